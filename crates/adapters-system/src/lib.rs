@@ -1,0 +1,52 @@
+//! The clock and the id source, backed by the operating system.
+
+use chrono::{DurationRound, TimeDelta, Utc};
+use parley_domain::model::{IdKind, Timestamp};
+use parley_domain::ports::{Clock, IdSource};
+use rand::Rng;
+use rand::distr::Alphanumeric;
+
+/// Wall-clock UTC time, truncated to milliseconds (the precision of the wire format and storage).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Timestamp {
+        Utc::now().duration_trunc(TimeDelta::milliseconds(1)).expect("millisecond truncation cannot overflow")
+    }
+}
+
+/// Random ids from the thread-local CSPRNG (ChaCha, seeded from the OS).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RandomIds;
+
+/// 24 base-62 characters: ~143 bits, unguessable.
+const ID_RANDOM_LEN: usize = 24;
+
+impl IdSource for RandomIds {
+    fn new_id(&self, kind: IdKind) -> String {
+        format!("{}_{}", kind.prefix(), self.secret(ID_RANDOM_LEN))
+    }
+
+    fn secret(&self, len: usize) -> String {
+        rand::rng().sample_iter(&Alphanumeric).take(len).map(char::from).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_carry_their_prefix_and_do_not_repeat() {
+        let ids: HashSet<String> = (0..10_000).map(|_| RandomIds.new_id(IdKind::Tag)).collect();
+        assert_eq!(ids.len(), 10_000);
+        assert!(ids.iter().all(|id| id.starts_with("tag_") && id.len() == 4 + ID_RANDOM_LEN));
+    }
+
+    #[test]
+    fn clock_has_millisecond_precision() {
+        assert_eq!(SystemClock.now().timestamp_subsec_nanos() % 1_000_000, 0);
+    }
+}

@@ -1,0 +1,99 @@
+//! The domain's errors: one for use cases ([`DomainError`]) and one for ports ([`StoreError`]).
+
+/// One broken rule of one input field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub issue: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, issue: impl Into<String>) -> Self {
+        Self { field: field.into(), issue: issue.into() }
+    }
+}
+
+/// What a use case can fail with. The API layer maps each variant to one HTTP status and code.
+#[derive(Debug, thiserror::Error)]
+pub enum DomainError {
+    #[error("validation failed")]
+    Validation(Vec<FieldError>),
+    /// `ids` names what was not found when the caller sent several (e.g. tag ids to attach).
+    #[error("{resource} not found")]
+    NotFound { resource: &'static str, ids: Vec<String> },
+    #[error("{message}")]
+    Conflict { message: String, details: Vec<FieldError> },
+    #[error("missing, unknown or revoked API key")]
+    Unauthorized,
+    #[error("this key may not call this endpoint")]
+    Forbidden,
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl DomainError {
+    pub fn not_found(resource: &'static str) -> Self {
+        Self::NotFound { resource, ids: Vec::new() }
+    }
+
+    pub fn invalid(field: impl Into<String>, issue: impl Into<String>) -> Self {
+        Self::Validation(vec![FieldError::new(field, issue)])
+    }
+}
+
+impl From<FieldError> for DomainError {
+    fn from(e: FieldError) -> Self {
+        Self::Validation(vec![e])
+    }
+}
+
+/// What a repository port can fail with. Each port method documents when it returns `Conflict`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// A uniqueness rule of the contract was hit (duplicate tag name, duplicate channel…).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The database could not be reached or gave up (pool timeout, connection refused).
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+    #[error("storage failure: {0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for DomainError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Conflict(m) => DomainError::Conflict { message: m, details: Vec::new() },
+            StoreError::Unavailable(m) => DomainError::Unavailable(m),
+            StoreError::Internal(m) => DomainError::Internal(m),
+        }
+    }
+}
+
+/// Collects every field error of one input, so a caller learns all its mistakes at once.
+#[derive(Debug, Default)]
+pub struct Violations(Vec<FieldError>);
+
+impl Violations {
+    /// Keeps the value when valid, records the error otherwise.
+    pub fn check<T>(&mut self, result: Result<T, FieldError>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.0.push(e);
+                None
+            }
+        }
+    }
+
+    pub fn push(&mut self, e: FieldError) {
+        self.0.push(e);
+    }
+
+    /// `Err` with every recorded violation, or `Ok` when there were none.
+    pub fn finish(self) -> Result<(), DomainError> {
+        if self.0.is_empty() { Ok(()) } else { Err(DomainError::Validation(self.0)) }
+    }
+}

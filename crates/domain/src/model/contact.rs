@@ -1,0 +1,243 @@
+//! Contacts: people reached over one or more channels.
+
+use serde_json::{Map, Value};
+
+use super::{AgentId, ContactId, Timestamp, text};
+use crate::FieldError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChannelType {
+    Whatsapp,
+    Instagram,
+    Messenger,
+    Email,
+    Sms,
+    Webchat,
+}
+
+impl ChannelType {
+    pub const ALL: [ChannelType; 6] = [
+        ChannelType::Whatsapp,
+        ChannelType::Instagram,
+        ChannelType::Messenger,
+        ChannelType::Email,
+        ChannelType::Sms,
+        ChannelType::Webchat,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelType::Whatsapp => "whatsapp",
+            ChannelType::Instagram => "instagram",
+            ChannelType::Messenger => "messenger",
+            ChannelType::Email => "email",
+            ChannelType::Sms => "sms",
+            ChannelType::Webchat => "webchat",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str() == raw)
+            .ok_or_else(|| FieldError::new("channel_type", "must be one of whatsapp, instagram, messenger, email, sms, webchat"))
+    }
+}
+
+/// A contact's address on one channel, normalized so the same person is not stored twice:
+/// phone channels keep digits only, email addresses are lowercased.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Channel {
+    channel_type: ChannelType,
+    channel_id: String,
+}
+
+impl Channel {
+    pub fn new(channel_type: ChannelType, raw_id: &str) -> Result<Self, FieldError> {
+        let channel_id = match channel_type {
+            ChannelType::Whatsapp | ChannelType::Sms => phone_digits(raw_id, "channel_id")?,
+            ChannelType::Email => Email::new(raw_id).map_err(|e| FieldError::new("channel_id", e.issue))?.0,
+            _ => text::bounded("channel_id", raw_id, 1, 256)?,
+        };
+        Ok(Self { channel_type, channel_id })
+    }
+
+    /// Rebuilds a channel that was validated before it was stored.
+    pub fn from_stored(channel_type: ChannelType, channel_id: String) -> Self {
+        Self { channel_type, channel_id }
+    }
+
+    pub fn channel_type(&self) -> ChannelType {
+        self.channel_type
+    }
+
+    pub fn channel_id(&self) -> &str {
+        &self.channel_id
+    }
+
+    /// The digits of the identifier, which activity search matches phone numbers against.
+    pub fn digits(&self) -> String {
+        text::digits_of(&self.channel_id)
+    }
+}
+
+/// 7–15 digits once `+`, spaces and dashes are removed.
+pub fn phone_digits(raw: &str, field: &str) -> Result<String, FieldError> {
+    let cleaned: String = raw.trim().chars().filter(|c| !matches!(c, '+' | ' ' | '-')).collect();
+    if (7..=15).contains(&cleaned.len()) && cleaned.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(cleaned)
+    } else {
+        Err(FieldError::new(field, "must be a phone number of 7 to 15 digits, with country code"))
+    }
+}
+
+/// A display name: trimmed, 1–256 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileName(String);
+
+impl ProfileName {
+    pub fn new(raw: &str) -> Result<Self, FieldError> {
+        text::bounded("profile_name", raw, 1, 256).map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An email address, lowercased; a pragmatic shape check (one `@`, a dotted domain, no spaces).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    pub fn new(raw: &str) -> Result<Self, FieldError> {
+        let s = raw.trim().to_lowercase();
+        let invalid = || FieldError::new("email", "must be an email address");
+        if s.len() > 254 || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(invalid());
+        }
+        let (local, domain) = s.split_once('@').ok_or_else(invalid)?;
+        let domain_ok = !domain.contains('@')
+            && domain.contains('.')
+            && domain.split('.').all(|label| !label.is_empty() && label.len() <= 63);
+        if local.is_empty() || local.len() > 64 || !domain_ok {
+            return Err(invalid());
+        }
+        Ok(Self(s))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Free text, at most 5,000 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notes(String);
+
+impl Notes {
+    pub fn new(raw: &str) -> Result<Self, FieldError> {
+        text::bounded("notes", raw, 0, 5000).map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Free-form metadata: a JSON object of at most 50 keys and 16 KiB.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CustomAttributes(Map<String, Value>);
+
+impl CustomAttributes {
+    pub const MAX_KEYS: usize = 50;
+    pub const MAX_BYTES: usize = 16 * 1024;
+
+    pub fn new(map: Map<String, Value>) -> Result<Self, FieldError> {
+        let field = "custom_attributes";
+        if map.len() > Self::MAX_KEYS {
+            return Err(FieldError::new(field, format!("must have at most {} keys", Self::MAX_KEYS)));
+        }
+        if map.keys().any(|k| k.trim().is_empty() || k.chars().count() > 128) {
+            return Err(FieldError::new(field, "keys must be 1 to 128 characters"));
+        }
+        if Value::Object(map.clone()).to_string().len() > Self::MAX_BYTES {
+            return Err(FieldError::new(field, "must be at most 16 KiB of JSON"));
+        }
+        Ok(Self(map))
+    }
+
+    /// Applies a merge patch: keys set to null are removed, others replaced, the rest kept.
+    pub fn merged(&self, patch: Map<String, Value>) -> Result<Self, FieldError> {
+        let mut merged = self.0.clone();
+        for (k, v) in patch {
+            if v.is_null() {
+                merged.remove(&k);
+            } else {
+                merged.insert(k, v);
+            }
+        }
+        Self::new(merged)
+    }
+
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contact {
+    pub id: ContactId,
+    pub agent_id: AgentId,
+    pub profile_name: ProfileName,
+    pub email: Option<Email>,
+    pub notes: Option<Notes>,
+    /// At least one; the first is the channel the contact was created with.
+    pub channels: Vec<Channel>,
+    pub custom_attributes: CustomAttributes,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn phone_channels_keep_digits_only() {
+        let c = Channel::new(ChannelType::Whatsapp, "+1 555-010-0200").unwrap();
+        assert_eq!(c.channel_id(), "15550100200");
+        assert!(Channel::new(ChannelType::Sms, "123456").is_err());
+        assert!(Channel::new(ChannelType::Sms, "1234567890123456").is_err());
+        assert!(Channel::new(ChannelType::Whatsapp, "12a4567").is_err());
+        assert!(Channel::new(ChannelType::Whatsapp, "(555) 0100200").is_err());
+    }
+
+    #[test]
+    fn email_channels_are_lowercased_and_checked() {
+        assert_eq!(Channel::new(ChannelType::Email, " Ana@Example.COM ").unwrap().channel_id(), "ana@example.com");
+        for bad in ["ana", "ana@", "@x.com", "ana@x", "a b@x.com", "a@@x.com", "a@x..com"] {
+            assert!(Channel::new(ChannelType::Email, bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn channel_types_are_a_closed_set() {
+        assert_eq!(ChannelType::parse("instagram").unwrap(), ChannelType::Instagram);
+        assert!(ChannelType::parse("WhatsApp").is_err());
+        assert!(ChannelType::parse("fax").is_err());
+    }
+
+    #[test]
+    fn custom_attributes_are_bounded_and_merge_with_null_removal() {
+        let base = CustomAttributes::new(json!({"a": 1, "b": 2}).as_object().unwrap().clone()).unwrap();
+        let merged = base.merged(json!({"a": null, "c": 3}).as_object().unwrap().clone()).unwrap();
+        assert_eq!(Value::Object(merged.as_map().clone()), json!({"b": 2, "c": 3}));
+
+        let too_many: Map<String, Value> = (0..51).map(|i| (format!("k{i}"), json!(i))).collect();
+        assert!(CustomAttributes::new(too_many).is_err());
+        let too_big: Map<String, Value> = [("k".to_string(), json!("x".repeat(17 * 1024)))].into_iter().collect();
+        assert!(CustomAttributes::new(too_big).is_err());
+    }
+}

@@ -1,0 +1,277 @@
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::{Patch, not_null, required};
+use crate::error::Violations;
+use crate::model::*;
+use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource, TagRepository};
+use crate::{DomainError, FieldError, StoreError};
+
+/// Raw list query: every value as received, validated here.
+#[derive(Debug, Clone, Default)]
+pub struct ActivityListQuery {
+    pub status: Option<String>,
+    pub tag: Option<String>,
+    pub search: Option<String>,
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ActivityPatchInput {
+    pub status: Patch<String>,
+    pub assigned_to: Patch<String>,
+    pub profile_name: Patch<String>,
+}
+
+/// Tags attached in one call, at most.
+pub const MAX_TAGS_PER_ATTACH: usize = 50;
+
+pub struct ActivityService {
+    activities: Arc<dyn ActivityRepository>,
+    contacts: Arc<dyn ContactRepository>,
+    tags: Arc<dyn TagRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+}
+
+impl ActivityService {
+    pub fn new(
+        activities: Arc<dyn ActivityRepository>,
+        contacts: Arc<dyn ContactRepository>,
+        tags: Arc<dyn TagRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+    ) -> Self {
+        Self { activities, contacts, tags, clock, ids }
+    }
+
+    pub async fn list(&self, agent: &AgentId, query: ActivityListQuery) -> Result<Page<ActivityView>, DomainError> {
+        let mut v = Violations::default();
+        let status = query.status.map(|s| v.check(ActivityStatus::parse(&s)));
+        let search = query.search.map(|s| v.check(ActivitySearch::new(&s)));
+        let page = match PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS) {
+            Ok(p) => Some(p),
+            Err(errors) => {
+                errors.into_iter().for_each(|e| v.push(e));
+                None
+            }
+        };
+        v.finish()?;
+        let filter = ActivityFilter { status: status.flatten(), tag: query.tag.map(TagId::new), search: search.flatten() };
+        Ok(self.activities.list(agent, &filter, page.unwrap()).await?)
+    }
+
+    pub async fn get(&self, agent: &AgentId, id: &ActivityId) -> Result<ActivityView, DomainError> {
+        self.activities.get(agent, id).await?.ok_or(DomainError::not_found("activity"))
+    }
+
+    /// Opens the conversation with a contact, or returns the one it already has.
+    pub async fn start(&self, agent: &AgentId, contact: &ContactId, status: ActivityStatus) -> Result<Activity, DomainError> {
+        if let Some(existing) = self.activities.find_by_contact(agent, contact).await? {
+            return Ok(existing);
+        }
+        if self.contacts.get(agent, contact).await?.is_none() {
+            return Err(DomainError::not_found("contact"));
+        }
+        let now = self.clock.now();
+        let activity = Activity {
+            id: ActivityId::new(self.ids.new_id(IdKind::Activity)),
+            agent_id: agent.clone(),
+            contact_id: contact.clone(),
+            status,
+            assigned_to: None,
+            last_inbound_at: None,
+            created_at: now,
+            updated_at: now,
+        };
+        match self.activities.insert(&activity).await {
+            Ok(()) => Ok(activity),
+            // Another request opened it first: one activity per contact, so return that one.
+            Err(StoreError::Conflict(_)) => {
+                self.activities.find_by_contact(agent, contact).await?.ok_or(DomainError::not_found("activity"))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityView, DomainError> {
+        let mut v = Violations::default();
+        let status = v.check(not_null("status", input.status).and_then(|s| s.map(|s| ActivityStatus::parse(&s)).transpose()));
+        let assignee = match input.assigned_to {
+            Patch::Keep => Some(Patch::Keep),
+            Patch::Clear => Some(Patch::Clear),
+            Patch::Set(a) => v.check(Assignee::new(&a)).map(Patch::Set),
+        };
+        let rename = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));
+        v.finish()?;
+
+        let mut activity = self.get(agent, id).await?.activity;
+        if let Some(status) = status.flatten() {
+            activity.status = status;
+        }
+        match assignee.unwrap() {
+            Patch::Keep => {}
+            Patch::Clear => activity.assigned_to = None,
+            Patch::Set(a) => activity.assigned_to = Some(a),
+        }
+        activity.updated_at = self.clock.now();
+        let rename = rename.flatten();
+        if !self.activities.update(&activity, rename.as_ref()).await? {
+            return Err(DomainError::not_found("activity"));
+        }
+        self.get(agent, id).await
+    }
+
+    /// Attaches 1–50 of the agent's tags; attaching a tag twice changes nothing.
+    pub async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tag_ids: Option<Vec<String>>) -> Result<ActivityView, DomainError> {
+        let raw = required("tag_ids", tag_ids)?;
+        if raw.is_empty() || raw.len() > MAX_TAGS_PER_ATTACH {
+            return Err(FieldError::new("tag_ids", format!("must hold 1 to {MAX_TAGS_PER_ATTACH} tag ids")).into());
+        }
+        let wanted: BTreeSet<TagId> = raw.into_iter().map(TagId::new).collect();
+        let wanted: Vec<TagId> = wanted.into_iter().collect();
+
+        self.get(agent, id).await?;
+        let found = self.tags.find_many(agent, &wanted).await?;
+        let missing: Vec<String> =
+            wanted.iter().filter(|w| !found.iter().any(|t| &t.id == *w)).map(|t| t.as_str().to_string()).collect();
+        if !missing.is_empty() {
+            return Err(DomainError::NotFound { resource: "tag", ids: missing });
+        }
+        if !self.activities.attach_tags(agent, id, &wanted, self.clock.now()).await? {
+            return Err(DomainError::not_found("activity"));
+        }
+        self.get(agent, id).await
+    }
+
+    /// Detaches one tag. A tag of the agent that is not attached is a no-op; an unknown tag is 404.
+    pub async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag_id: Option<String>) -> Result<ActivityView, DomainError> {
+        let tag_id = TagId::new(required("tag_id", tag_id.filter(|t| !t.trim().is_empty()))?);
+        self.get(agent, id).await?;
+        if self.tags.get(agent, &tag_id).await?.is_none() {
+            return Err(DomainError::NotFound { resource: "tag", ids: vec![tag_id.into_string()] });
+        }
+        if !self.activities.detach_tag(agent, id, &tag_id, self.clock.now()).await? {
+            return Err(DomainError::not_found("activity"));
+        }
+        self.get(agent, id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockActivityRepository, MockClock, MockContactRepository, MockIdSource, MockTagRepository};
+    use chrono::TimeZone;
+
+    fn agent() -> AgentId {
+        AgentId::new("agt_a")
+    }
+
+    fn view(id: &ActivityId) -> ActivityView {
+        let t = chrono::Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap();
+        ActivityView {
+            activity: Activity {
+                id: id.clone(),
+                agent_id: agent(),
+                contact_id: ContactId::new("con_1"),
+                status: ActivityStatus::Open,
+                assigned_to: None,
+                last_inbound_at: None,
+                created_at: t,
+                updated_at: t,
+            },
+            profile_name: ProfileName::new("Ana").unwrap(),
+            channels: vec![],
+            tags: vec![],
+        }
+    }
+
+    fn tag(id: &str) -> Tag {
+        let t = chrono::Utc::now();
+        Tag {
+            id: TagId::new(id),
+            agent_id: agent(),
+            name: TagName::new(id).unwrap(),
+            color: TagColor::default_color(),
+            description: None,
+            created_at: t,
+            updated_at: t,
+        }
+    }
+
+    fn service(activities: MockActivityRepository, tags: MockTagRepository) -> ActivityService {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
+        ActivityService::new(Arc::new(activities), Arc::new(MockContactRepository::new()), Arc::new(tags), Arc::new(clock), Arc::new(MockIdSource::new()))
+    }
+
+    #[tokio::test]
+    async fn list_rejects_bad_filters_without_querying() {
+        let err = service(MockActivityRepository::new(), MockTagRepository::new())
+            .list(&agent(), ActivityListQuery { status: Some("archived".into()), limit: Some("500".into()), ..Default::default() })
+            .await
+            .unwrap_err();
+        assert!(matches!(err, DomainError::Validation(v) if v.len() == 2));
+    }
+
+    #[tokio::test]
+    async fn attach_names_every_unknown_tag_and_writes_nothing() {
+        let mut activities = MockActivityRepository::new();
+        activities.expect_get().returning(|_, id| Ok(Some(view(id))));
+        activities.expect_attach_tags().never();
+        let mut tags = MockTagRepository::new();
+        tags.expect_find_many().returning(|_, _| Ok(vec![tag("tag_known")]));
+        let err = service(activities, tags)
+            .attach_tags(&agent(), &ActivityId::new("act_1"), Some(vec!["tag_known".into(), "tag_x".into(), "tag_y".into()]))
+            .await
+            .unwrap_err();
+        let DomainError::NotFound { resource: "tag", ids } = err else { panic!() };
+        assert_eq!(ids, ["tag_x", "tag_y"]);
+    }
+
+    #[tokio::test]
+    async fn attach_deduplicates_ids_and_enforces_bounds() {
+        let mut activities = MockActivityRepository::new();
+        activities.expect_get().returning(|_, id| Ok(Some(view(id))));
+        activities.expect_attach_tags().withf(|_, _, tags, _| tags.len() == 1).times(1).returning(|_, _, _, _| Ok(true));
+        let mut tags = MockTagRepository::new();
+        tags.expect_find_many().returning(|_, _| Ok(vec![tag("tag_1")]));
+        let svc = service(activities, tags);
+        svc.attach_tags(&agent(), &ActivityId::new("act_1"), Some(vec!["tag_1".into(), "tag_1".into()])).await.unwrap();
+
+        assert!(matches!(svc.attach_tags(&agent(), &ActivityId::new("act_1"), Some(vec![])).await, Err(DomainError::Validation(_))));
+        let too_many = (0..51).map(|i| format!("tag_{i}")).collect();
+        assert!(matches!(svc.attach_tags(&agent(), &ActivityId::new("act_1"), Some(too_many)).await, Err(DomainError::Validation(_))));
+    }
+
+    #[tokio::test]
+    async fn update_renames_the_contact_in_the_same_write() {
+        let mut activities = MockActivityRepository::new();
+        activities.expect_get().returning(|_, id| Ok(Some(view(id))));
+        activities
+            .expect_update()
+            .withf(|a, rename| a.status == ActivityStatus::Closed && a.assigned_to.is_none() && rename.map(|r| r.as_str()) == Some("Ana María"))
+            .times(1)
+            .returning(|_, _| Ok(true));
+        service(activities, MockTagRepository::new())
+            .update(
+                &agent(),
+                &ActivityId::new("act_1"),
+                ActivityPatchInput { status: Patch::Set("closed".into()), assigned_to: Patch::Clear, profile_name: Patch::Set("Ana María".into()) },
+            )
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn detaching_an_unknown_tag_is_not_found() {
+        let mut activities = MockActivityRepository::new();
+        activities.expect_get().returning(|_, id| Ok(Some(view(id))));
+        let mut tags = MockTagRepository::new();
+        tags.expect_get().returning(|_, _| Ok(None));
+        let err = service(activities, tags).detach_tag(&agent(), &ActivityId::new("act_1"), Some("tag_x".into())).await.unwrap_err();
+        assert!(matches!(err, DomainError::NotFound { resource: "tag", .. }));
+    }
+}

@@ -1,0 +1,244 @@
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::{Patch, not_null, required};
+use crate::error::Violations;
+use crate::model::*;
+use crate::ports::{Clock, ContactRepository, IdSource};
+use crate::{DomainError, FieldError, StoreError};
+
+#[derive(Debug, Clone, Default)]
+pub struct NewContactInput {
+    pub channel_type: Option<String>,
+    pub channel_id: Option<String>,
+    pub profile_name: Option<String>,
+    pub email: Option<String>,
+    pub notes: Option<String>,
+    pub custom_attributes: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ContactPatchInput {
+    pub profile_name: Patch<String>,
+    pub email: Patch<String>,
+    pub notes: Patch<String>,
+    /// Merged into the stored attributes; keys set to null are removed.
+    pub custom_attributes: Patch<Map<String, Value>>,
+}
+
+pub struct ContactService {
+    repo: Arc<dyn ContactRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+}
+
+/// Empty notes mean "no notes".
+fn notes(raw: &str) -> Result<Option<Notes>, FieldError> {
+    let n = Notes::new(raw)?;
+    Ok((!n.as_str().is_empty()).then_some(n))
+}
+
+impl ContactService {
+    pub fn new(repo: Arc<dyn ContactRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        Self { repo, clock, ids }
+    }
+
+    pub async fn list(&self, agent: &AgentId, page: PageRequest) -> Result<Page<Contact>, DomainError> {
+        Ok(self.repo.list(agent, page).await?)
+    }
+
+    pub async fn get(&self, agent: &AgentId, id: &ContactId) -> Result<Contact, DomainError> {
+        self.repo.get(agent, id).await?.ok_or(DomainError::not_found("contact"))
+    }
+
+    pub async fn create(&self, agent: &AgentId, input: NewContactInput) -> Result<Contact, DomainError> {
+        let mut v = Violations::default();
+        let channel_type = v.check(required("channel_type", input.channel_type).and_then(|t| ChannelType::parse(&t)));
+        let channel_id = v.check(required("channel_id", input.channel_id));
+        let channel = match (channel_type, channel_id) {
+            (Some(t), Some(id)) => v.check(Channel::new(t, &id)),
+            _ => None,
+        };
+        let profile_name = input.profile_name.map(|n| v.check(ProfileName::new(&n)));
+        let email = input.email.map(|e| v.check(Email::new(&e)));
+        let notes = input.notes.map(|n| v.check(notes(&n)));
+        let attributes = v.check(CustomAttributes::new(input.custom_attributes.unwrap_or_default()));
+        v.finish()?;
+
+        let channel = channel.unwrap();
+        let profile_name = match profile_name.flatten() {
+            Some(name) => name,
+            None => ProfileName::new(channel.channel_id()).map_err(DomainError::from)?,
+        };
+        let now = self.clock.now();
+        let contact = Contact {
+            id: ContactId::new(self.ids.new_id(IdKind::Contact)),
+            agent_id: agent.clone(),
+            profile_name,
+            email: email.flatten(),
+            notes: notes.flatten().flatten(),
+            channels: vec![channel],
+            custom_attributes: attributes.unwrap(),
+            created_at: now,
+            updated_at: now,
+        };
+        match self.repo.insert(&contact).await {
+            Ok(()) => Ok(contact),
+            Err(StoreError::Conflict(_)) => Err(self.duplicate_channel(agent, &contact.channels[0]).await),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The 409 for a channel another contact of this agent already has, naming that contact.
+    async fn duplicate_channel(&self, agent: &AgentId, channel: &Channel) -> DomainError {
+        let existing = match self.repo.find_by_channel(agent, channel).await {
+            Ok(Some(c)) => c.id.into_string(),
+            Ok(None) => "unknown".to_string(),
+            Err(e) => return e.into(),
+        };
+        DomainError::Conflict {
+            message: format!("a contact with this {} channel already exists", channel.channel_type().as_str()),
+            details: vec![FieldError::new("channel_id", format!("already belongs to contact {existing}"))],
+        }
+    }
+
+    pub async fn update(&self, agent: &AgentId, id: &ContactId, input: ContactPatchInput) -> Result<Contact, DomainError> {
+        let mut v = Violations::default();
+        let name = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));
+        let email = match input.email {
+            Patch::Keep => Some(Patch::Keep),
+            Patch::Clear => Some(Patch::Clear),
+            Patch::Set(e) => v.check(Email::new(&e)).map(Patch::Set),
+        };
+        let notes = match input.notes {
+            Patch::Keep => Some(Patch::Keep),
+            Patch::Clear => Some(Patch::Clear),
+            Patch::Set(n) => v.check(notes(&n)).map(|n| n.map_or(Patch::Clear, Patch::Set)),
+        };
+        let attributes = v.check(not_null("custom_attributes", input.custom_attributes));
+        v.finish()?;
+
+        let mut contact = self.get(agent, id).await?;
+        if let Some(name) = name.flatten() {
+            contact.profile_name = name;
+        }
+        apply(&mut contact.email, email.unwrap());
+        apply(&mut contact.notes, notes.unwrap());
+        if let Some(patch) = attributes.flatten() {
+            contact.custom_attributes = contact.custom_attributes.merged(patch)?;
+        }
+        contact.updated_at = self.clock.now();
+        if self.repo.update(&contact).await? { Ok(contact) } else { Err(DomainError::not_found("contact")) }
+    }
+}
+
+fn apply<T>(slot: &mut Option<T>, patch: Patch<T>) {
+    match patch {
+        Patch::Keep => {}
+        Patch::Clear => *slot = None,
+        Patch::Set(v) => *slot = Some(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockClock, MockContactRepository, MockIdSource};
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    fn service(repo: MockContactRepository) -> ContactService {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
+        let mut ids = MockIdSource::new();
+        ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
+        ContactService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids))
+    }
+
+    fn agent() -> AgentId {
+        AgentId::new("agt_a")
+    }
+
+    #[tokio::test]
+    async fn profile_name_defaults_to_the_channel_id() {
+        let mut repo = MockContactRepository::new();
+        repo.expect_insert().times(1).returning(|_| Ok(()));
+        let c = service(repo)
+            .create(&agent(), NewContactInput { channel_type: Some("whatsapp".into()), channel_id: Some("+52 55-1234-5678".into()), ..Default::default() })
+            .await
+            .unwrap();
+        assert_eq!(c.profile_name.as_str(), "525512345678");
+        assert_eq!(c.channels[0].channel_id(), "525512345678");
+    }
+
+    #[tokio::test]
+    async fn required_fields_and_channel_rules_are_all_reported() {
+        let err = service(MockContactRepository::new())
+            .create(&agent(), NewContactInput { channel_type: Some("fax".into()), email: Some("nope".into()), ..Default::default() })
+            .await
+            .unwrap_err();
+        let DomainError::Validation(errors) = err else { panic!() };
+        let fields: Vec<_> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["channel_type", "channel_id", "email"]);
+    }
+
+    #[tokio::test]
+    async fn duplicate_channel_names_the_existing_contact() {
+        let mut repo = MockContactRepository::new();
+        repo.expect_insert().returning(|_| Err(StoreError::Conflict("channel".into())));
+        repo.expect_find_by_channel().returning(|agent, ch| {
+            Ok(Some(Contact {
+                id: ContactId::new("con_old"),
+                agent_id: agent.clone(),
+                profile_name: ProfileName::new("Ana").unwrap(),
+                email: None,
+                notes: None,
+                channels: vec![ch.clone()],
+                custom_attributes: CustomAttributes::default(),
+                created_at: chrono::Utc::now(),
+                updated_at: chrono::Utc::now(),
+            }))
+        });
+        let err = service(repo)
+            .create(&agent(), NewContactInput { channel_type: Some("email".into()), channel_id: Some("a@b.co".into()), ..Default::default() })
+            .await
+            .unwrap_err();
+        let DomainError::Conflict { details, .. } = err else { panic!() };
+        assert!(details[0].issue.contains("con_old"));
+    }
+
+    #[tokio::test]
+    async fn patch_merges_attributes_and_clears_nulls() {
+        let mut repo = MockContactRepository::new();
+        repo.expect_get().returning(|agent, id| {
+            Ok(Some(Contact {
+                id: id.clone(),
+                agent_id: agent.clone(),
+                profile_name: ProfileName::new("Ana").unwrap(),
+                email: Some(Email::new("ana@x.io").unwrap()),
+                notes: Some(Notes::new("n").unwrap()),
+                channels: vec![Channel::new(ChannelType::Sms, "5551234567").unwrap()],
+                custom_attributes: CustomAttributes::new(json!({"tier": "gold", "city": "Lima"}).as_object().unwrap().clone()).unwrap(),
+                created_at: chrono::Utc::now(),
+                updated_at: chrono::Utc::now(),
+            }))
+        });
+        repo.expect_update().returning(|_| Ok(true));
+        let c = service(repo)
+            .update(
+                &agent(),
+                &ContactId::new("con_1"),
+                ContactPatchInput {
+                    email: Patch::Clear,
+                    custom_attributes: Patch::Set(json!({"city": null, "vip": true}).as_object().unwrap().clone()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(c.email, None);
+        assert_eq!(c.notes.unwrap().as_str(), "n");
+        assert_eq!(Value::Object(c.custom_attributes.as_map().clone()), json!({"tier": "gold", "vip": true}));
+    }
+}

@@ -1,0 +1,48 @@
+//! Use-case services. Each takes raw input, validates it through the value objects, applies
+//! the business rules and talks to the ports. Handlers call exactly one service method.
+
+mod activities;
+mod contacts;
+mod keys;
+mod tags;
+
+pub use activities::*;
+pub use contacts::*;
+pub use keys::*;
+pub use tags::*;
+
+use crate::FieldError;
+
+/// One field of a partial update: left alone, cleared (JSON `null`), or set.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Patch<T> {
+    #[default]
+    Keep,
+    Clear,
+    Set(T),
+}
+
+impl<T> Patch<T> {
+    /// `None` = keep, `Some(None)` = clear, `Some(Some(v))` = set: the usual double-option shape.
+    pub fn from_double_option(v: Option<Option<T>>) -> Self {
+        match v {
+            None => Patch::Keep,
+            Some(None) => Patch::Clear,
+            Some(Some(v)) => Patch::Set(v),
+        }
+    }
+}
+
+/// A required input field, reported as missing when absent.
+fn required<T>(field: &str, value: Option<T>) -> Result<T, FieldError> {
+    value.ok_or_else(|| FieldError::new(field, "is required"))
+}
+
+/// For fields that may be changed but never cleared.
+fn not_null<T>(field: &str, patch: Patch<T>) -> Result<Option<T>, FieldError> {
+    match patch {
+        Patch::Keep => Ok(None),
+        Patch::Clear => Err(FieldError::new(field, "must not be null")),
+        Patch::Set(v) => Ok(Some(v)),
+    }
+}

@@ -1,0 +1,210 @@
+use std::sync::Arc;
+
+use super::{Patch, not_null, required};
+use crate::error::Violations;
+use crate::model::*;
+use crate::ports::{Clock, IdSource, TagRepository};
+use crate::{DomainError, FieldError, StoreError};
+
+#[derive(Debug, Clone, Default)]
+pub struct NewTagInput {
+    pub name: Option<String>,
+    pub color: Option<String>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TagPatchInput {
+    pub name: Patch<String>,
+    pub color: Patch<String>,
+    pub description: Patch<String>,
+}
+
+pub struct TagService {
+    repo: Arc<dyn TagRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+}
+
+/// An empty description means "no description".
+fn description(raw: &str) -> Result<Option<TagDescription>, FieldError> {
+    let d = TagDescription::new(raw)?;
+    Ok((!d.as_str().is_empty()).then_some(d))
+}
+
+fn duplicate_name(name: &TagName) -> DomainError {
+    DomainError::Conflict {
+        message: format!("a tag named \"{}\" already exists", name.as_str()),
+        details: vec![FieldError::new("name", "already used by another tag (names ignore case)")],
+    }
+}
+
+impl TagService {
+    pub fn new(repo: Arc<dyn TagRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        Self { repo, clock, ids }
+    }
+
+    pub async fn list(&self, agent: &AgentId) -> Result<Vec<Tag>, DomainError> {
+        Ok(self.repo.list(agent).await?)
+    }
+
+    pub async fn create(&self, agent: &AgentId, input: NewTagInput) -> Result<Tag, DomainError> {
+        let mut v = Violations::default();
+        let name = v.check(required("name", input.name).and_then(|n| TagName::new(&n)));
+        let color = match input.color {
+            None => Some(TagColor::default_color()),
+            Some(c) => v.check(TagColor::new(&c)),
+        };
+        let desc = match input.description {
+            None => Some(None),
+            Some(d) => v.check(description(&d)),
+        };
+        v.finish()?;
+        let (name, color, description) = (name.unwrap(), color.unwrap(), desc.unwrap());
+
+        let now = self.clock.now();
+        let tag = Tag {
+            id: TagId::new(self.ids.new_id(IdKind::Tag)),
+            agent_id: agent.clone(),
+            name,
+            color,
+            description,
+            created_at: now,
+            updated_at: now,
+        };
+        match self.repo.insert(&tag).await {
+            Ok(()) => Ok(tag),
+            Err(StoreError::Conflict(_)) => Err(duplicate_name(&tag.name)),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn update(&self, agent: &AgentId, id: &TagId, input: TagPatchInput) -> Result<Tag, DomainError> {
+        let mut v = Violations::default();
+        let name = v.check(not_null("name", input.name).and_then(|n| n.map(|n| TagName::new(&n)).transpose()));
+        let color = v.check(not_null("color", input.color).and_then(|c| c.map(|c| TagColor::new(&c)).transpose()));
+        let desc = match input.description {
+            Patch::Keep => Some(Patch::Keep),
+            Patch::Clear => Some(Patch::Clear),
+            Patch::Set(d) => v.check(description(&d)).map(|d| d.map_or(Patch::Clear, Patch::Set)),
+        };
+        v.finish()?;
+
+        let mut tag = self.repo.get(agent, id).await?.ok_or(DomainError::not_found("tag"))?;
+        if let Some(name) = name.flatten() {
+            tag.name = name;
+        }
+        if let Some(color) = color.flatten() {
+            tag.color = color;
+        }
+        match desc.unwrap() {
+            Patch::Keep => {}
+            Patch::Clear => tag.description = None,
+            Patch::Set(d) => tag.description = Some(d),
+        }
+        tag.updated_at = self.clock.now();
+        match self.repo.update(&tag).await {
+            Ok(true) => Ok(tag),
+            Ok(false) => Err(DomainError::not_found("tag")),
+            Err(StoreError::Conflict(_)) => Err(duplicate_name(&tag.name)),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn delete(&self, agent: &AgentId, id: &TagId) -> Result<(), DomainError> {
+        if self.repo.delete(agent, id).await? { Ok(()) } else { Err(DomainError::not_found("tag")) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockClock, MockIdSource, MockTagRepository};
+    use chrono::TimeZone;
+
+    fn service(repo: MockTagRepository) -> TagService {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
+        let mut ids = MockIdSource::new();
+        ids.expect_new_id().returning(|k| format!("{}_test", k.prefix()));
+        TagService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids))
+    }
+
+    fn agent() -> AgentId {
+        AgentId::new("agt_a")
+    }
+
+    #[tokio::test]
+    async fn create_defaults_the_color_and_stores_the_tag() {
+        let mut repo = MockTagRepository::new();
+        repo.expect_insert()
+            .withf(|t| t.name.as_str() == "VIP" && t.color.as_str() == TagColor::DEFAULT && t.description.is_none())
+            .times(1)
+            .returning(|_| Ok(()));
+        let tag = service(repo).create(&agent(), NewTagInput { name: Some(" VIP ".into()), ..Default::default() }).await.unwrap();
+        assert_eq!(tag.id.as_str(), "tag_test");
+        assert_eq!(tag.created_at, tag.updated_at);
+    }
+
+    #[tokio::test]
+    async fn create_reports_every_invalid_field_and_writes_nothing() {
+        let repo = MockTagRepository::new(); // no expectations: any call fails the test
+        let err = service(repo)
+            .create(&agent(), NewTagInput { name: None, color: Some("blue".into()), description: Some("d".repeat(501)) })
+            .await
+            .unwrap_err();
+        let DomainError::Validation(errors) = err else { panic!("expected validation error") };
+        let fields: Vec<_> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["name", "color", "description"]);
+    }
+
+    #[tokio::test]
+    async fn duplicate_names_become_conflicts() {
+        let mut repo = MockTagRepository::new();
+        repo.expect_insert().returning(|_| Err(StoreError::Conflict("tags.name".into())));
+        let err = service(repo).create(&agent(), NewTagInput { name: Some("vip".into()), ..Default::default() }).await.unwrap_err();
+        assert!(matches!(err, DomainError::Conflict { .. }));
+    }
+
+    #[tokio::test]
+    async fn update_changes_only_sent_fields_and_null_description_clears() {
+        let mut repo = MockTagRepository::new();
+        let existing = Tag {
+            id: TagId::new("tag_1"),
+            agent_id: agent(),
+            name: TagName::new("Old").unwrap(),
+            color: TagColor::new("#112233").unwrap(),
+            description: Some(TagDescription::new("desc").unwrap()),
+            created_at: chrono::Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap(),
+            updated_at: chrono::Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap(),
+        };
+        let found = existing.clone();
+        repo.expect_get().returning(move |_, _| Ok(Some(found.clone())));
+        repo.expect_update().returning(|_| Ok(true));
+        let tag = service(repo)
+            .update(&agent(), &TagId::new("tag_1"), TagPatchInput { description: Patch::Clear, ..Default::default() })
+            .await
+            .unwrap();
+        assert_eq!(tag.name, existing.name);
+        assert_eq!(tag.color, existing.color);
+        assert_eq!(tag.description, None);
+        assert!(tag.updated_at > existing.updated_at);
+    }
+
+    #[tokio::test]
+    async fn name_and_color_cannot_be_cleared() {
+        let err = service(MockTagRepository::new())
+            .update(&agent(), &TagId::new("tag_1"), TagPatchInput { name: Patch::Clear, color: Patch::Clear, ..Default::default() })
+            .await
+            .unwrap_err();
+        assert!(matches!(err, DomainError::Validation(v) if v.len() == 2));
+    }
+
+    #[tokio::test]
+    async fn unknown_tags_are_not_found() {
+        let mut repo = MockTagRepository::new();
+        repo.expect_delete().returning(|_, _| Ok(false));
+        let err = service(repo).delete(&agent(), &TagId::new("tag_x")).await.unwrap_err();
+        assert!(matches!(err, DomainError::NotFound { resource: "tag", .. }));
+    }
+}
