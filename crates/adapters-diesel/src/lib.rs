@@ -1,1 +1,66 @@
+//! Parley's storage adapter: every repository port on diesel + diesel-async, over SQLite (the
+//! embedded default) or PostgreSQL (scale-out), picked at runtime from the database URL.
+//!
+//! Query bodies are written once and expanded per backend by [`pool::with_conn!`]; the schema
+//! uses only types both share. Migrations for both are embedded and run by [`Store::migrate`].
 
+mod error;
+mod migrate;
+mod pool;
+mod repos;
+mod rows;
+mod schema;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::sync::Arc;
+
+use parley_domain::ports::Repositories;
+
+pub use error::DbError;
+pub use pool::{DatabaseUrl, PoolOptions};
+
+use pool::Pools;
+
+/// A connection pool to one database, implementing every repository port.
+#[derive(Clone)]
+pub struct Store {
+    pools: Arc<Pools>,
+    url: DatabaseUrl,
+}
+
+impl Store {
+    /// Opens a pool (lazily: no connection is made until first use) to `url`.
+    pub fn open(url: &str, options: PoolOptions) -> Result<Self, DbError> {
+        let url = DatabaseUrl::parse(url)?;
+        let pools = Pools::build(&url, &options)?;
+        Ok(Self { pools: Arc::new(pools), url })
+    }
+
+    /// `"sqlite"` or `"postgres"`.
+    pub fn backend(&self) -> &'static str {
+        self.url.backend()
+    }
+
+    /// Applies pending migrations; returns the names of those applied now.
+    pub async fn migrate(&self) -> Result<Vec<String>, DbError> {
+        migrate::run(self.url.clone()).await
+    }
+
+    /// Checks that the database answers.
+    pub async fn ping(&self) -> Result<(), DbError> {
+        use diesel_async::SimpleAsyncConnection;
+        pool::with_conn!(self, |conn| conn.batch_execute("SELECT 1").await.map_err(DbError::from))
+    }
+
+    /// Connections in use and the pool's maximum size.
+    pub fn pool_usage(&self) -> (usize, usize) {
+        self.pools.status()
+    }
+
+    /// The store behind every repository port.
+    pub fn repositories(&self) -> Repositories {
+        let s = Arc::new(self.clone());
+        Repositories { agents: s.clone(), keys: s.clone(), tags: s.clone(), contacts: s.clone(), activities: s }
+    }
+}

@@ -97,3 +97,13 @@ pub trait ActivityRepository: Send + Sync {
     /// Detaches one tag; bumps `updated_at` only when it was attached. `false` when the activity is unknown.
     async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp) -> StoreResult<bool>;
 }
+
+/// Every repository port, as one storage backend provides them.
+#[derive(Clone)]
+pub struct Repositories {
+    pub agents: std::sync::Arc<dyn AgentRepository>,
+    pub keys: std::sync::Arc<dyn ApiKeyRepository>,
+    pub tags: std::sync::Arc<dyn TagRepository>,
+    pub contacts: std::sync::Arc<dyn ContactRepository>,
+    pub activities: std::sync::Arc<dyn ActivityRepository>,
+}

@@ -1,0 +1,57 @@
+//! Embedded migrations, one folder per backend with the same migration names.
+
+use diesel::Connection;
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+use crate::error::DbError;
+use crate::pool::DatabaseUrl;
+
+#[cfg(feature = "postgres")]
+const POSTGRES: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+#[cfg(feature = "sqlite")]
+const SQLITE: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+/// Serializes migrations across processes that start together on one PostgreSQL.
+#[cfg(feature = "postgres")]
+const PG_MIGRATION_LOCK: i64 = 0x7061_726c_6579; // "parley"
+
+/// Diesel's migration harness is synchronous, so it runs on a thread of its own; this works
+/// from any runtime flavor (actix's workers are current-thread).
+pub(crate) async fn run(url: DatabaseUrl) -> Result<Vec<String>, DbError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(run_blocking(&url));
+    });
+    rx.await.map_err(|_| DbError::Migration("the migration thread panicked".into()))?
+}
+
+fn names<M: std::fmt::Display>(applied: Vec<M>) -> Vec<String> {
+    applied.into_iter().map(|m| m.to_string()).collect()
+}
+
+fn run_blocking(url: &DatabaseUrl) -> Result<Vec<String>, DbError> {
+    let failed = |e: Box<dyn std::error::Error + Send + Sync>| DbError::Migration(e.to_string());
+    match url {
+        #[cfg(feature = "postgres")]
+        DatabaseUrl::Postgres(u) => {
+            use diesel::connection::SimpleConnection;
+            use diesel_async::AsyncPgConnection;
+            use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
+            let mut conn =
+                AsyncConnectionWrapper::<AsyncPgConnection>::establish(u).map_err(|e| DbError::Connect(e.to_string()))?;
+            conn.batch_execute(&format!("SELECT pg_advisory_lock({PG_MIGRATION_LOCK})"))?;
+            let result = conn.run_pending_migrations(POSTGRES).map(names).map_err(failed);
+            conn.batch_execute(&format!("SELECT pg_advisory_unlock({PG_MIGRATION_LOCK})"))?;
+            result
+        }
+        #[cfg(feature = "sqlite")]
+        DatabaseUrl::Sqlite(path) => {
+            use diesel::connection::SimpleConnection;
+            let mut conn = diesel::SqliteConnection::establish(path).map_err(|e| DbError::Connect(e.to_string()))?;
+            conn.batch_execute(crate::pool::SQLITE_PRAGMAS)?;
+            conn.run_pending_migrations(SQLITE).map(names).map_err(failed)
+        }
+        #[allow(unreachable_patterns)]
+        other => Err(DbError::Url(format!("{} support was not compiled in", other.backend()))),
+    }
+}

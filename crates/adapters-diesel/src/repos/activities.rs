@@ -1,0 +1,259 @@
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::model::*;
+use parley_domain::ports::{ActivityRepository, StoreResult};
+
+use super::contacts::name_search;
+use super::group_channels;
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::{in_transaction, with_conn};
+use crate::rows::{contains_pattern, from_millis, millis, opt_from_millis, valid};
+use crate::schema::{activities, activity_tags, contact_channels, contacts, tags};
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = activities)]
+struct ActivityRow {
+    id: String,
+    agent_id: String,
+    contact_id: String,
+    status: String,
+    assigned_to: Option<String>,
+    last_inbound_at: Option<i64>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl ActivityRow {
+    fn into_domain(self) -> Result<Activity, DbError> {
+        Ok(Activity {
+            id: ActivityId::new(self.id),
+            agent_id: AgentId::new(self.agent_id),
+            contact_id: ContactId::new(self.contact_id),
+            status: valid(ActivityStatus::parse(&self.status))?,
+            assigned_to: self.assigned_to.map(|a| valid(Assignee::new(&a))).transpose()?,
+            last_inbound_at: opt_from_millis(self.last_inbound_at)?,
+            created_at: from_millis(self.created_at)?,
+            updated_at: from_millis(self.updated_at)?,
+        })
+    }
+}
+
+/// `(activity_id, tag_id, name, color)`.
+type TagRefRow = (String, String, String, String);
+
+/// Loads the rows an [`ActivityView`] needs beside the activity: channels and tags.
+macro_rules! load_details {
+    ($conn:expr, $rows:expr) => {{
+        let contact_ids: Vec<&str> = $rows.iter().map(|(a, _): &(ActivityRow, String)| a.contact_id.as_str()).collect();
+        let activity_ids: Vec<&str> = $rows.iter().map(|(a, _): &(ActivityRow, String)| a.id.as_str()).collect();
+        let channels = load_channels!($conn, &contact_ids);
+        let tag_rows: Vec<TagRefRow> = activity_tags::table
+            .inner_join(tags::table)
+            .filter(activity_tags::activity_id.eq_any(&activity_ids))
+            .order((tags::name_key.asc(), tags::id.asc()))
+            .select((activity_tags::activity_id, tags::id, tags::name, tags::color))
+            .load($conn)
+            .await?;
+        (channels, tag_rows)
+    }};
+}
+
+/// The activities of one agent joined with their contacts, narrowed by `filter`, boxed so
+/// the count and the page share it. The backend is inferred from where it runs.
+macro_rules! filtered {
+    ($agent:expr, $filter:expr) => {{
+        let filter: &ActivityFilter = $filter;
+        let mut q = activities::table.inner_join(contacts::table).filter(activities::agent_id.eq($agent)).into_boxed();
+        if let Some(status) = filter.status {
+            q = q.filter(activities::status.eq(status.as_str()));
+        }
+        if let Some(tag) = &filter.tag {
+            let tagged = activity_tags::table.filter(activity_tags::tag_id.eq(tag.as_str())).select(activity_tags::activity_id);
+            q = q.filter(activities::id.eq_any(tagged));
+        }
+        if let Some(search) = &filter.search {
+            let by_name = contacts::name_search.like(contains_pattern(search.name_fragment())).escape('\\');
+            q = match search.digit_fragment() {
+                Some(digits) => {
+                    let by_phone = contact_channels::table
+                        .filter(contact_channels::agent_id.eq($agent))
+                        .filter(contact_channels::digits.like(contains_pattern(digits)).escape('\\'))
+                        .select(contact_channels::contact_id);
+                    q.filter(by_name.or(contacts::id.eq_any(by_phone)))
+                }
+                None => q.filter(by_name),
+            };
+        }
+        q
+    }};
+}
+
+fn assemble(rows: Vec<(ActivityRow, String)>, channel_rows: Vec<(String, String, String)>, tag_rows: Vec<TagRefRow>) -> Result<Vec<ActivityView>, DbError> {
+    let channels = group_channels(channel_rows)?;
+    let mut tags_by_activity: HashMap<String, Vec<TagRef>> = HashMap::new();
+    for (activity_id, id, name, color) in tag_rows {
+        let tag = TagRef { id: TagId::new(id), name: valid(TagName::new(&name))?, color: valid(TagColor::new(&color))? };
+        tags_by_activity.entry(activity_id).or_default().push(tag);
+    }
+    rows.into_iter()
+        .map(|(row, profile_name)| {
+            let channels = channels.get(&row.contact_id).cloned().unwrap_or_default();
+            let tags = tags_by_activity.remove(&row.id).unwrap_or_default();
+            Ok(ActivityView { activity: row.into_domain()?, profile_name: valid(ProfileName::new(&profile_name))?, channels, tags })
+        })
+        .collect()
+}
+
+/// Moves `updated_at` of one activity (used when its tags change).
+macro_rules! touch {
+    ($conn:expr, $id:expr, $at:expr) => {
+        diesel::update(activities::table.filter(activities::id.eq($id))).set(activities::updated_at.eq(millis($at))).execute($conn).await?
+    };
+}
+
+/// Whether the activity exists for this agent.
+macro_rules! owned {
+    ($conn:expr, $agent:expr, $id:expr) => {
+        activities::table
+            .filter(activities::agent_id.eq($agent))
+            .filter(activities::id.eq($id))
+            .select(activities::id)
+            .first::<String>($conn)
+            .await
+            .optional()?
+            .is_some()
+    };
+}
+
+#[async_trait]
+impl ActivityRepository for Store {
+    async fn insert(&self, a: &Activity) -> StoreResult<()> {
+        let values = (
+            activities::id.eq(a.id.as_str()),
+            activities::agent_id.eq(a.agent_id.as_str()),
+            activities::contact_id.eq(a.contact_id.as_str()),
+            activities::status.eq(a.status.as_str()),
+            activities::assigned_to.eq(a.assigned_to.as_ref().map(Assignee::as_str)),
+            activities::last_inbound_at.eq(a.last_inbound_at.map(millis)),
+            activities::created_at.eq(millis(a.created_at)),
+            activities::updated_at.eq(millis(a.updated_at)),
+        );
+        with_conn!(self, |conn| diesel::insert_into(activities::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn get(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<Option<ActivityView>> {
+        let loaded = with_conn!(self, |conn| async {
+            let rows: Vec<(ActivityRow, String)> = activities::table
+                .inner_join(contacts::table)
+                .filter(activities::agent_id.eq(agent.as_str()))
+                .filter(activities::id.eq(id.as_str()))
+                .select((ActivityRow::as_select(), contacts::profile_name))
+                .load(conn)
+                .await?;
+            let (channels, tag_rows) = load_details!(conn, rows);
+            Ok::<_, DbError>((rows, channels, tag_rows))
+        }
+        .await)?;
+        let (rows, channels, tag_rows) = loaded;
+        Ok(assemble(rows, channels, tag_rows)?.pop())
+    }
+
+    async fn find_by_contact(&self, agent: &AgentId, contact: &ContactId) -> StoreResult<Option<Activity>> {
+        let row = with_conn!(self, |conn| activities::table
+            .filter(activities::agent_id.eq(agent.as_str()))
+            .filter(activities::contact_id.eq(contact.as_str()))
+            .select(ActivityRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(ActivityRow::into_domain).transpose()?)
+    }
+
+    async fn list(&self, agent: &AgentId, filter: &ActivityFilter, page: PageRequest) -> StoreResult<Page<ActivityView>> {
+        let agent = agent.as_str();
+        let loaded = with_conn!(self, |conn| async {
+            let total: i64 = filtered!(agent, filter).count().get_result(conn).await?;
+            let rows: Vec<(ActivityRow, String)> = filtered!(agent, filter)
+                .order((activities::updated_at.desc(), activities::id.desc()))
+                .limit(i64::from(page.limit()))
+                .offset(page.offset() as i64)
+                .select((ActivityRow::as_select(), contacts::profile_name))
+                .load(conn)
+                .await?;
+            let (channels, tag_rows) = load_details!(conn, rows);
+            Ok::<_, DbError>((total, rows, channels, tag_rows))
+        }
+        .await)?;
+        let (total, rows, channels, tag_rows) = loaded;
+        Ok(Page { items: assemble(rows, channels, tag_rows)?, total: total as u64, request: page })
+    }
+
+    async fn update<'a>(&self, a: &Activity, rename: Option<&'a ProfileName>) -> StoreResult<bool> {
+        let changes = (
+            activities::status.eq(a.status.as_str()),
+            activities::assigned_to.eq(a.assigned_to.as_ref().map(Assignee::as_str)),
+            activities::last_inbound_at.eq(a.last_inbound_at.map(millis)),
+            activities::updated_at.eq(millis(a.updated_at)),
+        );
+        let rename = rename.map(|name| (contacts::profile_name.eq(name.as_str()), contacts::name_search.eq(name_search(name)), contacts::updated_at.eq(millis(a.updated_at))));
+        let updated = in_transaction!(self, |conn| {
+            let n = diesel::update(activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str())))
+                .set(changes)
+                .execute(conn)
+                .await?;
+            if n > 0
+                && let Some(rename) = rename
+            {
+                diesel::update(contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str())))
+                    .set(rename)
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(n > 0)
+        })?;
+        Ok(updated)
+    }
+
+    async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tag_ids: &[TagId], at: Timestamp) -> StoreResult<bool> {
+        let found = in_transaction!(self, |conn| {
+            if !owned!(conn, agent.as_str(), id.as_str()) {
+                return Ok(false);
+            }
+            let mut attached = 0;
+            for tag in tag_ids {
+                attached += diesel::insert_into(activity_tags::table)
+                    .values((activity_tags::activity_id.eq(id.as_str()), activity_tags::tag_id.eq(tag.as_str()), activity_tags::created_at.eq(millis(at))))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+            }
+            if attached > 0 {
+                touch!(conn, id.as_str(), at);
+            }
+            Ok(true)
+        })?;
+        Ok(found)
+    }
+
+    async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp) -> StoreResult<bool> {
+        let found = in_transaction!(self, |conn| {
+            if !owned!(conn, agent.as_str(), id.as_str()) {
+                return Ok(false);
+            }
+            let removed = diesel::delete(activity_tags::table.filter(activity_tags::activity_id.eq(id.as_str())).filter(activity_tags::tag_id.eq(tag.as_str())))
+                .execute(conn)
+                .await?;
+            if removed > 0 {
+                touch!(conn, id.as_str(), at);
+            }
+            Ok(true)
+        })?;
+        Ok(found)
+    }
+}

@@ -1,0 +1,176 @@
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::model::*;
+use parley_domain::ports::{ContactRepository, StoreResult};
+
+use super::group_channels;
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::{in_transaction, with_conn};
+use crate::rows::{from_millis, millis, valid};
+use crate::schema::{contact_channels, contacts};
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = contacts)]
+struct ContactRow {
+    id: String,
+    agent_id: String,
+    profile_name: String,
+    email: Option<String>,
+    notes: Option<String>,
+    custom_attributes: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl ContactRow {
+    fn into_domain(self, channels: Vec<Channel>) -> Result<Contact, DbError> {
+        let attributes = match serde_json::from_str(&self.custom_attributes) {
+            Ok(serde_json::Value::Object(map)) => valid(CustomAttributes::new(map))?,
+            _ => return Err(DbError::Corrupt(format!("custom_attributes of {}", self.id))),
+        };
+        Ok(Contact {
+            id: ContactId::new(self.id),
+            agent_id: AgentId::new(self.agent_id),
+            profile_name: valid(ProfileName::new(&self.profile_name))?,
+            email: self.email.map(|e| valid(Email::new(&e))).transpose()?,
+            notes: self.notes.map(|n| valid(Notes::new(&n))).transpose()?,
+            channels,
+            custom_attributes: attributes,
+            created_at: from_millis(self.created_at)?,
+            updated_at: from_millis(self.updated_at)?,
+        })
+    }
+}
+
+/// The lowercased name that activity search matches against.
+pub(crate) fn name_search(name: &ProfileName) -> String {
+    name.as_str().to_lowercase()
+}
+
+fn attributes_json(contact: &Contact) -> String {
+    serde_json::Value::Object(contact.custom_attributes.as_map().clone()).to_string()
+}
+
+fn assemble(rows: Vec<ContactRow>, channel_rows: Vec<(String, String, String)>) -> Result<Vec<Contact>, DbError> {
+    let mut channels = group_channels(channel_rows)?;
+    rows.into_iter()
+        .map(|r| {
+            let ch = channels.remove(&r.id).unwrap_or_default();
+            r.into_domain(ch)
+        })
+        .collect()
+}
+
+#[async_trait]
+impl ContactRepository for Store {
+    async fn insert(&self, contact: &Contact) -> StoreResult<()> {
+        let values = (
+            contacts::id.eq(contact.id.as_str()),
+            contacts::agent_id.eq(contact.agent_id.as_str()),
+            contacts::profile_name.eq(contact.profile_name.as_str()),
+            contacts::name_search.eq(name_search(&contact.profile_name)),
+            contacts::email.eq(contact.email.as_ref().map(Email::as_str)),
+            contacts::notes.eq(contact.notes.as_ref().map(Notes::as_str)),
+            contacts::custom_attributes.eq(attributes_json(contact)),
+            contacts::created_at.eq(millis(contact.created_at)),
+            contacts::updated_at.eq(millis(contact.updated_at)),
+        );
+        let channels: Vec<_> = contact
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(position, ch)| {
+                (
+                    contact_channels::agent_id.eq(contact.agent_id.as_str()),
+                    contact_channels::channel_type.eq(ch.channel_type().as_str()),
+                    contact_channels::channel_id.eq(ch.channel_id()),
+                    contact_channels::contact_id.eq(contact.id.as_str()),
+                    contact_channels::digits.eq(ch.digits()),
+                    contact_channels::position.eq(position as i32),
+                )
+            })
+            .collect();
+        in_transaction!(self, |conn| {
+            diesel::insert_into(contacts::table).values(values).execute(conn).await?;
+            for row in channels {
+                diesel::insert_into(contact_channels::table).values(row).execute(conn).await?;
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn get(&self, agent: &AgentId, id: &ContactId) -> StoreResult<Option<Contact>> {
+        let found = with_conn!(self, |conn| async {
+            let row = contacts::table
+                .filter(contacts::agent_id.eq(agent.as_str()))
+                .filter(contacts::id.eq(id.as_str()))
+                .select(ContactRow::as_select())
+                .first(conn)
+                .await
+                .optional()?;
+            let Some(row) = row else { return Ok(None) };
+            let channels = load_channels!(conn, [row.id.as_str()]);
+            Ok::<_, DbError>(Some((row, channels)))
+        }
+        .await)?;
+        let Some((row, channels)) = found else { return Ok(None) };
+        Ok(assemble(vec![row], channels)?.pop())
+    }
+
+    async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>> {
+        let contact_id = with_conn!(self, |conn| contact_channels::table
+            .filter(contact_channels::agent_id.eq(agent.as_str()))
+            .filter(contact_channels::channel_type.eq(channel.channel_type().as_str()))
+            .filter(contact_channels::channel_id.eq(channel.channel_id()))
+            .select(contact_channels::contact_id)
+            .first::<String>(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        match contact_id {
+            Some(id) => ContactRepository::get(self, agent, &ContactId::new(id)).await,
+            None => Ok(None),
+        }
+    }
+
+    async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>> {
+        let (total, rows, channels) = with_conn!(self, |conn| async {
+            let total: i64 = contacts::table.filter(contacts::agent_id.eq(agent.as_str())).count().get_result(conn).await?;
+            let rows: Vec<ContactRow> = contacts::table
+                .filter(contacts::agent_id.eq(agent.as_str()))
+                .order((contacts::created_at.desc(), contacts::id.desc()))
+                .limit(i64::from(page.limit()))
+                .offset(page.offset() as i64)
+                .select(ContactRow::as_select())
+                .load(conn)
+                .await?;
+            let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+            let channels = load_channels!(conn, &ids);
+            Ok::<_, DbError>((total, rows, channels))
+        }
+        .await)?;
+        Ok(Page { items: assemble(rows, channels)?, total: total as u64, request: page })
+    }
+
+    async fn update(&self, contact: &Contact) -> StoreResult<bool> {
+        let changes = (
+            contacts::profile_name.eq(contact.profile_name.as_str()),
+            contacts::name_search.eq(name_search(&contact.profile_name)),
+            contacts::email.eq(contact.email.as_ref().map(Email::as_str)),
+            contacts::notes.eq(contact.notes.as_ref().map(Notes::as_str)),
+            contacts::custom_attributes.eq(attributes_json(contact)),
+            contacts::updated_at.eq(millis(contact.updated_at)),
+        );
+        let n = with_conn!(self, |conn| diesel::update(
+            contacts::table.filter(contacts::agent_id.eq(contact.agent_id.as_str())).filter(contacts::id.eq(contact.id.as_str()))
+        )
+        .set(changes)
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
+        Ok(n > 0)
+    }
+}

@@ -1,0 +1,41 @@
+//! One module per repository port, each implemented on [`Store`](crate::Store).
+
+use std::collections::HashMap;
+
+use parley_domain::model::{Channel, ChannelType};
+
+use crate::error::DbError;
+
+/// Loads `(contact_id, channel_type, channel_id)` rows of the given contacts, in channel order.
+/// A macro rather than a function so one body serves both backends' connection types.
+macro_rules! load_channels {
+    ($conn:expr, $contact_ids:expr) => {
+        crate::schema::contact_channels::table
+            .filter(crate::schema::contact_channels::contact_id.eq_any($contact_ids))
+            .order((crate::schema::contact_channels::contact_id.asc(), crate::schema::contact_channels::position.asc()))
+            .select((
+                crate::schema::contact_channels::contact_id,
+                crate::schema::contact_channels::channel_type,
+                crate::schema::contact_channels::channel_id,
+            ))
+            .load::<(String, String, String)>($conn)
+            .await?
+    };
+}
+
+
+mod activities;
+mod agents;
+mod contacts;
+mod keys;
+mod tags;
+
+/// Groups loaded channel rows by contact id.
+pub(crate) fn group_channels(rows: Vec<(String, String, String)>) -> Result<HashMap<String, Vec<Channel>>, DbError> {
+    let mut by_contact: HashMap<String, Vec<Channel>> = HashMap::new();
+    for (contact_id, kind, id) in rows {
+        let kind = ChannelType::parse(&kind).map_err(|_| DbError::Corrupt(format!("channel type {kind:?}")))?;
+        by_contact.entry(contact_id).or_default().push(Channel::from_stored(kind, id));
+    }
+    Ok(by_contact)
+}

@@ -1,0 +1,121 @@
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::model::{AgentId, Tag, TagColor, TagDescription, TagId, TagName};
+use parley_domain::ports::{StoreResult, TagRepository};
+
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::with_conn;
+use crate::rows::{from_millis, millis, valid};
+use crate::schema::tags;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = tags)]
+pub(crate) struct TagRow {
+    id: String,
+    agent_id: String,
+    name: String,
+    color: String,
+    description: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl TagRow {
+    fn into_domain(self) -> Result<Tag, DbError> {
+        Ok(Tag {
+            id: TagId::new(self.id),
+            agent_id: AgentId::new(self.agent_id),
+            name: valid(TagName::new(&self.name))?,
+            color: valid(TagColor::new(&self.color))?,
+            description: self.description.map(|d| valid(TagDescription::new(&d))).transpose()?,
+            created_at: from_millis(self.created_at)?,
+            updated_at: from_millis(self.updated_at)?,
+        })
+    }
+}
+
+fn to_domain(rows: Vec<TagRow>) -> Result<Vec<Tag>, DbError> {
+    rows.into_iter().map(TagRow::into_domain).collect()
+}
+
+#[async_trait]
+impl TagRepository for Store {
+    async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Tag>> {
+        let rows = with_conn!(self, |conn| tags::table
+            .filter(tags::agent_id.eq(agent.as_str()))
+            .order((tags::name_key.asc(), tags::id.asc()))
+            .select(TagRow::as_select())
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(to_domain(rows)?)
+    }
+
+    async fn get(&self, agent: &AgentId, id: &TagId) -> StoreResult<Option<Tag>> {
+        let row = with_conn!(self, |conn| tags::table
+            .filter(tags::agent_id.eq(agent.as_str()))
+            .filter(tags::id.eq(id.as_str()))
+            .select(TagRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(TagRow::into_domain).transpose()?)
+    }
+
+    async fn find_many(&self, agent: &AgentId, ids: &[TagId]) -> StoreResult<Vec<Tag>> {
+        let ids: Vec<&str> = ids.iter().map(TagId::as_str).collect();
+        let rows = with_conn!(self, |conn| tags::table
+            .filter(tags::agent_id.eq(agent.as_str()))
+            .filter(tags::id.eq_any(&ids))
+            .select(TagRow::as_select())
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(to_domain(rows)?)
+    }
+
+    async fn insert(&self, tag: &Tag) -> StoreResult<()> {
+        let values = (
+            tags::id.eq(tag.id.as_str()),
+            tags::agent_id.eq(tag.agent_id.as_str()),
+            tags::name.eq(tag.name.as_str()),
+            tags::name_key.eq(tag.name.key()),
+            tags::color.eq(tag.color.as_str()),
+            tags::description.eq(tag.description.as_ref().map(TagDescription::as_str)),
+            tags::created_at.eq(millis(tag.created_at)),
+            tags::updated_at.eq(millis(tag.updated_at)),
+        );
+        with_conn!(self, |conn| diesel::insert_into(tags::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn update(&self, tag: &Tag) -> StoreResult<bool> {
+        let changes = (
+            tags::name.eq(tag.name.as_str()),
+            tags::name_key.eq(tag.name.key()),
+            tags::color.eq(tag.color.as_str()),
+            tags::description.eq(tag.description.as_ref().map(TagDescription::as_str)),
+            tags::updated_at.eq(millis(tag.updated_at)),
+        );
+        let n = with_conn!(self, |conn| diesel::update(
+            tags::table.filter(tags::agent_id.eq(tag.agent_id.as_str())).filter(tags::id.eq(tag.id.as_str()))
+        )
+        .set(changes)
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
+        Ok(n > 0)
+    }
+
+    async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool> {
+        // activity_tags rows go with it (ON DELETE CASCADE).
+        let n = with_conn!(self, |conn| diesel::delete(tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq(id.as_str())))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(n > 0)
+    }
+}

@@ -1,0 +1,48 @@
+//! Conversions between stored columns and domain values.
+
+use chrono::{DateTime, Utc};
+use parley_domain::FieldError;
+use parley_domain::model::Timestamp;
+
+use crate::error::DbError;
+
+pub(crate) fn millis(t: Timestamp) -> i64 {
+    t.timestamp_millis()
+}
+
+pub(crate) fn from_millis(ms: i64) -> Result<Timestamp, DbError> {
+    DateTime::<Utc>::from_timestamp_millis(ms).ok_or_else(|| DbError::Corrupt(format!("timestamp {ms} out of range")))
+}
+
+pub(crate) fn opt_from_millis(ms: Option<i64>) -> Result<Option<Timestamp>, DbError> {
+    ms.map(from_millis).transpose()
+}
+
+/// Stored values were validated on the way in; one that no longer validates is corruption.
+pub(crate) fn valid<T>(r: Result<T, FieldError>) -> Result<T, DbError> {
+    r.map_err(|e| DbError::Corrupt(format!("{}: {}", e.field, e.issue)))
+}
+
+/// A LIKE pattern matching `fragment` anywhere, with LIKE's wildcards escaped by `\`.
+pub(crate) fn contains_pattern(fragment: &str) -> String {
+    let mut p = String::with_capacity(fragment.len() + 2);
+    p.push('%');
+    for c in fragment.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_wildcards_are_escaped() {
+        assert_eq!(contains_pattern("50%_off\\"), "%50\\%\\_off\\\\%");
+    }
+}

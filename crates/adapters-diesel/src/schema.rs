@@ -1,0 +1,91 @@
+//! The diesel schema, limited to types both backends share (TEXT, BIGINT, INTEGER).
+//! Kept by hand in step with both migration folders.
+
+diesel::table! {
+    agents (id) {
+        id -> Text,
+        name -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> Text,
+        agent_id -> Text,
+        kind -> Text,
+        key_hash -> Text,
+        hint -> Text,
+        created_at -> BigInt,
+        revoked_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    tags (id) {
+        id -> Text,
+        agent_id -> Text,
+        name -> Text,
+        name_key -> Text,
+        color -> Text,
+        description -> Nullable<Text>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    contacts (id) {
+        id -> Text,
+        agent_id -> Text,
+        profile_name -> Text,
+        name_search -> Text,
+        email -> Nullable<Text>,
+        notes -> Nullable<Text>,
+        custom_attributes -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    contact_channels (agent_id, channel_type, channel_id) {
+        agent_id -> Text,
+        channel_type -> Text,
+        channel_id -> Text,
+        contact_id -> Text,
+        digits -> Text,
+        position -> Integer,
+    }
+}
+
+diesel::table! {
+    activities (id) {
+        id -> Text,
+        agent_id -> Text,
+        contact_id -> Text,
+        status -> Text,
+        assigned_to -> Nullable<Text>,
+        last_inbound_at -> Nullable<BigInt>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    activity_tags (activity_id, tag_id) {
+        activity_id -> Text,
+        tag_id -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::joinable!(api_keys -> agents (agent_id));
+diesel::joinable!(tags -> agents (agent_id));
+diesel::joinable!(contacts -> agents (agent_id));
+diesel::joinable!(contact_channels -> contacts (contact_id));
+diesel::joinable!(activities -> contacts (contact_id));
+diesel::joinable!(activity_tags -> activities (activity_id));
+diesel::joinable!(activity_tags -> tags (tag_id));
+
+diesel::allow_tables_to_appear_in_same_query!(agents, api_keys, tags, contacts, contact_channels, activities, activity_tags);

@@ -1,0 +1,118 @@
+//! Throwaway databases for tests, so tests run in parallel and never share rows.
+//!
+//! PostgreSQL tests use the server at `PARLEY_TEST_POSTGRES_URL`, else `DATABASE_URL` when it
+//! is a postgres URL, else `postgres://postgres@127.0.0.1:5432/test`. Each test gets a schema
+//! of its own (selected through the connection's `search_path`), dropped when the test ends;
+//! leftovers of crashed runs are swept after two hours. An unreachable server fails the test:
+//! PostgreSQL tests never skip silently.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+
+use crate::{PoolOptions, Store};
+
+const DEFAULT_POSTGRES: &str = "postgres://postgres@127.0.0.1:5432/test";
+const SCHEMA_PREFIX: &str = "parley_test_";
+
+/// The PostgreSQL server tests use.
+pub fn postgres_admin_url() -> String {
+    if let Ok(url) = std::env::var("PARLEY_TEST_POSTGRES_URL") {
+        return url;
+    }
+    match std::env::var("DATABASE_URL") {
+        Ok(url) if url.starts_with("postgres") => url,
+        _ => DEFAULT_POSTGRES.to_string(),
+    }
+}
+
+/// A fresh, migrated, empty database; removed on drop.
+pub struct TestDb {
+    pub store: Store,
+    /// The URL a second process can open to reach the same data.
+    pub url: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    Dir(#[allow(dead_code)] tempfile::TempDir),
+    Schema { admin_url: String, schema: String },
+}
+
+impl TestDb {
+    pub async fn sqlite() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}", dir.path().join("test.db").display());
+        let store = Store::open(&url, PoolOptions::default()).expect("open sqlite");
+        store.migrate().await.expect("migrate sqlite");
+        Self { store, url, cleanup: Cleanup::Dir(dir) }
+    }
+
+    pub async fn postgres() -> Self {
+        static SEQ: AtomicU32 = AtomicU32::new(0);
+        let admin_url = postgres_admin_url();
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+        let schema = format!("{SCHEMA_PREFIX}{now}_{}_{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
+
+        let mut admin = AsyncPgConnection::establish(&admin_url)
+            .await
+            .unwrap_or_else(|e| panic!("PostgreSQL tests need a server at {admin_url} (set PARLEY_TEST_POSTGRES_URL): {e}"));
+        sweep_stale_schemas(&mut admin, now).await;
+        admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.expect("create schema");
+
+        let sep = if admin_url.contains('?') { '&' } else { '?' };
+        let url = format!("{admin_url}{sep}options=-c%20search_path%3D{schema}");
+        let store = Store::open(&url, PoolOptions { max_size: 8, ..PoolOptions::default() }).expect("open postgres");
+        store.migrate().await.expect("migrate postgres");
+        Self { store, url, cleanup: Cleanup::Schema { admin_url, schema } }
+    }
+
+    /// `sqlite` or `postgres`, by name, for tests parameterized over backends.
+    pub async fn of(backend: &str) -> Self {
+        match backend {
+            "sqlite" => Self::sqlite().await,
+            "postgres" => Self::postgres().await,
+            other => panic!("unknown backend {other}"),
+        }
+    }
+}
+
+/// Drops schemas that crashed runs left behind (older than two hours).
+async fn sweep_stale_schemas(admin: &mut AsyncPgConnection, now: u64) {
+    use diesel::prelude::*;
+    use diesel_async::RunQueryDsl;
+    #[derive(QueryableByName)]
+    struct Name {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        nspname: String,
+    }
+    let names: Vec<Name> = diesel::sql_query(format!("SELECT nspname FROM pg_namespace WHERE nspname LIKE '{SCHEMA_PREFIX}%'"))
+        .load(admin)
+        .await
+        .unwrap_or_default();
+    for Name { nspname } in names {
+        let created: Option<u64> = nspname.strip_prefix(SCHEMA_PREFIX).and_then(|rest| rest.split('_').next()).and_then(|s| s.parse().ok());
+        if created.is_some_and(|c| c + 7200 < now) {
+            let _ = admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {nspname} CASCADE")).await;
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Cleanup::Schema { admin_url, schema } = &self.cleanup {
+            let (admin_url, schema) = (admin_url.clone(), schema.clone());
+            // Drop runs inside the test's runtime, which cannot be blocked on: use a thread.
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+                rt.block_on(async {
+                    if let Ok(mut admin) = AsyncPgConnection::establish(&admin_url).await {
+                        let _ = admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE")).await;
+                    }
+                });
+            })
+            .join();
+        }
+    }
+}

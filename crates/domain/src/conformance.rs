@@ -1,0 +1,399 @@
+//! The storage port contract, written once. Every storage backend runs it through
+//! [`storage_conformance!`](crate::storage_conformance), which expands to one test per check.
+//!
+//! Each check gets a fresh, empty store. Ids are made unique per check from a counter.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::{TimeDelta, TimeZone, Utc};
+use serde_json::json;
+
+use crate::StoreError;
+use crate::model::*;
+use crate::ports::Repositories;
+
+/// Expands to one `#[tokio::test]` per contract check. `$fresh` is an async expression that
+/// yields `(Repositories, guard)` for an empty store; the guard lives until the check ends.
+#[macro_export]
+macro_rules! storage_conformance {
+    ($fresh:expr) => {
+        $crate::storage_conformance!(@tests $fresh;
+            agents_round_trip, keys_are_found_by_hash_and_revoked_once, tag_names_are_unique_per_agent_ignoring_case,
+            tags_are_ordered_and_scoped, tag_delete_detaches_it_everywhere, contacts_are_unique_per_channel_and_scoped,
+            contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped,
+            activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
+            activity_update_renames_contact_atomically, tag_attach_is_idempotent_and_bumps_only_on_change,
+            concurrent_writers_neither_lose_nor_duplicate);
+    };
+    (@tests $fresh:expr; $($check:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $check() {
+                let (repos, _guard) = $fresh.await;
+                $crate::conformance::$check(repos).await;
+            }
+        )*
+    };
+}
+
+static SEQ: AtomicU64 = AtomicU64::new(1);
+
+fn id(prefix: &str) -> String {
+    format!("{prefix}_{:06}_{}", SEQ.fetch_add(1, Ordering::Relaxed), std::process::id())
+}
+
+fn t(secs: i64) -> Timestamp {
+    Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap() + TimeDelta::seconds(secs)
+}
+
+async fn agent(r: &Repositories, name: &str) -> AgentId {
+    let a = Agent { id: AgentId::new(id("agt")), name: AgentName::new(name).unwrap(), created_at: t(0) };
+    r.agents.insert(&a).await.unwrap();
+    a.id
+}
+
+fn tag(agent: &AgentId, name: &str, at: Timestamp) -> Tag {
+    Tag {
+        id: TagId::new(id("tag")),
+        agent_id: agent.clone(),
+        name: TagName::new(name).unwrap(),
+        color: TagColor::default_color(),
+        description: None,
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+fn contact(agent: &AgentId, name: &str, channel: Channel, at: Timestamp) -> Contact {
+    Contact {
+        id: ContactId::new(id("con")),
+        agent_id: agent.clone(),
+        profile_name: ProfileName::new(name).unwrap(),
+        email: None,
+        notes: None,
+        channels: vec![channel],
+        custom_attributes: CustomAttributes::default(),
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+fn phone(digits: &str) -> Channel {
+    Channel::new(ChannelType::Whatsapp, digits).unwrap()
+}
+
+fn activity(agent: &AgentId, contact: &ContactId, status: ActivityStatus, at: Timestamp) -> Activity {
+    Activity {
+        id: ActivityId::new(id("act")),
+        agent_id: agent.clone(),
+        contact_id: contact.clone(),
+        status,
+        assigned_to: None,
+        last_inbound_at: None,
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+/// A contact with an activity; returns the activity.
+async fn conversation(r: &Repositories, agent: &AgentId, name: &str, digits: &str, status: ActivityStatus, at: Timestamp) -> Activity {
+    let c = contact(agent, name, phone(digits), at);
+    r.contacts.insert(&c).await.unwrap();
+    let a = activity(agent, &c.id, status, at);
+    r.activities.insert(&a).await.unwrap();
+    a
+}
+
+fn page(limit: u32, offset: u64) -> PageRequest {
+    PageRequest::new(limit, offset)
+}
+
+async fn list_ids(r: &Repositories, agent: &AgentId, filter: ActivityFilter) -> Vec<ActivityId> {
+    r.activities.list(agent, &filter, page(100, 0)).await.unwrap().items.into_iter().map(|v| v.activity.id).collect()
+}
+
+pub async fn agents_round_trip(r: Repositories) {
+    let a = agent(&r, "Shop A").await;
+    let b = agent(&r, "Shop B").await;
+    assert_eq!(r.agents.get(&a).await.unwrap().unwrap().name.as_str(), "Shop A");
+    assert!(r.agents.get(&AgentId::new("agt_nope")).await.unwrap().is_none());
+    let all: Vec<_> = r.agents.list().await.unwrap().into_iter().map(|x| x.id).collect();
+    assert_eq!(all, [a, b], "agents list oldest first, then by id");
+}
+
+pub async fn keys_are_found_by_hash_and_revoked_once(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let key = |agent: &AgentId, secret: &str, at| ApiKey {
+        id: ApiKeyId::new(id("key")),
+        agent_id: agent.clone(),
+        kind: KeyKind::Secret,
+        hash: KeyHash::of(secret),
+        hint: "abcd".into(),
+        created_at: at,
+        revoked_at: None,
+    };
+    let k1 = key(&a, "sk_one", t(1));
+    let k2 = key(&a, "sk_two", t(2));
+    r.keys.insert(&k1).await.unwrap();
+    r.keys.insert(&k2).await.unwrap();
+    r.keys.insert(&key(&b, "sk_three", t(3))).await.unwrap();
+    assert_eq!(r.keys.insert(&key(&b, "sk_one", t(4))).await.map_err(|e| matches!(e, StoreError::Conflict(_))), Err(true));
+
+    assert_eq!(r.keys.find_by_hash(&KeyHash::of("sk_one")).await.unwrap().unwrap(), k1);
+    assert!(r.keys.find_by_hash(&KeyHash::of("sk_unknown")).await.unwrap().is_none());
+    let listed: Vec<_> = r.keys.list_for_agent(&a).await.unwrap().into_iter().map(|k| k.id).collect();
+    assert_eq!(listed, [k1.id.clone(), k2.id.clone()]);
+
+    let revoked = r.keys.revoke(&k1.id, t(10)).await.unwrap().unwrap();
+    assert_eq!(revoked.revoked_at, Some(t(10)));
+    let again = r.keys.revoke(&k1.id, t(20)).await.unwrap().unwrap();
+    assert_eq!(again.revoked_at, Some(t(10)), "revoking twice keeps the first time");
+    assert!(r.keys.revoke(&ApiKeyId::new("key_nope"), t(1)).await.unwrap().is_none());
+}
+
+pub async fn tag_names_are_unique_per_agent_ignoring_case(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    r.tags.insert(&tag(&a, "VIP", t(0))).await.unwrap();
+    let dup = r.tags.insert(&tag(&a, "vip", t(1))).await;
+    assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
+    r.tags.insert(&tag(&b, "vip", t(1))).await.expect("another agent may use the same name");
+
+    let mut other = tag(&a, "Other", t(2));
+    r.tags.insert(&other).await.unwrap();
+    other.name = TagName::new("Vip").unwrap();
+    assert!(matches!(r.tags.update(&other).await, Err(StoreError::Conflict(_))));
+}
+
+pub async fn tags_are_ordered_and_scoped(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    for name in ["beta", "Alpha", "gamma"] {
+        r.tags.insert(&tag(&a, name, t(0))).await.unwrap();
+    }
+    let foreign = tag(&b, "zeta", t(0));
+    r.tags.insert(&foreign).await.unwrap();
+
+    let names: Vec<_> = r.tags.list(&a).await.unwrap().into_iter().map(|t| t.name.as_str().to_string()).collect();
+    assert_eq!(names, ["Alpha", "beta", "gamma"], "name order ignores case");
+    assert!(r.tags.get(&a, &foreign.id).await.unwrap().is_none(), "another agent's tag is invisible");
+    assert!(r.tags.find_many(&a, std::slice::from_ref(&foreign.id)).await.unwrap().is_empty());
+
+    let mut changed = foreign.clone();
+    changed.agent_id = a.clone();
+    changed.name = TagName::new("stolen").unwrap();
+    assert!(!r.tags.update(&changed).await.unwrap(), "update is scoped by agent");
+    assert!(!r.tags.delete(&a, &foreign.id).await.unwrap(), "delete is scoped by agent");
+    assert_eq!(r.tags.get(&b, &foreign.id).await.unwrap().unwrap().name.as_str(), "zeta");
+}
+
+pub async fn tag_delete_detaches_it_everywhere(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let keep = tag(&a, "keep", t(0));
+    let gone = tag(&a, "gone", t(0));
+    r.tags.insert(&keep).await.unwrap();
+    r.tags.insert(&gone).await.unwrap();
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    r.activities.attach_tags(&a, &act.id, &[keep.id.clone(), gone.id.clone()], t(1)).await.unwrap();
+
+    assert!(r.tags.delete(&a, &gone.id).await.unwrap());
+    let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
+    assert_eq!(view.tags.iter().map(|t| t.id.clone()).collect::<Vec<_>>(), [keep.id]);
+    assert!(list_ids(&r, &a, ActivityFilter { tag: Some(gone.id), ..Default::default() }).await.is_empty());
+}
+
+pub async fn contacts_are_unique_per_channel_and_scoped(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let ana = contact(&a, "Ana", phone("5215550001"), t(0));
+    r.contacts.insert(&ana).await.unwrap();
+    let dup = r.contacts.insert(&contact(&a, "Other", phone("5215550001"), t(1))).await;
+    assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
+    assert!(r.contacts.list(&a, page(10, 0)).await.unwrap().total == 1, "a refused insert writes nothing");
+    let same_number_b = contact(&b, "Ana B", phone("5215550001"), t(1));
+    r.contacts.insert(&same_number_b).await.expect("another agent may hold the same number");
+    let email = contact(&a, "Ana", Channel::new(ChannelType::Email, "ana@example.com").unwrap(), t(2));
+    r.contacts.insert(&email).await.expect("same person on another channel type is another row");
+
+    assert_eq!(r.contacts.get(&a, &ana.id).await.unwrap().unwrap(), ana);
+    assert!(r.contacts.get(&a, &same_number_b.id).await.unwrap().is_none());
+    assert_eq!(r.contacts.find_by_channel(&a, &phone("5215550001")).await.unwrap().unwrap().id, ana.id);
+    assert_eq!(r.contacts.find_by_channel(&b, &phone("5215550001")).await.unwrap().unwrap().id, same_number_b.id);
+    assert!(r.contacts.find_by_channel(&a, &phone("5215559999")).await.unwrap().is_none());
+}
+
+pub async fn contacts_page_newest_first_with_totals(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let mut made = Vec::new();
+    for i in 0..7 {
+        // Pairs share a creation time, so the id tie-break decides their order.
+        let c = contact(&a, &format!("C{i}"), phone(&format!("52155500{i:02}")), t(i / 2));
+        r.contacts.insert(&c).await.unwrap();
+        made.push(c);
+    }
+    r.contacts.insert(&contact(&b, "B", phone("5215550099"), t(100))).await.unwrap();
+    made.sort_by(|x, y| (y.created_at, y.id.as_str()).cmp(&(x.created_at, x.id.as_str())));
+    let expected: Vec<_> = made.iter().map(|c| c.id.clone()).collect();
+
+    let mut seen = Vec::new();
+    for offset in [0, 3, 6] {
+        let p = r.contacts.list(&a, page(3, offset)).await.unwrap();
+        assert_eq!(p.total, 7);
+        assert_eq!(p.has_more(), offset + 3 < 7);
+        seen.extend(p.items.into_iter().map(|c| c.id));
+    }
+    assert_eq!(seen, expected, "pages neither repeat nor skip");
+    assert!(r.contacts.list(&a, page(3, 50)).await.unwrap().items.is_empty());
+}
+
+pub async fn contact_updates_replace_fields(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let mut c = contact(&a, "Ana", phone("5215550001"), t(0));
+    r.contacts.insert(&c).await.unwrap();
+    c.profile_name = ProfileName::new("Ana María").unwrap();
+    c.email = Some(Email::new("ana@example.com").unwrap());
+    c.notes = Some(Notes::new("prefers mornings").unwrap());
+    c.custom_attributes = CustomAttributes::new(json!({"tier": "gold", "n": 3}).as_object().unwrap().clone()).unwrap();
+    c.updated_at = t(5);
+    assert!(r.contacts.update(&c).await.unwrap());
+    assert_eq!(r.contacts.get(&a, &c.id).await.unwrap().unwrap(), c);
+
+    let mut foreign = c.clone();
+    foreign.agent_id = b;
+    assert!(!r.contacts.update(&foreign).await.unwrap(), "update is scoped by agent");
+}
+
+pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Pending, t(0)).await;
+    let second = activity(&a, &act.contact_id, ActivityStatus::Open, t(1));
+    assert!(matches!(r.activities.insert(&second).await, Err(StoreError::Conflict(_))));
+    assert_eq!(r.activities.find_by_contact(&a, &act.contact_id).await.unwrap().unwrap(), act);
+
+    let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
+    assert_eq!(view.activity, act);
+    assert_eq!(view.profile_name.as_str(), "Ana");
+    assert_eq!(view.channels, [phone("5215550001")]);
+
+    assert!(r.activities.get(&b, &act.id).await.unwrap().is_none());
+    assert!(r.activities.find_by_contact(&b, &act.contact_id).await.unwrap().is_none());
+    assert!(r.activities.list(&b, &ActivityFilter::default(), page(10, 0)).await.unwrap().items.is_empty());
+    assert!(!r.activities.attach_tags(&b, &act.id, &[], t(2)).await.unwrap());
+    let mut foreign = act.clone();
+    foreign.agent_id = b;
+    assert!(!r.activities.update(&foreign, None).await.unwrap());
+}
+
+pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let ana = conversation(&r, &a, "Ana López", "5215550001", ActivityStatus::Open, t(0)).await;
+    let bob = conversation(&r, &a, "Bob 100%", "4470009999", ActivityStatus::Closed, t(1)).await;
+    let cy = conversation(&r, &a, "Cy", "5215550777", ActivityStatus::Pending, t(2)).await;
+    conversation(&r, &b, "Ana López", "5215550001", ActivityStatus::Open, t(3)).await;
+    let vip = tag(&a, "vip", t(0));
+    r.tags.insert(&vip).await.unwrap();
+    r.activities.attach_tags(&a, &bob.id, std::slice::from_ref(&vip.id), t(0)).await.unwrap();
+
+    let search = |s: &str| ActivityFilter { search: Some(ActivitySearch::new(s).unwrap()), ..Default::default() };
+    assert_eq!(list_ids(&r, &a, ActivityFilter { status: Some(ActivityStatus::Pending), ..Default::default() }).await, [cy.id.clone()]);
+    assert_eq!(list_ids(&r, &a, ActivityFilter { tag: Some(vip.id.clone()), ..Default::default() }).await, [bob.id.clone()]);
+    assert_eq!(list_ids(&r, &a, search("ANA LÓ")).await, [ana.id.clone()], "name match ignores case");
+    assert_eq!(list_ids(&r, &a, search("555-0")).await, [cy.id.clone(), ana.id.clone()], "digits match phone numbers");
+    assert_eq!(list_ids(&r, &a, search("100%")).await, [bob.id.clone()], "LIKE wildcards are literal");
+    assert!(list_ids(&r, &a, search("zzz")).await.is_empty());
+    let combined = ActivityFilter { status: Some(ActivityStatus::Open), ..search("555") };
+    assert_eq!(list_ids(&r, &a, combined).await, [ana.id]);
+    let page = r.activities.list(&a, &search("5215550"), PageRequest::new(1, 0)).await.unwrap();
+    assert_eq!((page.total, page.items.len()), (2, 1), "the total counts every match, not the page");
+}
+
+pub async fn activities_page_by_update_time_with_tie_break(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let mut made = Vec::new();
+    for i in 0..6 {
+        made.push(conversation(&r, &a, &format!("P{i}"), &format!("52155501{i:02}"), ActivityStatus::Open, t(i / 3)).await);
+    }
+    made.sort_by(|x, y| (y.updated_at, y.id.as_str()).cmp(&(x.updated_at, x.id.as_str())));
+    let mut seen = Vec::new();
+    for offset in [0, 4] {
+        let p = r.activities.list(&a, &ActivityFilter::default(), page(4, offset)).await.unwrap();
+        assert_eq!(p.total, 6);
+        seen.extend(p.items.into_iter().map(|v| v.activity.id));
+    }
+    assert_eq!(seen, made.into_iter().map(|a| a.id).collect::<Vec<_>>());
+}
+
+pub async fn activity_update_renames_contact_atomically(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let mut act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    act.status = ActivityStatus::Closed;
+    act.assigned_to = Some(Assignee::new("user_7").unwrap());
+    act.last_inbound_at = Some(t(3));
+    act.updated_at = t(4);
+    let new_name = ProfileName::new("Ana María").unwrap();
+    assert!(r.activities.update(&act, Some(&new_name)).await.unwrap());
+    let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
+    assert_eq!(view.activity, act);
+    assert_eq!(view.profile_name, new_name);
+    assert_eq!(r.contacts.get(&a, &act.contact_id).await.unwrap().unwrap().profile_name, new_name);
+    let search = ActivityFilter { search: Some(ActivitySearch::new("maría").unwrap()), ..Default::default() };
+    assert_eq!(list_ids(&r, &a, search).await, [act.id]);
+}
+
+pub async fn tag_attach_is_idempotent_and_bumps_only_on_change(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let (x, y) = (tag(&a, "b-tag", t(0)), tag(&a, "A-tag", t(0)));
+    r.tags.insert(&x).await.unwrap();
+    r.tags.insert(&y).await.unwrap();
+
+    assert!(r.activities.attach_tags(&a, &act.id, &[x.id.clone(), y.id.clone()], t(5)).await.unwrap());
+    assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&x.id), t(9)).await.unwrap());
+    let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
+    assert_eq!(view.tags.iter().map(|t| t.id.clone()).collect::<Vec<_>>(), [y.id.clone(), x.id.clone()], "tags by name");
+    assert_eq!(view.activity.updated_at, t(5), "a no-op attach does not bump updated_at");
+
+    assert!(r.activities.detach_tag(&a, &act.id, &x.id, t(12)).await.unwrap());
+    assert!(r.activities.detach_tag(&a, &act.id, &x.id, t(15)).await.unwrap());
+    let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
+    assert_eq!(view.tags.len(), 1);
+    assert_eq!(view.activity.updated_at, t(12));
+    assert!(!r.activities.detach_tag(&a, &ActivityId::new("act_nope"), &x.id, t(1)).await.unwrap());
+}
+
+pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let distinct = (0..16).map(|i| {
+        let r = r.clone();
+        let tag = tag(&a, &format!("t{i}"), t(i));
+        async move { r.tags.insert(&tag).await }
+    });
+    let results = futures_util::future::join_all(distinct).await;
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    assert_eq!(r.tags.list(&a).await.unwrap().len(), 16);
+
+    let same = (0..8).map(|i| {
+        let r = r.clone();
+        let tag = tag(&a, "SAME", t(i));
+        async move { r.tags.insert(&tag).await }
+    });
+    let results = futures_util::future::join_all(same).await;
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "{results:?}");
+    assert!(results.iter().all(|r| matches!(r, Ok(()) | Err(StoreError::Conflict(_)))), "{results:?}");
+
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let ids: Vec<TagId> = r.tags.list(&a).await.unwrap().into_iter().map(|t| t.id).collect();
+    let attaches = ids.chunks(4).map(|chunk| {
+        let r = r.clone();
+        let (a, act, chunk) = (a.clone(), act.id.clone(), chunk.to_vec());
+        async move { r.activities.attach_tags(&a, &act, &chunk, t(30)).await }
+    });
+    let results = futures_util::future::join_all(attaches).await;
+    assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
+    assert_eq!(r.activities.get(&a, &act.id).await.unwrap().unwrap().tags.len(), ids.len());
+}
