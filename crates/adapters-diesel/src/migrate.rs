@@ -37,8 +37,7 @@ fn run_blocking(url: &DatabaseUrl) -> Result<Vec<String>, DbError> {
             use diesel::connection::SimpleConnection;
             use diesel_async::AsyncPgConnection;
             use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
-            let mut conn =
-                AsyncConnectionWrapper::<AsyncPgConnection>::establish(u).map_err(|e| DbError::Connect(e.to_string()))?;
+            let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(u).map_err(|e| DbError::Connect(e.to_string()))?;
             conn.batch_execute(&format!("SELECT pg_advisory_lock({PG_MIGRATION_LOCK})"))?;
             let result = conn.run_pending_migrations(POSTGRES).map(names).map_err(failed);
             conn.batch_execute(&format!("SELECT pg_advisory_unlock({PG_MIGRATION_LOCK})"))?;

@@ -115,7 +115,10 @@ impl Pools {
 }
 
 /// Applies size and timeouts: without a wait timeout an exhausted pool would hang requests.
-fn sized<M: deadpool::managed::Manager>(builder: deadpool::managed::PoolBuilder<M>, options: &PoolOptions) -> deadpool::managed::PoolBuilder<M> {
+fn sized<M: deadpool::managed::Manager>(
+    builder: deadpool::managed::PoolBuilder<M>,
+    options: &PoolOptions,
+) -> deadpool::managed::PoolBuilder<M> {
     builder
         .max_size(options.max_size)
         .wait_timeout(Some(options.wait_timeout))

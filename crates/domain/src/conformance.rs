@@ -300,11 +300,11 @@ pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) 
     r.activities.attach_tags(&a, &bob.id, std::slice::from_ref(&vip.id), t(0)).await.unwrap();
 
     let search = |s: &str| ActivityFilter { search: Some(ActivitySearch::new(s).unwrap()), ..Default::default() };
-    assert_eq!(list_ids(&r, &a, ActivityFilter { status: Some(ActivityStatus::Pending), ..Default::default() }).await, [cy.id.clone()]);
-    assert_eq!(list_ids(&r, &a, ActivityFilter { tag: Some(vip.id.clone()), ..Default::default() }).await, [bob.id.clone()]);
-    assert_eq!(list_ids(&r, &a, search("ANA LÓ")).await, [ana.id.clone()], "name match ignores case");
+    assert_eq!(list_ids(&r, &a, ActivityFilter { status: Some(ActivityStatus::Pending), ..Default::default() }).await, vec![cy.id.clone()]);
+    assert_eq!(list_ids(&r, &a, ActivityFilter { tag: Some(vip.id.clone()), ..Default::default() }).await, vec![bob.id.clone()]);
+    assert_eq!(list_ids(&r, &a, search("ANA LÓ")).await, vec![ana.id.clone()], "name match ignores case");
     assert_eq!(list_ids(&r, &a, search("555-0")).await, [cy.id.clone(), ana.id.clone()], "digits match phone numbers");
-    assert_eq!(list_ids(&r, &a, search("100%")).await, [bob.id.clone()], "LIKE wildcards are literal");
+    assert_eq!(list_ids(&r, &a, search("100%")).await, vec![bob.id.clone()], "LIKE wildcards are literal");
     assert!(list_ids(&r, &a, search("zzz")).await.is_empty());
     let combined = ActivityFilter { status: Some(ActivityStatus::Open), ..search("555") };
     assert_eq!(list_ids(&r, &a, combined).await, [ana.id]);

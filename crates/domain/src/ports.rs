@@ -9,7 +9,6 @@ use async_trait::async_trait;
 use crate::StoreError;
 use crate::model::*;
 
-
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// The current time, truncated to milliseconds.

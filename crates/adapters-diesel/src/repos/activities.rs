@@ -92,7 +92,11 @@ macro_rules! filtered {
     }};
 }
 
-fn assemble(rows: Vec<(ActivityRow, String)>, channel_rows: Vec<(String, String, String)>, tag_rows: Vec<TagRefRow>) -> Result<Vec<ActivityView>, DbError> {
+fn assemble(
+    rows: Vec<(ActivityRow, String)>,
+    channel_rows: Vec<(String, String, String)>,
+    tag_rows: Vec<TagRefRow>,
+) -> Result<Vec<ActivityView>, DbError> {
     let channels = group_channels(channel_rows)?;
     let mut tags_by_activity: HashMap<String, Vec<TagRef>> = HashMap::new();
     for (activity_id, id, name, color) in tag_rows {
@@ -201,19 +205,29 @@ impl ActivityRepository for Store {
             activities::last_inbound_at.eq(a.last_inbound_at.map(millis)),
             activities::updated_at.eq(millis(a.updated_at)),
         );
-        let rename = rename.map(|name| (contacts::profile_name.eq(name.as_str()), contacts::name_search.eq(name_search(name)), contacts::updated_at.eq(millis(a.updated_at))));
+        let rename = rename.map(|name| {
+            (
+                contacts::profile_name.eq(name.as_str()),
+                contacts::name_search.eq(name_search(name)),
+                contacts::updated_at.eq(millis(a.updated_at)),
+            )
+        });
         let updated = in_transaction!(self, |conn| {
-            let n = diesel::update(activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str())))
-                .set(changes)
-                .execute(conn)
-                .await?;
+            let n = diesel::update(
+                activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str())),
+            )
+            .set(changes)
+            .execute(conn)
+            .await?;
             if n > 0
                 && let Some(rename) = rename
             {
-                diesel::update(contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str())))
-                    .set(rename)
-                    .execute(conn)
-                    .await?;
+                diesel::update(
+                    contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str())),
+                )
+                .set(rename)
+                .execute(conn)
+                .await?;
             }
             Ok(n > 0)
         })?;
@@ -228,7 +242,11 @@ impl ActivityRepository for Store {
             let mut attached = 0;
             for tag in tag_ids {
                 attached += diesel::insert_into(activity_tags::table)
-                    .values((activity_tags::activity_id.eq(id.as_str()), activity_tags::tag_id.eq(tag.as_str()), activity_tags::created_at.eq(millis(at))))
+                    .values((
+                        activity_tags::activity_id.eq(id.as_str()),
+                        activity_tags::tag_id.eq(tag.as_str()),
+                        activity_tags::created_at.eq(millis(at)),
+                    ))
                     .on_conflict_do_nothing()
                     .execute(conn)
                     .await?;
@@ -246,9 +264,11 @@ impl ActivityRepository for Store {
             if !owned!(conn, agent.as_str(), id.as_str()) {
                 return Ok(false);
             }
-            let removed = diesel::delete(activity_tags::table.filter(activity_tags::activity_id.eq(id.as_str())).filter(activity_tags::tag_id.eq(tag.as_str())))
-                .execute(conn)
-                .await?;
+            let removed = diesel::delete(
+                activity_tags::table.filter(activity_tags::activity_id.eq(id.as_str())).filter(activity_tags::tag_id.eq(tag.as_str())),
+            )
+            .execute(conn)
+            .await?;
             if removed > 0 {
                 touch!(conn, id.as_str(), at);
             }

@@ -27,7 +27,8 @@ impl AgentRow {
 #[async_trait]
 impl AgentRepository for Store {
     async fn insert(&self, agent: &Agent) -> StoreResult<()> {
-        let values = (agents::id.eq(agent.id.as_str()), agents::name.eq(agent.name.as_str()), agents::created_at.eq(millis(agent.created_at)));
+        let values =
+            (agents::id.eq(agent.id.as_str()), agents::name.eq(agent.name.as_str()), agents::created_at.eq(millis(agent.created_at)));
         with_conn!(self, |conn| diesel::insert_into(agents::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }

@@ -23,7 +23,6 @@ macro_rules! load_channels {
     };
 }
 
-
 mod activities;
 mod agents;
 mod contacts;

@@ -112,10 +112,12 @@ impl TagRepository for Store {
 
     async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool> {
         // activity_tags rows go with it (ON DELETE CASCADE).
-        let n = with_conn!(self, |conn| diesel::delete(tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq(id.as_str())))
-            .execute(conn)
-            .await
-            .map_err(DbError::from))?;
+        let n = with_conn!(self, |conn| diesel::delete(
+            tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq(id.as_str()))
+        )
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
         Ok(n > 0)
     }
 }

@@ -22,10 +22,7 @@ impl ActivityStatus {
     }
 
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
-        Self::ALL
-            .into_iter()
-            .find(|s| s.as_str() == raw)
-            .ok_or_else(|| FieldError::new("status", "must be one of open, closed, pending"))
+        Self::ALL.into_iter().find(|s| s.as_str() == raw).ok_or_else(|| FieldError::new("status", "must be one of open, closed, pending"))
     }
 }
 

@@ -158,7 +158,13 @@ mod tests {
 
     #[test]
     fn rejects_malformed_keys() {
-        for bad in ["", "sk_", "xx_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &format!("sk_{}", "a".repeat(39)), &format!("sk_{}!", "a".repeat(39))] {
+        for bad in [
+            "",
+            "sk_",
+            "xx_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            &format!("sk_{}", "a".repeat(39)),
+            &format!("sk_{}!", "a".repeat(39)),
+        ] {
             assert!(matches!(PresentedKey::parse(bad), Err(DomainError::Unauthorized)), "{bad}");
         }
     }

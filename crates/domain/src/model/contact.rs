@@ -16,14 +16,8 @@ pub enum ChannelType {
 }
 
 impl ChannelType {
-    pub const ALL: [ChannelType; 6] = [
-        ChannelType::Whatsapp,
-        ChannelType::Instagram,
-        ChannelType::Messenger,
-        ChannelType::Email,
-        ChannelType::Sms,
-        ChannelType::Webchat,
-    ];
+    pub const ALL: [ChannelType; 6] =
+        [ChannelType::Whatsapp, ChannelType::Instagram, ChannelType::Messenger, ChannelType::Email, ChannelType::Sms, ChannelType::Webchat];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -117,9 +111,8 @@ impl Email {
             return Err(invalid());
         }
         let (local, domain) = s.split_once('@').ok_or_else(invalid)?;
-        let domain_ok = !domain.contains('@')
-            && domain.contains('.')
-            && domain.split('.').all(|label| !label.is_empty() && label.len() <= 63);
+        let domain_ok =
+            !domain.contains('@') && domain.contains('.') && domain.split('.').all(|label| !label.is_empty() && label.len() <= 63);
         if local.is_empty() || local.len() > 64 || !domain_ok {
             return Err(invalid());
         }

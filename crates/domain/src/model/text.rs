@@ -7,7 +7,10 @@ pub fn bounded(field: &str, raw: &str, min: usize, max: usize) -> Result<String,
     let trimmed = raw.trim();
     let len = trimmed.chars().count();
     if len < min {
-        return Err(FieldError::new(field, if min == 1 { "must not be empty".to_string() } else { format!("must be at least {min} characters") }));
+        return Err(FieldError::new(
+            field,
+            if min == 1 { "must not be empty".to_string() } else { format!("must be at least {min} characters") },
+        ));
     }
     if len > max {
         return Err(FieldError::new(field, format!("must be at most {max} characters")));

@@ -134,8 +134,7 @@ impl ActivityService {
 
         self.get(agent, id).await?;
         let found = self.tags.find_many(agent, &wanted).await?;
-        let missing: Vec<String> =
-            wanted.iter().filter(|w| !found.iter().any(|t| &t.id == *w)).map(|t| t.as_str().to_string()).collect();
+        let missing: Vec<String> = wanted.iter().filter(|w| !found.iter().any(|t| &t.id == *w)).map(|t| t.as_str().to_string()).collect();
         if !missing.is_empty() {
             return Err(DomainError::NotFound { resource: "tag", ids: missing });
         }
@@ -204,7 +203,13 @@ mod tests {
     fn service(activities: MockActivityRepository, tags: MockTagRepository) -> ActivityService {
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
-        ActivityService::new(Arc::new(activities), Arc::new(MockContactRepository::new()), Arc::new(tags), Arc::new(clock), Arc::new(MockIdSource::new()))
+        ActivityService::new(
+            Arc::new(activities),
+            Arc::new(MockContactRepository::new()),
+            Arc::new(tags),
+            Arc::new(clock),
+            Arc::new(MockIdSource::new()),
+        )
     }
 
     #[tokio::test]
@@ -252,14 +257,20 @@ mod tests {
         activities.expect_get().returning(|_, id| Ok(Some(view(id))));
         activities
             .expect_update()
-            .withf(|a, rename| a.status == ActivityStatus::Closed && a.assigned_to.is_none() && rename.map(|r| r.as_str()) == Some("Ana María"))
+            .withf(|a, rename| {
+                a.status == ActivityStatus::Closed && a.assigned_to.is_none() && rename.map(|r| r.as_str()) == Some("Ana María")
+            })
             .times(1)
             .returning(|_, _| Ok(true));
         service(activities, MockTagRepository::new())
             .update(
                 &agent(),
                 &ActivityId::new("act_1"),
-                ActivityPatchInput { status: Patch::Set("closed".into()), assigned_to: Patch::Clear, profile_name: Patch::Set("Ana María".into()) },
+                ActivityPatchInput {
+                    status: Patch::Set("closed".into()),
+                    assigned_to: Patch::Clear,
+                    profile_name: Patch::Set("Ana María".into()),
+                },
             )
             .await
             .unwrap();

@@ -165,7 +165,14 @@ mod tests {
         let mut repo = MockContactRepository::new();
         repo.expect_insert().times(1).returning(|_| Ok(()));
         let c = service(repo)
-            .create(&agent(), NewContactInput { channel_type: Some("whatsapp".into()), channel_id: Some("+52 55-1234-5678".into()), ..Default::default() })
+            .create(
+                &agent(),
+                NewContactInput {
+                    channel_type: Some("whatsapp".into()),
+                    channel_id: Some("+52 55-1234-5678".into()),
+                    ..Default::default()
+                },
+            )
             .await
             .unwrap();
         assert_eq!(c.profile_name.as_str(), "525512345678");
@@ -201,7 +208,10 @@ mod tests {
             }))
         });
         let err = service(repo)
-            .create(&agent(), NewContactInput { channel_type: Some("email".into()), channel_id: Some("a@b.co".into()), ..Default::default() })
+            .create(
+                &agent(),
+                NewContactInput { channel_type: Some("email".into()), channel_id: Some("a@b.co".into()), ..Default::default() },
+            )
             .await
             .unwrap_err();
         let DomainError::Conflict { details, .. } = err else { panic!() };

@@ -87,7 +87,9 @@ mod tests {
 
     fn agent_repo() -> MockAgentRepository {
         let mut agents = MockAgentRepository::new();
-        agents.expect_get().returning(|id| Ok(Some(Agent { id: id.clone(), name: AgentName::new("Shop").unwrap(), created_at: chrono::Utc::now() })));
+        agents
+            .expect_get()
+            .returning(|id| Ok(Some(Agent { id: id.clone(), name: AgentName::new("Shop").unwrap(), created_at: chrono::Utc::now() })));
         agents
     }
 

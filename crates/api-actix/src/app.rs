@@ -1,0 +1,38 @@
+//! The actix application: routes, extractor configuration, middleware. Built the same way by
+//! `parley serve` and by the HTTP tests.
+
+use actix_web::body::BoxBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+use actix_web::web::{self, Data};
+use actix_web::{App, Error};
+
+use crate::auth;
+use crate::extract::{json_config, query_config};
+use crate::request_context;
+use crate::routes::{self, activities, contacts, meta, tags};
+use crate::run_to_completion::RunToCompletion;
+use crate::state::AppState;
+
+pub fn build(
+    state: Data<AppState>,
+) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
+    App::new()
+        .app_data(state)
+        .app_data(json_config())
+        .app_data(query_config())
+        // The one public document: registered before the authenticated scope.
+        .configure(meta::routes)
+        .service(
+            web::scope("/v1")
+                .wrap(from_fn(auth::middleware))
+                .configure(tags::routes)
+                .configure(activities::routes)
+                .configure(contacts::routes)
+                .default_service(web::to(routes::route_not_found)),
+        )
+        .default_service(web::to(routes::route_not_found))
+        .wrap(from_fn(request_context::middleware))
+        // Outermost, so the whole request (request id scope included) runs as its own task.
+        .wrap(RunToCompletion)
+}

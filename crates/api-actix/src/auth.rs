@@ -1,0 +1,78 @@
+//! Authentication and key scopes.
+//!
+//! [`middleware`] resolves `X-API-Key` to its agent before anything else of the request runs
+//! (so a bad key is answered 401 before the body is read) and leaves the [`Principal`] in the
+//! request. Handlers then take [`SecretKey`] or [`PublishableKey`], which check the key's
+//! level without I/O: a handler cannot run without the key level it declares.
+
+use std::future::{Ready, ready};
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::web::Data;
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use parley_domain::DomainError;
+use parley_domain::model::{Access, AgentId, Principal};
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+pub const API_KEY_HEADER: &str = "x-api-key";
+
+pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let Some(state) = req.app_data::<Data<AppState>>().cloned() else {
+        return Ok(req.error_response(ApiError::from(DomainError::Internal("app state missing".into()))));
+    };
+    let presented = req.headers().get(API_KEY_HEADER).and_then(|v| v.to_str().ok());
+    match state.keys.authenticate(presented).await {
+        Ok(principal) => {
+            req.extensions_mut().insert(principal);
+            Ok(next.call(req).await?.map_into_boxed_body())
+        }
+        Err(e) => Ok(req.error_response(ApiError::from(e))),
+    }
+}
+
+fn principal(req: &HttpRequest, access: Access) -> Result<Principal, ApiError> {
+    let principal = req
+        .extensions()
+        .get::<Principal>()
+        .cloned()
+        .ok_or_else(|| DomainError::Internal("route is not behind the authentication middleware".into()))?;
+    principal.require(access)?;
+    Ok(principal)
+}
+
+macro_rules! key_extractor {
+    ($(#[$doc:meta])* $name:ident, $access:expr) => {
+        $(#[$doc])*
+        pub struct $name(pub Principal);
+
+        impl $name {
+            pub fn agent(&self) -> &AgentId {
+                &self.0.agent_id
+            }
+        }
+
+        impl FromRequest for $name {
+            type Error = ApiError;
+            type Future = Ready<Result<Self, ApiError>>;
+
+            fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+                ready(principal(req, $access).map($name))
+            }
+        }
+    };
+}
+
+key_extractor!(
+    /// A secret key (`sk_…`): every endpoint.
+    SecretKey,
+    Access::Secret
+);
+key_extractor!(
+    /// Any key of the agent, publishable (`pk_…`) included: catalog reads and carts.
+    PublishableKey,
+    Access::Publishable
+);

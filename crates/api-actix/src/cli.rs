@@ -1,0 +1,120 @@
+//! The `parley` command line: serve the API, and the operator commands (agents, keys,
+//! migrations). The public API has no admin endpoints; operators use these.
+
+use std::net::SocketAddr;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "parley",
+    version,
+    about = "Parley: a messaging-and-catalog API for businesses that sell over chat",
+    long_about = "Parley serves one JSON REST API under /v1 for business agents (tenants). Run with no \
+        subcommand to serve on 127.0.0.1:8080 with an embedded SQLite database (parley.db); on a fresh \
+        database it creates a demo agent and prints its key once.",
+    after_help = "Examples:\n  parley                                   serve with ./parley.db\n  parley agents create --name \"Acme\"\n  parley keys create --agent agt_… --publishable\n  DATABASE_URL=postgres://localhost/parley parley serve --bind 0.0.0.0:8080"
+)]
+pub struct Cli {
+    /// Database: sqlite://PATH (embedded, the default) or postgres://USER@HOST/DB (scale-out).
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://parley.db", global = true, hide_env_values = true)]
+    pub database_url: String,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the HTTP API (the default).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit (serve also applies them at start).
+    Migrate,
+    /// Manage agents (tenants).
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+    /// Manage API keys. Keys are printed once, at creation; only their hash is stored.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+    /// Print the OpenAPI 3.1 document of the API.
+    Openapi,
+}
+
+#[derive(Debug, Args, Default)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "PARLEY_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: Option<SocketAddr>,
+    /// Seed a demo agent when the database has no agents (always done for a new embedded database).
+    #[arg(long)]
+    pub demo: bool,
+    /// HTTP worker threads (default: one per CPU).
+    #[arg(long, env = "PARLEY_WORKERS")]
+    pub workers: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// Create an agent; prints {"id","name"}.
+    Create {
+        #[arg(long)]
+        name: String,
+    },
+    /// List agents as JSON.
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Create a key for an agent; prints {"id","key"}. The key is shown only this once.
+    Create {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// A browser-safe key (pk_…) for catalog reads and carts only; default is a secret key (sk_…).
+        #[arg(long)]
+        publishable: bool,
+    },
+    /// Revoke a key by its id (key_…); requests with it get 401 from then on.
+    Revoke {
+        /// The key's id (key_…), as printed by `keys create` or `keys list`.
+        key_id: String,
+    },
+    /// List an agent's keys (never the keys themselves: id, kind, last four characters, dates).
+    List {
+        #[arg(long)]
+        agent: String,
+    },
+}
+
+/// The URL with any password replaced, for logs and banners.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_reach_logs() {
+        assert_eq!(redact_url("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
+        assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redact_url("sqlite://parley.db"), "sqlite://parley.db");
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

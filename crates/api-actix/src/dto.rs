@@ -1,0 +1,373 @@
+//! Wire shapes: what the API reads and writes. Conversions from domain types live here so
+//! handlers stay one-liners.
+
+use chrono::SecondsFormat;
+use parley_domain::model::*;
+use parley_domain::services::{ActivityPatchInput, ContactPatchInput, NewContactInput, NewTagInput, Patch, TagPatchInput};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::extract::double_option;
+
+/// RFC 3339, UTC, milliseconds, `Z`: `2026-11-21T10:00:00.000Z`.
+pub fn timestamp(t: Timestamp) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// `{"data": …}`: every successful response.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DataBody<T> {
+    pub data: T,
+}
+
+/// `{"data": […], "pagination": {…}}`: paginated lists.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PageBody<T> {
+    pub data: Vec<T>,
+    pub pagination: Pagination,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Pagination {
+    /// Rows matching the query, across all pages.
+    pub total: u64,
+    pub limit: u32,
+    pub offset: u64,
+    /// `offset + len(data) < total`.
+    pub has_more: bool,
+}
+
+impl<T> PageBody<T> {
+    pub fn from_page<D>(page: Page<D>, f: impl FnMut(D) -> T) -> Self {
+        let pagination =
+            Pagination { total: page.total, limit: page.request.limit(), offset: page.request.offset(), has_more: page.has_more() };
+        Self { data: page.items.into_iter().map(f).collect(), pagination }
+    }
+}
+
+/// Answer of a delete.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Deleted {
+    pub id: String,
+    pub deleted: bool,
+}
+
+// ---- Tags ----
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TagDto {
+    #[schema(example = "tag_8ZkXq1bQ0mVhT3sYwR2cLd9a")]
+    pub id: String,
+    pub name: String,
+    /// `#rrggbb`, lowercase.
+    #[schema(example = "#f59e0b")]
+    pub color: String,
+    pub description: Option<String>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+impl From<Tag> for TagDto {
+    fn from(t: Tag) -> Self {
+        Self {
+            id: t.id.into_string(),
+            name: t.name.as_str().to_string(),
+            color: t.color.as_str().to_string(),
+            description: t.description.map(|d| d.as_str().to_string()),
+            created_at: timestamp(t.created_at),
+            updated_at: timestamp(t.updated_at),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTag {
+    /// Required; trimmed, 1–64 characters, unique per agent ignoring case.
+    pub name: Option<String>,
+    /// `#rrggbb`; a default gray when absent.
+    pub color: Option<String>,
+    /// At most 500 characters.
+    pub description: Option<String>,
+}
+
+impl From<CreateTag> for NewTagInput {
+    fn from(b: CreateTag) -> Self {
+        Self { name: b.name, color: b.color, description: b.description }
+    }
+}
+
+/// Only the fields sent change; `description: null` clears it.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTag {
+    #[serde(default, deserialize_with = "double_option")]
+    pub name: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub color: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub description: Option<Option<String>>,
+}
+
+impl From<UpdateTag> for TagPatchInput {
+    fn from(b: UpdateTag) -> Self {
+        Self {
+            name: Patch::from_double_option(b.name),
+            color: Patch::from_double_option(b.color),
+            description: Patch::from_double_option(b.description),
+        }
+    }
+}
+
+// ---- Contacts ----
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChannelDto {
+    pub channel_id: String,
+    /// whatsapp, instagram, messenger, email, sms or webchat.
+    #[schema(example = "whatsapp")]
+    pub channel_type: String,
+}
+
+impl From<&Channel> for ChannelDto {
+    fn from(c: &Channel) -> Self {
+        Self { channel_id: c.channel_id().to_string(), channel_type: c.channel_type().as_str().to_string() }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ContactDto {
+    #[schema(example = "con_4hYp2WqLx9sK0bNc7TmR1zVe")]
+    pub id: String,
+    pub profile_name: String,
+    pub email: Option<String>,
+    pub notes: Option<String>,
+    pub channels: Vec<ChannelDto>,
+    #[schema(value_type = Object)]
+    pub custom_attributes: Map<String, Value>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+impl From<Contact> for ContactDto {
+    fn from(c: Contact) -> Self {
+        Self {
+            id: c.id.into_string(),
+            profile_name: c.profile_name.as_str().to_string(),
+            email: c.email.map(|e| e.as_str().to_string()),
+            notes: c.notes.map(|n| n.as_str().to_string()),
+            channels: c.channels.iter().map(ChannelDto::from).collect(),
+            custom_attributes: c.custom_attributes.as_map().clone(),
+            created_at: timestamp(c.created_at),
+            updated_at: timestamp(c.updated_at),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateContact {
+    /// Required: whatsapp, instagram, messenger, email, sms or webchat.
+    pub channel_type: Option<String>,
+    /// Required. Phone channels: 7–15 digits after removing `+`, spaces and dashes. Email: an address.
+    pub channel_id: Option<String>,
+    /// Defaults to the channel id.
+    pub profile_name: Option<String>,
+    pub email: Option<String>,
+    pub notes: Option<String>,
+    /// A JSON object of at most 50 keys and 16 KiB.
+    #[schema(value_type = Option<Object>)]
+    pub custom_attributes: Option<Map<String, Value>>,
+}
+
+impl From<CreateContact> for NewContactInput {
+    fn from(b: CreateContact) -> Self {
+        Self {
+            channel_type: b.channel_type,
+            channel_id: b.channel_id,
+            profile_name: b.profile_name,
+            email: b.email,
+            notes: b.notes,
+            custom_attributes: b.custom_attributes,
+        }
+    }
+}
+
+/// Only the fields sent change. `email` and `notes` accept null to clear; `custom_attributes`
+/// is merged, and a key set to null is removed.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateContact {
+    #[serde(default, deserialize_with = "double_option")]
+    pub profile_name: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub email: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub notes: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Object>)]
+    pub custom_attributes: Option<Option<Map<String, Value>>>,
+}
+
+impl From<UpdateContact> for ContactPatchInput {
+    fn from(b: UpdateContact) -> Self {
+        Self {
+            profile_name: Patch::from_double_option(b.profile_name),
+            email: Patch::from_double_option(b.email),
+            notes: Patch::from_double_option(b.notes),
+            custom_attributes: Patch::from_double_option(b.custom_attributes),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ContactListParams {
+    /// Page size, 1–100, default 20.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
+    pub limit: Option<String>,
+    /// Rows to skip, default 0.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    pub offset: Option<String>,
+}
+
+// ---- Activities ----
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TagRefDto {
+    pub id: String,
+    pub name: String,
+    pub color: String,
+}
+
+/// An activity as listed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ActivityDto {
+    #[schema(example = "act_1nQv8ZpXr3TyLk5bW0cMd7Hs")]
+    pub id: String,
+    /// open, closed or pending.
+    #[schema(example = "open")]
+    pub status: String,
+    pub profile_name: String,
+    pub channel_identifiers: Vec<String>,
+    pub tags: Vec<TagRefDto>,
+    pub assigned_to: Option<String>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+/// One activity: the list item plus its contact and channels.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ActivityDetailDto {
+    #[serde(flatten)]
+    pub item: ActivityDto,
+    pub contact_id: String,
+    pub channels: Vec<ChannelDto>,
+    /// When the contact last wrote; null if never. The 24-hour messaging window runs from here.
+    #[schema(format = DateTime)]
+    pub last_inbound_at: Option<String>,
+}
+
+impl From<&ActivityView> for ActivityDto {
+    fn from(v: &ActivityView) -> Self {
+        let a = &v.activity;
+        Self {
+            id: a.id.as_str().to_string(),
+            status: a.status.as_str().to_string(),
+            profile_name: v.profile_name.as_str().to_string(),
+            channel_identifiers: v.channels.iter().map(|c| c.channel_id().to_string()).collect(),
+            tags: v
+                .tags
+                .iter()
+                .map(|t| TagRefDto {
+                    id: t.id.as_str().to_string(),
+                    name: t.name.as_str().to_string(),
+                    color: t.color.as_str().to_string(),
+                })
+                .collect(),
+            assigned_to: a.assigned_to.as_ref().map(|x| x.as_str().to_string()),
+            created_at: timestamp(a.created_at),
+            updated_at: timestamp(a.updated_at),
+        }
+    }
+}
+
+impl From<ActivityView> for ActivityDto {
+    fn from(v: ActivityView) -> Self {
+        Self::from(&v)
+    }
+}
+
+impl From<ActivityView> for ActivityDetailDto {
+    fn from(v: ActivityView) -> Self {
+        Self {
+            item: ActivityDto::from(&v),
+            contact_id: v.activity.contact_id.as_str().to_string(),
+            channels: v.channels.iter().map(ChannelDto::from).collect(),
+            last_inbound_at: v.activity.last_inbound_at.map(timestamp),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ActivityListParams {
+    /// Page size, 1–100, default 20.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
+    pub limit: Option<String>,
+    /// Rows to skip, default 0.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    pub offset: Option<String>,
+    /// open, closed or pending.
+    pub status: Option<String>,
+    /// A tag id: only activities with that tag.
+    pub tag: Option<String>,
+    /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number.
+    pub search: Option<String>,
+}
+
+/// Only the fields sent change; `assigned_to: null` unassigns.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateActivity {
+    /// open, closed or pending; any move is allowed.
+    #[serde(default, deserialize_with = "double_option")]
+    pub status: Option<Option<String>>,
+    /// A user id, 1–128 characters, or null.
+    #[serde(default, deserialize_with = "double_option")]
+    pub assigned_to: Option<Option<String>>,
+    /// Renames the contact.
+    #[serde(default, deserialize_with = "double_option")]
+    pub profile_name: Option<Option<String>>,
+}
+
+impl From<UpdateActivity> for ActivityPatchInput {
+    fn from(b: UpdateActivity) -> Self {
+        Self {
+            status: Patch::from_double_option(b.status),
+            assigned_to: Patch::from_double_option(b.assigned_to),
+            profile_name: Patch::from_double_option(b.profile_name),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttachTags {
+    /// 1–50 tag ids of this agent; already attached ones are left as they are.
+    pub tag_ids: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DetachTagParams {
+    /// The tag to remove.
+    pub tag_id: Option<String>,
+}

@@ -1,0 +1,120 @@
+//! The API's one error type and its wire shape:
+//! `{"error":{"code","message","details":[{"field","issue"}],"request_id"}}`.
+//! Every failure of every layer is mapped to a status and code here, and only here.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use parley_domain::{DomainError, FieldError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::request_context;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+    #[error("{0}")]
+    InvalidJson(String),
+    #[error("the request body must be JSON sent with Content-Type: application/json")]
+    UnsupportedMediaType,
+    #[error("the request body exceeds {0} bytes")]
+    PayloadTooLarge(usize),
+    #[error("no such endpoint")]
+    RouteNotFound,
+    #[error("this endpoint does not support the method")]
+    MethodNotAllowed,
+}
+
+/// One broken rule in `details`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    pub field: String,
+    pub issue: String,
+}
+
+/// The error object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorObject {
+    /// Stable machine-readable code, e.g. `VALIDATION_ERROR`, `NOT_FOUND`.
+    #[schema(example = "NOT_FOUND")]
+    pub code: &'static str,
+    /// Human-readable explanation; never leaks internals.
+    pub message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<ErrorDetail>,
+    /// The `X-Request-Id` of the failed request, for support.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// Body of every error response.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorObject,
+}
+
+fn details(errors: &[FieldError]) -> Vec<ErrorDetail> {
+    errors.iter().map(|e| ErrorDetail { field: e.field.clone(), issue: e.issue.clone() }).collect()
+}
+
+impl ApiError {
+    fn parts(&self) -> (StatusCode, &'static str, String, Vec<ErrorDetail>) {
+        use DomainError as D;
+        match self {
+            ApiError::Domain(D::Validation(errors)) => {
+                (StatusCode::BAD_REQUEST, "VALIDATION_ERROR", "the request has invalid fields".into(), details(errors))
+            }
+            ApiError::Domain(D::NotFound { resource, ids }) => {
+                let detail =
+                    ids.iter().map(|id| ErrorDetail { field: format!("{resource}_id"), issue: format!("{id} not found") }).collect();
+                (StatusCode::NOT_FOUND, "NOT_FOUND", format!("{resource} not found"), detail)
+            }
+            ApiError::Domain(D::Conflict { message, details: d }) => (StatusCode::CONFLICT, "CONFLICT", message.clone(), details(d)),
+            ApiError::Domain(D::Unauthorized) => {
+                (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "send a valid API key in the X-API-Key header".into(), vec![])
+            }
+            ApiError::Domain(D::Forbidden) => (
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN",
+                "this endpoint needs a secret key (sk_…); publishable keys cannot call it".into(),
+                vec![],
+            ),
+            ApiError::Domain(D::Unavailable(_)) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", "the service is temporarily unavailable; retry shortly".into(), vec![])
+            }
+            ApiError::Domain(D::Internal(_)) => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL", "an internal error occurred".into(), vec![])
+            }
+            ApiError::InvalidJson(m) => (StatusCode::BAD_REQUEST, "INVALID_JSON", m.clone(), vec![]),
+            ApiError::UnsupportedMediaType => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
+            ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", self.to_string(), vec![]),
+            ApiError::RouteNotFound => (StatusCode::NOT_FOUND, "NOT_FOUND", self.to_string(), vec![]),
+            ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", self.to_string(), vec![]),
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.parts().0
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let (status, code, message, details) = self.parts();
+        if status.is_server_error() {
+            // The client sees a generic message; the log keeps the cause.
+            tracing::error!(code, error = %self, "request failed");
+        }
+        let body = ErrorBody { error: ErrorObject { code, message, details, request_id: request_context::current_request_id() } };
+        let mut response = HttpResponse::build(status).json(body);
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        response
+    }
+}
+
+/// Handlers return this: the success value or an [`ApiError`].
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,15 @@
+//! Parley's HTTP API and operator command line. Thin by design: handlers parse, call one
+//! domain service and map the result; the rules live in `parley-domain`.
+
+pub mod app;
+pub mod auth;
+pub mod cli;
+pub mod dto;
+pub mod error;
+pub mod extract;
+pub mod openapi;
+pub mod request_context;
+pub mod routes;
+pub mod run_to_completion;
+pub mod seed;
+pub mod state;

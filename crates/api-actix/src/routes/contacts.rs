@@ -1,0 +1,58 @@
+use actix_web::web::{Data, Json, Path, Query, ServiceConfig};
+use actix_web::{HttpResponse, web};
+use parley_domain::DomainError;
+use parley_domain::model::{ContactId, PageBounds, PageRequest};
+
+use super::{created, ok, resource};
+use crate::auth::SecretKey;
+use crate::dto::{ContactDto, ContactListParams, CreateContact, DataBody, PageBody, UpdateContact};
+use crate::error::{ApiResult, ErrorBody};
+use crate::state::AppState;
+
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(resource("/contacts").route(web::get().to(list_contacts)).route(web::post().to(create_contact)))
+        .service(resource("/contacts/{id}").route(web::get().to(get_contact)).route(web::patch().to(update_contact)));
+}
+
+/// List contacts, newest first.
+#[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), params(ContactListParams),
+    responses((status = 200, body = PageBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
+    let page =
+        PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS).map_err(DomainError::Validation)?;
+    let contacts = state.contacts.list(caller.agent(), page).await?;
+    Ok(HttpResponse::Ok().json(PageBody::from_page(contacts, ContactDto::from)))
+}
+
+/// Fetch one contact.
+#[utoipa::path(get, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])),
+    params(("id" = String, Path, description = "Contact id")),
+    responses((status = 200, body = DataBody<ContactDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: Path<String>) -> ApiResult<HttpResponse> {
+    let contact = state.contacts.get(caller.agent(), &ContactId::new(id.into_inner())).await?;
+    Ok(ok(ContactDto::from(contact)))
+}
+
+/// Create a contact on one channel.
+#[utoipa::path(post, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), request_body = CreateContact,
+    responses((status = 201, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody)))]
+pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<CreateContact>) -> ApiResult<HttpResponse> {
+    let contact = state.contacts.create(caller.agent(), body.into_inner().into()).await?;
+    Ok(created(ContactDto::from(contact)))
+}
+
+/// Change a contact's name, email, notes or custom attributes.
+#[utoipa::path(patch, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])), request_body = UpdateContact,
+    params(("id" = String, Path, description = "Contact id")),
+    responses((status = 200, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn update_contact(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: Path<String>,
+    body: Json<UpdateContact>,
+) -> ApiResult<HttpResponse> {
+    let contact = state.contacts.update(caller.agent(), &ContactId::new(id.into_inner()), body.into_inner().into()).await?;
+    Ok(ok(ContactDto::from(contact)))
+}
