@@ -119,9 +119,9 @@ async fn serve(store: Store, state: AppState, args: ServeArgs) -> Result<(), Fai
         println!("  secret key:      {}", demo.secret_key.plaintext);
         println!("  publishable key: {}", demo.publishable_key.plaintext);
         println!();
-        println!("Try it:");
-        println!("  export PARLEY_KEY={}", demo.secret_key.plaintext);
-        println!("  curl -s -H \"X-API-Key: $PARLEY_KEY\" http://{bind}/v1/activities");
+        println!("Try it (README.md has a longer session):");
+        println!("  export PARLEY_URL=http://{bind} PARLEY_KEY={}", demo.secret_key.plaintext);
+        println!("  curl -s -H \"X-API-Key: $PARLEY_KEY\" $PARLEY_URL/v1/activities");
     } else if empty {
         println!("The database has no agents yet: `parley agents create --name NAME`, then `parley keys create --agent ID`.");
     }
