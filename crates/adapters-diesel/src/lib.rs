@@ -61,6 +61,14 @@ impl Store {
     /// The store behind every repository port.
     pub fn repositories(&self) -> Repositories {
         let s = Arc::new(self.clone());
-        Repositories { agents: s.clone(), keys: s.clone(), tags: s.clone(), contacts: s.clone(), activities: s }
+        Repositories {
+            agents: s.clone(),
+            keys: s.clone(),
+            tags: s.clone(),
+            contacts: s.clone(),
+            activities: s.clone(),
+            products: s.clone(),
+            carts: s,
+        }
     }
 }

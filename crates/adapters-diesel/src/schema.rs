@@ -80,6 +80,45 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    products (agent_id, id) {
+        agent_id -> Text,
+        id -> Text,
+        status -> Text,
+        kind -> Text,
+        document -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    product_categories (agent_id, tag, product_id) {
+        agent_id -> Text,
+        tag -> Text,
+        product_id -> Text,
+    }
+}
+
+diesel::table! {
+    catalog_facets (agent_id, facet, name) {
+        agent_id -> Text,
+        facet -> Text,
+        name -> Text,
+        count -> BigInt,
+    }
+}
+
+diesel::table! {
+    carts (code) {
+        code -> Text,
+        agent_id -> Text,
+        items -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+    }
+}
+
 diesel::joinable!(api_keys -> agents (agent_id));
 diesel::joinable!(tags -> agents (agent_id));
 diesel::joinable!(contacts -> agents (agent_id));
@@ -88,4 +127,16 @@ diesel::joinable!(activities -> contacts (contact_id));
 diesel::joinable!(activity_tags -> activities (activity_id));
 diesel::joinable!(activity_tags -> tags (tag_id));
 
-diesel::allow_tables_to_appear_in_same_query!(agents, api_keys, tags, contacts, contact_channels, activities, activity_tags);
+diesel::allow_tables_to_appear_in_same_query!(
+    agents,
+    api_keys,
+    tags,
+    contacts,
+    contact_channels,
+    activities,
+    activity_tags,
+    products,
+    product_categories,
+    catalog_facets,
+    carts
+);

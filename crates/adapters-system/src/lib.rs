@@ -31,6 +31,11 @@ impl IdSource for RandomIds {
     fn secret(&self, len: usize) -> String {
         rand::rng().sample_iter(&Alphanumeric).take(len).map(char::from).collect()
     }
+
+    fn code(&self, alphabet: &'static [u8], len: usize) -> String {
+        let mut rng = rand::rng();
+        (0..len).map(|_| char::from(alphabet[rng.random_range(0..alphabet.len())])).collect()
+    }
 }
 
 #[cfg(test)]
@@ -43,6 +48,13 @@ mod tests {
         let ids: HashSet<String> = (0..10_000).map(|_| RandomIds.new_id(IdKind::Tag)).collect();
         assert_eq!(ids.len(), 10_000);
         assert!(ids.iter().all(|id| id.starts_with("tag_") && id.len() == 4 + ID_RANDOM_LEN));
+    }
+
+    #[test]
+    fn codes_use_only_the_alphabet_and_all_of_it() {
+        let alphabet: &'static [u8] = b"abc";
+        let drawn: HashSet<char> = (0..200).flat_map(|_| RandomIds.code(alphabet, 7).chars().collect::<Vec<_>>()).collect();
+        assert_eq!(drawn, HashSet::from(['a', 'b', 'c']));
     }
 
     #[test]

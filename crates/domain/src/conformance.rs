@@ -23,7 +23,9 @@ macro_rules! storage_conformance {
             contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped,
             activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
             activity_update_renames_contact_atomically, tag_attach_is_idempotent_and_bumps_only_on_change,
-            concurrent_writers_neither_lose_nor_duplicate);
+            concurrent_writers_neither_lose_nor_duplicate, products_list_active_newest_first_with_filters_and_totals,
+            product_reimport_updates_rows_and_facets, products_are_scoped_by_agent, product_export_pages_by_id_with_drafts,
+            carts_store_snapshots_under_unique_codes);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(
@@ -396,4 +398,148 @@ pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
     let results = futures_util::future::join_all(attaches).await;
     assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
     assert_eq!(r.activities.get(&a, &act.id).await.unwrap().unwrap().tags.len(), ids.len());
+}
+
+fn product(agent: &AgentId, id: &str, kind: &str, tags: &[&str], status: &str, created: i64) -> Product {
+    let record: ProductRecord = serde_json::from_value(json!({
+        "_id": id, "kind": kind, "title": format!("Title {id}"), "description": "d", "currency": "USD",
+        "base_price": 10.5, "category_tags": tags, "status": status,
+        "media": [{"url": "https://cdn.example.com/x.jpg", "type": "image", "alt": "x", "position": 0}],
+        "variants": [{"id": "v1", "title": "V", "price": 11, "selected_options": [{"name": "Size", "value": "M"}]}]
+    }))
+    .unwrap();
+    Product::from_record(agent, record, t(created), None).unwrap()
+}
+
+fn no_progress() -> crate::ports::ImportProgress {
+    std::sync::Arc::new(|_| {})
+}
+
+async fn product_ids(r: &Repositories, agent: &AgentId, filter: ProductFilter, limit: u32, offset: u64) -> (Vec<String>, u64) {
+    let p = r.products.list(agent, &filter, page(limit, offset)).await.unwrap();
+    (p.items.into_iter().map(|p| p.id.as_str().to_string()).collect(), p.total)
+}
+
+pub async fn products_list_active_newest_first_with_filters_and_totals(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let catalog = vec![
+        product(&a, "p1", "product", &["Home", "Gifts"], "active", 1),
+        product(&a, "p2", "service", &["Services"], "active", 2),
+        product(&a, "p3", "product", &["Home"], "active", 2),
+        product(&a, "p4", "product", &["Home"], "draft", 3),
+        product(&a, "p5", "product", &["Gifts"], "active", 4),
+    ];
+    r.products.import(&a, &catalog, no_progress()).await.unwrap();
+
+    assert_eq!(
+        product_ids(&r, &a, ProductFilter::default(), 10, 0).await,
+        (vec!["p5".into(), "p3".into(), "p2".into(), "p1".into()], 4),
+        "drafts hidden; ties by _id desc"
+    );
+    assert_eq!(product_ids(&r, &a, ProductFilter::default(), 2, 2).await, (vec!["p2".into(), "p1".into()], 4));
+    let home = ProductFilter { tag: Some("Home".into()), kind: None };
+    assert_eq!(product_ids(&r, &a, home, 10, 0).await, (vec!["p3".into(), "p1".into()], 2));
+    assert_eq!(product_ids(&r, &a, ProductFilter { tag: Some("home".into()), kind: None }, 10, 0).await.1, 0, "tags match exactly");
+    let services = ProductFilter { tag: None, kind: Some(ProductKind::Service) };
+    assert_eq!(product_ids(&r, &a, services, 10, 0).await, (vec!["p2".into()], 1));
+    let gift_products = ProductFilter { tag: Some("Gifts".into()), kind: Some(ProductKind::Product) };
+    assert_eq!(product_ids(&r, &a, gift_products, 1, 0).await, (vec!["p5".into()], 2));
+
+    let facets = r.products.facets(&a).await.unwrap();
+    assert_eq!(facets.total_items, 4);
+    let counts: Vec<(String, u64)> = facets.categories.into_iter().map(|c| (c.name, c.count)).collect();
+    assert_eq!(counts, [("Gifts".into(), 2), ("Home".into(), 2), ("Services".into(), 1)], "count desc, then name; drafts not counted");
+
+    assert_eq!(r.products.get(&a, &ProductId::lookup("p1")).await.unwrap().unwrap(), catalog[0], "stored exactly");
+    assert!(r.products.get(&a, &ProductId::lookup("p4")).await.unwrap().is_none(), "drafts are not found");
+    let active = r.products.find_active(&a, &[ProductId::lookup("p1"), ProductId::lookup("p4"), ProductId::lookup("nope")]).await.unwrap();
+    assert_eq!(active.into_iter().map(|p| p.id).collect::<Vec<_>>(), [ProductId::lookup("p1")]);
+}
+
+pub async fn product_reimport_updates_rows_and_facets(r: Repositories) {
+    let a = agent(&r, "A").await;
+    r.products
+        .import(
+            &a,
+            &[product(&a, "p1", "product", &["Home"], "active", 1), product(&a, "p2", "product", &["Home"], "active", 2)],
+            no_progress(),
+        )
+        .await
+        .unwrap();
+    let mut changed = product(&a, "p1", "service", &["Garden"], "active", 1);
+    changed.title = "Renamed".into();
+    let hidden = product(&a, "p2", "product", &["Home"], "draft", 2);
+    r.products.import(&a, &[changed.clone(), hidden], no_progress()).await.unwrap();
+
+    assert_eq!(r.products.get(&a, &ProductId::lookup("p1")).await.unwrap().unwrap(), changed);
+    assert!(r.products.get(&a, &ProductId::lookup("p2")).await.unwrap().is_none());
+    let facets = r.products.facets(&a).await.unwrap();
+    assert_eq!((facets.total_items, facets.categories.len(), facets.categories[0].name.as_str()), (1, 1, "Garden"));
+    assert_eq!(product_ids(&r, &a, ProductFilter { tag: Some("Home".into()), kind: None }, 10, 0).await.1, 0);
+    let times = r.products.created_times(&a).await.unwrap();
+    assert_eq!(times.len(), 2, "drafts keep their rows");
+
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let many: Vec<Product> = (0..1203).map(|i| product(&a, &format!("bulk{i:04}"), "product", &["Bulk"], "active", i)).collect();
+    r.products.import(&a, &many, std::sync::Arc::new(move |n| log.lock().unwrap().push(n))).await.unwrap();
+    let reported = seen.lock().unwrap().clone();
+    assert_eq!(reported.last(), Some(&1203), "progress reaches the total");
+    assert!(reported.windows(2).all(|w| w[0] < w[1]) && reported.len() > 1, "progress is reported batch by batch: {reported:?}");
+    assert_eq!(r.products.facets(&a).await.unwrap().total_items, 1204);
+}
+
+pub async fn products_are_scoped_by_agent(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    r.products.import(&a, &[product(&a, "same", "product", &["Home"], "active", 1)], no_progress()).await.unwrap();
+    let theirs = product(&b, "same", "service", &["Other"], "active", 2);
+    r.products.import(&b, std::slice::from_ref(&theirs), no_progress()).await.unwrap();
+
+    assert_eq!(r.products.get(&b, &ProductId::lookup("same")).await.unwrap().unwrap(), theirs, "two agents may hold the same _id");
+    assert_eq!(r.products.get(&a, &ProductId::lookup("same")).await.unwrap().unwrap().kind, ProductKind::Product);
+    assert_eq!(product_ids(&r, &b, ProductFilter { tag: Some("Home".into()), kind: None }, 10, 0).await.1, 0);
+    assert_eq!(r.products.facets(&b).await.unwrap().categories.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Other"]);
+    let c = agent(&r, "C").await;
+    assert_eq!(r.products.facets(&c).await.unwrap(), CatalogFacets::default());
+    assert_eq!(product_ids(&r, &c, ProductFilter::default(), 10, 0).await, (vec![], 0));
+}
+
+pub async fn product_export_pages_by_id_with_drafts(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let catalog: Vec<Product> = ["c", "a", "d", "b"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| product(&a, id, "product", &[], if i == 0 { "draft" } else { "active" }, i as i64))
+        .collect();
+    r.products.import(&a, &catalog, no_progress()).await.unwrap();
+    let first = r.products.export_page(&a, None, 3).await.unwrap();
+    let rest = r.products.export_page(&a, Some(first.last().unwrap().id.clone()), 3).await.unwrap();
+    let ids: Vec<_> = first.iter().chain(&rest).map(|p| p.id.as_str().to_string()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d"]);
+    assert_eq!(first[2].status, ProductStatus::Draft);
+    assert!(r.products.export_page(&a, Some(ProductId::lookup("d")), 3).await.unwrap().is_empty());
+}
+
+pub async fn carts_store_snapshots_under_unique_codes(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let p = product(&a, "p1", "product", &["Home"], "active", 1);
+    let cart = Cart {
+        code: CartCode::parse("Ab3kP9z").unwrap(),
+        agent_id: a.clone(),
+        items: vec![CartItem { product: p.clone(), qty: 3 }],
+        created_at: t(10),
+        expires_at: t(10) + CART_VALIDITY,
+    };
+    r.carts.insert(&cart).await.unwrap();
+    assert_eq!(r.carts.get(&a, &cart.code).await.unwrap().unwrap(), cart);
+    assert!(r.carts.get(&b, &cart.code).await.unwrap().is_none(), "other agents' carts are invisible");
+    let clash = Cart { agent_id: b.clone(), ..cart.clone() };
+    assert!(matches!(r.carts.insert(&clash).await, Err(StoreError::Conflict(_))), "codes are unique across agents");
+
+    let mut changed = p.clone();
+    changed.title = "Changed".into();
+    r.products.import(&a, &[changed], no_progress()).await.unwrap();
+    assert_eq!(r.carts.get(&a, &cart.code).await.unwrap().unwrap().items[0].product, p, "a cart never changes");
 }

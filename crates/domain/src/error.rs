@@ -23,6 +23,9 @@ pub enum DomainError {
     NotFound { resource: &'static str, ids: Vec<String> },
     #[error("{message}")]
     Conflict { message: String, details: Vec<FieldError> },
+    /// A cart older than its validity (other agents' carts stay `NotFound`).
+    #[error("the cart has expired")]
+    CartExpired,
     #[error("missing, unknown or revoked API key")]
     Unauthorized,
     #[error("this key may not call this endpoint")]

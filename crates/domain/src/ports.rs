@@ -24,6 +24,8 @@ pub trait IdSource: Send + Sync {
     fn new_id(&self, kind: IdKind) -> String;
     /// `len` random base-62 characters.
     fn secret(&self, len: usize) -> String;
+    /// `len` random characters drawn uniformly from `alphabet` (cart codes).
+    fn code(&self, alphabet: &'static [u8], len: usize) -> String;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -97,6 +99,39 @@ pub trait ActivityRepository: Send + Sync {
     async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp) -> StoreResult<bool>;
 }
 
+/// Reports how many products an import has written so far.
+pub type ImportProgress = std::sync::Arc<dyn Fn(usize) + Send + Sync>;
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ProductRepository: Send + Sync {
+    /// Upserts by `(agent, _id)` in ONE transaction: all products are written or none.
+    /// Category facets are brought up to date in the same transaction. Calls `progress`
+    /// with the running count as batches are written.
+    async fn import(&self, agent: &AgentId, products: &[Product], progress: ImportProgress) -> StoreResult<()>;
+    /// `created_at` of every stored product of the agent, drafts included.
+    async fn created_times(&self, agent: &AgentId) -> StoreResult<std::collections::HashMap<ProductId, Timestamp>>;
+    /// Active products only, newest first (`created_at` desc, then `_id` desc).
+    async fn list(&self, agent: &AgentId, filter: &ProductFilter, page: PageRequest) -> StoreResult<Page<Product>>;
+    /// An active product; drafts and other agents' products are `None`.
+    async fn get(&self, agent: &AgentId, id: &ProductId) -> StoreResult<Option<Product>>;
+    /// The active products among `ids`, in any order.
+    async fn find_active(&self, agent: &AgentId, ids: &[ProductId]) -> StoreResult<Vec<Product>>;
+    /// Every product, drafts included, by `_id`, starting after `after`: for export.
+    async fn export_page(&self, agent: &AgentId, after: Option<ProductId>, limit: u32) -> StoreResult<Vec<Product>>;
+    /// Category counts and the active total, from counts kept up to date by imports.
+    async fn facets(&self, agent: &AgentId) -> StoreResult<CatalogFacets>;
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CartRepository: Send + Sync {
+    /// MUST return `Conflict` when the code is taken (by any agent).
+    async fn insert(&self, cart: &Cart) -> StoreResult<()>;
+    /// The agent's cart, expired or not; another agent's cart is `None`.
+    async fn get(&self, agent: &AgentId, code: &CartCode) -> StoreResult<Option<Cart>>;
+}
+
 /// Every repository port, as one storage backend provides them.
 #[derive(Clone)]
 pub struct Repositories {
@@ -105,4 +140,6 @@ pub struct Repositories {
     pub tags: std::sync::Arc<dyn TagRepository>,
     pub contacts: std::sync::Arc<dyn ContactRepository>,
     pub activities: std::sync::Arc<dyn ActivityRepository>,
+    pub products: std::sync::Arc<dyn ProductRepository>,
+    pub carts: std::sync::Arc<dyn CartRepository>,
 }

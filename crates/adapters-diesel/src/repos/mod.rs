@@ -25,8 +25,11 @@ macro_rules! load_channels {
 
 mod activities;
 mod agents;
+mod bulk;
+mod carts;
 mod contacts;
 mod keys;
+mod products;
 mod tags;
 
 /// Groups loaded channel rows by contact id.

@@ -12,6 +12,8 @@ pub struct PageBounds {
 impl PageBounds {
     /// Activities and contacts: default 20, at most 100.
     pub const CONVERSATIONS: PageBounds = PageBounds { default_limit: 20, max_limit: 100 };
+    /// Products: default 50, at most 100.
+    pub const PRODUCTS: PageBounds = PageBounds { default_limit: 50, max_limit: 100 };
 }
 
 /// A validated `limit`/`offset` pair.

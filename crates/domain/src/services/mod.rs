@@ -2,11 +2,15 @@
 //! the business rules and talks to the ports. Handlers call exactly one service method.
 
 mod activities;
+mod carts;
+mod catalog;
 mod contacts;
 mod keys;
 mod tags;
 
 pub use activities::*;
+pub use carts::*;
+pub use catalog::*;
 pub use contacts::*;
 pub use keys::*;
 pub use tags::*;

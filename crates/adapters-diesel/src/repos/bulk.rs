@@ -1,0 +1,121 @@
+//! Bulk catalog writes, the one place where the backends need different code: PostgreSQL
+//! takes multi-row upserts; diesel-async cannot run diesel's SQLite batch insert, so SQLite
+//! runs a tight synchronous loop on the connection's blocking thread (statements are cached,
+//! so each row costs microseconds). Both run inside the caller's transaction.
+
+use std::future::Future;
+
+use diesel::prelude::{ExpressionMethods, Insertable, QueryDsl};
+use diesel::upsert::excluded;
+use parley_domain::ports::ImportProgress;
+
+use crate::error::DbResult;
+use crate::schema::{product_categories, products};
+
+#[derive(Insertable, Clone)]
+#[diesel(table_name = products)]
+pub(crate) struct ProductInsert {
+    pub agent_id: String,
+    pub id: String,
+    pub status: String,
+    pub kind: String,
+    pub document: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Insertable, Clone)]
+#[diesel(table_name = product_categories)]
+pub(crate) struct CategoryInsert {
+    pub agent_id: String,
+    pub tag: String,
+    pub product_id: String,
+}
+
+/// Products to upsert and the category rows that replace theirs.
+pub(crate) struct Batch {
+    pub products: Vec<ProductInsert>,
+    pub categories: Vec<CategoryInsert>,
+}
+
+pub(crate) trait BulkWrite {
+    fn write_batches(&mut self, agent: &str, batches: Vec<Batch>, progress: ImportProgress) -> impl Future<Output = DbResult<()>> + Send;
+}
+
+macro_rules! upsert_changes {
+    () => {
+        (
+            products::status.eq(excluded(products::status)),
+            products::kind.eq(excluded(products::kind)),
+            products::document.eq(excluded(products::document)),
+            products::created_at.eq(excluded(products::created_at)),
+            products::updated_at.eq(excluded(products::updated_at)),
+        )
+    };
+}
+
+#[cfg(feature = "postgres")]
+impl BulkWrite for crate::pool::PgConn {
+    async fn write_batches(&mut self, agent: &str, batches: Vec<Batch>, progress: ImportProgress) -> DbResult<()> {
+        use diesel_async::RunQueryDsl;
+        let mut done = 0;
+        for batch in batches {
+            diesel::insert_into(products::table)
+                .values(&batch.products)
+                .on_conflict((products::agent_id, products::id))
+                .do_update()
+                .set(upsert_changes!())
+                .execute(self)
+                .await?;
+            let ids: Vec<&str> = batch.products.iter().map(|p| p.id.as_str()).collect();
+            diesel::delete(
+                product_categories::table
+                    .filter(product_categories::agent_id.eq(agent))
+                    .filter(product_categories::product_id.eq_any(&ids)),
+            )
+            .execute(self)
+            .await?;
+            if !batch.categories.is_empty() {
+                diesel::insert_into(product_categories::table).values(&batch.categories).execute(self).await?;
+            }
+            done += batch.products.len();
+            progress(done);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl BulkWrite for crate::pool::SqliteConn {
+    async fn write_batches(&mut self, agent: &str, batches: Vec<Batch>, progress: ImportProgress) -> DbResult<()> {
+        let agent = agent.to_string();
+        self.spawn_blocking(move |conn| {
+            use diesel::RunQueryDsl;
+            let mut done = 0;
+            for batch in batches {
+                for row in &batch.products {
+                    diesel::insert_into(products::table)
+                        .values(row)
+                        .on_conflict((products::agent_id, products::id))
+                        .do_update()
+                        .set(upsert_changes!())
+                        .execute(conn)?;
+                    diesel::delete(
+                        product_categories::table
+                            .filter(product_categories::agent_id.eq(&agent))
+                            .filter(product_categories::product_id.eq(&row.id)),
+                    )
+                    .execute(conn)?;
+                }
+                for row in &batch.categories {
+                    diesel::insert_into(product_categories::table).values(row).execute(conn)?;
+                }
+                done += batch.products.len();
+                progress(done);
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,76 @@
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::model::*;
+use parley_domain::ports::{CartRepository, StoreResult};
+use serde::{Deserialize, Serialize};
+
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::with_conn;
+use crate::rows::{from_millis, millis};
+use crate::schema::carts;
+
+/// One stored cart line: the full product record (status and times included) as it was.
+#[derive(Serialize, Deserialize)]
+struct StoredItem {
+    product: ProductRecord,
+    qty: u8,
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = carts)]
+struct CartRow {
+    code: String,
+    agent_id: String,
+    items: String,
+    created_at: i64,
+    expires_at: i64,
+}
+
+impl CartRow {
+    fn into_domain(self) -> Result<Cart, DbError> {
+        let agent = AgentId::new(self.agent_id);
+        let stored: Vec<StoredItem> = serde_json::from_str(&self.items).map_err(|e| DbError::Corrupt(format!("cart items: {e}")))?;
+        let created_at = from_millis(self.created_at)?;
+        let items = stored
+            .into_iter()
+            .map(|i| {
+                let product = Product::from_record(&agent, i.product, created_at, None)
+                    .map_err(|e| DbError::Corrupt(format!("cart product: {}", e[0].field)))?;
+                Ok(CartItem { product, qty: i.qty })
+            })
+            .collect::<Result<_, DbError>>()?;
+        let code = CartCode::parse(&self.code).ok_or_else(|| DbError::Corrupt(format!("cart code {:?}", self.code)))?;
+        Ok(Cart { code, agent_id: agent, items, created_at, expires_at: from_millis(self.expires_at)? })
+    }
+}
+
+#[async_trait]
+impl CartRepository for Store {
+    async fn insert(&self, cart: &Cart) -> StoreResult<()> {
+        let items: Vec<StoredItem> = cart.items.iter().map(|i| StoredItem { product: i.product.to_record(), qty: i.qty }).collect();
+        let items = serde_json::to_string(&items).map_err(|e| DbError::Corrupt(e.to_string()))?;
+        let values = (
+            carts::code.eq(cart.code.as_str()),
+            carts::agent_id.eq(cart.agent_id.as_str()),
+            carts::items.eq(items),
+            carts::created_at.eq(millis(cart.created_at)),
+            carts::expires_at.eq(millis(cart.expires_at)),
+        );
+        with_conn!(self, |conn| diesel::insert_into(carts::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn get(&self, agent: &AgentId, code: &CartCode) -> StoreResult<Option<Cart>> {
+        let row = with_conn!(self, |conn| carts::table
+            .filter(carts::agent_id.eq(agent.as_str()))
+            .filter(carts::code.eq(code.as_str()))
+            .select(CartRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(CartRow::into_domain).transpose()?)
+    }
+}

@@ -1,0 +1,250 @@
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::model::*;
+use parley_domain::ports::{ImportProgress, ProductRepository, StoreResult};
+
+use super::bulk::{Batch, BulkWrite, CategoryInsert, ProductInsert};
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::{in_transaction, with_conn};
+use crate::rows::{from_millis, millis};
+use crate::schema::{catalog_facets, product_categories, products};
+
+/// Rows per INSERT: well under SQLite's bound-parameter limit, large enough to amortize round trips.
+const IMPORT_BATCH: usize = 500;
+
+const FACET_CATEGORY: &str = "category";
+const FACET_KIND: &str = "kind";
+const FACET_TOTAL: &str = "total";
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = products)]
+struct ProductRow {
+    agent_id: String,
+    status: String,
+    document: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl ProductRow {
+    fn into_domain(self) -> Result<Product, DbError> {
+        let mut record: ProductRecord =
+            serde_json::from_str(&self.document).map_err(|e| DbError::Corrupt(format!("product document: {e}")))?;
+        record.status = Some(self.status);
+        let created_at = from_millis(self.created_at)?;
+        let updated_at = from_millis(self.updated_at)?;
+        let agent = AgentId::new(self.agent_id);
+        let mut product = Product::from_record(&agent, record, updated_at, Some(created_at))
+            .map_err(|e| DbError::Corrupt(format!("stored product no longer validates: {}", e[0].field)))?;
+        product.created_at = created_at;
+        product.updated_at = updated_at;
+        Ok(product)
+    }
+}
+
+fn to_domain(rows: Vec<ProductRow>) -> Result<Vec<Product>, DbError> {
+    rows.into_iter().map(ProductRow::into_domain).collect()
+}
+
+/// The stored document: the public record without the columns kept beside it.
+fn document(p: &Product) -> Result<String, DbError> {
+    let mut record = p.to_record();
+    record.status = None;
+    record.created_at = None;
+    record.updated_at = None;
+    serde_json::to_string(&record).map_err(|e| DbError::Corrupt(e.to_string()))
+}
+
+#[async_trait]
+impl ProductRepository for Store {
+    async fn import(&self, agent: &AgentId, items: &[Product], progress: ImportProgress) -> StoreResult<()> {
+        let agent = agent.as_str();
+        let mut batches = Vec::new();
+        for chunk in items.chunks(IMPORT_BATCH) {
+            let mut batch = Batch { products: Vec::with_capacity(chunk.len()), categories: Vec::new() };
+            for p in chunk {
+                batch.products.push(ProductInsert {
+                    agent_id: agent.to_string(),
+                    id: p.id.as_str().to_string(),
+                    status: p.status.as_str().to_string(),
+                    kind: p.kind.as_str().to_string(),
+                    document: document(p)?,
+                    created_at: millis(p.created_at),
+                    updated_at: millis(p.updated_at),
+                });
+                if p.is_active() {
+                    batch.categories.extend(p.category_tags.iter().map(|t| CategoryInsert {
+                        agent_id: agent.to_string(),
+                        tag: t.clone(),
+                        product_id: p.id.as_str().to_string(),
+                    }));
+                }
+            }
+            batches.push(batch);
+        }
+
+        in_transaction!(self, |conn| {
+            conn.write_batches(agent, batches, progress).await?;
+
+            // Recount from the index tables: the facets are read on every categories request.
+            let categories: Vec<(String, i64)> = product_categories::table
+                .filter(product_categories::agent_id.eq(agent))
+                .group_by(product_categories::tag)
+                .select((product_categories::tag, diesel::dsl::count_star()))
+                .load(conn)
+                .await?;
+            let kinds: Vec<(String, i64)> = products::table
+                .filter(products::agent_id.eq(agent))
+                .filter(products::status.eq(ProductStatus::Active.as_str()))
+                .group_by(products::kind)
+                .select((products::kind, diesel::dsl::count_star()))
+                .load(conn)
+                .await?;
+            let total: i64 = kinds.iter().map(|(_, n)| n).sum();
+            let mut facets: Vec<(&str, String, i64)> = categories.into_iter().map(|(name, n)| (FACET_CATEGORY, name, n)).collect();
+            facets.extend(kinds.into_iter().map(|(name, n)| (FACET_KIND, name, n)));
+            facets.push((FACET_TOTAL, String::new(), total));
+            diesel::delete(catalog_facets::table.filter(catalog_facets::agent_id.eq(agent))).execute(conn).await?;
+            for (facet, name, n) in &facets {
+                diesel::insert_into(catalog_facets::table)
+                    .values((
+                        catalog_facets::agent_id.eq(agent),
+                        catalog_facets::facet.eq(*facet),
+                        catalog_facets::name.eq(name.as_str()),
+                        catalog_facets::count.eq(*n),
+                    ))
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn created_times(&self, agent: &AgentId) -> StoreResult<HashMap<ProductId, Timestamp>> {
+        let rows: Vec<(String, i64)> = with_conn!(self, |conn| products::table
+            .filter(products::agent_id.eq(agent.as_str()))
+            .select((products::id, products::created_at))
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        rows.into_iter().map(|(id, t)| Ok((ProductId::lookup(id), from_millis(t)?))).collect::<Result<_, DbError>>().map_err(Into::into)
+    }
+
+    async fn list(&self, agent: &AgentId, filter: &ProductFilter, page: PageRequest) -> StoreResult<Page<Product>> {
+        let agent = agent.as_str();
+        let active = ProductStatus::Active.as_str();
+        let kind = filter.kind.map(ProductKind::as_str);
+        let tag = filter.tag.as_deref();
+        // The facets hold the totals of the single-filter cases; only tag + kind needs a count.
+        let facet_total = match (tag, kind) {
+            (None, None) => Some((FACET_TOTAL, "")),
+            (Some(t), None) => Some((FACET_CATEGORY, t)),
+            (None, Some(k)) => Some((FACET_KIND, k)),
+            (Some(_), Some(_)) => None,
+        };
+        macro_rules! filtered {
+            () => {{
+                let mut q = products::table.filter(products::agent_id.eq(agent)).filter(products::status.eq(active)).into_boxed();
+                if let Some(kind) = kind {
+                    q = q.filter(products::kind.eq(kind));
+                }
+                if let Some(tag) = tag {
+                    let tagged = product_categories::table
+                        .filter(product_categories::agent_id.eq(agent))
+                        .filter(product_categories::tag.eq(tag))
+                        .select(product_categories::product_id);
+                    q = q.filter(products::id.eq_any(tagged));
+                }
+                q
+            }};
+        }
+        let (total, rows) = with_conn!(self, |conn| async {
+            let total: i64 = match facet_total {
+                Some((facet, name)) => catalog_facets::table
+                    .filter(catalog_facets::agent_id.eq(agent))
+                    .filter(catalog_facets::facet.eq(facet))
+                    .filter(catalog_facets::name.eq(name))
+                    .select(catalog_facets::count)
+                    .first(conn)
+                    .await
+                    .optional()?
+                    .unwrap_or(0),
+                None => filtered!().count().get_result(conn).await?,
+            };
+            let rows: Vec<ProductRow> = filtered!()
+                .order((products::created_at.desc(), products::id.desc()))
+                .limit(i64::from(page.limit()))
+                .offset(page.offset() as i64)
+                .select(ProductRow::as_select())
+                .load(conn)
+                .await?;
+            Ok::<_, DbError>((total, rows))
+        }
+        .await)?;
+        Ok(Page { items: to_domain(rows)?, total: total as u64, request: page })
+    }
+
+    async fn get(&self, agent: &AgentId, id: &ProductId) -> StoreResult<Option<Product>> {
+        let row = with_conn!(self, |conn| products::table
+            .filter(products::agent_id.eq(agent.as_str()))
+            .filter(products::id.eq(id.as_str()))
+            .filter(products::status.eq(ProductStatus::Active.as_str()))
+            .select(ProductRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(ProductRow::into_domain).transpose()?)
+    }
+
+    async fn find_active(&self, agent: &AgentId, ids: &[ProductId]) -> StoreResult<Vec<Product>> {
+        let ids: Vec<&str> = ids.iter().map(ProductId::as_str).collect();
+        let rows = with_conn!(self, |conn| products::table
+            .filter(products::agent_id.eq(agent.as_str()))
+            .filter(products::id.eq_any(&ids))
+            .filter(products::status.eq(ProductStatus::Active.as_str()))
+            .select(ProductRow::as_select())
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(to_domain(rows)?)
+    }
+
+    async fn export_page(&self, agent: &AgentId, after: Option<ProductId>, limit: u32) -> StoreResult<Vec<Product>> {
+        let after = after.map(|a| a.as_str().to_string()).unwrap_or_default();
+        let rows = with_conn!(self, |conn| products::table
+            .filter(products::agent_id.eq(agent.as_str()))
+            .filter(products::id.gt(&after))
+            .order(products::id.asc())
+            .limit(i64::from(limit))
+            .select(ProductRow::as_select())
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(to_domain(rows)?)
+    }
+
+    async fn facets(&self, agent: &AgentId) -> StoreResult<CatalogFacets> {
+        let rows: Vec<(String, String, i64)> = with_conn!(self, |conn| catalog_facets::table
+            .filter(catalog_facets::agent_id.eq(agent.as_str()))
+            .filter(catalog_facets::facet.eq_any([FACET_CATEGORY, FACET_TOTAL]))
+            .select((catalog_facets::facet, catalog_facets::name, catalog_facets::count))
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        let mut facets = CatalogFacets::default();
+        for (facet, name, count) in rows {
+            match facet.as_str() {
+                FACET_TOTAL => facets.total_items = count as u64,
+                _ => facets.categories.push(CategoryFacet { name, count: count as u64 }),
+            }
+        }
+        facets.categories.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
+        Ok(facets)
+    }
+}

@@ -1,0 +1,399 @@
+//! The catalog: products as imported (a [`ProductRecord`] per line) and as validated ([`Product`]).
+
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::currency::Currency;
+use super::{AgentId, Timestamp, text};
+use crate::FieldError;
+use crate::error::Violations;
+
+/// One catalog line, as imported and exported: api.md's Product plus `status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProductRecord {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub media: Vec<MediaRecord>,
+    #[serde(default)]
+    pub category_tags: Vec<String>,
+    pub currency: String,
+    pub base_price: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_at_price: Option<f64>,
+    #[serde(default)]
+    pub variants: Vec<VariantRecord>,
+    /// `active` (published) or `draft` (never exposed). Defaults to `active`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MediaRecord {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alt: Option<String>,
+    #[serde(rename = "type")]
+    pub media_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantRecord {
+    pub id: String,
+    pub title: String,
+    pub price: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_at_price: Option<f64>,
+    #[serde(default)]
+    pub selected_options: Vec<SelectedOption>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectedOption {
+    pub name: String,
+    pub value: String,
+}
+
+/// A product's `_id`: chosen by the catalog's owner, unique within one agent. 1–128 visible
+/// characters, none of `/ ? # %` so it can stand in a URL path unescaped.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProductId(String);
+
+impl ProductId {
+    pub fn new(raw: &str) -> Result<Self, FieldError> {
+        let ok = !raw.is_empty()
+            && raw.chars().count() <= 128
+            && !raw.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '?' | '#' | '%'));
+        if ok { Ok(Self(raw.to_string())) } else { Err(FieldError::new("_id", "must be 1 to 128 visible characters without / ? # %")) }
+    }
+
+    /// Wraps an id as received in a request: an id of the wrong shape simply matches nothing.
+    pub fn lookup(raw: impl Into<String>) -> Self {
+        Self(raw.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProductKind {
+    Product,
+    Service,
+}
+
+impl ProductKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProductKind::Product => "product",
+            ProductKind::Service => "service",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        match raw {
+            "product" => Ok(ProductKind::Product),
+            "service" => Ok(ProductKind::Service),
+            _ => Err(FieldError::new("kind", "must be product or service")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProductStatus {
+    Active,
+    Draft,
+}
+
+impl ProductStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProductStatus::Active => "active",
+            ProductStatus::Draft => "draft",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        match raw {
+            "active" => Ok(ProductStatus::Active),
+            "draft" => Ok(ProductStatus::Draft),
+            _ => Err(FieldError::new("status", "must be active or draft")),
+        }
+    }
+}
+
+/// A price in the catalog currency: a finite number from 0 to 10^12.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Price(f64);
+
+impl Price {
+    pub fn new(field: &str, value: f64) -> Result<Self, FieldError> {
+        if value.is_finite() && (0.0..=1e12).contains(&value) {
+            Ok(Self(value))
+        } else {
+            Err(FieldError::new(field, "must be a number from 0 to 1000000000000"))
+        }
+    }
+
+    pub fn value(self) -> f64 {
+        self.0
+    }
+}
+
+/// A validated, stored product. Drafts exist but are never shown to API callers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Product {
+    pub id: ProductId,
+    pub agent_id: AgentId,
+    pub kind: ProductKind,
+    pub status: ProductStatus,
+    pub title: String,
+    pub description: String,
+    pub media: Vec<MediaRecord>,
+    /// Trimmed, 1–100 characters each, no duplicates, at most 50.
+    pub category_tags: Vec<String>,
+    pub currency: Currency,
+    pub base_price: Price,
+    /// Present only when on sale; always greater than `base_price`.
+    pub compare_at_price: Option<Price>,
+    pub variants: Vec<VariantRecord>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Parses an RFC 3339 time, truncated to milliseconds.
+pub fn parse_timestamp(field: &str, raw: &str) -> Result<Timestamp, FieldError> {
+    DateTime::parse_from_rfc3339(raw)
+        .ok()
+        .and_then(|t| t.with_timezone(&Utc).duration_trunc(TimeDelta::milliseconds(1)).ok())
+        .ok_or_else(|| FieldError::new(field, "must be an RFC 3339 timestamp such as 2026-11-21T10:00:00.000Z"))
+}
+
+fn sale_price(field: &str, price: Option<f64>, base: Option<Price>, v: &mut Violations) -> Option<Price> {
+    let p = v.check(price.map(|p| Price::new(field, p)).transpose())?;
+    match (p, base) {
+        (Some(p), Some(b)) if p.value() <= b.value() => {
+            v.push(FieldError::new(field, "must be greater than the price it discounts"));
+            None
+        }
+        (p, _) => p,
+    }
+}
+
+impl Product {
+    /// Validates one record. `now` fills timestamps the record does not carry; `stored_created_at`
+    /// keeps the first import time of a product imported again without `created_at`.
+    pub fn from_record(
+        agent: &AgentId,
+        r: ProductRecord,
+        now: Timestamp,
+        stored_created_at: Option<Timestamp>,
+    ) -> Result<Self, Vec<FieldError>> {
+        let mut v = Violations::default();
+        let id = v.check(ProductId::new(&r.id));
+        let kind = v.check(ProductKind::parse(&r.kind));
+        let status = v.check(r.status.as_deref().map_or(Ok(ProductStatus::Active), ProductStatus::parse));
+        let title = v.check(text::bounded("title", &r.title, 1, 300));
+        let description = v.check(text::bounded("description", &r.description, 0, 20_000));
+        let currency = v.check(Currency::new(&r.currency));
+        let base_price = v.check(Price::new("base_price", r.base_price));
+        let compare_at_price = sale_price("compare_at_price", r.compare_at_price, base_price, &mut v);
+
+        if r.media.len() > 20 {
+            v.push(FieldError::new("media", "must have at most 20 items"));
+        }
+        for (i, m) in r.media.iter().enumerate() {
+            let url_ok = (m.url.starts_with("https://") || m.url.starts_with("http://"))
+                && m.url.len() <= 2048
+                && !m.url.contains(char::is_whitespace);
+            if !url_ok {
+                v.push(FieldError::new(format!("media[{i}].url"), "must be an http(s) URL of at most 2048 characters"));
+            }
+            if !matches!(m.media_type.as_str(), "image" | "video") {
+                v.push(FieldError::new(format!("media[{i}].type"), "must be image or video"));
+            }
+            if let Some(alt) = &m.alt {
+                v.check(text::bounded(&format!("media[{i}].alt"), alt, 0, 500));
+            }
+        }
+
+        let mut tags: Vec<String> = Vec::new();
+        for (i, t) in r.category_tags.iter().enumerate() {
+            if let Some(t) = v.check(text::bounded(&format!("category_tags[{i}]"), t, 1, 100))
+                && !tags.contains(&t)
+            {
+                tags.push(t);
+            }
+        }
+        if tags.len() > 50 {
+            v.push(FieldError::new("category_tags", "must have at most 50 tags"));
+        }
+
+        if r.variants.len() > 100 {
+            v.push(FieldError::new("variants", "must have at most 100 variants"));
+        }
+        let mut variant_ids = std::collections::HashSet::new();
+        for (i, var) in r.variants.iter().enumerate() {
+            let at = |f: &str| format!("variants[{i}].{f}");
+            if v.check(text::bounded(&at("id"), &var.id, 1, 128)).is_some() && !variant_ids.insert(var.id.as_str()) {
+                v.push(FieldError::new(at("id"), "is used by another variant of this product"));
+            }
+            v.check(text::bounded(&at("title"), &var.title, 1, 300));
+            let price = v.check(Price::new(&at("price"), var.price));
+            sale_price(&at("compare_at_price"), var.compare_at_price, price, &mut v);
+            for (j, o) in var.selected_options.iter().enumerate() {
+                v.check(text::bounded(&format!("variants[{i}].selected_options[{j}].name"), &o.name, 1, 100));
+                v.check(text::bounded(&format!("variants[{i}].selected_options[{j}].value"), &o.value, 1, 100));
+            }
+        }
+
+        let created_at =
+            r.created_at.as_deref().map(|t| v.check(parse_timestamp("created_at", t))).unwrap_or(Some(stored_created_at.unwrap_or(now)));
+        let updated_at = r.updated_at.as_deref().map(|t| v.check(parse_timestamp("updated_at", t))).unwrap_or(Some(now));
+        if let Err(crate::DomainError::Validation(errors)) = v.finish() {
+            return Err(errors);
+        }
+        Ok(Product {
+            id: id.unwrap(),
+            agent_id: agent.clone(),
+            kind: kind.unwrap(),
+            status: status.unwrap(),
+            title: title.unwrap(),
+            description: description.unwrap(),
+            media: r.media,
+            category_tags: tags,
+            currency: currency.unwrap(),
+            base_price: base_price.unwrap(),
+            compare_at_price,
+            variants: r.variants,
+            created_at: created_at.unwrap(),
+            updated_at: updated_at.unwrap(),
+        })
+    }
+
+    /// The record this product exports as (and imports back from, unchanged).
+    pub fn to_record(&self) -> ProductRecord {
+        let ts = |t: Timestamp| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        ProductRecord {
+            id: self.id.as_str().to_string(),
+            kind: self.kind.as_str().to_string(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            media: self.media.clone(),
+            category_tags: self.category_tags.clone(),
+            currency: self.currency.as_str().to_string(),
+            base_price: self.base_price.value(),
+            compare_at_price: self.compare_at_price.map(Price::value),
+            variants: self.variants.clone(),
+            status: Some(self.status.as_str().to_string()),
+            created_at: Some(ts(self.created_at)),
+            updated_at: Some(ts(self.updated_at)),
+        }
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.status == ProductStatus::Active
+    }
+}
+
+/// Filters of the product list; both must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProductFilter {
+    /// A category tag, matched exactly.
+    pub tag: Option<String>,
+    pub kind: Option<ProductKind>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CategoryFacet {
+    pub name: String,
+    pub count: u64,
+}
+
+/// Category counts over active products (by count desc, then name) and the active total.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CatalogFacets {
+    pub categories: Vec<CategoryFacet>,
+    pub total_items: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(v: serde_json::Value) -> ProductRecord {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn base() -> serde_json::Value {
+        json!({"_id": "p1", "kind": "product", "title": "Flask", "currency": "USD", "base_price": 20})
+    }
+
+    fn now() -> Timestamp {
+        chrono::Utc::now().duration_trunc(TimeDelta::milliseconds(1)).unwrap()
+    }
+
+    #[test]
+    fn a_minimal_record_is_an_active_product() {
+        let p = Product::from_record(&AgentId::new("a"), record(base()), now(), None).unwrap();
+        assert!(p.is_active());
+        assert_eq!(p.compare_at_price, None);
+    }
+
+    #[test]
+    fn sale_prices_must_exceed_the_price() {
+        let mut r = base();
+        r["compare_at_price"] = json!(20);
+        let errs = Product::from_record(&AgentId::new("a"), record(r), now(), None).unwrap_err();
+        assert_eq!(errs[0].field, "compare_at_price");
+        let mut r = base();
+        r["variants"] = json!([{"id": "v", "title": "V", "price": 10, "compare_at_price": 9}]);
+        let errs = Product::from_record(&AgentId::new("a"), record(r), now(), None).unwrap_err();
+        assert_eq!(errs[0].field, "variants[0].compare_at_price");
+    }
+
+    #[test]
+    fn every_broken_field_is_reported_with_its_path() {
+        let r = json!({"_id": "a/b", "kind": "thing", "title": "", "currency": "usd", "base_price": -1,
+            "media": [{"url": "ftp://x", "type": "gif"}], "status": "hidden", "created_at": "yesterday"});
+        let errs = Product::from_record(&AgentId::new("a"), record(r), now(), None).unwrap_err();
+        let fields: Vec<_> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["_id", "kind", "status", "title", "currency", "base_price", "media[0].url", "media[0].type", "created_at"]);
+    }
+
+    #[test]
+    fn records_round_trip_through_products() {
+        let mut r = base();
+        r["status"] = json!("draft");
+        r["category_tags"] = json!(["Home", "Home", " Gifts "]);
+        r["created_at"] = json!("2026-01-02T03:04:05.678Z");
+        r["updated_at"] = json!("2026-01-03T00:00:00.000Z");
+        let p = Product::from_record(&AgentId::new("a"), record(r), now(), None).unwrap();
+        assert_eq!(p.category_tags, ["Home", "Gifts"], "trimmed and deduplicated");
+        let again = Product::from_record(&AgentId::new("a"), p.to_record(), now(), None).unwrap();
+        assert_eq!(again, p);
+    }
+
+    #[test]
+    fn reimports_keep_the_first_creation_time() {
+        let first = chrono::Utc::now() - TimeDelta::days(3);
+        let p = Product::from_record(&AgentId::new("a"), record(base()), now(), Some(first)).unwrap();
+        assert_eq!(p.created_at, first);
+    }
+}

@@ -1,0 +1,221 @@
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::Violations;
+use crate::model::*;
+use crate::ports::{AgentRepository, Clock, ImportProgress, ProductRepository};
+use crate::{DomainError, FieldError};
+
+/// Raw product-list query, validated here.
+#[derive(Debug, Clone, Default)]
+pub struct ProductListQuery {
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+    pub tag: Option<String>,
+    pub kind: Option<String>,
+}
+
+/// One line of an import file that could not be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowError {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// What an import did (or, in a dry run, would do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ImportSummary {
+    pub inserted: usize,
+    pub updated: usize,
+}
+
+/// The outcome of validating an import file.
+pub struct ValidatedImport {
+    products: Vec<Product>,
+    summary: ImportSummary,
+}
+
+impl ValidatedImport {
+    pub fn summary(&self) -> ImportSummary {
+        self.summary
+    }
+
+    pub fn len(&self) -> usize {
+        self.products.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.products.is_empty()
+    }
+}
+
+pub struct CatalogService {
+    products: Arc<dyn ProductRepository>,
+    agents: Arc<dyn AgentRepository>,
+    clock: Arc<dyn Clock>,
+}
+
+impl CatalogService {
+    pub fn new(products: Arc<dyn ProductRepository>, agents: Arc<dyn AgentRepository>, clock: Arc<dyn Clock>) -> Self {
+        Self { products, agents, clock }
+    }
+
+    pub async fn list(&self, agent: &AgentId, q: ProductListQuery) -> Result<Page<Product>, DomainError> {
+        let mut v = Violations::default();
+        let kind = q.kind.map(|k| v.check(ProductKind::parse(&k)));
+        let page = match PageRequest::parse(q.limit.as_deref(), q.offset.as_deref(), PageBounds::PRODUCTS) {
+            Ok(p) => Some(p),
+            Err(errors) => {
+                errors.into_iter().for_each(|e| v.push(e));
+                None
+            }
+        };
+        v.finish()?;
+        let filter = ProductFilter { tag: q.tag, kind: kind.flatten() };
+        Ok(self.products.list(agent, &filter, page.unwrap()).await?)
+    }
+
+    pub async fn get(&self, agent: &AgentId, id: &ProductId) -> Result<Product, DomainError> {
+        self.products.get(agent, id).await?.ok_or(DomainError::not_found("product"))
+    }
+
+    pub async fn categories(&self, agent: &AgentId) -> Result<CatalogFacets, DomainError> {
+        Ok(self.products.facets(agent).await?)
+    }
+
+    /// Checks every row of an import file. `rows` are `(line, parsed record or parse error)`.
+    /// Any bad row fails the whole import, with every bad row reported by line.
+    pub async fn validate_import(
+        &self,
+        agent: &AgentId,
+        rows: Vec<(usize, Result<ProductRecord, String>)>,
+    ) -> Result<ValidatedImport, ImportError> {
+        self.agents.get(agent).await?.ok_or(DomainError::not_found("agent"))?;
+        let stored = self.products.created_times(agent).await?;
+        let now = self.clock.now();
+        let mut errors = Vec::new();
+        let mut products = Vec::with_capacity(rows.len());
+        let mut first_line: HashMap<String, usize> = HashMap::new();
+        for (line, row) in rows {
+            let record = match row {
+                Ok(r) => r,
+                Err(reason) => {
+                    errors.push(RowError { line, reason });
+                    continue;
+                }
+            };
+            if let Some(first) = first_line.get(&record.id) {
+                errors.push(RowError { line, reason: format!("_id {:?} already appears on line {first}", record.id) });
+                continue;
+            }
+            first_line.insert(record.id.clone(), line);
+            let created = stored.get(&ProductId::lookup(record.id.clone())).copied();
+            match Product::from_record(agent, record, now, created) {
+                Ok(p) => products.push(p),
+                Err(fields) => errors.push(RowError { line, reason: describe(&fields) }),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ImportError::Rows(errors));
+        }
+        let updated = products.iter().filter(|p| stored.contains_key(&p.id)).count();
+        Ok(ValidatedImport { summary: ImportSummary { inserted: products.len() - updated, updated }, products })
+    }
+
+    /// Writes a validated import in one transaction.
+    pub async fn import(
+        &self,
+        agent: &AgentId,
+        validated: ValidatedImport,
+        progress: ImportProgress,
+    ) -> Result<ImportSummary, DomainError> {
+        self.products.import(agent, &validated.products, progress).await?;
+        Ok(validated.summary)
+    }
+
+    /// One page of the export, by `_id`; an empty page means the end.
+    pub async fn export_page(&self, agent: &AgentId, after: Option<ProductId>, limit: u32) -> Result<Vec<Product>, DomainError> {
+        Ok(self.products.export_page(agent, after, limit).await?)
+    }
+}
+
+fn describe(fields: &[FieldError]) -> String {
+    fields.iter().map(|f| format!("{} {}", f.field, f.issue)).collect::<Vec<_>>().join("; ")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{} bad row(s); nothing was written", .0.len())]
+    Rows(Vec<RowError>),
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+}
+
+impl From<crate::StoreError> for ImportError {
+    fn from(e: crate::StoreError) -> Self {
+        ImportError::Domain(e.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockAgentRepository, MockClock, MockProductRepository};
+    use serde_json::json;
+
+    fn service(products: MockProductRepository) -> CatalogService {
+        let mut agents = MockAgentRepository::new();
+        agents
+            .expect_get()
+            .returning(|id| Ok(Some(Agent { id: id.clone(), name: AgentName::new("A").unwrap(), created_at: chrono::Utc::now() })));
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(chrono::Utc::now);
+        CatalogService::new(Arc::new(products), Arc::new(agents), Arc::new(clock))
+    }
+
+    fn row(line: usize, v: serde_json::Value) -> (usize, Result<ProductRecord, String>) {
+        (line, serde_json::from_value(v).map_err(|e| e.to_string()))
+    }
+
+    fn good(id: &str) -> serde_json::Value {
+        json!({"_id": id, "kind": "product", "title": "T", "currency": "USD", "base_price": 1})
+    }
+
+    #[tokio::test]
+    async fn every_bad_row_is_reported_by_line_and_nothing_is_written() {
+        let mut products = MockProductRepository::new();
+        products.expect_created_times().returning(|_| Ok(HashMap::new()));
+        products.expect_import().never();
+        let rows = vec![
+            row(1, good("a")),
+            (2, Err("expected value".into())),
+            row(3, good("a")),
+            row(4, json!({"_id": "b", "kind": "x", "title": "T", "currency": "USD", "base_price": 1})),
+        ];
+        let Err(ImportError::Rows(errors)) = service(products).validate_import(&AgentId::new("agt"), rows).await else { panic!() };
+        assert_eq!(errors.iter().map(|e| e.line).collect::<Vec<_>>(), [2, 3, 4]);
+        assert!(errors[1].reason.contains("line 1"));
+        assert!(errors[2].reason.contains("kind"));
+    }
+
+    #[tokio::test]
+    async fn counts_inserts_and_updates_against_what_is_stored() {
+        let mut products = MockProductRepository::new();
+        products.expect_created_times().returning(|_| Ok([(ProductId::lookup("a"), chrono::Utc::now())].into_iter().collect()));
+        let validated =
+            service(products).validate_import(&AgentId::new("agt"), vec![row(1, good("a")), row(2, good("b"))]).await.ok().unwrap();
+        assert_eq!(validated.summary(), ImportSummary { inserted: 1, updated: 1 });
+    }
+
+    #[tokio::test]
+    async fn product_list_bounds_are_1_to_100_and_kind_is_checked() {
+        let svc = service(MockProductRepository::new());
+        for q in [
+            ProductListQuery { limit: Some("101".into()), ..Default::default() },
+            ProductListQuery { limit: Some("0".into()), ..Default::default() },
+            ProductListQuery { kind: Some("gadget".into()), ..Default::default() },
+        ] {
+            assert!(matches!(svc.list(&AgentId::new("a"), q).await, Err(DomainError::Validation(_))));
+        }
+    }
+}
