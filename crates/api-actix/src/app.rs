@@ -7,16 +7,16 @@ use actix_web::middleware::from_fn;
 use actix_web::web::{self, Data};
 use actix_web::{App, Error};
 
-use crate::auth;
 use crate::extract::{json_config, query_config};
 use crate::request_context;
-use crate::routes::{self, activities, contacts, meta, tags};
+use crate::routes::{self, activities, carts, catalog, contacts, meta, tags};
 use crate::run_to_completion::RunToCompletion;
 use crate::state::AppState;
 
 pub fn build(
     state: Data<AppState>,
 ) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
+    let origins = state.config.cors_origins.clone();
     App::new()
         .app_data(state)
         .app_data(json_config())
@@ -25,10 +25,11 @@ pub fn build(
         .configure(meta::routes)
         .service(
             web::scope("/v1")
-                .wrap(from_fn(auth::middleware))
                 .configure(tags::routes)
                 .configure(activities::routes)
                 .configure(contacts::routes)
+                .configure(|cfg| catalog::routes(cfg, &origins))
+                .configure(|cfg| carts::routes(cfg, &origins))
                 .default_service(web::to(routes::route_not_found)),
         )
         .default_service(web::to(routes::route_not_found))

@@ -9,6 +9,7 @@ use std::future::{Ready, ready};
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::web::Data;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
@@ -21,6 +22,10 @@ use crate::state::AppState;
 pub const API_KEY_HEADER: &str = "x-api-key";
 
 pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    // CORS preflights carry no key by design; only CORS-enabled resources answer them.
+    if req.method() == Method::OPTIONS {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
     let Some(state) = req.app_data::<Data<AppState>>().cloned() else {
         return Ok(req.error_response(ApiError::from(DomainError::Internal("app state missing".into()))));
     };

@@ -36,8 +36,36 @@ pub enum Command {
     /// Manage API keys. Keys are printed once, at creation; only their hash is stored.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Import or export an agent's product catalog.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
     /// Print the OpenAPI 3.1 document of the API.
     Openapi,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Upsert products by `_id` from a JSON array or JSON Lines file of api.md's Product plus
+    /// `status` (active|draft). All or nothing: any bad row is reported by line and nothing is written.
+    Import {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// The file to import.
+        file: std::path::PathBuf,
+        /// Validate every row and report what would change, without writing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Write every product (drafts included) as JSON Lines, in the format import reads.
+    Export {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// Write here instead of standard output.
+        #[arg(long, short)]
+        output: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Args, Default)]
@@ -51,6 +79,12 @@ pub struct ServeArgs {
     /// HTTP worker threads (default: one per CPU).
     #[arg(long, env = "PARLEY_WORKERS")]
     pub workers: Option<usize>,
+    /// Storefront base URL: created carts then also answer `url` = `{storefront_url}/c/<code>`.
+    #[arg(long, env = "PARLEY_STOREFRONT_URL")]
+    pub storefront_url: Option<String>,
+    /// Browser origins allowed on catalog and cart endpoints: `*` or a comma-separated list.
+    #[arg(long, env = "PARLEY_CORS_ORIGINS", default_value = "*")]
+    pub cors_origins: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

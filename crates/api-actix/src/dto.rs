@@ -371,3 +371,211 @@ pub struct DetachTagParams {
     /// The tag to remove.
     pub tag_id: Option<String>,
 }
+
+// ---- Catalog ----
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MediaDto {
+    pub url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alt: Option<String>,
+    /// image or video.
+    #[serde(rename = "type")]
+    pub media_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<u32>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SelectedOptionDto {
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VariantDto {
+    pub id: String,
+    pub title: String,
+    #[serde(serialize_with = "price_format::serialize")]
+    pub price: f64,
+    /// Present only when the variant is on sale; greater than `price`.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "price_format::serialize_option")]
+    pub compare_at_price: Option<f64>,
+    pub selected_options: Vec<SelectedOptionDto>,
+}
+
+/// A published product.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProductDto {
+    #[serde(rename = "_id")]
+    #[schema(example = "prd_thermos_500")]
+    pub id: String,
+    /// product or service.
+    pub kind: String,
+    pub title: String,
+    pub description: String,
+    pub media: Vec<MediaDto>,
+    pub category_tags: Vec<String>,
+    /// ISO 4217.
+    #[schema(example = "USD")]
+    pub currency: String,
+    /// In the catalog currency, no minor units.
+    #[serde(serialize_with = "price_format::serialize")]
+    pub base_price: f64,
+    /// Present only when on sale; always greater than `base_price`.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "price_format::serialize_option")]
+    pub compare_at_price: Option<f64>,
+    pub variants: Vec<VariantDto>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+impl From<&Product> for ProductDto {
+    fn from(p: &Product) -> Self {
+        Self {
+            id: p.id.as_str().to_string(),
+            kind: p.kind.as_str().to_string(),
+            title: p.title.clone(),
+            description: p.description.clone(),
+            media: p
+                .media
+                .iter()
+                .map(|m| MediaDto { url: m.url.clone(), alt: m.alt.clone(), media_type: m.media_type.clone(), position: m.position })
+                .collect(),
+            category_tags: p.category_tags.clone(),
+            currency: p.currency.as_str().to_string(),
+            base_price: p.base_price.value(),
+            compare_at_price: p.compare_at_price.map(Price::value),
+            variants: p
+                .variants
+                .iter()
+                .map(|v| VariantDto {
+                    id: v.id.clone(),
+                    title: v.title.clone(),
+                    price: v.price,
+                    compare_at_price: v.compare_at_price,
+                    selected_options: v
+                        .selected_options
+                        .iter()
+                        .map(|o| SelectedOptionDto { name: o.name.clone(), value: o.value.clone() })
+                        .collect(),
+                })
+                .collect(),
+            created_at: timestamp(p.created_at),
+            updated_at: timestamp(p.updated_at),
+        }
+    }
+}
+
+impl From<Product> for ProductDto {
+    fn from(p: Product) -> Self {
+        Self::from(&p)
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ProductListParams {
+    /// Page size, 1–100, default 50.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
+    pub limit: Option<String>,
+    /// Rows to skip, default 0.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    pub offset: Option<String>,
+    /// A category tag, matched exactly (as listed by /v1/categories).
+    pub tag: Option<String>,
+    /// product or service.
+    pub kind: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CategoryDto {
+    pub name: String,
+    /// Active products tagged with it.
+    pub count: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CategoriesDto {
+    /// By count, largest first, then by name.
+    pub categories: Vec<CategoryDto>,
+    /// Active products in the catalog.
+    pub total_items: u64,
+}
+
+impl From<CatalogFacets> for CategoriesDto {
+    fn from(f: CatalogFacets) -> Self {
+        Self {
+            categories: f.categories.into_iter().map(|c| CategoryDto { name: c.name, count: c.count }).collect(),
+            total_items: f.total_items,
+        }
+    }
+}
+
+// ---- Carts ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CartItemBody {
+    /// An active product's `_id`.
+    pub id: Option<String>,
+    /// An integer from 1 to 99.
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 99)]
+    pub qty: Option<Value>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateCart {
+    /// 1–50 distinct products.
+    pub items: Option<Vec<CartItemBody>>,
+}
+
+impl CreateCart {
+    pub fn into_items(self) -> Option<Vec<parley_domain::services::NewCartItem>> {
+        self.items.map(|items| items.into_iter().map(|i| parley_domain::services::NewCartItem { id: i.id, qty: i.qty }).collect())
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CartCreatedDto {
+    /// 7 characters, no look-alikes (0 O I l).
+    #[schema(example = "Ab3kP9z")]
+    pub code: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    /// `{storefront_url}/c/<code>`, when the server has a storefront URL configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// A cart line: the product as it was when the cart was made, plus the quantity.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CartItemDto {
+    #[serde(flatten)]
+    pub product: ProductDto,
+    pub qty: u8,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CartDto {
+    pub code: String,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    pub items: Vec<CartItemDto>,
+}
+
+impl From<Cart> for CartDto {
+    fn from(c: Cart) -> Self {
+        Self {
+            code: c.code.as_str().to_string(),
+            created_at: timestamp(c.created_at),
+            expires_at: timestamp(c.expires_at),
+            items: c.items.iter().map(|i| CartItemDto { product: ProductDto::from(&i.product), qty: i.qty }).collect(),
+        }
+    }
+}

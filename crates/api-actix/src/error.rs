@@ -72,6 +72,9 @@ impl ApiError {
                 (StatusCode::NOT_FOUND, "NOT_FOUND", format!("{resource} not found"), detail)
             }
             ApiError::Domain(D::Conflict { message, details: d }) => (StatusCode::CONFLICT, "CONFLICT", message.clone(), details(d)),
+            ApiError::Domain(D::CartExpired) => {
+                (StatusCode::GONE, "CART_EXPIRED", "this cart is older than 90 days and can no longer be read".into(), vec![])
+            }
             ApiError::Domain(D::Unauthorized) => {
                 (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "send a valid API key in the X-API-Key header".into(), vec![])
             }

@@ -3,7 +3,10 @@
 
 pub mod app;
 pub mod auth;
+pub mod catalog_file;
 pub mod cli;
+pub mod commands;
+pub mod config;
 pub mod dto;
 pub mod error;
 pub mod extract;

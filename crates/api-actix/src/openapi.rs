@@ -4,13 +4,13 @@
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes::{activities, contacts, tags};
+use crate::routes::{activities, carts, catalog, contacts, tags};
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Parley API",
-        description = "Conversations, contacts and tags for a business agent that sells over chat. \
+        description = "Conversations, contacts, tags, a product catalog and shareable carts for a business agent that sells over chat. \
             Every request carries `X-API-Key`; all data is scoped to the key's agent. \
             Errors have the shape `{\"error\":{\"code\",\"message\",\"details\",\"request_id\"}}`.",
         license(name = "Apache-2.0")
@@ -21,12 +21,16 @@ use crate::routes::{activities, contacts, tags};
         activities::list_activities, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact,
+        catalog::list_products, catalog::get_product, catalog::list_categories,
+        carts::create_cart, carts::get_cart,
     ),
     modifiers(&ApiKeyAuth),
     tags(
         (name = "Tags", description = "Labels that organize activities"),
         (name = "Activities", description = "Conversations, one per contact"),
         (name = "Contacts", description = "People reached over channels"),
+        (name = "Catalog", description = "The published product catalog; publishable keys allowed, CORS enabled"),
+        (name = "Carts", description = "Shareable cart snapshots; publishable keys allowed, CORS enabled"),
     )
 )]
 pub struct ApiDoc;

@@ -2,10 +2,13 @@
 //! channels, and activities in every status, so every endpoint has something to show.
 
 use parley_domain::DomainError;
-use parley_domain::model::{ActivityStatus, Agent, IssuedKey, KeyKind};
-use parley_domain::services::{ActivityPatchInput, NewContactInput, NewTagInput, Patch};
+use std::sync::Arc;
+
+use parley_domain::model::{ActivityStatus, Agent, AgentId, IssuedKey, KeyKind};
+use parley_domain::services::{ActivityPatchInput, ImportError, NewContactInput, NewTagInput, Patch};
 use serde_json::json;
 
+use crate::catalog_file;
 use crate::state::AppState;
 
 pub struct DemoAgent {
@@ -73,5 +76,18 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
             state.activities.update(&agent.id, &activity.id, patch).await?;
         }
     }
+    seed_catalog(state, &agent.id).await?;
     Ok(DemoAgent { agent, secret_key, publishable_key })
+}
+
+/// A lifestyle shop's catalog: products in several categories, some on sale, services, drafts.
+const DEMO_CATALOG: &str = include_str!("demo_catalog.jsonl");
+
+async fn seed_catalog(state: &AppState, agent: &AgentId) -> Result<(), DomainError> {
+    let validated = state.catalog.validate_import(agent, catalog_file::parse(DEMO_CATALOG)).await.map_err(|e| match e {
+        ImportError::Domain(e) => e,
+        ImportError::Rows(rows) => DomainError::Internal(format!("the demo catalog is invalid: {rows:?}")),
+    })?;
+    state.catalog.import(agent, validated, Arc::new(|_| {})).await?;
+    Ok(())
 }

@@ -2,11 +2,11 @@ use actix_web::web::ServiceConfig;
 use actix_web::{HttpResponse, web};
 use utoipa::OpenApi;
 
-use super::resource;
+use super::open_resource;
 use crate::openapi::ApiDoc;
 
 pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(resource("/v1/openapi.json").route(web::get().to(openapi_json)));
+    cfg.service(open_resource("/v1/openapi.json").route(web::get().to(openapi_json)));
 }
 
 /// The OpenAPI 3.1 document of this API (no key needed).

@@ -2,15 +2,25 @@
 //! service method, map the result.
 
 pub mod activities;
+pub mod carts;
+pub mod catalog;
 pub mod contacts;
 pub mod meta;
 pub mod tags;
 
-use actix_web::{HttpResponse, Resource, web};
+use actix_cors::Cors;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{CONTENT_TYPE, HeaderName};
+use actix_web::middleware::from_fn;
+use actix_web::{Error, HttpResponse, Resource, web};
 use serde::Serialize;
 
+use crate::auth;
+use crate::config::CorsOrigins;
 use crate::dto::DataBody;
 use crate::error::ApiError;
+use crate::request_context::REQUEST_ID_HEADER;
 
 /// 200 with `{"data": …}`.
 pub fn ok<T: Serialize>(data: T) -> HttpResponse {
@@ -22,9 +32,39 @@ pub fn created<T: Serialize>(data: T) -> HttpResponse {
     HttpResponse::Created().json(DataBody { data })
 }
 
-/// A resource whose unsupported methods answer 405 in the API's error shape.
-pub fn resource(path: &str) -> Resource {
+/// A resource whose unsupported methods answer 405 in the API's error shape; no key needed.
+pub fn open_resource(path: &str) -> Resource {
     web::resource(path).default_service(web::to(|| async { Err::<HttpResponse, _>(ApiError::MethodNotAllowed) }))
+}
+
+/// A resource behind the API key (handlers then declare the key level they need).
+pub fn resource(
+    path: &str,
+) -> Resource<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()> + use<>>
+{
+    open_resource(path).wrap(from_fn(auth::middleware))
+}
+
+/// A resource that browser code may call with a publishable key: CORS outermost, so a browser
+/// can read even a 401 or 403 answer, and preflights are answered without a key.
+pub fn browser_resource(
+    path: &'static str,
+    origins: CorsOrigins,
+) -> Resource<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<impl MessageBody>, Error = Error, InitError = ()>>
+{
+    resource(path).wrap(cors(&origins))
+}
+
+fn cors(origins: &CorsOrigins) -> Cors {
+    let cors = Cors::default()
+        .allowed_methods(["GET", "POST"])
+        .allowed_headers([HeaderName::from_static(auth::API_KEY_HEADER), CONTENT_TYPE, REQUEST_ID_HEADER])
+        .expose_headers([REQUEST_ID_HEADER])
+        .max_age(3600);
+    match origins {
+        CorsOrigins::Any => cors.allow_any_origin().send_wildcard(),
+        CorsOrigins::List(list) => list.iter().fold(cors, |c, o| c.allowed_origin(o)),
+    }
 }
 
 /// Unknown routes answer 404 in the API's error shape.

@@ -12,7 +12,13 @@ use actix_web::web::Data;
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::app;
 use parley_api::state::AppState;
-use parley_domain::model::{ActivityStatus, AgentId, KeyKind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use parley_adapters_system::{RandomIds, SystemClock};
+use parley_api::config::ApiConfig;
+use parley_domain::model::{ActivityStatus, AgentId, KeyKind, Timestamp};
+use parley_domain::ports::Clock;
 use parley_domain::services::NewContactInput;
 use serde_json::Value;
 
@@ -70,9 +76,28 @@ impl Reply {
     }
 }
 
+/// The system clock plus an offset tests can move forward (cart expiry, ordering).
+#[derive(Default)]
+pub struct TestClock {
+    offset_ms: AtomicI64,
+}
+
+impl TestClock {
+    pub fn advance(&self, by: chrono::TimeDelta) {
+        self.offset_ms.fetch_add(by.num_milliseconds(), Ordering::SeqCst);
+    }
+}
+
+impl Clock for TestClock {
+    fn now(&self) -> Timestamp {
+        SystemClock.now() + chrono::TimeDelta::milliseconds(self.offset_ms.load(Ordering::SeqCst))
+    }
+}
+
 pub struct TestApp {
     service: BoxService<actix_http::Request, ServiceResponse<BoxBody>, actix_web::Error>,
     pub state: Data<AppState>,
+    pub clock: Arc<TestClock>,
     pub a: Tenant,
     pub b: Tenant,
     pub db: TestDb,
@@ -80,12 +105,25 @@ pub struct TestApp {
 
 impl TestApp {
     pub async fn new(backend: &str) -> Self {
+        Self::with_config(backend, ApiConfig::default()).await
+    }
+
+    pub async fn with_config(backend: &str, config: ApiConfig) -> Self {
         let db = TestDb::of(backend).await;
-        let state = Data::new(AppState::with_system(db.store.repositories()));
+        let clock = Arc::new(TestClock::default());
+        let state = Data::new(AppState::new(db.store.repositories(), clock.clone(), Arc::new(RandomIds)).with_config(config));
         let a = Self::tenant(&state, "Shop A").await;
         let b = Self::tenant(&state, "Shop B").await;
         let service = boxed::service(test::init_service(app::build(state.clone())).await);
-        Self { service, state, a, b, db }
+        Self { service, state, clock, a, b, db }
+    }
+
+    /// Imports catalog records (api.md's Product plus `status`) for a tenant, as the CLI does.
+    pub async fn import_products(&self, tenant: &Tenant, records: Vec<Value>) {
+        let rows = records.into_iter().enumerate().map(|(i, r)| (i + 1, serde_json::from_value(r).map_err(|e| e.to_string()))).collect();
+        let validated =
+            self.state.catalog.validate_import(&tenant.agent, rows).await.unwrap_or_else(|e| panic!("invalid test catalog: {e:?}"));
+        self.state.catalog.import(&tenant.agent, validated, Arc::new(|_| {})).await.unwrap();
     }
 
     async fn tenant(state: &AppState, name: &str) -> Tenant {

@@ -8,6 +8,25 @@ use super::{AgentId, Timestamp, text};
 use crate::FieldError;
 use crate::error::Violations;
 
+/// Serializes a price as an integer when it is whole (`79`, not `79.0`), exactly otherwise.
+pub mod price_format {
+    use serde::Serializer;
+
+    /// Integers up to 2^53 are exact in an f64.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+
+    pub fn serialize<S: Serializer>(value: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if value.fract() == 0.0 && value.abs() < EXACT { s.serialize_i64(*value as i64) } else { s.serialize_f64(*value) }
+    }
+
+    pub fn serialize_option<S: Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => serialize(v, s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
 /// One catalog line, as imported and exported: api.md's Product plus `status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -23,8 +42,9 @@ pub struct ProductRecord {
     #[serde(default)]
     pub category_tags: Vec<String>,
     pub currency: String,
+    #[serde(serialize_with = "price_format::serialize")]
     pub base_price: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "price_format::serialize_option")]
     pub compare_at_price: Option<f64>,
     #[serde(default)]
     pub variants: Vec<VariantRecord>,
@@ -54,8 +74,9 @@ pub struct MediaRecord {
 pub struct VariantRecord {
     pub id: String,
     pub title: String,
+    #[serde(serialize_with = "price_format::serialize")]
     pub price: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "price_format::serialize_option")]
     pub compare_at_price: Option<f64>,
     #[serde(default)]
     pub selected_options: Vec<SelectedOption>,
@@ -388,6 +409,15 @@ mod tests {
         assert_eq!(p.category_tags, ["Home", "Gifts"], "trimmed and deduplicated");
         let again = Product::from_record(&AgentId::new("a"), p.to_record(), now(), None).unwrap();
         assert_eq!(again, p);
+    }
+
+    #[test]
+    fn whole_prices_print_as_integers_and_others_exactly() {
+        let mut r = base();
+        r["base_price"] = json!(79.0);
+        r["compare_at_price"] = json!(99.99);
+        let out = serde_json::to_string(&record(r)).unwrap();
+        assert!(out.contains(r#""base_price":79,"#) && out.contains(r#""compare_at_price":99.99"#), "{out}");
     }
 
     #[test]

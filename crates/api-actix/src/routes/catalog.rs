@@ -1,0 +1,43 @@
+use actix_web::web::{Data, Path, Query, ServiceConfig};
+use actix_web::{HttpResponse, web};
+use parley_domain::model::ProductId;
+use parley_domain::services::ProductListQuery;
+
+use super::{browser_resource, ok};
+use crate::auth::PublishableKey;
+use crate::config::CorsOrigins;
+use crate::dto::{CategoriesDto, DataBody, PageBody, ProductDto, ProductListParams};
+use crate::error::{ApiResult, ErrorBody};
+use crate::state::AppState;
+
+pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
+    cfg.service(browser_resource("/products", origins.clone()).route(web::get().to(list_products)))
+        .service(browser_resource("/products/{id}", origins.clone()).route(web::get().to(get_product)))
+        .service(browser_resource("/categories", origins.clone()).route(web::get().to(list_categories)));
+}
+
+/// List published products, newest first.
+#[utoipa::path(get, path = "/v1/products", tag = "Catalog", security(("api_key" = [])), params(ProductListParams),
+    responses((status = 200, body = PageBody<ProductDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+pub async fn list_products(caller: PublishableKey, state: Data<AppState>, query: Query<ProductListParams>) -> ApiResult<HttpResponse> {
+    let q = query.into_inner();
+    let page = state.catalog.list(caller.agent(), ProductListQuery { limit: q.limit, offset: q.offset, tag: q.tag, kind: q.kind }).await?;
+    Ok(HttpResponse::Ok().json(PageBody::from_page(page, ProductDto::from)))
+}
+
+/// Fetch one published product. Drafts, unknown ids and other agents' products are 404.
+#[utoipa::path(get, path = "/v1/products/{id}", tag = "Catalog", security(("api_key" = [])),
+    params(("id" = String, Path, description = "The product's `_id`")),
+    responses((status = 200, body = DataBody<ProductDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_product(caller: PublishableKey, state: Data<AppState>, id: Path<String>) -> ApiResult<HttpResponse> {
+    let product = state.catalog.get(caller.agent(), &ProductId::lookup(id.into_inner())).await?;
+    Ok(ok(ProductDto::from(product)))
+}
+
+/// Category facets of the published catalog.
+#[utoipa::path(get, path = "/v1/categories", tag = "Catalog", security(("api_key" = [])),
+    responses((status = 200, body = DataBody<CategoriesDto>), (status = 401, body = ErrorBody)))]
+pub async fn list_categories(caller: PublishableKey, state: Data<AppState>) -> ApiResult<HttpResponse> {
+    let facets = state.catalog.categories(caller.agent()).await?;
+    Ok(ok(CategoriesDto::from(facets)))
+}
