@@ -198,27 +198,38 @@ async fn serve(store: Store, state: AppState, args: ServeArgs) -> Result<(), Fai
     }
     let server = server.bind(bind).map_err(|e| format!("cannot listen on {bind}: {e}"))?.run();
 
-    println!("Parley is serving on http://{bind} ({} database)", store.backend());
+    // The banner must never take the server down: stdout may be a closed pipe.
+    let mut out = std::io::stdout().lock();
+    macro_rules! banner {
+        ($out:ident, $($arg:tt)*) => {
+            let _ = writeln!($out, $($arg)*);
+        };
+    }
+    banner!(out, "Parley is serving on http://{bind} ({} database)", store.backend());
     if let Some(demo) = demo {
-        println!();
-        println!(
+        banner!(out, "");
+        banner!(
+            out,
             "Created demo agent \"{}\" ({}) with sample tags, contacts, activities and a catalog.",
             demo.agent.name.as_str(),
             demo.agent.id
         );
-        println!("Its keys are shown only this once:");
-        println!("  secret key:      {}", demo.secret_key.plaintext);
-        println!("  publishable key: {}", demo.publishable_key.plaintext);
-        println!();
-        println!("Try it (README.md has a longer session):");
-        println!(
+        banner!(out, "Its keys are shown only this once:");
+        banner!(out, "  secret key:      {}", demo.secret_key.plaintext);
+        banner!(out, "  publishable key: {}", demo.publishable_key.plaintext);
+        banner!(out, "");
+        banner!(out, "Try it (README.md has a longer session):");
+        banner!(
+            out,
             "  export PARLEY_URL=http://{bind} PARLEY_KEY={} PARLEY_PUBLISHABLE_KEY={}",
-            demo.secret_key.plaintext, demo.publishable_key.plaintext
+            demo.secret_key.plaintext,
+            demo.publishable_key.plaintext
         );
-        println!("  curl -s -H \"X-API-Key: $PARLEY_KEY\" $PARLEY_URL/v1/activities");
+        banner!(out, "  curl -s -H \"X-API-Key: $PARLEY_KEY\" $PARLEY_URL/v1/activities");
     } else if empty {
-        println!("The database has no agents yet: `parley agents create --name NAME`, then `parley keys create --agent ID`.");
+        banner!(out, "The database has no agents yet: `parley agents create --name NAME`, then `parley keys create --agent ID`.");
     }
+    drop(out);
     server.await?;
     Ok(())
 }

@@ -35,22 +35,16 @@ fn readme_session() {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("the parley binary starts");
-    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let _server = Server(child);
 
-    // The banner's export line gives the URL and the demo key, as it does to a newcomer.
-    let mut exports = None;
-    for line in BufReader::new(stdout).lines() {
-        let line = line.unwrap();
-        if let Some(rest) = line.trim().strip_prefix("export ") {
-            exports = Some(rest.to_string());
-            break;
-        }
-    }
+    // The banner's export line gives the URL and the demo keys, as it does to a newcomer.
+    let exports = lines.by_ref().map_while(Result::ok).find_map(|l| l.trim().strip_prefix("export ").map(str::to_string));
     let exports = exports.expect("the banner prints an export line");
+    std::thread::spawn(move || lines.for_each(drop)); // keep reading what the server prints
     let vars: Vec<(String, String)> =
         exports.split_whitespace().map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).unwrap()).collect();
-    assert_eq!(vars.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["PARLEY_URL", "PARLEY_KEY"]);
+    assert_eq!(vars.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["PARLEY_URL", "PARLEY_KEY", "PARLEY_PUBLISHABLE_KEY"]);
 
     let deadline = Instant::now() + Duration::from_secs(10);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -64,5 +58,7 @@ fn readme_session() {
     assert!(stdout.contains(r#""name":"Priority""#), "{stdout}");
     assert!(stdout.contains(r#""profile_name":"Iris Chen""#) && stdout.contains(r#""channel_id":"14155550100""#), "{stdout}");
     assert!(stdout.contains(r#""status":"closed""#) && stdout.contains(r#""assigned_to":"user_42""#), "{stdout}");
+    assert!(stdout.contains(r#""total_items":36"#), "the demo catalog's categories: {stdout}");
+    assert!(stdout.contains(r#""qty":2"#) && stdout.contains(r#""expires_at":"#), "the cart is read back: {stdout}");
     assert!(stdout.contains(r#""code":"VALIDATION_ERROR""#), "the last command shows the error shape: {stdout}");
 }
