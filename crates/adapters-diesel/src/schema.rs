@@ -97,6 +97,8 @@ diesel::table! {
         agent_id -> Text,
         tag -> Text,
         product_id -> Text,
+        kind -> Text,
+        created_at -> BigInt,
     }
 }
 

@@ -285,6 +285,12 @@ pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
     assert!(r.activities.find_by_contact(&b, &act.contact_id).await.unwrap().is_none());
     assert!(r.activities.list(&b, &ActivityFilter::default(), page(10, 0)).await.unwrap().items.is_empty());
     assert!(!r.activities.attach_tags(&b, &act.id, &[], t(2)).await.unwrap());
+    let foreign_tag = tag(&b, "theirs", t(0));
+    r.tags.insert(&foreign_tag).await.unwrap();
+    assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&foreign_tag.id), t(3)).await.unwrap());
+    let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
+    assert!(view.tags.is_empty(), "another agent's tag is never attached");
+    assert_eq!(view.activity.updated_at, act.updated_at, "and nothing changed");
     let mut foreign = act.clone();
     foreign.agent_id = b;
     assert!(!r.activities.update(&foreign, None).await.unwrap());

@@ -92,7 +92,7 @@ pub trait ActivityRepository: Send + Sync {
     /// Replaces status, assignee, `last_inbound_at` and `updated_at`, and renames the contact
     /// when `rename` is given, all in one transaction; `false` when unknown.
     async fn update<'a>(&self, activity: &Activity, rename: Option<&'a ProfileName>) -> StoreResult<bool>;
-    /// Attaches tags (already known to be the agent's); attaching twice is a no-op.
+    /// Attaches the agent's tags among `tags` (others are ignored); attaching twice is a no-op.
     /// Bumps `updated_at` to `at` only when something was attached. `false` when the activity is unknown.
     async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tags: &[TagId], at: Timestamp) -> StoreResult<bool>;
     /// Detaches one tag; bumps `updated_at` only when it was attached. `false` when the activity is unknown.

@@ -239,8 +239,12 @@ impl ActivityRepository for Store {
             if !owned!(conn, agent.as_str(), id.as_str()) {
                 return Ok(false);
             }
+            // Only the agent's own tags, whatever the caller checked: tenants never mix.
+            let ids: Vec<&str> = tag_ids.iter().map(TagId::as_str).collect();
+            let owned_tags: Vec<String> =
+                tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq_any(&ids)).select(tags::id).load(conn).await?;
             let mut attached = 0;
-            for tag in tag_ids {
+            for tag in &owned_tags {
                 attached += diesel::insert_into(activity_tags::table)
                     .values((
                         activity_tags::activity_id.eq(id.as_str()),

@@ -30,6 +30,8 @@ pub(crate) struct CategoryInsert {
     pub agent_id: String,
     pub tag: String,
     pub product_id: String,
+    pub kind: String,
+    pub created_at: i64,
 }
 
 /// Products to upsert and the category rows that replace theirs.
@@ -37,6 +39,10 @@ pub(crate) struct Batch {
     pub products: Vec<ProductInsert>,
     pub categories: Vec<CategoryInsert>,
 }
+
+/// Imports at least this large refresh PostgreSQL's planner statistics.
+#[cfg(feature = "postgres")]
+const ANALYZE_AFTER: usize = 1000;
 
 pub(crate) trait BulkWrite {
     fn write_batches(&mut self, agent: &str, batches: Vec<Batch>, progress: ImportProgress) -> impl Future<Output = DbResult<()>> + Send;
@@ -80,6 +86,10 @@ impl BulkWrite for crate::pool::PgConn {
             }
             done += batch.products.len();
             progress(done);
+        }
+        if done >= ANALYZE_AFTER {
+            // Fresh statistics, so the planner does not plan a large catalog as an empty one.
+            diesel_async::SimpleAsyncConnection::batch_execute(self, "ANALYZE products; ANALYZE product_categories;").await?;
         }
         Ok(())
     }

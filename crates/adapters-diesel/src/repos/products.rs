@@ -19,10 +19,18 @@ const IMPORT_BATCH: usize = 500;
 const FACET_CATEGORY: &str = "category";
 const FACET_KIND: &str = "kind";
 const FACET_TOTAL: &str = "total";
+/// Counts of one tag among one kind's products, so `tag` + `kind` totals are lookups too.
+const FACET_CATEGORY_PRODUCT: &str = "category:product";
+const FACET_CATEGORY_SERVICE: &str = "category:service";
+
+fn category_kind_facet(kind: &str) -> &'static str {
+    if kind == ProductKind::Service.as_str() { FACET_CATEGORY_SERVICE } else { FACET_CATEGORY_PRODUCT }
+}
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = products)]
 struct ProductRow {
+    id: String,
     agent_id: String,
     status: String,
     document: String,
@@ -81,6 +89,8 @@ impl ProductRepository for Store {
                         agent_id: agent.to_string(),
                         tag: t.clone(),
                         product_id: p.id.as_str().to_string(),
+                        kind: p.kind.as_str().to_string(),
+                        created_at: millis(p.created_at),
                     }));
                 }
             }
@@ -91,12 +101,16 @@ impl ProductRepository for Store {
             conn.write_batches(agent, batches, progress).await?;
 
             // Recount from the index tables: the facets are read on every categories request.
-            let categories: Vec<(String, i64)> = product_categories::table
+            let by_kind: Vec<(String, String, i64)> = product_categories::table
                 .filter(product_categories::agent_id.eq(agent))
-                .group_by(product_categories::tag)
-                .select((product_categories::tag, diesel::dsl::count_star()))
+                .group_by((product_categories::tag, product_categories::kind))
+                .select((product_categories::tag, product_categories::kind, diesel::dsl::count_star()))
                 .load(conn)
                 .await?;
+            let mut categories: HashMap<String, i64> = HashMap::new();
+            for (tag, _, n) in &by_kind {
+                *categories.entry(tag.clone()).or_default() += n;
+            }
             let kinds: Vec<(String, i64)> = products::table
                 .filter(products::agent_id.eq(agent))
                 .filter(products::status.eq(ProductStatus::Active.as_str()))
@@ -107,6 +121,7 @@ impl ProductRepository for Store {
             let total: i64 = kinds.iter().map(|(_, n)| n).sum();
             let mut facets: Vec<(&str, String, i64)> = categories.into_iter().map(|(name, n)| (FACET_CATEGORY, name, n)).collect();
             facets.extend(kinds.into_iter().map(|(name, n)| (FACET_KIND, name, n)));
+            facets.extend(by_kind.into_iter().map(|(tag, kind, n)| (category_kind_facet(&kind), tag, n)));
             facets.push((FACET_TOTAL, String::new(), total));
             diesel::delete(catalog_facets::table.filter(catalog_facets::agent_id.eq(agent))).execute(conn).await?;
             for (facet, name, n) in &facets {
@@ -140,49 +155,64 @@ impl ProductRepository for Store {
         let active = ProductStatus::Active.as_str();
         let kind = filter.kind.map(ProductKind::as_str);
         let tag = filter.tag.as_deref();
-        // The facets hold the totals of the single-filter cases; only tag + kind needs a count.
-        let facet_total = match (tag, kind) {
-            (None, None) => Some((FACET_TOTAL, "")),
-            (Some(t), None) => Some((FACET_CATEGORY, t)),
-            (None, Some(k)) => Some((FACET_KIND, k)),
-            (Some(_), Some(_)) => None,
+        // Every total is a facet kept up to date by imports: listing never counts rows.
+        let (facet, name) = match (tag, kind) {
+            (None, None) => (FACET_TOTAL, ""),
+            (Some(t), None) => (FACET_CATEGORY, t),
+            (None, Some(k)) => (FACET_KIND, k),
+            (Some(t), Some(k)) => (category_kind_facet(k), t),
         };
-        macro_rules! filtered {
-            () => {{
-                let mut q = products::table.filter(products::agent_id.eq(agent)).filter(products::status.eq(active)).into_boxed();
-                if let Some(kind) = kind {
-                    q = q.filter(products::kind.eq(kind));
-                }
-                if let Some(tag) = tag {
-                    let tagged = product_categories::table
+        let (limit, offset) = (i64::from(page.limit()), page.offset() as i64);
+        let (total, rows) = with_conn!(self, |conn| async {
+            let total: i64 = catalog_facets::table
+                .filter(catalog_facets::agent_id.eq(agent))
+                .filter(catalog_facets::facet.eq(facet))
+                .filter(catalog_facets::name.eq(name))
+                .select(catalog_facets::count)
+                .first(conn)
+                .await
+                .optional()?
+                .unwrap_or(0);
+            let rows: Vec<ProductRow> = match tag {
+                // By tag: the page's ids come from the category index in order, then the documents.
+                Some(tag) => {
+                    let mut ids = product_categories::table
                         .filter(product_categories::agent_id.eq(agent))
                         .filter(product_categories::tag.eq(tag))
-                        .select(product_categories::product_id);
-                    q = q.filter(products::id.eq_any(tagged));
+                        .into_boxed();
+                    if let Some(kind) = kind {
+                        ids = ids.filter(product_categories::kind.eq(kind));
+                    }
+                    let ids: Vec<String> = ids
+                        .order((product_categories::created_at.desc(), product_categories::product_id.desc()))
+                        .limit(limit)
+                        .offset(offset)
+                        .select(product_categories::product_id)
+                        .load(conn)
+                        .await?;
+                    let mut rows: Vec<ProductRow> = products::table
+                        .filter(products::agent_id.eq(agent))
+                        .filter(products::id.eq_any(&ids))
+                        .select(ProductRow::as_select())
+                        .load(conn)
+                        .await?;
+                    let position: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+                    rows.sort_by_key(|r| position.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
+                    rows
                 }
-                q
-            }};
-        }
-        let (total, rows) = with_conn!(self, |conn| async {
-            let total: i64 = match facet_total {
-                Some((facet, name)) => catalog_facets::table
-                    .filter(catalog_facets::agent_id.eq(agent))
-                    .filter(catalog_facets::facet.eq(facet))
-                    .filter(catalog_facets::name.eq(name))
-                    .select(catalog_facets::count)
-                    .first(conn)
-                    .await
-                    .optional()?
-                    .unwrap_or(0),
-                None => filtered!().count().get_result(conn).await?,
+                None => {
+                    let mut q = products::table.filter(products::agent_id.eq(agent)).filter(products::status.eq(active)).into_boxed();
+                    if let Some(kind) = kind {
+                        q = q.filter(products::kind.eq(kind));
+                    }
+                    q.order((products::created_at.desc(), products::id.desc()))
+                        .limit(limit)
+                        .offset(offset)
+                        .select(ProductRow::as_select())
+                        .load(conn)
+                        .await?
+                }
             };
-            let rows: Vec<ProductRow> = filtered!()
-                .order((products::created_at.desc(), products::id.desc()))
-                .limit(i64::from(page.limit()))
-                .offset(page.offset() as i64)
-                .select(ProductRow::as_select())
-                .load(conn)
-                .await?;
             Ok::<_, DbError>((total, rows))
         }
         .await)?;

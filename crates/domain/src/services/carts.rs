@@ -41,47 +41,50 @@ impl CartService {
         if items.is_empty() || items.len() > MAX_CART_ITEMS {
             return Err(FieldError::new("items", format!("must hold 1 to {MAX_CART_ITEMS} entries")).into());
         }
-        let mut errors = Vec::new();
-        let mut wanted: Vec<(ProductId, u8)> = Vec::with_capacity(items.len());
+        // Every bad entry is named in one answer: shape errors and unavailable products alike.
+        let mut errors: Vec<(usize, FieldError)> = Vec::new();
+        let mut wanted: Vec<(usize, ProductId, Option<u8>)> = Vec::with_capacity(items.len());
         let mut seen: HashMap<String, usize> = HashMap::new();
         for (i, item) in items.into_iter().enumerate() {
             let qty = match item.qty.as_ref().and_then(Value::as_u64) {
                 Some(q @ 1..=99) => Some(q as u8),
                 _ => {
-                    errors.push(FieldError::new(format!("items[{i}].qty"), "must be an integer from 1 to 99"));
+                    errors.push((i, FieldError::new(format!("items[{i}].qty"), "must be an integer from 1 to 99")));
                     None
                 }
             };
             let Some(id) = item.id.filter(|id| !id.is_empty()) else {
-                errors.push(FieldError::new(format!("items[{i}].id"), "is required"));
+                errors.push((i, FieldError::new(format!("items[{i}].id"), "is required")));
                 continue;
             };
             if let Some(first) = seen.get(&id) {
-                errors.push(FieldError::new(format!("items[{i}].id"), format!("product {id} is already in items[{first}]")));
+                errors.push((i, FieldError::new(format!("items[{i}].id"), format!("product {id} is already in items[{first}]"))));
                 continue;
             }
             seen.insert(id.clone(), i);
-            if let Some(qty) = qty {
-                wanted.push((ProductId::lookup(id), qty));
-            }
-        }
-        if !errors.is_empty() {
-            return Err(DomainError::Validation(errors));
+            wanted.push((i, ProductId::lookup(id), qty));
         }
 
-        let ids: Vec<ProductId> = wanted.iter().map(|(id, _)| id.clone()).collect();
-        let mut found: HashMap<ProductId, Product> =
-            self.products.find_active(agent, &ids).await?.into_iter().map(|p| (p.id.clone(), p)).collect();
+        let ids: Vec<ProductId> = wanted.iter().map(|(_, id, _)| id.clone()).collect();
+        let mut found: HashMap<ProductId, Product> = if ids.is_empty() {
+            HashMap::new()
+        } else {
+            self.products.find_active(agent, &ids).await?.into_iter().map(|p| (p.id.clone(), p)).collect()
+        };
         let mut lines = Vec::with_capacity(wanted.len());
-        for (i, (id, qty)) in wanted.into_iter().enumerate() {
-            match found.remove(&id) {
-                Some(product) => lines.push(CartItem { product, qty }),
-                None => errors
-                    .push(FieldError::new(format!("items[{i}].id"), format!("product {} does not exist or is not available", id.as_str()))),
+        for (i, id, qty) in wanted {
+            match (found.remove(&id), qty) {
+                (Some(product), Some(qty)) => lines.push(CartItem { product, qty }),
+                (Some(_), None) => {}
+                (None, _) => errors.push((
+                    i,
+                    FieldError::new(format!("items[{i}].id"), format!("product {} does not exist or is not available", id.as_str())),
+                )),
             }
         }
         if !errors.is_empty() {
-            return Err(DomainError::Validation(errors));
+            errors.sort_by_key(|(i, _)| *i);
+            return Err(DomainError::Validation(errors.into_iter().map(|(_, e)| e).collect()));
         }
 
         let created_at = self.clock.now();
@@ -140,10 +143,15 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn quantities_and_duplicates_are_checked_before_any_lookup() {
+    async fn every_bad_entry_is_named_in_one_answer() {
         let mut products = MockProductRepository::new();
-        products.expect_find_active().never();
-        let err = service(MockCartRepository::new(), products)
+        products
+            .expect_find_active()
+            .times(1)
+            .returning(|_, _| Ok(vec![product("p1"), product("p2"), product("p3"), product("p4"), product("p5")]));
+        let mut carts = MockCartRepository::new();
+        carts.expect_insert().never();
+        let err = service(carts, products)
             .create(
                 &AgentId::new("a"),
                 Some(vec![
@@ -153,13 +161,25 @@ mod tests {
                     item("p4", json!(100)),
                     item("p5", json!(1)),
                     item("p5", json!(1)),
+                    item("gone", json!(0)),
                 ]),
             )
             .await
             .unwrap_err();
         let DomainError::Validation(errors) = err else { panic!() };
         let fields: Vec<_> = errors.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, ["items[0].qty", "items[1].qty", "items[2].qty", "items[3].qty", "items[5].id"]);
+        assert_eq!(fields, ["items[0].qty", "items[1].qty", "items[2].qty", "items[3].qty", "items[5].id", "items[6].qty", "items[6].id"]);
+    }
+
+    #[tokio::test]
+    async fn entries_without_ids_are_refused_without_a_lookup() {
+        let mut products = MockProductRepository::new();
+        products.expect_find_active().never();
+        let err = service(MockCartRepository::new(), products)
+            .create(&AgentId::new("a"), Some(vec![NewCartItem { id: None, qty: Some(json!(1)) }]))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, DomainError::Validation(e) if e[0].field == "items[0].id"));
     }
 
     #[tokio::test]

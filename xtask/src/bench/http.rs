@@ -1,0 +1,69 @@
+//! A minimal keep-alive HTTP/1.1 client for GET requests, and latency statistics.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+pub struct Client {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+    key: String,
+}
+
+impl Client {
+    pub fn connect(port: u16, key: &str) -> Result<Self, String> {
+        let stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        let writer = stream.try_clone().map_err(|e| e.to_string())?;
+        Ok(Self { reader: BufReader::new(stream), writer, key: key.to_string() })
+    }
+
+    /// Sends a GET and reads the whole response; returns the status and the body.
+    pub fn get(&mut self, path: &str) -> Result<(u16, Vec<u8>), String> {
+        write!(self.writer, "GET {path} HTTP/1.1\r\nHost: bench\r\nX-API-Key: {}\r\n\r\n", self.key).map_err(|e| e.to_string())?;
+        let mut line = String::new();
+        self.reader.read_line(&mut line).map_err(|e| e.to_string())?;
+        let status: u16 = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| format!("bad status line {line:?}"))?;
+        let mut length = 0;
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).map_err(|e| e.to_string())?;
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().map_err(|_| "bad content-length".to_string())?;
+            }
+        }
+        let mut body = vec![0; length];
+        self.reader.read_exact(&mut body).map_err(|e| e.to_string())?;
+        Ok((status, body))
+    }
+}
+
+/// Latency of one endpoint over sequential requests.
+pub struct Stats {
+    pub p50: Duration,
+    pub p99: Duration,
+}
+
+/// Times `count` GETs of `path` after `warmup` untimed ones; every answer must be 200.
+pub fn measure(client: &mut Client, path: &str, warmup: usize, count: usize) -> Result<Stats, String> {
+    for _ in 0..warmup {
+        check(client.get(path)?, path)?;
+    }
+    let mut times = Vec::with_capacity(count);
+    for _ in 0..count {
+        let started = Instant::now();
+        check(client.get(path)?, path)?;
+        times.push(started.elapsed());
+    }
+    times.sort();
+    Ok(Stats { p50: times[count / 2], p99: times[(count * 99 / 100).min(count - 1)] })
+}
+
+fn check((status, body): (u16, Vec<u8>), path: &str) -> Result<(), String> {
+    if status == 200 { Ok(()) } else { Err(format!("GET {path} answered {status}: {}", String::from_utf8_lossy(&body))) }
+}

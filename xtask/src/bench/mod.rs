@@ -1,0 +1,154 @@
+//! `cargo xtask bench …`: benchmarks of the release binary, reported as ratios against a
+//! baseline measured in the same run. Benchmarks, not tests: they assert nothing about time.
+
+mod catalog;
+mod generate;
+mod http;
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{cargo, root};
+
+const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]";
+
+pub fn run(args: &[&str]) -> Result<(), String> {
+    match args {
+        ["catalog", rest @ ..] => catalog::run(&Options::parse(rest)?),
+        _ => Err(USAGE.into()),
+    }
+}
+
+pub struct Options {
+    pub sizes: Vec<usize>,
+    pub backends: Vec<String>,
+}
+
+impl Options {
+    fn parse(args: &[&str]) -> Result<Self, String> {
+        let mut options = Self { sizes: vec![10_000, 100_000], backends: vec!["sqlite".into(), "postgres".into()] };
+        let mut it = args.iter();
+        while let Some(flag) = it.next() {
+            let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
+            match *flag {
+                "--sizes" => {
+                    options.sizes = value.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<_, _>>()?
+                }
+                "--backends" => options.backends = value.split(',').map(str::to_string).collect(),
+                other => return Err(format!("unknown option {other}\n{USAGE}")),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// Builds and returns the release `parley` binary.
+pub fn release_binary() -> Result<PathBuf, String> {
+    eprintln!("building the release binary…");
+    let status = cargo().args(["build", "--release", "--quiet", "--package", "parley-api"]).status().map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("cargo build --release failed".into());
+    }
+    Ok(root().join("target/release/parley"))
+}
+
+/// Scratch space for generated files and databases.
+pub fn scratch() -> Result<PathBuf, String> {
+    let dir = root().join("target/bench");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    Ok(dir)
+}
+
+/// A fresh, empty database of the backend; returns its URL.
+pub fn fresh_database(backend: &str) -> Result<String, String> {
+    match backend {
+        "sqlite" => {
+            let path = scratch()?.join("bench.db");
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+            }
+            Ok(format!("sqlite://{}", path.display()))
+        }
+        "postgres" => {
+            for sql in ["DROP DATABASE IF EXISTS parley_bench", "CREATE DATABASE parley_bench"] {
+                let out = Command::new("psql")
+                    .args(["-h", "127.0.0.1", "-U", "postgres", "-d", "test", "-qc", sql])
+                    .output()
+                    .map_err(|e| format!("psql: {e}"))?;
+                if !out.status.success() {
+                    return Err(format!("{sql}: {}", String::from_utf8_lossy(&out.stderr)));
+                }
+            }
+            Ok("postgres://postgres@127.0.0.1:5432/parley_bench".into())
+        }
+        other => Err(format!("unknown backend {other}")),
+    }
+}
+
+/// Runs a `parley` command against `url`; returns its standard output and wall time.
+pub fn parley(bin: &PathBuf, url: &str, args: &[&str]) -> Result<(String, Duration), String> {
+    let started = Instant::now();
+    let out = Command::new(bin).args(args).env("DATABASE_URL", url).env("PARLEY_LOG", "warn").output().map_err(|e| e.to_string())?;
+    let elapsed = started.elapsed();
+    if !out.status.success() {
+        return Err(format!("parley {args:?} failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok((String::from_utf8_lossy(&out.stdout).into_owned(), elapsed))
+}
+
+/// The value of `"field":"…"` in a line of JSON printed by the CLI.
+pub fn json_field(json: &str, field: &str) -> Result<String, String> {
+    let marker = format!("\"{field}\":\"");
+    let start = json.find(&marker).ok_or_else(|| format!("no {field} in {json}"))? + marker.len();
+    Ok(json[start..start + json[start..].find('"').ok_or("unterminated string")?].to_string())
+}
+
+/// A running `parley serve`, stopped on drop.
+pub struct Server(Child);
+
+impl Server {
+    pub fn start(bin: &PathBuf, url: &str, port: u16) -> Result<Self, String> {
+        let child = Command::new(bin)
+            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .env("DATABASE_URL", url)
+            .env("PARLEY_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                return Err("the server never listened".into());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(Self(child))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn free_port() -> Result<u16, String> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?.local_addr().map_err(|e| e.to_string())?.port())
+}
+
+/// Replaces the part of `docs/performance.md` between this benchmark's markers.
+pub fn write_report(name: &str, section: &str) -> Result<(), String> {
+    let path = root().join("docs/performance.md");
+    let existing = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Performance\n\nFigures from `cargo xtask bench …`, each run on the 2-core machine CI uses. Ratios compare against a baseline measured in the same run, so they travel between machines better than raw times.\n".into());
+    let (start, end) = (format!("<!-- bench:{name}:start -->"), format!("<!-- bench:{name}:end -->"));
+    let block = format!("{start}\n{section}{end}");
+    let updated = match (existing.find(&start), existing.find(&end)) {
+        (Some(s), Some(e)) => format!("{}{block}{}", &existing[..s], &existing[e + end.len()..]),
+        _ => format!("{}\n{block}\n", existing.trim_end()),
+    };
+    std::fs::write(&path, updated).map_err(|e| e.to_string())?;
+    eprintln!("wrote docs/performance.md");
+    Ok(())
+}
