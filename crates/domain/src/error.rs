@@ -91,6 +91,17 @@ impl Violations {
         }
     }
 
+    /// Like [`check`](Self::check) for validators that report several fields at once.
+    pub fn check_all<T>(&mut self, result: Result<T, Vec<FieldError>>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(errors) => {
+                self.0.extend(errors);
+                None
+            }
+        }
+    }
+
     pub fn push(&mut self, e: FieldError) {
         self.0.push(e);
     }

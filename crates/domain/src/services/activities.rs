@@ -50,13 +50,7 @@ impl ActivityService {
         let mut v = Violations::default();
         let status = query.status.map(|s| v.check(ActivityStatus::parse(&s)));
         let search = query.search.map(|s| v.check(ActivitySearch::new(&s)));
-        let page = match PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS) {
-            Ok(p) => Some(p),
-            Err(errors) => {
-                errors.into_iter().for_each(|e| v.push(e));
-                None
-            }
-        };
+        let page = v.check_all(PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS));
         v.finish()?;
         let filter = ActivityFilter { status: status.flatten(), tag: query.tag.map(TagId::new), search: search.flatten() };
         Ok(self.activities.list(agent, &filter, page.unwrap()).await?)

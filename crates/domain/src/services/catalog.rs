@@ -63,13 +63,7 @@ impl CatalogService {
     pub async fn list(&self, agent: &AgentId, q: ProductListQuery) -> Result<Page<Product>, DomainError> {
         let mut v = Violations::default();
         let kind = q.kind.map(|k| v.check(ProductKind::parse(&k)));
-        let page = match PageRequest::parse(q.limit.as_deref(), q.offset.as_deref(), PageBounds::PRODUCTS) {
-            Ok(p) => Some(p),
-            Err(errors) => {
-                errors.into_iter().for_each(|e| v.push(e));
-                None
-            }
-        };
+        let page = v.check_all(PageRequest::parse(q.limit.as_deref(), q.offset.as_deref(), PageBounds::PRODUCTS));
         v.finish()?;
         let filter = ProductFilter { tag: q.tag, kind: kind.flatten() };
         Ok(self.products.list(agent, &filter, page.unwrap()).await?)
