@@ -132,6 +132,44 @@ pub trait CartRepository: Send + Sync {
     async fn get(&self, agent: &AgentId, code: &CartCode) -> StoreResult<Option<Cart>>;
 }
 
+/// Why the messaging platform did not take a request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlatformError {
+    /// The platform refused it (a 4xx other than authentication), e.g. 131026 undeliverable or
+    /// 132000 parameter count mismatch: `code` and `message` as the platform gave them,
+    /// `details` from its `error_data.details`.
+    #[error("the platform refused the message ({code:?}): {message}")]
+    Rejected { code: Option<i64>, message: String, details: Option<String> },
+    /// The line's token is invalid or expired (HTTP 401, error code 190).
+    #[error("the platform refused the line's credentials: {message}")]
+    Unauthorized { message: String },
+    /// The platform failed or could not be reached (5xx, timeout, connection). For a send, the
+    /// message may or may not have gone out.
+    #[error("the platform is unavailable: {message}")]
+    Unavailable { message: String },
+}
+
+/// The platform's receipt for an accepted message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentMessage {
+    /// `wamid.…`: every status webhook of the message names it.
+    pub message_id: String,
+    /// The recipient's WhatsApp id, when the platform reports it.
+    pub wa_id: Option<String>,
+}
+
+/// The messaging platform (WhatsApp Business Cloud API) as seen from one line.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait MessagingPlatform: Send + Sync {
+    /// Every template of the line's business account, following the platform's paging.
+    async fn templates(&self, line: &Line) -> Result<Vec<TemplateDefinition>, PlatformError>;
+    /// Sends a template message from the line. `callback_data` (the campaign key) is echoed in
+    /// every status webhook of the message. MUST NOT retry a request that may have reached the
+    /// platform: a duplicate message is worse than a reported failure.
+    async fn send_template<'a>(&self, line: &Line, message: &TemplateMessage, callback_data: Option<&'a str>) -> Result<SentMessage, PlatformError>;
+}
+
 /// Every repository port, as one storage backend provides them.
 #[derive(Clone)]
 pub struct Repositories {

@@ -6,10 +6,14 @@ pub mod api_key;
 pub mod cart;
 pub mod contact;
 pub mod currency;
+pub mod execution;
 pub mod ids;
+pub mod line;
 pub mod pagination;
 pub mod product;
+pub mod send;
 pub mod tag;
+pub mod template;
 pub mod text;
 
 pub use activity::*;
@@ -18,10 +22,14 @@ pub use api_key::*;
 pub use cart::*;
 pub use contact::*;
 pub use currency::Currency;
+pub use execution::*;
 pub use ids::*;
+pub use line::*;
 pub use pagination::*;
 pub use product::*;
+pub use send::*;
 pub use tag::*;
+pub use template::*;
 
 /// Every instant in Parley: UTC, millisecond precision (the clock truncates).
 pub type Timestamp = chrono::DateTime<chrono::Utc>;

@@ -1,0 +1,185 @@
+//! Campaign executions: the delivery record of one template send made under a campaign key.
+//! Statuses only move forward (sent → delivered → read; failed from any), whatever order and
+//! however often the platform reports them.
+
+use super::{AgentId, TemplateId, Timestamp};
+use crate::FieldError;
+
+/// 1–64 characters of `[A-Za-z0-9_.:-]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CampaignKey(String);
+
+impl CampaignKey {
+    pub fn new(raw: &str) -> Result<Self, FieldError> {
+        let ok = (1..=64).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
+        if ok { Ok(Self(raw.to_string())) } else { Err(FieldError::new("campaign.key", "must be 1 to 64 characters of A-Z a-z 0-9 _ . : -")) }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExecutionStatus {
+    Sent,
+    Delivered,
+    Read,
+    Failed,
+}
+
+impl ExecutionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExecutionStatus::Sent => "sent",
+            ExecutionStatus::Delivered => "delivered",
+            ExecutionStatus::Read => "read",
+            ExecutionStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "sent" => Some(ExecutionStatus::Sent),
+            "delivered" => Some(ExecutionStatus::Delivered),
+            "read" => Some(ExecutionStatus::Read),
+            "failed" => Some(ExecutionStatus::Failed),
+            _ => None,
+        }
+    }
+
+    /// Forward moves only: along sent → delivered → read, or to failed from any other status.
+    pub fn can_move_to(self, next: ExecutionStatus) -> bool {
+        use ExecutionStatus::*;
+        match (self, next) {
+            (Failed, _) => false,
+            (_, Failed) => true,
+            (Sent, Delivered | Read) | (Delivered, Read) => true,
+            _ => false,
+        }
+    }
+}
+
+/// What the platform reported about one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusUpdate {
+    pub message_id: String,
+    pub status: ExecutionStatus,
+    /// When it happened, by the platform's clock (not when the webhook arrived).
+    pub at: Timestamp,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Execution {
+    pub id: String,
+    pub agent_id: AgentId,
+    pub campaign_key: CampaignKey,
+    pub campaign_name: String,
+    pub to: String,
+    pub template_id: TemplateId,
+    pub message_id: String,
+    pub status: ExecutionStatus,
+    pub error_message: Option<String>,
+    pub sent_at: Option<Timestamp>,
+    pub delivered_at: Option<Timestamp>,
+    pub read_at: Option<Timestamp>,
+    /// When Parley last changed the record: what `since` polls against.
+    pub updated_at: Timestamp,
+}
+
+impl Execution {
+    /// Applies a reported status if it moves the record forward; `false` (and no change) for
+    /// duplicates and late, out-of-order reports.
+    pub fn apply(&mut self, update: &StatusUpdate, now: Timestamp) -> bool {
+        if !self.status.can_move_to(update.status) {
+            return false;
+        }
+        match update.status {
+            ExecutionStatus::Sent => {}
+            ExecutionStatus::Delivered => self.delivered_at = Some(update.at),
+            ExecutionStatus::Read => {
+                // The platform skips `delivered` for a message read at once.
+                self.delivered_at.get_or_insert(update.at);
+                self.read_at = Some(update.at);
+            }
+            ExecutionStatus::Failed => self.error_message = Some(update.error.clone().unwrap_or_else(|| "the platform reported a failure".into())),
+        }
+        self.status = update.status;
+        self.updated_at = now;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{TimeDelta, TimeZone, Utc};
+    use ExecutionStatus::*;
+
+    fn t(s: i64) -> Timestamp {
+        Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap() + TimeDelta::seconds(s)
+    }
+
+    fn sent() -> Execution {
+        Execution {
+            id: "exe_1".into(),
+            agent_id: AgentId::new("agt"),
+            campaign_key: CampaignKey::new("spring-sale:2026").unwrap(),
+            campaign_name: "Spring".into(),
+            to: "14155550100".into(),
+            template_id: TemplateId::new("1"),
+            message_id: "wamid.1".into(),
+            status: Sent,
+            error_message: None,
+            sent_at: Some(t(0)),
+            delivered_at: None,
+            read_at: None,
+            updated_at: t(0),
+        }
+    }
+
+    fn update(status: ExecutionStatus, at: i64) -> StatusUpdate {
+        StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None }
+    }
+
+    #[test]
+    fn statuses_only_move_forward() {
+        for (from, to, ok) in [(Sent, Delivered, true), (Sent, Read, true), (Delivered, Read, true), (Read, Delivered, false), (Delivered, Sent, false), (Read, Failed, true), (Failed, Read, false), (Delivered, Delivered, false)] {
+            assert_eq!(from.can_move_to(to), ok, "{from:?} → {to:?}");
+        }
+    }
+
+    #[test]
+    fn out_of_order_and_duplicate_reports_change_nothing() {
+        let mut e = sent();
+        assert!(e.apply(&update(Read, 20), t(100)));
+        let after_read = e.clone();
+        assert!(!e.apply(&update(Delivered, 10), t(200)), "a late delivered is ignored");
+        assert!(!e.apply(&update(Read, 20), t(300)), "a duplicate is ignored");
+        assert_eq!(e, after_read);
+        assert_eq!((e.delivered_at, e.read_at), (Some(t(20)), Some(t(20))), "read without delivered sets both, at the event's time");
+        assert_eq!(e.updated_at, t(100));
+    }
+
+    #[test]
+    fn delivered_then_read_keeps_both_times_and_failures_keep_their_reason() {
+        let mut e = sent();
+        assert!(e.apply(&update(Delivered, 5), t(6)));
+        assert!(e.apply(&update(Read, 9), t(10)));
+        assert_eq!((e.delivered_at, e.read_at), (Some(t(5)), Some(t(9))));
+
+        let mut f = sent();
+        assert!(f.apply(&StatusUpdate { error: Some("131026: Message undeliverable".into()), ..update(Failed, 3) }, t(4)));
+        assert_eq!(f.error_message.as_deref(), Some("131026: Message undeliverable"));
+        assert!(!f.apply(&update(Read, 9), t(10)), "failed is final");
+    }
+
+    #[test]
+    fn campaign_keys_are_bounded() {
+        assert!(CampaignKey::new("a.b:c_d-9").is_ok());
+        for bad in ["", "has space", "ñ", &"k".repeat(65)] {
+            assert!(CampaignKey::new(bad).is_err(), "{bad}");
+        }
+    }
+}
