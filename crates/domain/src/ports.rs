@@ -167,7 +167,12 @@ pub trait MessagingPlatform: Send + Sync {
     /// Sends a template message from the line. `callback_data` (the campaign key) is echoed in
     /// every status webhook of the message. MUST NOT retry a request that may have reached the
     /// platform: a duplicate message is worse than a reported failure.
-    async fn send_template<'a>(&self, line: &Line, message: &TemplateMessage, callback_data: Option<&'a str>) -> Result<SentMessage, PlatformError>;
+    async fn send_template<'a>(
+        &self,
+        line: &Line,
+        message: &TemplateMessage,
+        callback_data: Option<&'a str>,
+    ) -> Result<SentMessage, PlatformError>;
 }
 
 /// Every repository port, as one storage backend provides them.

@@ -12,7 +12,11 @@ pub struct CampaignKey(String);
 impl CampaignKey {
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         let ok = (1..=64).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
-        if ok { Ok(Self(raw.to_string())) } else { Err(FieldError::new("campaign.key", "must be 1 to 64 characters of A-Z a-z 0-9 _ . : -")) }
+        if ok {
+            Ok(Self(raw.to_string()))
+        } else {
+            Err(FieldError::new("campaign.key", "must be 1 to 64 characters of A-Z a-z 0-9 _ . : -"))
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -103,7 +107,9 @@ impl Execution {
                 self.delivered_at.get_or_insert(update.at);
                 self.read_at = Some(update.at);
             }
-            ExecutionStatus::Failed => self.error_message = Some(update.error.clone().unwrap_or_else(|| "the platform reported a failure".into())),
+            ExecutionStatus::Failed => {
+                self.error_message = Some(update.error.clone().unwrap_or_else(|| "the platform reported a failure".into()))
+            }
         }
         self.status = update.status;
         self.updated_at = now;
@@ -114,8 +120,8 @@ impl Execution {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::{TimeDelta, TimeZone, Utc};
     use ExecutionStatus::*;
+    use chrono::{TimeDelta, TimeZone, Utc};
 
     fn t(s: i64) -> Timestamp {
         Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap() + TimeDelta::seconds(s)
@@ -145,7 +151,16 @@ mod tests {
 
     #[test]
     fn statuses_only_move_forward() {
-        for (from, to, ok) in [(Sent, Delivered, true), (Sent, Read, true), (Delivered, Read, true), (Read, Delivered, false), (Delivered, Sent, false), (Read, Failed, true), (Failed, Read, false), (Delivered, Delivered, false)] {
+        for (from, to, ok) in [
+            (Sent, Delivered, true),
+            (Sent, Read, true),
+            (Delivered, Read, true),
+            (Read, Delivered, false),
+            (Delivered, Sent, false),
+            (Read, Failed, true),
+            (Failed, Read, false),
+            (Delivered, Delivered, false),
+        ] {
             assert_eq!(from.can_move_to(to), ok, "{from:?} → {to:?}");
         }
     }

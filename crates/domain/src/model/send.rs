@@ -67,7 +67,11 @@ fn parameters(field: &str, input: Option<Vec<ParameterInput>>, allow_payload: bo
             (Some("text"), Some(t), None) => Some(ParameterValue::Text(t)),
             (Some("payload"), None, Some(t)) if allow_payload => Some(ParameterValue::Payload(t)),
             _ => {
-                let expected = if allow_payload { "{\"type\":\"text\",\"text\":…} or {\"type\":\"payload\",\"payload\":…}" } else { "{\"type\":\"text\",\"text\":…}" };
+                let expected = if allow_payload {
+                    "{\"type\":\"text\",\"text\":…} or {\"type\":\"payload\",\"payload\":…}"
+                } else {
+                    "{\"type\":\"text\",\"text\":…}"
+                };
                 v.push(FieldError::new(&at, format!("must be {expected}")));
                 None
             }
@@ -117,7 +121,10 @@ impl TemplateMessage {
                     let index = match c.index {
                         Some(n) if (0..buttons.len() as i64).contains(&n) => Some(n as u8),
                         _ => {
-                            v.push(FieldError::new(format!("{field}.index"), format!("must name one of the template's {} button(s), from 0", buttons.len())));
+                            v.push(FieldError::new(
+                                format!("{field}.index"),
+                                format!("must name one of the template's {} button(s), from 0", buttons.len()),
+                            ));
                             None
                         }
                     };
@@ -182,7 +189,11 @@ impl TemplateMessage {
             components.push(MessageComponent::Body(p));
         }
         button_params.sort_by_key(|(i, _, _)| *i);
-        components.extend(button_params.into_iter().map(|(index, sub_type, parameters)| MessageComponent::Button { sub_type, index, parameters }));
+        components.extend(button_params.into_iter().map(|(index, sub_type, parameters)| MessageComponent::Button {
+            sub_type,
+            index,
+            parameters,
+        }));
         Ok(Self {
             to: to.expect("validated"),
             template_name: template.definition.name.clone(),
@@ -239,7 +250,12 @@ mod tests {
     }
 
     fn url_button(index: i64, param: &str) -> ComponentInput {
-        ComponentInput { kind: Some("button".into()), sub_type: Some("url".into()), index: Some(index), parameters: Some(vec![text(param)]) }
+        ComponentInput {
+            kind: Some("button".into()),
+            sub_type: Some("url".into()),
+            index: Some(index),
+            parameters: Some(vec![text(param)]),
+        }
     }
 
     #[test]
@@ -257,7 +273,8 @@ mod tests {
 
     #[test]
     fn every_missing_or_extra_parameter_is_named() {
-        let errors = TemplateMessage::build(&template(), Some("123"), Some(vec![comp("body", vec![text("Ana")]), comp("footer", vec![])])).unwrap_err();
+        let errors = TemplateMessage::build(&template(), Some("123"), Some(vec![comp("body", vec![text("Ana")]), comp("footer", vec![])]))
+            .unwrap_err();
         let fields: Vec<_> = errors.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["to", "components[1].type", "components", "components[0]", "components"], "in template order");
         assert!(errors[2].issue.contains("header needs 1"));
