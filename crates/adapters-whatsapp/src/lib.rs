@@ -1,0 +1,324 @@
+//! The WhatsApp Business Cloud API (Meta Graph API) adapter for the
+//! [`MessagingPlatform`] port.
+//!
+//! One shared HTTP client with request and connect timeouts. Template lists are reads and are
+//! retried (at most twice, on 5xx, timeouts and connection failures); a send is never retried,
+//! because a duplicate message is worse than a reported failure. The line's token only ever goes
+//! into the `Authorization` header: logs carry the method, the path and the status, and error
+//! messages never include a URL (a paging link may carry query parameters).
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use parley_domain::model::{Line, LineAccess, TemplateDefinition, TemplateMessage};
+use parley_domain::ports::{MessagingPlatform, PlatformError, SentMessage};
+use reqwest::{Method, StatusCode, Url};
+
+mod wire;
+
+/// The public Graph API.
+pub const DEFAULT_BASE_URL: &str = "https://graph.facebook.com";
+/// The Graph API version this adapter is written against.
+pub const DEFAULT_VERSION: &str = "v23.0";
+
+/// Retries of a read after the first attempt.
+const READ_RETRIES: u32 = 2;
+/// A guard against a paging loop: 1,000 pages of 100 templates is far beyond any account.
+const MAX_PAGES: usize = 1000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CloudApiConfig {
+    /// Scheme, host and port (and an optional path prefix) of the Graph API.
+    pub base_url: String,
+    /// The pinned API version, e.g. `v23.0`.
+    pub version: String,
+    /// The whole request, response body included.
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    /// The pause before the first retry of a read; doubled before the second.
+    pub retry_backoff: Duration,
+}
+
+impl Default for CloudApiConfig {
+    fn default() -> Self {
+        Self {
+            base_url: DEFAULT_BASE_URL.to_string(),
+            version: DEFAULT_VERSION.to_string(),
+            timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(3),
+            retry_backoff: Duration::from_millis(250),
+        }
+    }
+}
+
+/// Why a [`CloudApi`] could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("the WhatsApp API base URL must be an absolute http(s) URL: {0}")]
+    BaseUrl(String),
+    #[error("the WhatsApp API version must be a single path segment such as v23.0: {0:?}")]
+    Version(String),
+    #[error("could not build the HTTP client: {0}")]
+    Client(String),
+}
+
+/// The Graph API client. Cheap to clone: clones share one connection pool.
+#[derive(Debug, Clone)]
+pub struct CloudApi {
+    client: reqwest::Client,
+    /// `{base_url}/{version}/`, always ending in a slash.
+    root: Url,
+    retry_backoff: Duration,
+}
+
+/// A failed attempt, and whether a read may try again.
+struct Failure {
+    error: PlatformError,
+    retryable: bool,
+}
+
+fn unavailable(message: impl Into<String>) -> PlatformError {
+    PlatformError::Unavailable { message: message.into() }
+}
+
+impl CloudApi {
+    pub fn new(config: CloudApiConfig) -> Result<Self, ConfigError> {
+        let base = Url::parse(config.base_url.trim()).map_err(|_| ConfigError::BaseUrl(config.base_url.clone()))?;
+        if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() || base.query().is_some() {
+            return Err(ConfigError::BaseUrl(config.base_url));
+        }
+        let version = config.version.trim().trim_matches('/');
+        if version.is_empty() || version.contains(['/', '?', '#']) || version.contains(char::is_whitespace) {
+            return Err(ConfigError::Version(config.version));
+        }
+        let root = Url::parse(&format!("{}/{version}/", base.as_str().trim_end_matches('/')))
+            .map_err(|_| ConfigError::BaseUrl(config.base_url.clone()))?;
+        let client = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            // The Graph API does not redirect; never carry a bearer token anywhere else.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| ConfigError::Client(e.without_url().to_string()))?;
+        Ok(Self { client, root, retry_backoff: config.retry_backoff })
+    }
+
+    /// `{base}/{version}/{segments…}`. The segments are platform ids (digits) and fixed names.
+    fn endpoint(&self, segments: &[&str]) -> Result<Url, PlatformError> {
+        self.root.join(&segments.join("/")).map_err(|_| unavailable("could not build the platform URL"))
+    }
+
+    /// One request, its status checked and its body read.
+    async fn call(&self, method: Method, url: &Url, token: &str, body: Option<&wire::SendRequest<'_>>) -> Result<Vec<u8>, Failure> {
+        let mut request = self.client.request(method.clone(), url.clone()).bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(e) => {
+                tracing::debug!(%method, path = url.path(), error = transport_kind(&e), "whatsapp api request failed");
+                return Err(transport(&e));
+            }
+        };
+        let status = response.status();
+        tracing::debug!(%method, path = url.path(), status = status.as_u16(), "whatsapp api response");
+        let bytes = response.bytes().await.map_err(|e| transport(&e))?;
+        if status.is_success() { Ok(bytes.to_vec()) } else { Err(from_status(status, &bytes)) }
+    }
+
+    /// A read, retried on 5xx, timeouts and connection failures with a short backoff.
+    async fn get(&self, url: &Url, token: &str) -> Result<Vec<u8>, PlatformError> {
+        let mut retries = 0;
+        loop {
+            match self.call(Method::GET, url, token, None).await {
+                Ok(body) => return Ok(body),
+                Err(f) if f.retryable && retries < READ_RETRIES => {
+                    tokio::time::sleep(self.retry_backoff * 2u32.pow(retries)).await;
+                    retries += 1;
+                }
+                Err(f) => return Err(f.error),
+            }
+        }
+    }
+
+    /// The platform's `paging.next`, followed only on the configured API's origin so the token
+    /// never travels to another host.
+    fn next_page(&self, next: &str) -> Result<Url, PlatformError> {
+        match Url::parse(next) {
+            Ok(url) if url.origin() == self.root.origin() => Ok(url),
+            _ => Err(unavailable("the platform's paging link does not point at the configured API; not followed")),
+        }
+    }
+}
+
+/// The bearer token of a Cloud API line.
+fn token(line: &Line) -> Result<&str, PlatformError> {
+    match &line.access {
+        LineAccess::Cloud(token) => Ok(token.expose()),
+        LineAccess::Sandbox => {
+            Err(PlatformError::Unauthorized { message: "a sandbox line has no Cloud API credentials; it cannot reach the platform".into() })
+        }
+    }
+}
+
+fn transport_kind(e: &reqwest::Error) -> &'static str {
+    if e.is_timeout() {
+        "timeout"
+    } else if e.is_connect() {
+        "connect"
+    } else if e.is_builder() {
+        "builder"
+    } else {
+        "request"
+    }
+}
+
+/// A request that got no complete response. The message names no URL.
+fn transport(e: &reqwest::Error) -> Failure {
+    if e.is_builder() {
+        // Our URLs are parsed beforehand, so the header is what failed: the token itself.
+        return Failure {
+            error: PlatformError::Unauthorized { message: "the line's access token cannot be sent as a header".into() },
+            retryable: false,
+        };
+    }
+    let message = if e.is_timeout() {
+        "the platform did not answer in time".to_string()
+    } else if e.is_connect() {
+        match root_cause(e) {
+            Some(cause) => format!("could not connect to the platform: {cause}"),
+            None => "could not connect to the platform".to_string(),
+        }
+    } else {
+        "the request to the platform failed before a complete response".to_string()
+    };
+    Failure { error: unavailable(message), retryable: true }
+}
+
+/// The innermost error of a chain (a socket error, say), which carries no URL.
+fn root_cause(e: &reqwest::Error) -> Option<String> {
+    let mut source = std::error::Error::source(e)?;
+    while let Some(next) = source.source() {
+        source = next;
+    }
+    Some(source.to_string())
+}
+
+/// A non-2xx answer, classified by status and the platform's error object.
+fn from_status(status: StatusCode, body: &[u8]) -> Failure {
+    let error = serde_json::from_slice::<wire::ErrorEnvelope>(body).ok().and_then(|e| e.error).unwrap_or_default();
+    let message = error.message.filter(|m| !m.is_empty());
+    let code = error.code;
+    if status == StatusCode::UNAUTHORIZED || code == Some(190) {
+        let message = message.unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
+        return Failure { error: PlatformError::Unauthorized { message }, retryable: false };
+    }
+    if status.is_client_error() {
+        let message = message.unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
+        let details = error.error_data.and_then(|d| d.details);
+        return Failure { error: PlatformError::Rejected { code, message, details }, retryable: false };
+    }
+    let message = match message {
+        Some(m) => format!("HTTP {}: {m}", status.as_u16()),
+        None => format!("HTTP {}", status.as_u16()),
+    };
+    Failure { error: unavailable(message), retryable: status.is_server_error() }
+}
+
+#[async_trait]
+impl MessagingPlatform for CloudApi {
+    async fn templates(&self, line: &Line) -> Result<Vec<TemplateDefinition>, PlatformError> {
+        let token = token(line)?;
+        let mut url = self.endpoint(&[line.waba_id.as_str(), "message_templates"])?;
+        url.query_pairs_mut().append_pair("limit", "100");
+        let mut templates = Vec::new();
+        for _ in 0..MAX_PAGES {
+            let body = self.get(&url, token).await?;
+            let page: wire::TemplatePage =
+                serde_json::from_slice(&body).map_err(|_| unavailable("the platform's template list could not be read"))?;
+            templates.extend(page.data.unwrap_or_default().into_iter().map(TemplateDefinition::from));
+            match page.paging.and_then(|p| p.next).filter(|n| !n.is_empty()) {
+                Some(next) => url = self.next_page(&next)?,
+                None => return Ok(templates),
+            }
+        }
+        Err(unavailable(format!("the platform's template list did not end after {MAX_PAGES} pages")))
+    }
+
+    async fn send_template<'a>(
+        &self,
+        line: &Line,
+        message: &TemplateMessage,
+        callback_data: Option<&'a str>,
+    ) -> Result<SentMessage, PlatformError> {
+        let token = token(line)?;
+        let url = self.endpoint(&[line.phone_number_id.as_str(), "messages"])?;
+        let body = wire::SendRequest::new(message, callback_data);
+        // Exactly one attempt: whatever failed, the message may have gone out.
+        let response = self.call(Method::POST, &url, token, Some(&body)).await.map_err(|f| f.error)?;
+        let accepted = || unavailable("the platform answered the send with a body that could not be read; the message may have gone out");
+        let parsed: wire::SendResponse = serde_json::from_slice(&response).map_err(|_| accepted())?;
+        let message_id =
+            parsed.messages.unwrap_or_default().into_iter().next().map(|m| m.id).filter(|id| !id.is_empty()).ok_or_else(accepted)?;
+        let wa_id = parsed.contacts.unwrap_or_default().into_iter().next().and_then(|c| c.wa_id);
+        Ok(SentMessage { message_id, wa_id })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_public_api_pinned() {
+        let c = CloudApiConfig::default();
+        assert_eq!((c.base_url.as_str(), c.version.as_str()), ("https://graph.facebook.com", "v23.0"));
+        assert_eq!((c.timeout, c.connect_timeout), (Duration::from_secs(10), Duration::from_secs(3)));
+        let api = CloudApi::new(c).unwrap();
+        assert_eq!(api.endpoint(&["123", "messages"]).unwrap().as_str(), "https://graph.facebook.com/v23.0/123/messages");
+    }
+
+    #[test]
+    fn a_base_url_with_a_prefix_and_trailing_slash_is_kept() {
+        let api = CloudApi::new(CloudApiConfig { base_url: "http://localhost:8080/graph/".into(), ..Default::default() }).unwrap();
+        assert_eq!(api.endpoint(&["9", "message_templates"]).unwrap().as_str(), "http://localhost:8080/graph/v23.0/9/message_templates");
+    }
+
+    #[test]
+    fn bad_configuration_is_refused() {
+        assert!(matches!(
+            CloudApi::new(CloudApiConfig { base_url: "graph.facebook.com".into(), ..Default::default() }),
+            Err(ConfigError::BaseUrl(_))
+        ));
+        assert!(matches!(CloudApi::new(CloudApiConfig { base_url: "ftp://x".into(), ..Default::default() }), Err(ConfigError::BaseUrl(_))));
+        assert!(matches!(CloudApi::new(CloudApiConfig { version: "v1/../x".into(), ..Default::default() }), Err(ConfigError::Version(_))));
+    }
+
+    #[test]
+    fn paging_links_are_followed_on_the_same_origin_only() {
+        let api = CloudApi::new(CloudApiConfig::default()).unwrap();
+        assert!(api.next_page("https://graph.facebook.com/v23.0/1/message_templates?after=abc").is_ok());
+        assert!(api.next_page("https://evil.example/v23.0/1/message_templates").is_err());
+        assert!(api.next_page("http://graph.facebook.com/v23.0/1/message_templates").is_err());
+        assert!(api.next_page("/relative").is_err());
+    }
+
+    #[test]
+    fn statuses_and_error_codes_are_classified() {
+        let body = |code: i64| format!(r#"{{"error":{{"message":"m","type":"OAuthException","code":{code},"fbtrace_id":"x"}}}}"#);
+        let f = from_status(StatusCode::BAD_REQUEST, body(190).as_bytes());
+        assert!(matches!(f.error, PlatformError::Unauthorized { .. }) && !f.retryable);
+        let f = from_status(StatusCode::UNAUTHORIZED, b"not json");
+        assert_eq!(f.error, PlatformError::Unauthorized { message: "HTTP 401".into() });
+        let f = from_status(StatusCode::TOO_MANY_REQUESTS, body(130429).as_bytes());
+        assert_eq!(f.error, PlatformError::Rejected { code: Some(130429), message: "m".into(), details: None });
+        let f = from_status(StatusCode::NOT_FOUND, b"");
+        assert_eq!(f.error, PlatformError::Rejected { code: None, message: "HTTP 404".into(), details: None });
+        let f = from_status(StatusCode::BAD_GATEWAY, body(2).as_bytes());
+        assert!(f.retryable);
+        assert_eq!(f.error, PlatformError::Unavailable { message: "HTTP 502: m".into() });
+        let f = from_status(StatusCode::FOUND, b"");
+        assert!(matches!(f.error, PlatformError::Unavailable { .. }) && !f.retryable);
+    }
+}

@@ -1,0 +1,297 @@
+//! The Graph API's JSON, as this adapter sends and reads it. Unknown fields are ignored.
+
+use parley_domain::model::{
+    MessageComponent, ParameterValue, TemplateButton, TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage,
+};
+use serde::{Deserialize, Serialize};
+
+// ----- POST /{version}/{phone_number_id}/messages -----
+
+#[derive(Debug, Serialize)]
+pub(crate) struct SendRequest<'a> {
+    messaging_product: &'static str,
+    recipient_type: &'static str,
+    to: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    template: TemplatePayload<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    biz_opaque_callback_data: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct TemplatePayload<'a> {
+    name: &'a str,
+    language: Language<'a>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    components: Vec<ComponentPayload<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct Language<'a> {
+    code: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ComponentPayload<'a> {
+    Header {
+        parameters: Vec<ParameterPayload<'a>>,
+    },
+    Body {
+        parameters: Vec<ParameterPayload<'a>>,
+    },
+    /// `index` is a string on the wire: the platform wants `"0"`, not `0`.
+    Button {
+        sub_type: &'a str,
+        index: String,
+        parameters: Vec<ParameterPayload<'a>>,
+    },
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ParameterPayload<'a> {
+    Text { text: &'a str },
+    Payload { payload: &'a str },
+}
+
+fn parameters(values: &[ParameterValue]) -> Vec<ParameterPayload<'_>> {
+    values
+        .iter()
+        .map(|v| match v {
+            ParameterValue::Text(text) => ParameterPayload::Text { text },
+            ParameterValue::Payload(payload) => ParameterPayload::Payload { payload },
+        })
+        .collect()
+}
+
+impl<'a> SendRequest<'a> {
+    /// The request body of a template send. Components without parameters carry nothing to
+    /// fill and are left out (the platform refuses an empty `parameters` list).
+    pub(crate) fn new(message: &'a TemplateMessage, callback_data: Option<&'a str>) -> Self {
+        let components = message
+            .components
+            .iter()
+            .filter_map(|c| {
+                let component = match c {
+                    MessageComponent::Header(p) => ComponentPayload::Header { parameters: parameters(p) },
+                    MessageComponent::Body(p) => ComponentPayload::Body { parameters: parameters(p) },
+                    MessageComponent::Button { sub_type, index, parameters: p } => {
+                        ComponentPayload::Button { sub_type, index: index.to_string(), parameters: parameters(p) }
+                    }
+                };
+                let empty = match &component {
+                    ComponentPayload::Header { parameters }
+                    | ComponentPayload::Body { parameters }
+                    | ComponentPayload::Button { parameters, .. } => parameters.is_empty(),
+                };
+                (!empty).then_some(component)
+            })
+            .collect();
+        Self {
+            messaging_product: "whatsapp",
+            recipient_type: "individual",
+            to: &message.to,
+            kind: "template",
+            template: TemplatePayload { name: &message.template_name, language: Language { code: &message.language }, components },
+            biz_opaque_callback_data: callback_data,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct SendResponse {
+    #[serde(default)]
+    pub messages: Option<Vec<MessageRef>>,
+    #[serde(default)]
+    pub contacts: Option<Vec<ContactRef>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct MessageRef {
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ContactRef {
+    #[serde(default)]
+    pub wa_id: Option<String>,
+}
+
+// ----- GET /{version}/{waba_id}/message_templates -----
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct TemplatePage {
+    #[serde(default)]
+    pub data: Option<Vec<WireTemplate>>,
+    #[serde(default)]
+    pub paging: Option<Paging>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Paging {
+    /// An absolute URL to the next page; absent on the last page.
+    #[serde(default)]
+    pub next: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireTemplate {
+    id: String,
+    name: String,
+    #[serde(default)]
+    language: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    components: Option<Vec<WireComponent>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireComponent {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    buttons: Option<Vec<WireButton>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireButton {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+}
+
+impl From<WireTemplate> for TemplateDefinition {
+    fn from(t: WireTemplate) -> Self {
+        TemplateDefinition {
+            id: TemplateId::new(t.id),
+            name: t.name,
+            language: t.language.unwrap_or_default(),
+            status: t.status.unwrap_or_default(),
+            category: t.category.unwrap_or_default(),
+            components: t
+                .components
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| TemplateComponent {
+                    kind: c.kind.to_ascii_uppercase(),
+                    format: c.format,
+                    text: c.text,
+                    buttons: c
+                        .buttons
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|b| TemplateButton { kind: b.kind.to_ascii_uppercase(), text: b.text.unwrap_or_default(), url: b.url })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+// ----- Errors -----
+
+/// `{"error":{"message","type","code","error_subcode","error_data":{"details"},"fbtrace_id"}}`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ErrorEnvelope {
+    #[serde(default)]
+    pub error: Option<ErrorBody>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ErrorBody {
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub code: Option<i64>,
+    #[serde(default)]
+    pub error_data: Option<ErrorData>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ErrorData {
+    #[serde(default)]
+    pub details: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn message(components: Vec<MessageComponent>) -> TemplateMessage {
+        TemplateMessage {
+            to: "14155550100".into(),
+            template_name: "order_update".into(),
+            language: "en_US".into(),
+            components,
+            parsed_message: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_send_body_has_the_platform_shape() {
+        let m = message(vec![
+            MessageComponent::Body(vec![ParameterValue::Text("Ana".into())]),
+            MessageComponent::Button { sub_type: "quick_reply".into(), index: 1, parameters: vec![ParameterValue::Payload("yes".into())] },
+        ]);
+        let body = serde_json::to_value(SendRequest::new(&m, Some("cmp_1"))).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "messaging_product": "whatsapp",
+                "recipient_type": "individual",
+                "to": "14155550100",
+                "type": "template",
+                "template": {
+                    "name": "order_update",
+                    "language": {"code": "en_US"},
+                    "components": [
+                        {"type": "body", "parameters": [{"type": "text", "text": "Ana"}]},
+                        {"type": "button", "sub_type": "quick_reply", "index": "1", "parameters": [{"type": "payload", "payload": "yes"}]}
+                    ]
+                },
+                "biz_opaque_callback_data": "cmp_1"
+            })
+        );
+    }
+
+    #[test]
+    fn empty_components_are_left_out() {
+        let m = message(vec![MessageComponent::Header(vec![])]);
+        let body = serde_json::to_value(SendRequest::new(&m, None)).unwrap();
+        assert_eq!(body["template"], json!({"name": "order_update", "language": {"code": "en_US"}}));
+        assert!(body.get("biz_opaque_callback_data").is_none());
+    }
+
+    #[test]
+    fn templates_keep_component_order_and_ignore_unknown_fields() {
+        let t: WireTemplate = serde_json::from_value(json!({
+            "id": "123", "name": "hello", "language": "en_US", "status": "APPROVED", "category": "MARKETING",
+            "parameter_format": "POSITIONAL", "sub_category": "CUSTOM",
+            "components": [
+                {"type": "BODY", "text": "Hi {{1}}", "example": {"body_text": [["Ana"]]}},
+                {"type": "HEADER", "format": "IMAGE"},
+                {"type": "BUTTONS", "buttons": [{"type": "URL", "text": "Go", "url": "https://x.example/{{1}}"}, {"type": "QUICK_REPLY", "text": "Ok"}]}
+            ]
+        }))
+        .unwrap();
+        let d = TemplateDefinition::from(t);
+        let kinds: Vec<_> = d.components.iter().map(|c| c.kind.as_str()).collect();
+        assert_eq!(kinds, ["BODY", "HEADER", "BUTTONS"]);
+        assert_eq!(d.components[1].format.as_deref(), Some("IMAGE"));
+        assert_eq!(d.components[2].buttons[0].url.as_deref(), Some("https://x.example/{{1}}"));
+        assert_eq!(d.components[2].buttons[1], TemplateButton { kind: "QUICK_REPLY".into(), text: "Ok".into(), url: None });
+    }
+}
