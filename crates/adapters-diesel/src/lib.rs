@@ -68,7 +68,12 @@ impl Store {
             contacts: s.clone(),
             activities: s.clone(),
             products: s.clone(),
-            carts: s,
+            carts: s.clone(),
+            lines: s.clone(),
+            templates: s.clone(),
+            executions: s.clone(),
+            idempotency: s.clone(),
+            webhooks: s,
         }
     }
 }

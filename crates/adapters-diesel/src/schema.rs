@@ -121,6 +121,73 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    lines (id) {
+        id -> Text,
+        agent_id -> Text,
+        phone_number_id -> Text,
+        waba_id -> Text,
+        access_token -> Nullable<Text>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    templates (agent_id, line_id, id) {
+        agent_id -> Text,
+        line_id -> Text,
+        id -> Text,
+        name -> Text,
+        language -> Text,
+        status -> Text,
+        category -> Text,
+        components -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    executions (id) {
+        id -> Text,
+        agent_id -> Text,
+        campaign_key -> Text,
+        campaign_name -> Text,
+        recipient -> Text,
+        template_id -> Text,
+        message_id -> Nullable<Text>,
+        status -> Text,
+        error_message -> Nullable<Text>,
+        sent_at -> Nullable<BigInt>,
+        delivered_at -> Nullable<BigInt>,
+        read_at -> Nullable<BigInt>,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (agent_id, key) {
+        agent_id -> Text,
+        key -> Text,
+        fingerprint -> Text,
+        response_status -> Nullable<Integer>,
+        response_body -> Nullable<Text>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_events (id) {
+        id -> Text,
+        body -> Text,
+        received_at -> BigInt,
+        attempts -> Integer,
+        last_error -> Nullable<Text>,
+        next_attempt_at -> Nullable<BigInt>,
+        processed_at -> Nullable<BigInt>,
+    }
+}
+
 diesel::joinable!(api_keys -> agents (agent_id));
 diesel::joinable!(tags -> agents (agent_id));
 diesel::joinable!(contacts -> agents (agent_id));
@@ -128,6 +195,8 @@ diesel::joinable!(contact_channels -> contacts (contact_id));
 diesel::joinable!(activities -> contacts (contact_id));
 diesel::joinable!(activity_tags -> activities (activity_id));
 diesel::joinable!(activity_tags -> tags (tag_id));
+diesel::joinable!(lines -> agents (agent_id));
+diesel::joinable!(templates -> lines (line_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     agents,
@@ -140,5 +209,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     products,
     product_categories,
     catalog_facets,
-    carts
+    carts,
+    lines,
+    templates,
+    executions,
+    idempotency_keys,
+    webhook_events
 );

@@ -9,7 +9,7 @@ use actix_web::{App, Error};
 
 use crate::extract::{json_config, query_config};
 use crate::request_context;
-use crate::routes::{self, activities, carts, catalog, contacts, meta, tags};
+use crate::routes::{self, activities, campaigns, carts, catalog, contacts, meta, tags, templates, webhooks};
 use crate::run_to_completion::RunToCompletion;
 use crate::state::AppState;
 
@@ -23,6 +23,7 @@ pub fn build(
         .app_data(query_config())
         // The one public document: registered before the authenticated scope.
         .configure(meta::routes)
+        .configure(webhooks::routes)
         .service(
             web::scope("/v1")
                 .configure(tags::routes)
@@ -30,6 +31,8 @@ pub fn build(
                 .configure(contacts::routes)
                 .configure(|cfg| catalog::routes(cfg, &origins))
                 .configure(|cfg| carts::routes(cfg, &origins))
+                .configure(templates::routes)
+                .configure(campaigns::routes)
                 .default_service(web::to(routes::route_not_found)),
         )
         .default_service(web::to(routes::route_not_found))

@@ -20,6 +20,10 @@ pub struct Cli {
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://parley.db", global = true, hide_env_values = true)]
     pub database_url: String,
 
+    /// Base URL of the WhatsApp Cloud API (Meta's Graph API); point it at a test double to develop offline.
+    #[arg(long, env = "PARLEY_WHATSAPP_API_BASE", default_value = "https://graph.facebook.com", global = true)]
+    pub whatsapp_api_base: String,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -39,8 +43,64 @@ pub enum Command {
     /// Import or export an agent's product catalog.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Manage WhatsApp lines (the `channel_id` of templates).
+    #[command(subcommand)]
+    Channels(ChannelsCommand),
+    /// Message templates.
+    #[command(subcommand)]
+    Templates(TemplatesCommand),
+    /// Inspect stored webhook deliveries.
+    #[command(subcommand)]
+    Webhooks(WebhooksCommand),
     /// Print the OpenAPI 3.1 document of the API.
     Openapi,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChannelsCommand {
+    /// Add a WhatsApp line; prints {"id",…}. The token is read from an environment variable,
+    /// never from the command line (which other users can see).
+    Add {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// The line's phone number id in the WhatsApp Business platform.
+        #[arg(long)]
+        phone_number_id: String,
+        /// The WhatsApp Business Account id the line belongs to (its templates live there).
+        #[arg(long)]
+        waba_id: String,
+        /// Name of the environment variable holding the line's access token.
+        #[arg(long, required_unless_present = "sandbox", conflicts_with = "sandbox")]
+        access_token_env: Option<String>,
+        /// A sandbox line: no credentials, no network; sends are delivered and read by Parley itself.
+        #[arg(long)]
+        sandbox: bool,
+    },
+    /// List an agent's lines (never their tokens).
+    List {
+        #[arg(long)]
+        agent: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TemplatesCommand {
+    /// Fetch every line's templates from the platform now (also done at start and periodically).
+    Sync {
+        /// Only this agent's lines.
+        #[arg(long)]
+        agent: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhooksCommand {
+    /// Deliveries whose processing failed and is being retried.
+    Failed {
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -68,7 +128,7 @@ pub enum CatalogCommand {
     },
 }
 
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "PARLEY_BIND", default_value = "127.0.0.1:8080")]
@@ -85,6 +145,21 @@ pub struct ServeArgs {
     /// Browser origins allowed on catalog and cart endpoints: `*` or a comma-separated list.
     #[arg(long, env = "PARLEY_CORS_ORIGINS", default_value = "*")]
     pub cors_origins: Option<String>,
+    /// The `hub.verify_token` of the platform's webhook subscription handshake.
+    #[arg(long, env = "PARLEY_WHATSAPP_VERIFY_TOKEN", hide_env_values = true)]
+    pub whatsapp_verify_token: Option<String>,
+    /// The app secret that signs webhook deliveries (without it, deliveries are refused).
+    #[arg(long, env = "PARLEY_WHATSAPP_APP_SECRET", hide_env_values = true)]
+    pub whatsapp_app_secret: Option<String>,
+    /// Re-sync templates every this many seconds (0 = only at start).
+    #[arg(long, env = "PARLEY_TEMPLATE_SYNC_SECS", default_value_t = 900)]
+    pub template_sync_secs: u64,
+    /// Process stored webhook deliveries in this instance (`false` for ingest-only instances).
+    #[arg(long, env = "PARLEY_WEBHOOK_PROCESSING", default_value_t = true, action = clap::ArgAction::Set)]
+    pub webhook_processing: bool,
+    /// Milliseconds from a sandbox send to its `delivered` status, and again to `read`.
+    #[arg(long, env = "PARLEY_SANDBOX_STEP_MS", default_value_t = 3000)]
+    pub sandbox_step_ms: u64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -119,6 +194,15 @@ pub enum KeysCommand {
         #[arg(long)]
         agent: String,
     },
+}
+
+impl Cli {
+    /// Parses the command line; no subcommand means `serve` with its defaults and environment.
+    pub fn parse_with_default() -> Self {
+        use clap::Parser;
+        let cli = Self::parse();
+        if cli.command.is_some() { cli } else { Self::parse_from(std::env::args_os().chain(["serve".into()])) }
+    }
 }
 
 /// The URL with any password replaced, for logs and banners.

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use actix_web::HttpServer;
 use actix_web::web::Data;
@@ -11,24 +11,42 @@ use parley_domain::model::{AgentId, ApiKeyId, KeyKind, ProductId};
 use parley_domain::services::{ImportError, ImportSummary};
 use serde_json::json;
 
-use crate::cli::{AgentsCommand, CatalogCommand, Cli, Command, KeysCommand, ServeArgs, redact_url};
+use parley_adapters_system::{RandomIds, SystemClock};
+use parley_adapters_whatsapp::{CloudApi, CloudApiConfig};
+use parley_domain::model::LineAccess;
+use parley_domain::ports::MessagingPlatform;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::cli::{
+    AgentsCommand, CatalogCommand, ChannelsCommand, Cli, Command, KeysCommand, ServeArgs, TemplatesCommand, WebhooksCommand, redact_url,
+};
 use crate::config::{ApiConfig, CorsOrigins, parse_storefront_url};
 use crate::dto::timestamp;
+use crate::platform::{RoutingPlatform, SandboxDelivery, SandboxPlatform};
 use crate::state::AppState;
+use crate::workers::{WorkerConfig, Workers};
 use crate::{app, catalog_file, openapi, seed};
 
 pub type Failure = Box<dyn std::error::Error>;
 
 pub async fn run(cli: Cli) -> Result<(), Failure> {
-    let command = cli.command.unwrap_or(Command::Serve(ServeArgs::default()));
+    let Some(command) = cli.command else { return Err("no command given".into()) };
     if let Command::Openapi = command {
         print!("{}", openapi::document());
         return Ok(());
     }
     let store = open_store(&cli.database_url).await?;
-    let state = AppState::with_system(store.repositories());
+    let sandbox_step = match &command {
+        Command::Serve(args) => Duration::from_millis(args.sandbox_step_ms),
+        _ => Duration::from_secs(3),
+    };
+    let (platform, sandbox_deliveries) = platform(&cli.whatsapp_api_base, sandbox_step)?;
+    let state = AppState::new(store.repositories(), platform, Arc::new(SystemClock), Arc::new(RandomIds));
     match command {
-        Command::Serve(args) => serve(store, state, args).await,
+        Command::Serve(args) => serve(store, state, args, sandbox_deliveries).await,
+        Command::Channels(cmd) => channels(&state, cmd).await,
+        Command::Templates(TemplatesCommand::Sync { agent }) => sync_templates(&state, agent).await,
+        Command::Webhooks(WebhooksCommand::Failed { limit }) => failed_webhooks(&state, limit).await,
         Command::Migrate => Ok(()),
         Command::Agents(cmd) => agents(&state, cmd).await,
         Command::Keys(cmd) => keys(&state, cmd).await,
@@ -36,6 +54,81 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Catalog(CatalogCommand::Export { agent, output }) => export(&state, &AgentId::new(agent), output).await,
         Command::Openapi => unreachable!("handled above"),
     }
+}
+
+/// The messaging platform: sandbox lines served in-process, the others by the Cloud API at `base`.
+pub fn platform(base: &str, sandbox_step: Duration) -> Result<(Arc<dyn MessagingPlatform>, UnboundedReceiver<SandboxDelivery>), Failure> {
+    let cloud = CloudApi::new(CloudApiConfig { base_url: base.to_string(), ..CloudApiConfig::default() })
+        .map_err(|e| format!("PARLEY_WHATSAPP_API_BASE: {e}"))?;
+    let (sandbox, deliveries) = SandboxPlatform::new(sandbox_step, Arc::new(RandomIds));
+    Ok((Arc::new(RoutingPlatform { cloud: Arc::new(cloud), sandbox: Arc::new(sandbox) }), deliveries))
+}
+
+async fn channels(state: &AppState, cmd: ChannelsCommand) -> Result<(), Failure> {
+    match cmd {
+        ChannelsCommand::Add { agent, phone_number_id, waba_id, access_token_env, sandbox } => {
+            let token = match (&access_token_env, sandbox) {
+                (Some(var), false) => Some(std::env::var(var).map_err(|_| format!("the environment variable {var} is not set"))?),
+                _ => None,
+            };
+            let agent = AgentId::new(agent);
+            state.keys.keys_of(&agent).await?; // fails clearly for an unknown agent
+            let line = state.lines.add(&agent, &phone_number_id, &waba_id, token.as_deref()).await?;
+            let synced = match state.lines.sync_line(&line).await {
+                Ok(n) => json!(n),
+                Err(e) => {
+                    eprintln!("warning: the line was added but its templates could not be fetched yet: {e}");
+                    json!(null)
+                }
+            };
+            println!(
+                "{}",
+                json!({"id": line.id.as_str(), "phone_number_id": line.phone_number_id.as_str(), "waba_id": line.waba_id.as_str(),
+                "sandbox": line.access == LineAccess::Sandbox, "templates": synced})
+            );
+        }
+        ChannelsCommand::List { agent } => {
+            let lines = state.lines.list(&AgentId::new(agent)).await?;
+            let rows: Vec<_> = lines
+                .iter()
+                .map(|l| {
+                    json!({"id": l.id.as_str(), "phone_number_id": l.phone_number_id.as_str(), "waba_id": l.waba_id.as_str(),
+                    "sandbox": l.access == LineAccess::Sandbox, "created_at": timestamp(l.created_at)})
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&rows)?);
+        }
+    }
+    Ok(())
+}
+
+async fn sync_templates(state: &AppState, agent: Option<String>) -> Result<(), Failure> {
+    let agent = agent.map(AgentId::new);
+    let reports = state.lines.sync(agent.as_ref()).await?;
+    let mut failed = 0;
+    for r in &reports {
+        match &r.result {
+            Ok(n) => println!("{}", json!({"channel_id": r.line.as_str(), "templates": n})),
+            Err(e) => {
+                failed += 1;
+                println!("{}", json!({"channel_id": r.line.as_str(), "error": e}));
+            }
+        }
+    }
+    if failed > 0 { Err(format!("{failed} of {} line(s) could not be synced", reports.len()).into()) } else { Ok(()) }
+}
+
+async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), Failure> {
+    let events = state.webhooks.failed(limit).await?;
+    let rows: Vec<_> = events
+        .iter()
+        .map(|e| {
+            json!({"id": e.id, "received_at": timestamp(e.received_at), "attempts": e.attempts, "last_error": e.last_error,
+            "next_attempt_at": e.next_attempt_at.map(timestamp)})
+        })
+        .collect();
+    println!("{}", serde_json::to_string_pretty(&rows)?);
+    Ok(())
 }
 
 async fn open_store(url: &str) -> Result<Store, Failure> {
@@ -175,10 +268,20 @@ async fn export(state: &AppState, agent: &AgentId, output: Option<std::path::Pat
 fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
     let storefront_url = args.storefront_url.as_deref().map(parse_storefront_url).transpose()?;
     let cors_origins = args.cors_origins.as_deref().map(CorsOrigins::parse).transpose()?.unwrap_or_default();
-    Ok(ApiConfig { storefront_url, cors_origins })
+    let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+    let whatsapp_app_secret = nonempty(&args.whatsapp_app_secret);
+    if whatsapp_app_secret.is_none() {
+        tracing::warn!("PARLEY_WHATSAPP_APP_SECRET is not set: WhatsApp webhook deliveries will be refused");
+    }
+    Ok(ApiConfig { storefront_url, cors_origins, whatsapp_verify_token: nonempty(&args.whatsapp_verify_token), whatsapp_app_secret })
 }
 
-async fn serve(store: Store, state: AppState, args: ServeArgs) -> Result<(), Failure> {
+async fn serve(
+    store: Store,
+    state: AppState,
+    args: ServeArgs,
+    sandbox_deliveries: UnboundedReceiver<SandboxDelivery>,
+) -> Result<(), Failure> {
     let bind = args.bind.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("valid default address"));
     let state = state.with_config(api_config(&args)?);
     let empty = state.keys.agents().await?.is_empty();
@@ -192,6 +295,12 @@ async fn serve(store: Store, state: AppState, args: ServeArgs) -> Result<(), Fai
     };
 
     let state = Data::new(state);
+    let every = (args.template_sync_secs > 0).then(|| Duration::from_secs(args.template_sync_secs));
+    let _workers = Workers::start(
+        state.clone().into_inner(),
+        sandbox_deliveries,
+        WorkerConfig { process_webhooks: args.webhook_processing, template_sync_every: every, sync_at_start: true },
+    )?;
     let mut server = HttpServer::new(move || app::build(state.clone()));
     if let Some(workers) = args.workers {
         server = server.workers(workers);

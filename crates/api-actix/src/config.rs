@@ -37,6 +37,10 @@ pub struct ApiConfig {
     /// When set, a created cart also answers `url` = `{storefront_url}/c/<code>`.
     pub storefront_url: Option<String>,
     pub cors_origins: CorsOrigins,
+    /// `hub.verify_token` the platform's subscription handshake must present.
+    pub whatsapp_verify_token: Option<String>,
+    /// The app secret that signs webhook deliveries (`X-Hub-Signature-256`).
+    pub whatsapp_app_secret: Option<String>,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.

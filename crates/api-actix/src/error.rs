@@ -72,6 +72,29 @@ impl ApiError {
                 (StatusCode::NOT_FOUND, "NOT_FOUND", format!("{resource} not found"), detail)
             }
             ApiError::Domain(D::Conflict { message, details: d }) => (StatusCode::CONFLICT, "CONFLICT", message.clone(), details(d)),
+            ApiError::Domain(D::TemplateNotApproved(status)) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "TEMPLATE_NOT_APPROVED",
+                format!("only APPROVED templates can be sent; this one is {status}"),
+                vec![],
+            ),
+            ApiError::Domain(D::MessageRejected { code, message, details }) => {
+                let mut d = vec![ErrorDetail { field: "platform.message".into(), issue: message.clone() }];
+                if let Some(code) = code {
+                    d.insert(0, ErrorDetail { field: "platform.code".into(), issue: code.to_string() });
+                }
+                if let Some(details) = details {
+                    d.push(ErrorDetail { field: "platform.details".into(), issue: details.clone() });
+                }
+                (StatusCode::UNPROCESSABLE_ENTITY, "MESSAGE_REJECTED", "the messaging platform refused the message".into(), d)
+            }
+            ApiError::Domain(D::Upstream(_)) => (
+                StatusCode::BAD_GATEWAY,
+                "UPSTREAM_ERROR",
+                "the messaging platform failed or could not be reached; the message may not have been sent".into(),
+                vec![],
+            ),
+            ApiError::Domain(D::IdempotencyConflict(message)) => (StatusCode::CONFLICT, "CONFLICT", message.clone(), vec![]),
             ApiError::Domain(D::CartExpired) => {
                 (StatusCode::GONE, "CART_EXPIRED", "this cart is older than 90 days and can no longer be read".into(), vec![])
             }

@@ -1,6 +1,5 @@
 use std::process::ExitCode;
 
-use clap::Parser;
 use parley_api::cli::Cli;
 use tracing_subscriber::EnvFilter;
 
@@ -11,7 +10,7 @@ async fn main() -> ExitCode {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).init();
 
-    match parley_api::commands::run(Cli::parse()).await {
+    match parley_api::commands::run(Cli::parse_with_default()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -4,7 +4,7 @@
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes::{activities, carts, catalog, contacts, tags};
+use crate::routes::{activities, campaigns, carts, catalog, contacts, tags, templates};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -23,6 +23,8 @@ use crate::routes::{activities, carts, catalog, contacts, tags};
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact,
         catalog::list_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,
+        templates::list_templates, templates::get_template, templates::channel_templates, templates::send_template,
+        campaigns::list_executions,
     ),
     modifiers(&ApiKeyAuth),
     tags(
@@ -31,6 +33,7 @@ use crate::routes::{activities, carts, catalog, contacts, tags};
         (name = "Contacts", description = "People reached over channels"),
         (name = "Catalog", description = "The published product catalog; publishable keys allowed, CORS enabled"),
         (name = "Carts", description = "Shareable cart snapshots; publishable keys allowed, CORS enabled"),
+        (name = "Templates", description = "WhatsApp message templates, sends and campaign delivery records"),
     )
 )]
 pub struct ApiDoc;

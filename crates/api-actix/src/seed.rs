@@ -4,7 +4,7 @@
 use parley_domain::DomainError;
 use std::sync::Arc;
 
-use parley_domain::model::{ActivityStatus, Agent, AgentId, IssuedKey, KeyKind};
+use parley_domain::model::{ActivityStatus, Agent, AgentId, IssuedKey, KeyKind, Line};
 use parley_domain::services::{ActivityPatchInput, ImportError, NewContactInput, NewTagInput, Patch};
 use serde_json::json;
 
@@ -15,6 +15,8 @@ pub struct DemoAgent {
     pub agent: Agent,
     pub secret_key: IssuedKey,
     pub publishable_key: IssuedKey,
+    /// A sandbox WhatsApp line with its templates synced.
+    pub line: Line,
 }
 
 const TAGS: [(&str, &str, &str); 4] = [
@@ -77,7 +79,8 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
         }
     }
     seed_catalog(state, &agent.id).await?;
-    Ok(DemoAgent { agent, secret_key, publishable_key })
+    let line = seed_sandbox_line(state, &agent.id).await?;
+    Ok(DemoAgent { agent, secret_key, publishable_key, line })
 }
 
 /// A lifestyle shop's catalog: products in several categories, some on sale, services, drafts.
@@ -90,4 +93,14 @@ async fn seed_catalog(state: &AppState, agent: &AgentId) -> Result<(), DomainErr
     })?;
     state.catalog.import(agent, validated, Arc::new(|_| {})).await?;
     Ok(())
+}
+
+/// A sandbox WhatsApp line (no credentials, no network) with its templates, so a newcomer can
+/// send a template and watch its delivery status change.
+async fn seed_sandbox_line(state: &AppState, agent: &AgentId) -> Result<Line, DomainError> {
+    // Phone number ids are unique across agents: derive one from the agent's random id.
+    let digits: String = agent.as_str().bytes().map(|b| char::from(b'0' + b % 10)).take(15).collect();
+    let line = state.lines.add(agent, &format!("9{digits}"), &format!("8{digits}"), None).await?;
+    state.lines.sync_line(&line).await?;
+    Ok(line)
 }

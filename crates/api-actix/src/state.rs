@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
-use parley_domain::ports::{Clock, IdSource, Repositories};
-use parley_domain::services::{ActivityService, CartService, CatalogService, ContactService, KeyService, TagService};
+use parley_domain::ports::{Clock, IdSource, MessagingPlatform, Repositories};
+use parley_domain::services::*;
+use tokio::sync::Notify;
 
 use crate::config::ApiConfig;
 
@@ -14,29 +15,52 @@ pub struct AppState {
     pub activities: ActivityService,
     pub catalog: CatalogService,
     pub carts: CartService,
+    pub lines: LineService,
+    pub sends: SendService,
+    pub idempotency: IdempotencyService,
+    pub campaigns: CampaignService,
+    pub webhooks: WebhookService,
+    /// Wakes the webhook processor when a delivery was stored.
+    pub webhook_wakeup: Arc<Notify>,
     pub config: ApiConfig,
 }
 
 impl AppState {
-    pub fn new(repos: Repositories, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+    pub fn new(repos: Repositories, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         Self {
-            keys: KeyService::new(repos.agents.clone(), repos.keys, clock.clone(), ids.clone()),
-            catalog: CatalogService::new(repos.products.clone(), repos.agents, clock.clone()),
-            carts: CartService::new(repos.carts, repos.products, clock.clone(), ids.clone()),
-            config: ApiConfig::default(),
+            keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
             tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone()),
             contacts: ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone()),
-            activities: ActivityService::new(repos.activities, repos.contacts, repos.tags, clock, ids),
+            activities: ActivityService::new(
+                repos.activities.clone(),
+                repos.contacts.clone(),
+                repos.tags.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            catalog: CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone()),
+            carts: CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone()),
+            lines: LineService::new(repos.lines.clone(), repos.templates.clone(), platform.clone(), clock.clone(), ids.clone()),
+            sends: SendService::new(&repos, platform, clock.clone(), ids.clone()),
+            idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
+            campaigns: CampaignService::new(repos.executions.clone()),
+            webhooks: WebhookService::new(&repos, clock, ids),
+            webhook_wakeup: Arc::new(Notify::new()),
+            config: ApiConfig::default(),
         }
+    }
+
+    /// Production adapters without background workers: for one-shot commands and tools.
+    /// Sandbox sends are accepted but their statuses are not delivered.
+    pub fn with_system(repos: Repositories) -> Self {
+        let (platform, _deliveries) =
+            crate::commands::platform(parley_adapters_whatsapp::DEFAULT_BASE_URL, std::time::Duration::from_secs(3))
+                .expect("the default Cloud API settings are valid");
+        Self::new(repos, platform, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
     }
 
     pub fn with_config(mut self, config: ApiConfig) -> Self {
         self.config = config;
         self
-    }
-
-    /// Production wiring: the system clock and the CSPRNG id source.
-    pub fn with_system(repos: Repositories) -> Self {
-        Self::new(repos, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
     }
 }

@@ -12,7 +12,6 @@ use actix_web::web::Data;
 use chrono::{DateTime, TimeDelta, Utc};
 use common::{Reply, TestApp};
 use parley_adapters_diesel::testing::TestDb;
-use parley_adapters_system::{RandomIds, SystemClock};
 use parley_api::config::ApiConfig;
 use parley_api::state::AppState;
 use parley_domain::model::{AgentId, Cart, CartCode, KeyKind, ProductRecord};
@@ -383,7 +382,7 @@ async fn refused_carts_write_nothing(backend: &str) {
     let mut repos = db.store.repositories();
     let counter = Arc::new(CountingCarts { inner: repos.carts.clone(), inserts: AtomicUsize::new(0) });
     repos.carts = counter.clone();
-    let state = Data::new(AppState::new(repos, Arc::new(SystemClock), Arc::new(RandomIds)));
+    let state = Data::new(AppState::with_system(repos));
     let agent = state.keys.create_agent("Shop").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Publishable).await.unwrap().plaintext;
     let other = state.keys.create_agent("Other").await.unwrap().id;

@@ -109,7 +109,7 @@ async fn the_openapi_document_is_public_and_matches_the_committed_copy(app: Test
     r.assert_status(200);
     assert_eq!(r.body["openapi"], "3.1.0");
     let committed: serde_json::Value = serde_json::from_str(include_str!("../../../docs/openapi.json")).expect("docs/openapi.json is JSON");
-    assert_eq!(r.body, committed, "docs/openapi.json is stale: run `cargo xtask codegen`");
+    assert!(r.body == committed, "docs/openapi.json is stale: run `cargo xtask codegen`");
     for path in [
         "/v1/tags",
         "/v1/tags/{id}",

@@ -25,7 +25,11 @@ macro_rules! storage_conformance {
             activity_update_renames_contact_atomically, tag_attach_is_idempotent_and_bumps_only_on_change,
             concurrent_writers_neither_lose_nor_duplicate, products_list_active_newest_first_with_filters_and_totals,
             product_reimport_updates_rows_and_facets, products_are_scoped_by_agent, product_export_pages_by_id_with_drafts,
-            carts_store_snapshots_under_unique_codes);
+            carts_store_snapshots_under_unique_codes, lines_are_unique_by_phone_number_and_scoped,
+            template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
+            execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
+            idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
+            webhook_events_are_due_until_processed);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(
@@ -548,4 +552,325 @@ pub async fn carts_store_snapshots_under_unique_codes(r: Repositories) {
     changed.title = "Changed".into();
     r.products.import(&a, &[changed], no_progress()).await.unwrap();
     assert_eq!(r.carts.get(&a, &cart.code).await.unwrap().unwrap().items[0].product, p, "a cart never changes");
+}
+
+fn line(agent: &AgentId, phone_number_id: &str, access: LineAccess, at: Timestamp) -> Line {
+    Line {
+        id: LineId::new(id("chn")),
+        agent_id: agent.clone(),
+        phone_number_id: PhoneNumberId::new(phone_number_id).unwrap(),
+        waba_id: WabaId::new("900000000000001").unwrap(),
+        access,
+        created_at: at,
+    }
+}
+
+fn cloud(token: &str) -> LineAccess {
+    LineAccess::Cloud(AccessToken::new(token).unwrap())
+}
+
+fn definition(id: &str, name: &str, language: &str, body: &str) -> TemplateDefinition {
+    TemplateDefinition {
+        id: TemplateId::new(id),
+        name: name.into(),
+        language: language.into(),
+        status: APPROVED.into(),
+        category: "MARKETING".into(),
+        components: vec![
+            TemplateComponent { kind: "HEADER".into(), format: Some("TEXT".into()), text: Some("Hello".into()), buttons: vec![] },
+            TemplateComponent { kind: "BODY".into(), format: None, text: Some(body.into()), buttons: vec![] },
+            TemplateComponent {
+                kind: "BUTTONS".into(),
+                format: None,
+                text: None,
+                buttons: vec![
+                    TemplateButton { kind: "URL".into(), text: "Open".into(), url: Some("https://shop.example.com/{{1}}".into()) },
+                    TemplateButton { kind: "QUICK_REPLY".into(), text: "Stop".into(), url: None },
+                ],
+            },
+        ],
+    }
+}
+
+async fn template_keys(r: &Repositories, agent: &AgentId) -> Vec<(String, String, LineId)> {
+    r.templates.list(agent).await.unwrap().into_iter().map(|t| (t.definition.name, t.definition.language, t.line_id)).collect()
+}
+
+fn execution(agent: &AgentId, key: &str, message_id: Option<&str>, updated: Timestamp) -> Execution {
+    Execution {
+        id: id("exe"),
+        agent_id: agent.clone(),
+        campaign_key: CampaignKey::new(key).unwrap(),
+        campaign_name: "Spring sale".into(),
+        to: "5215550001".into(),
+        template_id: TemplateId::new("1234567890"),
+        message_id: message_id.map(str::to_string),
+        status: ExecutionStatus::Sent,
+        error_message: None,
+        sent_at: Some(updated),
+        delivered_at: None,
+        read_at: None,
+        updated_at: updated,
+    }
+}
+
+fn webhook_event(body: &str, at: Timestamp) -> WebhookEvent {
+    WebhookEvent {
+        id: id("whk"),
+        body: body.into(),
+        received_at: at,
+        attempts: 0,
+        last_error: None,
+        next_attempt_at: Some(at),
+        processed_at: None,
+    }
+}
+
+pub async fn lines_are_unique_by_phone_number_and_scoped(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let second = line(&a, "106540352242922", LineAccess::Sandbox, t(5));
+    let first = line(&a, "106540352242921", cloud("EAAGsecret-token-1"), t(1));
+    let theirs = line(&b, "106540352242923", cloud("EAAGsecret-token-2"), t(3));
+    for l in [&second, &first, &theirs] {
+        r.lines.insert(l).await.unwrap();
+    }
+    let clash = line(&b, "106540352242921", LineAccess::Sandbox, t(9));
+    assert!(matches!(r.lines.insert(&clash).await, Err(StoreError::Conflict(_))), "phone number ids are unique across agents");
+
+    assert_eq!(r.lines.get(&a, &first.id).await.unwrap().unwrap(), first, "the token round-trips");
+    assert_eq!(r.lines.get(&a, &second.id).await.unwrap().unwrap().access, LineAccess::Sandbox);
+    assert!(r.lines.get(&a, &theirs.id).await.unwrap().is_none(), "another agent's line is invisible");
+    assert!(r.lines.get(&a, &LineId::new("chn_nope")).await.unwrap().is_none());
+    let listed: Vec<_> = r.lines.list(&a).await.unwrap().into_iter().map(|l| l.id).collect();
+    assert_eq!(listed, [first.id.clone(), second.id.clone()], "oldest first");
+    let all: Vec<_> = r.lines.all().await.unwrap().into_iter().map(|l| l.id).collect();
+    assert_eq!(all, [first.id.clone(), theirs.id.clone(), second.id.clone()], "every agent's lines, oldest first");
+    assert_eq!(r.lines.find_by_phone_number_id("106540352242923").await.unwrap().unwrap(), theirs);
+    assert!(r.lines.find_by_phone_number_id("999").await.unwrap().is_none());
+}
+
+pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let one = line(&a, "106540352242931", LineAccess::Sandbox, t(0));
+    let two = line(&a, "106540352242932", LineAccess::Sandbox, t(1));
+    r.lines.insert(&one).await.unwrap();
+    r.lines.insert(&two).await.unwrap();
+
+    let welcome = definition("111", "welcome", "en_US", "Hi {{1}}");
+    let promo = definition("222", "promo", "es_MX", "Oferta {{1}} {{2}}");
+    let gone = definition("333", "gone", "en_US", "Bye");
+    r.templates.replace_for_line(&one, &[welcome.clone(), promo.clone(), gone.clone()], t(10)).await.unwrap();
+    r.templates.replace_for_line(&two, std::slice::from_ref(&gone), t(10)).await.unwrap();
+    let stored = r.templates.get(&a, &TemplateId::new("111")).await.unwrap().unwrap();
+    assert_eq!(stored, Template { definition: welcome.clone(), agent_id: a.clone(), line_id: one.id.clone(), created_at: t(10) });
+
+    let mut renewed = welcome.clone();
+    renewed.status = "PAUSED".into();
+    renewed.components.truncate(1);
+    let added = definition("444", "added", "en_US", "New");
+    r.templates.replace_for_line(&one, &[renewed.clone(), added.clone(), promo.clone()], t(20)).await.unwrap();
+
+    let on_one = r.templates.list_for_line(&a, &one.id).await.unwrap();
+    let summary: Vec<_> = on_one.iter().map(|t| (t.definition.id.as_str(), t.created_at)).collect();
+    assert_eq!(summary, [("444", t(20)), ("222", t(10)), ("111", t(10))], "by name; known ones keep created_at; missing ones go");
+    assert_eq!(on_one[2].definition, renewed, "known ones take the platform's current definition");
+    let on_two: Vec<_> = r.templates.list_for_line(&a, &two.id).await.unwrap().into_iter().map(|t| t.definition.id).collect();
+    assert_eq!(on_two, [TemplateId::new("333")], "other lines are untouched");
+
+    r.templates.replace_for_line(&one, &[], t(30)).await.unwrap();
+    assert!(r.templates.list_for_line(&a, &one.id).await.unwrap().is_empty(), "an empty list clears the line");
+    assert_eq!(r.templates.list(&a).await.unwrap().len(), 1);
+}
+
+pub async fn templates_are_ordered_scoped_and_got_from_the_oldest_line(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    // Created out of order: `old` is the agent's oldest line though inserted last.
+    let young = line(&a, "106540352242941", LineAccess::Sandbox, t(5));
+    let old = line(&a, "106540352242942", LineAccess::Sandbox, t(1));
+    let theirs = line(&b, "106540352242943", LineAccess::Sandbox, t(0));
+    for l in [&young, &old, &theirs] {
+        r.lines.insert(l).await.unwrap();
+    }
+    let shared =
+        [definition("500", "order", "es_MX", "x"), definition("501", "order", "en_US", "x"), definition("502", "alert", "en_US", "x")];
+    r.templates.replace_for_line(&young, &shared, t(2)).await.unwrap();
+    r.templates.replace_for_line(&old, &shared[..2], t(3)).await.unwrap();
+    r.templates
+        .replace_for_line(&theirs, &[definition("999", "aaa", "en_US", "x"), definition("500", "order", "es_MX", "x")], t(4))
+        .await
+        .unwrap();
+
+    let keys = template_keys(&r, &a).await;
+    let expected = [
+        ("alert", "en_US", &young.id),
+        ("order", "en_US", &old.id),
+        ("order", "en_US", &young.id),
+        ("order", "es_MX", &old.id),
+        ("order", "es_MX", &young.id),
+    ];
+    assert_eq!(keys, expected.map(|(n, l, id)| (n.to_string(), l.to_string(), id.clone())), "name, language, then the line's age");
+    let names: Vec<_> = r.templates.list_for_line(&a, &young.id).await.unwrap().into_iter().map(|t| t.definition.id).collect();
+    assert_eq!(names, ["502", "501", "500"].map(TemplateId::new), "one line's: by name, then language");
+
+    assert_eq!(r.templates.get(&a, &TemplateId::new("500")).await.unwrap().unwrap().line_id, old.id, "the copy on the oldest line");
+    assert_eq!(r.templates.get(&a, &TemplateId::new("502")).await.unwrap().unwrap().line_id, young.id);
+    assert_eq!(r.templates.get(&b, &TemplateId::new("500")).await.unwrap().unwrap().line_id, theirs.id);
+    assert!(r.templates.get(&a, &TemplateId::new("999")).await.unwrap().is_none(), "another agent's template is invisible");
+    assert!(r.templates.list_for_line(&a, &theirs.id).await.unwrap().is_empty(), "and so are its lines' templates");
+    assert_eq!(template_keys(&r, &b).await.len(), 2);
+}
+
+pub async fn execution_updates_are_compare_and_set(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let sent = execution(&a, "spring:2026", Some("wamid.A1"), t(1));
+    r.executions.insert(&sent).await.unwrap();
+    let dup = execution(&a, "other", Some("wamid.A1"), t(1));
+    assert!(matches!(r.executions.insert(&dup).await, Err(StoreError::Conflict(_))), "message ids are unique per agent");
+    r.executions.insert(&execution(&b, "spring:2026", Some("wamid.A1"), t(1))).await.expect("another agent may report the same id");
+    let refused =
+        Execution { status: ExecutionStatus::Failed, error_message: Some("131026".into()), ..execution(&a, "spring:2026", None, t(1)) };
+    let refused_too = execution(&a, "spring:2026", None, t(1));
+    r.executions.insert(&refused).await.unwrap();
+    r.executions.insert(&refused_too).await.expect("refused sends have no message id, and never clash");
+
+    assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), sent);
+    assert!(r.executions.find_by_message(&a, "wamid.nope").await.unwrap().is_none());
+
+    let mut delivered = sent.clone();
+    delivered.status = ExecutionStatus::Delivered;
+    delivered.delivered_at = Some(t(2));
+    delivered.updated_at = t(3);
+    assert!(r.executions.update(&delivered, ExecutionStatus::Sent).await.unwrap());
+    assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered);
+
+    let mut stale = sent.clone();
+    stale.status = ExecutionStatus::Failed;
+    stale.error_message = Some("late".into());
+    stale.updated_at = t(9);
+    assert!(!r.executions.update(&stale, ExecutionStatus::Sent).await.unwrap(), "the stored status is no longer the expected one");
+    assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered, "and nothing changed");
+
+    let foreign = Execution { agent_id: b.clone(), ..delivered.clone() };
+    let mut read = foreign.clone();
+    read.status = ExecutionStatus::Read;
+    assert!(!r.executions.update(&read, ExecutionStatus::Delivered).await.unwrap(), "update is scoped by agent");
+    assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered);
+    assert_eq!(r.executions.find_by_message(&b, "wamid.A1").await.unwrap().unwrap().status, ExecutionStatus::Sent);
+}
+
+pub async fn executions_list_changes_since_in_order(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let key = CampaignKey::new("spring:2026").unwrap();
+    let mut made = Vec::new();
+    for i in 0..6 {
+        // Pairs share an update time, so the id tie-break decides their order.
+        let e = execution(&a, key.as_str(), Some(&format!("wamid.L{i}")), t(i / 2));
+        r.executions.insert(&e).await.unwrap();
+        made.push(e);
+    }
+    r.executions.insert(&execution(&a, "other-key", Some("wamid.O"), t(1))).await.unwrap();
+    r.executions.insert(&execution(&b, key.as_str(), Some("wamid.B"), t(1))).await.unwrap();
+    made.sort_by(|x, y| (x.updated_at, x.id.as_str()).cmp(&(y.updated_at, y.id.as_str())));
+    let ids = |v: Vec<Execution>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    let expected: Vec<_> = made.iter().map(|e| e.id.clone()).collect();
+
+    assert_eq!(ids(r.executions.list(&a, &key, None, 100).await.unwrap()), expected, "by updated_at, then id; one key, one agent");
+    assert_eq!(ids(r.executions.list(&a, &key, None, 3).await.unwrap()), expected[..3]);
+    assert_eq!(ids(r.executions.list(&a, &key, Some(t(1)), 100).await.unwrap()), expected[4..], "since is strict");
+    assert!(r.executions.list(&a, &key, Some(t(2)), 100).await.unwrap().is_empty());
+
+    let mut moved = made[0].clone();
+    moved.status = ExecutionStatus::Read;
+    moved.read_at = Some(t(7));
+    moved.updated_at = t(7);
+    assert!(r.executions.update(&moved, ExecutionStatus::Sent).await.unwrap());
+    assert_eq!(ids(r.executions.list(&a, &key, Some(t(2)), 100).await.unwrap()), [moved.id.clone()], "an update makes it new again");
+
+    assert!(r.executions.key_exists(&a, &key).await.unwrap());
+    assert!(r.executions.key_exists(&a, &CampaignKey::new("other-key").unwrap()).await.unwrap());
+    assert!(!r.executions.key_exists(&b, &CampaignKey::new("other-key").unwrap()).await.unwrap(), "keys are scoped by agent");
+    assert!(!r.executions.key_exists(&a, &CampaignKey::new("never").unwrap()).await.unwrap());
+}
+
+pub async fn idempotency_keys_are_claimed_once_until_they_expire(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    assert_eq!(r.idempotency.claim(&a, "k1", "fp-1", t(10), t(0)).await.unwrap(), IdempotencyClaim::Claimed);
+    let running = IdempotencyClaim::Existing { fingerprint: "fp-1".into(), response: None };
+    assert_eq!(r.idempotency.claim(&a, "k1", "fp-2", t(11), t(0)).await.unwrap(), running, "while the first request runs");
+    assert_eq!(r.idempotency.claim(&b, "k1", "fp-9", t(11), t(0)).await.unwrap(), IdempotencyClaim::Claimed, "keys are per agent");
+
+    let answer = IdempotentResponse { status: 202, body: r#"{"ok":true}"#.into() };
+    r.idempotency.complete(&a, "k1", &answer).await.unwrap();
+    let done = IdempotencyClaim::Existing { fingerprint: "fp-1".into(), response: Some(answer.clone()) };
+    assert_eq!(r.idempotency.claim(&a, "k1", "fp-1", t(12), t(10)).await.unwrap(), done, "not expired: created_at is not before");
+    assert_eq!(
+        r.idempotency.claim(&b, "k1", "fp-9", t(12), t(0)).await.unwrap(),
+        IdempotencyClaim::Existing { fingerprint: "fp-9".into(), response: None },
+        "completing one agent's key leaves the other's alone"
+    );
+
+    assert_eq!(
+        r.idempotency.claim(&a, "k1", "fp-3", t(20), t(11)).await.unwrap(),
+        IdempotencyClaim::Claimed,
+        "an expired record frees the key"
+    );
+    assert_eq!(
+        r.idempotency.claim(&a, "k1", "fp-4", t(21), t(11)).await.unwrap(),
+        IdempotencyClaim::Existing { fingerprint: "fp-3".into(), response: None },
+        "the new claim replaced the old record entirely"
+    );
+}
+
+pub async fn concurrent_idempotency_claims_let_exactly_one_through(r: Repositories) {
+    let a = agent(&r, "A").await;
+    // The second round finds the first round's record expired: still exactly one claim wins.
+    for (round, at, expired_before) in [(0, t(50), t(0)), (1, t(100), t(60))] {
+        let claims = (0..8).map(|i| {
+            let (r, a) = (r.clone(), a.clone());
+            async move { r.idempotency.claim(&a, "same-key", &format!("fp-{round}-{i}"), at, expired_before).await }
+        });
+        let results = futures_util::future::join_all(claims).await;
+        let claimed = results.iter().filter(|c| matches!(c, Ok(IdempotencyClaim::Claimed))).count();
+        assert_eq!(claimed, 1, "round {round}: {results:?}");
+        assert!(results.iter().all(|c| matches!(c, Ok(IdempotencyClaim::Claimed | IdempotencyClaim::Existing { .. }))), "{results:?}");
+    }
+}
+
+pub async fn webhook_events_are_due_until_processed(r: Repositories) {
+    let first = webhook_event(r#"{"n":1}"#, t(1));
+    let second = webhook_event(r#"{"n":2}"#, t(2));
+    let later = webhook_event(r#"{"n":3}"#, t(50));
+    for e in [&later, &second, &first] {
+        r.webhooks.insert(e).await.unwrap();
+    }
+    let ids = |v: Vec<WebhookEvent>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    let due = r.webhooks.due(t(10), 10).await.unwrap();
+    assert_eq!(due, [first.clone(), second.clone()], "due by now, oldest first, stored exactly");
+    assert_eq!(ids(r.webhooks.due(t(10), 1).await.unwrap()), vec![first.id.clone()], "at most limit");
+    assert_eq!(ids(r.webhooks.due(t(50), 10).await.unwrap()).len(), 3, "due at exactly next_attempt_at");
+    assert!(r.webhooks.failed(10).await.unwrap().is_empty());
+
+    r.webhooks.mark_failed(&first.id, "boom", t(30)).await.unwrap();
+    r.webhooks.mark_processed(&second.id, t(11)).await.unwrap();
+    assert!(r.webhooks.due(t(29), 10).await.unwrap().is_empty(), "a failed event waits for its next attempt; a processed one is done");
+    let failed = r.webhooks.failed(10).await.unwrap();
+    assert_eq!(failed.len(), 1);
+    assert_eq!((failed[0].attempts, failed[0].last_error.as_deref(), failed[0].next_attempt_at), (1, Some("boom"), Some(t(30))));
+
+    r.webhooks.mark_failed(&first.id, "boom again", t(40)).await.unwrap();
+    let retried = r.webhooks.due(t(40), 10).await.unwrap();
+    assert_eq!(ids(retried.clone()), vec![first.id.clone()]);
+    assert_eq!((retried[0].attempts, retried[0].last_error.as_deref()), (2, Some("boom again")), "attempts add up");
+
+    r.webhooks.mark_failed(&later.id, "once", t(60)).await.unwrap();
+    assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), [first.id.clone(), later.id.clone()], "failed: oldest first");
+    assert_eq!(ids(r.webhooks.failed(1).await.unwrap()), vec![first.id.clone()]);
+    r.webhooks.mark_processed(&first.id, t(41)).await.unwrap();
+    assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
+    assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
 }

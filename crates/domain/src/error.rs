@@ -23,6 +23,18 @@ pub enum DomainError {
     NotFound { resource: &'static str, ids: Vec<String> },
     #[error("{message}")]
     Conflict { message: String, details: Vec<FieldError> },
+    /// Only APPROVED templates can be sent.
+    #[error("the template is not approved (status {0})")]
+    TemplateNotApproved(String),
+    /// The messaging platform refused the message (its 4xx).
+    #[error("the platform refused the message: {message}")]
+    MessageRejected { code: Option<i64>, message: String, details: Option<String> },
+    /// The messaging platform failed or could not be reached.
+    #[error("the messaging platform failed: {0}")]
+    Upstream(String),
+    /// The Idempotency-Key was used with another request, or its first request is still running.
+    #[error("{0}")]
+    IdempotencyConflict(String),
     /// A cart older than its validity (other agents' carts stay `NotFound`).
     #[error("the cart has expired")]
     CartExpired,

@@ -175,6 +175,80 @@ pub trait MessagingPlatform: Send + Sync {
     ) -> Result<SentMessage, PlatformError>;
 }
 
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait LineRepository: Send + Sync {
+    /// MUST return `Conflict` when the phone number id is already a line (of any agent): webhooks
+    /// find a line by it.
+    async fn insert(&self, line: &Line) -> StoreResult<()>;
+    async fn get(&self, agent: &AgentId, id: &LineId) -> StoreResult<Option<Line>>;
+    /// The agent's lines, oldest first (then id).
+    async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Line>>;
+    /// Every line of every agent, oldest first: for periodic template sync.
+    async fn all(&self) -> StoreResult<Vec<Line>>;
+    async fn find_by_phone_number_id(&self, phone_number_id: &str) -> StoreResult<Option<Line>>;
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait TemplateRepository: Send + Sync {
+    /// Makes the line's stored templates exactly `templates` (the platform's current list), in one
+    /// transaction: new ones get `created_at = at`, known ones keep theirs, missing ones go.
+    async fn replace_for_line(&self, line: &Line, templates: &[TemplateDefinition], at: Timestamp) -> StoreResult<()>;
+    /// All the agent's templates, by name, then language, then line's age, then line id.
+    async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Template>>;
+    /// One line's templates, by name, then language.
+    async fn list_for_line(&self, agent: &AgentId, line: &LineId) -> StoreResult<Vec<Template>>;
+    /// A template by the platform's id; when lines share a business account, the copy on the
+    /// agent's oldest line.
+    async fn get(&self, agent: &AgentId, id: &TemplateId) -> StoreResult<Option<Template>>;
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ExecutionRepository: Send + Sync {
+    async fn insert(&self, execution: &Execution) -> StoreResult<()>;
+    async fn find_by_message(&self, agent: &AgentId, message_id: &str) -> StoreResult<Option<Execution>>;
+    /// Writes `execution` only if the stored status is still `expected` (compare-and-set, so
+    /// concurrent webhook processors never lose an update); `false` otherwise.
+    async fn update(&self, execution: &Execution, expected: ExecutionStatus) -> StoreResult<bool>;
+    /// The key's executions changed after `since`, by `updated_at` then id, at most `limit`.
+    async fn list(&self, agent: &AgentId, key: &CampaignKey, since: Option<Timestamp>, limit: u32) -> StoreResult<Vec<Execution>>;
+    /// Whether the agent ever sent under `key`.
+    async fn key_exists(&self, agent: &AgentId, key: &CampaignKey) -> StoreResult<bool>;
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait IdempotencyRepository: Send + Sync {
+    /// Claims `key` for the agent with the request's fingerprint, atomically. A record older
+    /// than `expired_before` is forgotten first, so the key is free again.
+    async fn claim(
+        &self,
+        agent: &AgentId,
+        key: &str,
+        fingerprint: &str,
+        at: Timestamp,
+        expired_before: Timestamp,
+    ) -> StoreResult<IdempotencyClaim>;
+    /// Records the answer of the request that claimed `key`.
+    async fn complete(&self, agent: &AgentId, key: &str, response: &IdempotentResponse) -> StoreResult<()>;
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait WebhookEventRepository: Send + Sync {
+    /// Stores an event as received, to be processed (`next_attempt_at = received_at`).
+    async fn insert(&self, event: &WebhookEvent) -> StoreResult<()>;
+    /// Unprocessed events due by `now`, oldest first, at most `limit`.
+    async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()>;
+    /// Records a failed attempt and when to try again.
+    async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()>;
+    /// Unprocessed events that failed at least once, oldest first: for operators.
+    async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+}
+
 /// Every repository port, as one storage backend provides them.
 #[derive(Clone)]
 pub struct Repositories {
@@ -185,4 +259,9 @@ pub struct Repositories {
     pub activities: std::sync::Arc<dyn ActivityRepository>,
     pub products: std::sync::Arc<dyn ProductRepository>,
     pub carts: std::sync::Arc<dyn CartRepository>,
+    pub lines: std::sync::Arc<dyn LineRepository>,
+    pub templates: std::sync::Arc<dyn TemplateRepository>,
+    pub executions: std::sync::Arc<dyn ExecutionRepository>,
+    pub idempotency: std::sync::Arc<dyn IdempotencyRepository>,
+    pub webhooks: std::sync::Arc<dyn WebhookEventRepository>,
 }

@@ -28,9 +28,14 @@ mod agents;
 mod bulk;
 mod carts;
 mod contacts;
+mod executions;
+mod idempotency;
 mod keys;
+mod lines;
 mod products;
 mod tags;
+mod templates;
+mod webhooks;
 
 /// Groups loaded channel rows by contact id.
 pub(crate) fn group_channels(rows: Vec<(String, String, String)>) -> Result<HashMap<String, Vec<Channel>>, DbError> {

@@ -2,11 +2,14 @@
 //! service method, map the result.
 
 pub mod activities;
+pub mod campaigns;
 pub mod carts;
 pub mod catalog;
 pub mod contacts;
 pub mod meta;
 pub mod tags;
+pub mod templates;
+pub mod webhooks;
 
 use actix_cors::Cors;
 use actix_web::body::{BoxBody, MessageBody};

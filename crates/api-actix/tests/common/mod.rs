@@ -100,6 +100,8 @@ pub struct TestApp {
     pub clock: Arc<TestClock>,
     pub a: Tenant,
     pub b: Tenant,
+    /// Webhook processing and sandbox deliveries, as `parley serve` runs them.
+    _workers: parley_api::workers::Workers,
     pub db: TestDb,
 }
 
@@ -109,13 +111,25 @@ impl TestApp {
     }
 
     pub async fn with_config(backend: &str, config: ApiConfig) -> Self {
+        Self::build(backend, config, parley_adapters_whatsapp::DEFAULT_BASE_URL).await
+    }
+
+    /// The app with its Cloud API adapter pointed at `graph_base` (a fake Graph API in tests).
+    pub async fn build(backend: &str, config: ApiConfig, graph_base: &str) -> Self {
         let db = TestDb::of(backend).await;
         let clock = Arc::new(TestClock::default());
-        let state = Data::new(AppState::new(db.store.repositories(), clock.clone(), Arc::new(RandomIds)).with_config(config));
+        let (platform, deliveries) = parley_api::commands::platform(graph_base, std::time::Duration::from_millis(50)).unwrap();
+        let state = Data::new(AppState::new(db.store.repositories(), platform, clock.clone(), Arc::new(RandomIds)).with_config(config));
+        let workers = parley_api::workers::Workers::start(
+            state.clone().into_inner(),
+            deliveries,
+            parley_api::workers::WorkerConfig { process_webhooks: true, template_sync_every: None, sync_at_start: false },
+        )
+        .unwrap();
         let a = Self::tenant(&state, "Shop A").await;
         let b = Self::tenant(&state, "Shop B").await;
         let service = boxed::service(test::init_service(app::build(state.clone())).await);
-        Self { service, state, clock, a, b, db }
+        Self { service, state, clock, a, b, _workers: workers, db }
     }
 
     /// Imports catalog records (api.md's Product plus `status`) for a tenant, as the CLI does.

@@ -82,7 +82,8 @@ pub struct Execution {
     pub campaign_name: String,
     pub to: String,
     pub template_id: TemplateId,
-    pub message_id: String,
+    /// The platform's `wamid.…`; `None` when the platform refused the send outright.
+    pub message_id: Option<String>,
     pub status: ExecutionStatus,
     pub error_message: Option<String>,
     pub sent_at: Option<Timestamp>,
@@ -135,7 +136,7 @@ mod tests {
             campaign_name: "Spring".into(),
             to: "14155550100".into(),
             template_id: TemplateId::new("1"),
-            message_id: "wamid.1".into(),
+            message_id: Some("wamid.1".into()),
             status: Sent,
             error_message: None,
             sent_at: Some(t(0)),

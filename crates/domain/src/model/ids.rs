@@ -12,6 +12,9 @@ pub enum IdKind {
     Contact,
     Activity,
     Request,
+    Line,
+    Execution,
+    Webhook,
 }
 
 impl IdKind {
@@ -23,6 +26,9 @@ impl IdKind {
             IdKind::Contact => "con",
             IdKind::Activity => "act",
             IdKind::Request => "req",
+            IdKind::Line => "chn",
+            IdKind::Execution => "exe",
+            IdKind::Webhook => "whk",
         }
     }
 }

@@ -15,6 +15,8 @@ pub mod send;
 pub mod tag;
 pub mod template;
 pub mod text;
+pub mod webhook;
+pub mod webhook_payload;
 
 pub use activity::*;
 pub use agent::*;
@@ -30,6 +32,8 @@ pub use product::*;
 pub use send::*;
 pub use tag::*;
 pub use template::*;
+pub use webhook::*;
+pub use webhook_payload::*;
 
 /// Every instant in Parley: UTC, millisecond precision (the clock truncates).
 pub type Timestamp = chrono::DateTime<chrono::Utc>;

@@ -5,15 +5,22 @@ mod activities;
 mod carts;
 mod catalog;
 mod contacts;
+mod conversations;
 mod keys;
+mod lines;
+mod sends;
 mod tags;
+mod webhooks;
 
 pub use activities::*;
 pub use carts::*;
 pub use catalog::*;
 pub use contacts::*;
 pub use keys::*;
+pub use lines::*;
+pub use sends::*;
 pub use tags::*;
+pub use webhooks::*;
 
 use crate::FieldError;
 

@@ -1,0 +1,112 @@
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::model::{Timestamp, WebhookEvent};
+use parley_domain::ports::{StoreResult, WebhookEventRepository};
+
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::with_conn;
+use crate::rows::{from_millis, millis, opt_from_millis};
+use crate::schema::webhook_events;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = webhook_events)]
+struct EventRow {
+    id: String,
+    body: String,
+    received_at: i64,
+    attempts: i32,
+    last_error: Option<String>,
+    next_attempt_at: Option<i64>,
+    processed_at: Option<i64>,
+}
+
+impl EventRow {
+    fn into_domain(self) -> Result<WebhookEvent, DbError> {
+        Ok(WebhookEvent {
+            id: self.id,
+            body: self.body,
+            received_at: from_millis(self.received_at)?,
+            attempts: u32::try_from(self.attempts).map_err(|_| DbError::Corrupt(format!("webhook attempts {}", self.attempts)))?,
+            last_error: self.last_error,
+            next_attempt_at: opt_from_millis(self.next_attempt_at)?,
+            processed_at: opt_from_millis(self.processed_at)?,
+        })
+    }
+}
+
+fn to_domain(rows: Vec<EventRow>) -> Result<Vec<WebhookEvent>, DbError> {
+    rows.into_iter().map(EventRow::into_domain).collect()
+}
+
+#[async_trait]
+impl WebhookEventRepository for Store {
+    async fn insert(&self, event: &WebhookEvent) -> StoreResult<()> {
+        // An unprocessed event without a next attempt would never be due: it is due on receipt.
+        let next_attempt_at = match event.processed_at {
+            None => Some(event.next_attempt_at.unwrap_or(event.received_at)),
+            Some(_) => event.next_attempt_at,
+        };
+        let attempts = i32::try_from(event.attempts).map_err(|_| DbError::Corrupt(format!("webhook attempts {}", event.attempts)))?;
+        let values = (
+            webhook_events::id.eq(event.id.as_str()),
+            webhook_events::body.eq(event.body.as_str()),
+            webhook_events::received_at.eq(millis(event.received_at)),
+            webhook_events::attempts.eq(attempts),
+            webhook_events::last_error.eq(event.last_error.as_deref()),
+            webhook_events::next_attempt_at.eq(next_attempt_at.map(millis)),
+            webhook_events::processed_at.eq(event.processed_at.map(millis)),
+        );
+        with_conn!(self, |conn| diesel::insert_into(webhook_events::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+        let rows = with_conn!(self, |conn| webhook_events::table
+            .filter(webhook_events::processed_at.is_null())
+            .filter(webhook_events::next_attempt_at.le(millis(now)))
+            .order((webhook_events::received_at.asc(), webhook_events::id.asc()))
+            .limit(i64::from(limit))
+            .select(EventRow::as_select())
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(to_domain(rows)?)
+    }
+
+    async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()> {
+        with_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
+            .set((webhook_events::processed_at.eq(Some(millis(at))), webhook_events::next_attempt_at.eq(None::<i64>)))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()> {
+        with_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
+            .set((
+                webhook_events::attempts.eq(webhook_events::attempts + 1),
+                webhook_events::last_error.eq(Some(error)),
+                webhook_events::next_attempt_at.eq(Some(millis(next_attempt_at))),
+            ))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+        let rows = with_conn!(self, |conn| webhook_events::table
+            .filter(webhook_events::processed_at.is_null())
+            .filter(webhook_events::attempts.gt(0))
+            .order((webhook_events::received_at.asc(), webhook_events::id.asc()))
+            .limit(i64::from(limit))
+            .select(EventRow::as_select())
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(to_domain(rows)?)
+    }
+}

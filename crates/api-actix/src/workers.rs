@@ -1,0 +1,107 @@
+//! Background work: processing stored webhooks, the sandbox's delayed status deliveries, and
+//! the periodic template sync. It runs on a small multi-thread runtime of its own, so storage
+//! work is never cancelled half-way on actix's current-thread workers, even at shutdown.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::platform::SandboxDelivery;
+use crate::state::AppState;
+
+/// How often stored webhooks are looked at even without a wake-up (retries come due).
+const WEBHOOK_POLL: Duration = Duration::from_secs(1);
+const WEBHOOK_BATCH: u32 = 100;
+
+pub struct WorkerConfig {
+    /// Process stored webhooks here (off on ingest-only instances).
+    pub process_webhooks: bool,
+    /// Re-sync every line's templates this often; `None` = never (besides at start).
+    pub template_sync_every: Option<Duration>,
+    /// Sync templates once right away.
+    pub sync_at_start: bool,
+}
+
+/// The running background workers; stopped on drop.
+pub struct Workers {
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Workers {
+    pub fn start(state: Arc<AppState>, sandbox: mpsc::UnboundedReceiver<SandboxDelivery>, config: WorkerConfig) -> std::io::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("parley-worker").enable_all().build()?;
+        if config.process_webhooks {
+            runtime.spawn(process_webhooks(state.clone()));
+        }
+        runtime.spawn(deliver_sandbox_statuses(state.clone(), sandbox));
+        if config.sync_at_start || config.template_sync_every.is_some() {
+            runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
+        }
+        Ok(Self { runtime: Some(runtime) })
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            // Drop may run inside an async context, where a runtime cannot block to shut down.
+            rt.shutdown_background();
+        }
+    }
+}
+
+async fn process_webhooks(state: Arc<AppState>) {
+    loop {
+        loop {
+            match state.webhooks.process_due(WEBHOOK_BATCH).await {
+                Ok(s) if s.processed + s.failed > 0 => continue,
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "webhook processing pass failed");
+                    break;
+                }
+            }
+        }
+        let _ = tokio::time::timeout(WEBHOOK_POLL, state.webhook_wakeup.notified()).await;
+    }
+}
+
+async fn deliver_sandbox_statuses(state: Arc<AppState>, mut deliveries: mpsc::UnboundedReceiver<SandboxDelivery>) {
+    while let Some(delivery) = deliveries.recv().await {
+        let state = state.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delivery.after).await;
+            match state.webhooks.receive(delivery.body).await {
+                Ok(_) => state.webhook_wakeup.notify_one(),
+                Err(e) => tracing::warn!(error = %e, "sandbox status could not be stored"),
+            }
+        });
+    }
+}
+
+async fn sync_templates(state: Arc<AppState>, at_start: bool, every: Option<Duration>) {
+    if !at_start {
+        match every {
+            Some(every) => tokio::time::sleep(every).await,
+            None => return,
+        }
+    }
+    loop {
+        match state.lines.sync(None).await {
+            Ok(reports) => {
+                for r in reports {
+                    match r.result {
+                        Ok(n) => tracing::info!(line = %r.line.as_str(), templates = n, "templates synced"),
+                        Err(e) => tracing::warn!(line = %r.line.as_str(), error = %e, "template sync failed"),
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "template sync failed"),
+        }
+        match every {
+            Some(every) => tokio::time::sleep(every).await,
+            None => return,
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! Webhook events as stored (raw, before processing) and idempotency records of sends.
+
+use super::Timestamp;
+
+/// A webhook delivery exactly as received: stored before it is answered, processed after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookEvent {
+    /// `whk_…`
+    pub id: String,
+    /// The raw request body (JSON text), as signed by the platform.
+    pub body: String,
+    pub received_at: Timestamp,
+    /// Processing attempts that failed so far.
+    pub attempts: u32,
+    /// The last processing error, when an attempt failed.
+    pub last_error: Option<String>,
+    /// When it may be tried again (`None` once processed).
+    pub next_attempt_at: Option<Timestamp>,
+    pub processed_at: Option<Timestamp>,
+}
+
+/// The stored answer of a request made with an `Idempotency-Key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotentResponse {
+    pub status: u16,
+    /// The JSON body that was answered.
+    pub body: String,
+}
+
+/// What claiming an idempotency key found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyClaim {
+    /// The key was free (or its previous use expired): this request goes ahead.
+    Claimed,
+    /// The key was used before within its lifetime, with this request fingerprint; `response`
+    /// is `None` while the first request is still running.
+    Existing { fingerprint: String, response: Option<IdempotentResponse> },
+}

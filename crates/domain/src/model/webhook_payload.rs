@@ -1,0 +1,197 @@
+//! The WhatsApp webhook payload: `entry[].changes[].value` with `metadata.phone_number_id`,
+//! `statuses[]`, `messages[]` and `contacts[]`. Parsed leniently: unknown fields and kinds are
+//! ignored, because the platform adds them over time.
+
+use chrono::DateTime;
+use serde::Deserialize;
+
+use super::{ExecutionStatus, StatusUpdate, Timestamp};
+
+#[derive(Deserialize)]
+struct Payload {
+    #[serde(default)]
+    entry: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    #[serde(default)]
+    changes: Vec<Change>,
+}
+
+#[derive(Deserialize)]
+struct Change {
+    value: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Value {
+    metadata: Option<Metadata>,
+    #[serde(default)]
+    statuses: Vec<RawStatus>,
+    #[serde(default)]
+    messages: Vec<RawMessage>,
+    #[serde(default)]
+    contacts: Vec<RawContact>,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    phone_number_id: String,
+}
+
+#[derive(Deserialize)]
+struct RawStatus {
+    id: String,
+    status: String,
+    timestamp: String,
+    #[serde(default)]
+    errors: Vec<RawError>,
+}
+
+#[derive(Deserialize)]
+struct RawError {
+    code: Option<i64>,
+    title: Option<String>,
+    message: Option<String>,
+    error_data: Option<RawErrorData>,
+}
+
+#[derive(Deserialize)]
+struct RawErrorData {
+    details: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawMessage {
+    from: String,
+    timestamp: String,
+}
+
+#[derive(Deserialize)]
+struct RawContact {
+    wa_id: String,
+    profile: Option<RawProfile>,
+}
+
+#[derive(Deserialize)]
+struct RawProfile {
+    name: Option<String>,
+}
+
+/// A message a contact sent to one of the agent's lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundMessage {
+    /// The sender's WhatsApp id (digits).
+    pub from: String,
+    /// The sender's profile name, when the payload carries it.
+    pub profile_name: Option<String>,
+    pub at: Timestamp,
+}
+
+/// What one change of a webhook tells about one line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LineNews {
+    pub phone_number_id: String,
+    pub statuses: Vec<StatusUpdate>,
+    pub inbound: Vec<InboundMessage>,
+}
+
+fn unix_time(raw: &str) -> Option<Timestamp> {
+    DateTime::from_timestamp(raw.trim().parse().ok()?, 0)
+}
+
+/// `errors[0]` as one line: `code title: message (details)`.
+fn describe(e: &RawError) -> String {
+    let mut text = String::new();
+    if let Some(code) = e.code {
+        text.push_str(&code.to_string());
+    }
+    for part in [&e.title, &e.message].into_iter().flatten() {
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(part);
+    }
+    if let Some(details) = e.error_data.as_ref().and_then(|d| d.details.as_ref()) {
+        text.push_str(&format!(" ({details})"));
+    }
+    if text.is_empty() { "the platform reported a failure".into() } else { text }
+}
+
+/// Parses a webhook body. `Err` only when it is not JSON of the webhook's outer shape.
+pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
+    let payload: Payload = serde_json::from_str(body).map_err(|e| format!("not a WhatsApp webhook payload: {e}"))?;
+    let mut news = Vec::new();
+    for value in payload.entry.into_iter().flat_map(|e| e.changes).filter_map(|c| c.value) {
+        let Some(metadata) = value.metadata else { continue };
+        let statuses = value
+            .statuses
+            .iter()
+            .filter_map(|s| {
+                Some(StatusUpdate {
+                    message_id: s.id.clone(),
+                    status: ExecutionStatus::parse(&s.status)?,
+                    at: unix_time(&s.timestamp)?,
+                    error: s.errors.first().map(describe),
+                })
+            })
+            .collect();
+        let inbound = value
+            .messages
+            .iter()
+            .filter_map(|m| {
+                let profile_name = value.contacts.iter().find(|c| c.wa_id == m.from).and_then(|c| c.profile.as_ref()?.name.clone());
+                Some(InboundMessage { from: m.from.clone(), profile_name, at: unix_time(&m.timestamp)? })
+            })
+            .collect();
+        news.push(LineNews { phone_number_id: metadata.phone_number_id, statuses, inbound });
+    }
+    Ok(news)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BODY: &str = r#"{"object":"whatsapp_business_account","entry":[{"id":"WABA","changes":[{"field":"messages","value":{
+        "messaging_product":"whatsapp","metadata":{"display_phone_number":"15550001111","phone_number_id":"106540352242922"},
+        "contacts":[{"profile":{"name":"Kerry Fisher"},"wa_id":"16315551234"}],
+        "messages":[{"from":"16315551234","id":"wamid.in1","timestamp":"1767225600","type":"text","text":{"body":"hi"}}],
+        "statuses":[
+          {"id":"wamid.1","status":"read","timestamp":"1767225660","recipient_id":"16315551234","biz_opaque_callback_data":"spring"},
+          {"id":"wamid.2","status":"failed","timestamp":"1767225670","recipient_id":"1","errors":[{"code":131026,"title":"Message undeliverable","error_data":{"details":"Receiver is incapable"}}]},
+          {"id":"wamid.3","status":"deleted","timestamp":"1767225680"}
+        ]}}]}]}"#;
+
+    #[test]
+    fn statuses_and_inbound_messages_are_read_with_their_platform_times() {
+        let news = parse_webhook(BODY).unwrap();
+        assert_eq!(news.len(), 1);
+        let n = &news[0];
+        assert_eq!(n.phone_number_id, "106540352242922");
+        assert_eq!(n.statuses.len(), 2, "unknown statuses are ignored");
+        assert_eq!(n.statuses[0].status, ExecutionStatus::Read);
+        assert_eq!(n.statuses[0].at, DateTime::from_timestamp(1_767_225_660, 0).unwrap());
+        assert_eq!(n.statuses[1].error.as_deref(), Some("131026: Message undeliverable (Receiver is incapable)"));
+        assert_eq!(
+            n.inbound,
+            [InboundMessage {
+                from: "16315551234".into(),
+                profile_name: Some("Kerry Fisher".into()),
+                at: DateTime::from_timestamp(1_767_225_600, 0).unwrap()
+            }]
+        );
+    }
+
+    #[test]
+    fn only_the_outer_shape_is_required() {
+        assert!(parse_webhook("not json").is_err());
+        assert_eq!(
+            parse_webhook(r#"{"entry":[{"changes":[{"value":{"statuses":[]}}]}]}"#).unwrap(),
+            vec![],
+            "no metadata, nothing to route"
+        );
+        assert_eq!(parse_webhook("{}").unwrap(), vec![]);
+    }
+}

@@ -1,0 +1,156 @@
+use std::sync::Arc;
+
+use crate::error::Violations;
+use crate::model::*;
+use crate::ports::{Clock, IdSource, LineRepository, MessagingPlatform, TemplateRepository};
+use crate::{DomainError, FieldError, StoreError};
+
+/// WhatsApp lines and their templates, kept in step with the platform.
+pub struct LineService {
+    lines: Arc<dyn LineRepository>,
+    templates: Arc<dyn TemplateRepository>,
+    platform: Arc<dyn MessagingPlatform>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+}
+
+/// How one line's template sync went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncReport {
+    pub line: LineId,
+    pub result: Result<usize, String>,
+}
+
+impl LineService {
+    pub fn new(
+        lines: Arc<dyn LineRepository>,
+        templates: Arc<dyn TemplateRepository>,
+        platform: Arc<dyn MessagingPlatform>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+    ) -> Self {
+        Self { lines, templates, platform, clock, ids }
+    }
+
+    /// Adds a line. `access_token` `None` makes a sandbox line (no network).
+    pub async fn add(
+        &self,
+        agent: &AgentId,
+        phone_number_id: &str,
+        waba_id: &str,
+        access_token: Option<&str>,
+    ) -> Result<Line, DomainError> {
+        let mut v = Violations::default();
+        let phone = v.check(PhoneNumberId::new(phone_number_id));
+        let waba = v.check(WabaId::new(waba_id));
+        let access = match access_token {
+            Some(t) => v.check(AccessToken::new(t)).map(LineAccess::Cloud),
+            None => Some(LineAccess::Sandbox),
+        };
+        v.finish()?;
+        let line = Line {
+            id: LineId::new(self.ids.new_id(IdKind::Line)),
+            agent_id: agent.clone(),
+            phone_number_id: phone.unwrap(),
+            waba_id: waba.unwrap(),
+            access: access.unwrap(),
+            created_at: self.clock.now(),
+        };
+        match self.lines.insert(&line).await {
+            Ok(()) => Ok(line),
+            Err(StoreError::Conflict(_)) => Err(DomainError::Conflict {
+                message: "a line with this phone number id already exists".into(),
+                details: vec![FieldError::new("phone_number_id", "already registered")],
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn list(&self, agent: &AgentId) -> Result<Vec<Line>, DomainError> {
+        Ok(self.lines.list(agent).await?)
+    }
+
+    /// Replaces a line's templates with the platform's current list.
+    pub async fn sync_line(&self, line: &Line) -> Result<usize, DomainError> {
+        let definitions = self.platform.templates(line).await.map_err(|e| DomainError::Upstream(e.to_string()))?;
+        self.templates.replace_for_line(line, &definitions, self.clock.now()).await?;
+        Ok(definitions.len())
+    }
+
+    /// Syncs every line of one agent, or of every agent; one line's failure does not stop the rest.
+    pub async fn sync(&self, agent: Option<&AgentId>) -> Result<Vec<SyncReport>, DomainError> {
+        let lines = match agent {
+            Some(a) => self.lines.list(a).await?,
+            None => self.lines.all().await?,
+        };
+        let mut reports = Vec::with_capacity(lines.len());
+        for line in lines {
+            let result = self.sync_line(&line).await.map_err(|e| e.to_string());
+            reports.push(SyncReport { line: line.id, result });
+        }
+        Ok(reports)
+    }
+
+    pub async fn templates(&self, agent: &AgentId) -> Result<Vec<Template>, DomainError> {
+        Ok(self.templates.list(agent).await?)
+    }
+
+    pub async fn template(&self, agent: &AgentId, id: &TemplateId) -> Result<Template, DomainError> {
+        self.templates.get(agent, id).await?.ok_or(DomainError::not_found("template"))
+    }
+
+    /// The approved templates of one of the agent's lines; another agent's line is not found.
+    pub async fn approved_templates(&self, agent: &AgentId, line: &LineId) -> Result<Vec<Template>, DomainError> {
+        self.lines.get(agent, line).await?.ok_or(DomainError::not_found("channel"))?;
+        Ok(self.templates.list_for_line(agent, line).await?.into_iter().filter(Template::is_approved).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockClock, MockIdSource, MockLineRepository, MockMessagingPlatform, MockTemplateRepository, PlatformError};
+
+    fn service(lines: MockLineRepository, templates: MockTemplateRepository, platform: MockMessagingPlatform) -> LineService {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(chrono::Utc::now);
+        let mut ids = MockIdSource::new();
+        ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
+        LineService::new(Arc::new(lines), Arc::new(templates), Arc::new(platform), Arc::new(clock), Arc::new(ids))
+    }
+
+    fn line(id: &str) -> Line {
+        Line {
+            id: LineId::new(id),
+            agent_id: AgentId::new("agt"),
+            phone_number_id: PhoneNumberId::new("1").unwrap(),
+            waba_id: WabaId::new("2").unwrap(),
+            access: LineAccess::Sandbox,
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    #[tokio::test]
+    async fn one_failing_line_does_not_stop_the_sync() {
+        let mut lines = MockLineRepository::new();
+        lines.expect_all().returning(|| Ok(vec![line("chn_a"), line("chn_b")]));
+        let mut platform = MockMessagingPlatform::new();
+        platform
+            .expect_templates()
+            .returning(|l| if l.id.as_str() == "chn_a" { Err(PlatformError::Unavailable { message: "down".into() }) } else { Ok(vec![]) });
+        let mut templates = MockTemplateRepository::new();
+        templates.expect_replace_for_line().times(1).returning(|_, _, _| Ok(()));
+        let reports = service(lines, templates, platform).sync(None).await.unwrap();
+        assert!(reports[0].result.is_err());
+        assert_eq!(reports[1].result, Ok(0));
+    }
+
+    #[tokio::test]
+    async fn bad_line_settings_are_all_reported() {
+        let err = service(MockLineRepository::new(), MockTemplateRepository::new(), MockMessagingPlatform::new())
+            .add(&AgentId::new("agt"), "abc", "", Some("x"))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, DomainError::Validation(v) if v.len() == 3));
+    }
+}

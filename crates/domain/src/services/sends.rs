@@ -1,0 +1,199 @@
+use std::sync::Arc;
+
+use chrono::TimeDelta;
+
+use super::conversations::Conversations;
+use super::required;
+use crate::error::Violations;
+use crate::model::*;
+use crate::ports::*;
+use crate::{DomainError, FieldError};
+
+#[derive(Debug, Clone, Default)]
+pub struct CampaignInput {
+    pub key: Option<String>,
+    pub name: Option<String>,
+}
+
+/// A send as received.
+#[derive(Debug, Clone, Default)]
+pub struct SendInput {
+    pub to: Option<String>,
+    pub components: Option<Vec<ComponentInput>>,
+    pub campaign: Option<CampaignInput>,
+}
+
+/// The platform accepted the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendReceipt {
+    pub message_id: String,
+    pub parsed_message: String,
+}
+
+pub struct SendService {
+    lines: Arc<dyn LineRepository>,
+    templates: Arc<dyn TemplateRepository>,
+    platform: Arc<dyn MessagingPlatform>,
+    executions: Arc<dyn ExecutionRepository>,
+    conversations: Conversations,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+}
+
+impl SendService {
+    pub fn new(repos: &Repositories, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        Self {
+            lines: repos.lines.clone(),
+            templates: repos.templates.clone(),
+            platform,
+            executions: repos.executions.clone(),
+            conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone()),
+            clock,
+            ids,
+        }
+    }
+
+    /// Sends an approved template through the line it belongs to. Under a campaign key the
+    /// outcome is recorded as an execution (`sent`, or `failed` with the platform's reason).
+    /// Someone new gets a WhatsApp contact and a pending activity.
+    pub async fn send(&self, agent: &AgentId, template: &TemplateId, input: SendInput) -> Result<SendReceipt, DomainError> {
+        let template = self.templates.get(agent, template).await?.ok_or(DomainError::not_found("template"))?;
+        if !template.is_approved() {
+            return Err(DomainError::TemplateNotApproved(template.definition.status.clone()));
+        }
+        let mut v = Violations::default();
+        let message = v.check_all(TemplateMessage::build(&template, input.to.as_deref(), input.components));
+        let campaign = input.campaign.map(|c| {
+            let key = v.check(required("campaign.key", c.key).and_then(|k| CampaignKey::new(&k)));
+            let name = v.check(required("campaign.name", c.name).and_then(|n| crate::model::text::bounded("campaign.name", &n, 1, 128)));
+            (key, name)
+        });
+        v.finish()?;
+        let message = message.expect("validated");
+        let campaign = campaign.map(|(k, n)| (k.expect("validated"), n.expect("validated")));
+        let line = self.lines.get(agent, &template.line_id).await?.ok_or(DomainError::not_found("channel"))?;
+
+        let outcome = self.platform.send_template(&line, &message, campaign.as_ref().map(|(k, _)| k.as_str())).await;
+        let now = self.clock.now();
+        // Under a campaign, record what happened; an outage leaves the outcome unknown, so
+        // nothing is recorded and the caller gets 502.
+        let record = match &outcome {
+            Ok(sent) => Some((Some(sent.message_id.clone()), ExecutionStatus::Sent, None)),
+            Err(PlatformError::Unavailable { .. }) => None,
+            Err(refused) => Some((None, ExecutionStatus::Failed, Some(refused.to_string()))),
+        };
+        if let (Some((key, name)), Some((message_id, status, error_message))) = (&campaign, record) {
+            let execution = Execution {
+                id: self.ids.new_id(IdKind::Execution),
+                agent_id: agent.clone(),
+                campaign_key: key.clone(),
+                campaign_name: name.clone(),
+                to: message.to.clone(),
+                template_id: template.definition.id.clone(),
+                message_id,
+                status,
+                error_message,
+                sent_at: (status == ExecutionStatus::Sent).then_some(now),
+                delivered_at: None,
+                read_at: None,
+                updated_at: now,
+            };
+            self.executions.insert(&execution).await?;
+        }
+        match outcome {
+            Ok(sent) => {
+                let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
+                self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending).await?;
+                Ok(SendReceipt { message_id: sent.message_id, parsed_message: message.parsed_message })
+            }
+            Err(PlatformError::Rejected { code, message, details }) => Err(DomainError::MessageRejected { code, message, details }),
+            Err(PlatformError::Unauthorized { message }) => Err(DomainError::MessageRejected { code: Some(190), message, details: None }),
+            Err(PlatformError::Unavailable { message }) => Err(DomainError::Upstream(message)),
+        }
+    }
+}
+
+/// What to do with a request that carries an `Idempotency-Key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyBegin {
+    /// First use: run the request, then [`IdempotencyService::finish`] with its answer.
+    Proceed,
+    /// A retry of a finished request: answer this again, do nothing else.
+    Replay(IdempotentResponse),
+}
+
+/// Makes retries safe: the same key and request within 24 hours answer the first response again.
+pub struct IdempotencyService {
+    repo: Arc<dyn IdempotencyRepository>,
+    clock: Arc<dyn Clock>,
+}
+
+impl IdempotencyService {
+    pub const WINDOW: TimeDelta = TimeDelta::hours(24);
+
+    pub fn new(repo: Arc<dyn IdempotencyRepository>, clock: Arc<dyn Clock>) -> Self {
+        Self { repo, clock }
+    }
+
+    /// `fingerprint` identifies the request (e.g. a hash of its target and body).
+    pub async fn begin(&self, agent: &AgentId, key: &str, fingerprint: &str) -> Result<IdempotencyBegin, DomainError> {
+        if key.is_empty() || key.len() > 255 || !key.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(FieldError::new("Idempotency-Key", "must be 1 to 255 visible ASCII characters").into());
+        }
+        let now = self.clock.now();
+        match self.repo.claim(agent, key, fingerprint, now, now - Self::WINDOW).await? {
+            IdempotencyClaim::Claimed => Ok(IdempotencyBegin::Proceed),
+            IdempotencyClaim::Existing { fingerprint: first, response } if first == fingerprint => match response {
+                Some(r) => Ok(IdempotencyBegin::Replay(r)),
+                None => Err(DomainError::IdempotencyConflict("a request with this Idempotency-Key is still being processed".into())),
+            },
+            IdempotencyClaim::Existing { .. } => {
+                Err(DomainError::IdempotencyConflict("this Idempotency-Key was used with a different request".into()))
+            }
+        }
+    }
+
+    pub async fn finish(&self, agent: &AgentId, key: &str, response: &IdempotentResponse) -> Result<(), DomainError> {
+        Ok(self.repo.complete(agent, key, response).await?)
+    }
+}
+
+/// Delivery records polled by campaign key.
+pub struct CampaignService {
+    executions: Arc<dyn ExecutionRepository>,
+}
+
+impl CampaignService {
+    pub fn new(executions: Arc<dyn ExecutionRepository>) -> Self {
+        Self { executions }
+    }
+
+    /// Records changed after `since` (RFC 3339), oldest change first; `limit` 1–1000, default 100.
+    pub async fn executions(
+        &self,
+        agent: &AgentId,
+        key: &str,
+        since: Option<&str>,
+        limit: Option<&str>,
+    ) -> Result<Vec<Execution>, DomainError> {
+        let mut v = Violations::default();
+        let key = v.check(CampaignKey::new(key).map_err(|e| FieldError::new("key", e.issue)));
+        let since = since.map(|s| v.check(parse_timestamp("since", s)));
+        let limit = match limit {
+            None => Some(100),
+            Some(raw) => v.check(
+                raw.trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=1000).contains(n))
+                    .ok_or_else(|| FieldError::new("limit", "must be an integer from 1 to 1000")),
+            ),
+        };
+        v.finish()?;
+        let key = key.expect("validated");
+        if !self.executions.key_exists(agent, &key).await? {
+            return Err(DomainError::not_found("campaign"));
+        }
+        Ok(self.executions.list(agent, &key, since.flatten(), limit.expect("validated")).await?)
+    }
+}
