@@ -40,7 +40,8 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve(args) => Duration::from_millis(args.sandbox_step_ms),
         _ => Duration::from_secs(3),
     };
-    let (platform, sandbox_deliveries) = platform(&cli.whatsapp_api_base, sandbox_step)?;
+    let (platform, sandbox_deliveries) =
+        platform(CloudApiConfig { base_url: cli.whatsapp_api_base.clone(), ..CloudApiConfig::default() }, sandbox_step)?;
     let state = AppState::new(store.repositories(), platform, Arc::new(SystemClock), Arc::new(RandomIds));
     match command {
         Command::Serve(args) => serve(store, state, args, sandbox_deliveries).await,
@@ -56,10 +57,12 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-/// The messaging platform: sandbox lines served in-process, the others by the Cloud API at `base`.
-pub fn platform(base: &str, sandbox_step: Duration) -> Result<(Arc<dyn MessagingPlatform>, UnboundedReceiver<SandboxDelivery>), Failure> {
-    let cloud = CloudApi::new(CloudApiConfig { base_url: base.to_string(), ..CloudApiConfig::default() })
-        .map_err(|e| format!("PARLEY_WHATSAPP_API_BASE: {e}"))?;
+/// The messaging platform: sandbox lines served in-process, the others by the Cloud API.
+pub fn platform(
+    cloud: CloudApiConfig,
+    sandbox_step: Duration,
+) -> Result<(Arc<dyn MessagingPlatform>, UnboundedReceiver<SandboxDelivery>), Failure> {
+    let cloud = CloudApi::new(cloud).map_err(|e| format!("PARLEY_WHATSAPP_API_BASE: {e}"))?;
     let (sandbox, deliveries) = SandboxPlatform::new(sandbox_step, Arc::new(RandomIds));
     Ok((Arc::new(RoutingPlatform { cloud: Arc::new(cloud), sandbox: Arc::new(sandbox) }), deliveries))
 }

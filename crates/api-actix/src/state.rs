@@ -54,7 +54,7 @@ impl AppState {
     /// Sandbox sends are accepted but their statuses are not delivered.
     pub fn with_system(repos: Repositories) -> Self {
         let (platform, _deliveries) =
-            crate::commands::platform(parley_adapters_whatsapp::DEFAULT_BASE_URL, std::time::Duration::from_secs(3))
+            crate::commands::platform(parley_adapters_whatsapp::CloudApiConfig::default(), std::time::Duration::from_secs(3))
                 .expect("the default Cloud API settings are valid");
         Self::new(repos, platform, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
     }

@@ -114,11 +114,18 @@ impl TestApp {
         Self::build(backend, config, parley_adapters_whatsapp::DEFAULT_BASE_URL).await
     }
 
-    /// The app with its Cloud API adapter pointed at `graph_base` (a fake Graph API in tests).
+    /// The app with its Cloud API adapter pointed at `graph_base` (a fake Graph API in tests),
+    /// with an 800 ms upstream timeout and 50 ms sandbox delivery steps.
     pub async fn build(backend: &str, config: ApiConfig, graph_base: &str) -> Self {
         let db = TestDb::of(backend).await;
         let clock = Arc::new(TestClock::default());
-        let (platform, deliveries) = parley_api::commands::platform(graph_base, std::time::Duration::from_millis(50)).unwrap();
+        let cloud = parley_adapters_whatsapp::CloudApiConfig {
+            base_url: graph_base.to_string(),
+            timeout: std::time::Duration::from_millis(800),
+            retry_backoff: std::time::Duration::from_millis(10),
+            ..Default::default()
+        };
+        let (platform, deliveries) = parley_api::commands::platform(cloud, std::time::Duration::from_millis(50)).unwrap();
         let state = Data::new(AppState::new(db.store.repositories(), platform, clock.clone(), Arc::new(RandomIds)).with_config(config));
         let workers = parley_api::workers::Workers::start(
             state.clone().into_inner(),

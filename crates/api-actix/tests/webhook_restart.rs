@@ -1,0 +1,142 @@
+//! A webhook delivery is stored before it is answered, so a crash between storing and
+//! processing loses nothing: the real binary stores a signed status while processing is off,
+//! is killed (SIGKILL), and after a restart the status is applied.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const SECRET: &str = "restart-secret";
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start(db: &Path, port: u16, processing: bool) -> (Server, Vec<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_parley"))
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env("PARLEY_LOG", "warn")
+        .env("PARLEY_WHATSAPP_APP_SECRET", SECRET)
+        .env("PARLEY_WEBHOOK_PROCESSING", processing.to_string())
+        .env("PARLEY_SANDBOX_STEP_MS", "600000") // the sandbox must not deliver on its own here
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("parley starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // A fresh database prints the demo agent and ends with an export line; a restart only
+    // says where it serves.
+    let fresh = !db.exists();
+    let mut banner = Vec::new();
+    for line in lines.by_ref().map_while(Result::ok) {
+        let last = if fresh { line.trim_start().starts_with("export ") } else { line.starts_with("Parley is serving") };
+        banner.push(line);
+        if last {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the server never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (Server(child), banner)
+}
+
+fn curl(args: &[&str]) -> Value {
+    let out = Command::new("curl").args(["-s", "--fail-with-body"]).args(args).output().expect("curl runs");
+    assert!(out.status.success(), "curl {args:?} failed: {}", String::from_utf8_lossy(&out.stdout));
+    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+}
+
+fn executions(base: &str, key: &str) -> Value {
+    curl(&["-H", &format!("X-API-Key: {key}"), &format!("{base}/v1/campaigns/restart/executions")])
+}
+
+#[test]
+fn a_stored_webhook_is_applied_after_a_crash_and_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("parley.db");
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let base = format!("http://127.0.0.1:{port}");
+    let (mut first, banner) = start(&db, port, false);
+    let key = banner.iter().find_map(|l| l.trim().strip_prefix("secret key:").map(|k| k.trim().to_string())).expect("demo key");
+    let agent = banner
+        .iter()
+        .find_map(|l| l.split('(').nth(1).and_then(|r| r.split(')').next()).filter(|a| a.starts_with("agt_")))
+        .expect("agent id");
+
+    // Send the sandbox's welcome template under a campaign key.
+    let templates = curl(&["-H", &format!("X-API-Key: {key}"), &format!("{base}/v1/templates")]);
+    let welcome =
+        templates["data"].as_array().unwrap().iter().find(|t| t["name"] == "welcome").unwrap()["id"].as_str().unwrap().to_string();
+    let send = json!({"to": "14155550100", "components": [{"type": "body", "parameters": [{"type": "text", "text": "Demo Shop"}]}], "campaign": {"key": "restart", "name": "Restart"}});
+    let sent = curl(&[
+        "-X",
+        "POST",
+        "-H",
+        &format!("X-API-Key: {key}"),
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        &send.to_string(),
+        &format!("{base}/v1/templates/{welcome}/send"),
+    ]);
+    let message_id = sent["data"]["message_id"].as_str().unwrap().to_string();
+
+    // The platform reports it read; the delivery is stored and answered, not processed.
+    let lines = Command::new(env!("CARGO_BIN_EXE_parley"))
+        .args(["channels", "list", "--agent", &agent])
+        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env("PARLEY_LOG", "warn")
+        .output()
+        .unwrap();
+    let lines: Value = serde_json::from_slice(&lines.stdout).unwrap();
+    let phone_number_id = lines[0]["phone_number_id"].as_str().unwrap().to_string();
+    let body = json!({"object": "whatsapp_business_account", "entry": [{"id": "1", "changes": [{"field": "messages", "value": {
+        "messaging_product": "whatsapp", "metadata": {"display_phone_number": "1", "phone_number_id": phone_number_id},
+        "statuses": [{"id": message_id, "status": "read", "timestamp": "1767225600", "recipient_id": "14155550100"}]}}]}]})
+    .to_string();
+    let signature = parley_api::routes::webhooks::sign(SECRET, body.as_bytes());
+    let stored = curl(&[
+        "-X",
+        "POST",
+        "-H",
+        &format!("X-Hub-Signature-256: {signature}"),
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        &body,
+        &format!("{base}/webhooks/whatsapp"),
+    ]);
+    assert_eq!(stored, json!({"received": true}));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(executions(&base, &key)["data"][0]["status"], "sent", "not processed while processing is off");
+
+    // Crash: no graceful shutdown, no flush.
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+
+    let (_second, _) = start(&db, port, true);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = executions(&base, &key);
+        if now["data"][0]["status"] == "read" {
+            assert_eq!(now["data"][0]["read_at"], "2026-01-01T00:00:00.000Z", "the event's own time");
+            assert_eq!(now["data"][0]["delivered_at"], now["data"][0]["read_at"], "read without delivered sets both");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the stored status was never applied: {now}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
