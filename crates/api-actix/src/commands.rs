@@ -326,6 +326,11 @@ async fn serve(
             demo.agent.name.as_str(),
             demo.agent.id
         );
+        banner!(
+            out,
+            "It has a sandbox WhatsApp line {} (no network): its templates order_update and welcome can be sent, spring_sale is pending.",
+            demo.line.id.as_str()
+        );
         banner!(out, "Its keys are shown only this once:");
         banner!(out, "  secret key:      {}", demo.secret_key.plaintext);
         banner!(out, "  publishable key: {}", demo.publishable_key.plaintext);
