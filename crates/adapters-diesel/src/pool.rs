@@ -63,11 +63,13 @@ pub(crate) enum Pools {
     Sqlite(Pool<SqliteConn>),
 }
 
-/// Per-connection SQLite settings: WAL for concurrent readers, a busy timeout so writers queue
-/// instead of failing, foreign keys for cascades, NORMAL sync (safe with WAL).
+/// Per-connection SQLite settings: a busy timeout so writers queue instead of failing, WAL for
+/// concurrent readers, foreign keys for cascades, NORMAL sync (safe with WAL). The busy timeout
+/// comes first: setting the journal mode takes a lock, and without the timeout a connection
+/// opened while another one writes failed at once with "database is locked".
 #[cfg(feature = "sqlite")]
 pub(crate) const SQLITE_PRAGMAS: &str =
-    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;";
+    "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;";
 
 impl Pools {
     pub(crate) fn build(url: &DatabaseUrl, options: &PoolOptions) -> Result<Self, DbError> {

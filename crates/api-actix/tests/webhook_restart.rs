@@ -96,7 +96,7 @@ fn a_stored_webhook_is_applied_after_a_crash_and_restart() {
 
     // The platform reports it read; the delivery is stored and answered, not processed.
     let lines = Command::new(env!("CARGO_BIN_EXE_parley"))
-        .args(["channels", "list", "--agent", &agent])
+        .args(["channels", "list", "--agent", agent])
         .env("DATABASE_URL", format!("sqlite://{}", db.display()))
         .env("PARLEY_LOG", "warn")
         .output()

@@ -149,6 +149,22 @@ pub enum PlatformError {
     Unavailable { message: String },
 }
 
+impl PlatformError {
+    /// One line for records and logs: `131026: Message undeliverable (details)`, the shape the
+    /// webhook path records too.
+    pub fn reason(&self) -> String {
+        match self {
+            PlatformError::Rejected { code, message, details } => {
+                let code = code.map(|c| format!("{c}: ")).unwrap_or_default();
+                let details = details.as_ref().map(|d| format!(" ({d})")).unwrap_or_default();
+                format!("{code}{message}{details}")
+            }
+            PlatformError::Unauthorized { message } => format!("190: {message}"),
+            PlatformError::Unavailable { message } => message.clone(),
+        }
+    }
+}
+
 /// The platform's receipt for an accepted message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SentMessage {

@@ -1,6 +1,6 @@
 //! The catalog: products as imported (a [`ProductRecord`] per line) and as validated ([`Product`]).
 
-use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::currency::Currency;
@@ -199,9 +199,10 @@ pub struct Product {
 
 /// Parses an RFC 3339 time, truncated to milliseconds.
 pub fn parse_timestamp(field: &str, raw: &str) -> Result<Timestamp, FieldError> {
+    // Truncated through milliseconds, which (unlike nanoseconds) cover every year RFC 3339 can write.
     DateTime::parse_from_rfc3339(raw)
         .ok()
-        .and_then(|t| t.with_timezone(&Utc).duration_trunc(TimeDelta::milliseconds(1)).ok())
+        .and_then(|t| DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis()))
         .ok_or_else(|| FieldError::new(field, "must be an RFC 3339 timestamp such as 2026-11-21T10:00:00.000Z"))
 }
 
@@ -356,6 +357,7 @@ pub struct CatalogFacets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::{DurationRound, TimeDelta};
     use serde_json::json;
 
     fn record(v: serde_json::Value) -> ProductRecord {
@@ -409,6 +411,14 @@ mod tests {
         assert_eq!(p.category_tags, ["Home", "Gifts"], "trimmed and deduplicated");
         let again = Product::from_record(&AgentId::new("a"), p.to_record(), now(), None).unwrap();
         assert_eq!(again, p);
+    }
+
+    #[test]
+    fn timestamps_of_any_year_parse_to_milliseconds() {
+        let far = parse_timestamp("since", "2999-01-01T00:00:00.123456Z").unwrap();
+        assert_eq!(far.to_rfc3339_opts(chrono::SecondsFormat::Millis, true), "2999-01-01T00:00:00.123Z");
+        assert_eq!(parse_timestamp("t", "2026-05-01T12:00:00+02:00").unwrap().to_rfc3339(), "2026-05-01T10:00:00+00:00");
+        assert!(parse_timestamp("t", "2026-05-01").is_err());
     }
 
     #[test]

@@ -80,7 +80,7 @@ impl SendService {
         let record = match &outcome {
             Ok(sent) => Some((Some(sent.message_id.clone()), ExecutionStatus::Sent, None)),
             Err(PlatformError::Unavailable { .. }) => None,
-            Err(refused) => Some((None, ExecutionStatus::Failed, Some(refused.to_string()))),
+            Err(refused) => Some((None, ExecutionStatus::Failed, Some(refused.reason()))),
         };
         if let (Some((key, name)), Some((message_id, status, error_message))) = (&campaign, record) {
             let execution = Execution {
