@@ -140,3 +140,45 @@ fn a_stored_webhook_is_applied_after_a_crash_and_restart() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn deliveries_that_fail_processing_stay_visible_to_operators() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("parley.db");
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (_server, _) = start(&db, port, true);
+
+    // Correctly signed, but not a webhook payload: processing fails and is retried.
+    let body = "{\"entry\": \"not a list\"}";
+    let signature = parley_api::routes::webhooks::sign(SECRET, body.as_bytes());
+    let stored = curl(&[
+        "-X",
+        "POST",
+        "-H",
+        &format!("X-Hub-Signature-256: {signature}"),
+        "-d",
+        body,
+        &format!("http://127.0.0.1:{port}/webhooks/whatsapp"),
+    ]);
+    assert_eq!(stored, json!({"received": true}));
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = Command::new(env!("CARGO_BIN_EXE_parley"))
+            .args(["webhooks", "failed"])
+            .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+            .env("PARLEY_LOG", "warn")
+            .output()
+            .unwrap();
+        let failed: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        if let Some(event) = failed.as_array().and_then(|a| a.first()) {
+            assert!(event["id"].as_str().unwrap().starts_with("whk_"));
+            assert!(event["attempts"].as_u64().unwrap() >= 1);
+            assert!(event["last_error"].as_str().unwrap().contains("not a WhatsApp webhook payload"), "{event}");
+            assert!(event["next_attempt_at"].is_string(), "it will be tried again: {event}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the failed delivery never showed up: {failed}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
