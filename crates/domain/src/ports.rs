@@ -265,6 +265,44 @@ pub trait WebhookEventRepository: Send + Sync {
     async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
 }
 
+/// Why texts could not be embedded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EmbedError {
+    /// The embedding service failed or could not be reached (remote embedders).
+    #[error("the embedder is unavailable: {0}")]
+    Unavailable(String),
+    #[error("the embedder failed: {0}")]
+    Failed(String),
+}
+
+/// Turns texts into unit-length vectors whose dot product is their cosine similarity.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait Embedder: Send + Sync {
+    /// Names the model and its version (e.g. `static-minilm-l6-v2@1`). Stored vectors record it,
+    /// so a change of embedder is detected and the catalog re-embedded.
+    fn identity(&self) -> String;
+    /// Length of every vector this embedder returns.
+    fn dimensions(&self) -> usize;
+    /// One L2-normalized vector per text, in order.
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// Exact nearest-neighbour search over unit vectors, one collection per agent, in memory.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait VectorIndex: Send + Sync {
+    /// Adds or replaces the vectors of some of an agent's products. Every vector MUST have the
+    /// index's dimensions.
+    fn upsert(&self, agent: &AgentId, items: &[(ProductId, Vec<f32>)]);
+    /// Forgets some of an agent's products; unknown ids are ignored.
+    fn remove(&self, agent: &AgentId, ids: &[ProductId]);
+    /// The `k` products of the agent most similar to `query` (cosine similarity, as vectors are
+    /// unit length), best first; equal scores by product id. Never another agent's products.
+    fn top_k(&self, agent: &AgentId, query: &[f32], k: usize) -> Vec<(ProductId, f32)>;
+    /// How many vectors the agent has.
+    fn len(&self, agent: &AgentId) -> usize;
+}
+
 /// Every repository port, as one storage backend provides them.
 #[derive(Clone)]
 pub struct Repositories {
