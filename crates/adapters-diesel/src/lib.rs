@@ -22,6 +22,17 @@ pub use pool::{DatabaseUrl, PoolOptions};
 
 use pool::Pools;
 
+#[async_trait::async_trait]
+impl parley_domain::ports::StorageHealth for Store {
+    async fn check(&self) -> parley_domain::ports::StoreResult<()> {
+        Ok(self.ping().await?)
+    }
+
+    fn backend(&self) -> &'static str {
+        self.url.backend()
+    }
+}
+
 /// A connection pool to one database, implementing every repository port.
 #[derive(Clone)]
 pub struct Store {
@@ -73,7 +84,8 @@ impl Store {
             templates: s.clone(),
             executions: s.clone(),
             idempotency: s.clone(),
-            webhooks: s,
+            webhooks: s.clone(),
+            health: s,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use parley_domain::ports::{Clock, IdSource, MessagingPlatform, Repositories};
+use parley_domain::ports::{Clock, IdSource, MessagingPlatform, Repositories, StorageHealth};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
@@ -20,6 +20,8 @@ pub struct AppState {
     pub idempotency: IdempotencyService,
     pub campaigns: CampaignService,
     pub webhooks: WebhookService,
+    /// Whether the database answers, for readiness probes.
+    pub health: Arc<dyn StorageHealth>,
     /// Wakes the webhook processor when a delivery was stored.
     pub webhook_wakeup: Arc<Notify>,
     pub config: ApiConfig,
@@ -45,6 +47,7 @@ impl AppState {
             idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
             campaigns: CampaignService::new(repos.executions.clone()),
             webhooks: WebhookService::new(&repos, clock, ids),
+            health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
             config: ApiConfig::default(),
         }

@@ -131,4 +131,41 @@ http_tests!(
     bodies_over_256_kib_are_413,
     request_ids_are_echoed_when_sane_and_minted_otherwise,
     the_openapi_document_is_public_and_matches_the_committed_copy,
+    health_and_readiness_need_no_key,
 );
+
+async fn health_and_readiness_need_no_key(app: TestApp) {
+    let health = app.call(TestRequest::get().uri("/healthz")).await;
+    health.assert_status(200);
+    assert_eq!(health.body, json!({"status": "ok"}));
+    let ready = app.call(TestRequest::get().uri("/readyz")).await;
+    ready.assert_status(200);
+    assert_eq!(ready.body["status"], "ready");
+    assert!(matches!(ready.body["database"].as_str(), Some("sqlite" | "postgres")));
+    app.call(TestRequest::post().uri("/healthz")).await.assert_error(405, "METHOD_NOT_ALLOWED");
+}
+
+mod unreachable_database {
+    use actix_web::test::{self, TestRequest};
+    use actix_web::web::Data;
+    use parley_adapters_diesel::{PoolOptions, Store};
+    use parley_api::{app, state::AppState};
+
+    /// Readiness answers 503 quickly when the database cannot be reached.
+    #[actix_web::test]
+    async fn readiness_is_503_when_the_database_is_unreachable() {
+        let store = Store::open(
+            "postgres://nobody@127.0.0.1:1/none",
+            PoolOptions { max_size: 1, wait_timeout: std::time::Duration::from_millis(500) },
+        )
+        .unwrap();
+        let state = Data::new(AppState::with_system(store.repositories()));
+        let service = test::init_service(app::build(state)).await;
+        let started = std::time::Instant::now();
+        let resp = test::call_service(&service, TestRequest::get().uri("/readyz").to_request()).await;
+        assert_eq!(resp.status().as_u16(), 503);
+        assert!(started.elapsed() < std::time::Duration::from_secs(3), "no hung probe");
+        let body: serde_json::Value = test::read_body_json(resp).await;
+        assert_eq!(body["error"]["code"], "UNAVAILABLE");
+    }
+}

@@ -303,6 +303,16 @@ pub trait VectorIndex: Send + Sync {
     fn len(&self, agent: &AgentId) -> usize;
 }
 
+/// Whether storage can serve requests right now (for readiness probes).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait StorageHealth: Send + Sync {
+    /// `Unavailable` when the database cannot be reached.
+    async fn check(&self) -> StoreResult<()>;
+    /// `"sqlite"` or `"postgres"`.
+    fn backend(&self) -> &'static str;
+}
+
 /// Every repository port, as one storage backend provides them.
 #[derive(Clone)]
 pub struct Repositories {
@@ -318,4 +328,5 @@ pub struct Repositories {
     pub executions: std::sync::Arc<dyn ExecutionRepository>,
     pub idempotency: std::sync::Arc<dyn IdempotencyRepository>,
     pub webhooks: std::sync::Arc<dyn WebhookEventRepository>,
+    pub health: std::sync::Arc<dyn StorageHealth>,
 }

@@ -1,12 +1,28 @@
-use actix_web::web::ServiceConfig;
+use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
+use parley_domain::DomainError;
 use utoipa::OpenApi;
 
 use super::open_resource;
+use crate::error::ApiResult;
 use crate::openapi::ApiDoc;
+use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(open_resource("/v1/openapi.json").route(web::get().to(openapi_json)));
+    cfg.service(open_resource("/v1/openapi.json").route(web::get().to(openapi_json)))
+        .service(open_resource("/healthz").route(web::get().to(healthz)))
+        .service(open_resource("/readyz").route(web::get().to(readyz)));
+}
+
+/// Liveness: the process is up and answering (no key, no database).
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
+}
+
+/// Readiness: the database answers; 503 `UNAVAILABLE` otherwise (no key).
+pub async fn readyz(state: Data<AppState>) -> ApiResult<HttpResponse> {
+    state.health.check().await.map_err(DomainError::from)?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({"status": "ready", "database": state.health.backend()})))
 }
 
 /// The OpenAPI 3.1 document of this API (no key needed).

@@ -145,6 +145,7 @@ mod tests {
             executions: Arc::new(executions),
             idempotency: Arc::new(MockIdempotencyRepository::new()),
             webhooks: Arc::new(events),
+            health: Arc::new(MockStorageHealth::new()),
         }
     }
 
