@@ -858,9 +858,10 @@ async fn inbound_messages_create_or_reopen_the_contact_and_ignore_unknown_lines(
     let contact = contact_on(&contacts, "16315551234").unwrap();
     assert_eq!(contact["profile_name"], "Kerry Fisher");
     assert_eq!(contact["channels"], json!([{"channel_id": "16315551234", "channel_type": "whatsapp"}]));
-    let r = app.get("/v1/activities?search=16315551234", &app.a.secret).await;
-    let acts = r.data().as_array().unwrap();
-    assert_eq!(acts.len(), 1, "{}", r.body);
+    // Processing is asynchronous: the contact is written before its activity.
+    let acts = poll(&app, "/v1/activities?search=16315551234", |d| d.as_array().is_some_and(|a| !a.is_empty())).await;
+    let acts = acts.as_array().unwrap();
+    assert_eq!(acts.len(), 1, "{acts:?}");
     assert_eq!(acts[0]["status"], "open");
     let r = app.get(&format!("/v1/activities/{}", acts[0]["id"].as_str().unwrap()), &app.a.secret).await;
     r.assert_status(200);

@@ -1,11 +1,12 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use super::conversations::Conversations;
 use super::{Patch, not_null, required};
 use crate::error::Violations;
 use crate::model::*;
 use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource, TagRepository};
-use crate::{DomainError, FieldError, StoreError};
+use crate::{DomainError, FieldError};
 
 /// Raw list query: every value as received, validated here.
 #[derive(Debug, Clone, Default)]
@@ -31,8 +32,8 @@ pub struct ActivityService {
     activities: Arc<dyn ActivityRepository>,
     contacts: Arc<dyn ContactRepository>,
     tags: Arc<dyn TagRepository>,
+    conversations: Conversations,
     clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdSource>,
 }
 
 impl ActivityService {
@@ -43,7 +44,8 @@ impl ActivityService {
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
     ) -> Self {
-        Self { activities, contacts, tags, clock, ids }
+        let conversations = Conversations::new(contacts.clone(), activities.clone(), clock.clone(), ids);
+        Self { activities, contacts, tags, conversations, clock }
     }
 
     pub async fn list(&self, agent: &AgentId, query: ActivityListQuery) -> Result<Page<ActivityView>, DomainError> {
@@ -62,41 +64,16 @@ impl ActivityService {
 
     /// Opens the conversation with a contact, or returns the one it already has.
     pub async fn start(&self, agent: &AgentId, contact: &ContactId, status: ActivityStatus) -> Result<Activity, DomainError> {
-        if let Some(existing) = self.activities.find_by_contact(agent, contact).await? {
-            return Ok(existing);
-        }
         if self.contacts.get(agent, contact).await?.is_none() {
             return Err(DomainError::not_found("contact"));
         }
-        let now = self.clock.now();
-        let activity = Activity {
-            id: ActivityId::new(self.ids.new_id(IdKind::Activity)),
-            agent_id: agent.clone(),
-            contact_id: contact.clone(),
-            status,
-            assigned_to: None,
-            last_inbound_at: None,
-            created_at: now,
-            updated_at: now,
-        };
-        match self.activities.insert(&activity).await {
-            Ok(()) => Ok(activity),
-            // Another request opened it first: one activity per contact, so return that one.
-            Err(StoreError::Conflict(_)) => {
-                self.activities.find_by_contact(agent, contact).await?.ok_or(DomainError::not_found("activity"))
-            }
-            Err(e) => Err(e.into()),
-        }
+        self.conversations.open_activity(agent, contact, status, None).await
     }
 
     pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityView, DomainError> {
         let mut v = Violations::default();
         let status = v.check(not_null("status", input.status).and_then(|s| s.map(|s| ActivityStatus::parse(&s)).transpose()));
-        let assignee = match input.assigned_to {
-            Patch::Keep => Some(Patch::Keep),
-            Patch::Clear => Some(Patch::Clear),
-            Patch::Set(a) => v.check(Assignee::new(&a)).map(Patch::Set),
-        };
+        let assignee = v.check(input.assigned_to.try_map(|a| Assignee::new(&a)));
         let rename = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));
         v.finish()?;
 
@@ -104,11 +81,7 @@ impl ActivityService {
         if let Some(status) = status.flatten() {
             activity.status = status;
         }
-        match assignee.unwrap() {
-            Patch::Keep => {}
-            Patch::Clear => activity.assigned_to = None,
-            Patch::Set(a) => activity.assigned_to = Some(a),
-        }
+        assignee.expect("validated").apply_to(&mut activity.assigned_to);
         activity.updated_at = self.clock.now();
         let rename = rename.flatten();
         if !self.activities.update(&activity, rename.as_ref()).await? {

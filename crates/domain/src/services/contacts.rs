@@ -106,16 +106,8 @@ impl ContactService {
     pub async fn update(&self, agent: &AgentId, id: &ContactId, input: ContactPatchInput) -> Result<Contact, DomainError> {
         let mut v = Violations::default();
         let name = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));
-        let email = match input.email {
-            Patch::Keep => Some(Patch::Keep),
-            Patch::Clear => Some(Patch::Clear),
-            Patch::Set(e) => v.check(Email::new(&e)).map(Patch::Set),
-        };
-        let notes = match input.notes {
-            Patch::Keep => Some(Patch::Keep),
-            Patch::Clear => Some(Patch::Clear),
-            Patch::Set(n) => v.check(notes(&n)).map(|n| n.map_or(Patch::Clear, Patch::Set)),
-        };
+        let email = v.check(input.email.try_map(|e| Email::new(&e)));
+        let notes = v.check(input.notes.try_map(|n| notes(&n)).map(Patch::flatten));
         let attributes = v.check(not_null("custom_attributes", input.custom_attributes));
         v.finish()?;
 
@@ -123,21 +115,13 @@ impl ContactService {
         if let Some(name) = name.flatten() {
             contact.profile_name = name;
         }
-        apply(&mut contact.email, email.unwrap());
-        apply(&mut contact.notes, notes.unwrap());
+        email.expect("validated").apply_to(&mut contact.email);
+        notes.expect("validated").apply_to(&mut contact.notes);
         if let Some(patch) = attributes.flatten() {
             contact.custom_attributes = contact.custom_attributes.merged(patch)?;
         }
         contact.updated_at = self.clock.now();
         if self.repo.update(&contact).await? { Ok(contact) } else { Err(DomainError::not_found("contact")) }
-    }
-}
-
-fn apply<T>(slot: &mut Option<T>, patch: Patch<T>) {
-    match patch {
-        Patch::Keep => {}
-        Patch::Clear => *slot = None,
-        Patch::Set(v) => *slot = Some(v),
     }
 }
 

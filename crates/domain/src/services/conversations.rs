@@ -24,13 +24,14 @@ impl Conversations {
     }
 
     /// The contact on `channel` and its activity, created when missing (named `name`, or the
-    /// channel id; the activity in `status`).
+    /// channel id; the activity in `status`, with `last_inbound_at`).
     pub(crate) async fn ensure(
         &self,
         agent: &AgentId,
         channel: &Channel,
         name: Option<&str>,
         status: ActivityStatus,
+        last_inbound_at: Option<Timestamp>,
     ) -> Result<(Contact, Activity), DomainError> {
         let contact = match self.contacts.find_by_channel(agent, channel).await? {
             Some(c) => c,
@@ -58,25 +59,37 @@ impl Conversations {
                 }
             }
         };
-        if let Some(activity) = self.activities.find_by_contact(agent, &contact.id).await? {
-            return Ok((contact, activity));
+        let activity = self.open_activity(agent, &contact.id, status, last_inbound_at).await?;
+        Ok((contact, activity))
+    }
+
+    /// The contact's activity, opened in `status` (with `last_inbound_at`) when it has none. One
+    /// activity per contact: when another request opens it first, that one is returned.
+    pub(crate) async fn open_activity(
+        &self,
+        agent: &AgentId,
+        contact: &ContactId,
+        status: ActivityStatus,
+        last_inbound_at: Option<Timestamp>,
+    ) -> Result<Activity, DomainError> {
+        if let Some(existing) = self.activities.find_by_contact(agent, contact).await? {
+            return Ok(existing);
         }
         let now = self.clock.now();
         let activity = Activity {
             id: ActivityId::new(self.ids.new_id(IdKind::Activity)),
             agent_id: agent.clone(),
-            contact_id: contact.id.clone(),
+            contact_id: contact.clone(),
             status,
             assigned_to: None,
-            last_inbound_at: None,
+            last_inbound_at,
             created_at: now,
             updated_at: now,
         };
         match self.activities.insert(&activity).await {
-            Ok(()) => Ok((contact, activity)),
+            Ok(()) => Ok(activity),
             Err(StoreError::Conflict(_)) => {
-                let existing = self.activities.find_by_contact(agent, &contact.id).await?.ok_or(DomainError::not_found("activity"))?;
-                Ok((contact, existing))
+                self.activities.find_by_contact(agent, contact).await?.ok_or(DomainError::not_found("activity"))
             }
             Err(e) => Err(e.into()),
         }
@@ -85,7 +98,7 @@ impl Conversations {
     /// A message from a contact: keeps their profile name current, (re)opens their activity and
     /// records when they last wrote (the start of the 24-hour messaging window).
     pub(crate) async fn inbound(&self, agent: &AgentId, channel: &Channel, name: Option<&str>, at: Timestamp) -> Result<(), DomainError> {
-        let (mut contact, mut activity) = self.ensure(agent, channel, name, ActivityStatus::Open).await?;
+        let (mut contact, mut activity) = self.ensure(agent, channel, name, ActivityStatus::Open, Some(at)).await?;
         if let Some(name) = name.and_then(|n| ProfileName::new(n).ok())
             && name != contact.profile_name
         {

@@ -42,6 +42,35 @@ impl<T> Patch<T> {
             Some(Some(v)) => Patch::Set(v),
         }
     }
+
+    /// Validates a value being set; keep and clear pass through.
+    pub fn try_map<U>(self, f: impl FnOnce(T) -> Result<U, FieldError>) -> Result<Patch<U>, FieldError> {
+        Ok(match self {
+            Patch::Keep => Patch::Keep,
+            Patch::Clear => Patch::Clear,
+            Patch::Set(v) => Patch::Set(f(v)?),
+        })
+    }
+
+    /// Applies the change to an optional field.
+    pub fn apply_to(self, slot: &mut Option<T>) {
+        match self {
+            Patch::Keep => {}
+            Patch::Clear => *slot = None,
+            Patch::Set(v) => *slot = Some(v),
+        }
+    }
+}
+
+impl<T> Patch<Option<T>> {
+    /// Setting "nothing" (say, a blank description) is clearing.
+    pub fn flatten(self) -> Patch<T> {
+        match self {
+            Patch::Keep => Patch::Keep,
+            Patch::Clear | Patch::Set(None) => Patch::Clear,
+            Patch::Set(Some(v)) => Patch::Set(v),
+        }
+    }
 }
 
 /// A required input field, reported as missing when absent.

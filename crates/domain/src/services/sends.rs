@@ -103,7 +103,7 @@ impl SendService {
         match outcome {
             Ok(sent) => {
                 let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
-                self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending).await?;
+                self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending, None).await?;
                 Ok(SendReceipt { message_id: sent.message_id, parsed_message: message.parsed_message })
             }
             Err(PlatformError::Rejected { code, message, details }) => Err(DomainError::MessageRejected { code, message, details }),

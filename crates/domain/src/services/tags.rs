@@ -83,11 +83,7 @@ impl TagService {
         let mut v = Violations::default();
         let name = v.check(not_null("name", input.name).and_then(|n| n.map(|n| TagName::new(&n)).transpose()));
         let color = v.check(not_null("color", input.color).and_then(|c| c.map(|c| TagColor::new(&c)).transpose()));
-        let desc = match input.description {
-            Patch::Keep => Some(Patch::Keep),
-            Patch::Clear => Some(Patch::Clear),
-            Patch::Set(d) => v.check(description(&d)).map(|d| d.map_or(Patch::Clear, Patch::Set)),
-        };
+        let desc = v.check(input.description.try_map(|d| description(&d)).map(Patch::flatten));
         v.finish()?;
 
         let mut tag = self.repo.get(agent, id).await?.ok_or(DomainError::not_found("tag"))?;
@@ -97,11 +93,7 @@ impl TagService {
         if let Some(color) = color.flatten() {
             tag.color = color;
         }
-        match desc.unwrap() {
-            Patch::Keep => {}
-            Patch::Clear => tag.description = None,
-            Patch::Set(d) => tag.description = Some(d),
-        }
+        desc.expect("validated").apply_to(&mut tag.description);
         tag.updated_at = self.clock.now();
         match self.repo.update(&tag).await {
             Ok(true) => Ok(tag),
