@@ -4,47 +4,13 @@
 //!
 //! Needs Debian's `chromium` (`.ci/run` installs it); it fails, never skips, without it.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// Starts `parley serve` on a fresh embedded database; returns it and the demo publishable key.
-fn start_api(port: u16, db: &std::path::Path) -> (Killed, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_parley"))
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
-        .env("PARLEY_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("parley starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let key = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find_map(|l| l.trim().strip_prefix("publishable key:").map(|k| k.trim().to_string()))
-        .expect("the banner prints the demo publishable key");
-    std::thread::spawn(move || lines.for_each(drop)); // keep reading what the server prints
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the API never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Killed(child), key)
-}
+use common::server::{ParleyServer, free_port};
 
 /// Serves `html` for any request, on another origin than the API (another port).
 fn serve_page(html: String) -> u16 {
@@ -115,8 +81,9 @@ fn a_storefront_page_on_another_origin_uses_the_catalog_and_carts_with_a_publish
     let chromium = chromium.expect("this test needs Chromium: `apt-get install chromium` (.ci/run installs it)");
 
     let dir = tempfile::tempdir().unwrap();
-    let api_port = free_port();
-    let (_api, key) = start_api(api_port, &dir.path().join("parley.db"));
+    let api = ParleyServer::start(&dir.path().join("parley.db"), free_port(), &[], |l| l.trim_start().starts_with("export "));
+    let key = api.banner_value("publishable key:").expect("the banner prints the demo publishable key");
+    let api_port = api.port;
     let page_port = serve_page(PAGE.replace("__API__", &format!("http://127.0.0.1:{api_port}")).replace("__KEY__", &key));
 
     let profile = tempfile::tempdir().unwrap();

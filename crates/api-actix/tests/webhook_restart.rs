@@ -2,55 +2,30 @@
 //! processing loses nothing: the real binary stores a signed status while processing is off,
 //! is killed (SIGKILL), and after a restart the status is applied.
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
+mod common;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::server::{ParleyServer, free_port};
 use serde_json::{Value, json};
 
 const SECRET: &str = "restart-secret";
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start(db: &Path, port: u16, processing: bool) -> (Server, Vec<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_parley"))
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
-        .env("PARLEY_LOG", "warn")
-        .env("PARLEY_WHATSAPP_APP_SECRET", SECRET)
-        .env("PARLEY_WEBHOOK_PROCESSING", processing.to_string())
-        .env("PARLEY_SANDBOX_STEP_MS", "600000") // the sandbox must not deliver on its own here
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("parley starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+fn start(db: &Path, port: u16, processing: bool) -> ParleyServer {
     // A fresh database prints the demo agent and ends with an export line; a restart only
     // says where it serves.
     let fresh = !db.exists();
-    let mut banner = Vec::new();
-    for line in lines.by_ref().map_while(Result::ok) {
-        let last = if fresh { line.trim_start().starts_with("export ") } else { line.starts_with("Parley is serving") };
-        banner.push(line);
-        if last {
-            break;
-        }
-    }
-    std::thread::spawn(move || lines.for_each(drop));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the server never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Server(child), banner)
+    let processing = processing.to_string();
+    let env = [
+        ("PARLEY_WHATSAPP_APP_SECRET", SECRET),
+        ("PARLEY_WEBHOOK_PROCESSING", processing.as_str()),
+        ("PARLEY_SANDBOX_STEP_MS", "600000"), // the sandbox must not deliver on its own here
+    ];
+    ParleyServer::start(db, port, &env, |line| {
+        if fresh { line.trim_start().starts_with("export ") } else { line.starts_with("Parley is serving") }
+    })
 }
 
 fn curl(args: &[&str]) -> Value {
@@ -67,11 +42,12 @@ fn executions(base: &str, key: &str) -> Value {
 fn a_stored_webhook_is_applied_after_a_crash_and_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("parley.db");
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let base = format!("http://127.0.0.1:{port}");
-    let (mut first, banner) = start(&db, port, false);
-    let key = banner.iter().find_map(|l| l.trim().strip_prefix("secret key:").map(|k| k.trim().to_string())).expect("demo key");
-    let agent = banner
+    let port = free_port();
+    let first = start(&db, port, false);
+    let base = first.url();
+    let key = first.banner_value("secret key:").expect("demo key");
+    let agent = first
+        .banner
         .iter()
         .find_map(|l| l.split('(').nth(1).and_then(|r| r.split(')').next()).filter(|a| a.starts_with("agt_")))
         .expect("agent id");
@@ -124,10 +100,9 @@ fn a_stored_webhook_is_applied_after_a_crash_and_restart() {
     assert_eq!(executions(&base, &key)["data"][0]["status"], "sent", "not processed while processing is off");
 
     // Crash: no graceful shutdown, no flush.
-    first.0.kill().unwrap();
-    first.0.wait().unwrap();
+    first.crash();
 
-    let (_second, _) = start(&db, port, true);
+    let _second = start(&db, port, true);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let now = executions(&base, &key);
@@ -145,8 +120,8 @@ fn a_stored_webhook_is_applied_after_a_crash_and_restart() {
 fn deliveries_that_fail_processing_stay_visible_to_operators() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("parley.db");
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let (_server, _) = start(&db, port, true);
+    let port = free_port();
+    let _server = start(&db, port, true);
 
     // Correctly signed, but not a webhook payload: processing fails and is retried.
     let body = "{\"entry\": \"not a list\"}";

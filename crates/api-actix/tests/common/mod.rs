@@ -3,6 +3,8 @@
 //! B, each with a secret and a publishable key, so every test can check isolation.
 #![allow(dead_code)]
 
+pub mod server;
+
 use actix_service::boxed::{self, BoxService};
 use actix_web::body::BoxBody;
 use actix_web::dev::ServiceResponse;

@@ -1,0 +1,75 @@
+//! The real `parley` binary as a child process, for tests that need the whole program:
+//! its banner, its command line, crashes and restarts.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A free port on the loopback interface.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A running `parley serve`, killed when dropped.
+pub struct ParleyServer {
+    child: Child,
+    pub port: u16,
+    /// What the server printed, up to and including the line `start` waited for.
+    pub banner: Vec<String>,
+}
+
+impl ParleyServer {
+    /// Serves the SQLite database `db` on `port` with extra environment `env`; returns once the
+    /// banner printed a line matching `until` and the port accepts connections.
+    pub fn start(db: &Path, port: u16, env: &[(&str, &str)], until: impl Fn(&str) -> bool) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_parley"))
+            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+            .env("PARLEY_LOG", "warn")
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the parley binary starts");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut banner = Vec::new();
+        for line in lines.by_ref().map_while(Result::ok) {
+            let last = until(&line);
+            banner.push(line);
+            if last {
+                break;
+            }
+        }
+        assert!(banner.last().is_some_and(|l| until(l)), "the banner never printed the expected line: {banner:?}");
+        std::thread::spawn(move || lines.for_each(drop)); // keep reading what the server prints
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the server never listened");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, port, banner }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The value after `label` on a banner line, e.g. `"secret key:"`.
+    pub fn banner_value(&self, label: &str) -> Option<String> {
+        self.banner.iter().find_map(|l| l.trim().strip_prefix(label).map(|v| v.trim().to_string()))
+    }
+
+    /// Kills the process at once (SIGKILL): no graceful shutdown, no flush.
+    pub fn crash(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for ParleyServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
