@@ -79,6 +79,7 @@ impl Store {
             contacts: s.clone(),
             activities: s.clone(),
             products: s.clone(),
+            vectors: s.clone(),
             carts: s.clone(),
             lines: s.clone(),
             templates: s.clone(),

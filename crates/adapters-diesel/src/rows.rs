@@ -18,6 +18,18 @@ pub(crate) fn opt_from_millis(ms: Option<i64>) -> Result<Option<Timestamp>, DbEr
     ms.map(from_millis).transpose()
 }
 
+/// A vector as stored: its f32 components, little-endian.
+pub(crate) fn encode_vector(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub(crate) fn decode_vector(bytes: &[u8]) -> Result<Vec<f32>, DbError> {
+    if bytes.len() % 4 != 0 {
+        return Err(DbError::Corrupt(format!("a stored vector of {} bytes", bytes.len())));
+    }
+    Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
 /// Stored values were validated on the way in; one that no longer validates is corruption.
 pub(crate) fn valid<T>(r: Result<T, FieldError>) -> Result<T, DbError> {
     r.map_err(|e| DbError::Corrupt(format!("{}: {}", e.field, e.issue)))

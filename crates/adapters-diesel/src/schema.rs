@@ -89,6 +89,16 @@ diesel::table! {
         document -> Text,
         created_at -> BigInt,
         updated_at -> BigInt,
+        revision -> BigInt,
+        embedder -> Nullable<Text>,
+        embedding -> Nullable<Binary>,
+    }
+}
+
+diesel::table! {
+    catalog_revisions (agent_id) {
+        agent_id -> Text,
+        revision -> BigInt,
     }
 }
 
@@ -209,6 +219,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     products,
     product_categories,
     catalog_facets,
+    catalog_revisions,
     carts,
     lines,
     templates,

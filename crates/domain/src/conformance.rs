@@ -29,7 +29,8 @@ macro_rules! storage_conformance {
             template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
             execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
-            webhook_events_are_due_until_processed);
+            webhook_events_are_due_until_processed, imports_store_vectors_and_raise_the_revision,
+            changes_page_by_revision_then_id, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(
@@ -439,7 +440,7 @@ pub async fn products_list_active_newest_first_with_filters_and_totals(r: Reposi
         product(&a, "p4", "product", &["Home"], "draft", 3),
         product(&a, "p5", "product", &["Gifts"], "active", 4),
     ];
-    r.products.import(&a, &catalog, no_progress()).await.unwrap();
+    r.products.import(&a, &catalog, None, no_progress()).await.unwrap();
 
     assert_eq!(
         product_ids(&r, &a, ProductFilter::default(), 10, 0).await,
@@ -472,6 +473,7 @@ pub async fn product_reimport_updates_rows_and_facets(r: Repositories) {
         .import(
             &a,
             &[product(&a, "p1", "product", &["Home"], "active", 1), product(&a, "p2", "product", &["Home"], "active", 2)],
+            None,
             no_progress(),
         )
         .await
@@ -479,7 +481,7 @@ pub async fn product_reimport_updates_rows_and_facets(r: Repositories) {
     let mut changed = product(&a, "p1", "service", &["Garden"], "active", 1);
     changed.title = "Renamed".into();
     let hidden = product(&a, "p2", "product", &["Home"], "draft", 2);
-    r.products.import(&a, &[changed.clone(), hidden], no_progress()).await.unwrap();
+    r.products.import(&a, &[changed.clone(), hidden], None, no_progress()).await.unwrap();
 
     assert_eq!(r.products.get(&a, &ProductId::lookup("p1")).await.unwrap().unwrap(), changed);
     assert!(r.products.get(&a, &ProductId::lookup("p2")).await.unwrap().is_none());
@@ -492,7 +494,7 @@ pub async fn product_reimport_updates_rows_and_facets(r: Repositories) {
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = seen.clone();
     let many: Vec<Product> = (0..1203).map(|i| product(&a, &format!("bulk{i:04}"), "product", &["Bulk"], "active", i)).collect();
-    r.products.import(&a, &many, std::sync::Arc::new(move |n| log.lock().unwrap().push(n))).await.unwrap();
+    r.products.import(&a, &many, None, std::sync::Arc::new(move |n| log.lock().unwrap().push(n))).await.unwrap();
     let reported = seen.lock().unwrap().clone();
     assert_eq!(reported.last(), Some(&1203), "progress reaches the total");
     assert!(reported.windows(2).all(|w| w[0] < w[1]) && reported.len() > 1, "progress is reported batch by batch: {reported:?}");
@@ -502,9 +504,9 @@ pub async fn product_reimport_updates_rows_and_facets(r: Repositories) {
 pub async fn products_are_scoped_by_agent(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
-    r.products.import(&a, &[product(&a, "same", "product", &["Home"], "active", 1)], no_progress()).await.unwrap();
+    r.products.import(&a, &[product(&a, "same", "product", &["Home"], "active", 1)], None, no_progress()).await.unwrap();
     let theirs = product(&b, "same", "service", &["Other"], "active", 2);
-    r.products.import(&b, std::slice::from_ref(&theirs), no_progress()).await.unwrap();
+    r.products.import(&b, std::slice::from_ref(&theirs), None, no_progress()).await.unwrap();
 
     assert_eq!(r.products.get(&b, &ProductId::lookup("same")).await.unwrap().unwrap(), theirs, "two agents may hold the same _id");
     assert_eq!(r.products.get(&a, &ProductId::lookup("same")).await.unwrap().unwrap().kind, ProductKind::Product);
@@ -522,7 +524,7 @@ pub async fn product_export_pages_by_id_with_drafts(r: Repositories) {
         .enumerate()
         .map(|(i, id)| product(&a, id, "product", &[], if i == 0 { "draft" } else { "active" }, i as i64))
         .collect();
-    r.products.import(&a, &catalog, no_progress()).await.unwrap();
+    r.products.import(&a, &catalog, None, no_progress()).await.unwrap();
     let first = r.products.export_page(&a, None, 3).await.unwrap();
     let rest = r.products.export_page(&a, Some(first.last().unwrap().id.clone()), 3).await.unwrap();
     let ids: Vec<_> = first.iter().chain(&rest).map(|p| p.id.as_str().to_string()).collect();
@@ -550,7 +552,7 @@ pub async fn carts_store_snapshots_under_unique_codes(r: Repositories) {
 
     let mut changed = p.clone();
     changed.title = "Changed".into();
-    r.products.import(&a, &[changed], no_progress()).await.unwrap();
+    r.products.import(&a, &[changed], None, no_progress()).await.unwrap();
     assert_eq!(r.carts.get(&a, &cart.code).await.unwrap().unwrap().items[0].product, p, "a cart never changes");
 }
 
@@ -873,4 +875,110 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     r.webhooks.mark_processed(&first.id, t(41)).await.unwrap();
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
     assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
+}
+
+const EMBEDDER: &str = "test-embedder@1";
+
+fn vectors_for(products: &[Product], embedder: &str) -> ImportVectors {
+    ImportVectors { embedder: embedder.into(), vectors: (0..products.len()).map(|i| vec![i as f32, 0.5, -1.25e-3]).collect() }
+}
+
+async fn all_changes(r: &Repositories, agent: &AgentId, embedder: &str, after: ChangeCursor) -> Vec<(String, u64, Option<Vec<f32>>)> {
+    let changes = r.vectors.changes(agent, embedder, &after, 1000).await.unwrap();
+    changes.into_iter().map(|c| (c.product.as_str().to_string(), c.revision, c.vector)).collect()
+}
+
+pub async fn imports_store_vectors_and_raise_the_revision(r: Repositories) {
+    let a = agent(&r, "A").await;
+    assert!(r.vectors.revisions().await.unwrap().is_empty(), "no catalog, no revision");
+    let catalog = vec![product(&a, "p2", "product", &[], "active", 1), product(&a, "p1", "product", &[], "draft", 2)];
+    let vectors = vectors_for(&catalog, EMBEDDER);
+    r.products.import(&a, &catalog, Some(&vectors), no_progress()).await.unwrap();
+    assert_eq!(r.vectors.revisions().await.unwrap(), [(a.clone(), 1)]);
+    assert_eq!(
+        all_changes(&r, &a, EMBEDDER, ChangeCursor::default()).await,
+        [("p1".into(), 1, None), ("p2".into(), 1, Some(vec![0.0, 0.5, -1.25e-3]))],
+        "by revision then _id; a draft is never searchable; vectors round-trip exactly"
+    );
+    assert!(
+        all_changes(&r, &a, "another-embedder@2", ChangeCursor::default()).await.iter().all(|c| c.2.is_none()),
+        "a vector from another embedder is no vector"
+    );
+    assert_eq!(r.vectors.count_missing(EMBEDDER).await.unwrap(), 0);
+    assert_eq!(r.vectors.count_missing("another-embedder@2").await.unwrap(), 1, "active products only");
+
+    let published = product(&a, "p1", "product", &[], "active", 2);
+    r.products.import(&a, std::slice::from_ref(&published), Some(&vectors_for(&[published.clone()], EMBEDDER)), no_progress()).await.unwrap();
+    assert_eq!(r.vectors.revisions().await.unwrap(), [(a.clone(), 2)]);
+    let seen = ChangeCursor { revision: 1, product: None };
+    assert_eq!(all_changes(&r, &a, EMBEDDER, seen).await, [("p1".into(), 2, Some(vec![0.0, 0.5, -1.25e-3]))], "only what changed since");
+
+    r.products.import(&a, &[product(&a, "p2", "product", &[], "active", 1)], None, no_progress()).await.unwrap();
+    let seen = ChangeCursor { revision: 2, product: None };
+    assert_eq!(all_changes(&r, &a, EMBEDDER, seen).await, [("p2".into(), 3, None)], "imported without a vector: not searchable");
+}
+
+pub async fn changes_page_by_revision_then_id(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let first: Vec<Product> = ["c", "a", "b"].iter().map(|id| product(&a, id, "product", &[], "active", 1)).collect();
+    r.products.import(&a, &first, Some(&vectors_for(&first, EMBEDDER)), no_progress()).await.unwrap();
+    let second = vec![product(&a, "a", "product", &[], "active", 1)];
+    r.products.import(&a, &second, Some(&vectors_for(&second, EMBEDDER)), no_progress()).await.unwrap();
+
+    let mut cursor = ChangeCursor::default();
+    let mut pages = Vec::new();
+    loop {
+        let page = r.vectors.changes(&a, EMBEDDER, &cursor, 2).await.unwrap();
+        let Some(last) = page.last() else { break };
+        cursor = ChangeCursor { revision: last.revision, product: Some(last.product.clone()) };
+        pages.push(page.iter().map(|c| format!("{}@{}", c.product.as_str(), c.revision)).collect::<Vec<_>>());
+    }
+    assert_eq!(pages, [vec!["b@1", "c@1"], vec!["a@2"]], "a product appears once, at its latest revision");
+}
+
+pub async fn vectors_are_stored_for_missing_or_stale_products(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let catalog: Vec<Product> =
+        ["d", "b", "a", "c"].iter().enumerate().map(|(i, id)| product(&a, id, "product", &[], if i == 0 { "draft" } else { "active" }, 1)).collect();
+    let old = vectors_for(&catalog[..2], "old-embedder@0");
+    r.products.import(&a, &catalog[..2], Some(&old), no_progress()).await.unwrap();
+    r.products.import(&a, &catalog[2..], None, no_progress()).await.unwrap();
+    assert_eq!(r.vectors.count_missing(EMBEDDER).await.unwrap(), 3, "active products without a current vector");
+
+    let ids = |v: Vec<Product>| v.into_iter().map(|p| p.id.as_str().to_string()).collect::<Vec<_>>();
+    let first = r.vectors.needing_vectors(&a, EMBEDDER, None, 3, false).await.unwrap();
+    assert_eq!(ids(first), ["a", "b", "c"], "by _id, drafts included, at most limit");
+    let after = ProductId::lookup("c");
+    assert_eq!(ids(r.vectors.needing_vectors(&a, EMBEDDER, Some(&after), 3, false).await.unwrap()), ["d"]);
+
+    let stored = vec![(ProductId::lookup("a"), vec![1.0, 0.0]), (ProductId::lookup("b"), vec![0.0, 1.0]), (ProductId::lookup("zz"), vec![1.0, 1.0])];
+    r.vectors.store_vectors(&a, EMBEDDER, &stored).await.unwrap();
+    assert_eq!(r.vectors.revisions().await.unwrap(), [(a.clone(), 3)], "one more revision for the write");
+    assert_eq!(ids(r.vectors.needing_vectors(&a, EMBEDDER, None, 10, false).await.unwrap()), ["c", "d"]);
+    assert_eq!(ids(r.vectors.needing_vectors(&a, EMBEDDER, None, 10, true).await.unwrap()), ["a", "b", "c", "d"], "all");
+    assert_eq!(r.vectors.count_missing(EMBEDDER).await.unwrap(), 1);
+    let changed = all_changes(&r, &a, EMBEDDER, ChangeCursor { revision: 2, product: None }).await;
+    assert_eq!(changed, [("a".into(), 3, Some(vec![1.0, 0.0])), ("b".into(), 3, Some(vec![0.0, 1.0]))], "unknown ids are ignored");
+    assert_eq!(r.products.get(&a, &ProductId::lookup("a")).await.unwrap().unwrap(), catalog[2], "the product itself is untouched");
+}
+
+pub async fn vectors_and_revisions_are_scoped_by_agent(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let mine = vec![product(&a, "same", "product", &[], "active", 1)];
+    r.products.import(&a, &mine, Some(&vectors_for(&mine, EMBEDDER)), no_progress()).await.unwrap();
+    let theirs = vec![product(&b, "same", "product", &[], "active", 1), product(&b, "other", "product", &[], "active", 1)];
+    r.products.import(&b, &theirs, Some(&vectors_for(&theirs, EMBEDDER)), no_progress()).await.unwrap();
+    r.products.import(&b, &theirs, None, no_progress()).await.unwrap();
+
+    let mut revisions = r.vectors.revisions().await.unwrap();
+    revisions.sort();
+    let mut expected = vec![(a.clone(), 1), (b.clone(), 2)];
+    expected.sort();
+    assert_eq!(revisions, expected, "each agent has its own revision");
+    assert_eq!(all_changes(&r, &a, EMBEDDER, ChangeCursor::default()).await, [("same".into(), 1, Some(vec![0.0, 0.5, -1.25e-3]))]);
+    assert!(r.vectors.needing_vectors(&a, EMBEDDER, None, 10, false).await.unwrap().is_empty(), "B's missing vectors are not A's");
+
+    r.vectors.store_vectors(&a, EMBEDDER, &[(ProductId::lookup("other"), vec![9.0])]).await.unwrap();
+    assert!(all_changes(&r, &b, EMBEDDER, ChangeCursor::default()).await.iter().all(|c| c.2.is_none()), "A cannot write B's vectors");
 }

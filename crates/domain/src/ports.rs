@@ -106,9 +106,17 @@ pub type ImportProgress = std::sync::Arc<dyn Fn(usize) + Send + Sync>;
 #[async_trait]
 pub trait ProductRepository: Send + Sync {
     /// Upserts by `(agent, _id)` in ONE transaction: all products are written or none.
-    /// Category facets are brought up to date in the same transaction. Calls `progress`
+    /// Category facets are brought up to date in the same transaction, and the agent's catalog
+    /// revision grows (see [`ProductVectorRepository`]). `vectors`, when given, holds one vector
+    /// per product, stored with it; without them the products have no vector. Calls `progress`
     /// with the running count as batches are written.
-    async fn import(&self, agent: &AgentId, products: &[Product], progress: ImportProgress) -> StoreResult<()>;
+    async fn import<'a>(
+        &self,
+        agent: &AgentId,
+        products: &[Product],
+        vectors: Option<&'a ImportVectors>,
+        progress: ImportProgress,
+    ) -> StoreResult<()>;
     /// `created_at` of every stored product of the agent, drafts included.
     async fn created_times(&self, agent: &AgentId) -> StoreResult<std::collections::HashMap<ProductId, Timestamp>>;
     /// Active products only, newest first (`created_at` desc, then `_id` desc).
@@ -121,6 +129,38 @@ pub trait ProductRepository: Send + Sync {
     async fn export_page(&self, agent: &AgentId, after: Option<ProductId>, limit: u32) -> StoreResult<Vec<Product>>;
     /// Category counts and the active total, from counts kept up to date by imports.
     async fn facets(&self, agent: &AgentId) -> StoreResult<CatalogFacets>;
+}
+
+/// Products' search vectors, and the catalog revisions that let every instance's in-memory index
+/// follow changes made by any process.
+///
+/// Each agent has a catalog revision that every catalog write (import, vector store) raises by
+/// one, stamping the products it wrote with the new value. Writes of one agent are serialized, so
+/// once a revision is visible every product stamped with it or before it is visible too.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ProductVectorRepository: Send + Sync {
+    /// Every agent that has a catalog, with its current revision.
+    async fn revisions(&self) -> StoreResult<Vec<(AgentId, u64)>>;
+    /// The agent's products (drafts included) stamped after `after`, ordered by revision then
+    /// `_id`, at most `limit`. A change's vector is set only for an active product whose stored
+    /// vector was made by `embedder`.
+    async fn changes(&self, agent: &AgentId, embedder: &str, after: &ChangeCursor, limit: u32) -> StoreResult<Vec<VectorChange>>;
+    /// The agent's products (drafts included) by `_id` after `after`, at most `limit`: those with
+    /// no vector from `embedder`, or all of them when `all`.
+    async fn needing_vectors<'a>(
+        &self,
+        agent: &AgentId,
+        embedder: &str,
+        after: Option<&'a ProductId>,
+        limit: u32,
+        all: bool,
+    ) -> StoreResult<Vec<Product>>;
+    /// Stores vectors made by `embedder` for existing products of the agent (unknown ids are
+    /// ignored) in one transaction that raises the revision.
+    async fn store_vectors(&self, agent: &AgentId, embedder: &str, vectors: &[(ProductId, Vec<f32>)]) -> StoreResult<()>;
+    /// How many active products (of every agent) have no vector from `embedder`.
+    async fn count_missing(&self, embedder: &str) -> StoreResult<u64>;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -322,6 +362,7 @@ pub struct Repositories {
     pub contacts: std::sync::Arc<dyn ContactRepository>,
     pub activities: std::sync::Arc<dyn ActivityRepository>,
     pub products: std::sync::Arc<dyn ProductRepository>,
+    pub vectors: std::sync::Arc<dyn ProductVectorRepository>,
     pub carts: std::sync::Arc<dyn CartRepository>,
     pub lines: std::sync::Arc<dyn LineRepository>,
     pub templates: std::sync::Arc<dyn TemplateRepository>,

@@ -22,6 +22,10 @@ pub(crate) struct ProductInsert {
     pub document: String,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The catalog revision of the import writing the row (set inside its transaction).
+    pub revision: i64,
+    pub embedder: Option<String>,
+    pub embedding: Option<Vec<u8>>,
 }
 
 #[derive(Insertable, Clone)]
@@ -56,6 +60,9 @@ macro_rules! upsert_changes {
             products::document.eq(excluded(products::document)),
             products::created_at.eq(excluded(products::created_at)),
             products::updated_at.eq(excluded(products::updated_at)),
+            products::revision.eq(excluded(products::revision)),
+            products::embedder.eq(excluded(products::embedder)),
+            products::embedding.eq(excluded(products::embedding)),
         )
     };
 }

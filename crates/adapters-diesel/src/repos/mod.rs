@@ -35,6 +35,7 @@ mod lines;
 mod products;
 mod tags;
 mod templates;
+mod vectors;
 mod webhooks;
 
 /// Groups loaded channel rows by contact id.

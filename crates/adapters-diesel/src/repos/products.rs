@@ -10,8 +10,27 @@ use super::bulk::{Batch, BulkWrite, CategoryInsert, ProductInsert};
 use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, with_conn};
-use crate::rows::{from_millis, millis};
+use crate::rows::{encode_vector, from_millis, millis};
 use crate::schema::{catalog_facets, product_categories, products};
+
+/// Raises the agent's catalog revision by one and returns it. Inside a write transaction: on
+/// PostgreSQL the row lock it takes serializes the agent's catalog writes until commit (SQLite
+/// writers are serialized anyway), which is what lets readers trust a visible revision.
+macro_rules! next_revision {
+    ($conn:expr, $agent:expr) => {{
+        use crate::schema::catalog_revisions as cr;
+        let revision: i64 = diesel::insert_into(cr::table)
+            .values((cr::agent_id.eq($agent), cr::revision.eq(1_i64)))
+            .on_conflict(cr::agent_id)
+            .do_update()
+            .set(cr::revision.eq(cr::revision + 1_i64))
+            .returning(cr::revision)
+            .get_result($conn)
+            .await?;
+        revision
+    }};
+}
+pub(crate) use next_revision;
 
 /// Rows per INSERT: well under SQLite's bound-parameter limit, large enough to amortize round trips.
 const IMPORT_BATCH: usize = 500;
@@ -29,7 +48,7 @@ fn category_kind_facet(kind: &str) -> &'static str {
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = products)]
-struct ProductRow {
+pub(crate) struct ProductRow {
     id: String,
     agent_id: String,
     status: String,
@@ -39,7 +58,7 @@ struct ProductRow {
 }
 
 impl ProductRow {
-    fn into_domain(self) -> Result<Product, DbError> {
+    pub(crate) fn into_domain(self) -> Result<Product, DbError> {
         let mut record: ProductRecord =
             serde_json::from_str(&self.document).map_err(|e| DbError::Corrupt(format!("product document: {e}")))?;
         record.status = Some(self.status);
@@ -54,7 +73,7 @@ impl ProductRow {
     }
 }
 
-fn to_domain(rows: Vec<ProductRow>) -> Result<Vec<Product>, DbError> {
+pub(crate) fn to_domain(rows: Vec<ProductRow>) -> Result<Vec<Product>, DbError> {
     rows.into_iter().map(ProductRow::into_domain).collect()
 }
 
@@ -69,12 +88,24 @@ fn document(p: &Product) -> Result<String, DbError> {
 
 #[async_trait]
 impl ProductRepository for Store {
-    async fn import(&self, agent: &AgentId, items: &[Product], progress: ImportProgress) -> StoreResult<()> {
+    async fn import<'a>(
+        &self,
+        agent: &AgentId,
+        items: &[Product],
+        vectors: Option<&'a ImportVectors>,
+        progress: ImportProgress,
+    ) -> StoreResult<()> {
+        if let Some(v) = vectors
+            && v.vectors.len() != items.len()
+        {
+            return Err(DbError::Corrupt(format!("{} vectors for {} products", v.vectors.len(), items.len())).into());
+        }
         let agent = agent.as_str();
-        let mut batches = Vec::new();
-        for chunk in items.chunks(IMPORT_BATCH) {
+        let mut batches: Vec<Batch> = Vec::new();
+        for (start, chunk) in (0..).step_by(IMPORT_BATCH).zip(items.chunks(IMPORT_BATCH)) {
             let mut batch = Batch { products: Vec::with_capacity(chunk.len()), categories: Vec::new() };
-            for p in chunk {
+            for (i, p) in chunk.iter().enumerate() {
+                let vector = vectors.map(|v| (v.embedder.clone(), encode_vector(&v.vectors[start + i])));
                 batch.products.push(ProductInsert {
                     agent_id: agent.to_string(),
                     id: p.id.as_str().to_string(),
@@ -83,6 +114,9 @@ impl ProductRepository for Store {
                     document: document(p)?,
                     created_at: millis(p.created_at),
                     updated_at: millis(p.updated_at),
+                    revision: 0,
+                    embedder: vector.as_ref().map(|(e, _)| e.clone()),
+                    embedding: vector.map(|(_, v)| v),
                 });
                 if p.is_active() {
                     batch.categories.extend(p.category_tags.iter().map(|t| CategoryInsert {
@@ -98,6 +132,10 @@ impl ProductRepository for Store {
         }
 
         in_transaction!(self, |conn| {
+            let revision = next_revision!(conn, agent);
+            for row in batches.iter_mut().flat_map(|b| b.products.iter_mut()) {
+                row.revision = revision;
+            }
             conn.write_batches(agent, batches, progress).await?;
 
             // Recount from the index tables: the facets are read on every categories request.

@@ -3,7 +3,8 @@ use std::sync::Arc;
 
 use crate::error::Violations;
 use crate::model::*;
-use crate::ports::{AgentRepository, Clock, ImportProgress, ProductRepository};
+use crate::ports::{AgentRepository, Clock, ProductRepository};
+use crate::services::SearchService;
 use crate::{DomainError, FieldError};
 
 /// Raw product-list query, validated here.
@@ -49,15 +50,28 @@ impl ValidatedImport {
     }
 }
 
+/// The phase of an import that a progress report is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportStage {
+    /// Products embedded for search so far.
+    Embedding,
+    /// Products written so far.
+    Writing,
+}
+
+/// Receives an import's progress: the stage and the running count of products.
+pub type ImportObserver = Arc<dyn Fn(ImportStage, usize) + Send + Sync>;
+
 pub struct CatalogService {
     products: Arc<dyn ProductRepository>,
     agents: Arc<dyn AgentRepository>,
     clock: Arc<dyn Clock>,
+    search: Arc<SearchService>,
 }
 
 impl CatalogService {
-    pub fn new(products: Arc<dyn ProductRepository>, agents: Arc<dyn AgentRepository>, clock: Arc<dyn Clock>) -> Self {
-        Self { products, agents, clock }
+    pub fn new(products: Arc<dyn ProductRepository>, agents: Arc<dyn AgentRepository>, clock: Arc<dyn Clock>, search: Arc<SearchService>) -> Self {
+        Self { products, agents, clock, search }
     }
 
     pub async fn list(&self, agent: &AgentId, q: ProductListQuery) -> Result<Page<Product>, DomainError> {
@@ -116,14 +130,16 @@ impl CatalogService {
         Ok(ValidatedImport { summary: ImportSummary { inserted: products.len() - updated, updated }, products })
     }
 
-    /// Writes a validated import in one transaction.
-    pub async fn import(
-        &self,
-        agent: &AgentId,
-        validated: ValidatedImport,
-        progress: ImportProgress,
-    ) -> Result<ImportSummary, DomainError> {
-        self.products.import(agent, &validated.products, progress).await?;
+    /// Embeds every product for search, then writes products and vectors in one transaction, so
+    /// an import is searchable as soon as it is visible. Nothing is written if embedding fails.
+    /// This process's index is refreshed at once; other processes catch up on their next refresh.
+    pub async fn import(&self, agent: &AgentId, validated: ValidatedImport, progress: ImportObserver) -> Result<ImportSummary, DomainError> {
+        let embedding = progress.clone();
+        let vectors = self.search.embed_products(&validated.products, &move |n| embedding(ImportStage::Embedding, n)).await?;
+        self.products.import(agent, &validated.products, Some(&vectors), Arc::new(move |n| progress(ImportStage::Writing, n))).await?;
+        if let Err(e) = self.search.refresh().await {
+            tracing::warn!(error = %e, "the import is stored, but the search index could not be refreshed yet; it will be on the next refresh");
+        }
         Ok(validated.summary)
     }
 
@@ -154,7 +170,7 @@ impl From<crate::StoreError> for ImportError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ports::{MockAgentRepository, MockClock, MockProductRepository};
+    use crate::ports::{MockAgentRepository, MockClock, MockEmbedder, MockProductRepository, MockProductVectorRepository, MockVectorIndex};
     use serde_json::json;
 
     fn service(products: MockProductRepository) -> CatalogService {
@@ -164,7 +180,16 @@ mod tests {
             .returning(|id| Ok(Some(Agent { id: id.clone(), name: AgentName::new("A").unwrap(), created_at: chrono::Utc::now() })));
         let mut clock = MockClock::new();
         clock.expect_now().returning(chrono::Utc::now);
-        CatalogService::new(Arc::new(products), Arc::new(agents), Arc::new(clock))
+        CatalogService::new(Arc::new(products), Arc::new(agents), Arc::new(clock), Arc::new(search(MockEmbedder::new())))
+    }
+
+    fn search(embedder: MockEmbedder) -> SearchService {
+        let mut index = MockVectorIndex::new();
+        index.expect_upsert().return_const(());
+        index.expect_remove().return_const(());
+        let mut vectors = MockProductVectorRepository::new();
+        vectors.expect_revisions().returning(|| Ok(Vec::new()));
+        SearchService::new(Arc::new(MockProductRepository::new()), Arc::new(vectors), Arc::new(embedder), Arc::new(index))
     }
 
     fn row(line: usize, v: serde_json::Value) -> (usize, Result<ProductRecord, String>) {
@@ -199,6 +224,48 @@ mod tests {
         let validated =
             service(products).validate_import(&AgentId::new("agt"), vec![row(1, good("a")), row(2, good("b"))]).await.ok().unwrap();
         assert_eq!(validated.summary(), ImportSummary { inserted: 1, updated: 1 });
+    }
+
+    #[tokio::test]
+    async fn an_import_whose_products_cannot_be_embedded_writes_nothing() {
+        let mut products = MockProductRepository::new();
+        products.expect_created_times().returning(|_| Ok(HashMap::new()));
+        products.expect_import().never();
+        let mut embedder = MockEmbedder::new();
+        embedder.expect_identity().return_const("e@1".to_string());
+        embedder.expect_embed().returning(|_| Err(crate::ports::EmbedError::Unavailable("timed out".into())));
+        let mut svc = service(products);
+        svc.search = Arc::new(search(embedder));
+        let validated = svc.validate_import(&AgentId::new("agt"), vec![row(1, good("a"))]).await.ok().unwrap();
+        let err = svc.import(&AgentId::new("agt"), validated, Arc::new(|_, _| {})).await.unwrap_err();
+        assert!(matches!(err, DomainError::Upstream(_)), "{err:?}");
+    }
+
+    #[tokio::test]
+    async fn an_import_stores_one_vector_per_product_then_refreshes_the_index() {
+        let mut products = MockProductRepository::new();
+        products.expect_created_times().returning(|_| Ok(HashMap::new()));
+        products
+            .expect_import()
+            .withf(|_, items, vectors, _| {
+                vectors.is_some_and(|v| v.embedder == "e@1" && v.vectors.len() == items.len() && v.vectors.iter().all(|x| x == &[0.6, 0.8]))
+            })
+            .times(1)
+            .returning(|_, items, _, progress| {
+                progress(items.len());
+                Ok(())
+            });
+        let mut embedder = MockEmbedder::new();
+        embedder.expect_identity().return_const("e@1".to_string());
+        embedder.expect_dimensions().return_const(2usize);
+        embedder.expect_embed().returning(|texts| Ok(texts.iter().map(|_| vec![0.6, 0.8]).collect()));
+        let mut svc = service(products);
+        svc.search = Arc::new(search(embedder));
+        let validated = svc.validate_import(&AgentId::new("agt"), vec![row(1, good("a")), row(2, good("b"))]).await.ok().unwrap();
+        let stages = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = stages.clone();
+        svc.import(&AgentId::new("agt"), validated, Arc::new(move |stage, n| log.lock().unwrap().push((stage, n)))).await.unwrap();
+        assert_eq!(*stages.lock().unwrap(), [(ImportStage::Embedding, 2), (ImportStage::Writing, 2)]);
     }
 
     #[tokio::test]

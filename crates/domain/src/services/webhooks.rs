@@ -139,6 +139,7 @@ mod tests {
             contacts: Arc::new(MockContactRepository::new()),
             activities: Arc::new(MockActivityRepository::new()),
             products: Arc::new(MockProductRepository::new()),
+            vectors: Arc::new(MockProductVectorRepository::new()),
             carts: Arc::new(MockCartRepository::new()),
             lines: Arc::new(lines),
             templates: Arc::new(MockTemplateRepository::new()),
