@@ -4,5 +4,7 @@
 //!   contiguous row-major matrix per agent, scored with one matrix-vector product per query.
 
 mod index;
+mod openai;
 
 pub use index::ExactIndex;
+pub use openai::{OpenAiConfig, OpenAiConnectError, OpenAiEmbedder};
