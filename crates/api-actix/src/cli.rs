@@ -24,6 +24,9 @@ pub struct Cli {
     #[arg(long, env = "PARLEY_WHATSAPP_API_BASE", default_value = "https://graph.facebook.com", global = true)]
     pub whatsapp_api_base: String,
 
+    #[command(flatten)]
+    pub embedding: crate::embedding::EmbedderArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -126,6 +129,16 @@ pub enum CatalogCommand {
         #[arg(long, short)]
         output: Option<std::path::PathBuf>,
     },
+    /// Embed for search the products whose vector is missing or was made by another embedder
+    /// (after changing PARLEY_EMBEDDER). Running instances pick the new vectors up within seconds.
+    Reindex {
+        /// Only this agent's catalog (default: every agent's).
+        #[arg(long)]
+        agent: Option<String>,
+        /// Re-embed every product, not only the missing or stale ones.
+        #[arg(long)]
+        all: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -160,6 +173,10 @@ pub struct ServeArgs {
     /// Milliseconds from a sandbox send to its `delivered` status, and again to `read`.
     #[arg(long, env = "PARLEY_SANDBOX_STEP_MS", default_value_t = 3000)]
     pub sandbox_step_ms: u64,
+    /// How often (milliseconds) the search index looks for catalog changes made by other processes
+    /// (imports, reindexing, other instances).
+    #[arg(long, env = "PARLEY_INDEX_REFRESH_MS", default_value_t = 2000)]
+    pub index_refresh_ms: u64,
 }
 
 #[derive(Debug, Subcommand)]

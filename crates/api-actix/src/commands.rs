@@ -8,7 +8,7 @@ use actix_web::HttpServer;
 use actix_web::web::Data;
 use parley_adapters_diesel::{PoolOptions, Store};
 use parley_domain::model::{AgentId, ApiKeyId, KeyKind, ProductId};
-use parley_domain::services::{ImportError, ImportSummary};
+use parley_domain::services::{ImportError, ImportObserver, ImportStage, ImportSummary};
 use serde_json::json;
 
 use parley_adapters_system::{RandomIds, SystemClock};
@@ -25,7 +25,7 @@ use crate::dto::timestamp;
 use crate::platform::{RoutingPlatform, SandboxDelivery, SandboxPlatform};
 use crate::state::AppState;
 use crate::workers::{WorkerConfig, Workers};
-use crate::{app, catalog_file, openapi, seed};
+use crate::{app, catalog_file, embedding, openapi, seed};
 
 pub type Failure = Box<dyn std::error::Error>;
 
@@ -42,7 +42,8 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
     };
     let (platform, sandbox_deliveries) =
         platform(CloudApiConfig { base_url: cli.whatsapp_api_base.clone(), ..CloudApiConfig::default() }, sandbox_step)?;
-    let state = AppState::new(store.repositories(), platform, Arc::new(SystemClock), Arc::new(RandomIds));
+    let embedder = embedding::build(&cli.embedding).await?;
+    let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds));
     match command {
         Command::Serve(args) => serve(store, state, args, sandbox_deliveries).await,
         Command::Channels(cmd) => channels(&state, cmd).await,
@@ -53,6 +54,7 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Keys(cmd) => keys(&state, cmd).await,
         Command::Catalog(CatalogCommand::Import { agent, file, dry_run }) => import(&state, &AgentId::new(agent), &file, dry_run).await,
         Command::Catalog(CatalogCommand::Export { agent, output }) => export(&state, &AgentId::new(agent), output).await,
+        Command::Catalog(CatalogCommand::Reindex { agent, all }) => reindex(&state, agent.map(AgentId::new), all).await,
         Command::Openapi => unreachable!("handled above"),
     }
 }
@@ -187,16 +189,17 @@ async fn keys(state: &AppState, cmd: KeysCommand) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Progress of a long import: a bar on a terminal, a line every 10% otherwise (logs, CI).
-fn progress_reporter(total: usize) -> Arc<dyn Fn(usize) + Send + Sync> {
+/// Progress of a long job over `total` items: a bar on a terminal, a line every 10% otherwise
+/// (logs, CI). `what` names the work, e.g. "embedding".
+fn progress_reporter(what: &'static str, total: usize) -> Arc<dyn Fn(usize) + Send + Sync> {
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let bar = indicatif::ProgressBar::new(total as u64);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({per_sec}, eta {eta})")
+            indicatif::ProgressStyle::with_template("{msg:>9} [{bar:40}] {pos}/{len} ({per_sec}, eta {eta})")
                 .expect("valid template")
                 .progress_chars("=> "),
         );
-        bar.set_message("importing");
+        bar.set_message(what);
         Arc::new(move |done| {
             bar.set_position(done as u64);
             if done >= total {
@@ -209,10 +212,19 @@ fn progress_reporter(total: usize) -> Arc<dyn Fn(usize) + Send + Sync> {
         Arc::new(move |done| {
             if done >= next.load(std::sync::atomic::Ordering::Relaxed) || done == total {
                 next.store(done + step, std::sync::atomic::Ordering::Relaxed);
-                eprintln!("imported {done}/{total} products ({}%)", done * 100 / total.max(1));
+                eprintln!("{what}: {done}/{total} products ({}%)", done * 100 / total.max(1));
             }
         })
     }
+}
+
+/// An import's two stages, each with its own progress.
+fn import_observer(total: usize) -> ImportObserver {
+    let (embedding, writing) = (progress_reporter("embedding", total), progress_reporter("writing", total));
+    Arc::new(move |stage, done| match stage {
+        ImportStage::Embedding => embedding(done),
+        ImportStage::Writing => writing(done),
+    })
 }
 
 async fn import(state: &AppState, agent: &AgentId, file: &std::path::Path, dry_run: bool) -> Result<(), Failure> {
@@ -236,7 +248,7 @@ async fn import(state: &AppState, agent: &AgentId, file: &std::path::Path, dry_r
         return Ok(());
     }
     let total = validated.len();
-    state.catalog.import(agent, validated, progress_reporter(total)).await?;
+    state.catalog.import(agent, validated, import_observer(total)).await?;
     let seconds = started.elapsed().as_secs_f64();
     tracing::info!(agent = %agent, total, inserted, updated, seconds, "catalog imported");
     println!("{}", json!({"imported": total, "inserted": inserted, "updated": updated, "seconds": (seconds * 1000.0).round() / 1000.0}));
@@ -265,6 +277,45 @@ async fn export(state: &AppState, agent: &AgentId, output: Option<std::path::Pat
     }
     out.flush()?;
     eprintln!("exported {count} products");
+    Ok(())
+}
+
+async fn reindex(state: &AppState, agent: Option<AgentId>, all: bool) -> Result<(), Failure> {
+    if let Some(agent) = &agent {
+        state.keys.keys_of(agent).await?; // fails clearly for an unknown agent
+    }
+    let started = Instant::now();
+    let embedder = state.search.embedder();
+    eprintln!("embedding with {embedder}");
+    let embedded = state
+        .search
+        .reindex(agent.as_ref(), all, &|done| {
+            if done % 5000 < 500 {
+                eprintln!("embedded {done} products");
+            }
+        })
+        .await?;
+    let seconds = started.elapsed().as_secs_f64();
+    tracing::info!(embedded, seconds, embedder = %embedder, "catalog reindexed");
+    println!("{}", json!({"embedded": embedded, "embedder": embedder, "seconds": (seconds * 1000.0).round() / 1000.0}));
+    Ok(())
+}
+
+/// Loads every stored vector into this process's search index, and warns about products that
+/// search cannot find because they have no vector from the configured embedder.
+async fn load_search_index(state: &AppState) -> Result<(), Failure> {
+    let started = Instant::now();
+    let report = state.search.refresh().await?;
+    let embedder = state.search.embedder();
+    tracing::info!(vectors = report.upserted, agents = report.agents, ms = started.elapsed().as_millis() as u64, embedder = %embedder, "search index loaded");
+    let missing = state.search.missing_vectors().await?;
+    if missing > 0 {
+        tracing::warn!(
+            missing,
+            embedder = %embedder,
+            "{missing} active products have no vector from the configured embedder, so search cannot find them: run `parley catalog reindex`"
+        );
+    }
     Ok(())
 }
 
@@ -297,12 +348,19 @@ async fn serve(
         None
     };
 
+    load_search_index(&state).await?;
+
     let state = Data::new(state);
     let every = (args.template_sync_secs > 0).then(|| Duration::from_secs(args.template_sync_secs));
     let _workers = Workers::start(
         state.clone().into_inner(),
         sandbox_deliveries,
-        WorkerConfig { process_webhooks: args.webhook_processing, template_sync_every: every, sync_at_start: true },
+        WorkerConfig {
+            process_webhooks: args.webhook_processing,
+            template_sync_every: every,
+            sync_at_start: true,
+            index_refresh_every: Duration::from_millis(args.index_refresh_ms.max(1)),
+        },
     )?;
     let mut server = HttpServer::new(move || app::build(state.clone()));
     if let Some(workers) = args.workers {

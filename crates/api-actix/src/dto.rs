@@ -490,6 +490,51 @@ pub struct ProductListParams {
     pub kind: Option<String>,
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SearchParams {
+    /// What the shopper is after, in their own words (matched by meaning, not by keywords): 1–500 characters.
+    #[param(required = true, min_length = 1, max_length = 500, example = "something to keep my coffee hot")]
+    pub q: Option<String>,
+    /// Results, 1–50, default 10.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 50)]
+    pub limit: Option<String>,
+}
+
+/// One search result: a published product and how close it is in meaning to the query.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SearchResultDto {
+    #[serde(rename = "_id")]
+    #[schema(example = "prd_thermos_500")]
+    pub id: String,
+    /// product or service.
+    pub kind: String,
+    pub title: String,
+    /// ISO 4217.
+    #[schema(example = "USD")]
+    pub currency: String,
+    /// In the catalog currency, no minor units.
+    #[serde(serialize_with = "price_format::serialize")]
+    pub base_price: f64,
+    /// Cosine similarity of the query and the product, from -1 to 1; results are ordered by it, highest first.
+    #[schema(example = 0.62)]
+    pub score: f32,
+}
+
+impl From<SearchHit> for SearchResultDto {
+    fn from(hit: SearchHit) -> Self {
+        let p = hit.product;
+        Self {
+            id: p.id.as_str().to_string(),
+            kind: p.kind.as_str().to_string(),
+            title: p.title,
+            currency: p.currency.as_str().to_string(),
+            base_price: p.base_price.value(),
+            score: hit.score,
+        }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct CategoryDto {
     pub name: String,

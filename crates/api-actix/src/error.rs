@@ -94,6 +94,12 @@ impl ApiError {
                 "the messaging platform failed or could not be reached; the message may not have been sent".into(),
                 vec![],
             ),
+            ApiError::Domain(D::EmbedderFailed(_)) => (
+                StatusCode::BAD_GATEWAY,
+                "UPSTREAM_ERROR",
+                "the embedding service failed or could not be reached; try again".into(),
+                vec![],
+            ),
             ApiError::Domain(D::IdempotencyConflict(message)) => (StatusCode::CONFLICT, "CONFLICT", message.clone(), vec![]),
             ApiError::Domain(D::CartExpired) => {
                 (StatusCode::GONE, "CART_EXPIRED", "this cart is older than 90 days and can no longer be read".into(), vec![])

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod dto;
+pub mod embedding;
 pub mod error;
 pub mod extract;
 pub mod openapi;

@@ -21,7 +21,7 @@ use crate::routes::{activities, campaigns, carts, catalog, contacts, tags, templ
         activities::list_activities, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact,
-        catalog::list_products, catalog::get_product, catalog::list_categories,
+        catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,
         templates::list_templates, templates::get_template, templates::channel_templates, templates::send_template,
         campaigns::list_executions,

@@ -84,14 +84,14 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
 }
 
 /// A lifestyle shop's catalog: products in several categories, some on sale, services, drafts.
-const DEMO_CATALOG: &str = include_str!("demo_catalog.jsonl");
+pub const DEMO_CATALOG: &str = include_str!("demo_catalog.jsonl");
 
 async fn seed_catalog(state: &AppState, agent: &AgentId) -> Result<(), DomainError> {
     let validated = state.catalog.validate_import(agent, catalog_file::parse(DEMO_CATALOG)).await.map_err(|e| match e {
         ImportError::Domain(e) => e,
         ImportError::Rows(rows) => DomainError::Internal(format!("the demo catalog is invalid: {rows:?}")),
     })?;
-    state.catalog.import(agent, validated, Arc::new(|_| {})).await?;
+    state.catalog.import(agent, validated, Arc::new(|_, _| {})).await?;
     Ok(())
 }
 

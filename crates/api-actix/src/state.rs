@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use parley_domain::ports::{Clock, IdSource, MessagingPlatform, Repositories, StorageHealth};
+use parley_adapters_embeddings::ExactIndex;
+use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, Repositories, StorageHealth};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
@@ -14,6 +15,7 @@ pub struct AppState {
     pub contacts: ContactService,
     pub activities: ActivityService,
     pub catalog: CatalogService,
+    pub search: Arc<SearchService>,
     pub carts: CartService,
     pub lines: LineService,
     pub sends: SendService,
@@ -28,7 +30,15 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(repos: Repositories, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+    pub fn new(
+        repos: Repositories,
+        platform: Arc<dyn MessagingPlatform>,
+        embedder: Arc<dyn Embedder>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+    ) -> Self {
+        let index = Arc::new(ExactIndex::new(embedder.dimensions()));
+        let search = Arc::new(SearchService::new(repos.products.clone(), repos.vectors.clone(), embedder, index));
         Self {
             keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
             tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone()),
@@ -40,7 +50,8 @@ impl AppState {
                 clock.clone(),
                 ids.clone(),
             ),
-            catalog: CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone()),
+            catalog: CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone(), search.clone()),
+            search,
             carts: CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone()),
             lines: LineService::new(repos.lines.clone(), repos.templates.clone(), platform.clone(), clock.clone(), ids.clone()),
             sends: SendService::new(&repos, platform, clock.clone(), ids.clone()),
@@ -53,13 +64,14 @@ impl AppState {
         }
     }
 
-    /// Production adapters without background workers: for one-shot commands and tools.
-    /// Sandbox sends are accepted but their statuses are not delivered.
+    /// Production adapters and the built-in static embedder, without background workers: for
+    /// one-shot commands and tools. Sandbox sends are accepted but their statuses are not delivered.
     pub fn with_system(repos: Repositories) -> Self {
         let (platform, _deliveries) =
             crate::commands::platform(parley_adapters_whatsapp::CloudApiConfig::default(), std::time::Duration::from_secs(3))
                 .expect("the default Cloud API settings are valid");
-        Self::new(repos, platform, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
+        let embedder = Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled());
+        Self::new(repos, platform, embedder, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
     }
 
     pub fn with_config(mut self, config: ApiConfig) -> Self {

@@ -1,5 +1,5 @@
-//! Background work: processing stored webhooks, the sandbox's delayed status deliveries, and
-//! the periodic template sync. It runs on a small multi-thread runtime of its own, so storage
+//! Background work: processing stored webhooks, the sandbox's delayed status deliveries, the
+//! periodic template sync, and keeping the search index in step with catalog changes. It runs on a small multi-thread runtime of its own, so storage
 //! work is never cancelled half-way on actix's current-thread workers, even at shutdown.
 
 use std::sync::Arc;
@@ -21,6 +21,8 @@ pub struct WorkerConfig {
     pub template_sync_every: Option<Duration>,
     /// Sync templates once right away.
     pub sync_at_start: bool,
+    /// How often the search index looks for catalog changes made by other processes.
+    pub index_refresh_every: Duration,
 }
 
 /// The running background workers; stopped on drop.
@@ -35,6 +37,7 @@ impl Workers {
             runtime.spawn(process_webhooks(state.clone()));
         }
         runtime.spawn(deliver_sandbox_statuses(state.clone(), sandbox));
+        runtime.spawn(refresh_search_index(state.clone(), config.index_refresh_every));
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
@@ -102,6 +105,21 @@ async fn sync_templates(state: Arc<AppState>, at_start: bool, every: Option<Dura
         match every {
             Some(every) => tokio::time::sleep(every).await,
             None => return,
+        }
+    }
+}
+
+/// Follows catalog changes made by any process (imports, reindexing, other instances), so every
+/// instance's search sees them within one period.
+async fn refresh_search_index(state: Arc<AppState>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match state.search.refresh().await {
+            Ok(r) if r.agents > 0 => tracing::info!(agents = r.agents, upserted = r.upserted, removed = r.removed, "search index refreshed"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "search index refresh failed; retrying"),
         }
     }
 }

@@ -391,7 +391,7 @@ async fn refused_carts_write_nothing(backend: &str) {
     };
     for (who, rows) in [(&agent, vec![product("p1", "T", 1.0), draft("p3")]), (&other, vec![product("b1", "B", 1.0)])] {
         let validated = state.catalog.validate_import(who, records(rows)).await.unwrap_or_else(|e| panic!("{e:?}"));
-        state.catalog.import(who, validated, Arc::new(|_| {})).await.unwrap();
+        state.catalog.import(who, validated, Arc::new(|_, _| {})).await.unwrap();
     }
     let service = test::init_service(parley_api::app::build(state.clone())).await;
     let post = |body: Value| TestRequest::post().uri("/v1/carts").insert_header(("X-API-Key", key.as_str())).set_json(body).to_request();

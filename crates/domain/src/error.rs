@@ -32,6 +32,9 @@ pub enum DomainError {
     /// The messaging platform failed or could not be reached.
     #[error("the messaging platform failed: {0}")]
     Upstream(String),
+    /// The embedder (a remote embedding service) failed or could not be reached.
+    #[error("the embedder failed: {0}")]
+    EmbedderFailed(String),
     /// The Idempotency-Key was used with another request, or its first request is still running.
     #[error("{0}")]
     IdempotencyConflict(String),

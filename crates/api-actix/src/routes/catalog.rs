@@ -6,12 +6,14 @@ use parley_domain::services::ProductListQuery;
 use super::{browser_resource, ok};
 use crate::auth::PublishableKey;
 use crate::config::CorsOrigins;
-use crate::dto::{CategoriesDto, DataBody, PageBody, ProductDto, ProductListParams};
+use crate::dto::{CategoriesDto, DataBody, PageBody, ProductDto, ProductListParams, SearchParams, SearchResultDto};
 use crate::error::{ApiResult, ErrorBody};
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
     cfg.service(browser_resource("/products", origins.clone()).route(web::get().to(list_products)))
+        // Before `/products/{id}`, which would otherwise take "search" for an id.
+        .service(browser_resource("/products/search", origins.clone()).route(web::get().to(search_products)))
         .service(browser_resource("/products/{id}", origins.clone()).route(web::get().to(get_product)))
         .service(browser_resource("/categories", origins.clone()).route(web::get().to(list_categories)));
 }
@@ -23,6 +25,18 @@ pub async fn list_products(caller: PublishableKey, state: Data<AppState>, query:
     let q = query.into_inner();
     let page = state.catalog.list(caller.agent(), ProductListQuery { limit: q.limit, offset: q.offset, tag: q.tag, kind: q.kind }).await?;
     Ok(HttpResponse::Ok().json(PageBody::from_page(page, ProductDto::from)))
+}
+
+/// Search published products by meaning: the query is embedded and compared with every product's
+/// vector (cosine similarity), so "something to keep my coffee hot" finds a vacuum bottle whose
+/// text never says coffee. Best match first.
+#[utoipa::path(get, path = "/v1/products/search", tag = "Catalog", security(("api_key" = [])), params(SearchParams),
+    responses((status = 200, body = DataBody<Vec<SearchResultDto>>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 502, body = ErrorBody, description = "A remote embedding service failed")))]
+pub async fn search_products(caller: PublishableKey, state: Data<AppState>, query: Query<SearchParams>) -> ApiResult<HttpResponse> {
+    let q = query.into_inner();
+    let hits = state.search.search(caller.agent(), q.q.as_deref(), q.limit.as_deref()).await?;
+    Ok(ok(hits.into_iter().map(SearchResultDto::from).collect::<Vec<_>>()))
 }
 
 /// Fetch one published product. Drafts, unknown ids and other agents' products are 404.

@@ -119,6 +119,15 @@ impl TestApp {
     /// The app with its Cloud API adapter pointed at `graph_base` (a fake Graph API in tests),
     /// with an 800 ms upstream timeout and 50 ms sandbox delivery steps.
     pub async fn build(backend: &str, config: ApiConfig, graph_base: &str) -> Self {
+        Self::build_with(backend, config, graph_base, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled())).await
+    }
+
+    /// The app with another embedder than the built-in static one.
+    pub async fn with_embedder(backend: &str, embedder: Arc<dyn parley_domain::ports::Embedder>) -> Self {
+        Self::build_with(backend, ApiConfig::default(), parley_adapters_whatsapp::DEFAULT_BASE_URL, embedder).await
+    }
+
+    async fn build_with(backend: &str, config: ApiConfig, graph_base: &str, embedder: Arc<dyn parley_domain::ports::Embedder>) -> Self {
         let db = TestDb::of(backend).await;
         let clock = Arc::new(TestClock::default());
         let cloud = parley_adapters_whatsapp::CloudApiConfig {
@@ -128,7 +137,7 @@ impl TestApp {
             ..Default::default()
         };
         let (platform, deliveries) = parley_api::commands::platform(cloud, std::time::Duration::from_millis(50)).unwrap();
-        let state = Data::new(AppState::new(db.store.repositories(), platform, clock.clone(), Arc::new(RandomIds)).with_config(config));
+        let state = Data::new(AppState::new(db.store.repositories(), platform, embedder, clock.clone(), Arc::new(RandomIds)).with_config(config));
         let workers = parley_api::workers::Workers::start(
             state.clone().into_inner(),
             deliveries,
@@ -146,7 +155,14 @@ impl TestApp {
         let rows = records.into_iter().enumerate().map(|(i, r)| (i + 1, serde_json::from_value(r).map_err(|e| e.to_string()))).collect();
         let validated =
             self.state.catalog.validate_import(&tenant.agent, rows).await.unwrap_or_else(|e| panic!("invalid test catalog: {e:?}"));
-        self.state.catalog.import(&tenant.agent, validated, Arc::new(|_| {})).await.unwrap();
+        self.state.catalog.import(&tenant.agent, validated, Arc::new(|_, _| {})).await.unwrap();
+    }
+
+    /// Imports the demo shop's catalog (40 products, 4 of them drafts) for a tenant.
+    pub async fn import_demo_catalog(&self, tenant: &Tenant) {
+        let rows = parley_api::catalog_file::parse(parley_api::seed::DEMO_CATALOG);
+        let validated = self.state.catalog.validate_import(&tenant.agent, rows).await.unwrap_or_else(|e| panic!("demo catalog: {e:?}"));
+        self.state.catalog.import(&tenant.agent, validated, Arc::new(|_, _| {})).await.unwrap();
     }
 
     async fn tenant(state: &AppState, name: &str) -> Tenant {

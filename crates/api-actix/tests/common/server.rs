@@ -24,9 +24,14 @@ impl ParleyServer {
     /// Serves the SQLite database `db` on `port` with extra environment `env`; returns once the
     /// banner printed a line matching `until` and the port accepts connections.
     pub fn start(db: &Path, port: u16, env: &[(&str, &str)], until: impl Fn(&str) -> bool) -> Self {
+        Self::start_on(&format!("sqlite://{}", db.display()), port, env, until)
+    }
+
+    /// Like [`start`](Self::start) on any database URL (a PostgreSQL test schema, say).
+    pub fn start_on(database_url: &str, port: u16, env: &[(&str, &str)], until: impl Fn(&str) -> bool) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_parley"))
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-            .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+            .env("DATABASE_URL", database_url)
             .env("PARLEY_LOG", "warn")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())

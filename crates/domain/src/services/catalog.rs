@@ -238,7 +238,7 @@ mod tests {
         svc.search = Arc::new(search(embedder));
         let validated = svc.validate_import(&AgentId::new("agt"), vec![row(1, good("a"))]).await.ok().unwrap();
         let err = svc.import(&AgentId::new("agt"), validated, Arc::new(|_, _| {})).await.unwrap_err();
-        assert!(matches!(err, DomainError::Upstream(_)), "{err:?}");
+        assert!(matches!(err, DomainError::EmbedderFailed(_)), "{err:?}");
     }
 
     #[tokio::test]

@@ -8,7 +8,7 @@ use futures_util::lock::Mutex;
 
 use crate::DomainError;
 use crate::model::*;
-use crate::ports::{EmbedError, Embedder, ProductRepository, ProductVectorRepository, VectorIndex};
+use crate::ports::{Embedder, ProductRepository, ProductVectorRepository, VectorIndex};
 
 /// Texts per embedder call: large enough to amortize a remote round trip, small enough that
 /// progress moves often.
@@ -84,10 +84,7 @@ impl SearchService {
     }
 
     async fn embed_texts(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, DomainError> {
-        let vectors = self.embedder.embed(&texts).await.map_err(|e| match e {
-            EmbedError::Unavailable(m) => DomainError::Upstream(format!("the embedder is unavailable: {m}")),
-            EmbedError::Failed(m) => DomainError::Upstream(format!("the embedder failed: {m}")),
-        })?;
+        let vectors = self.embedder.embed(&texts).await.map_err(|e| DomainError::EmbedderFailed(e.to_string()))?;
         let dimensions = self.embedder.dimensions();
         if vectors.len() != texts.len() {
             return Err(wrong_count(texts.len(), vectors.len()));
