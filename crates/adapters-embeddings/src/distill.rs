@@ -25,12 +25,14 @@ pub struct DistillOptions {
     /// Dimensions kept by PCA.
     pub dimensions: usize,
     /// The SIF coefficient `a` of `a / (a + p)`: smaller values silence frequent tokens harder.
+    /// 1e-6 scored best on the demo development set (nDCG@10 0.65, against 0.53 at 1e-4 and
+    /// 0.62 at 1e-7; see docs/search.md).
     pub sif: f64,
 }
 
 impl Default for DistillOptions {
     fn default() -> Self {
-        Self { dimensions: 256, sif: 1e-4 }
+        Self { dimensions: 256, sif: 1e-6 }
     }
 }
 
@@ -43,11 +45,11 @@ pub fn identity(model: &MiniLmEmbedder, options: &DistillOptions) -> String {
 pub fn distill(model: &MiniLmEmbedder, options: &DistillOptions, progress: &dyn Fn(usize, usize)) -> Result<StaticTable, ModelError> {
     let tokenizer = model.tokenizer();
     let vocab = tokenizer.vocab_size();
-    let (cls, sep) = (tokenizer.token_id("[CLS]"), tokenizer.token_id("[SEP]"));
-    let (Some(cls), Some(sep)) = (cls, sep) else { return Err(ModelError::Tokenizer("the vocabulary lacks [CLS] or [SEP]".into())) };
+    let (cls, sep) = (tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]"));
+    let (Some(cls), Some(sep)) = (cls, sep) else { return Err(ModelError::Input("the vocabulary lacks [CLS] or [SEP]".into())) };
     let real: Vec<bool> = (0..vocab as u32).map(|id| tokenizer.id_to_token(id).is_some_and(|t| !is_special(&t))).collect();
 
-    let mut pooled = Array2::<f32>::zeros((vocab, model.hidden_size()));
+    let mut pooled = Array2::<f32>::zeros((vocab, model.dimensions()));
     let ids: Vec<u32> = (0..vocab as u32).filter(|&id| real[id as usize]).collect();
     for (done, chunk) in ids.chunks(BATCH).enumerate() {
         let batch: Vec<Vec<u32>> = chunk.iter().map(|&id| vec![cls, id, sep]).collect();
@@ -58,7 +60,7 @@ pub fn distill(model: &MiniLmEmbedder, options: &DistillOptions, progress: &dyn 
     }
 
     let projected = pca(&pooled, &real, options.dimensions);
-    let first_word = tokenizer.token_id("the").unwrap_or(0) as usize;
+    let first_word = tokenizer.token_to_id("the").unwrap_or(0) as usize;
     let weights = sif_weights(vocab, first_word, options.sif);
     let rows: Vec<Vec<f32>> = (0..vocab)
         .map(|id| if real[id] { projected.row(id).iter().map(|x| x * weights[id] as f32).collect() } else { vec![0.0; options.dimensions] })
@@ -101,7 +103,7 @@ mod tests {
 
     #[test]
     fn frequent_tokens_weigh_less_than_rare_ones() {
-        let w = sif_weights(30_000, 2_000, 1e-4);
+        let w = sif_weights(30_000, 2_000, 1e-6);
         assert!(w[10] < w[2_000], "characters count least");
         assert!(w[2_000] < w[2_100] && w[2_100] < w[20_000], "then words by rank");
         assert!(w.iter().all(|&x| x > 0.0 && x < 1.0));

@@ -51,7 +51,7 @@ impl StaticEmbedder {
     /// A table and the tokenizer whose vocabulary its rows follow.
     pub fn from_bytes(table: &[u8], tokenizer: &[u8]) -> Result<Self, StaticEmbedderError> {
         let table = StaticTable::parse(table)?;
-        let tokenizer = BertTokenizer::from_bytes(tokenizer, MAX_TOKENS)?;
+        let tokenizer = BertTokenizer::from_bytes(tokenizer)?.with_max_tokens(MAX_TOKENS)?;
         if table.vocabulary() != tokenizer.vocab_size() {
             return Err(StaticEmbedderError::Mismatch { table: table.vocabulary(), tokenizer: tokenizer.vocab_size() });
         }

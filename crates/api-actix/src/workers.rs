@@ -117,7 +117,9 @@ async fn refresh_search_index(state: Arc<AppState>, every: Duration) {
     loop {
         ticks.tick().await;
         match state.search.refresh().await {
-            Ok(r) if r.agents > 0 => tracing::info!(agents = r.agents, upserted = r.upserted, removed = r.removed, "search index refreshed"),
+            Ok(r) if r.agents > 0 => {
+                tracing::info!(agents = r.agents, upserted = r.upserted, removed = r.removed, "search index refreshed")
+            }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "search index refresh failed; retrying"),
         }

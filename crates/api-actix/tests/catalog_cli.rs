@@ -54,7 +54,10 @@ async fn imports_json_lines_and_arrays_and_reports_counts(backend: &str) {
     let summary = stdout_json(&out);
     assert_eq!((summary["imported"].as_u64(), summary["inserted"].as_u64(), summary["updated"].as_u64()), (Some(3), Some(3), Some(0)));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("embedding: 3/3 products") && stderr.contains("writing: 3/3 products"), "progress of both stages is shown: {stderr}");
+    assert!(
+        stderr.contains("embedding: 3/3 products") && stderr.contains("writing: 3/3 products"),
+        "progress of both stages is shown: {stderr}"
+    );
 
     let array = serde_json::to_string_pretty(&json!([product("p2", &["Garden"], "active"), product("p9", &[], "draft")])).unwrap();
     let summary = stdout_json(&parley(&db, &["catalog", "import", "--agent", agent.as_str(), &write(dir.path(), "b.json", &array)]));

@@ -908,7 +908,10 @@ pub async fn imports_store_vectors_and_raise_the_revision(r: Repositories) {
     assert_eq!(r.vectors.count_missing("another-embedder@2").await.unwrap(), 1, "active products only");
 
     let published = product(&a, "p1", "product", &[], "active", 2);
-    r.products.import(&a, std::slice::from_ref(&published), Some(&vectors_for(&[published.clone()], EMBEDDER)), no_progress()).await.unwrap();
+    r.products
+        .import(&a, std::slice::from_ref(&published), Some(&vectors_for(std::slice::from_ref(&published), EMBEDDER)), no_progress())
+        .await
+        .unwrap();
     assert_eq!(r.vectors.revisions().await.unwrap(), [(a.clone(), 2)]);
     let seen = ChangeCursor { revision: 1, product: None };
     assert_eq!(all_changes(&r, &a, EMBEDDER, seen).await, [("p1".into(), 2, Some(vec![0.0, 0.5, -1.25e-3]))], "only what changed since");
@@ -938,8 +941,11 @@ pub async fn changes_page_by_revision_then_id(r: Repositories) {
 
 pub async fn vectors_are_stored_for_missing_or_stale_products(r: Repositories) {
     let a = agent(&r, "A").await;
-    let catalog: Vec<Product> =
-        ["d", "b", "a", "c"].iter().enumerate().map(|(i, id)| product(&a, id, "product", &[], if i == 0 { "draft" } else { "active" }, 1)).collect();
+    let catalog: Vec<Product> = ["d", "b", "a", "c"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| product(&a, id, "product", &[], if i == 0 { "draft" } else { "active" }, 1))
+        .collect();
     let old = vectors_for(&catalog[..2], "old-embedder@0");
     r.products.import(&a, &catalog[..2], Some(&old), no_progress()).await.unwrap();
     r.products.import(&a, &catalog[2..], None, no_progress()).await.unwrap();
@@ -951,7 +957,8 @@ pub async fn vectors_are_stored_for_missing_or_stale_products(r: Repositories) {
     let after = ProductId::lookup("c");
     assert_eq!(ids(r.vectors.needing_vectors(&a, EMBEDDER, Some(&after), 3, false).await.unwrap()), ["d"]);
 
-    let stored = vec![(ProductId::lookup("a"), vec![1.0, 0.0]), (ProductId::lookup("b"), vec![0.0, 1.0]), (ProductId::lookup("zz"), vec![1.0, 1.0])];
+    let stored =
+        vec![(ProductId::lookup("a"), vec![1.0, 0.0]), (ProductId::lookup("b"), vec![0.0, 1.0]), (ProductId::lookup("zz"), vec![1.0, 1.0])];
     r.vectors.store_vectors(&a, EMBEDDER, &stored).await.unwrap();
     assert_eq!(r.vectors.revisions().await.unwrap(), [(a.clone(), 3)], "one more revision for the write");
     assert_eq!(ids(r.vectors.needing_vectors(&a, EMBEDDER, None, 10, false).await.unwrap()), ["c", "d"]);

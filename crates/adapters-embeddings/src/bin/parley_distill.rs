@@ -8,7 +8,7 @@ use std::time::Instant;
 use parley_adapters_embeddings::MiniLmEmbedder;
 use parley_adapters_embeddings::distill::{DistillOptions, distill};
 
-const USAGE: &str = "usage: parley-distill --model-dir DIR --out FILE [--dimensions 256] [--sif 1e-4]";
+const USAGE: &str = "usage: parley-distill --model-dir DIR --out FILE [--dimensions 256] [--sif 1e-6]";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {

@@ -137,11 +137,17 @@ impl TestApp {
             ..Default::default()
         };
         let (platform, deliveries) = parley_api::commands::platform(cloud, std::time::Duration::from_millis(50)).unwrap();
-        let state = Data::new(AppState::new(db.store.repositories(), platform, embedder, clock.clone(), Arc::new(RandomIds)).with_config(config));
+        let state =
+            Data::new(AppState::new(db.store.repositories(), platform, embedder, clock.clone(), Arc::new(RandomIds)).with_config(config));
         let workers = parley_api::workers::Workers::start(
             state.clone().into_inner(),
             deliveries,
-            parley_api::workers::WorkerConfig { process_webhooks: true, template_sync_every: None, sync_at_start: false },
+            parley_api::workers::WorkerConfig {
+                process_webhooks: true,
+                template_sync_every: None,
+                sync_at_start: false,
+                index_refresh_every: std::time::Duration::from_secs(1),
+            },
         )
         .unwrap();
         let a = Self::tenant(&state, "Shop A").await;

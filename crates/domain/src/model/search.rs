@@ -22,7 +22,9 @@ impl SearchQuery {
         let mut errors = Vec::new();
         let text = match q.map(str::trim) {
             None | Some("") => Err(FieldError::new("q", "is required")),
-            Some(t) if t.chars().count() > MAX_QUERY_CHARS => Err(FieldError::new("q", format!("must be at most {MAX_QUERY_CHARS} characters"))),
+            Some(t) if t.chars().count() > MAX_QUERY_CHARS => {
+                Err(FieldError::new("q", format!("must be at most {MAX_QUERY_CHARS} characters")))
+            }
             Some(t) => Ok(t.to_string()),
         }
         .map_err(|e| errors.push(e))

@@ -70,7 +70,12 @@ pub struct CatalogService {
 }
 
 impl CatalogService {
-    pub fn new(products: Arc<dyn ProductRepository>, agents: Arc<dyn AgentRepository>, clock: Arc<dyn Clock>, search: Arc<SearchService>) -> Self {
+    pub fn new(
+        products: Arc<dyn ProductRepository>,
+        agents: Arc<dyn AgentRepository>,
+        clock: Arc<dyn Clock>,
+        search: Arc<SearchService>,
+    ) -> Self {
         Self { products, agents, clock, search }
     }
 
@@ -133,7 +138,12 @@ impl CatalogService {
     /// Embeds every product for search, then writes products and vectors in one transaction, so
     /// an import is searchable as soon as it is visible. Nothing is written if embedding fails.
     /// This process's index is refreshed at once; other processes catch up on their next refresh.
-    pub async fn import(&self, agent: &AgentId, validated: ValidatedImport, progress: ImportObserver) -> Result<ImportSummary, DomainError> {
+    pub async fn import(
+        &self,
+        agent: &AgentId,
+        validated: ValidatedImport,
+        progress: ImportObserver,
+    ) -> Result<ImportSummary, DomainError> {
         let embedding = progress.clone();
         let vectors = self.search.embed_products(&validated.products, &move |n| embedding(ImportStage::Embedding, n)).await?;
         self.products.import(agent, &validated.products, Some(&vectors), Arc::new(move |n| progress(ImportStage::Writing, n))).await?;

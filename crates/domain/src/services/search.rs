@@ -69,12 +69,20 @@ impl SearchService {
         let ids: Vec<ProductId> = ranked.iter().map(|(id, _)| id.clone()).collect();
         let mut active: HashMap<ProductId, Product> =
             self.products.find_active(agent, &ids).await?.into_iter().map(|p| (p.id.clone(), p)).collect();
-        Ok(ranked.into_iter().filter_map(|(id, score)| active.remove(&id).map(|product| SearchHit { product, score })).take(limit).collect())
+        Ok(ranked
+            .into_iter()
+            .filter_map(|(id, score)| active.remove(&id).map(|product| SearchHit { product, score }))
+            .take(limit)
+            .collect())
     }
 
     /// One vector per product (of its [`Product::search_text`]), in order, embedded in batches;
     /// `progress` gets the running count.
-    pub async fn embed_products(&self, products: &[Product], progress: &(dyn Fn(usize) + Send + Sync)) -> Result<ImportVectors, DomainError> {
+    pub async fn embed_products(
+        &self,
+        products: &[Product],
+        progress: &(dyn Fn(usize) + Send + Sync),
+    ) -> Result<ImportVectors, DomainError> {
         let mut vectors = Vec::with_capacity(products.len());
         for batch in products.chunks(EMBED_BATCH) {
             vectors.extend(self.embed_texts(batch.iter().map(Product::search_text).collect()).await?);
@@ -142,7 +150,12 @@ impl SearchService {
     /// Embeds the products of `agent` (every agent with a catalog when `None`) that have no
     /// vector from the configured embedder, or all of them when `all`. Each page is stored in its
     /// own transaction, so an interrupted reindex keeps what it did. Returns how many it embedded.
-    pub async fn reindex(&self, agent: Option<&AgentId>, all: bool, progress: &(dyn Fn(usize) + Send + Sync)) -> Result<usize, DomainError> {
+    pub async fn reindex(
+        &self,
+        agent: Option<&AgentId>,
+        all: bool,
+        progress: &(dyn Fn(usize) + Send + Sync),
+    ) -> Result<usize, DomainError> {
         let agents = match agent {
             Some(a) => vec![a.clone()],
             None => self.vectors.revisions().await?.into_iter().map(|(a, _)| a).collect(),

@@ -1,5 +1,5 @@
 use super::*;
-use crate::ports::{MockEmbedder, MockProductRepository, MockProductVectorRepository, MockVectorIndex};
+use crate::ports::{EmbedError, MockEmbedder, MockProductRepository, MockProductVectorRepository, MockVectorIndex};
 use mockall::predicate::*;
 
 const DIMS: usize = 3;
