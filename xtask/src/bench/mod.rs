@@ -5,7 +5,7 @@ mod catalog;
 mod generate;
 mod http;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -50,7 +50,12 @@ pub fn release_binary() -> Result<PathBuf, String> {
     if !status.success() {
         return Err("cargo build --release failed".into());
     }
-    Ok(root().join("target/release/parley"))
+    // Cargo builds under CARGO_TARGET_DIR when it is set (a target directory shared between
+    // worktrees); run a copy in this worktree's scratch so another build cannot swap it mid-run.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), |dir| root().join(dir));
+    let copy = scratch()?.join("parley");
+    std::fs::copy(target.join("release/parley"), &copy).map_err(|e| format!("copying the release binary: {e}"))?;
+    Ok(copy)
 }
 
 /// Scratch space for generated files and databases.
@@ -87,7 +92,7 @@ pub fn fresh_database(backend: &str) -> Result<String, String> {
 }
 
 /// Runs a `parley` command against `url`; returns its standard output and wall time.
-pub fn parley(bin: &PathBuf, url: &str, args: &[&str]) -> Result<(String, Duration), String> {
+pub fn parley(bin: &Path, url: &str, args: &[&str]) -> Result<(String, Duration), String> {
     let started = Instant::now();
     let out = Command::new(bin).args(args).env("DATABASE_URL", url).env("PARLEY_LOG", "warn").output().map_err(|e| e.to_string())?;
     let elapsed = started.elapsed();
@@ -104,33 +109,91 @@ pub fn json_field(json: &str, field: &str) -> Result<String, String> {
     Ok(json[start..start + json[start..].find('"').ok_or("unterminated string")?].to_string())
 }
 
+/// Runs a long `parley` command (an import) with extra environment, its progress on standard
+/// error shown as it goes; returns its wall time.
+pub fn parley_shown(bin: &Path, url: &str, env: &[(&str, &str)], args: &[&str]) -> Result<Duration, String> {
+    let started = Instant::now();
+    let status = Command::new(bin)
+        .args(args)
+        .env("DATABASE_URL", url)
+        .env("PARLEY_LOG", "warn")
+        .envs(env.iter().copied())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("parley {args:?} failed (its error is above)"));
+    }
+    Ok(started.elapsed())
+}
+
 /// A running `parley serve`, stopped on drop.
-pub struct Server(Child);
+pub struct Server {
+    child: Child,
+    started: Instant,
+    /// From spawning the process until its port accepted a connection.
+    pub listening_after: Duration,
+}
+
+/// How long start-up may take: loading a million vectors takes minutes. A server that exits
+/// early is reported at once, so the long wait only costs time when it hangs.
+const START_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 impl Server {
-    pub fn start(bin: &PathBuf, url: &str, port: u16) -> Result<Self, String> {
+    pub fn start(bin: &Path, url: &str, port: u16) -> Result<Self, String> {
+        Self::start_with(bin, url, port, &[])
+    }
+
+    /// Starts the server with extra environment (the embedder). Rate limits are always off:
+    /// a benchmark measures the server, not the limiter.
+    pub fn start_with(bin: &Path, url: &str, port: u16, env: &[(&str, &str)]) -> Result<Self, String> {
+        let started = Instant::now();
         let child = Command::new(bin)
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", url)
             .env("PARLEY_LOG", "warn")
+            .env("PARLEY_RATE_LIMIT_PER_MINUTE", "0")
+            .env("PARLEY_SEARCH_RATE_LIMIT_PER_MINUTE", "0")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .spawn()
             .map_err(|e| e.to_string())?;
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut server = Self { child, started, listening_after: Duration::ZERO };
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
+            server.check_running()?;
+            if started.elapsed() > START_TIMEOUT {
                 return Err("the server never listened".into());
             }
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(Self(child))
+        server.listening_after = started.elapsed();
+        Ok(server)
+    }
+
+    /// Time since the process was spawned.
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// An error if the process has exited.
+    pub fn check_running(&mut self) -> Result<(), String> {
+        match self.child.try_wait() {
+            Ok(None) => Ok(()),
+            Ok(Some(status)) => Err(format!("the server exited ({status}); its error is above")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Resident memory of the server process in KiB (`VmRSS` of `/proc/<pid>/status`; Linux).
+    pub fn resident_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.split_whitespace().next()?.parse().ok()
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
