@@ -2,8 +2,11 @@
 //! baseline measured in the same run. Benchmarks, not tests: they assert nothing about time.
 
 mod catalog;
+mod devset;
 mod generate;
 mod http;
+mod json;
+mod labeled;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
