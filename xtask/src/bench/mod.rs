@@ -1,12 +1,14 @@
 //! `cargo xtask bench …`: benchmarks of the release binary, reported as ratios against a
 //! baseline measured in the same run. Benchmarks, not tests: they assert nothing about time.
 
+mod bm25;
 mod catalog;
 mod devset;
 mod generate;
 mod http;
 mod json;
 mod labeled;
+mod metrics;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
