@@ -3,6 +3,8 @@
 //! - `codegen [--check]`: regenerate `docs/openapi.json` from the code (or fail if stale).
 //! - `tidy`: repository rules (migration folders in step, the domain free of I/O crates).
 //! - `bench catalog`: import and read figures on SQLite and PostgreSQL (a benchmark, not a test).
+//! - `bench search`: search quality (nDCG@10, recall@10, MRR on labeled dev sets, against a BM25
+//!   baseline) per embedder, and search latency, start-up and memory at 10k–1M products.
 
 mod bench;
 mod codegen;
@@ -17,7 +19,11 @@ tasks:
   codegen [--check]   write docs/openapi.json from the code; with --check, fail if it is stale
   tidy                check repository rules (migrations in step, domain crate free of I/O deps)
   bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
-                      import and catalog-read figures on both backends; writes docs/performance.md";
+                      import and catalog-read figures on both backends; writes docs/performance.md
+  bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
+                      search quality on the dev sets (xtask/data/search-*.json) against BM25, and
+                      search latency, start-up and memory; writes docs/performance.md.
+                      --million: latency alone at 1,000,000 products (minutes), its own section";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

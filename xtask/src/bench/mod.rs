@@ -9,6 +9,7 @@ mod http;
 mod json;
 mod labeled;
 mod metrics;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -16,11 +17,13 @@ use std::time::{Duration, Instant};
 
 use crate::{cargo, root};
 
-const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]";
+const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
+       cargo xtask bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     match args {
-        ["catalog", rest @ ..] => catalog::run(&Options::parse(rest)?),
+        ["catalog", rest @ ..] => catalog::run(&Options::parse("catalog", rest)?),
+        ["search", rest @ ..] => search::run(&Options::parse("search", rest)?),
         _ => Err(USAGE.into()),
     }
 }
@@ -28,20 +31,41 @@ pub fn run(args: &[&str]) -> Result<(), String> {
 pub struct Options {
     pub sizes: Vec<usize>,
     pub backends: Vec<String>,
+    /// Search only: the embedders whose quality is measured.
+    pub embedders: Vec<String>,
+    /// Search only: one latency measurement at 1,000,000 products, reported on its own.
+    pub million: bool,
 }
 
 impl Options {
-    fn parse(args: &[&str]) -> Result<Self, String> {
-        let mut options = Self { sizes: vec![10_000, 100_000], backends: vec!["sqlite".into(), "postgres".into()] };
+    fn parse(task: &str, args: &[&str]) -> Result<Self, String> {
+        let search = task == "search";
+        let mut options = Self {
+            sizes: vec![10_000, 100_000],
+            backends: if search { vec!["sqlite".into()] } else { vec!["sqlite".into(), "postgres".into()] },
+            embedders: if search { vec!["static".into(), "minilm".into()] } else { Vec::new() },
+            million: false,
+        };
+        let list = |value: &str| value.split(',').map(str::to_string).collect();
         let mut it = args.iter();
         while let Some(flag) = it.next() {
+            match *flag {
+                "--million" if search => {
+                    options.million = true;
+                    options.sizes = vec![1_000_000];
+                    continue;
+                }
+                "--sizes" | "--backends" => {}
+                "--embedders" if search => {}
+                other => return Err(format!("unknown option {other} for bench {task}\n{USAGE}")),
+            }
             let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
             match *flag {
                 "--sizes" => {
                     options.sizes = value.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<_, _>>()?
                 }
-                "--backends" => options.backends = value.split(',').map(str::to_string).collect(),
-                other => return Err(format!("unknown option {other}\n{USAGE}")),
+                "--backends" => options.backends = list(value),
+                _ => options.embedders = list(value),
             }
         }
         Ok(options)
