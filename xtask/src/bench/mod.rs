@@ -232,15 +232,23 @@ pub fn free_port() -> Result<u16, String> {
 
 /// Replaces the part of `docs/performance.md` between this benchmark's markers.
 pub fn write_report(name: &str, section: &str) -> Result<(), String> {
-    let path = root().join("docs/performance.md");
-    let existing = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Performance\n\nFigures from `cargo xtask bench …`, each run on the 2-core machine CI uses. Ratios compare against a baseline measured in the same run, so they travel between machines better than raw times.\n".into());
+    let fresh = "# Performance\n\nFigures from `cargo xtask bench …`, each run on the 2-core machine CI uses. Ratios compare against a baseline measured in the same run, so they travel between machines better than raw times.\n";
+    write_marked("docs/performance.md", fresh, name, section)
+}
+
+/// Replaces the part of the document at `path` (from the workspace root) between the markers
+/// `<!-- bench:{name}:start -->` and `…:end -->`, appending them when missing; a missing
+/// document starts as `fresh`.
+pub fn write_marked(path: &str, fresh: &str, name: &str, section: &str) -> Result<(), String> {
+    let file = root().join(path);
+    let existing = std::fs::read_to_string(&file).unwrap_or_else(|_| fresh.into());
     let (start, end) = (format!("<!-- bench:{name}:start -->"), format!("<!-- bench:{name}:end -->"));
     let block = format!("{start}\n{section}{end}");
     let updated = match (existing.find(&start), existing.find(&end)) {
         (Some(s), Some(e)) => format!("{}{block}{}", &existing[..s], &existing[e + end.len()..]),
         _ => format!("{}\n{block}\n", existing.trim_end()),
     };
-    std::fs::write(&path, updated).map_err(|e| e.to_string())?;
-    eprintln!("wrote docs/performance.md");
+    std::fs::write(&file, updated).map_err(|e| e.to_string())?;
+    eprintln!("wrote {path}");
     Ok(())
 }

@@ -19,7 +19,8 @@ use super::http::{self, Client};
 use super::json::{self, Json};
 use super::metrics::{self, K, Scores};
 use super::{
-    Options, Server, free_port, fresh_database, generate, json_field, labeled, parley, parley_shown, release_binary, scratch, write_report,
+    Options, Server, free_port, fresh_database, generate, json_field, labeled, parley, parley_shown, release_binary, scratch, write_marked,
+    write_report,
 };
 use crate::root;
 
@@ -40,6 +41,8 @@ pub fn run(options: &Options) -> Result<(), String> {
         return write_report("search-million", &section);
     }
     let quality = quality(&bin, options, &catalogs)?;
+    // The quality tables also fill docs/search.md's Figures, beside the method they come from.
+    write_marked("docs/search.md", "# Product search\n", "search-quality", &quality)?;
     let latency = latency(&bin, options, &queries)?;
     let section = format!("## Search: `cargo xtask bench search`\n\nWhat the figures mean: [search.md](search.md).\n\n{quality}{latency}");
     println!("{section}");
