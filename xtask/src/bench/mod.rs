@@ -83,6 +83,8 @@ pub fn release_binary() -> Result<PathBuf, String> {
     // worktrees); run a copy in this worktree's scratch so another build cannot swap it mid-run.
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), |dir| root().join(dir));
     let copy = scratch()?.join("parley");
+    // Unlink first: overwriting a binary that a leftover process still runs fails.
+    let _ = std::fs::remove_file(&copy);
     std::fs::copy(target.join("release/parley"), &copy).map_err(|e| format!("copying the release binary: {e}"))?;
     Ok(copy)
 }
