@@ -122,10 +122,17 @@ pub fn fresh_database(backend: &str) -> Result<String, String> {
     }
 }
 
+/// `parley` against `url`, logging only warnings, as every benchmark runs it.
+fn command(bin: &Path, url: &str) -> Command {
+    let mut command = Command::new(bin);
+    command.env("DATABASE_URL", url).env("PARLEY_LOG", "warn");
+    command
+}
+
 /// Runs a `parley` command against `url`; returns its standard output and wall time.
 pub fn parley(bin: &Path, url: &str, args: &[&str]) -> Result<(String, Duration), String> {
     let started = Instant::now();
-    let out = Command::new(bin).args(args).env("DATABASE_URL", url).env("PARLEY_LOG", "warn").output().map_err(|e| e.to_string())?;
+    let out = command(bin, url).args(args).output().map_err(|e| e.to_string())?;
     let elapsed = started.elapsed();
     if !out.status.success() {
         return Err(format!("parley {args:?} failed: {}", String::from_utf8_lossy(&out.stderr)));
@@ -144,13 +151,7 @@ pub fn json_field(json: &str, field: &str) -> Result<String, String> {
 /// error shown as it goes; returns its wall time.
 pub fn parley_shown(bin: &Path, url: &str, env: &[(&str, &str)], args: &[&str]) -> Result<Duration, String> {
     let started = Instant::now();
-    let status = Command::new(bin)
-        .args(args)
-        .env("DATABASE_URL", url)
-        .env("PARLEY_LOG", "warn")
-        .envs(env.iter().copied())
-        .status()
-        .map_err(|e| e.to_string())?;
+    let status = command(bin, url).args(args).envs(env.iter().copied()).status().map_err(|e| e.to_string())?;
     if !status.success() {
         return Err(format!("parley {args:?} failed (its error is above)"));
     }
@@ -178,10 +179,8 @@ impl Server {
     /// a benchmark measures the server, not the limiter.
     pub fn start_with(bin: &Path, url: &str, port: u16, env: &[(&str, &str)]) -> Result<Self, String> {
         let started = Instant::now();
-        let child = Command::new(bin)
+        let child = command(bin, url)
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-            .env("DATABASE_URL", url)
-            .env("PARLEY_LOG", "warn")
             .env("PARLEY_RATE_LIMIT_PER_MINUTE", "0")
             .env("PARLEY_SEARCH_RATE_LIMIT_PER_MINUTE", "0")
             .envs(env.iter().copied())
