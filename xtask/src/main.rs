@@ -5,6 +5,8 @@
 //! - `bench catalog`: import and read figures on SQLite and PostgreSQL (a benchmark, not a test).
 //! - `fetch-model [--dir DIR]`: put the all-MiniLM-L6-v2 model folder in place, weights verified.
 //! - `distill [--dimensions N] [--sif A]`: rebuild the static embedder's table from that model.
+//! - `bench search`: search quality (nDCG@10, recall@10, MRR on labeled dev sets, against a BM25
+//!   baseline) per embedder, and search latency, start-up and memory at 10k–1M products.
 //!
 //! Its one dependency, sha2, is small: it checks the model's weights.
 
@@ -31,7 +33,11 @@ tasks:
   distill [--dimensions 256] [--sif 1e-6]
                       rebuild the static embedder's table (crates/adapters-embeddings/assets) from
                       the full model: every vocabulary token through the model, PCA, SIF weights,
-                      int8 rows; fetches the model first when missing";
+                      int8 rows; fetches the model first when missing
+  bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
+                      search quality on the dev sets (xtask/data/search-*.json) against BM25, and
+                      search latency, start-up and memory; writes docs/performance.md.
+                      --million: latency alone at 1,000,000 products (minutes), its own section";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,7 +1,8 @@
 //! A deterministic synthetic catalog: realistic sizes and shapes (categories, variants, sales,
 //! services, drafts), the same bytes on every run so figures compare across runs.
 
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::io::{self, Write};
 
 pub const CATEGORIES: [&str; 24] = [
     "Kitchen",
@@ -66,16 +67,21 @@ const WORDS: [&str; 32] = [
 ];
 
 /// A small linear congruential generator: deterministic and dependency-free.
-struct Lcg(u64);
+pub struct Lcg(pub u64);
 
 impl Lcg {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         self.0 >> 33
     }
 
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() as usize) % items.len()]
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() as usize) % n
+    }
+
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
     }
 }
 
@@ -96,10 +102,19 @@ fn rfc3339(secs: i64) -> String {
 
 /// `count` products as JSON Lines.
 pub fn catalog(count: usize) -> String {
+    let mut out = Vec::with_capacity(count * 900);
+    write_catalog(count, &mut out).expect("writing to memory");
+    String::from_utf8(out).expect("the generator writes UTF-8")
+}
+
+/// Writes `count` products as JSON Lines, one line at a time, so a million products (about
+/// 900 MB) never sit in memory at once.
+pub fn write_catalog(count: usize, out: &mut impl Write) -> io::Result<()> {
     let mut rng = Lcg(0x5eed);
-    let mut out = String::with_capacity(count * 900);
     let start = 1_735_689_600; // 2025-01-01
+    let mut line = String::with_capacity(2048);
     for i in 0..count {
+        line.clear();
         let kind = if i % 10 == 0 { "service" } else { "product" };
         let status = if i % 20 == 7 { "draft" } else { "active" };
         let (c1, c2) = (CATEGORIES[i % CATEGORIES.len()], CATEGORIES[(i * 7 + 3) % CATEGORIES.len()]);
@@ -124,12 +139,13 @@ pub fn catalog(count: usize) -> String {
         }
         variants.push(']');
         let _ = writeln!(
-            out,
+            line,
             "{{\"_id\":\"gen_{i:06}\",\"kind\":\"{kind}\",\"title\":\"{title}\",\"description\":\"{}.\",\"media\":[{{\"url\":\"https://cdn.example.com/gen/{i}.jpg\",\"alt\":\"{title}\",\"type\":\"image\",\"position\":0}}],\"category_tags\":{tags},\"currency\":\"USD\",\"base_price\":{price}.99{sale},\"variants\":{variants},\"status\":\"{status}\",\"created_at\":\"{created}\"}}",
             capitalize(&description.join(" "))
         );
+        out.write_all(line.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 fn capitalize(s: &str) -> String {

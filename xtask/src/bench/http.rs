@@ -51,11 +51,18 @@ pub struct Stats {
 
 /// Times `count` GETs of `path` after `warmup` untimed ones; every answer must be 200.
 pub fn measure(client: &mut Client, path: &str, warmup: usize, count: usize) -> Result<Stats, String> {
-    for _ in 0..warmup {
+    measure_rotating(client, &[path.to_string()], warmup, count)
+}
+
+/// Like [`measure`], cycling through `paths` (e.g. different search queries) so no single
+/// request's cost dominates.
+pub fn measure_rotating(client: &mut Client, paths: &[String], warmup: usize, count: usize) -> Result<Stats, String> {
+    let mut rotation = paths.iter().cycle();
+    for path in rotation.by_ref().take(warmup) {
         check(client.get(path)?, path)?;
     }
     let mut times = Vec::with_capacity(count);
-    for _ in 0..count {
+    for path in rotation.take(count) {
         let started = Instant::now();
         check(client.get(path)?, path)?;
         times.push(started.elapsed());
@@ -64,6 +71,32 @@ pub fn measure(client: &mut Client, path: &str, warmup: usize, count: usize) -> 
     Ok(Stats { p50: times[count / 2], p99: times[(count * 99 / 100).min(count - 1)] })
 }
 
+/// Percent-encodes `text` for a query string: everything but RFC 3986's unreserved characters.
+pub fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 3);
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 fn check((status, body): (u16, Vec<u8>), path: &str) -> Result<(), String> {
     if status == 200 { Ok(()) } else { Err(format!("GET {path} answered {status}: {}", String::from_utf8_lossy(&body))) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_everything_but_unreserved_characters() {
+        assert_eq!(encode("coffee hot"), "coffee%20hot");
+        assert_eq!(encode("a-b_c.d~e"), "a-b_c.d~e");
+        assert_eq!(encode("I'm 100% sure & so?=/#+"), "I%27m%20100%25%20sure%20%26%20so%3F%3D%2F%23%2B");
+        assert_eq!(encode("café"), "caf%C3%A9");
+    }
 }
