@@ -174,6 +174,8 @@ fn remove_swaps_and_keeps_every_id_findable() {
         let agents = read(&index.agents);
         let collection = read(&agents[&a]);
         assert_eq!(collection.rows.len(), collection.ids.len());
+        assert_eq!(collection.scales.len(), collection.ids.len());
+        assert_eq!(collection.l1_norms.len(), collection.ids.len());
         for (row, id) in collection.ids.iter().enumerate() {
             assert_eq!(collection.rows[id], row);
             let stored: Vec<f32> = collection.matrix.row(row).to_vec();
@@ -296,4 +298,43 @@ fn concurrent_readers_and_writers() {
     // 64 seeds + 100 surviving batches of 8 for `a`; only the surviving batches for `b`.
     assert_eq!(index.len(&a), 64 + 100 * 8);
     assert_eq!(index.len(&b), 100 * 8);
+}
+
+/// Catalogs large enough for the int8 first pass, with tight clusters of near-duplicates (the
+/// hard case for its error bounds): the answer is still exactly the brute-force one.
+#[test]
+fn two_pass_scan_matches_brute_force_on_clustered_catalogs() {
+    let dims = 256;
+    let index = ExactIndex::new(dims);
+    let a = agent("agt_a");
+    let mut rng = Rng(11);
+    let centers: Vec<Vec<f32>> = (0..8).map(|_| rng.unit(dims)).collect();
+    let mut items = HashMap::new();
+    for i in 0..3000 {
+        let center = &centers[i % centers.len()];
+        let noise = rng.unit(dims);
+        let spread = if i % 3 == 0 { 0.01 } else { 0.3 };
+        let v: Vec<f32> = center.iter().zip(&noise).map(|(c, n)| c + spread * n).collect();
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        items.insert(pid(&format!("p{i}")), v.into_iter().map(|x| x / norm).collect::<Vec<f32>>());
+    }
+    let batch: Vec<(ProductId, Vec<f32>)> = items.iter().map(|(id, v)| (id.clone(), v.clone())).collect();
+    index.upsert(&a, &batch);
+    for q in 0..30 {
+        // Queries near a center, far from all, and equal to a stored vector.
+        let query = match q % 3 {
+            0 => centers[q % centers.len()].clone(),
+            1 => rng.unit(dims),
+            _ => batch[q].1.clone(),
+        };
+        for k in [1, 10, 60] {
+            assert_matches_reference(&index.top_k(&a, &query, k), &items, &query, k);
+        }
+        if q % 3 == 1 {
+            // The first pass is worth having: far from every cluster, it leaves few rows to rescore.
+            let agents = read(&index.agents);
+            let rescored = read(&agents[&a]).candidates(&query, 10).len();
+            assert!(rescored < items.len() / 4, "{rescored} of {} rows rescored", items.len());
+        }
+    }
 }
