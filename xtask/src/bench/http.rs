@@ -1,4 +1,4 @@
-//! A minimal keep-alive HTTP/1.1 client for GET requests, and latency statistics.
+//! A minimal keep-alive HTTP/1.1 client (for seeding and sequential latency), and latency statistics.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -20,7 +20,20 @@ impl Client {
 
     /// Sends a GET and reads the whole response; returns the status and the body.
     pub fn get(&mut self, path: &str) -> Result<(u16, Vec<u8>), String> {
-        write!(self.writer, "GET {path} HTTP/1.1\r\nHost: bench\r\nX-API-Key: {}\r\n\r\n", self.key).map_err(|e| e.to_string())?;
+        self.send("GET", path, None)
+    }
+
+    /// Sends a request with an optional JSON body and reads the whole response.
+    pub fn send(&mut self, method: &str, path: &str, json: Option<&str>) -> Result<(u16, Vec<u8>), String> {
+        let key = &self.key;
+        let request = match json {
+            Some(body) => format!(
+                "{method} {path} HTTP/1.1\r\nHost: bench\r\nX-API-Key: {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            ),
+            None => format!("{method} {path} HTTP/1.1\r\nHost: bench\r\nX-API-Key: {key}\r\n\r\n"),
+        };
+        self.writer.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
         let mut line = String::new();
         self.reader.read_line(&mut line).map_err(|e| e.to_string())?;
         let status: u16 = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| format!("bad status line {line:?}"))?;

@@ -1,6 +1,7 @@
 //! `cargo xtask bench …`: benchmarks of the release binary, reported as ratios against a
 //! baseline measured in the same run. Benchmarks, not tests: they assert nothing about time.
 
+mod api;
 mod bm25;
 mod catalog;
 mod devset;
@@ -10,6 +11,7 @@ mod json;
 mod labeled;
 mod metrics;
 mod search;
+mod wrk;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -18,12 +20,14 @@ use std::time::{Duration, Instant};
 use crate::{cargo, root};
 
 const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
-       cargo xtask bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]";
+       cargo xtask bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
+       cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     match args {
         ["catalog", rest @ ..] => catalog::run(&Options::parse("catalog", rest)?),
         ["search", rest @ ..] => search::run(&Options::parse("search", rest)?),
+        ["api", rest @ ..] => api::run(&api::ApiOptions::parse(rest)?),
         _ => Err(USAGE.into()),
     }
 }

@@ -1,0 +1,217 @@
+//! `cargo xtask bench api`: throughput and latency of every kind of endpoint, through the
+//! release binary, under load from wrk in a second process.
+//!
+//! Per backend: a fresh database with one agent (a sandbox WhatsApp line, 100,000 products, and
+//! 10,000 contacts with one activity each, made by real template sends), the server started with
+//! rate limits off, then each endpoint loaded for a fixed time. `GET /healthz` (no key, no
+//! database) is the HTTP ceiling; every endpoint is reported as a fraction of its throughput.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::time::Duration;
+
+use super::generate::{self, CATEGORIES};
+use super::http::{Client, encode};
+use super::json::{self, Json, quote};
+use super::wrk::{Figures, Load, Wrk};
+use super::{Server, free_port, fresh_database, json_field, parley, parley_shown, release_binary, scratch, write_report};
+
+pub struct ApiOptions {
+    pub backends: Vec<String>,
+    pub products: usize,
+    pub contacts: usize,
+    pub connections: usize,
+    pub seconds: u64,
+}
+
+impl ApiOptions {
+    pub fn parse(args: &[&str]) -> Result<Self, String> {
+        let mut options =
+            Self { backends: vec!["sqlite".into(), "postgres".into()], products: 100_000, contacts: 10_000, connections: 16, seconds: 5 };
+        let mut it = args.iter();
+        while let Some(flag) = it.next() {
+            let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{}", super::USAGE))?;
+            let number = || value.parse::<usize>().map_err(|_| format!("{flag}: {value:?} is not a number"));
+            match *flag {
+                "--backends" => options.backends = value.split(',').map(str::to_string).collect(),
+                "--products" => options.products = number()?.max(100),
+                "--contacts" => options.contacts = number()?.max(100),
+                "--connections" => options.connections = number()?.max(1),
+                "--seconds" => options.seconds = number()?.max(1) as u64,
+                other => return Err(format!("unknown option {other}\n{}", super::USAGE)),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// What seeding made, for building the loads.
+struct Seeded {
+    template_id: String,
+    phones: Vec<String>,
+    activity_ids: Vec<String>,
+    tag_id: String,
+    product_ids: Vec<String>,
+    cart_codes: Vec<String>,
+}
+
+pub fn run(options: &ApiOptions) -> Result<(), String> {
+    Wrk::check_installed()?;
+    let bin = release_binary()?;
+    let catalog = scratch()?.join(format!("catalog-{}.jsonl", options.products));
+    eprintln!("generating {} products…", options.products);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&catalog).map_err(|e| e.to_string())?);
+    generate::write_catalog(options.products, &mut out).and_then(|()| out.flush()).map_err(|e| e.to_string())?;
+    drop(out);
+    let wrk = Wrk { connections: options.connections, duration: Duration::from_secs(options.seconds) };
+
+    let mut table =
+        String::from("| backend | endpoint | requests/s | p50 ms | p99 ms | throughput ÷ `/healthz` |\n|---|---|---:|---:|---:|---:|\n");
+    for backend in &options.backends {
+        let url = fresh_database(backend)?;
+        let (agent, _) = parley(&bin, &url, &["agents", "create", "--name", "api bench"])?;
+        let agent = json_field(&agent, "id")?;
+        let (key, _) = parley(&bin, &url, &["keys", "create", "--agent", &agent])?;
+        let key = json_field(&key, "key")?;
+        let line = ["channels", "add", "--agent", &agent, "--phone-number-id", "100200300", "--waba-id", "400500600", "--sandbox"];
+        parley(&bin, &url, &line)?;
+        eprintln!("{backend}: importing {} products…", options.products);
+        parley_shown(
+            &bin,
+            &url,
+            &[("PARLEY_EMBEDDER", "static")],
+            &["catalog", "import", "--agent", &agent, &catalog.display().to_string()],
+        )?;
+
+        let port = free_port()?;
+        // Sandbox statuses would be processed while other endpoints are measured: push them past the run.
+        let env = [("PARLEY_EMBEDDER", "static"), ("PARLEY_SANDBOX_STEP_MS", "3600000")];
+        let server = Server::start_with(&bin, &url, port, &env)?;
+        let seeded = seed(&mut Client::connect(port, &key)?, options.contacts, backend)?;
+        let mut ceiling = None;
+        for (name, load) in loads(&seeded) {
+            let figures = wrk.run(port, &key, &load, &scratch()?)?;
+            let ceiling = *ceiling.get_or_insert(figures.requests_per_second);
+            eprintln!(
+                "{backend}: {name}: {:.0} requests/s, p50 {:.3} ms, p99 {:.3} ms",
+                figures.requests_per_second,
+                ms(figures.p50),
+                ms(figures.p99)
+            );
+            row(&mut table, backend, name, &figures, ceiling);
+        }
+        drop(server);
+    }
+    let section = format!(
+        "## API throughput: `cargo xtask bench api`\n\n\
+         One agent with {} products, {} contacts and as many activities (made by sandbox template sends), release build, rate limits off. \
+         wrk ({} connections, one thread) loads each endpoint for {} s from a second process on the same 2-core machine; \
+         requests cycle through many ids and queries where the endpoint takes one. `GET /healthz` (no key, no database) is the HTTP ceiling; \
+         the last column is each endpoint's throughput as a fraction of it, in the same run.\n\n{table}\n",
+        options.products, options.contacts, options.connections, options.seconds
+    );
+    println!("{section}");
+    write_report("api", &section)
+}
+
+fn row(table: &mut String, backend: &str, name: &str, figures: &Figures, ceiling: f64) {
+    let _ = writeln!(
+        table,
+        "| {backend} | {name} | {:.0} | {:.3} | {:.3} | {:.2} |",
+        figures.requests_per_second,
+        ms(figures.p50),
+        ms(figures.p99),
+        figures.requests_per_second / ceiling
+    );
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The endpoints measured, `/healthz` first (the ceiling the others are divided by).
+fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
+    let every = |paths: &dyn Fn(&str) -> String, ids: &[String]| ids.iter().map(|id| paths(id)).collect::<Vec<_>>();
+    let queries =
+        ["something to keep my coffee hot", "shoes for long hikes", "a gift for a gardener", "warm jacket for winter", "kitchen knife"];
+    let category = encode(CATEGORIES[2]);
+    let send = |phone: &String| {
+        format!(r#"{{"to":{},"components":[{{"type":"body","parameters":[{{"type":"text","text":"Parley"}}]}}]}}"#, quote(phone))
+    };
+    let cart = |id: &String| format!(r#"{{"items":[{{"id":{},"qty":2}}]}}"#, quote(id));
+    vec![
+        ("`GET /healthz` (ceiling)", Load::get("/healthz")),
+        ("list activities", Load::get("/v1/activities")),
+        ("list activities, status + phone search", Load::get("/v1/activities?status=pending&search=5550004")),
+        ("list activities by tag", Load::get(format!("/v1/activities?tag={}", seeded.tag_id))),
+        ("get activity", Load::get_each(every(&|id| format!("/v1/activities/{id}"), &seeded.activity_ids))),
+        ("list products", Load::get("/v1/products")),
+        ("list products by category", Load::get(format!("/v1/products?tag={category}"))),
+        ("get product", Load::get_each(every(&|id| format!("/v1/products/{}", encode(id)), &seeded.product_ids))),
+        ("categories", Load::get("/v1/categories")),
+        ("search", Load::get_each(queries.iter().map(|q| format!("/v1/products/search?q={}", encode(q))).collect())),
+        ("create cart", Load::post("/v1/carts", seeded.product_ids.iter().map(cart).collect())),
+        ("get cart", Load::get_each(every(&|code| format!("/v1/carts/{code}"), &seeded.cart_codes))),
+        (
+            "send template (sandbox)",
+            Load::post(format!("/v1/templates/{}/send", seeded.template_id), seeded.phones.iter().take(1000).map(send).collect()),
+        ),
+    ]
+}
+
+/// Contacts and activities by template sends to new numbers, a tag on every tenth activity,
+/// and carts to read back.
+fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, String> {
+    let templates = call(client, "GET", "/v1/templates", None)?;
+    let template_id = templates
+        .array_field("data")?
+        .iter()
+        .find(|t| t.get("name").and_then(Json::as_str) == Some("welcome"))
+        .ok_or("the sandbox line has no welcome template")?
+        .str_field("id")?
+        .to_string();
+    let phones: Vec<String> = (0..contacts).map(|i| format!("1555{i:07}")).collect();
+    let path = format!("/v1/templates/{template_id}/send");
+    for (done, phone) in phones.iter().enumerate() {
+        let body =
+            format!(r#"{{"to":{},"components":[{{"type":"body","parameters":[{{"type":"text","text":"Parley"}}]}}]}}"#, quote(phone));
+        call(client, "POST", &path, Some(&body))?;
+        if (done + 1) % 2000 == 0 {
+            eprintln!("{backend}: seeded {} of {contacts} contacts and activities", done + 1);
+        }
+    }
+    let mut activity_ids = Vec::with_capacity(contacts);
+    while activity_ids.len() < contacts {
+        let page = call(client, "GET", &format!("/v1/activities?limit=100&offset={}", activity_ids.len()), None)?;
+        let ids: Vec<String> = page.array_field("data")?.iter().map(|a| a.str_field("id").map(str::to_string)).collect::<Result<_, _>>()?;
+        if ids.is_empty() {
+            return Err(format!("only {} activities after {contacts} sends", activity_ids.len()));
+        }
+        activity_ids.extend(ids);
+    }
+    let tag = call(client, "POST", "/v1/tags", Some(r#"{"name":"bench"}"#))?;
+    let tag_id = tag.get("data").ok_or("no data")?.str_field("id")?.to_string();
+    for id in activity_ids.iter().step_by(10) {
+        call(client, "POST", &format!("/v1/activities/{id}/tags"), Some(&format!(r#"{{"tag_ids":[{}]}}"#, quote(&tag_id))))?;
+    }
+    let products = call(client, "GET", "/v1/products?limit=100", None)?;
+    let product_ids: Vec<String> =
+        products.array_field("data")?.iter().map(|p| p.str_field("_id").map(str::to_string)).collect::<Result<_, _>>()?;
+    let mut cart_codes = Vec::new();
+    for id in &product_ids {
+        let cart = call(client, "POST", "/v1/carts", Some(&format!(r#"{{"items":[{{"id":{},"qty":1}}]}}"#, quote(id))))?;
+        cart_codes.push(cart.get("data").ok_or("no data")?.str_field("code")?.to_string());
+    }
+    eprintln!("{backend}: seeded {contacts} activities, a tag on every tenth, {} carts", cart_codes.len());
+    Ok(Seeded { template_id, phones, activity_ids, tag_id, product_ids, cart_codes })
+}
+
+/// One seeding request; anything but 2xx stops the bench.
+fn call(client: &mut Client, method: &str, path: &str, body: Option<&str>) -> Result<Json, String> {
+    let (status, answer) = client.send(method, path, body)?;
+    let text = String::from_utf8_lossy(&answer);
+    if !(200..300).contains(&status) {
+        return Err(format!("{method} {path} answered {status}: {text}"));
+    }
+    json::parse(&text)
+}

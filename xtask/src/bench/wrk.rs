@@ -1,0 +1,167 @@
+//! Drives a server with wrk (Debian's `wrk` package), a load generator in its own process, and
+//! reads its figures back.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use super::json::quote;
+
+/// One endpoint's load: the requests wrk cycles through.
+pub struct Load {
+    pub method: &'static str,
+    /// Paths, each sent in turn (several ids or queries, so no single row stays hot).
+    pub paths: Vec<String>,
+    /// JSON bodies, cycled alongside the paths; empty for GETs.
+    pub bodies: Vec<String>,
+}
+
+impl Load {
+    pub fn get(path: impl Into<String>) -> Self {
+        Self { method: "GET", paths: vec![path.into()], bodies: Vec::new() }
+    }
+
+    pub fn get_each(paths: Vec<String>) -> Self {
+        Self { method: "GET", paths, bodies: Vec::new() }
+    }
+
+    pub fn post(path: impl Into<String>, bodies: Vec<String>) -> Self {
+        Self { method: "POST", paths: vec![path.into()], bodies }
+    }
+}
+
+/// What wrk measured for one endpoint.
+#[derive(Debug)]
+pub struct Figures {
+    pub requests_per_second: f64,
+    pub p50: Duration,
+    pub p99: Duration,
+}
+
+pub struct Wrk {
+    pub connections: usize,
+    pub duration: Duration,
+}
+
+impl Wrk {
+    /// An error naming how to install wrk when it is missing.
+    pub fn check_installed() -> Result<(), String> {
+        match Command::new("wrk").arg("--version").output() {
+            Ok(_) => Ok(()),
+            Err(_) => Err("wrk is not installed: `apt-get install wrk` (Debian's package) and run again".into()),
+        }
+    }
+
+    /// Runs wrk against `http://127.0.0.1:{port}` for the configured time; any answer other
+    /// than 2xx, or a socket error, fails the run (a benchmark of errors measures nothing).
+    pub fn run(&self, port: u16, key: &str, load: &Load, scratch: &Path) -> Result<Figures, String> {
+        let script = scratch.join("wrk-load.lua");
+        std::fs::write(&script, lua(key, load)).map_err(|e| e.to_string())?;
+        let out = Command::new("wrk")
+            .args(["--threads", "1", "--latency", "--timeout", "10s"])
+            .arg(format!("--connections={}", self.connections))
+            .arg(format!("--duration={}s", self.duration.as_secs()))
+            .arg("--script")
+            .arg(&script)
+            .arg(format!("http://127.0.0.1:{port}"))
+            .output()
+            .map_err(|e| format!("wrk: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if !out.status.success() {
+            return Err(format!("wrk failed: {text}{}", String::from_utf8_lossy(&out.stderr)));
+        }
+        parse(&text)
+    }
+}
+
+/// A wrk script that sends the load's requests in turn, formatted once up front.
+fn lua(key: &str, load: &Load) -> String {
+    let mut script = format!(
+        "wrk.headers[\"X-API-Key\"] = {}\nwrk.headers[\"Content-Type\"] = \"application/json\"\nlocal requests = {{}}\n",
+        quote(key)
+    );
+    let count = load.paths.len().max(load.bodies.len());
+    for i in 0..count {
+        let path = quote(&load.paths[i % load.paths.len()]);
+        let body = if load.bodies.is_empty() { "nil".to_string() } else { quote(&load.bodies[i % load.bodies.len()]) };
+        let _ = writeln!(script, "requests[{}] = wrk.format({}, {path}, nil, {body})", i + 1, quote(load.method));
+    }
+    script.push_str("local next = 0\nrequest = function()\n  next = next % #requests + 1\n  return requests[next]\nend\n");
+    script
+}
+
+fn parse(text: &str) -> Result<Figures, String> {
+    for failure in ["Non-2xx or 3xx responses", "Socket errors"] {
+        if let Some(line) = text.lines().find(|l| l.trim_start().starts_with(failure)) {
+            return Err(format!("wrk reported {}:\n{text}", line.trim()));
+        }
+    }
+    let requests_per_second = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Requests/sec:"))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| format!("no Requests/sec in wrk's output:\n{text}"))?;
+    let percentile = |label: &str| {
+        text.lines()
+            .find_map(|l| l.trim_start().strip_prefix(label))
+            .and_then(|v| duration(v.trim()))
+            .ok_or_else(|| format!("no {label} latency in wrk's output:\n{text}"))
+    };
+    Ok(Figures { requests_per_second, p50: percentile("50%")?, p99: percentile("99%")? })
+}
+
+/// wrk's durations: `812.00us`, `1.23ms`, `2.00s`, `1.50m`.
+fn duration(text: &str) -> Option<Duration> {
+    let split = text.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let seconds = match unit {
+        "us" => number / 1e6,
+        "ms" => number / 1e3,
+        "s" => number,
+        "m" => number * 60.0,
+        _ => return None,
+    };
+    Some(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OUTPUT: &str = "Running 5s test @ http://127.0.0.1:1234
+  1 threads and 16 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   812.34us  200.00us   5.00ms   90.00%
+  Latency Distribution
+     50%  750.00us
+     75%  900.00us
+     90%    1.10ms
+     99%    2.50ms
+  100000 requests in 5.00s, 10.00MB read
+Requests/sec:  20000.50
+Transfer/sec:      2.00MB
+";
+
+    #[test]
+    fn reads_throughput_and_percentiles() {
+        let figures = parse(OUTPUT).unwrap();
+        assert_eq!(figures.requests_per_second, 20000.5);
+        assert_eq!(figures.p50, Duration::from_micros(750));
+        assert_eq!(figures.p99, Duration::from_micros(2500));
+    }
+
+    #[test]
+    fn errors_fail_the_run() {
+        let failed = OUTPUT.replace("Requests/sec", "  Non-2xx or 3xx responses: 12\nRequests/sec");
+        assert!(parse(&failed).unwrap_err().contains("Non-2xx or 3xx responses: 12"));
+    }
+
+    #[test]
+    fn script_cycles_requests_with_bodies() {
+        let script = lua("sk_x", &Load::post("/v1/carts", vec!["{\"a\":1}".into(), "{\"a\":2}".into()]));
+        assert!(script.contains("requests[2] = wrk.format(\"POST\", \"/v1/carts\", nil, \"{\\\"a\\\":2}\")"), "{script}");
+        assert!(script.contains("X-API-Key\"] = \"sk_x\""));
+    }
+}
