@@ -272,15 +272,18 @@ impl ProductRepository for Store {
 
     async fn find_active(&self, agent: &AgentId, ids: &[ProductId]) -> StoreResult<Vec<Product>> {
         let ids: Vec<&str> = ids.iter().map(ProductId::as_str).collect();
-        let rows = with_conn!(self, |conn| products::table
+        // By primary key only, the status checked here: given `status = 'active'` too, SQLite's
+        // planner picked the listing index and read every active product of the agent (a search
+        // or cart took 20 ms at 100,000 products instead of well under one).
+        let rows: Vec<ProductRow> = with_conn!(self, |conn| products::table
             .filter(products::agent_id.eq(agent.as_str()))
             .filter(products::id.eq_any(&ids))
-            .filter(products::status.eq(ProductStatus::Active.as_str()))
             .select(ProductRow::as_select())
             .load(conn)
             .await
             .map_err(DbError::from))?;
-        Ok(to_domain(rows)?)
+        let active = rows.into_iter().filter(|row| row.status == ProductStatus::Active.as_str()).collect();
+        Ok(to_domain(active)?)
     }
 
     async fn export_page(&self, agent: &AgentId, after: Option<ProductId>, limit: u32) -> StoreResult<Vec<Product>> {
