@@ -75,19 +75,20 @@ impl Wrk {
     }
 }
 
-/// A wrk script that sends the load's requests in turn, formatted once up front.
+/// A wrk script that sends the load's requests in turn, formatted once per thread in `init`
+/// (at the top level wrk has not set the Host header yet).
 fn lua(key: &str, load: &Load) -> String {
     let mut script = format!(
-        "wrk.headers[\"X-API-Key\"] = {}\nwrk.headers[\"Content-Type\"] = \"application/json\"\nlocal requests = {{}}\n",
+        "wrk.headers[\"X-API-Key\"] = {}\nwrk.headers[\"Content-Type\"] = \"application/json\"\nlocal requests = {{}}\ninit = function(args)\n",
         quote(key)
     );
     let count = load.paths.len().max(load.bodies.len());
     for i in 0..count {
         let path = quote(&load.paths[i % load.paths.len()]);
         let body = if load.bodies.is_empty() { "nil".to_string() } else { quote(&load.bodies[i % load.bodies.len()]) };
-        let _ = writeln!(script, "requests[{}] = wrk.format({}, {path}, nil, {body})", i + 1, quote(load.method));
+        let _ = writeln!(script, "  requests[{}] = wrk.format({}, {path}, nil, {body})", i + 1, quote(load.method));
     }
-    script.push_str("local next = 0\nrequest = function()\n  next = next % #requests + 1\n  return requests[next]\nend\n");
+    script.push_str("end\nlocal next = 0\nrequest = function()\n  next = next % #requests + 1\n  return requests[next]\nend\n");
     script
 }
 
@@ -161,7 +162,7 @@ Transfer/sec:      2.00MB
     #[test]
     fn script_cycles_requests_with_bodies() {
         let script = lua("sk_x", &Load::post("/v1/carts", vec!["{\"a\":1}".into(), "{\"a\":2}".into()]));
-        assert!(script.contains("requests[2] = wrk.format(\"POST\", \"/v1/carts\", nil, \"{\\\"a\\\":2}\")"), "{script}");
+        assert!(script.contains("  requests[2] = wrk.format(\"POST\", \"/v1/carts\", nil, \"{\\\"a\\\":2}\")"), "{script}");
         assert!(script.contains("X-API-Key\"] = \"sk_x\""));
     }
 }
