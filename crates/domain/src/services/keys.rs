@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use super::key_cache::KeyCache;
 use crate::model::*;
 use crate::ports::{AgentRepository, ApiKeyRepository, Clock, IdSource};
 use crate::{DomainError, StoreError};
@@ -10,11 +11,12 @@ pub struct KeyService {
     keys: Arc<dyn ApiKeyRepository>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    verified: KeyCache,
 }
 
 impl KeyService {
     pub fn new(agents: Arc<dyn AgentRepository>, keys: Arc<dyn ApiKeyRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
-        Self { agents, keys, clock, ids }
+        Self { agents, keys, clock, ids, verified: KeyCache::default() }
     }
 
     pub async fn create_agent(&self, name: &str) -> Result<Agent, DomainError> {
@@ -56,18 +58,27 @@ impl KeyService {
     }
 
     pub async fn revoke(&self, key: &ApiKeyId) -> Result<ApiKey, DomainError> {
-        self.keys.revoke(key, self.clock.now()).await?.ok_or(DomainError::not_found("key"))
+        let revoked = self.keys.revoke(key, self.clock.now()).await?.ok_or(DomainError::not_found("key"))?;
+        self.verified.forget(key);
+        Ok(revoked)
     }
 
     /// Resolves an `X-API-Key` value to its agent. Missing, malformed, unknown and revoked keys
-    /// are all `Unauthorized`, indistinguishably.
+    /// are all `Unauthorized`, indistinguishably. A valid key is remembered for
+    /// [`KEY_CACHE_TTL`](super::KEY_CACHE_TTL), so a busy key costs one query per interval.
     pub async fn authenticate(&self, presented: Option<&str>) -> Result<Principal, DomainError> {
         let presented = PresentedKey::parse(presented.ok_or(DomainError::Unauthorized)?)?;
+        let now = self.clock.now();
+        if let Some(principal) = self.verified.get(presented.hash(), now) {
+            return Ok(principal);
+        }
         let key = self.keys.find_by_hash(presented.hash()).await?.ok_or(DomainError::Unauthorized)?;
         if key.revoked_at.is_some() || key.kind != presented.kind() {
             return Err(DomainError::Unauthorized);
         }
-        Ok(Principal { agent_id: key.agent_id, key_id: key.id, kind: key.kind })
+        let principal = Principal { agent_id: key.agent_id, key_id: key.id, kind: key.kind };
+        self.verified.put(presented.hash().clone(), principal.clone(), now);
+        Ok(principal)
     }
 }
 
@@ -75,6 +86,7 @@ impl KeyService {
 mod tests {
     use super::*;
     use crate::ports::{MockAgentRepository, MockApiKeyRepository, MockClock, MockIdSource};
+    use crate::services::KEY_CACHE_TTL;
 
     fn service(agents: MockAgentRepository, keys: MockApiKeyRepository) -> KeyService {
         let mut clock = MockClock::new();
@@ -128,5 +140,64 @@ mod tests {
         agents.expect_get().returning(|_| Ok(None));
         let err = service(agents, MockApiKeyRepository::new()).issue_key(&AgentId::new("agt_x"), KeyKind::Secret).await.unwrap_err();
         assert!(matches!(err, DomainError::NotFound { resource: "agent", .. }));
+    }
+
+    fn live_key(hash: &KeyHash) -> ApiKey {
+        ApiKey {
+            id: ApiKeyId::new("key_1"),
+            agent_id: AgentId::new("agt_1"),
+            kind: KeyKind::Secret,
+            hash: hash.clone(),
+            hint: "ZZZZ".into(),
+            created_at: chrono::Utc::now(),
+            revoked_at: None,
+        }
+    }
+
+    /// A clock the test moves by hand.
+    fn clock_at(now: Arc<std::sync::Mutex<Timestamp>>) -> MockClock {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(move || *now.lock().unwrap());
+        clock
+    }
+
+    #[tokio::test]
+    async fn a_verified_key_is_trusted_for_the_cache_interval_then_checked_again() {
+        let good = format!("sk_{}", "Z".repeat(40));
+        let now = Arc::new(std::sync::Mutex::new(chrono::Utc::now()));
+        let mut keys = MockApiKeyRepository::new();
+        keys.expect_find_by_hash().times(2).returning(|hash| Ok(Some(live_key(hash))));
+        let svc = KeyService::new(Arc::new(agent_repo()), Arc::new(keys), Arc::new(clock_at(now.clone())), Arc::new(MockIdSource::new()));
+        for _ in 0..3 {
+            assert_eq!(svc.authenticate(Some(&good)).await.unwrap().agent_id, AgentId::new("agt_1"));
+        }
+        *now.lock().unwrap() += KEY_CACHE_TTL;
+        svc.authenticate(Some(&good)).await.unwrap();
+        svc.authenticate(Some(&good)).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_key_revoked_in_this_process_is_refused_at_once() {
+        let good = format!("sk_{}", "Z".repeat(40));
+        let revoked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut keys = MockApiKeyRepository::new();
+        let seen = revoked.clone();
+        keys.expect_find_by_hash().times(2).returning(move |hash| {
+            let mut key = live_key(hash);
+            key.revoked_at = seen.load(std::sync::atomic::Ordering::SeqCst).then(chrono::Utc::now);
+            Ok(Some(key))
+        });
+        let flag = revoked.clone();
+        keys.expect_revoke().returning(move |id, at| {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            let mut key = live_key(&KeyHash::of("x"));
+            key.id = id.clone();
+            key.revoked_at = Some(at);
+            Ok(Some(key))
+        });
+        let svc = service(agent_repo(), keys);
+        svc.authenticate(Some(&good)).await.unwrap();
+        svc.revoke(&ApiKeyId::new("key_1")).await.unwrap();
+        assert!(matches!(svc.authenticate(Some(&good)).await, Err(DomainError::Unauthorized)));
     }
 }
