@@ -303,6 +303,9 @@ pub trait WebhookEventRepository: Send + Sync {
     async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()>;
     /// Unprocessed events that failed at least once, oldest first: for operators.
     async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    /// How many events are stored and not processed yet (due now, waiting for a retry, or
+    /// stored while processing is off): the backlog, for metrics.
+    async fn backlog(&self) -> StoreResult<u64>;
 }
 
 /// Why texts could not be embedded.

@@ -63,8 +63,17 @@ impl WebhookService {
 
     /// Processes stored deliveries that are due, oldest first.
     pub async fn process_due(&self, limit: u32) -> Result<ProcessSummary, DomainError> {
+        self.process_due_until(limit, &|| false).await
+    }
+
+    /// Like [`process_due`](Self::process_due), but asks `stop` before each delivery and
+    /// returns early when it says so: a shutdown finishes the delivery in hand, never cuts one.
+    pub async fn process_due_until(&self, limit: u32, stop: &(dyn Fn() -> bool + Sync)) -> Result<ProcessSummary, DomainError> {
         let mut summary = ProcessSummary::default();
         for event in self.events.due(self.clock.now(), limit).await? {
+            if stop() {
+                break;
+            }
             match self.process(&event).await {
                 Ok(()) => {
                     self.events.mark_processed(&event.id, self.clock.now()).await?;
@@ -79,6 +88,11 @@ impl WebhookService {
             }
         }
         Ok(summary)
+    }
+
+    /// How many deliveries are stored and not processed yet.
+    pub async fn backlog(&self) -> Result<u64, DomainError> {
+        Ok(self.events.backlog().await?)
     }
 
     /// Deliveries that failed at least once and are not processed yet.
