@@ -64,7 +64,7 @@ pub async fn run(
 
     let left = deadline.saturating_sub(started.elapsed()).max(Duration::from_secs(1));
     if workers.shutdown(left).await {
-        tracing::info!("background workers stopped: webhook processing finished the delivery in hand");
+        tracing::info!("background workers stopped: webhook processing stopped between deliveries, none was cut");
     } else {
         tracing::warn!(
             "background workers did not stop in time: the delivery in hand stays stored and is processed again at the next start"
