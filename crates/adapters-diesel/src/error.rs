@@ -70,3 +70,29 @@ fn is_server_unavailable(message: &str) -> bool {
 }
 
 pub(crate) type DbResult<T> = Result<T, DbError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db(kind: DatabaseErrorKind, message: &str) -> StoreError {
+        DbError::Query(DieselError::DatabaseError(kind, Box::new(message.to_string()))).into()
+    }
+
+    #[test]
+    fn a_database_going_away_is_unavailable_not_a_bug() {
+        for message in [
+            "terminating connection due to administrator command",
+            "the database system is shutting down",
+            "the database system is starting up",
+            "canceling statement due to statement timeout",
+            "server closed the connection unexpectedly",
+        ] {
+            assert!(matches!(db(DatabaseErrorKind::Unknown, message), StoreError::Unavailable(_)), "{message}");
+        }
+        assert!(matches!(db(DatabaseErrorKind::UnableToSendCommand, "connection closed"), StoreError::Unavailable(_)));
+        assert!(matches!(DbError::Query(DieselError::BrokenTransactionManager).into(), StoreError::Unavailable(_)));
+        assert!(matches!(DbError::Pool("timed out waiting".into()).into(), StoreError::Unavailable(_)));
+        assert!(matches!(db(DatabaseErrorKind::Unknown, "syntax error at or near \"SELEC\""), StoreError::Internal(_)), "bugs stay 500");
+    }
+}

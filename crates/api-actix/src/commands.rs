@@ -35,6 +35,9 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         print!("{}", openapi::document());
         return Ok(());
     }
+    if let Some(path) = &cli.config {
+        tracing::info!(file = %path.display(), "settings file read (the environment and flags override it)");
+    }
     let store = open_store(&cli.database_url, cli.pool.options()).await?;
     let sandbox_step = match &command {
         Command::Serve(args) => Duration::from_millis(args.sandbox_step_ms),
