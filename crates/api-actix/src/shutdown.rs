@@ -35,6 +35,7 @@ pub async fn run(
         signal = signal() => signal?,
     };
     let started = Instant::now();
+    state.shutting_down.store(true, std::sync::atomic::Ordering::Relaxed);
     tracing::info!(
         signal,
         in_flight = state.metrics.in_flight(),

@@ -30,6 +30,9 @@ pub struct AppState {
     pub config: ApiConfig,
     /// What `GET /metrics` reports.
     pub metrics: Arc<Metrics>,
+    /// Set when a graceful shutdown starts: readiness then answers 503, so load balancers stop
+    /// sending requests over connections they keep open.
+    pub shutting_down: std::sync::atomic::AtomicBool,
 }
 
 impl AppState {
@@ -67,6 +70,7 @@ impl AppState {
             webhook_wakeup: Arc::new(Notify::new()),
             config: ApiConfig::default(),
             metrics,
+            shutting_down: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

@@ -1,6 +1,6 @@
 //! Graceful shutdown of the real binary: SIGTERM while a request is in flight (a template send
 //! whose fake Graph API answers slowly) lets that request finish, refuses new connections, and
-//! the process exits 0 right after, logging each step.
+//! the process exits 0 right after, logging each step; readiness turns 503 once shutting down.
 
 mod common;
 
@@ -131,3 +131,16 @@ async fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
     .unwrap();
     eprintln!("request in flight answered {:?} after SIGTERM; process exited after {:?}", result.0, result.1);
 }
+
+/// Once a shutdown starts, readiness answers 503 so load balancers stop routing here over the
+/// connections they keep open; liveness still answers 200.
+async fn readiness_is_503_once_shutting_down(app: common::TestApp) {
+    app.call(actix_web::test::TestRequest::get().uri("/readyz")).await.assert_status(200);
+    app.state.shutting_down.store(true, std::sync::atomic::Ordering::Relaxed);
+    let ready = app.call(actix_web::test::TestRequest::get().uri("/readyz")).await;
+    ready.assert_error(503, "UNAVAILABLE");
+    assert_eq!(ready.header("retry-after"), Some("1"));
+    app.call(actix_web::test::TestRequest::get().uri("/healthz")).await.assert_status(200);
+}
+
+http_tests!(readiness_is_503_once_shutting_down);
