@@ -213,6 +213,23 @@ mod tests {
         assert_eq!(summary.processed, 1);
     }
 
+    #[tokio::test]
+    async fn a_stop_request_ends_processing_between_deliveries_never_inside_one() {
+        let mut events = MockWebhookEventRepository::new();
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
+        events.expect_due().returning(move |_, _| Ok((1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect()));
+        // The first delivery is in hand when the stop arrives: it completes, the others wait.
+        events.expect_mark_processed().withf(|id, _| id == "whk_1").times(1).returning(|_, _| Ok(()));
+        let mut lines = MockLineRepository::new();
+        lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let service = service(repos(events, lines, MockExecutionRepository::new()));
+        // "Go" when asked before the first delivery, "stop" from then on.
+        let stop_after_first = || stop.swap(true, std::sync::atomic::Ordering::SeqCst);
+        let summary = service.process_due_until(10, &stop_after_first).await.unwrap();
+        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0 });
+    }
+
     #[test]
     fn backoff_grows_and_is_capped() {
         assert_eq!(backoff(1), TimeDelta::seconds(2));
