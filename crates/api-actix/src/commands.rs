@@ -346,6 +346,12 @@ async fn serve(
     sandbox_deliveries: UnboundedReceiver<SandboxDelivery>,
 ) -> Result<(), Failure> {
     let bind = args.bind.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("valid default address"));
+    if args.metrics_bind == Some(bind) {
+        return Err(format!(
+            "PARLEY_METRICS_BIND ({bind}) must differ from PARLEY_BIND: leave it unset to serve /metrics on the API's address"
+        )
+        .into());
+    }
     let state = state.with_config(api_config(&args)?);
     let empty = state.keys.agents().await?.is_empty();
     let demo = if empty && (store.backend() == "sqlite" || args.demo) {
