@@ -39,12 +39,60 @@ impl From<DbError> for StoreError {
                 // "database is locked" when a writer outlasts the busy timeout.
                 _ if info.message().starts_with("UNIQUE constraint failed") => StoreError::Conflict(info.message().to_string()),
                 _ if info.message().contains("database is locked") => StoreError::Unavailable(info.message().to_string()),
+                // PostgreSQL going away or not back yet (SQLSTATE classes 57P and 08 arrive as
+                // `Unknown`): the client should retry, this is no bug.
+                _ if is_server_unavailable(info.message()) => StoreError::Unavailable(info.message().to_string()),
                 _ => StoreError::Internal(info.message().to_string()),
             },
+            // A commit that failed and whose rollback failed too: the connection went away.
+            DbError::Query(DieselError::RollbackErrorOnCommit { commit_error, .. }) => DbError::Query(*commit_error).into(),
+            DbError::Query(DieselError::BrokenTransactionManager) => {
+                StoreError::Unavailable("the database connection broke during a transaction".into())
+            }
             DbError::Pool(m) | DbError::Connect(m) => StoreError::Unavailable(m),
             other => StoreError::Internal(other.to_string()),
         }
     }
 }
 
+/// Messages of a PostgreSQL server that is shutting down, restarting or in recovery, or that
+/// cancelled a statement on its `statement_timeout`.
+fn is_server_unavailable(message: &str) -> bool {
+    const MARKERS: [&str; 6] = [
+        "terminating connection",
+        "the database system is",
+        "server closed the connection",
+        "connection closed",
+        "canceling statement due to statement timeout",
+        "no connection to the server",
+    ];
+    MARKERS.iter().any(|m| message.contains(m))
+}
+
 pub(crate) type DbResult<T> = Result<T, DbError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db(kind: DatabaseErrorKind, message: &str) -> StoreError {
+        DbError::Query(DieselError::DatabaseError(kind, Box::new(message.to_string()))).into()
+    }
+
+    #[test]
+    fn a_database_going_away_is_unavailable_not_a_bug() {
+        for message in [
+            "terminating connection due to administrator command",
+            "the database system is shutting down",
+            "the database system is starting up",
+            "canceling statement due to statement timeout",
+            "server closed the connection unexpectedly",
+        ] {
+            assert!(matches!(db(DatabaseErrorKind::Unknown, message), StoreError::Unavailable(_)), "{message}");
+        }
+        assert!(matches!(db(DatabaseErrorKind::UnableToSendCommand, "connection closed"), StoreError::Unavailable(_)));
+        assert!(matches!(DbError::Query(DieselError::BrokenTransactionManager).into(), StoreError::Unavailable(_)));
+        assert!(matches!(DbError::Pool("timed out waiting".into()).into(), StoreError::Unavailable(_)));
+        assert!(matches!(db(DatabaseErrorKind::Unknown, "syntax error at or near \"SELEC\""), StoreError::Internal(_)), "bugs stay 500");
+    }
+}

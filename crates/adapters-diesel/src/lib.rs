@@ -31,6 +31,10 @@ impl parley_domain::ports::StorageHealth for Store {
     fn backend(&self) -> &'static str {
         self.url.backend()
     }
+
+    fn pool(&self) -> parley_domain::ports::PoolStatus {
+        self.pools.status()
+    }
 }
 
 /// A connection pool to one database, implementing every repository port.
@@ -66,7 +70,8 @@ impl Store {
 
     /// Connections in use and the pool's maximum size.
     pub fn pool_usage(&self) -> (usize, usize) {
-        self.pools.status()
+        let s = self.pools.status();
+        (s.size - s.available, s.max_size)
     }
 
     /// The store behind every repository port.

@@ -8,6 +8,8 @@ use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use diesel_async::pooled_connection::RecyclingMethod;
 use diesel_async::pooled_connection::deadpool::Pool;
 
+use parley_domain::ports::PoolStatus;
+
 use crate::error::DbError;
 
 #[cfg(feature = "postgres")]
@@ -48,16 +50,21 @@ impl DatabaseUrl {
 // query at every checkout, one extra database round trip per query. A connection that broke
 // (the database restarted) fails its next query, which answers 503, and the pool drops it.
 
-/// Pool sizing and the time a request may wait for a connection before it fails fast.
+/// Pool sizing and the bounds that keep a database fault from hanging requests.
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
     pub max_size: usize,
+    /// How long a request may wait for a free connection (and for a new one to be opened,
+    /// and an idle one to be checked) before it fails fast as unavailable.
     pub wait_timeout: Duration,
+    /// PostgreSQL only: the server cancels any statement running longer (`statement_timeout`),
+    /// so a stuck query cannot hold a connection forever. `None`: no limit.
+    pub statement_timeout: Option<Duration>,
 }
 
 impl Default for PoolOptions {
     fn default() -> Self {
-        Self { max_size: 16, wait_timeout: Duration::from_secs(5) }
+        Self { max_size: 16, wait_timeout: Duration::from_secs(5), statement_timeout: Some(Duration::from_secs(30)) }
     }
 }
 
@@ -81,8 +88,23 @@ impl Pools {
         match url {
             #[cfg(feature = "postgres")]
             DatabaseUrl::Postgres(u) => {
-                let mut config = diesel_async::pooled_connection::ManagerConfig::<PgConn>::default();
+                use diesel_async::pooled_connection::ManagerConfig;
+                use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+                use futures_util::FutureExt;
+                let mut config = ManagerConfig::<PgConn>::default();
                 config.recycling_method = RecyclingMethod::Fast;
+                let setup = options.statement_timeout.map(|t| format!("SET statement_timeout = {}", t.as_millis().max(1)));
+                config.custom_setup = Box::new(move |url: &str| {
+                    let (url, setup) = (url.to_string(), setup.clone());
+                    async move {
+                        let mut conn = PgConn::establish(&url).await?;
+                        if let Some(setup) = setup {
+                            conn.batch_execute(&setup).await.map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                        }
+                        Ok(conn)
+                    }
+                    .boxed()
+                });
                 let manager = AsyncDieselConnectionManager::<PgConn>::new_with_config(u.as_str(), config);
                 let pool = sized(Pool::builder(manager), options).build().map_err(|e| DbError::Pool(e.to_string()))?;
                 Ok(Pools::Pg(pool))
@@ -112,15 +134,15 @@ impl Pools {
         }
     }
 
-    /// Connections in use and the pool's size, for metrics and readiness.
-    pub(crate) fn status(&self) -> (usize, usize) {
+    /// The pool's connections right now, for metrics.
+    pub(crate) fn status(&self) -> PoolStatus {
         let s = match self {
             #[cfg(feature = "postgres")]
             Pools::Pg(p) => p.status(),
             #[cfg(feature = "sqlite")]
             Pools::Sqlite(p) => p.status(),
         };
-        (s.size - s.available, s.max_size)
+        PoolStatus { max_size: s.max_size, size: s.size, available: s.available, waiting: s.waiting }
     }
 }
 

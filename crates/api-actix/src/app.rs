@@ -17,6 +17,7 @@ pub fn build(
     state: Data<AppState>,
 ) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
     let origins = state.config.cors_origins.clone();
+    let metrics_here = !state.config.separate_metrics_address;
     App::new()
         .app_data(state)
         .app_data(json_config())
@@ -24,6 +25,11 @@ pub fn build(
         // The one public document: registered before the authenticated scope.
         .configure(meta::routes)
         .configure(webhooks::routes)
+        .configure(|cfg| {
+            if metrics_here {
+                crate::metrics::routes(cfg)
+            }
+        })
         .service(
             web::scope("/v1")
                 .configure(tags::routes)
@@ -39,4 +45,11 @@ pub fn build(
         .wrap(from_fn(request_context::middleware))
         // Outermost, so the whole request (request id scope included) runs as its own task.
         .wrap(RunToCompletion)
+}
+
+/// The metrics-only application served on `PARLEY_METRICS_BIND`.
+pub fn build_metrics(
+    state: Data<AppState>,
+) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
+    App::new().app_data(state).configure(crate::metrics::routes).default_service(web::to(routes::route_not_found))
 }

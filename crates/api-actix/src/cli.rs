@@ -27,8 +27,42 @@ pub struct Cli {
     #[command(flatten)]
     pub embedding: crate::embedding::EmbedderArgs,
 
+    #[command(flatten)]
+    pub pool: PoolArgs,
+
+    /// A TOML file of settings: keys are the flags' names with `_` (`bind`, `database_url`, …);
+    /// the environment and flags override it; an unknown key is an error. See docs/configuration.md.
+    #[arg(long, env = "PARLEY_CONFIG", global = true, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// The database connection pool: its size and the bounds that keep a database fault from
+/// hanging requests (they fail fast with 503 instead).
+#[derive(Debug, Clone, Args)]
+pub struct PoolArgs {
+    /// Most database connections this process opens.
+    #[arg(long, env = "PARLEY_DB_POOL_SIZE", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1000), global = true)]
+    pub db_pool_size: u32,
+    /// Milliseconds a request may wait for a database connection (or for a new one to open)
+    /// before it is answered 503.
+    #[arg(long, env = "PARLEY_DB_WAIT_TIMEOUT_MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    pub db_wait_timeout_ms: u64,
+    /// PostgreSQL: seconds one SQL statement may run before the server cancels it (0 = no limit).
+    #[arg(long, env = "PARLEY_DB_STATEMENT_TIMEOUT_SECS", default_value_t = 30, global = true)]
+    pub db_statement_timeout_secs: u64,
+}
+
+impl PoolArgs {
+    pub fn options(&self) -> parley_adapters_diesel::PoolOptions {
+        parley_adapters_diesel::PoolOptions {
+            max_size: self.db_pool_size as usize,
+            wait_timeout: std::time::Duration::from_millis(self.db_wait_timeout_ms),
+            statement_timeout: (self.db_statement_timeout_secs > 0).then(|| std::time::Duration::from_secs(self.db_statement_timeout_secs)),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -177,6 +211,13 @@ pub struct ServeArgs {
     /// (imports, reindexing, other instances).
     #[arg(long, env = "PARLEY_INDEX_REFRESH_MS", default_value_t = 2000)]
     pub index_refresh_ms: u64,
+    /// Serve `GET /metrics` on this address only (say a private interface); unset, it is
+    /// served on the API's address.
+    #[arg(long, env = "PARLEY_METRICS_BIND")]
+    pub metrics_bind: Option<SocketAddr>,
+    /// On SIGTERM or SIGINT, seconds in-flight requests get to finish before they are cut.
+    #[arg(long, env = "PARLEY_SHUTDOWN_TIMEOUT_SECS", default_value_t = 20)]
+    pub shutdown_timeout_secs: u64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -214,11 +255,22 @@ pub enum KeysCommand {
 }
 
 impl Cli {
-    /// Parses the command line; no subcommand means `serve` with its defaults and environment.
-    pub fn parse_with_default() -> Self {
-        use clap::Parser;
-        let cli = Self::parse();
-        if cli.command.is_some() { cli } else { Self::parse_from(std::env::args_os().chain(["serve".into()])) }
+    /// Parses the command line over the settings file (`--config FILE` or `PARLEY_CONFIG`), if
+    /// any; no subcommand means `serve`. A bad command line prints clap's message and exits; a
+    /// bad settings file is an error naming the file and the key.
+    pub fn load() -> Result<Self, crate::config_file::ConfigFileError> {
+        use clap::{CommandFactory, FromArgMatches};
+        let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let mut command = Self::command();
+        if let Some(path) = crate::config_file::path_from(&args) {
+            command = crate::config_file::apply(command, &path)?;
+        }
+        let mut matches = command.clone().try_get_matches_from(&args).unwrap_or_else(|e| e.exit());
+        if matches.subcommand().is_none() {
+            args.push("serve".into());
+            matches = command.try_get_matches_from(&args).unwrap_or_else(|e| e.exit());
+        }
+        Ok(Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit()))
     }
 }
 

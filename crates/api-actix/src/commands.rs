@@ -25,7 +25,7 @@ use crate::dto::timestamp;
 use crate::platform::{RoutingPlatform, SandboxDelivery, SandboxPlatform};
 use crate::state::AppState;
 use crate::workers::{WorkerConfig, Workers};
-use crate::{app, catalog_file, embedding, openapi, seed};
+use crate::{app, catalog_file, embedding, openapi, seed, shutdown};
 
 pub type Failure = Box<dyn std::error::Error>;
 
@@ -35,7 +35,10 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         print!("{}", openapi::document());
         return Ok(());
     }
-    let store = open_store(&cli.database_url).await?;
+    if let Some(path) = &cli.config {
+        tracing::info!(file = %path.display(), "settings file read (the environment and flags override it)");
+    }
+    let store = open_store(&cli.database_url, cli.pool.options()).await?;
     let sandbox_step = match &command {
         Command::Serve(args) => Duration::from_millis(args.sandbox_step_ms),
         _ => Duration::from_secs(3),
@@ -136,8 +139,8 @@ async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), Failure> {
     Ok(())
 }
 
-async fn open_store(url: &str) -> Result<Store, Failure> {
-    let store = Store::open(url, PoolOptions::default())?;
+async fn open_store(url: &str, options: PoolOptions) -> Result<Store, Failure> {
+    let store = Store::open(url, options)?;
     let applied = store.migrate().await.map_err(|e| format!("cannot prepare the database at {}: {e}", redact_url(url)))?;
     for name in applied {
         tracing::info!(migration = %name, "applied migration");
@@ -327,7 +330,13 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
     if whatsapp_app_secret.is_none() {
         tracing::warn!("PARLEY_WHATSAPP_APP_SECRET is not set: WhatsApp webhook deliveries will be refused");
     }
-    Ok(ApiConfig { storefront_url, cors_origins, whatsapp_verify_token: nonempty(&args.whatsapp_verify_token), whatsapp_app_secret })
+    Ok(ApiConfig {
+        storefront_url,
+        cors_origins,
+        whatsapp_verify_token: nonempty(&args.whatsapp_verify_token),
+        whatsapp_app_secret,
+        separate_metrics_address: args.metrics_bind.is_some(),
+    })
 }
 
 async fn serve(
@@ -337,6 +346,12 @@ async fn serve(
     sandbox_deliveries: UnboundedReceiver<SandboxDelivery>,
 ) -> Result<(), Failure> {
     let bind = args.bind.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("valid default address"));
+    if args.metrics_bind == Some(bind) {
+        return Err(format!(
+            "PARLEY_METRICS_BIND ({bind}) must differ from PARLEY_BIND: leave it unset to serve /metrics on the API's address"
+        )
+        .into());
+    }
     let state = state.with_config(api_config(&args)?);
     let empty = state.keys.agents().await?.is_empty();
     let demo = if empty && (store.backend() == "sqlite" || args.demo) {
@@ -352,7 +367,7 @@ async fn serve(
 
     let state = Data::new(state);
     let every = (args.template_sync_secs > 0).then(|| Duration::from_secs(args.template_sync_secs));
-    let _workers = Workers::start(
+    let workers = Workers::start(
         state.clone().into_inner(),
         sandbox_deliveries,
         WorkerConfig {
@@ -362,11 +377,27 @@ async fn serve(
             index_refresh_every: Duration::from_millis(args.index_refresh_ms.max(1)),
         },
     )?;
-    let mut server = HttpServer::new(move || app::build(state.clone()));
+    // Signals are ours (see `shutdown`), so the shutdown is logged and the workers flushed.
+    let app_state = state.clone();
+    let mut server = HttpServer::new(move || app::build(app_state.clone())).disable_signals().shutdown_timeout(args.shutdown_timeout_secs);
     if let Some(workers) = args.workers {
         server = server.workers(workers);
     }
     let server = server.bind(bind).map_err(|e| format!("cannot listen on {bind}: {e}"))?.run();
+    let metrics_server = match args.metrics_bind {
+        Some(addr) => {
+            let metrics_state = state.clone();
+            let s = HttpServer::new(move || app::build_metrics(metrics_state.clone()))
+                .workers(1)
+                .disable_signals()
+                .shutdown_timeout(1)
+                .bind(addr)
+                .map_err(|e| format!("cannot listen on {addr} (PARLEY_METRICS_BIND): {e}"))?
+                .run();
+            Some(s)
+        }
+        None => None,
+    };
 
     // The banner must never take the server down: stdout may be a closed pipe.
     let mut out = std::io::stdout().lock();
@@ -376,6 +407,9 @@ async fn serve(
         };
     }
     banner!(out, "Parley is serving on http://{bind} ({} database)", store.backend());
+    if let Some(addr) = args.metrics_bind {
+        banner!(out, "Metrics are served on http://{addr}/metrics");
+    }
     if let Some(demo) = demo {
         banner!(out, "");
         banner!(
@@ -405,6 +439,5 @@ async fn serve(
         banner!(out, "The database has no agents yet: `parley agents create --name NAME`, then `parley keys create --agent ID`.");
     }
     drop(out);
-    server.await?;
-    Ok(())
+    shutdown::run(state, server, metrics_server, workers, Duration::from_secs(args.shutdown_timeout_secs)).await
 }

@@ -41,6 +41,8 @@ pub struct ApiConfig {
     pub whatsapp_verify_token: Option<String>,
     /// The app secret that signs webhook deliveries (`X-Hub-Signature-256`).
     pub whatsapp_app_secret: Option<String>,
+    /// `GET /metrics` is served on an address of its own (`PARLEY_METRICS_BIND`), not on the API's.
+    pub separate_metrics_address: bool,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.

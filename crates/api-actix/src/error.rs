@@ -135,7 +135,10 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         let (status, code, message, details) = self.parts();
-        if status.is_server_error() {
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            // Expected while the database is away (a restart, a failover): not a bug.
+            tracing::warn!(code, error = %self, "request failed");
+        } else if status.is_server_error() {
             // The client sees a generic message; the log keeps the cause.
             tracing::error!(code, error = %self, "request failed");
         }

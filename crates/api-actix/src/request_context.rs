@@ -7,9 +7,12 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
+use actix_web::web::Data;
 use parley_adapters_system::RandomIds;
 use parley_domain::model::IdKind;
 use parley_domain::ports::IdSource;
+
+use crate::state::AppState;
 
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -37,11 +40,18 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
         .map(str::to_owned)
         .unwrap_or_else(|| RandomIds.new_id(IdKind::Request));
     let method = req.method().clone();
+    let metrics = req.app_data::<Data<AppState>>().map(|s| s.metrics.clone());
+    let in_flight = metrics.as_ref().map(|m| m.request_started());
 
     let mut res = REQUEST_ID.scope(id.clone(), next.call(req)).await?.map_into_boxed_body();
 
-    let route = res.request().match_pattern().unwrap_or_else(|| "-".to_string());
+    let pattern = res.request().match_pattern();
     let status = res.status().as_u16();
+    if let Some(metrics) = &metrics {
+        metrics.observe_request(method.as_str(), pattern.as_deref(), status, started.elapsed());
+    }
+    drop(in_flight);
+    let route = pattern.unwrap_or_else(|| "-".to_string());
     if let Ok(value) = HeaderValue::from_str(&id) {
         res.headers_mut().insert(REQUEST_ID_HEADER, value);
     }

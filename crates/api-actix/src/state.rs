@@ -8,6 +8,7 @@ use parley_domain::services::*;
 use tokio::sync::Notify;
 
 use crate::config::ApiConfig;
+use crate::metrics::{Metrics, TimedEmbedder};
 
 pub struct AppState {
     pub keys: KeyService,
@@ -27,6 +28,11 @@ pub struct AppState {
     /// Wakes the webhook processor when a delivery was stored.
     pub webhook_wakeup: Arc<Notify>,
     pub config: ApiConfig,
+    /// What `GET /metrics` reports.
+    pub metrics: Arc<Metrics>,
+    /// Set when a graceful shutdown starts: readiness then answers 503, so load balancers stop
+    /// sending requests over connections they keep open.
+    pub shutting_down: std::sync::atomic::AtomicBool,
 }
 
 impl AppState {
@@ -37,6 +43,8 @@ impl AppState {
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
     ) -> Self {
+        let metrics = Arc::new(Metrics::new());
+        let embedder: Arc<dyn Embedder> = Arc::new(TimedEmbedder::new(embedder, metrics.clone()));
         let index = Arc::new(ExactIndex::new(embedder.dimensions()));
         let search = Arc::new(SearchService::new(repos.products.clone(), repos.vectors.clone(), embedder, index));
         Self {
@@ -61,6 +69,8 @@ impl AppState {
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
             config: ApiConfig::default(),
+            metrics,
+            shutting_down: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::platform::SandboxDelivery;
 use crate::state::AppState;
@@ -25,23 +25,36 @@ pub struct WorkerConfig {
     pub index_refresh_every: Duration,
 }
 
-/// The running background workers; stopped on drop.
+/// The running background workers; stopped on drop (at once), or by [`Workers::shutdown`]
+/// (webhook processing first finishes the delivery in hand).
 pub struct Workers {
     runtime: Option<tokio::runtime::Runtime>,
+    stop: watch::Sender<bool>,
+    webhooks: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Workers {
     pub fn start(state: Arc<AppState>, sandbox: mpsc::UnboundedReceiver<SandboxDelivery>, config: WorkerConfig) -> std::io::Result<Self> {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("parley-worker").enable_all().build()?;
-        if config.process_webhooks {
-            runtime.spawn(process_webhooks(state.clone()));
-        }
+        let (stop, stopping) = watch::channel(false);
+        let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping)));
         runtime.spawn(deliver_sandbox_statuses(state.clone(), sandbox));
         runtime.spawn(refresh_search_index(state.clone(), config.index_refresh_every));
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
-        Ok(Self { runtime: Some(runtime) })
+        Ok(Self { runtime: Some(runtime), stop, webhooks })
+    }
+
+    /// Stops the workers: webhook processing finishes the delivery in hand (at most `deadline`)
+    /// and stops; the other tasks stop at once (the template sync and index refresh run again
+    /// at the next start; sandbox statuses not yet stored are lost). False when the deadline passed.
+    pub async fn shutdown(mut self, deadline: Duration) -> bool {
+        let _ = self.stop.send(true);
+        match self.webhooks.take() {
+            Some(task) => tokio::time::timeout(deadline, task).await.is_ok(),
+            None => true,
+        }
     }
 }
 
@@ -54,10 +67,14 @@ impl Drop for Workers {
     }
 }
 
-async fn process_webhooks(state: Arc<AppState>) {
+async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bool>) {
     loop {
         loop {
-            match state.webhooks.process_due(WEBHOOK_BATCH).await {
+            if *stopping.borrow() {
+                return;
+            }
+            let stop = || *stopping.borrow();
+            match state.webhooks.process_due_until(WEBHOOK_BATCH, &stop).await {
                 Ok(s) if s.processed + s.failed > 0 => continue,
                 Ok(_) => break,
                 Err(e) => {
@@ -66,7 +83,13 @@ async fn process_webhooks(state: Arc<AppState>) {
                 }
             }
         }
-        let _ = tokio::time::timeout(WEBHOOK_POLL, state.webhook_wakeup.notified()).await;
+        tokio::select! {
+            _ = tokio::time::timeout(WEBHOOK_POLL, state.webhook_wakeup.notified()) => {}
+            _ = stopping.changed() => {}
+        }
+        if *stopping.borrow() {
+            return;
+        }
     }
 }
 

@@ -156,7 +156,7 @@ mod unreachable_database {
     async fn readiness_is_503_when_the_database_is_unreachable() {
         let store = Store::open(
             "postgres://nobody@127.0.0.1:1/none",
-            PoolOptions { max_size: 1, wait_timeout: std::time::Duration::from_millis(500) },
+            PoolOptions { max_size: 1, wait_timeout: std::time::Duration::from_millis(500), ..PoolOptions::default() },
         )
         .unwrap();
         let state = Data::new(AppState::with_system(store.repositories()));

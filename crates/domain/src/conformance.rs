@@ -856,9 +856,11 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     assert_eq!(ids(r.webhooks.due(t(10), 1).await.unwrap()), vec![first.id.clone()], "at most limit");
     assert_eq!(ids(r.webhooks.due(t(50), 10).await.unwrap()).len(), 3, "due at exactly next_attempt_at");
     assert!(r.webhooks.failed(10).await.unwrap().is_empty());
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 3, "the backlog counts every unprocessed event, due or not");
 
     r.webhooks.mark_failed(&first.id, "boom", t(30)).await.unwrap();
     r.webhooks.mark_processed(&second.id, t(11)).await.unwrap();
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "a failed event waiting for a retry is still in the backlog");
     assert!(r.webhooks.due(t(29), 10).await.unwrap().is_empty(), "a failed event waits for its next attempt; a processed one is done");
     let failed = r.webhooks.failed(10).await.unwrap();
     assert_eq!(failed.len(), 1);
@@ -874,6 +876,7 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     assert_eq!(ids(r.webhooks.failed(1).await.unwrap()), vec![first.id.clone()]);
     r.webhooks.mark_processed(&first.id, t(41)).await.unwrap();
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 1);
     assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
 }
 

@@ -303,6 +303,9 @@ pub trait WebhookEventRepository: Send + Sync {
     async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()>;
     /// Unprocessed events that failed at least once, oldest first: for operators.
     async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    /// How many events are stored and not processed yet (due now, waiting for a retry, or
+    /// stored while processing is off): the backlog, for metrics.
+    async fn backlog(&self) -> StoreResult<u64>;
 }
 
 /// Why texts could not be embedded.
@@ -343,7 +346,20 @@ pub trait VectorIndex: Send + Sync {
     fn len(&self, agent: &AgentId) -> usize;
 }
 
-/// Whether storage can serve requests right now (for readiness probes).
+/// A storage connection pool right now, for metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PoolStatus {
+    /// The most connections the pool opens.
+    pub max_size: usize,
+    /// Connections open now, in use or idle.
+    pub size: usize,
+    /// Idle connections ready to be handed out.
+    pub available: usize,
+    /// Requests waiting for a connection.
+    pub waiting: usize,
+}
+
+/// Whether storage can serve requests right now (for readiness probes and metrics).
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait StorageHealth: Send + Sync {
@@ -351,6 +367,8 @@ pub trait StorageHealth: Send + Sync {
     async fn check(&self) -> StoreResult<()>;
     /// `"sqlite"` or `"postgres"`.
     fn backend(&self) -> &'static str;
+    /// The connection pool's state (no I/O).
+    fn pool(&self) -> PoolStatus;
 }
 
 /// Every repository port, as one storage backend provides them.

@@ -109,4 +109,17 @@ impl WebhookEventRepository for Store {
             .map_err(DbError::from))?;
         Ok(to_domain(rows)?)
     }
+
+    async fn backlog(&self) -> StoreResult<u64> {
+        // Unprocessed events always have a next attempt (processed ones never do), so the
+        // `webhook_events_due` index answers this without reading the processed history.
+        let count: i64 = with_conn!(self, |conn| webhook_events::table
+            .filter(webhook_events::next_attempt_at.is_not_null())
+            .filter(webhook_events::processed_at.is_null())
+            .count()
+            .get_result(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
 }

@@ -19,8 +19,12 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
 }
 
-/// Readiness: the database answers; 503 `UNAVAILABLE` otherwise (no key).
+/// Readiness: the database answers and the process is not shutting down; 503 `UNAVAILABLE`
+/// otherwise (no key).
 pub async fn readyz(state: Data<AppState>) -> ApiResult<HttpResponse> {
+    if state.shutting_down.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(DomainError::Unavailable("shutting down".into()).into());
+    }
     state.health.check().await.map_err(DomainError::from)?;
     Ok(HttpResponse::Ok().json(serde_json::json!({"status": "ready", "database": state.health.backend()})))
 }

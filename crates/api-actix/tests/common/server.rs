@@ -4,7 +4,8 @@
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A free port on the loopback interface.
@@ -18,6 +19,8 @@ pub struct ParleyServer {
     pub port: u16,
     /// What the server printed, up to and including the line `start` waited for.
     pub banner: Vec<String>,
+    /// Every line the server logged (stderr) so far; each is also passed on to the test's stderr.
+    pub logs: Arc<Mutex<Vec<String>>>,
 }
 
 impl ParleyServer {
@@ -35,8 +38,18 @@ impl ParleyServer {
             .env("PARLEY_LOG", "warn")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the parley binary starts");
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let stderr = BufReader::new(child.stderr.take().unwrap());
+        let sink = logs.clone();
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                eprintln!("{line}");
+                sink.lock().unwrap().push(line);
+            }
+        });
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut banner = Vec::new();
         for line in lines.by_ref().map_while(Result::ok) {
@@ -53,7 +66,37 @@ impl ParleyServer {
             assert!(Instant::now() < deadline, "the server never listened");
             std::thread::sleep(Duration::from_millis(50));
         }
-        Self { child, port, banner }
+        Self { child, port, banner, logs }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends SIGTERM, as an orchestrator stopping the service does.
+    pub fn terminate(&self) {
+        let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("kill runs");
+        assert!(status.success(), "kill -TERM failed");
+    }
+
+    /// Waits at most `timeout` for the process to exit; `None` if it is still running.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the child can be waited for") {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether any log line so far contains `needle`.
+    pub fn logged(&self, needle: &str) -> bool {
+        self.logs.lock().unwrap().iter().any(|l| l.contains(needle))
     }
 
     pub fn url(&self) -> String {

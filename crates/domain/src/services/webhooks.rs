@@ -63,8 +63,17 @@ impl WebhookService {
 
     /// Processes stored deliveries that are due, oldest first.
     pub async fn process_due(&self, limit: u32) -> Result<ProcessSummary, DomainError> {
+        self.process_due_until(limit, &|| false).await
+    }
+
+    /// Like [`process_due`](Self::process_due), but asks `stop` before each delivery and
+    /// returns early when it says so: a shutdown finishes the delivery in hand, never cuts one.
+    pub async fn process_due_until(&self, limit: u32, stop: &(dyn Fn() -> bool + Sync)) -> Result<ProcessSummary, DomainError> {
         let mut summary = ProcessSummary::default();
         for event in self.events.due(self.clock.now(), limit).await? {
+            if stop() {
+                break;
+            }
             match self.process(&event).await {
                 Ok(()) => {
                     self.events.mark_processed(&event.id, self.clock.now()).await?;
@@ -79,6 +88,11 @@ impl WebhookService {
             }
         }
         Ok(summary)
+    }
+
+    /// How many deliveries are stored and not processed yet.
+    pub async fn backlog(&self) -> Result<u64, DomainError> {
+        Ok(self.events.backlog().await?)
     }
 
     /// Deliveries that failed at least once and are not processed yet.
@@ -197,6 +211,23 @@ mod tests {
         executions.expect_find_by_message().never();
         let summary = service(repos(events, lines, executions)).process_due(10).await.unwrap();
         assert_eq!(summary.processed, 1);
+    }
+
+    #[tokio::test]
+    async fn a_stop_request_ends_processing_between_deliveries_never_inside_one() {
+        let mut events = MockWebhookEventRepository::new();
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
+        events.expect_due().returning(move |_, _| Ok((1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect()));
+        // The first delivery is in hand when the stop arrives: it completes, the others wait.
+        events.expect_mark_processed().withf(|id, _| id == "whk_1").times(1).returning(|_, _| Ok(()));
+        let mut lines = MockLineRepository::new();
+        lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let service = service(repos(events, lines, MockExecutionRepository::new()));
+        // "Go" when asked before the first delivery, "stop" from then on.
+        let stop_after_first = || stop.swap(true, std::sync::atomic::Ordering::SeqCst);
+        let summary = service.process_due_until(10, &stop_after_first).await.unwrap();
+        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0 });
     }
 
     #[test]
