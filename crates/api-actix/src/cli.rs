@@ -177,6 +177,8 @@ pub struct ServeArgs {
     /// (imports, reindexing, other instances).
     #[arg(long, env = "PARLEY_INDEX_REFRESH_MS", default_value_t = 2000)]
     pub index_refresh_ms: u64,
+    #[command(flatten)]
+    pub rate_limits: crate::limits::RateLimitArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -41,6 +41,8 @@ pub struct ApiConfig {
     pub whatsapp_verify_token: Option<String>,
     /// The app secret that signs webhook deliveries (`X-Hub-Signature-256`).
     pub whatsapp_app_secret: Option<String>,
+    /// Off by default; `parley serve` passes its flags' (the product's limits unless changed).
+    pub rate_limits: crate::limits::RateLimitConfig,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.

@@ -11,6 +11,7 @@ pub mod dto;
 pub mod embedding;
 pub mod error;
 pub mod extract;
+pub mod limits;
 pub mod openapi;
 pub mod platform;
 pub mod request_context;

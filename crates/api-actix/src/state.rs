@@ -8,6 +8,7 @@ use parley_domain::services::*;
 use tokio::sync::Notify;
 
 use crate::config::ApiConfig;
+use crate::limits::Limiter;
 
 pub struct AppState {
     pub keys: KeyService,
@@ -27,6 +28,8 @@ pub struct AppState {
     /// Wakes the webhook processor when a delivery was stored.
     pub webhook_wakeup: Arc<Notify>,
     pub config: ApiConfig,
+    /// Rate limits, built from `config.rate_limits` by [`AppState::with_config`].
+    pub limits: Arc<Limiter>,
 }
 
 impl AppState {
@@ -61,6 +64,7 @@ impl AppState {
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
             config: ApiConfig::default(),
+            limits: Arc::new(Limiter::off()),
         }
     }
 
@@ -74,7 +78,9 @@ impl AppState {
         Self::new(repos, platform, embedder, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
     }
 
+    /// Call inside a tokio runtime when the limits use Redis (its connection task runs there).
     pub fn with_config(mut self, config: ApiConfig) -> Self {
+        self.limits = Arc::new(Limiter::new(config.rate_limits.clone()));
         self.config = config;
         self
     }

@@ -33,6 +33,11 @@ impl ParleyServer {
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", database_url)
             .env("PARLEY_LOG", "warn")
+            // Limits off unless a test turns them on (as `TestApp` does): polling tests would
+            // otherwise trip them. tests/rate_limits.rs sets its own.
+            .env("PARLEY_RATE_LIMIT_PER_MINUTE", "0")
+            .env("PARLEY_SEARCH_RATE_LIMIT_PER_MINUTE", "0")
+            .env("PARLEY_BAD_KEY_RATE_LIMIT_PER_MINUTE", "0")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .spawn()
