@@ -5,6 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A free port on the loopback interface.
@@ -18,6 +19,8 @@ pub struct ParleyServer {
     pub port: u16,
     /// What the server printed, up to and including the line `start` waited for.
     pub banner: Vec<String>,
+    /// Every line the server logged (stderr) so far; each is also passed on to the test's stderr.
+    pub logs: Arc<Mutex<Vec<String>>>,
 }
 
 impl ParleyServer {
@@ -40,8 +43,18 @@ impl ParleyServer {
             .env("PARLEY_BAD_KEY_RATE_LIMIT_PER_MINUTE", "0")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the parley binary starts");
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let stderr = BufReader::new(child.stderr.take().unwrap());
+        let kept = logs.clone();
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                eprintln!("{line}");
+                kept.lock().unwrap().push(line);
+            }
+        });
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut banner = Vec::new();
         for line in lines.by_ref().map_while(Result::ok) {
@@ -58,7 +71,12 @@ impl ParleyServer {
             assert!(Instant::now() < deadline, "the server never listened");
             std::thread::sleep(Duration::from_millis(50));
         }
-        Self { child, port, banner }
+        Self { child, port, banner, logs }
+    }
+
+    /// The logged lines containing `needle`.
+    pub fn logged(&self, needle: &str) -> Vec<String> {
+        self.logs.lock().unwrap().iter().filter(|l| l.contains(needle)).cloned().collect()
     }
 
     pub fn url(&self) -> String {
