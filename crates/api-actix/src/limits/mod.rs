@@ -8,6 +8,7 @@ pub mod config;
 pub mod fallback;
 pub mod memory;
 pub mod middleware;
+pub mod openapi;
 pub mod redis;
 
 use std::net::{IpAddr, SocketAddr};
