@@ -102,6 +102,31 @@ impl std::fmt::Debug for RedisConfig {
 mod tests {
     use super::*;
 
+    fn serve_args(args: &[&str]) -> Result<RateLimitArgs, String> {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Serve {
+            #[command(flatten)]
+            limits: RateLimitArgs,
+        }
+        Serve::try_parse_from(std::iter::once("serve").chain(args.iter().copied())).map(|s| s.limits).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn flags_are_checked_and_default_to_the_products_limits() {
+        let standard = serve_args(&[]).unwrap().to_config().unwrap();
+        if std::env::var_os("PARLEY_RATE_LIMIT_PER_MINUTE").is_none() && std::env::var_os("REDIS_URL").is_none() {
+            assert_eq!(standard, RateLimitConfig::standard());
+        }
+        assert!(serve_args(&["--rate-limit-per-minute", "1000001"]).is_err(), "finer than the stores count");
+        assert!(serve_args(&["--search-rate-limit-per-minute", "-1"]).is_err());
+        let err = serve_args(&["--redis-url", "http://:hunter2@cache"]).unwrap().to_config().unwrap_err();
+        assert!(err.contains("REDIS_URL") && !err.contains("hunter2"), "{err}");
+        let shared = serve_args(&["--redis-url", "redis://cache:6379/2", "--redis-key-prefix", "eu:"]).unwrap().to_config().unwrap();
+        assert_eq!(shared.redis, Some(RedisConfig { url: "redis://cache:6379/2".into(), key_prefix: "eu:".into() }));
+        assert_eq!(serve_args(&["--redis-url", " "]).unwrap().to_config().unwrap().redis, None, "empty means unset");
+    }
+
     #[test]
     fn redis_passwords_stay_out_of_debug_output() {
         let c = RedisConfig { url: "redis://:hunter2@cache:6379/0".into(), key_prefix: "p:".into() };
