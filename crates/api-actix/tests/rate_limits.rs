@@ -207,11 +207,13 @@ async fn two_instances_over_one_redis_enforce_one_limit() {
     let agent = state.keys.create_agent("Scaled out").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     let fresh_key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
+    let storefront = state.keys.issue_key(&agent, KeyKind::Publishable).await.unwrap().plaintext;
     let (url, prefix) = (redis_url(), unique_prefix("two-instances"));
     let env = [
         ("REDIS_URL", url.as_str()),
         ("PARLEY_REDIS_KEY_PREFIX", prefix.as_str()),
         ("PARLEY_RATE_LIMIT_PER_MINUTE", "6"),
+        ("PARLEY_SEARCH_RATE_LIMIT_PER_MINUTE", "2"),
         ("PARLEY_BAD_KEY_RATE_LIMIT_PER_MINUTE", "2"),
     ];
     let servers = [serve(&db.url, &env), serve(&db.url, &env)];
@@ -226,6 +228,17 @@ async fn two_instances_over_one_redis_enforce_one_limit() {
         assert_eq!((status, body["error"]["code"].as_str()), (429, Some("RATE_LIMITED")), "{body}");
         assert_eq!(header(&headers, "retry-after"), Some("10"), "60 s / 6, from the shared counter");
     }
+
+    // Search: its own, tighter quota, checked in the same script call as the key's.
+    let search = "/v1/products/search?q=tea";
+    for (i, left) in [1, 0].into_iter().enumerate() {
+        let (status, headers, body) = http_get(servers[i].port, search, Some(&storefront));
+        assert_eq!((status, header(&headers, "ratelimit-limit"), remaining(&headers)), (200, Some("2"), Some(left)), "{body}");
+    }
+    let (status, headers, _) = http_get(servers[0].port, search, Some(&storefront));
+    assert_eq!((status, header(&headers, "retry-after")), (429, Some("30")), "60 s / 2, from the shared counter");
+    let (status, headers, _) = http_get(servers[1].port, "/v1/products", Some(&storefront));
+    assert_eq!((status, remaining(&headers)), (200, Some(2)), "the key's own quota: 6 − 3 searches − this one");
 
     // Bad keys: two on one instance spend the address's budget for both.
     for _ in 0..2 {
