@@ -50,10 +50,22 @@ async fn get_from(app: &TestApp, address: &str, path: &str, key: Option<&str>) -
     app.call(req).await
 }
 
+/// Seconds in `Retry-After`, checked against the interval of the policy that refused: the wait
+/// is the interval less the time the test took since the quota started being spent, rounded up,
+/// so it is `interval` on a quick run; a slow machine may take a few seconds off, never add any.
 #[track_caller]
-fn assert_rate_limited(r: &Reply, retry_after: u64) {
+fn assert_retry_after(value: Option<&str>, interval: u64) -> u64 {
+    let secs: u64 = value.unwrap_or_else(|| panic!("no Retry-After")).parse().expect("Retry-After is whole seconds");
+    assert!((interval.saturating_sub(3).max(1)..=interval).contains(&secs), "Retry-After {secs}, interval {interval}");
+    secs
+}
+
+#[track_caller]
+fn assert_rate_limited(r: &Reply, interval: u64) {
     r.assert_error(429, "RATE_LIMITED");
-    assert_eq!(r.header("retry-after"), Some(retry_after.to_string().as_str()), "whole seconds, rounded up");
+    let secs = assert_retry_after(r.header("retry-after"), interval);
+    let message = r.body["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("retry after {secs} seconds")), "the message names the wait: {message}");
 }
 
 #[actix_web::test]
@@ -82,7 +94,6 @@ async fn past_the_limit_the_answer_is_429_with_retry_after_in_the_error_shape() 
     let refused = app.get("/v1/activities", &app.a.secret).await;
     assert_rate_limited(&refused, 12);
     assert_eq!(rate(&refused), Some((5, 0, 60)), "the headers come with the 429 too");
-    assert!(refused.body["error"]["message"].as_str().unwrap().contains("12 seconds"), "{}", refused.body);
     // Refusals are not counted: asking again does not push the wait further.
     assert_rate_limited(&app.get("/v1/contacts", &app.a.secret).await, 12);
 }
@@ -155,7 +166,8 @@ async fn bad_keys_are_limited_per_client_address_whatever_the_key() {
     // A valid key from that address is refused alike, so a right guess cannot be told apart.
     let valid = get_from(&app, attacker, "/v1/tags", Some(&app.a.secret)).await;
     assert_rate_limited(&valid, 20);
-    assert_eq!((rate(&valid), &valid.body["error"]["message"]), (None, &refused.body["error"]["message"]));
+    assert_eq!(rate(&valid), None);
+    assert_eq!(valid.body["error"]["message"].as_str().map(|m| m.split(';').next()), Some(Some("too many requests")));
     // Other addresses are not affected, with a valid key or a bad one.
     get_from(&app, neighbour, "/v1/tags", Some(&app.a.secret)).await.assert_status(200);
     get_from(&app, neighbour, "/v1/tags", Some("sk_typo")).await.assert_error(401, "UNAUTHORIZED");
@@ -196,6 +208,16 @@ fn remaining(headers: &[(String, String)]) -> Option<u64> {
     header(headers, "ratelimit-remaining").map(|v| v.parse().unwrap())
 }
 
+/// How many log lines of `server` contain `needle`, once at least one does (lines reach the
+/// test through a pipe and a thread, a moment after the server wrote them).
+fn times_logged(server: &ParleyServer, needle: &str) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.logged(needle).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.logged(needle).len()
+}
+
 fn serve(database_url: &str, env: &[(&str, &str)]) -> ParleyServer {
     ParleyServer::start_on(database_url, free_port(), env, |l| l.starts_with("Parley is serving"))
 }
@@ -226,7 +248,7 @@ async fn two_instances_over_one_redis_enforce_one_limit() {
     for server in &servers {
         let (status, headers, body) = http_get(server.port, "/v1/tags", Some(&key));
         assert_eq!((status, body["error"]["code"].as_str()), (429, Some("RATE_LIMITED")), "{body}");
-        assert_eq!(header(&headers, "retry-after"), Some("10"), "60 s / 6, from the shared counter");
+        assert_retry_after(header(&headers, "retry-after"), 10); // 60 s / 6, from the shared counter
     }
 
     // Search: its own, tighter quota, checked in the same script call as the key's.
@@ -236,7 +258,8 @@ async fn two_instances_over_one_redis_enforce_one_limit() {
         assert_eq!((status, header(&headers, "ratelimit-limit"), remaining(&headers)), (200, Some("2"), Some(left)), "{body}");
     }
     let (status, headers, _) = http_get(servers[0].port, search, Some(&storefront));
-    assert_eq!((status, header(&headers, "retry-after")), (429, Some("30")), "60 s / 2, from the shared counter");
+    assert_eq!(status, 429);
+    assert_retry_after(header(&headers, "retry-after"), 30); // 60 s / 2, from the shared counter
     let (status, headers, _) = http_get(servers[1].port, "/v1/products", Some(&storefront));
     assert_eq!((status, remaining(&headers)), (200, Some(2)), "the key's own quota: 6 − 3 searches − this one");
 
@@ -309,8 +332,9 @@ async fn without_redis_each_instance_limits_on_its_own_and_warns_once() {
         assert_eq!((status, remaining(&headers)), (200, Some(left)), "{body}");
     }
     let (status, headers, _) = http_get(server.port, "/v1/tags", Some(&key));
-    assert_eq!((status, header(&headers, "retry-after")), (429, Some("15")), "the process still enforces the limit");
-    assert_eq!(server.logged("Redis is unreachable").len(), 1, "one warning, not one per request");
+    assert_eq!(status, 429, "the process still enforces the limit");
+    assert_retry_after(header(&headers, "retry-after"), 15);
+    assert_eq!(times_logged(&server, "Redis is unreachable"), 1, "one warning, not one per request");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -339,7 +363,7 @@ async fn when_redis_goes_away_requests_are_served_and_it_is_used_again_once_back
         assert_eq!(status, 200, "request {i} while Redis is away: {body}");
         assert!(remaining(&headers).is_some(), "still limited, by this process");
     }
-    assert_eq!(server.logged("Redis is unreachable").len(), 1, "one warning, not one per request");
+    assert_eq!(times_logged(&server, "Redis is unreachable"), 1, "one warning, not one per request");
 
     let redis = RedisServer::start(port);
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -348,5 +372,5 @@ async fn when_redis_goes_away_requests_are_served_and_it_is_used_again_once_back
         assert_eq!(http_get(server.port, "/v1/tags", Some(&key)).0, 200);
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(server.logged("Redis answers again").len(), 1);
+    assert_eq!(times_logged(&server, "Redis answers again"), 1);
 }
