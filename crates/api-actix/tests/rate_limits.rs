@@ -374,3 +374,80 @@ async fn when_redis_goes_away_requests_are_served_and_it_is_used_again_once_back
     }
     assert_eq!(times_logged(&server, "Redis answers again"), 1);
 }
+
+#[actix_web::test]
+async fn browsers_may_read_the_rate_limit_headers() {
+    let app = app(5, 0, 0).await;
+    let r = app
+        .call(
+            TestRequest::get()
+                .uri("/v1/products")
+                .insert_header(("X-API-Key", app.a.publishable.as_str()))
+                .insert_header(("Origin", "https://shop.example.com")),
+        )
+        .await;
+    assert_eq!(rate(r.assert_status(200)), Some((5, 4, 12)));
+    let exposed = r.header("access-control-expose-headers").unwrap_or_default().to_ascii_lowercase();
+    for name in ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after"] {
+        assert!(exposed.contains(name), "{name} is not exposed to scripts: {exposed}");
+    }
+}
+
+/// The same requests through both stores get the same answers: the Lua script and governor run
+/// one quota, so a process falling back to its own counters (or coming back) behaves alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_memory_and_redis_stores_agree() {
+    use parley_api::limits::memory::MemoryStore;
+    use parley_api::limits::redis::RedisStore;
+    use parley_api::limits::{Admit, Bucket, LimitStore, RedisConfig, Tally};
+
+    let redis = RedisConfig { url: redis_url(), key_prefix: unique_prefix("agree") };
+    let config = RateLimitConfig { per_minute: 4, search_per_minute: 2, bad_key_per_minute: 2, redis: Some(redis.clone()) };
+    let stores: [Box<dyn LimitStore>; 2] = [Box::new(MemoryStore::new(&config)), Box::new(RedisStore::new(&redis, &config).unwrap())];
+    // Waits shrink with the time the test takes: compare them rounded up to 5 s (the intervals
+    // here are multiples of 5 s), which a slow machine cannot cross.
+    let secs = |wait: std::time::Duration| wait.as_micros().div_ceil(5_000_000) * 5;
+    let coarse = |admit: Admit| match admit {
+        Admit::Blocked { retry_after } => format!("blocked {}", secs(retry_after)),
+        Admit::Counted(tallies) => tallies
+            .iter()
+            .map(|t| match t {
+                Tally::Allowed { remaining } => format!("allowed {remaining}"),
+                Tally::Refused { retry_after } => format!("refused {}", secs(*retry_after)),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    let both = [Bucket::Key, Bucket::Search];
+    let mut answers: [Vec<String>; 2] = Default::default();
+    for (store, answers) in stores.iter().zip(&mut answers) {
+        for _ in 0..3 {
+            answers.push(coarse(store.admit("192.0.2.1", "key_a", &both).await.unwrap()));
+        }
+        for _ in 0..3 {
+            answers.push(coarse(store.admit("192.0.2.1", "key_a", &[Bucket::Key]).await.unwrap()));
+        }
+        answers.push(coarse(store.admit("192.0.2.1", "key_b", &[Bucket::Key]).await.unwrap()));
+        for _ in 0..3 {
+            answers.push(coarse(store.bad_key("192.0.2.1").await.unwrap()));
+        }
+        answers.push(coarse(store.admit("192.0.2.1", "key_b", &[Bucket::Key]).await.unwrap()));
+        answers.push(coarse(store.admit("192.0.2.2", "key_b", &[Bucket::Key]).await.unwrap()));
+    }
+    let expected = [
+        "allowed 3, allowed 1",
+        "allowed 2, allowed 0",
+        "allowed 1, refused 30",
+        "allowed 0",
+        "refused 15",
+        "refused 15",
+        "allowed 3",
+        "allowed 1",
+        "allowed 0",
+        "refused 30",
+        "blocked 30",
+        "allowed 2",
+    ];
+    assert_eq!(answers[0], expected, "memory");
+    assert_eq!(answers[1], expected, "redis");
+}
