@@ -35,6 +35,15 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
             req.extensions_mut().insert(principal);
             Ok(next.call(req).await?.map_into_boxed_body())
         }
+        Err(DomainError::Unauthorized) => {
+            // Counted per client address, and refused past the limit, so keys cannot be guessed
+            // at speed; limits::middleware then also refuses valid keys from that address.
+            let address = crate::limits::client_address(req.peer_addr());
+            match state.limits.bad_key(&address).await {
+                Some(retry_after) => Ok(req.error_response(ApiError::RateLimited { retry_after })),
+                None => Ok(req.error_response(ApiError::from(DomainError::Unauthorized))),
+            }
+        }
         Err(e) => Ok(req.error_response(ApiError::from(e))),
     }
 }

@@ -218,6 +218,8 @@ pub struct ServeArgs {
     /// On SIGTERM or SIGINT, seconds in-flight requests get to finish before they are cut.
     #[arg(long, env = "PARLEY_SHUTDOWN_TIMEOUT_SECS", default_value_t = 20)]
     pub shutdown_timeout_secs: u64,
+    #[command(flatten)]
+    pub rate_limits: crate::limits::RateLimitArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -330,12 +330,21 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
     if whatsapp_app_secret.is_none() {
         tracing::warn!("PARLEY_WHATSAPP_APP_SECRET is not set: WhatsApp webhook deliveries will be refused");
     }
+    let rate_limits = args.rate_limits.to_config()?;
+    tracing::info!(
+        per_key = rate_limits.per_minute,
+        search_per_key = rate_limits.search_per_minute,
+        bad_key_per_address = rate_limits.bad_key_per_minute,
+        store = if rate_limits.redis.is_some() { "redis" } else { "this process" },
+        "rate limits per minute (0 = off)"
+    );
     Ok(ApiConfig {
         storefront_url,
         cors_origins,
         whatsapp_verify_token: nonempty(&args.whatsapp_verify_token),
         whatsapp_app_secret,
         separate_metrics_address: args.metrics_bind.is_some(),
+        rate_limits,
     })
 }
 

@@ -43,6 +43,8 @@ pub struct ApiConfig {
     pub whatsapp_app_secret: Option<String>,
     /// `GET /metrics` is served on an address of its own (`PARLEY_METRICS_BIND`), not on the API's.
     pub separate_metrics_address: bool,
+    /// Off by default; `parley serve` passes its flags' (the product's limits unless changed).
+    pub rate_limits: crate::limits::RateLimitConfig,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.

@@ -25,6 +25,13 @@ pub enum ApiError {
     RouteNotFound,
     #[error("this endpoint does not support the method")]
     MethodNotAllowed,
+    #[error("too many requests; retry after {} seconds", retry_after_secs(*.retry_after))]
+    RateLimited { retry_after: std::time::Duration },
+}
+
+/// `Retry-After` in whole seconds, rounded up: retrying earlier would be refused again.
+fn retry_after_secs(wait: std::time::Duration) -> u64 {
+    wait.as_micros().div_ceil(1_000_000).max(1) as u64
 }
 
 /// One broken rule in `details`.
@@ -124,6 +131,7 @@ impl ApiError {
             ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", self.to_string(), vec![]),
             ApiError::RouteNotFound => (StatusCode::NOT_FOUND, "NOT_FOUND", self.to_string(), vec![]),
             ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", self.to_string(), vec![]),
+            ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", self.to_string(), vec![]),
         }
     }
 }
@@ -146,6 +154,9 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(status).json(body);
         if status == StatusCode::SERVICE_UNAVAILABLE {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if let ApiError::RateLimited { retry_after } = self {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs(*retry_after)));
         }
         response
     }

@@ -13,6 +13,7 @@ pub mod embedding;
 pub mod error;
 pub mod extract;
 pub mod metrics;
+pub mod limits;
 pub mod openapi;
 pub mod platform;
 pub mod request_context;

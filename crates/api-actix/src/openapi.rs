@@ -4,6 +4,7 @@
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use crate::limits::openapi::RateLimitDocs;
 use crate::routes::{activities, campaigns, carts, catalog, contacts, tags, templates};
 
 #[derive(OpenApi)]
@@ -26,7 +27,7 @@ use crate::routes::{activities, campaigns, carts, catalog, contacts, tags, templ
         templates::list_templates, templates::get_template, templates::channel_templates, templates::send_template,
         campaigns::list_executions,
     ),
-    modifiers(&ApiKeyAuth),
+    modifiers(&ApiKeyAuth, &RateLimitDocs),
     tags(
         (name = "Tags", description = "Labels that organize activities"),
         (name = "Activities", description = "Conversations, one per contact"),

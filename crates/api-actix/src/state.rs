@@ -9,6 +9,7 @@ use tokio::sync::Notify;
 
 use crate::config::ApiConfig;
 use crate::metrics::{Metrics, TimedEmbedder};
+use crate::limits::Limiter;
 
 pub struct AppState {
     pub keys: KeyService,
@@ -33,6 +34,8 @@ pub struct AppState {
     /// Set when a graceful shutdown starts: readiness then answers 503, so load balancers stop
     /// sending requests over connections they keep open.
     pub shutting_down: std::sync::atomic::AtomicBool,
+    /// Rate limits, built from `config.rate_limits` by [`AppState::with_config`].
+    pub limits: Arc<Limiter>,
 }
 
 impl AppState {
@@ -71,6 +74,7 @@ impl AppState {
             config: ApiConfig::default(),
             metrics,
             shutting_down: std::sync::atomic::AtomicBool::new(false),
+            limits: Arc::new(Limiter::off()),
         }
     }
 
@@ -84,7 +88,9 @@ impl AppState {
         Self::new(repos, platform, embedder, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
     }
 
+    /// Call inside a tokio runtime when the limits use Redis (its connection task runs there).
     pub fn with_config(mut self, config: ApiConfig) -> Self {
+        self.limits = Arc::new(Limiter::new(config.rate_limits.clone()));
         self.config = config;
         self
     }

@@ -14,16 +14,16 @@ pub mod webhooks;
 use actix_cors::Cors;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::http::header::{CONTENT_TYPE, HeaderName};
+use actix_web::http::header::{CONTENT_TYPE, HeaderName, RETRY_AFTER};
 use actix_web::middleware::from_fn;
 use actix_web::{Error, HttpResponse, Resource, web};
 use serde::Serialize;
 
-use crate::auth;
 use crate::config::CorsOrigins;
 use crate::dto::DataBody;
 use crate::error::ApiError;
 use crate::request_context::REQUEST_ID_HEADER;
+use crate::{auth, limits};
 
 /// 200 with `{"data": …}`.
 pub fn ok<T: Serialize>(data: T) -> HttpResponse {
@@ -45,7 +45,8 @@ pub fn resource(
     path: &str,
 ) -> Resource<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()> + use<>>
 {
-    open_resource(path).wrap(from_fn(auth::middleware))
+    // `wrap` puts the later layer outside: authentication runs first, then the key's limits.
+    open_resource(path).wrap(from_fn(limits::middleware::middleware)).wrap(from_fn(auth::middleware))
 }
 
 /// A resource that browser code may call with a publishable key: CORS outermost, so a browser
@@ -62,7 +63,14 @@ fn cors(origins: &CorsOrigins) -> Cors {
     let cors = Cors::default()
         .allowed_methods(["GET", "POST"])
         .allowed_headers([HeaderName::from_static(auth::API_KEY_HEADER), CONTENT_TYPE, REQUEST_ID_HEADER])
-        .expose_headers([REQUEST_ID_HEADER])
+        // Scripts may read the request id and, to pace themselves, the rate-limit headers.
+        .expose_headers([
+            REQUEST_ID_HEADER,
+            limits::middleware::LIMIT,
+            limits::middleware::REMAINING,
+            limits::middleware::RESET,
+            RETRY_AFTER,
+        ])
         .max_age(3600);
     match origins {
         CorsOrigins::Any => cors.allow_any_origin().send_wildcard(),

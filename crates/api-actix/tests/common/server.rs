@@ -36,6 +36,11 @@ impl ParleyServer {
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", database_url)
             .env("PARLEY_LOG", "warn")
+            // Limits off unless a test turns them on (as `TestApp` does): polling tests would
+            // otherwise trip them. tests/rate_limits.rs sets its own.
+            .env("PARLEY_RATE_LIMIT_PER_MINUTE", "0")
+            .env("PARLEY_SEARCH_RATE_LIMIT_PER_MINUTE", "0")
+            .env("PARLEY_BAD_KEY_RATE_LIMIT_PER_MINUTE", "0")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -94,9 +99,9 @@ impl ParleyServer {
         }
     }
 
-    /// Whether any log line so far contains `needle`.
-    pub fn logged(&self, needle: &str) -> bool {
-        self.logs.lock().unwrap().iter().any(|l| l.contains(needle))
+    /// The logged lines containing `needle`.
+    pub fn logged(&self, needle: &str) -> Vec<String> {
+        self.logs.lock().unwrap().iter().filter(|l| l.contains(needle)).cloned().collect()
     }
 
     pub fn url(&self) -> String {
