@@ -114,8 +114,8 @@ mod tests {
             let b: Vec<f32> = (0..len).map(|i| ((i * 53 % 97) as f32 - 48.0) / 48.0).collect();
             let expected: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
             assert!((f64::from(dot_f32(&a, &b)) - expected).abs() < 1e-4, "f32, length {len}");
-            let qa: Vec<i8> = (0..len).map(|i| (i * 37 % 255) as i32 as u8 as i8).collect();
-            let qb: Vec<i8> = (0..len).map(|i| (i * 53 % 255) as i32 as u8 as i8).collect();
+            let qa: Vec<i8> = (0..len).map(|i: i32| (i * 37 % 255) as u8 as i8).collect();
+            let qb: Vec<i8> = (0..len).map(|i: i32| (i * 53 % 255) as u8 as i8).collect();
             let expected: i32 = qa.iter().zip(&qb).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
             assert_eq!(dot_i8(&qa, &qb), expected, "i8, length {len}");
             assert_eq!(dot_i8_portable(&qa, &qb), expected, "portable i8, length {len}");
