@@ -331,3 +331,90 @@ fn every_query_string_gets_a_documented_answer() {
     queries(&sys, &w, "GET", "/v1/campaigns/hostile/executions", &sk, &["since", "limit"], &[200, 400, 404]);
     queries(&sys, &w, "DELETE", &format!("/v1/activities/{}/tags", w.activity), &sk, &["tag_id"], &[200, 400, 404]);
 }
+
+// ---------- regressions: what schemathesis found ----------
+
+fn nullable(schema: &Value) -> bool {
+    let null = json!("null");
+    schema["type"] == null
+        || schema["type"].as_array().is_some_and(|t| t.contains(&null))
+        || ["oneOf", "anyOf"].iter().any(|k| schema[*k].as_array().is_some_and(|alts| alts.iter().any(|a| a["type"] == null)))
+}
+
+/// RFC 9110: a 405 names the methods the path supports in `Allow` (schemathesis ST204).
+#[actix_web::test]
+async fn a_405_names_the_methods_the_path_allows() {
+    let app = TestApp::new("sqlite").await;
+    for (method, path, allow) in [
+        ("TRACE", "/v1/tags", "GET, POST"),
+        ("PUT", "/v1/tags/tag_x", "PATCH, DELETE"),
+        ("DELETE", "/v1/activities/act_x", "GET, PATCH"),
+        ("GET", "/v1/carts", "POST"),
+        ("DELETE", "/webhooks/whatsapp", "GET, POST"),
+        ("POST", "/v1/openapi.json", "GET"),
+    ] {
+        let r = app
+            .call(TestRequest::default().method(method.parse().unwrap()).uri(path).insert_header(("X-API-Key", app.a.secret.as_str())))
+            .await;
+        r.assert_error(405, "METHOD_NOT_ALLOWED");
+        assert_eq!(r.header("allow"), Some(allow), "{method} {path}");
+    }
+}
+
+/// The OpenAPI document states what the API enforces, so schema-valid requests are accepted and
+/// documented statuses are the ones answered (schemathesis ST103, ST201, ST202).
+#[actix_web::test]
+async fn the_document_states_the_body_and_query_rules_the_api_enforces() {
+    let app = TestApp::new("sqlite").await;
+    let doc = app.call(TestRequest::get().uri("/v1/openapi.json")).await.body;
+    // Every body is refused with 413 when too large and 415 without the JSON content type.
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if op.get("requestBody").is_some() {
+                for status in ["400", "413", "415"] {
+                    assert!(op["responses"].get(status).is_some(), "{method} {path} documents {status}");
+                }
+            }
+        }
+    }
+    let schemas = &doc["components"]["schemas"];
+    // Required fields are required and not nullable.
+    for (schema, field) in [
+        ("CreateTag", "name"),
+        ("CreateContact", "channel_type"),
+        ("CreateContact", "channel_id"),
+        ("AttachTags", "tag_ids"),
+        ("CreateCart", "items"),
+        ("CartItemBody", "id"),
+        ("CartItemBody", "qty"),
+        ("SendTemplate", "to"),
+    ] {
+        assert!(schemas[schema]["required"].as_array().is_some_and(|r| r.contains(&json!(field))), "{schema}.{field} is required");
+        assert!(!nullable(&schemas[schema]["properties"][field]), "{schema}.{field} is not nullable");
+    }
+    // What PATCH cannot clear is not nullable; what it can clear is.
+    for (schema, field, can_clear) in [
+        ("UpdateTag", "name", false),
+        ("UpdateTag", "color", false),
+        ("UpdateTag", "description", true),
+        ("UpdateActivity", "status", false),
+        ("UpdateActivity", "assigned_to", true),
+        ("UpdateActivity", "profile_name", false),
+        ("UpdateContact", "custom_attributes", false),
+        ("UpdateContact", "email", true),
+    ] {
+        assert_eq!(nullable(&schemas[schema]["properties"][field]), can_clear, "{schema}.{field}");
+    }
+    // And the API agrees: null on what cannot be cleared is 400, as are empty filters.
+    let tag = app.tag(&app.a, "Kept").await;
+    let (_, activity) = app.conversation(&app.a, "Ana", ("whatsapp", "+52 55 1234 5678"), ActivityStatus::Open).await;
+    app.patch(&format!("/v1/tags/{tag}"), &app.a.secret, json!({"name": null})).await.assert_error(400, "VALIDATION_ERROR");
+    app.patch(&format!("/v1/activities/{activity}"), &app.a.secret, json!({"status": null})).await.assert_error(400, "VALIDATION_ERROR");
+    app.get("/v1/activities?status=", &app.a.secret).await.assert_error(400, "VALIDATION_ERROR");
+    app.get("/v1/products?kind=", &app.a.publishable).await.assert_error(400, "VALIDATION_ERROR");
+    app.get("/v1/campaigns/%F3%95%82%A4/executions", &app.a.secret).await.assert_error(400, "VALIDATION_ERROR");
+    // A body without the JSON content type is 415 in the error shape.
+    let r =
+        app.call(TestRequest::patch().uri(&format!("/v1/activities/{activity}")).insert_header(("X-API-Key", app.a.secret.as_str()))).await;
+    r.assert_error(415, "UNSUPPORTED_MEDIA_TYPE");
+}

@@ -38,7 +38,8 @@ pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: Path<Str
 #[utoipa::path(patch, path = "/v1/activities/{id}", tag = "Activities", security(("api_key" = [])), request_body = UpdateActivity,
     params(("id" = String, Path, description = "Activity id")),
     responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+        (status = 404, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn update_activity(
     caller: SecretKey,
     state: Data<AppState>,
@@ -53,7 +54,8 @@ pub async fn update_activity(
 #[utoipa::path(post, path = "/v1/activities/{id}/tags", tag = "Activities", security(("api_key" = [])), request_body = AttachTags,
     params(("id" = String, Path, description = "Activity id")),
     responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, description = "Unknown activity, or tags not found (named in details)", body = ErrorBody)))]
+        (status = 404, description = "Unknown activity, or tags not found (named in details)", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn attach_tags(caller: SecretKey, state: Data<AppState>, id: Path<String>, body: Json<AttachTags>) -> ApiResult<HttpResponse> {
     let view = state.activities.attach_tags(caller.agent(), &ActivityId::new(id.into_inner()), body.into_inner().tag_ids).await?;
     Ok(ok(ActivityDetailDto::from(view)))

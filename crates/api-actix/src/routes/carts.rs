@@ -17,7 +17,8 @@ pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
 #[utoipa::path(post, path = "/v1/carts", tag = "Carts", security(("api_key" = [])), request_body = CreateCart,
     responses((status = 201, body = DataBody<CartCreatedDto>),
         (status = 400, description = "Bad items: each is named in details (unknown, draft or foreign products, duplicates, bad quantities)", body = ErrorBody),
-        (status = 401, body = ErrorBody)))]
+        (status = 401, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn create_cart(caller: PublishableKey, state: Data<AppState>, body: Json<CreateCart>) -> ApiResult<HttpResponse> {
     let cart = state.carts.create(caller.agent(), body.into_inner().into_items()).await?;
     let url = state.config.storefront_url.as_ref().map(|base| format!("{base}/c/{}", cart.code.as_str()));

@@ -36,7 +36,8 @@ pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: Path<Stri
 /// Create a contact on one channel.
 #[utoipa::path(post, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), request_body = CreateContact,
     responses((status = 201, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody)))]
+        (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<CreateContact>) -> ApiResult<HttpResponse> {
     let contact = state.contacts.create(caller.agent(), body.into_inner().into()).await?;
     Ok(created(ContactDto::from(contact)))
@@ -46,7 +47,8 @@ pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json
 #[utoipa::path(patch, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])), request_body = UpdateContact,
     params(("id" = String, Path, description = "Contact id")),
     responses((status = 200, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+        (status = 404, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn update_contact(
     caller: SecretKey,
     state: Data<AppState>,

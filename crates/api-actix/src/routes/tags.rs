@@ -35,7 +35,8 @@ pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Cre
 #[utoipa::path(patch, path = "/v1/tags/{id}", tag = "Tags", security(("api_key" = [])), request_body = UpdateTag,
     params(("id" = String, Path, description = "Tag id")),
     responses((status = 200, body = DataBody<TagDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn update_tag(caller: SecretKey, state: Data<AppState>, id: Path<String>, body: Json<UpdateTag>) -> ApiResult<HttpResponse> {
     let tag = state.tags.update(caller.agent(), &TagId::new(id.into_inner()), body.into_inner().into()).await?;
     Ok(ok(TagDto::from(tag)))

@@ -55,7 +55,8 @@ pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: Pat
     responses((status = 200, body = DataBody<SendResultDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 422, description = "TEMPLATE_NOT_APPROVED, or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
-        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody)))]
+        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn send_template(
     caller: SecretKey,
     state: Data<AppState>,
