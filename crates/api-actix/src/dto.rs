@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::extract::double_option;
+use crate::extract::{double_option, option_object, option_objects};
 
 /// RFC 3339, UTC, milliseconds, `Z`: `2026-11-21T10:00:00.000Z`.
 pub fn timestamp(t: Timestamp) -> String {
@@ -686,6 +686,7 @@ pub struct CartItemBody {
 #[serde(deny_unknown_fields)]
 pub struct CreateCart {
     /// 1–50 distinct products.
+    #[serde(default, deserialize_with = "option_objects")]
     #[schema(value_type = Vec<CartItemBody>, required = true, min_items = 1, max_items = 50)]
     pub items: Option<Vec<CartItemBody>>,
 }
@@ -824,6 +825,7 @@ pub struct SendComponentBody {
     pub sub_type: Option<String>,
     /// Buttons: the template button's position, from 0.
     pub index: Option<i64>,
+    #[serde(default, deserialize_with = "option_objects")]
     pub parameters: Option<Vec<SendParameterBody>>,
 }
 
@@ -842,7 +844,9 @@ pub struct SendTemplate {
     #[schema(value_type = String, required = true, pattern = "^[+ -]*([0-9][+ -]*){7,15}$")]
     pub to: Option<String>,
     /// The platform's business message components; one parameter per placeholder.
+    #[serde(default, deserialize_with = "option_objects")]
     pub components: Option<Vec<SendComponentBody>>,
+    #[serde(default, deserialize_with = "option_object")]
     pub campaign: Option<CampaignBody>,
 }
 

@@ -418,3 +418,46 @@ async fn the_document_states_the_body_and_query_rules_the_api_enforces() {
         app.call(TestRequest::patch().uri(&format!("/v1/activities/{activity}")).insert_header(("X-API-Key", app.a.secret.as_str()))).await;
     r.assert_error(415, "UNSUPPORTED_MEDIA_TYPE");
 }
+
+/// serde's derive reads a struct from an array by position, so `["VIP"]` created a tag named
+/// VIP and `[]` was an empty PATCH (schemathesis ST201). Bodies, and the objects inside them,
+/// must be JSON objects: 400 `INVALID_JSON` otherwise, and nothing changes.
+#[actix_web::test]
+async fn arrays_are_not_objects_at_any_depth() {
+    let app = TestApp::new("sqlite").await;
+    app.import_demo_catalog(&app.a).await;
+    let tag = app.tag(&app.a, "Kept").await;
+    let (_, activity) = app.conversation(&app.a, "Ana", ("whatsapp", "+52 55 1234 5678"), ActivityStatus::Open).await;
+    let raw = |method: &str, path: String, key: &str, body: &'static str| {
+        TestRequest::default()
+            .method(method.parse().unwrap())
+            .uri(&path)
+            .insert_header(("X-API-Key", key.to_string()))
+            .insert_header(("Content-Type", "application/json"))
+            .set_payload(body)
+    };
+    let sk = app.a.secret.as_str();
+    for (method, path, key, body) in [
+        ("POST", "/v1/tags".to_string(), sk, r##"["VIP", "#000000"]"##),
+        ("PATCH", format!("/v1/tags/{tag}"), sk, "[]"),
+        ("PATCH", format!("/v1/tags/{tag}"), sk, r#"["Renamed"]"#),
+        ("POST", "/v1/contacts".to_string(), sk, r#"["whatsapp", "+1 415 555 0100"]"#),
+        ("PATCH", format!("/v1/activities/{activity}"), sk, r#"["closed"]"#),
+        ("POST", format!("/v1/activities/{activity}/tags"), sk, "[[]]"),
+        ("POST", "/v1/carts".to_string(), app.a.publishable.as_str(), r#"{"items": [["prd_thermos_500", 2]]}"#),
+        ("POST", "/v1/templates/1/send".to_string(), sk, r#"{"to": "+1 415 555 0100", "components": [["body", null, null, []]]}"#),
+        ("POST", "/v1/templates/1/send".to_string(), sk, r#"{"to": "+1 415 555 0100", "campaign": ["k", "n"]}"#),
+        (
+            "POST",
+            "/v1/templates/1/send".to_string(),
+            sk,
+            r#"{"to": "+1 415 555 0100", "components": [{"type": "body", "parameters": [["text", "x"]]}]}"#,
+        ),
+    ] {
+        let r = app.call(raw(method, path.clone(), key, body)).await;
+        assert_eq!((r.status, r.body["error"]["code"].as_str()), (400, Some("INVALID_JSON")), "{method} {path} {body}: {}", r.body);
+    }
+    let tags = app.get("/v1/tags", sk).await;
+    assert_eq!(tags.data().as_array().unwrap().len(), 1, "no tag was created");
+    assert_eq!(tags.data()[0]["name"], "Kept", "nor renamed");
+}

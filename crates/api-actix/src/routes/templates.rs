@@ -9,6 +9,7 @@ use super::{ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{DataBody, SendResultDto, SendTemplate, TemplateDto};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::Object;
 use crate::state::AppState;
 
 pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
@@ -61,11 +62,11 @@ pub async fn send_template(
     caller: SecretKey,
     state: Data<AppState>,
     id: Path<String>,
-    body: Json<SendTemplate>,
+    body: Json<Object<SendTemplate>>,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
     let template = TemplateId::new(id.into_inner());
-    let body = body.into_inner();
+    let body = body.into_inner().into_inner();
     let key = req.headers().get(IDEMPOTENCY_HEADER).map(|v| v.to_str().unwrap_or("\u{0}").to_string());
     let Some(key) = key else {
         return Ok(send(&state, &caller, &template, body).await.unwrap_or_else(|e| e.error_response()));
