@@ -8,12 +8,15 @@
 //! - `bench search`: search quality (nDCG@10, recall@10, MRR on labeled dev sets, against a BM25
 //!   baseline) per embedder, and search latency, start-up and memory at 10k–1M products.
 //!
+//! - `fuzz [TARGET…] [--time SECS]`: the cargo-fuzz targets (nightly), 180 s each by default.
+//!
 //! Its one dependency, sha2, is small: it checks the model's weights.
 
 mod bench;
 mod codegen;
 mod distill;
 mod fetch_model;
+mod fuzz;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -37,7 +40,10 @@ tasks:
   bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
                       search quality on the dev sets (xtask/data/search-*.json) against BM25, and
                       search latency, start-up and memory; writes docs/performance.md.
-                      --million: latency alone at 1,000,000 products (minutes), its own section";
+                      --million: latency alone at 1,000,000 products (minutes), its own section
+  fuzz [webhook_payload] [template_placeholders] [--time 180]
+                      run the cargo-fuzz targets of crates/fuzz on nightly (cargo install cargo-fuzz),
+                      each for --time seconds; a crash fails and leaves its input in crates/fuzz/artifacts";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -48,6 +54,7 @@ fn main() -> ExitCode {
         ["bench", rest @ ..] => bench::run(rest),
         ["fetch-model", rest @ ..] => fetch_model::run(rest),
         ["distill", rest @ ..] => distill::run(rest),
+        ["fuzz", rest @ ..] => fuzz::run(rest),
         ["-h" | "--help" | "help"] | [] => {
             println!("{USAGE}");
             Ok(())

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::extract::double_option;
+use crate::extract::{double_option, option_object, option_objects};
 
 /// RFC 3339, UTC, milliseconds, `Z`: `2026-11-21T10:00:00.000Z`.
 pub fn timestamp(t: Timestamp) -> String {
@@ -83,14 +83,51 @@ impl From<Tag> for TagDto {
     }
 }
 
+// Patterns in the OpenAPI document (utoipa takes literals only), so generated clients and
+// fuzzers know the rules: trimmed text has a visible character and no control characters but
+// newline and tab (`[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f]`), colors are `#rrggbb`, emails printable ASCII
+// with one `@` and a dotted domain.
+
+/// An activity's status.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum ActivityStatusName {
+    Open,
+    Closed,
+    Pending,
+}
+
+/// A contact's channel.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum ChannelTypeName {
+    Whatsapp,
+    Instagram,
+    Messenger,
+    Email,
+    Sms,
+    Webchat,
+}
+
+/// A product's kind.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum ProductKindName {
+    Product,
+    Service,
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTag {
     /// Required; trimmed, 1–64 characters, unique per agent ignoring case.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 64, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub name: Option<String>,
     /// `#rrggbb`; a default gray when absent.
+    #[schema(pattern = "^#[0-9a-fA-F]{6}$")]
     pub color: Option<String>,
     /// At most 500 characters.
+    #[schema(max_length = 500, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub description: Option<String>,
 }
 
@@ -104,11 +141,17 @@ impl From<CreateTag> for NewTagInput {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateTag {
+    /// Trimmed, 1–64 characters; cannot be cleared.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 64, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub name: Option<Option<String>>,
+    /// `#rrggbb`; cannot be cleared.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = String, required = false, pattern = "^#[0-9a-fA-F]{6}$")]
     pub color: Option<Option<String>>,
+    /// At most 500 characters; null (or blank) clears it.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, max_length = 500, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub description: Option<Option<String>>,
 }
 
@@ -169,19 +212,56 @@ impl From<Contact> for ContactDto {
     }
 }
 
+/// `custom_attributes`: an object of at most 50 keys, each 1–128 characters with a visible one.
+fn custom_attributes_schema() -> utoipa::openapi::Object {
+    attributes_schema(utoipa::openapi::schema::SchemaType::Type(utoipa::openapi::Type::Object))
+}
+
+/// The same, or null (contact create: null means none).
+fn nullable_custom_attributes_schema() -> utoipa::openapi::Object {
+    use utoipa::openapi::Type;
+    attributes_schema(utoipa::openapi::schema::SchemaType::from_iter([Type::Object, Type::Null]))
+}
+
+fn attributes_schema(kind: utoipa::openapi::schema::SchemaType) -> utoipa::openapi::Object {
+    use utoipa::openapi::{ObjectBuilder, Type};
+    let key = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(128))
+        .pattern(Some(r"[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"));
+    ObjectBuilder::new()
+        .schema_type(kind)
+        .max_properties(Some(50))
+        .property_names(Some(key))
+        .description(Some("A JSON object of at most 50 keys (1–128 characters each) and 16 KiB of JSON."))
+        .build()
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateContact {
     /// Required: whatsapp, instagram, messenger, email, sms or webchat.
+    #[schema(value_type = ChannelTypeName, required = true)]
     pub channel_type: Option<String>,
     /// Required. Phone channels: 7–15 digits after removing `+`, spaces and dashes. Email: an address.
+    /// Other channels: 1–256 characters.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub channel_id: Option<String>,
-    /// Defaults to the channel id.
+    /// Defaults to the channel id; 1–256 characters.
+    #[schema(
+        max_length = 256,
+        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+    )]
     pub profile_name: Option<String>,
+    /// An address of at most 254 characters (stored lowercase).
+    #[schema(max_length = 254, pattern = r"^[!-?A-~]{1,64}@([!-\-/-?A-~]{1,63}\.)+[!-\-/-?A-~]{1,63}$")]
     pub email: Option<String>,
+    /// At most 5,000 characters.
+    #[schema(max_length = 5000, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub notes: Option<String>,
-    /// A JSON object of at most 50 keys and 16 KiB.
-    #[schema(value_type = Option<Object>)]
+    /// A JSON object of at most 50 keys (1–128 characters each) and 16 KiB.
+    #[schema(schema_with = nullable_custom_attributes_schema)]
     pub custom_attributes: Option<Map<String, Value>>,
 }
 
@@ -203,14 +283,22 @@ impl From<CreateContact> for NewContactInput {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateContact {
+    /// 1–256 characters; cannot be cleared.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub profile_name: Option<Option<String>>,
+    /// An address of at most 254 characters, or null to clear.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, max_length = 254, pattern = r"^[!-?A-~]{1,64}@([!-\-/-?A-~]{1,63}\.)+[!-\-/-?A-~]{1,63}$")]
     pub email: Option<Option<String>>,
+    /// At most 5,000 characters, or null to clear.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, max_length = 5000, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub notes: Option<Option<String>>,
+    /// Merged into the contact's attributes (a key set to null is removed); the result must stay
+    /// within 50 keys and 16 KiB.
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = custom_attributes_schema, required = false)]
     pub custom_attributes: Option<Option<Map<String, Value>>>,
 }
 
@@ -326,10 +414,16 @@ pub struct ActivityListParams {
     #[param(value_type = Option<i64>, minimum = 0)]
     pub offset: Option<String>,
     /// open, closed or pending.
+    #[param(value_type = Option<ActivityStatusName>)]
     pub status: Option<String>,
     /// A tag id: only activities with that tag.
     pub tag: Option<String>,
-    /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number.
+    /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number: 1–100 characters.
+    #[param(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+    )]
     pub search: Option<String>,
 }
 
@@ -337,14 +431,17 @@ pub struct ActivityListParams {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateActivity {
-    /// open, closed or pending; any move is allowed.
+    /// open, closed or pending; any move is allowed. Cannot be null.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = ActivityStatusName, required = false)]
     pub status: Option<Option<String>>,
     /// A user id, 1–128 characters, or null.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 128, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub assigned_to: Option<Option<String>>,
-    /// Renames the contact.
+    /// Renames the contact: 1–256 characters, cannot be null.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub profile_name: Option<Option<String>>,
 }
 
@@ -362,6 +459,7 @@ impl From<UpdateActivity> for ActivityPatchInput {
 #[serde(deny_unknown_fields)]
 pub struct AttachTags {
     /// 1–50 tag ids of this agent; already attached ones are left as they are.
+    #[schema(value_type = Vec<String>, required = true, min_items = 1, max_items = 50)]
     pub tag_ids: Option<Vec<String>>,
 }
 
@@ -369,6 +467,11 @@ pub struct AttachTags {
 #[into_params(parameter_in = Query)]
 pub struct DetachTagParams {
     /// The tag to remove.
+    #[param(
+        required = true,
+        min_length = 1,
+        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+    )]
     pub tag_id: Option<String>,
 }
 
@@ -487,6 +590,7 @@ pub struct ProductListParams {
     /// A category tag, matched exactly (as listed by /v1/categories).
     pub tag: Option<String>,
     /// product or service.
+    #[param(value_type = Option<ProductKindName>)]
     pub kind: Option<String>,
 }
 
@@ -494,7 +598,13 @@ pub struct ProductListParams {
 #[into_params(parameter_in = Query)]
 pub struct SearchParams {
     /// What the shopper is after, in their own words (matched by meaning, not by keywords): 1–500 characters.
-    #[param(required = true, min_length = 1, max_length = 500, example = "something to keep my coffee hot")]
+    #[param(
+        required = true,
+        min_length = 1,
+        max_length = 500,
+        pattern = r"[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+        example = "something to keep my coffee hot"
+    )]
     pub q: Option<String>,
     /// Results, 1–50, default 10.
     #[param(value_type = Option<i64>, minimum = 1, maximum = 50)]
@@ -565,9 +675,10 @@ impl From<CatalogFacets> for CategoriesDto {
 #[serde(deny_unknown_fields)]
 pub struct CartItemBody {
     /// An active product's `_id`.
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub id: Option<String>,
     /// An integer from 1 to 99.
-    #[schema(value_type = Option<i64>, minimum = 1, maximum = 99)]
+    #[schema(value_type = i64, required = true, minimum = 1, maximum = 99)]
     pub qty: Option<Value>,
 }
 
@@ -575,6 +686,8 @@ pub struct CartItemBody {
 #[serde(deny_unknown_fields)]
 pub struct CreateCart {
     /// 1–50 distinct products.
+    #[serde(default, deserialize_with = "option_objects")]
+    #[schema(value_type = Vec<CartItemBody>, required = true, min_items = 1, max_items = 50)]
     pub items: Option<Vec<CartItemBody>>,
 }
 
@@ -712,6 +825,7 @@ pub struct SendComponentBody {
     pub sub_type: Option<String>,
     /// Buttons: the template button's position, from 0.
     pub index: Option<i64>,
+    #[serde(default, deserialize_with = "option_objects")]
     pub parameters: Option<Vec<SendParameterBody>>,
 }
 
@@ -727,9 +841,12 @@ pub struct CampaignBody {
 #[serde(deny_unknown_fields)]
 pub struct SendTemplate {
     /// Recipient: 7–15 digits with country code (`+`, spaces and dashes are ignored).
+    #[schema(value_type = String, required = true, pattern = "^[+ -]*([0-9][+ -]*){7,15}$")]
     pub to: Option<String>,
     /// The platform's business message components; one parameter per placeholder.
+    #[serde(default, deserialize_with = "option_objects")]
     pub components: Option<Vec<SendComponentBody>>,
+    #[serde(default, deserialize_with = "option_object")]
     pub campaign: Option<CampaignBody>,
 }
 
@@ -807,6 +924,7 @@ impl From<Execution> for ExecutionDto {
 #[into_params(parameter_in = Query)]
 pub struct ExecutionParams {
     /// Only records changed after this RFC 3339 time.
+    #[param(format = DateTime)]
     pub since: Option<String>,
     /// 1–1000, default 100.
     #[param(value_type = Option<i64>, minimum = 1, maximum = 1000)]

@@ -23,8 +23,9 @@ pub enum ApiError {
     PayloadTooLarge(usize),
     #[error("no such endpoint")]
     RouteNotFound,
+    /// Carries the methods the path does support, for the `Allow` header (RFC 9110).
     #[error("this endpoint does not support the method")]
-    MethodNotAllowed,
+    MethodNotAllowed(String),
     #[error("too many requests; retry after {} seconds", retry_after_secs(*.retry_after))]
     RateLimited { retry_after: std::time::Duration },
 }
@@ -130,7 +131,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
             ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", self.to_string(), vec![]),
             ApiError::RouteNotFound => (StatusCode::NOT_FOUND, "NOT_FOUND", self.to_string(), vec![]),
-            ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", self.to_string(), vec![]),
+            ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", self.to_string(), vec![]),
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", self.to_string(), vec![]),
         }
     }
@@ -152,6 +153,11 @@ impl ResponseError for ApiError {
         }
         let body = ErrorBody { error: ErrorObject { code, message, details, request_id: request_context::current_request_id() } };
         let mut response = HttpResponse::build(status).json(body);
+        if let ApiError::MethodNotAllowed(allow) = self
+            && let Ok(value) = HeaderValue::from_str(allow)
+        {
+            response.headers_mut().insert(header::ALLOW, value);
+        }
         if status == StatusCode::SERVICE_UNAVAILABLE {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }

@@ -8,8 +8,8 @@ use parley_domain::services::*;
 use tokio::sync::Notify;
 
 use crate::config::ApiConfig;
-use crate::metrics::{Metrics, TimedEmbedder};
 use crate::limits::Limiter;
+use crate::metrics::{Metrics, TimedEmbedder};
 
 pub struct AppState {
     pub keys: KeyService,

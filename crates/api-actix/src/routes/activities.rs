@@ -7,6 +7,7 @@ use super::{ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{ActivityDetailDto, ActivityDto, ActivityListParams, AttachTags, DataBody, DetachTagParams, PageBody, UpdateActivity};
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::Object;
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -38,14 +39,15 @@ pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: Path<Str
 #[utoipa::path(patch, path = "/v1/activities/{id}", tag = "Activities", security(("api_key" = [])), request_body = UpdateActivity,
     params(("id" = String, Path, description = "Activity id")),
     responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+        (status = 404, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn update_activity(
     caller: SecretKey,
     state: Data<AppState>,
     id: Path<String>,
-    body: Json<UpdateActivity>,
+    body: Json<Object<UpdateActivity>>,
 ) -> ApiResult<HttpResponse> {
-    let view = state.activities.update(caller.agent(), &ActivityId::new(id.into_inner()), body.into_inner().into()).await?;
+    let view = state.activities.update(caller.agent(), &ActivityId::new(id.into_inner()), body.into_inner().into_inner().into()).await?;
     Ok(ok(ActivityDetailDto::from(view)))
 }
 
@@ -53,9 +55,16 @@ pub async fn update_activity(
 #[utoipa::path(post, path = "/v1/activities/{id}/tags", tag = "Activities", security(("api_key" = [])), request_body = AttachTags,
     params(("id" = String, Path, description = "Activity id")),
     responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, description = "Unknown activity, or tags not found (named in details)", body = ErrorBody)))]
-pub async fn attach_tags(caller: SecretKey, state: Data<AppState>, id: Path<String>, body: Json<AttachTags>) -> ApiResult<HttpResponse> {
-    let view = state.activities.attach_tags(caller.agent(), &ActivityId::new(id.into_inner()), body.into_inner().tag_ids).await?;
+        (status = 404, description = "Unknown activity, or tags not found (named in details)", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn attach_tags(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: Path<String>,
+    body: Json<Object<AttachTags>>,
+) -> ApiResult<HttpResponse> {
+    let view =
+        state.activities.attach_tags(caller.agent(), &ActivityId::new(id.into_inner()), body.into_inner().into_inner().tag_ids).await?;
     Ok(ok(ActivityDetailDto::from(view)))
 }
 

@@ -6,6 +6,7 @@ use crate::auth::PublishableKey;
 use crate::config::CorsOrigins;
 use crate::dto::{CartCreatedDto, CartDto, CreateCart, DataBody, timestamp};
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::Object;
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
@@ -17,9 +18,10 @@ pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
 #[utoipa::path(post, path = "/v1/carts", tag = "Carts", security(("api_key" = [])), request_body = CreateCart,
     responses((status = 201, body = DataBody<CartCreatedDto>),
         (status = 400, description = "Bad items: each is named in details (unknown, draft or foreign products, duplicates, bad quantities)", body = ErrorBody),
-        (status = 401, body = ErrorBody)))]
-pub async fn create_cart(caller: PublishableKey, state: Data<AppState>, body: Json<CreateCart>) -> ApiResult<HttpResponse> {
-    let cart = state.carts.create(caller.agent(), body.into_inner().into_items()).await?;
+        (status = 401, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn create_cart(caller: PublishableKey, state: Data<AppState>, body: Json<Object<CreateCart>>) -> ApiResult<HttpResponse> {
+    let cart = state.carts.create(caller.agent(), body.into_inner().into_inner().into_items()).await?;
     let url = state.config.storefront_url.as_ref().map(|base| format!("{base}/c/{}", cart.code.as_str()));
     Ok(created(CartCreatedDto { code: cart.code.as_str().to_string(), expires_at: timestamp(cart.expires_at), url }))
 }

@@ -7,6 +7,7 @@ use super::{created, ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{ContactDto, ContactListParams, CreateContact, DataBody, PageBody, UpdateContact};
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::Object;
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -36,9 +37,10 @@ pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: Path<Stri
 /// Create a contact on one channel.
 #[utoipa::path(post, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), request_body = CreateContact,
     responses((status = 201, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody)))]
-pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<CreateContact>) -> ApiResult<HttpResponse> {
-    let contact = state.contacts.create(caller.agent(), body.into_inner().into()).await?;
+        (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateContact>>) -> ApiResult<HttpResponse> {
+    let contact = state.contacts.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(ContactDto::from(contact)))
 }
 
@@ -46,13 +48,14 @@ pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json
 #[utoipa::path(patch, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])), request_body = UpdateContact,
     params(("id" = String, Path, description = "Contact id")),
     responses((status = 200, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+        (status = 404, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn update_contact(
     caller: SecretKey,
     state: Data<AppState>,
     id: Path<String>,
-    body: Json<UpdateContact>,
+    body: Json<Object<UpdateContact>>,
 ) -> ApiResult<HttpResponse> {
-    let contact = state.contacts.update(caller.agent(), &ContactId::new(id.into_inner()), body.into_inner().into()).await?;
+    let contact = state.contacts.update(caller.agent(), &ContactId::new(id.into_inner()), body.into_inner().into_inner().into()).await?;
     Ok(ok(ContactDto::from(contact)))
 }

@@ -16,8 +16,10 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{CONTENT_TYPE, HeaderName, RETRY_AFTER};
 use actix_web::middleware::from_fn;
-use actix_web::{Error, HttpResponse, Resource, web};
+use actix_web::{Error, HttpRequest, HttpResponse, Resource, web};
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::config::CorsOrigins;
 use crate::dto::DataBody;
@@ -35,9 +37,42 @@ pub fn created<T: Serialize>(data: T) -> HttpResponse {
     HttpResponse::Created().json(DataBody { data })
 }
 
-/// A resource whose unsupported methods answer 405 in the API's error shape; no key needed.
+/// A resource whose unsupported methods answer 405 in the API's error shape, with `Allow`
+/// naming the methods it does support; no key needed.
 pub fn open_resource(path: &str) -> Resource {
-    web::resource(path).default_service(web::to(|| async { Err::<HttpResponse, _>(ApiError::MethodNotAllowed) }))
+    web::resource(path).default_service(web::to(|req: HttpRequest| async move {
+        Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allowed_methods(req.match_pattern().as_deref().unwrap_or_default())))
+    }))
+}
+
+/// The methods a route pattern answers, as an `Allow` value: read from the OpenAPI document
+/// (so it cannot drift from the routes it describes), plus the routes the document leaves out.
+pub fn allowed_methods(pattern: &str) -> String {
+    static TABLE: OnceLock<HashMap<String, String>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        use utoipa::OpenApi;
+        let mut table: HashMap<String, String> = crate::openapi::ApiDoc::openapi()
+            .paths
+            .paths
+            .into_iter()
+            .map(|(path, item)| {
+                let methods = [
+                    ("GET", item.get.is_some()),
+                    ("POST", item.post.is_some()),
+                    ("PUT", item.put.is_some()),
+                    ("PATCH", item.patch.is_some()),
+                    ("DELETE", item.delete.is_some()),
+                ];
+                (path, methods.iter().filter(|(_, on)| *on).map(|(m, _)| *m).collect::<Vec<_>>().join(", "))
+            })
+            .collect();
+        for open in ["/v1/openapi.json", "/healthz", "/readyz"] {
+            table.insert(open.into(), "GET".into());
+        }
+        table.insert("/webhooks/whatsapp".into(), "GET, POST".into());
+        table
+    });
+    table.get(pattern).cloned().unwrap_or_default()
 }
 
 /// A resource behind the API key (handlers then declare the key level they need).

@@ -6,6 +6,7 @@ use super::{created, ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{CreateTag, DataBody, Deleted, TagDto, UpdateTag};
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::Object;
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -26,8 +27,8 @@ pub async fn list_tags(caller: SecretKey, state: Data<AppState>) -> ApiResult<Ht
     responses((status = 201, body = DataBody<TagDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 409, description = "A tag of that name exists (names ignore case)", body = ErrorBody),
         (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
-pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<CreateTag>) -> ApiResult<HttpResponse> {
-    let tag = state.tags.create(caller.agent(), body.into_inner().into()).await?;
+pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateTag>>) -> ApiResult<HttpResponse> {
+    let tag = state.tags.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(TagDto::from(tag)))
 }
 
@@ -35,9 +36,15 @@ pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Cre
 #[utoipa::path(patch, path = "/v1/tags/{id}", tag = "Tags", security(("api_key" = [])), request_body = UpdateTag,
     params(("id" = String, Path, description = "Tag id")),
     responses((status = 200, body = DataBody<TagDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn update_tag(caller: SecretKey, state: Data<AppState>, id: Path<String>, body: Json<UpdateTag>) -> ApiResult<HttpResponse> {
-    let tag = state.tags.update(caller.agent(), &TagId::new(id.into_inner()), body.into_inner().into()).await?;
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn update_tag(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: Path<String>,
+    body: Json<Object<UpdateTag>>,
+) -> ApiResult<HttpResponse> {
+    let tag = state.tags.update(caller.agent(), &TagId::new(id.into_inner()), body.into_inner().into_inner().into()).await?;
     Ok(ok(TagDto::from(tag)))
 }
 

@@ -9,6 +9,7 @@ use super::{ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{DataBody, SendResultDto, SendTemplate, TemplateDto};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::Object;
 use crate::state::AppState;
 
 pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
@@ -55,16 +56,17 @@ pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: Pat
     responses((status = 200, body = DataBody<SendResultDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 422, description = "TEMPLATE_NOT_APPROVED, or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
-        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody)))]
+        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn send_template(
     caller: SecretKey,
     state: Data<AppState>,
     id: Path<String>,
-    body: Json<SendTemplate>,
+    body: Json<Object<SendTemplate>>,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
     let template = TemplateId::new(id.into_inner());
-    let body = body.into_inner();
+    let body = body.into_inner().into_inner();
     let key = req.headers().get(IDEMPOTENCY_HEADER).map(|v| v.to_str().unwrap_or("\u{0}").to_string());
     let Some(key) = key else {
         return Ok(send(&state, &caller, &template, body).await.unwrap_or_else(|e| e.error_response()));

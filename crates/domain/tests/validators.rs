@@ -1,0 +1,526 @@
+//! Property tests of the value objects and parsers that take outside input: whatever they are
+//! given they never panic, what they accept satisfies the rules of decisions.md and
+//! api-conventions.md, what they accept they accept again unchanged (round trip), and inputs
+//! built to be valid are always accepted.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use parley_domain::model::text::bounded;
+use parley_domain::model::{
+    AccessToken, ActivitySearch, ActivityStatus, AgentId, AgentName, Assignee, CampaignKey, CartCode, Channel, ChannelType, ComponentInput,
+    Currency, CustomAttributes, Email, ExecutionStatus, KeyKind, LineId, MessageComponent, Notes, PageBounds, PageRequest, ParameterInput,
+    PhoneNumberId, PresentedKey, Price, ProductId, ProductKind, ProductStatus, ProfileName, SEARCH_BOUNDS, SearchQuery, TagColor,
+    TagDescription, TagName, Template, TemplateButton, TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage, WabaId, fill,
+    parameter_count, parse_timestamp, parse_webhook, phone_digits, placeholders,
+};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// Any string, biased towards what breaks validators: edges of whitespace, control
+/// characters, digits and punctuation the rules care about, multi-byte characters.
+fn hostile() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[ \t\n\r\u{0}\u{7f}\u{85}\u{a0}\u{2028}#@.+_:%/?-]{0,6}[a-zA-Z0-9éİß\u{1F600}]{0,12}[ \t\n\u{0}]{0,3}",
+        "[0-9 +-]{0,24}",
+        "[ -~]{0,80}",
+    ]
+}
+
+/// A non-control, non-blank-edged text of `min..=max` characters (multi-byte included).
+fn text_of(min: usize, max: usize) -> impl Strategy<Value = String> {
+    proptest::collection::vec(prop_oneof![4 => "[a-zA-Z0-9]", 1 => "[éü漢\u{1F600}ß]", 1 => "[ \n\t.,!]"], min..=max).prop_map(|cs| {
+        let mut s: String = cs.concat();
+        // Valid text does not start or end with whitespace (it would be trimmed away).
+        if s.starts_with(char::is_whitespace) {
+            s.replace_range(..1, "a");
+        }
+        if s.ends_with(char::is_whitespace) {
+            s.pop();
+            s.push('z');
+        }
+        s
+    })
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        hostile().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 64, 8, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+            proptest::collection::btree_map(hostile(), inner, 0..8).prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// The documented shape of bounded text: trimmed, `min..=max` characters, no control
+/// characters but newline and tab.
+fn check_bounded(raw: &str, got: &str, min: usize, max: usize) {
+    assert_eq!(got, raw.trim(), "stored trimmed");
+    let n = got.chars().count();
+    assert!((min..=max).contains(&n), "{n} characters, outside {min}..={max}");
+    assert!(!got.chars().any(|c| c.is_control() && c != '\n' && c != '\t'), "control character kept: {got:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn bounded_text_accepts_only_what_its_rules_allow(raw in hostile(), min in 0usize..3, extra in 0usize..70) {
+        let max = min + extra;
+        let trimmed = raw.trim();
+        let n = trimmed.chars().count();
+        let expected_ok = (min..=max).contains(&n) && !trimmed.chars().any(|c| c.is_control() && c != '\n' && c != '\t');
+        match bounded("f", &raw, min, max) {
+            Ok(got) => {
+                check_bounded(&raw, &got, min, max);
+                assert_eq!(bounded("f", &got, min, max).ok(), Some(got.clone()), "round trip");
+            }
+            Err(e) => {
+                assert_eq!(e.field, "f");
+                assert!(!expected_ok, "refused valid text {:?}: {}", raw, e.issue);
+            }
+        }
+    }
+
+    #[test]
+    fn text_value_objects_follow_their_bounds(raw in hostile()) {
+        macro_rules! check {
+            ($ty:ident, $min:expr, $max:expr) => {
+                if let Ok(v) = $ty::new(&raw) {
+                    check_bounded(&raw, v.as_str(), $min, $max);
+                    assert_eq!($ty::new(v.as_str()).ok(), Some(v.clone()), "round trip of {}", stringify!($ty));
+                }
+            };
+        }
+        check!(TagName, 1, 64);
+        check!(TagDescription, 0, 500);
+        check!(ProfileName, 1, 256);
+        check!(Notes, 0, 5000);
+        check!(Assignee, 1, 128);
+        check!(AgentName, 1, 128);
+        if let Ok(name) = TagName::new(&raw) {
+            assert_eq!(name.key(), name.as_str().to_lowercase(), "uniqueness ignores case");
+        }
+    }
+
+    #[test]
+    fn valid_text_is_always_accepted_unchanged(name in text_of(1, 64), long in text_of(1, 256)) {
+        assert_eq!(TagName::new(&name).unwrap().as_str(), name.as_str());
+        assert_eq!(TagName::new(&format!("  {name}\t")).unwrap().as_str(), name.as_str(), "trimmed");
+        assert_eq!(ProfileName::new(&long).unwrap().as_str(), long.as_str());
+        assert_eq!(Notes::new(&long).unwrap().as_str(), long.as_str());
+        if name.chars().count() <= 128 {
+            assert_eq!(Assignee::new(&name).unwrap().as_str(), name.as_str());
+        }
+    }
+
+    #[test]
+    fn tag_colors_are_hex_and_lowercased(raw in hostile(), valid in "#[0-9a-fA-F]{6}") {
+        if let Ok(c) = TagColor::new(&raw) {
+            assert!(c.as_str().len() == 7 && c.as_str().starts_with('#'));
+            assert!(c.as_str()[1..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)), "{}", c.as_str());
+            assert_eq!(c.as_str(), raw.to_ascii_lowercase());
+        }
+        let c = TagColor::new(&valid).unwrap();
+        assert_eq!(c.as_str(), valid.to_ascii_lowercase());
+        assert_eq!(TagColor::new(c.as_str()).unwrap(), c);
+    }
+
+    #[test]
+    fn enumerations_parse_exactly_their_names(raw in hostile()) {
+        if let Ok(s) = ActivityStatus::parse(&raw) { assert_eq!(s.as_str(), raw.as_str()); }
+        if let Ok(t) = ChannelType::parse(&raw) { assert_eq!(t.as_str(), raw.as_str()); }
+        if let Ok(k) = ProductKind::parse(&raw) { assert_eq!(k.as_str(), raw.as_str()); }
+        if let Ok(s) = ProductStatus::parse(&raw) { assert_eq!(s.as_str(), raw.as_str()); }
+        if let Some(s) = ExecutionStatus::parse(&raw) { assert_eq!(s.as_str(), raw.as_str()); }
+        if let Some(k) = KeyKind::parse(&raw) { assert_eq!(k.as_str(), raw.as_str()); }
+    }
+
+    #[test]
+    fn phone_numbers_are_7_to_15_digits(raw in hostile()) {
+        if let Ok(d) = phone_digits(&raw, "to") {
+            assert!((7..=15).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()), "{d:?}");
+            assert_eq!(phone_digits(&d, "to").unwrap(), d.clone(), "round trip");
+            for t in [ChannelType::Whatsapp, ChannelType::Sms] {
+                assert_eq!(Channel::new(t, &raw).unwrap().channel_id(), d.as_str());
+            }
+        }
+    }
+
+    #[test]
+    fn written_phone_numbers_are_accepted_as_their_digits(digits in "[0-9]{7,15}", plus in any::<bool>(), seps in proptest::collection::vec(prop_oneof![Just(""), Just(" "), Just("-")], 15)) {
+        let mut written = String::from(if plus { "+" } else { "" });
+        for (c, sep) in digits.chars().zip(&seps) {
+            written.push(c);
+            written.push_str(sep);
+        }
+        assert_eq!(phone_digits(&written, "to").unwrap(), digits.clone());
+        let channel = Channel::new(ChannelType::Whatsapp, &written).unwrap();
+        assert_eq!(channel.channel_id(), digits.as_str());
+        assert_eq!(channel.digits(), digits);
+    }
+
+    #[test]
+    fn channels_of_every_type_validate_their_id(raw in hostile(), pick in 0usize..6) {
+        let t = ChannelType::ALL[pick];
+        if let Ok(c) = Channel::new(t, &raw) {
+            assert_eq!(c.channel_type(), t);
+            assert_eq!(Channel::new(t, c.channel_id()).unwrap(), c.clone(), "round trip");
+            match t {
+                ChannelType::Email => assert!(c.channel_id().contains('@')),
+                ChannelType::Whatsapp | ChannelType::Sms => assert!(c.channel_id().bytes().all(|b| b.is_ascii_digit())),
+                _ => check_bounded(&raw, c.channel_id(), 1, 256),
+            }
+        }
+    }
+
+    #[test]
+    fn emails_are_lowercased_addresses(raw in prop_oneof![hostile(), "[A-Za-z0-9.éİ+ ]{0,70}@[A-Za-z0-9.-]{0,70}"]) {
+        if let Ok(e) = Email::new(&raw) {
+            let s = e.as_str();
+            assert!(s.len() <= 254 && !s.chars().any(|c| c.is_whitespace() || c.is_control()), "{s:?}");
+            assert_eq!(s, raw.trim().to_lowercase());
+            let (local, domain) = s.split_once('@').unwrap();
+            assert!(!local.is_empty() && local.len() <= 64);
+            assert!(!domain.contains('@') && domain.contains('.'));
+            assert!(domain.split('.').all(|l| !l.is_empty() && l.len() <= 63));
+            assert_eq!(Email::new(s).unwrap(), e.clone(), "round trip");
+        }
+    }
+
+    #[test]
+    fn plausible_emails_are_accepted(local in "[a-z0-9][a-z0-9._+-]{0,30}", domain in "[a-z0-9]{1,20}(\\.[a-z0-9]{1,10}){1,3}", upper in any::<bool>()) {
+        let raw = format!("{local}@{domain}");
+        let written = if upper { raw.to_uppercase() } else { raw.clone() };
+        assert_eq!(Email::new(&format!(" {written} ")).unwrap().as_str(), raw.as_str());
+    }
+
+    #[test]
+    fn custom_attributes_stay_within_their_limits(value in json_value(), patch in json_value()) {
+        let Value::Object(map) = value else { return Ok(()) };
+        if let Ok(attrs) = CustomAttributes::new(map) {
+            let m = attrs.as_map();
+            assert!(m.len() <= CustomAttributes::MAX_KEYS);
+            assert!(m.keys().all(|k| !k.trim().is_empty() && k.chars().count() <= 128));
+            assert!(Value::Object(m.clone()).to_string().len() <= CustomAttributes::MAX_BYTES);
+            assert_eq!(CustomAttributes::new(m.clone()).unwrap(), attrs.clone(), "round trip");
+            if let Value::Object(patch) = patch
+                && let Ok(merged) = attrs.merged(patch.clone())
+            {
+                for (k, v) in &patch {
+                    assert_eq!(merged.as_map().get(k), (!v.is_null()).then_some(v), "patch key {:?}", k);
+                }
+                assert!(merged.as_map().len() <= CustomAttributes::MAX_KEYS);
+            }
+        }
+    }
+
+    #[test]
+    fn currencies_are_uppercase_iso_codes(raw in prop_oneof![hostile(), "[A-Za-z]{3}"]) {
+        if let Ok(c) = Currency::new(&raw) {
+            assert_eq!(c.as_str(), raw.as_str());
+            assert!(c.as_str().len() == 3 && c.as_str().bytes().all(|b| b.is_ascii_uppercase()));
+        }
+    }
+
+    #[test]
+    fn page_requests_are_in_bounds_and_never_clamped(limit in proptest::option::of(prop_oneof![hostile(), any::<i64>().prop_map(|n| n.to_string()), (-5i64..120).prop_map(|n| n.to_string())]), offset in proptest::option::of(prop_oneof![hostile(), any::<i64>().prop_map(|n| n.to_string()), any::<u64>().prop_map(|n| n.to_string())])) {
+        for bounds in [PageBounds::CONVERSATIONS, PageBounds::PRODUCTS, SEARCH_BOUNDS] {
+            match PageRequest::parse(limit.as_deref(), offset.as_deref(), bounds) {
+                Ok(p) => {
+                    assert!((1..=bounds.max_limit).contains(&p.limit()));
+                    match &limit {
+                        None => assert_eq!(p.limit(), bounds.default_limit),
+                        Some(raw) => assert_eq!(raw.trim().parse::<i64>().ok(), Some(i64::from(p.limit())), "never clamped"),
+                    }
+                    match &offset {
+                        None => assert_eq!(p.offset(), 0),
+                        Some(raw) => assert_eq!(raw.trim().parse::<u64>().ok(), Some(p.offset())),
+                    }
+                }
+                Err(errors) => {
+                    assert!(!errors.is_empty());
+                    assert!(errors.iter().all(|e| e.field == "limit" || e.field == "offset"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn page_requests_in_bounds_are_accepted(limit in 1u32..=100, offset in 0i64..=i64::MAX) {
+        let p = PageRequest::parse(Some(&limit.to_string()), Some(&offset.to_string()), PageBounds::CONVERSATIONS).unwrap();
+        assert_eq!((p.limit(), p.offset()), (limit, offset as u64));
+    }
+
+    #[test]
+    fn search_queries_are_trimmed_and_bounded(q in proptest::option::of(hostile()), limit in proptest::option::of(prop_oneof![hostile(), (-3i64..60).prop_map(|n| n.to_string())])) {
+        match SearchQuery::parse(q.as_deref(), limit.as_deref()) {
+            Ok(s) => {
+                assert_eq!(s.text(), q.as_deref().unwrap().trim());
+                assert!((1..=500).contains(&s.text().chars().count()));
+                assert!((1..=50).contains(&s.limit()));
+            }
+            Err(errors) => assert!(!errors.is_empty() && errors.iter().all(|e| e.field == "q" || e.field == "limit")),
+        }
+    }
+
+    #[test]
+    fn valid_searches_are_accepted(q in text_of(1, 500), limit in 1u32..=50) {
+        let s = SearchQuery::parse(Some(&q), Some(&limit.to_string())).unwrap();
+        assert_eq!((s.text(), s.limit()), (q.as_str(), limit));
+    }
+
+    #[test]
+    fn activity_searches_hold_a_name_and_maybe_digits(raw in hostile()) {
+        if let Ok(s) = ActivitySearch::new(&raw) {
+            assert_eq!(s.name_fragment(), raw.trim().to_lowercase());
+            if let Some(d) = s.digit_fragment() {
+                assert!(d.len() >= 3 && d.bytes().all(|b| b.is_ascii_digit()));
+            }
+        }
+    }
+
+    #[test]
+    fn cart_codes_are_7_characters_of_the_alphabet(raw in prop_oneof![hostile(), "[0-9A-Za-z]{7}"], valid in proptest::collection::vec(proptest::sample::select(CartCode::ALPHABET), 7)) {
+        if let Some(c) = CartCode::parse(&raw) {
+            assert_eq!(c.as_str(), raw.as_str());
+            assert!(c.as_str().len() == 7 && c.as_str().bytes().all(|b| CartCode::ALPHABET.contains(&b)));
+        }
+        let valid = String::from_utf8(valid).unwrap();
+        assert_eq!(CartCode::parse(&valid).unwrap().as_str(), valid.as_str());
+    }
+
+    #[test]
+    fn product_ids_are_url_safe(raw in hostile(), valid in "[A-Za-z0-9_.:~!$&'()*+,;=@é-]{1,128}") {
+        if let Ok(id) = ProductId::new(&raw) {
+            let s = id.as_str();
+            assert!((1..=128).contains(&s.chars().count()));
+            assert!(!s.chars().any(|c| c.is_whitespace() || c.is_control() || "/?#%".contains(c)), "{s:?}");
+            assert_eq!(ProductId::new(s).unwrap(), id.clone());
+        }
+        assert_eq!(ProductId::new(&valid).unwrap().as_str(), valid.as_str());
+    }
+
+    #[test]
+    fn prices_are_finite_and_in_range(value in prop_oneof![any::<f64>(), 0.0..=1e12f64, Just(f64::NAN), Just(f64::INFINITY), Just(-0.0)]) {
+        match Price::new("base_price", value) {
+            Ok(p) => {
+                assert!(p.value().is_finite() && (0.0..=1e12).contains(&p.value()));
+                assert_eq!(p.value().to_bits(), value.to_bits());
+            }
+            Err(e) => {
+                assert_eq!(e.field, "base_price");
+                assert!(!(value.is_finite() && (0.0..=1e12).contains(&value)));
+            }
+        }
+    }
+
+    #[test]
+    fn timestamps_parse_rfc3339_to_milliseconds(raw in prop_oneof![hostile(), "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,12})?(Z|[+-][0-9]{2}:[0-9]{2})"], millis in -62_135_596_800_000i64..253_402_300_799_999, nanos in 0u32..1_000_000) {
+        if let Ok(t) = parse_timestamp("since", &raw) {
+            assert_eq!(t.timestamp_subsec_nanos() % 1_000_000, 0, "milliseconds only");
+        }
+        let at = DateTime::<Utc>::from_timestamp_millis(millis).unwrap();
+        let written = at.to_rfc3339_opts(SecondsFormat::Millis, true);
+        assert_eq!(parse_timestamp("since", &written).unwrap(), at, "round trip of {}", written);
+        let finer = (at + chrono::TimeDelta::nanoseconds(i64::from(nanos))).to_rfc3339_opts(SecondsFormat::Nanos, true);
+        assert_eq!(parse_timestamp("since", &finer).unwrap(), at, "{} truncates to milliseconds", finer);
+    }
+
+    #[test]
+    fn campaign_keys_are_1_to_64_safe_characters(raw in hostile(), valid in "[A-Za-z0-9_.:-]{1,64}") {
+        if let Ok(k) = CampaignKey::new(&raw) {
+            assert_eq!(k.as_str(), raw.as_str());
+            assert!((1..=64).contains(&k.as_str().len()));
+            assert!(k.as_str().bytes().all(|b| b.is_ascii_alphanumeric() || b"_.:-".contains(&b)));
+        }
+        assert_eq!(CampaignKey::new(&valid).unwrap().as_str(), valid.as_str());
+    }
+
+    #[test]
+    fn platform_ids_and_tokens_are_checked(raw in hostile(), digits in "[0-9]{1,32}") {
+        if let Ok(id) = PhoneNumberId::new(&raw) {
+            assert!((1..=32).contains(&id.as_str().len()) && id.as_str().bytes().all(|b| b.is_ascii_digit()));
+        }
+        if let Ok(id) = WabaId::new(&raw) {
+            assert!((1..=32).contains(&id.as_str().len()) && id.as_str().bytes().all(|b| b.is_ascii_digit()));
+        }
+        if let Ok(t) = AccessToken::new(&raw) {
+            assert!((8..=4096).contains(&t.expose().len()) && !t.expose().contains(char::is_whitespace));
+        }
+        assert_eq!(PhoneNumberId::new(&digits).unwrap().as_str(), digits.as_str());
+        assert_eq!(WabaId::new(&digits).unwrap().as_str(), digits.as_str());
+    }
+
+    #[test]
+    fn presented_keys_are_checked_for_shape(raw in prop_oneof![hostile(), "(sk|pk)_[A-Za-z0-9é]{38,42}"], secret in "[A-Za-z0-9]{40}", publishable in any::<bool>()) {
+        if let Ok(k) = PresentedKey::parse(&raw) {
+            assert_eq!(raw.len(), 43);
+            assert!(raw[3..].bytes().all(|b| b.is_ascii_alphanumeric()));
+            assert_eq!(&raw[..3], k.kind().prefix());
+        }
+        let kind = if publishable { KeyKind::Publishable } else { KeyKind::Secret };
+        let key = PresentedKey::parse(&format!("{}{secret}", kind.prefix())).unwrap();
+        assert_eq!(key.kind(), kind);
+    }
+
+    #[test]
+    fn placeholders_are_sorted_distinct_positive_numbers(text in prop_oneof![hostile(), "([a-z ]{0,3}(\\{\\{|\\}\\}|\\{| ?[0-9]{1,3} ?|\\}))*"]) {
+        let found = placeholders(&text);
+        assert!(found.windows(2).all(|w| w[0] < w[1]), "sorted, distinct: {found:?}");
+        assert!(found.iter().all(|n| *n > 0));
+        assert_eq!(parameter_count(&text), found.len());
+        assert_eq!(fill(&text, &[]), text.clone(), "no parameters: the text is left as it is");
+    }
+
+    #[test]
+    fn placeholders_of_a_written_template_are_found_and_filled(parts in proptest::collection::vec(("[a-zA-Z ,.é]{0,8}", 1u32..6, any::<bool>()), 0..8), trailer in "[a-z .]{0,5}") {
+        let mut text = String::new();
+        let mut expected = String::new();
+        let params: Vec<String> = (1..6).map(|n| format!("<{n}>")).collect();
+        let mut numbers = Vec::new();
+        for (literal, n, spaced) in &parts {
+            text.push_str(literal);
+            text.push_str(&if *spaced { format!("{{{{ {n} }}}}") } else { format!("{{{{{n}}}}}") });
+            expected.push_str(literal);
+            expected.push_str(&params[*n as usize - 1]);
+            if !numbers.contains(n) { numbers.push(*n); }
+        }
+        text.push_str(&trailer);
+        expected.push_str(&trailer);
+        numbers.sort_unstable();
+        assert_eq!(placeholders(&text), numbers);
+        assert_eq!(fill(&text, &params), expected);
+    }
+
+    #[test]
+    fn webhook_bodies_never_panic_the_parser(body in prop_oneof![hostile(), json_value().prop_map(|v| v.to_string()), webhook_like().prop_map(|v| v.to_string())]) {
+        if let Ok(news) = parse_webhook(&body) {
+            for n in news {
+                for s in &n.statuses {
+                    assert!(ExecutionStatus::parse(s.status.as_str()).is_some());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn webhook_statuses_round_trip(statuses in proptest::collection::vec(("wamid\\.[a-zA-Z0-9]{1,10}", 0usize..4, 0i64..4_102_444_800), 0..6), line in "[0-9]{1,20}") {
+        let kinds = ["sent", "delivered", "read", "failed"];
+        let raw: Vec<Value> = statuses.iter().map(|(id, k, at)| json!({"id": id, "status": kinds[*k], "timestamp": at.to_string()})).collect();
+        let body = json!({"object": "whatsapp_business_account", "entry": [{"changes": [{"value": {"metadata": {"phone_number_id": line}, "statuses": raw}}]}]});
+        let news = parse_webhook(&body.to_string()).unwrap();
+        assert_eq!(news.len(), 1);
+        assert_eq!(&news[0].phone_number_id, &line);
+        let got: Vec<(String, &str, i64)> = news[0].statuses.iter().map(|s| (s.message_id.clone(), s.status.as_str(), s.at.timestamp())).collect();
+        let want: Vec<(String, &str, i64)> = statuses.iter().map(|(id, k, at)| (id.clone(), kinds[*k], *at)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn template_sends_never_panic_and_fill_every_placeholder(to in prop_oneof![hostile(), "\\+?[0-9]{7,15}"].prop_map(Some), components in proptest::option::of(proptest::collection::vec(component_input(), 0..5))) {
+        let t = template();
+        if let Ok(message) = TemplateMessage::build(&t, to.as_deref(), components) {
+            assert!((7..=15).contains(&message.to.len()) && message.to.bytes().all(|b| b.is_ascii_digit()));
+            // Accepted only with one parameter per placeholder: 1 in the header, 2 in the body, 1 in the URL button.
+            let counts: Vec<(String, usize)> = message
+                .components
+                .iter()
+                .map(|c| match c {
+                    MessageComponent::Header(p) => ("header".to_string(), p.len()),
+                    MessageComponent::Body(p) => ("body".to_string(), p.len()),
+                    MessageComponent::Button { index, sub_type, parameters } => (format!("button {index} {sub_type}"), parameters.len()),
+                })
+                .filter(|(k, _)| !k.ends_with("quick_reply"))
+                .collect();
+            assert_eq!(counts, vec![("header".to_string(), 1), ("body".to_string(), 2), ("button 0 url".to_string(), 1)]);
+            for c in &message.components {
+                let (MessageComponent::Header(p) | MessageComponent::Body(p) | MessageComponent::Button { parameters: p, .. }) = c;
+                assert!(p.iter().all(|v| (1..=1024).contains(&v.value().chars().count())));
+            }
+            assert!(message.parsed_message.starts_with("Order "));
+        }
+    }
+}
+
+fn webhook_like() -> impl Strategy<Value = Value> {
+    let status = (json_value(), prop_oneof![Just(json!("read")), Just(json!("failed")), json_value()], prop_oneof![json_value(), any::<i64>().prop_map(|n| json!(n.to_string()))])
+        .prop_map(|(id, status, timestamp)| json!({"id": id, "status": status, "timestamp": timestamp, "errors": [{"code": 1, "error_data": {"details": "x"}}]}));
+    let message = (json_value(), json_value()).prop_map(|(from, timestamp)| json!({"from": from, "timestamp": timestamp}));
+    (json_value(), proptest::collection::vec(status, 0..3), proptest::collection::vec(message, 0..3), json_value()).prop_map(
+        |(line, statuses, messages, contacts)| {
+            json!({"entry": [{"changes": [{"value": {"metadata": {"phone_number_id": line}, "statuses": statuses, "messages": messages, "contacts": contacts}}]}]})
+        },
+    )
+}
+
+fn component_input() -> impl Strategy<Value = ComponentInput> {
+    let kind =
+        proptest::option::of(prop_oneof![Just("header".to_string()), Just("body".to_string()), Just("button".to_string()), hostile()]);
+    let parameter = (
+        proptest::option::of(prop_oneof![Just("text".to_string()), Just("payload".to_string()), hostile()]),
+        proptest::option::of(hostile()),
+        proptest::option::of(hostile()),
+    )
+        .prop_map(|(kind, text, payload)| ParameterInput { kind, text, payload });
+    (
+        kind,
+        proptest::option::of(prop_oneof![Just("url".to_string()), Just("quick_reply".to_string()), hostile()]),
+        proptest::option::of(prop_oneof![any::<i64>(), -1i64..4]),
+        proptest::option::of(proptest::collection::vec(parameter, 0..4)),
+    )
+        .prop_map(|(kind, sub_type, index, parameters)| ComponentInput { kind, sub_type, index, parameters })
+}
+
+fn template() -> Template {
+    let component = |kind: &str, text: Option<&str>, buttons: Vec<TemplateButton>| TemplateComponent {
+        kind: kind.into(),
+        format: text.map(|_| "TEXT".into()),
+        text: text.map(Into::into),
+        buttons,
+    };
+    Template {
+        definition: TemplateDefinition {
+            id: TemplateId::new("1"),
+            name: "order_update".into(),
+            language: "en_US".into(),
+            status: "APPROVED".into(),
+            category: "UTILITY".into(),
+            components: vec![
+                component("HEADER", Some("Order {{1}}"), vec![]),
+                component("BODY", Some("Hi {{1}}, your order ships on {{2}}."), vec![]),
+                component(
+                    "BUTTONS",
+                    None,
+                    vec![
+                        TemplateButton { kind: "URL".into(), text: "Track".into(), url: Some("https://shop.example/t/{{1}}".into()) },
+                        TemplateButton { kind: "QUICK_REPLY".into(), text: "Thanks".into(), url: None },
+                    ],
+                ),
+            ],
+        },
+        agent_id: AgentId::new("agt"),
+        line_id: LineId::new("chn"),
+        created_at: Utc::now(),
+    }
+}
+
+#[test]
+fn a_send_with_every_parameter_is_accepted_and_rendered() {
+    let text = |t: &str| ParameterInput { kind: Some("text".into()), text: Some(t.into()), payload: None };
+    let components = vec![
+        ComponentInput { kind: Some("header".into()), parameters: Some(vec![text("A-17")]), ..Default::default() },
+        ComponentInput { kind: Some("body".into()), parameters: Some(vec![text("Iris"), text("Friday")]), ..Default::default() },
+        ComponentInput { kind: Some("button".into()), sub_type: Some("url".into()), index: Some(0), parameters: Some(vec![text("A-17")]) },
+    ];
+    let m = TemplateMessage::build(&template(), Some("+1 415 555 0100"), Some(components)).unwrap();
+    assert_eq!(m.parsed_message, "Order A-17\n\nHi Iris, your order ships on Friday.");
+    assert_eq!(m.to, "14155550100");
+}
