@@ -7,6 +7,7 @@ mod catalog;
 mod devset;
 mod generate;
 mod http;
+mod index;
 mod json;
 mod labeled;
 mod metrics;
@@ -21,6 +22,7 @@ use crate::{cargo, root};
 
 const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
        cargo xtask bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
+       cargo xtask bench index [--sizes 100000,1000000]
        cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
@@ -28,6 +30,10 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         ["catalog", rest @ ..] => catalog::run(&Options::parse("catalog", rest)?),
         ["search", rest @ ..] => search::run(&Options::parse("search", rest)?),
         ["api", rest @ ..] => api::run(&api::ApiOptions::parse(rest)?),
+        ["index"] => index::run(&[100_000, 1_000_000]),
+        ["index", "--sizes", sizes] => {
+            index::run(&sizes.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<Vec<usize>, _>>()?)
+        }
         _ => Err(USAGE.into()),
     }
 }

@@ -1,0 +1,30 @@
+//! `cargo xtask bench index`: the vector index alone, in-process, at 100,000 and 1,000,000
+//! vectors (the embeddings crate's `index_scan` bench); the table goes to `docs/performance.md`.
+
+use super::write_report;
+use crate::cargo;
+
+pub fn run(sizes: &[usize]) -> Result<(), String> {
+    let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
+    eprintln!("building and running the index bench (release)…");
+    let out = cargo()
+        .args(["bench", "--quiet", "--package", "parley-adapters-embeddings", "--bench", "index_scan", "--"])
+        .args(&sizes)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("the index bench failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    let section = format!(
+        "## Vector index: `cargo xtask bench index`\n\n\
+         The index alone, in one process: 256-dimension synthetic vectors shaped like sentence embeddings (a shared direction, \
+         1,000 clusters, noise), 200 queries near the clusters, top 20. Baseline: the plain exact scan (one ndarray f32 \
+         matrix-vector product over every row, then a selection), measured in the same run on the same vectors. \
+         Two-pass: the index's exact search (int8 scan with error bounds, then f32 rescoring of the rows that can still win; \
+         see [search.md](search.md#the-index)); both return the same results. Build is inserting every vector in batches of 2,000; \
+         memory is the index's resident size.\n\n{table}\n"
+    );
+    println!("{section}");
+    write_report("index", &section)
+}
