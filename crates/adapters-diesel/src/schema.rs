@@ -96,6 +96,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    activity_counts (agent_id, status) {
+        agent_id -> Text,
+        status -> Text,
+        count -> BigInt,
+    }
+}
+
+diesel::table! {
     catalog_revisions (agent_id) {
         agent_id -> Text,
         revision -> BigInt,
@@ -220,6 +228,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     product_categories,
     catalog_facets,
     catalog_revisions,
+    activity_counts,
     carts,
     lines,
     templates,

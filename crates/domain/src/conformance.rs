@@ -23,7 +23,7 @@ macro_rules! storage_conformance {
             contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped,
             activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
             activity_update_renames_contact_atomically, tag_attach_is_idempotent_and_bumps_only_on_change,
-            concurrent_writers_neither_lose_nor_duplicate, products_list_active_newest_first_with_filters_and_totals,
+            concurrent_writers_neither_lose_nor_duplicate, activity_totals_follow_inserts_and_status_changes, products_list_active_newest_first_with_filters_and_totals,
             product_reimport_updates_rows_and_facets, products_are_scoped_by_agent, product_export_pages_by_id_with_drafts,
             carts_store_snapshots_under_unique_codes, lines_are_unique_by_phone_number_and_scoped,
             template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
@@ -409,6 +409,73 @@ pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
     let results = futures_util::future::join_all(attaches).await;
     assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
     assert_eq!(r.activities.get(&a, &act.id).await.unwrap().unwrap().tags.len(), ids.len());
+}
+
+async fn total(r: &Repositories, agent: &AgentId, status: Option<ActivityStatus>, tag: Option<&TagId>) -> u64 {
+    let filter = ActivityFilter { status, tag: tag.cloned(), ..Default::default() };
+    r.activities.list(agent, &filter, page(1, 0)).await.unwrap().total
+}
+
+/// List totals are kept, not counted (a backend may store them): they must follow every insert
+/// and status change exactly once, under concurrency too, and per agent.
+pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) {
+    use ActivityStatus::*;
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let mut made = Vec::new();
+    for (i, status) in [Open, Open, Open, Pending, Pending].into_iter().enumerate() {
+        made.push(conversation(&r, &a, &format!("P{i}"), &format!("52155502{i:02}"), status, t(i as i64)).await);
+    }
+    conversation(&r, &b, "Other", "5215550299", Open, t(0)).await;
+    let totals = async |r: &Repositories| {
+        (
+            total(r, &a, None, None).await,
+            total(r, &a, Some(Open), None).await,
+            total(r, &a, Some(Pending), None).await,
+            total(r, &a, Some(Closed), None).await,
+        )
+    };
+    assert_eq!(totals(&r).await, (5, 3, 2, 0));
+    assert_eq!(total(&r, &b, None, None).await, 1);
+
+    // A refused insert (second activity of a contact) changes nothing.
+    let again = activity(&a, &made[0].contact_id, Open, t(9));
+    assert!(r.activities.insert(&again).await.is_err());
+    // Updates that keep the status, and another agent's update, change nothing.
+    let mut same = made[0].clone();
+    same.updated_at = t(10);
+    assert!(r.activities.update(&same, None).await.unwrap());
+    let mut foreign = made[1].clone();
+    foreign.agent_id = b.clone();
+    foreign.status = Closed;
+    assert!(!r.activities.update(&foreign, None).await.unwrap());
+    assert_eq!(totals(&r).await, (5, 3, 2, 0));
+
+    // Eight writers close the same open activity at once: it moves once.
+    let closing = (0..8).map(|i| {
+        let r = r.clone();
+        let mut act = made[1].clone();
+        act.status = Closed;
+        act.updated_at = t(20 + i);
+        async move { r.activities.update(&act, None).await }
+    });
+    let results = futures_util::future::join_all(closing).await;
+    assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
+    let mut reopened = made[3].clone();
+    reopened.status = Open;
+    assert!(r.activities.update(&reopened, None).await.unwrap());
+    assert_eq!(totals(&r).await, (5, 3, 1, 1));
+    assert_eq!(total(&r, &b, Some(Closed), None).await, 0);
+
+    // By tag, with and without a status.
+    let vip = tag(&a, "vip", t(0));
+    r.tags.insert(&vip).await.unwrap();
+    for act in [&made[1], &made[2]] {
+        r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(30)).await.unwrap();
+    }
+    assert_eq!(total(&r, &a, None, Some(&vip.id)).await, 2);
+    assert_eq!(total(&r, &a, Some(Closed), Some(&vip.id)).await, 1);
+    assert_eq!(total(&r, &b, None, Some(&vip.id)).await, 0);
 }
 
 fn product(agent: &AgentId, id: &str, kind: &str, tags: &[&str], status: &str, created: i64) -> Product {

@@ -12,7 +12,7 @@ use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, with_conn};
 use crate::rows::{contains_pattern, from_millis, millis, opt_from_millis, valid};
-use crate::schema::{activities, activity_tags, contact_channels, contacts, tags};
+use crate::schema::{activities, activity_counts, activity_tags, contact_channels, contacts, tags};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = activities)]
@@ -122,6 +122,21 @@ fn assemble(
         .collect()
 }
 
+/// Adds `$delta` to the agent's count of activities in `$status` (see the `activity_counts`
+/// migration); run in the transaction that makes the change.
+macro_rules! count_status {
+    ($conn:expr, $agent:expr, $status:expr, $delta:expr) => {{
+        let delta: i64 = $delta;
+        diesel::insert_into(activity_counts::table)
+            .values((activity_counts::agent_id.eq($agent), activity_counts::status.eq($status), activity_counts::count.eq(delta)))
+            .on_conflict((activity_counts::agent_id, activity_counts::status))
+            .do_update()
+            .set(activity_counts::count.eq(activity_counts::count + delta))
+            .execute($conn)
+            .await?
+    }};
+}
+
 /// Moves `updated_at` of one activity (used when its tags change).
 macro_rules! touch {
     ($conn:expr, $id:expr, $at:expr) => {
@@ -156,7 +171,11 @@ impl ActivityRepository for Store {
             activities::created_at.eq(millis(a.created_at)),
             activities::updated_at.eq(millis(a.updated_at)),
         );
-        with_conn!(self, |conn| diesel::insert_into(activities::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        in_transaction!(self, |conn| {
+            diesel::insert_into(activities::table).values(values).execute(conn).await?;
+            count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
+            Ok(())
+        })?;
         Ok(())
     }
 
@@ -192,16 +211,28 @@ impl ActivityRepository for Store {
     async fn list(&self, agent: &AgentId, filter: &ActivityFilter, page: PageRequest) -> StoreResult<Page<ActivityView>> {
         let agent = agent.as_str();
         let loaded = with_conn!(self, |conn| async {
-            // Without a name search the count needs no join: every activity has its contact, and
-            // SQLite then counts over the agent's index instead of probing contacts row by row.
-            let total: i64 = match filter.search {
-                None => {
-                    by_status_and_tag!(activities::table.filter(activities::agent_id.eq(agent)).into_boxed(), filter)
-                        .count()
-                        .get_result(conn)
-                        .await?
+            // Totals without counting the agent's activities where possible: from the kept
+            // counts, or from the tag's own rows. Only a name search counts what it matches.
+            let total: i64 = match (&filter.search, &filter.tag) {
+                (None, None) => {
+                    let mut counts = activity_counts::table.filter(activity_counts::agent_id.eq(agent)).into_boxed();
+                    if let Some(status) = filter.status {
+                        counts = counts.filter(activity_counts::status.eq(status.as_str()));
+                    }
+                    counts.select(activity_counts::count).load::<i64>(conn).await?.into_iter().sum()
                 }
-                Some(_) => filtered!(agent, filter).count().get_result(conn).await?,
+                (None, Some(tag)) => {
+                    let mut tagged = activity_tags::table
+                        .inner_join(activities::table)
+                        .filter(activity_tags::tag_id.eq(tag.as_str()))
+                        .filter(activities::agent_id.eq(agent))
+                        .into_boxed();
+                    if let Some(status) = filter.status {
+                        tagged = tagged.filter(activities::status.eq(status.as_str()));
+                    }
+                    tagged.count().get_result(conn).await?
+                }
+                (Some(_), _) => filtered!(agent, filter).count().get_result(conn).await?,
             };
             let rows: Vec<(ActivityRow, String)> = filtered!(agent, filter)
                 .order((activities::updated_at.desc(), activities::id.desc()))
@@ -233,12 +264,18 @@ impl ActivityRepository for Store {
             )
         });
         let updated = in_transaction!(self, |conn| {
-            let n = diesel::update(
-                activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str())),
-            )
-            .set(changes)
-            .execute(conn)
-            .await?;
+            let target = || activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str()));
+            // Lock the row first (a no-op write), so the status read next cannot change before
+            // this transaction ends and the counts move exactly once per change.
+            if diesel::update(target()).set(activities::updated_at.eq(activities::updated_at)).execute(conn).await? == 0 {
+                return Ok(false);
+            }
+            let before: String = target().select(activities::status).first(conn).await?;
+            let n = diesel::update(target()).set(changes).execute(conn).await?;
+            if before != a.status.as_str() {
+                count_status!(conn, a.agent_id.as_str(), before.as_str(), -1);
+                count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
+            }
             if n > 0
                 && let Some(rename) = rename
             {
