@@ -175,9 +175,15 @@ impl Collection {
     }
 }
 
-/// An f32 with a total order, for the heap.
-#[derive(Clone, Copy, PartialEq)]
+/// An f32 with a total order (`total_cmp`), for the heap; equality agrees with the order.
+#[derive(Clone, Copy)]
 struct Score(f32);
+
+impl PartialEq for Score {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
 
 impl Eq for Score {}
 
