@@ -22,7 +22,8 @@ pub fn run(sizes: &[usize]) -> Result<(), String> {
          1,000 clusters, noise), 200 queries near the clusters, top 20. Baseline: the plain exact scan (one ndarray f32 \
          matrix-vector product over every row, then a selection), measured in the same run on the same vectors. \
          Two-pass: the index's exact search (int8 scan with error bounds, then f32 rescoring of the rows that can still win; \
-         see [search.md](search.md#the-index)); both return the same results. Build is inserting every vector in batches of 2,000; \
+         see [search.md](search.md#the-index)); both return the same results. IVF: a naive approximate index built in the bench only \
+         (√n lists around sampled centroids, probing 1/16 of them), with its recall against the exact top 20. Build is inserting every vector in batches of 2,000; \
          memory is the index's resident size.\n\n{table}\n"
     );
     println!("{section}");
