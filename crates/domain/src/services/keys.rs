@@ -118,17 +118,7 @@ mod tests {
     async fn revoked_and_unknown_keys_are_unauthorized() {
         let good = format!("sk_{}", "Z".repeat(40));
         let mut keys = MockApiKeyRepository::new();
-        keys.expect_find_by_hash().returning(|hash| {
-            Ok(Some(ApiKey {
-                id: ApiKeyId::new("key_1"),
-                agent_id: AgentId::new("agt_1"),
-                kind: KeyKind::Secret,
-                hash: hash.clone(),
-                hint: "ZZZZ".into(),
-                created_at: chrono::Utc::now(),
-                revoked_at: Some(chrono::Utc::now()),
-            }))
-        });
+        keys.expect_find_by_hash().returning(|hash| Ok(Some(ApiKey { revoked_at: Some(chrono::Utc::now()), ..live_key(hash) })));
         let svc = service(agent_repo(), keys);
         assert!(matches!(svc.authenticate(Some(&good)).await, Err(DomainError::Unauthorized)));
         assert!(matches!(svc.authenticate(None).await, Err(DomainError::Unauthorized)));
