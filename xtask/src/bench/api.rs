@@ -135,10 +135,8 @@ fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
     let queries =
         ["something to keep my coffee hot", "shoes for long hikes", "a gift for a gardener", "warm jacket for winter", "kitchen knife"];
     let category = encode(CATEGORIES[2]);
-    let send = |phone: &String| {
-        format!(r#"{{"to":{},"components":[{{"type":"body","parameters":[{{"type":"text","text":"Parley"}}]}}]}}"#, quote(phone))
-    };
-    let cart = |id: &String| format!(r#"{{"items":[{{"id":{},"qty":2}}]}}"#, quote(id));
+    let send = |phone: &String| send_body(phone);
+    let cart = |id: &String| cart_body(id, 2);
     vec![
         ("`GET /healthz` (ceiling)", Load::get("/healthz")),
         ("list activities", Load::get("/v1/activities")),
@@ -173,9 +171,7 @@ fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, S
     let phones: Vec<String> = (0..contacts).map(|i| format!("1555{i:07}")).collect();
     let path = format!("/v1/templates/{template_id}/send");
     for (done, phone) in phones.iter().enumerate() {
-        let body =
-            format!(r#"{{"to":{},"components":[{{"type":"body","parameters":[{{"type":"text","text":"Parley"}}]}}]}}"#, quote(phone));
-        call(client, "POST", &path, Some(&body))?;
+        call(client, "POST", &path, Some(&send_body(phone)))?;
         if (done + 1) % 2000 == 0 {
             eprintln!("{backend}: seeded {} of {contacts} contacts and activities", done + 1);
         }
@@ -199,11 +195,21 @@ fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, S
         products.array_field("data")?.iter().map(|p| p.str_field("_id").map(str::to_string)).collect::<Result<_, _>>()?;
     let mut cart_codes = Vec::new();
     for id in &product_ids {
-        let cart = call(client, "POST", "/v1/carts", Some(&format!(r#"{{"items":[{{"id":{},"qty":1}}]}}"#, quote(id))))?;
+        let cart = call(client, "POST", "/v1/carts", Some(&cart_body(id, 1)))?;
         cart_codes.push(cart.get("data").ok_or("no data")?.str_field("code")?.to_string());
     }
     eprintln!("{backend}: seeded {contacts} activities, a tag on every tenth, {} carts", cart_codes.len());
     Ok(Seeded { template_id, phones, activity_ids, tag_id, product_ids, cart_codes })
+}
+
+/// A send of the sandbox's `welcome` template (one body parameter) to `phone`.
+fn send_body(phone: &str) -> String {
+    format!(r#"{{"to":{},"components":[{{"type":"body","parameters":[{{"type":"text","text":"Parley"}}]}}]}}"#, quote(phone))
+}
+
+/// A cart of one product.
+fn cart_body(product: &str, qty: u32) -> String {
+    format!(r#"{{"items":[{{"id":{},"qty":{qty}}}]}}"#, quote(product))
 }
 
 /// One seeding request; anything but 2xx stops the bench.
