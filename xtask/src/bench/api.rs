@@ -22,12 +22,15 @@ pub struct ApiOptions {
     pub contacts: usize,
     pub connections: usize,
     pub seconds: u64,
+    /// Endpoints whose name contains one of these (the ceiling always runs); empty: all.
+    /// A filtered run prints its table but leaves docs/performance.md alone.
+    pub only: Vec<String>,
 }
 
 impl ApiOptions {
     pub fn parse(args: &[&str]) -> Result<Self, String> {
         let mut options =
-            Self { backends: vec!["sqlite".into(), "postgres".into()], products: 100_000, contacts: 10_000, connections: 16, seconds: 5 };
+            Self { backends: vec!["sqlite".into(), "postgres".into()], products: 100_000, contacts: 10_000, connections: 16, seconds: 5, only: Vec::new() };
         let mut it = args.iter();
         while let Some(flag) = it.next() {
             let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{}", super::USAGE))?;
@@ -38,6 +41,7 @@ impl ApiOptions {
                 "--contacts" => options.contacts = number()?.max(100),
                 "--connections" => options.connections = number()?.max(1),
                 "--seconds" => options.seconds = number()?.max(1) as u64,
+                "--only" => options.only = value.split(',').map(str::to_string).collect(),
                 other => return Err(format!("unknown option {other}\n{}", super::USAGE)),
             }
         }
@@ -89,7 +93,8 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
         let server = Server::start_with(&bin, &url, port, &env)?;
         let seeded = seed(&mut Client::connect(port, &key)?, options.contacts, backend)?;
         let mut ceiling = None;
-        for (name, load) in loads(&seeded) {
+        let wanted = |name: &str| options.only.is_empty() || options.only.iter().any(|o| name.contains(o.as_str()));
+        for (name, load) in loads(&seeded).into_iter().enumerate().filter(|(i, (name, _))| *i == 0 || wanted(name)).map(|(_, l)| l) {
             let figures = wrk.run(port, &key, &load, &scratch()?)?;
             let ceiling = *ceiling.get_or_insert(figures.requests_per_second);
             eprintln!(
@@ -111,6 +116,9 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
         options.products, options.contacts, options.connections, options.seconds
     );
     println!("{section}");
+    if !options.only.is_empty() {
+        return Ok(());
+    }
     write_report("api", &section)
 }
 
