@@ -329,6 +329,13 @@ fn two_pass_scan_matches_brute_force_on_clustered_catalogs() {
         };
         for k in [1, 10, 60] {
             assert_matches_reference(&index.top_k(&a, &query, k), &items, &query, k);
+            // Cut into slices scanned on several threads, the first pass keeps the same rows.
+            let agents = read(&index.agents);
+            let collection = read(&agents[&a]);
+            let whole = collection.candidates_in_slices(&query, k, 1);
+            for slices in [2, 3, 7] {
+                assert_eq!(collection.candidates_in_slices(&query, k, slices), whole, "{slices} slices, k = {k}");
+            }
         }
         if q % 3 == 1 {
             // The first pass is worth having: far from every cluster, it leaves few rows to rescore.
