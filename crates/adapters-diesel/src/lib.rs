@@ -5,6 +5,7 @@
 //! uses only types both share. Migrations for both are embedded and run by [`Store::migrate`].
 
 mod error;
+mod in_list;
 mod migrate;
 mod pool;
 mod repos;

@@ -16,6 +16,32 @@ use crate::error::DbError;
 pub(crate) type PgConn = diesel_async::AsyncPgConnection;
 #[cfg(feature = "sqlite")]
 pub(crate) type SqliteConn = diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection>;
+/// A SQLite connection whose queries run on the calling thread: see [`read_conn!`].
+#[cfg(feature = "sqlite")]
+pub(crate) type SqliteReadConn = diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection, Inline>;
+
+/// Runs a SQLite connection's work at once on the calling thread instead of handing it to
+/// tokio's blocking pool. For short indexed reads the hand-off (two thread wake-ups per query)
+/// cost more than the query: it was the largest cost of a get or list request.
+#[cfg(feature = "sqlite")]
+pub(crate) struct Inline;
+
+#[cfg(feature = "sqlite")]
+impl diesel_async::sync_connection_wrapper::SpawnBlocking for Inline {
+    fn spawn_blocking<'a, R>(
+        &mut self,
+        task: impl FnOnce() -> R + Send + 'static,
+    ) -> futures_util::future::BoxFuture<'a, Result<R, Box<dyn std::error::Error + Send + Sync + 'static>>>
+    where
+        R: Send + 'static,
+    {
+        Box::pin(std::future::ready(Ok(task())))
+    }
+
+    fn get_runtime() -> Self {
+        Inline
+    }
+}
 
 /// Where the data lives, parsed from `DATABASE_URL`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,8 +97,10 @@ impl Default for PoolOptions {
 pub(crate) enum Pools {
     #[cfg(feature = "postgres")]
     Pg(Pool<PgConn>),
+    /// Two pools over the same file: writes and long reads on tokio's blocking pool, short
+    /// indexed reads inline (see [`read_conn!`]).
     #[cfg(feature = "sqlite")]
-    Sqlite(Pool<SqliteConn>),
+    Sqlite { blocking: Pool<SqliteConn>, inline: Pool<SqliteReadConn> },
 }
 
 /// Per-connection SQLite settings: a busy timeout so writers queue instead of failing, WAL for
@@ -110,25 +138,7 @@ impl Pools {
                 Ok(Pools::Pg(pool))
             }
             #[cfg(feature = "sqlite")]
-            DatabaseUrl::Sqlite(path) => {
-                use diesel_async::pooled_connection::ManagerConfig;
-                use diesel_async::{AsyncConnection, SimpleAsyncConnection};
-                use futures_util::FutureExt;
-                let mut config = ManagerConfig::<SqliteConn>::default();
-                config.recycling_method = RecyclingMethod::Fast;
-                config.custom_setup = Box::new(|path: &str| {
-                    let path = path.to_string();
-                    async move {
-                        let mut conn = SqliteConn::establish(&path).await?;
-                        conn.batch_execute(SQLITE_PRAGMAS).await.map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-                        Ok(conn)
-                    }
-                    .boxed()
-                });
-                let manager = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(path.as_str(), config);
-                let pool = sized(Pool::builder(manager), options).build().map_err(|e| DbError::Pool(e.to_string()))?;
-                Ok(Pools::Sqlite(pool))
-            }
+            DatabaseUrl::Sqlite(path) => Ok(Pools::Sqlite { blocking: sqlite_pool(path, options)?, inline: sqlite_pool(path, options)? }),
             #[allow(unreachable_patterns)]
             other => Err(DbError::Url(format!("{} support was not compiled in", other.backend()))),
         }
@@ -140,10 +150,46 @@ impl Pools {
             #[cfg(feature = "postgres")]
             Pools::Pg(p) => p.status(),
             #[cfg(feature = "sqlite")]
-            Pools::Sqlite(p) => p.status(),
+            Pools::Sqlite { blocking, inline } => {
+                let (a, b) = (blocking.status(), inline.status());
+                return PoolStatus {
+                    max_size: a.max_size + b.max_size,
+                    size: a.size + b.size,
+                    available: a.available + b.available,
+                    waiting: a.waiting + b.waiting,
+                };
+            }
         };
         PoolStatus { max_size: s.max_size, size: s.size, available: s.available, waiting: s.waiting }
     }
+}
+
+/// A pool of SQLite connections (either kind) with [`SQLITE_PRAGMAS`] applied to each.
+#[cfg(feature = "sqlite")]
+fn sqlite_pool<S>(
+    path: &str,
+    options: &PoolOptions,
+) -> Result<Pool<diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection, S>>, DbError>
+where
+    S: diesel_async::sync_connection_wrapper::SpawnBlocking + Send + Sync + 'static,
+{
+    use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+    type C<S> = diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection, S>;
+    use diesel_async::pooled_connection::ManagerConfig;
+    use futures_util::FutureExt;
+    let mut config = ManagerConfig::<C<S>>::default();
+    config.recycling_method = RecyclingMethod::Fast;
+    config.custom_setup = Box::new(|path: &str| {
+        let path = path.to_string();
+        async move {
+            let mut conn = C::<S>::establish(&path).await?;
+            conn.batch_execute(SQLITE_PRAGMAS).await.map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        }
+        .boxed()
+    });
+    let manager = AsyncDieselConnectionManager::<C<S>>::new_with_config(path, config);
+    sized(Pool::builder(manager), options).build().map_err(|e| DbError::Pool(e.to_string()))
 }
 
 /// Applies size and timeouts: without a wait timeout an exhausted pool would hang requests.
@@ -172,9 +218,35 @@ macro_rules! with_conn {
                 result
             }
             #[cfg(feature = "sqlite")]
-            $crate::pool::Pools::Sqlite(pool) => {
-                let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
+            $crate::pool::Pools::Sqlite { blocking, .. } => {
+                let mut pooled = blocking.get().await.map_err($crate::error::DbError::from)?;
                 let $conn: &mut $crate::pool::SqliteConn = &mut pooled;
+                let result: $crate::error::DbResult<_> = $body;
+                result
+            }
+        }
+    }};
+}
+
+/// Like [`with_conn!`] for a read whose cost is bounded by an index and a page size (a get, a
+/// page of a list). On SQLite it runs on the calling thread, without the hand-off to the
+/// blocking pool: such a read takes tens of microseconds, less than the hand-off. Never use it
+/// for writes (they may wait on another writer's lock) or for reads that scan (a substring
+/// search): those would stall every request of the calling thread.
+macro_rules! read_conn {
+    ($store:expr, |$conn:ident| $body:expr) => {{
+        match &*$store.pools {
+            #[cfg(feature = "postgres")]
+            $crate::pool::Pools::Pg(pool) => {
+                let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
+                let $conn: &mut $crate::pool::PgConn = &mut pooled;
+                let result: $crate::error::DbResult<_> = $body;
+                result
+            }
+            #[cfg(feature = "sqlite")]
+            $crate::pool::Pools::Sqlite { inline, .. } => {
+                let mut pooled = inline.get().await.map_err($crate::error::DbError::from)?;
+                let $conn: &mut $crate::pool::SqliteReadConn = &mut pooled;
                 let result: $crate::error::DbResult<_> = $body;
                 result
             }
@@ -195,8 +267,8 @@ macro_rules! in_transaction {
                 conn.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
             }
             #[cfg(feature = "sqlite")]
-            $crate::pool::Pools::Sqlite(pool) => {
-                let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
+            $crate::pool::Pools::Sqlite { blocking, .. } => {
+                let mut pooled = blocking.get().await.map_err($crate::error::DbError::from)?;
                 let conn: &mut $crate::pool::SqliteConn = &mut pooled;
                 conn.immediate_transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
             }
@@ -204,7 +276,7 @@ macro_rules! in_transaction {
     }};
 }
 
-pub(crate) use {in_transaction, with_conn};
+pub(crate) use {in_transaction, read_conn, with_conn};
 
 #[cfg(test)]
 mod tests {

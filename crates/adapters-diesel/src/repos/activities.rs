@@ -10,7 +10,8 @@ use super::contacts::name_search;
 use super::group_channels;
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, with_conn};
+use crate::in_list::in_list;
+use crate::pool::{in_transaction, read_conn, with_conn};
 use crate::rows::{contains_pattern, from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contact_channels, contacts, tags};
 
@@ -53,7 +54,7 @@ macro_rules! load_details {
         let channels = load_channels!($conn, &contact_ids);
         let tag_rows: Vec<TagRefRow> = activity_tags::table
             .inner_join(tags::table)
-            .filter(activity_tags::activity_id.eq_any(&activity_ids))
+            .filter(in_list(activity_tags::activity_id, &activity_ids))
             .order((tags::name_key.asc(), tags::id.asc()))
             .select((activity_tags::activity_id, tags::id, tags::name, tags::color))
             .load($conn)
@@ -158,6 +159,50 @@ macro_rules! owned {
     };
 }
 
+/// One page of activities with its total and details, on `$conn` (either backend or pool).
+macro_rules! page_of_activities {
+    ($conn:ident, $agent:expr, $filter:expr, $page:expr) => {{
+        let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent, $filter, $page);
+        let conn = $conn;
+        // Totals without counting the agent's activities where possible: from the kept
+        // counts, or from the tag's own rows. Only a name search counts what it matches.
+        let total: i64 = match (&filter.search, &filter.tag) {
+            (None, None) => {
+                let mut counts = activity_counts::table.filter(activity_counts::agent_id.eq(agent)).into_boxed();
+                if let Some(status) = filter.status {
+                    counts = counts.filter(activity_counts::status.eq(status.as_str()));
+                }
+                counts.select(activity_counts::count).load::<i64>(conn).await?.into_iter().sum()
+            }
+            // From the tag's rows, the tag checked to be the agent's (attaching only ever links
+            // an agent's tags to its own activities). Starting from the tag keeps SQLite's
+            // planner on the tag index instead of probing every activity of the agent.
+            (None, Some(tag)) => {
+                let tagged = activity_tags::table
+                    .inner_join(tags::table)
+                    .filter(activity_tags::tag_id.eq(tag.as_str()))
+                    .filter(tags::agent_id.eq(agent));
+                match filter.status {
+                    None => tagged.count().get_result(conn).await?,
+                    Some(status) => {
+                        tagged.inner_join(activities::table).filter(activities::status.eq(status.as_str())).count().get_result(conn).await?
+                    }
+                }
+            }
+            (Some(_), _) => filtered!(agent, filter).count().get_result(conn).await?,
+        };
+        let rows: Vec<(ActivityRow, String)> = filtered!(agent, filter)
+            .order((activities::updated_at.desc(), activities::id.desc()))
+            .limit(i64::from(page.limit()))
+            .offset(page.offset() as i64)
+            .select((ActivityRow::as_select(), contacts::profile_name))
+            .load(conn)
+            .await?;
+        let (channels, tag_rows) = load_details!(conn, rows);
+        Ok::<_, DbError>((total, rows, channels, tag_rows))
+    }};
+}
+
 #[async_trait]
 impl ActivityRepository for Store {
     async fn insert(&self, a: &Activity) -> StoreResult<()> {
@@ -180,7 +225,7 @@ impl ActivityRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<Option<ActivityView>> {
-        let loaded = with_conn!(self, |conn| async {
+        let loaded = read_conn!(self, |conn| async {
             let rows: Vec<(ActivityRow, String)> = activities::table
                 .inner_join(contacts::table)
                 .filter(activities::agent_id.eq(agent.as_str()))
@@ -197,7 +242,7 @@ impl ActivityRepository for Store {
     }
 
     async fn find_by_contact(&self, agent: &AgentId, contact: &ContactId) -> StoreResult<Option<Activity>> {
-        let row = with_conn!(self, |conn| activities::table
+        let row = read_conn!(self, |conn| activities::table
             .filter(activities::agent_id.eq(agent.as_str()))
             .filter(activities::contact_id.eq(contact.as_str()))
             .select(ActivityRow::as_select())
@@ -210,50 +255,13 @@ impl ActivityRepository for Store {
 
     async fn list(&self, agent: &AgentId, filter: &ActivityFilter, page: PageRequest) -> StoreResult<Page<ActivityView>> {
         let agent = agent.as_str();
-        let loaded = with_conn!(self, |conn| async {
-            // Totals without counting the agent's activities where possible: from the kept
-            // counts, or from the tag's own rows. Only a name search counts what it matches.
-            let total: i64 = match (&filter.search, &filter.tag) {
-                (None, None) => {
-                    let mut counts = activity_counts::table.filter(activity_counts::agent_id.eq(agent)).into_boxed();
-                    if let Some(status) = filter.status {
-                        counts = counts.filter(activity_counts::status.eq(status.as_str()));
-                    }
-                    counts.select(activity_counts::count).load::<i64>(conn).await?.into_iter().sum()
-                }
-                // From the tag's rows, the tag checked to be the agent's (attaching only ever links
-                // an agent's tags to its own activities). Starting from the tag keeps SQLite's
-                // planner on the tag index instead of probing every activity of the agent.
-                (None, Some(tag)) => {
-                    let tagged = activity_tags::table
-                        .inner_join(tags::table)
-                        .filter(activity_tags::tag_id.eq(tag.as_str()))
-                        .filter(tags::agent_id.eq(agent));
-                    match filter.status {
-                        None => tagged.count().get_result(conn).await?,
-                        Some(status) => {
-                            tagged
-                                .inner_join(activities::table)
-                                .filter(activities::status.eq(status.as_str()))
-                                .count()
-                                .get_result(conn)
-                                .await?
-                        }
-                    }
-                }
-                (Some(_), _) => filtered!(agent, filter).count().get_result(conn).await?,
-            };
-            let rows: Vec<(ActivityRow, String)> = filtered!(agent, filter)
-                .order((activities::updated_at.desc(), activities::id.desc()))
-                .limit(i64::from(page.limit()))
-                .offset(page.offset() as i64)
-                .select((ActivityRow::as_select(), contacts::profile_name))
-                .load(conn)
-                .await?;
-            let (channels, tag_rows) = load_details!(conn, rows);
-            Ok::<_, DbError>((total, rows, channels, tag_rows))
-        }
-        .await)?;
+        // A name or phone search scans contacts: off the request's thread. Otherwise every query
+        // is an index range bounded by the page: inline (see `read_conn!`).
+        let loaded = if filter.search.is_some() {
+            with_conn!(self, |conn| async { page_of_activities!(conn, agent, filter, page) }.await)?
+        } else {
+            read_conn!(self, |conn| async { page_of_activities!(conn, agent, filter, page) }.await)?
+        };
         let (total, rows, channels, tag_rows) = loaded;
         Ok(Page { items: assemble(rows, channels, tag_rows)?, total: total as u64, request: page })
     }
@@ -308,7 +316,7 @@ impl ActivityRepository for Store {
             // Only the agent's own tags, whatever the caller checked: tenants never mix.
             let ids: Vec<&str> = tag_ids.iter().map(TagId::as_str).collect();
             let owned_tags: Vec<String> =
-                tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq_any(&ids)).select(tags::id).load(conn).await?;
+                tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(in_list(tags::id, &ids)).select(tags::id).load(conn).await?;
             let mut attached = 0;
             for tag in &owned_tags {
                 attached += diesel::insert_into(activity_tags::table)

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::with_conn;
+use crate::pool::{read_conn, with_conn};
 use crate::rows::{from_millis, millis};
 use crate::schema::carts;
 
@@ -63,7 +63,7 @@ impl CartRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, code: &CartCode) -> StoreResult<Option<Cart>> {
-        let row = with_conn!(self, |conn| carts::table
+        let row = read_conn!(self, |conn| carts::table
             .filter(carts::agent_id.eq(agent.as_str()))
             .filter(carts::code.eq(code.as_str()))
             .select(CartRow::as_select())

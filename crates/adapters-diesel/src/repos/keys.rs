@@ -6,7 +6,7 @@ use parley_domain::ports::{ApiKeyRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, with_conn};
+use crate::pool::{in_transaction, read_conn, with_conn};
 use crate::rows::{from_millis, millis, opt_from_millis};
 use crate::schema::api_keys;
 
@@ -53,7 +53,7 @@ impl ApiKeyRepository for Store {
     }
 
     async fn find_by_hash(&self, hash: &KeyHash) -> StoreResult<Option<ApiKey>> {
-        let row = with_conn!(self, |conn| api_keys::table
+        let row = read_conn!(self, |conn| api_keys::table
             .filter(api_keys::key_hash.eq(hash.as_str()))
             .select(KeyRow::as_select())
             .first(conn)

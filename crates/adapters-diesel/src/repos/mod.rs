@@ -11,7 +11,7 @@ use crate::error::DbError;
 macro_rules! load_channels {
     ($conn:expr, $contact_ids:expr) => {
         crate::schema::contact_channels::table
-            .filter(crate::schema::contact_channels::contact_id.eq_any($contact_ids))
+            .filter(crate::in_list::in_list(crate::schema::contact_channels::contact_id, $contact_ids))
             .order((crate::schema::contact_channels::contact_id.asc(), crate::schema::contact_channels::position.asc()))
             .select((
                 crate::schema::contact_channels::contact_id,

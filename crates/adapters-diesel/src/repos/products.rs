@@ -9,7 +9,8 @@ use parley_domain::ports::{ImportProgress, ProductRepository, StoreResult};
 use super::bulk::{Batch, BulkWrite, CategoryInsert, ProductInsert};
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, with_conn};
+use crate::in_list::in_list;
+use crate::pool::{in_transaction, read_conn, with_conn};
 use crate::rows::{encode_vector, from_millis, millis};
 use crate::schema::{catalog_facets, product_categories, products};
 
@@ -201,7 +202,7 @@ impl ProductRepository for Store {
             (Some(t), Some(k)) => (category_kind_facet(k), t),
         };
         let (limit, offset) = (i64::from(page.limit()), page.offset() as i64);
-        let (total, rows) = with_conn!(self, |conn| async {
+        let (total, rows) = read_conn!(self, |conn| async {
             let total: i64 = catalog_facets::table
                 .filter(catalog_facets::agent_id.eq(agent))
                 .filter(catalog_facets::facet.eq(facet))
@@ -230,7 +231,7 @@ impl ProductRepository for Store {
                         .await?;
                     let mut rows: Vec<ProductRow> = products::table
                         .filter(products::agent_id.eq(agent))
-                        .filter(products::id.eq_any(&ids))
+                        .filter(in_list(products::id, &ids))
                         .select(ProductRow::as_select())
                         .load(conn)
                         .await?;
@@ -258,7 +259,7 @@ impl ProductRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &ProductId) -> StoreResult<Option<Product>> {
-        let row = with_conn!(self, |conn| products::table
+        let row = read_conn!(self, |conn| products::table
             .filter(products::agent_id.eq(agent.as_str()))
             .filter(products::id.eq(id.as_str()))
             .filter(products::status.eq(ProductStatus::Active.as_str()))
@@ -275,9 +276,9 @@ impl ProductRepository for Store {
         // By primary key only, the status checked here: given `status = 'active'` too, SQLite's
         // planner picked the listing index and read every active product of the agent (a search
         // or cart took 20 ms at 100,000 products instead of well under one).
-        let rows: Vec<ProductRow> = with_conn!(self, |conn| products::table
+        let rows: Vec<ProductRow> = read_conn!(self, |conn| products::table
             .filter(products::agent_id.eq(agent.as_str()))
-            .filter(products::id.eq_any(&ids))
+            .filter(in_list(products::id, &ids))
             .select(ProductRow::as_select())
             .load(conn)
             .await
@@ -301,9 +302,9 @@ impl ProductRepository for Store {
     }
 
     async fn facets(&self, agent: &AgentId) -> StoreResult<CatalogFacets> {
-        let rows: Vec<(String, String, i64)> = with_conn!(self, |conn| catalog_facets::table
+        let rows: Vec<(String, String, i64)> = read_conn!(self, |conn| catalog_facets::table
             .filter(catalog_facets::agent_id.eq(agent.as_str()))
-            .filter(catalog_facets::facet.eq_any([FACET_CATEGORY, FACET_TOTAL]))
+            .filter(in_list(catalog_facets::facet, [FACET_CATEGORY, FACET_TOTAL]))
             .select((catalog_facets::facet, catalog_facets::name, catalog_facets::count))
             .load(conn)
             .await

@@ -6,7 +6,8 @@ use parley_domain::ports::{StoreResult, TagRepository};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::with_conn;
+use crate::in_list::in_list;
+use crate::pool::{read_conn, with_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::tags;
 
@@ -43,7 +44,7 @@ fn to_domain(rows: Vec<TagRow>) -> Result<Vec<Tag>, DbError> {
 #[async_trait]
 impl TagRepository for Store {
     async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Tag>> {
-        let rows = with_conn!(self, |conn| tags::table
+        let rows = read_conn!(self, |conn| tags::table
             .filter(tags::agent_id.eq(agent.as_str()))
             .order((tags::name_key.asc(), tags::id.asc()))
             .select(TagRow::as_select())
@@ -54,7 +55,7 @@ impl TagRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &TagId) -> StoreResult<Option<Tag>> {
-        let row = with_conn!(self, |conn| tags::table
+        let row = read_conn!(self, |conn| tags::table
             .filter(tags::agent_id.eq(agent.as_str()))
             .filter(tags::id.eq(id.as_str()))
             .select(TagRow::as_select())
@@ -67,9 +68,9 @@ impl TagRepository for Store {
 
     async fn find_many(&self, agent: &AgentId, ids: &[TagId]) -> StoreResult<Vec<Tag>> {
         let ids: Vec<&str> = ids.iter().map(TagId::as_str).collect();
-        let rows = with_conn!(self, |conn| tags::table
+        let rows = read_conn!(self, |conn| tags::table
             .filter(tags::agent_id.eq(agent.as_str()))
-            .filter(tags::id.eq_any(&ids))
+            .filter(in_list(tags::id, &ids))
             .select(TagRow::as_select())
             .load(conn)
             .await
