@@ -182,10 +182,13 @@ impl Ivf {
         for &c in &nearest {
             counts[c + 1] += 1;
         }
-        let starts: Vec<usize> = counts.iter().scan(0, |total, n| {
-            *total += n;
-            Some(*total)
-        }).collect();
+        let starts: Vec<usize> = counts
+            .iter()
+            .scan(0, |total, n| {
+                *total += n;
+                Some(*total)
+            })
+            .collect();
         let mut next = starts.clone();
         let mut lists = Array2::<f32>::zeros(plain.dim());
         let mut ids = vec![0; rows];

@@ -29,8 +29,14 @@ pub struct ApiOptions {
 
 impl ApiOptions {
     pub fn parse(args: &[&str]) -> Result<Self, String> {
-        let mut options =
-            Self { backends: vec!["sqlite".into(), "postgres".into()], products: 100_000, contacts: 10_000, connections: 16, seconds: 5, only: Vec::new() };
+        let mut options = Self {
+            backends: vec!["sqlite".into(), "postgres".into()],
+            products: 100_000,
+            contacts: 10_000,
+            connections: 16,
+            seconds: 5,
+            only: Vec::new(),
+        };
         let mut it = args.iter();
         while let Some(flag) = it.next() {
             let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{}", super::USAGE))?;

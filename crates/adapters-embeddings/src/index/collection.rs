@@ -164,8 +164,7 @@ impl Collection {
             vec![self.scan(&probe, 0..used, k)]
         } else {
             std::thread::scope(|scope| {
-                let others: Vec<_> =
-                    bounds.windows(2).skip(1).map(|w| scope.spawn(|| self.scan(&probe, w[0]..w[1], k))).collect();
+                let others: Vec<_> = bounds.windows(2).skip(1).map(|w| scope.spawn(|| self.scan(&probe, w[0]..w[1], k))).collect();
                 let mut scans = vec![self.scan(&probe, bounds[0]..bounds[1], k)];
                 scans.extend(others.into_iter().map(|h| h.join().expect("an index scan thread does not panic")));
                 scans
