@@ -11,7 +11,7 @@ use super::group_channels;
 use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
-use crate::pool::{in_transaction, read_conn, with_conn};
+use crate::pool::{in_transaction, read_conn, read_snapshot, with_conn};
 use crate::rows::{contains_pattern, from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contact_channels, contacts, tags};
 
@@ -225,7 +225,7 @@ impl ActivityRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<Option<ActivityView>> {
-        let loaded = read_conn!(self, |conn| async {
+        let loaded = read_snapshot!(self, |conn| async {
             let rows: Vec<(ActivityRow, String)> = activities::table
                 .inner_join(contacts::table)
                 .filter(activities::agent_id.eq(agent.as_str()))
@@ -260,7 +260,7 @@ impl ActivityRepository for Store {
         let loaded = if filter.search.is_some() {
             with_conn!(self, |conn| async { page_of_activities!(conn, agent, filter, page) }.await)?
         } else {
-            read_conn!(self, |conn| async { page_of_activities!(conn, agent, filter, page) }.await)?
+            read_snapshot!(self, |conn| async { page_of_activities!(conn, agent, filter, page) }.await)?
         };
         let (total, rows, channels, tag_rows) = loaded;
         Ok(Page { items: assemble(rows, channels, tag_rows)?, total: total as u64, request: page })

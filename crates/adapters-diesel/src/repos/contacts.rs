@@ -7,7 +7,7 @@ use parley_domain::ports::{ContactRepository, StoreResult};
 use super::group_channels;
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, read_conn, with_conn};
+use crate::pool::{in_transaction, read_conn, read_snapshot, with_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::{contact_channels, contacts};
 
@@ -103,7 +103,7 @@ impl ContactRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &ContactId) -> StoreResult<Option<Contact>> {
-        let found = read_conn!(self, |conn| async {
+        let found = read_snapshot!(self, |conn| async {
             let row = contacts::table
                 .filter(contacts::agent_id.eq(agent.as_str()))
                 .filter(contacts::id.eq(id.as_str()))
@@ -137,7 +137,7 @@ impl ContactRepository for Store {
     }
 
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>> {
-        let (total, rows, channels) = read_conn!(self, |conn| async {
+        let (total, rows, channels) = read_snapshot!(self, |conn| async {
             let total: i64 = contacts::table.filter(contacts::agent_id.eq(agent.as_str())).count().get_result(conn).await?;
             let rows: Vec<ContactRow> = contacts::table
                 .filter(contacts::agent_id.eq(agent.as_str()))

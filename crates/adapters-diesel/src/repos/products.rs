@@ -10,7 +10,7 @@ use super::bulk::{Batch, BulkWrite, CategoryInsert, ProductInsert};
 use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
-use crate::pool::{in_transaction, read_conn, with_conn};
+use crate::pool::{in_transaction, read_conn, read_snapshot, with_conn};
 use crate::rows::{encode_vector, from_millis, millis};
 use crate::schema::{catalog_facets, product_categories, products};
 
@@ -202,7 +202,7 @@ impl ProductRepository for Store {
             (Some(t), Some(k)) => (category_kind_facet(k), t),
         };
         let (limit, offset) = (i64::from(page.limit()), page.offset() as i64);
-        let (total, rows) = read_conn!(self, |conn| async {
+        let (total, rows) = read_snapshot!(self, |conn| async {
             let total: i64 = catalog_facets::table
                 .filter(catalog_facets::agent_id.eq(agent))
                 .filter(catalog_facets::facet.eq(facet))
