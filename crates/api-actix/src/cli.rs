@@ -43,7 +43,8 @@ pub struct Cli {
 /// hanging requests (they fail fast with 503 instead).
 #[derive(Debug, Clone, Args)]
 pub struct PoolArgs {
-    /// Most database connections this process opens.
+    /// Most database connections this process opens per pool (SQLite keeps two pools, one for
+    /// writes and scanning reads, one for short reads run inline: up to twice this).
     #[arg(long, env = "PARLEY_DB_POOL_SIZE", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1000), global = true)]
     pub db_pool_size: u32,
     /// Milliseconds a request may wait for a database connection (or for a new one to open)
