@@ -205,10 +205,11 @@ fn sized<M: deadpool::managed::Manager>(
         .runtime(Runtime::Tokio1)
 }
 
-/// Runs `$body` with `$conn: &mut Connection` of the live backend. The body is an expression
-/// of type `DbResult<T>`; it is compiled once per backend, so it must be backend-neutral.
-macro_rules! with_conn {
-    ($store:expr, |$conn:ident| $body:expr) => {{
+/// Runs `$body` with `$conn: &mut Connection` of the live backend: on SQLite, a connection of
+/// the pool named `$sqlite` (its type `$sqlite_conn`). The body is an expression of type
+/// `DbResult<T>`; it is compiled once per backend, so it must be backend-neutral.
+macro_rules! on_pool {
+    ($store:expr, $sqlite:ident: $sqlite_conn:ty, |$conn:ident| $body:expr) => {{
         match &*$store.pools {
             #[cfg(feature = "postgres")]
             $crate::pool::Pools::Pg(pool) => {
@@ -218,14 +219,21 @@ macro_rules! with_conn {
                 result
             }
             #[cfg(feature = "sqlite")]
-            $crate::pool::Pools::Sqlite { blocking, .. } => {
-                let mut pooled = blocking.get().await.map_err($crate::error::DbError::from)?;
-                let $conn: &mut $crate::pool::SqliteConn = &mut pooled;
+            $crate::pool::Pools::Sqlite { $sqlite: pool, .. } => {
+                let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
+                let $conn: &mut $sqlite_conn = &mut pooled;
                 let result: $crate::error::DbResult<_> = $body;
                 result
             }
         }
     }};
+}
+
+/// [`on_pool!`] on SQLite's blocking pool: any query, writes and scans included.
+macro_rules! with_conn {
+    ($store:expr, |$conn:ident| $body:expr) => {
+        $crate::pool::on_pool!($store, blocking: $crate::pool::SqliteConn, |$conn| $body)
+    };
 }
 
 /// Like [`with_conn!`] for a read whose cost is bounded by an index and a page size (a get, a
@@ -234,24 +242,9 @@ macro_rules! with_conn {
 /// for writes (they may wait on another writer's lock) or for reads that scan (a substring
 /// search): those would stall every request of the calling thread.
 macro_rules! read_conn {
-    ($store:expr, |$conn:ident| $body:expr) => {{
-        match &*$store.pools {
-            #[cfg(feature = "postgres")]
-            $crate::pool::Pools::Pg(pool) => {
-                let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
-                let $conn: &mut $crate::pool::PgConn = &mut pooled;
-                let result: $crate::error::DbResult<_> = $body;
-                result
-            }
-            #[cfg(feature = "sqlite")]
-            $crate::pool::Pools::Sqlite { inline, .. } => {
-                let mut pooled = inline.get().await.map_err($crate::error::DbError::from)?;
-                let $conn: &mut $crate::pool::SqliteReadConn = &mut pooled;
-                let result: $crate::error::DbResult<_> = $body;
-                result
-            }
-        }
-    }};
+    ($store:expr, |$conn:ident| $body:expr) => {
+        $crate::pool::on_pool!($store, inline: $crate::pool::SqliteReadConn, |$conn| $body)
+    };
 }
 
 /// Like [`read_conn!`] for a read of several queries. On SQLite they run in one read
@@ -301,7 +294,7 @@ macro_rules! in_transaction {
     }};
 }
 
-pub(crate) use {in_transaction, read_conn, read_snapshot, with_conn};
+pub(crate) use {in_transaction, on_pool, read_conn, read_snapshot, with_conn};
 
 #[cfg(test)]
 mod tests {
