@@ -144,23 +144,23 @@ impl Pools {
         }
     }
 
-    /// The pool's connections right now, for metrics.
+    /// The pool's connections right now, for metrics (SQLite's two pools summed).
     pub(crate) fn status(&self) -> PoolStatus {
-        let s = match self {
+        let of = |s: deadpool::Status| PoolStatus { max_size: s.max_size, size: s.size, available: s.available, waiting: s.waiting };
+        match self {
             #[cfg(feature = "postgres")]
-            Pools::Pg(p) => p.status(),
+            Pools::Pg(p) => of(p.status()),
             #[cfg(feature = "sqlite")]
             Pools::Sqlite { blocking, inline } => {
-                let (a, b) = (blocking.status(), inline.status());
-                return PoolStatus {
+                let (a, b) = (of(blocking.status()), of(inline.status()));
+                PoolStatus {
                     max_size: a.max_size + b.max_size,
                     size: a.size + b.size,
                     available: a.available + b.available,
                     waiting: a.waiting + b.waiting,
-                };
+                }
             }
-        };
-        PoolStatus { max_size: s.max_size, size: s.size, available: s.available, waiting: s.waiting }
+        }
     }
 }
 
@@ -206,10 +206,11 @@ fn sized<M: deadpool::managed::Manager>(
 }
 
 /// Runs `$body` with `$conn: &mut Connection` of the live backend: on SQLite, a connection of
-/// the pool named `$sqlite` (its type `$sqlite_conn`). The body is an expression of type
-/// `DbResult<T>`; it is compiled once per backend, so it must be backend-neutral.
+/// the pool named `$sqlite` (its type `$sqlite_conn`), the body run as `$mode` says (see
+/// [`on_sqlite!`]; `as_is` when left out). The body is an expression of type `DbResult<T>`; it is
+/// compiled once per backend, so it must be backend-neutral.
 macro_rules! on_pool {
-    ($store:expr, $sqlite:ident: $sqlite_conn:ty, |$conn:ident| $body:expr) => {{
+    ($store:expr, $sqlite:ident: $sqlite_conn:ty, $mode:ident, |$conn:ident| $body:expr) => {{
         match &*$store.pools {
             #[cfg(feature = "postgres")]
             $crate::pool::Pools::Pg(pool) => {
@@ -221,11 +222,28 @@ macro_rules! on_pool {
             #[cfg(feature = "sqlite")]
             $crate::pool::Pools::Sqlite { $sqlite: pool, .. } => {
                 let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
-                let $conn: &mut $sqlite_conn = &mut pooled;
-                let result: $crate::error::DbResult<_> = $body;
-                result
+                let conn: &mut $sqlite_conn = &mut pooled;
+                $crate::pool::on_sqlite!($mode, conn, |$conn| $body)
             }
         }
+    }};
+    ($store:expr, $sqlite:ident: $sqlite_conn:ty, |$conn:ident| $body:expr) => {
+        $crate::pool::on_pool!($store, $sqlite: $sqlite_conn, as_is, |$conn| $body)
+    };
+}
+
+/// How [`on_pool!`] runs the body on a SQLite connection: `as_is`, or `snapshot` (inside one
+/// read transaction).
+#[cfg(feature = "sqlite")]
+macro_rules! on_sqlite {
+    (as_is, $pooled:ident, |$conn:ident| $body:expr) => {{
+        let $conn = $pooled;
+        let result: $crate::error::DbResult<_> = $body;
+        result
+    }};
+    (snapshot, $pooled:ident, |$conn:ident| $body:expr) => {{
+        use diesel_async::AsyncConnection as _;
+        $pooled.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
     }};
 }
 
@@ -252,24 +270,9 @@ macro_rules! read_conn {
 /// (12% of a three-query request). PostgreSQL runs them as they are: there `BEGIN` and
 /// `COMMIT` would be two more network round trips.
 macro_rules! read_snapshot {
-    ($store:expr, |$conn:ident| $body:expr) => {{
-        match &*$store.pools {
-            #[cfg(feature = "postgres")]
-            $crate::pool::Pools::Pg(pool) => {
-                let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
-                let $conn: &mut $crate::pool::PgConn = &mut pooled;
-                let result: $crate::error::DbResult<_> = $body;
-                result
-            }
-            #[cfg(feature = "sqlite")]
-            $crate::pool::Pools::Sqlite { inline, .. } => {
-                use diesel_async::AsyncConnection as _;
-                let mut pooled = inline.get().await.map_err($crate::error::DbError::from)?;
-                let conn: &mut $crate::pool::SqliteReadConn = &mut pooled;
-                conn.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
-            }
-        }
-    }};
+    ($store:expr, |$conn:ident| $body:expr) => {
+        $crate::pool::on_pool!($store, inline: $crate::pool::SqliteReadConn, snapshot, |$conn| $body)
+    };
 }
 
 /// Like [`with_conn!`] inside one write transaction. On SQLite it is `BEGIN IMMEDIATE`, so
@@ -294,6 +297,8 @@ macro_rules! in_transaction {
     }};
 }
 
+#[cfg(feature = "sqlite")]
+pub(crate) use on_sqlite;
 pub(crate) use {in_transaction, on_pool, read_conn, read_snapshot, with_conn};
 
 #[cfg(test)]
