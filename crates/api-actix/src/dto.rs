@@ -40,9 +40,13 @@ pub struct Pagination {
 
 impl<T> PageBody<T> {
     pub fn from_page<D>(page: Page<D>, f: impl FnMut(D) -> T) -> Self {
-        let pagination =
-            Pagination { total: page.total, limit: page.request.limit(), offset: page.request.offset(), has_more: page.has_more() };
-        Self { data: page.items.into_iter().map(f).collect(), pagination }
+        Self { pagination: Pagination::of(&page), data: page.items.into_iter().map(f).collect() }
+    }
+}
+
+impl Pagination {
+    pub fn of<D>(page: &Page<D>) -> Self {
+        Self { total: page.total, limit: page.request.limit(), offset: page.request.offset(), has_more: page.has_more() }
     }
 }
 

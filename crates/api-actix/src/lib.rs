@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod config_file;
+pub mod documents;
 pub mod dto;
 pub mod embedding;
 pub mod error;

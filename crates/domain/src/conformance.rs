@@ -495,7 +495,7 @@ fn no_progress() -> crate::ports::ImportProgress {
 
 async fn product_ids(r: &Repositories, agent: &AgentId, filter: ProductFilter, limit: u32, offset: u64) -> (Vec<String>, u64) {
     let p = r.products.list(agent, &filter, page(limit, offset)).await.unwrap();
-    (p.items.into_iter().map(|p| p.id.as_str().to_string()).collect(), p.total)
+    (p.items.into_iter().map(|doc| doc.to_product(agent).unwrap().id.as_str().to_string()).collect(), p.total)
 }
 
 pub async fn products_list_active_newest_first_with_filters_and_totals(r: Repositories) {
@@ -522,13 +522,18 @@ pub async fn products_list_active_newest_first_with_filters_and_totals(r: Reposi
     assert_eq!(product_ids(&r, &a, services, 10, 0).await, (vec!["p2".into()], 1));
     let gift_products = ProductFilter { tag: Some("Gifts".into()), kind: Some(ProductKind::Product) };
     assert_eq!(product_ids(&r, &a, gift_products, 1, 0).await, (vec!["p5".into()], 2));
+    let home = ProductFilter { tag: Some("Home".into()), kind: None };
+    for (filter, shown) in [(ProductFilter::default(), &catalog[4]), (home, &catalog[2])] {
+        let first = r.products.list(&a, &filter, page(1, 0)).await.unwrap().items;
+        assert_eq!(first, [ProductDocument::of(shown)], "pages hold the documents of the products imported");
+    }
 
     let facets = r.products.facets(&a).await.unwrap();
     assert_eq!(facets.total_items, 4);
     let counts: Vec<(String, u64)> = facets.categories.into_iter().map(|c| (c.name, c.count)).collect();
     assert_eq!(counts, [("Gifts".into(), 2), ("Home".into(), 2), ("Services".into(), 1)], "count desc, then name; drafts not counted");
 
-    assert_eq!(r.products.get(&a, &ProductId::lookup("p1")).await.unwrap().unwrap(), catalog[0], "stored exactly");
+    assert_eq!(r.products.get(&a, &ProductId::lookup("p1")).await.unwrap().unwrap(), ProductDocument::of(&catalog[0]), "stored exactly");
     assert!(r.products.get(&a, &ProductId::lookup("p4")).await.unwrap().is_none(), "drafts are not found");
     let active = r.products.find_active(&a, &[ProductId::lookup("p1"), ProductId::lookup("p4"), ProductId::lookup("nope")]).await.unwrap();
     assert_eq!(active.into_iter().map(|p| p.id).collect::<Vec<_>>(), [ProductId::lookup("p1")]);
@@ -550,7 +555,7 @@ pub async fn product_reimport_updates_rows_and_facets(r: Repositories) {
     let hidden = product(&a, "p2", "product", &["Home"], "draft", 2);
     r.products.import(&a, &[changed.clone(), hidden], None, no_progress()).await.unwrap();
 
-    assert_eq!(r.products.get(&a, &ProductId::lookup("p1")).await.unwrap().unwrap(), changed);
+    assert_eq!(r.products.get(&a, &ProductId::lookup("p1")).await.unwrap().unwrap(), ProductDocument::of(&changed));
     assert!(r.products.get(&a, &ProductId::lookup("p2")).await.unwrap().is_none());
     let facets = r.products.facets(&a).await.unwrap();
     assert_eq!((facets.total_items, facets.categories.len(), facets.categories[0].name.as_str()), (1, 1, "Garden"));
@@ -575,8 +580,12 @@ pub async fn products_are_scoped_by_agent(r: Repositories) {
     let theirs = product(&b, "same", "service", &["Other"], "active", 2);
     r.products.import(&b, std::slice::from_ref(&theirs), None, no_progress()).await.unwrap();
 
-    assert_eq!(r.products.get(&b, &ProductId::lookup("same")).await.unwrap().unwrap(), theirs, "two agents may hold the same _id");
-    assert_eq!(r.products.get(&a, &ProductId::lookup("same")).await.unwrap().unwrap().kind, ProductKind::Product);
+    assert_eq!(
+        r.products.get(&b, &ProductId::lookup("same")).await.unwrap().unwrap(),
+        ProductDocument::of(&theirs),
+        "two agents may hold the same _id"
+    );
+    assert_eq!(r.products.get(&a, &ProductId::lookup("same")).await.unwrap().unwrap().to_product(&a).unwrap().kind, ProductKind::Product);
     assert_eq!(product_ids(&r, &b, ProductFilter { tag: Some("Home".into()), kind: None }, 10, 0).await.1, 0);
     assert_eq!(r.products.facets(&b).await.unwrap().categories.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Other"]);
     let c = agent(&r, "C").await;
@@ -1036,7 +1045,11 @@ pub async fn vectors_are_stored_for_missing_or_stale_products(r: Repositories) {
     assert_eq!(r.vectors.count_missing(EMBEDDER).await.unwrap(), 1);
     let changed = all_changes(&r, &a, EMBEDDER, ChangeCursor { revision: 2, product: None }).await;
     assert_eq!(changed, [("a".into(), 3, Some(vec![1.0, 0.0])), ("b".into(), 3, Some(vec![0.0, 1.0]))], "unknown ids are ignored");
-    assert_eq!(r.products.get(&a, &ProductId::lookup("a")).await.unwrap().unwrap(), catalog[2], "the product itself is untouched");
+    assert_eq!(
+        r.products.get(&a, &ProductId::lookup("a")).await.unwrap().unwrap(),
+        ProductDocument::of(&catalog[2]),
+        "the product itself is untouched"
+    );
 }
 
 pub async fn vectors_and_revisions_are_scoped_by_agent(r: Repositories) {

@@ -119,10 +119,11 @@ pub trait ProductRepository: Send + Sync {
     ) -> StoreResult<()>;
     /// `created_at` of every stored product of the agent, drafts included.
     async fn created_times(&self, agent: &AgentId) -> StoreResult<std::collections::HashMap<ProductId, Timestamp>>;
-    /// Active products only, newest first (`created_at` desc, then `_id` desc).
-    async fn list(&self, agent: &AgentId, filter: &ProductFilter, page: PageRequest) -> StoreResult<Page<Product>>;
-    /// An active product; drafts and other agents' products are `None`.
-    async fn get(&self, agent: &AgentId, id: &ProductId) -> StoreResult<Option<Product>>;
+    /// Active products only, newest first (`created_at` desc, then `_id` desc), as their
+    /// documents: exactly [`ProductDocument::of`] the product imported.
+    async fn list(&self, agent: &AgentId, filter: &ProductFilter, page: PageRequest) -> StoreResult<Page<ProductDocument>>;
+    /// An active product's document; drafts and other agents' products are `None`.
+    async fn get(&self, agent: &AgentId, id: &ProductId) -> StoreResult<Option<ProductDocument>>;
     /// The active products among `ids`, in any order.
     async fn find_active(&self, agent: &AgentId, ids: &[ProductId]) -> StoreResult<Vec<Product>>;
     /// Every product, drafts included, by `_id`, starting after `after`: for export.

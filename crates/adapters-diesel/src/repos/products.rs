@@ -50,7 +50,6 @@ fn category_kind_facet(kind: &str) -> &'static str {
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = products)]
 pub(crate) struct ProductRow {
-    id: String,
     agent_id: String,
     status: String,
     document: String,
@@ -78,13 +77,20 @@ pub(crate) fn to_domain(rows: Vec<ProductRow>) -> Result<Vec<Product>, DbError> 
     rows.into_iter().map(ProductRow::into_domain).collect()
 }
 
-/// The stored document: the public record without the columns kept beside it.
-fn document(p: &Product) -> Result<String, DbError> {
-    let mut record = p.to_record();
-    record.status = None;
-    record.created_at = None;
-    record.updated_at = None;
-    serde_json::to_string(&record).map_err(|e| DbError::Corrupt(e.to_string()))
+/// What a page or a get reads: a published product's stored body and timestamps, nothing to decode.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = products)]
+struct DocumentRow {
+    document: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl DocumentRow {
+    fn into_document(self) -> Result<ProductDocument, DbError> {
+        let (created_at, updated_at) = (from_millis(self.created_at)?, from_millis(self.updated_at)?);
+        ProductDocument::from_stored(self.document, created_at, updated_at).map_err(|e| DbError::Corrupt(e.to_string()))
+    }
 }
 
 #[async_trait]
@@ -112,7 +118,7 @@ impl ProductRepository for Store {
                     id: p.id.as_str().to_string(),
                     status: p.status.as_str().to_string(),
                     kind: p.kind.as_str().to_string(),
-                    document: document(p)?,
+                    document: ProductDocument::stored_body(p),
                     created_at: millis(p.created_at),
                     updated_at: millis(p.updated_at),
                     revision: 0,
@@ -189,7 +195,7 @@ impl ProductRepository for Store {
         rows.into_iter().map(|(id, t)| Ok((ProductId::lookup(id), from_millis(t)?))).collect::<Result<_, DbError>>().map_err(Into::into)
     }
 
-    async fn list(&self, agent: &AgentId, filter: &ProductFilter, page: PageRequest) -> StoreResult<Page<Product>> {
+    async fn list(&self, agent: &AgentId, filter: &ProductFilter, page: PageRequest) -> StoreResult<Page<ProductDocument>> {
         let agent = agent.as_str();
         let active = ProductStatus::Active.as_str();
         let kind = filter.kind.map(ProductKind::as_str);
@@ -212,7 +218,7 @@ impl ProductRepository for Store {
                 .await
                 .optional()?
                 .unwrap_or(0);
-            let rows: Vec<ProductRow> = match tag {
+            let rows: Vec<DocumentRow> = match tag {
                 // By tag: the page's ids come from the category index in order, then the documents.
                 Some(tag) => {
                     let mut ids = product_categories::table
@@ -229,15 +235,15 @@ impl ProductRepository for Store {
                         .select(product_categories::product_id)
                         .load(conn)
                         .await?;
-                    let mut rows: Vec<ProductRow> = products::table
+                    let mut rows: Vec<(String, DocumentRow)> = products::table
                         .filter(products::agent_id.eq(agent))
                         .filter(in_list(products::id, &ids))
-                        .select(ProductRow::as_select())
+                        .select((products::id, DocumentRow::as_select()))
                         .load(conn)
                         .await?;
                     let position: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
-                    rows.sort_by_key(|r| position.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
-                    rows
+                    rows.sort_by_key(|(id, _)| position.get(id.as_str()).copied().unwrap_or(usize::MAX));
+                    rows.into_iter().map(|(_, row)| row).collect()
                 }
                 None => {
                     let mut q = products::table.filter(products::agent_id.eq(agent)).filter(products::status.eq(active)).into_boxed();
@@ -247,7 +253,7 @@ impl ProductRepository for Store {
                     q.order((products::created_at.desc(), products::id.desc()))
                         .limit(limit)
                         .offset(offset)
-                        .select(ProductRow::as_select())
+                        .select(DocumentRow::as_select())
                         .load(conn)
                         .await?
                 }
@@ -255,20 +261,21 @@ impl ProductRepository for Store {
             Ok::<_, DbError>((total, rows))
         }
         .await)?;
-        Ok(Page { items: to_domain(rows)?, total: total as u64, request: page })
+        let items = rows.into_iter().map(DocumentRow::into_document).collect::<Result<_, _>>()?;
+        Ok(Page { items, total: total as u64, request: page })
     }
 
-    async fn get(&self, agent: &AgentId, id: &ProductId) -> StoreResult<Option<Product>> {
+    async fn get(&self, agent: &AgentId, id: &ProductId) -> StoreResult<Option<ProductDocument>> {
         let row = read_conn!(self, |conn| products::table
             .filter(products::agent_id.eq(agent.as_str()))
             .filter(products::id.eq(id.as_str()))
             .filter(products::status.eq(ProductStatus::Active.as_str()))
-            .select(ProductRow::as_select())
+            .select(DocumentRow::as_select())
             .first(conn)
             .await
             .optional()
             .map_err(DbError::from))?;
-        Ok(row.map(ProductRow::into_domain).transpose()?)
+        Ok(row.map(DocumentRow::into_document).transpose()?)
     }
 
     async fn find_active(&self, agent: &AgentId, ids: &[ProductId]) -> StoreResult<Vec<Product>> {

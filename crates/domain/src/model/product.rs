@@ -197,6 +197,11 @@ pub struct Product {
     pub updated_at: Timestamp,
 }
 
+/// A time as records and documents write it: RFC 3339, milliseconds, `Z`.
+pub fn format_timestamp(t: Timestamp) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 /// Parses an RFC 3339 time, truncated to milliseconds.
 pub fn parse_timestamp(field: &str, raw: &str) -> Result<Timestamp, FieldError> {
     // Truncated through milliseconds, which (unlike nanoseconds) cover every year RFC 3339 can write.
@@ -310,7 +315,7 @@ impl Product {
 
     /// The record this product exports as (and imports back from, unchanged).
     pub fn to_record(&self) -> ProductRecord {
-        let ts = |t: Timestamp| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let ts = format_timestamp;
         ProductRecord {
             id: self.id.as_str().to_string(),
             kind: self.kind.as_str().to_string(),

@@ -79,7 +79,7 @@ impl CatalogService {
         Self { products, agents, clock, search }
     }
 
-    pub async fn list(&self, agent: &AgentId, q: ProductListQuery) -> Result<Page<Product>, DomainError> {
+    pub async fn list(&self, agent: &AgentId, q: ProductListQuery) -> Result<Page<ProductDocument>, DomainError> {
         let mut v = Violations::default();
         let kind = q.kind.map(|k| v.check(ProductKind::parse(&k)));
         let page = v.check_all(PageRequest::parse(q.limit.as_deref(), q.offset.as_deref(), PageBounds::PRODUCTS));
@@ -88,7 +88,7 @@ impl CatalogService {
         Ok(self.products.list(agent, &filter, page.unwrap()).await?)
     }
 
-    pub async fn get(&self, agent: &AgentId, id: &ProductId) -> Result<Product, DomainError> {
+    pub async fn get(&self, agent: &AgentId, id: &ProductId) -> Result<ProductDocument, DomainError> {
         self.products.get(agent, id).await?.ok_or(DomainError::not_found("product"))
     }
 
