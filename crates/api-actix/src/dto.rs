@@ -1,7 +1,6 @@
 //! Wire shapes: what the API reads and writes. Conversions from domain types live here so
 //! handlers stay one-liners.
 
-use chrono::SecondsFormat;
 use parley_domain::model::*;
 use parley_domain::services::{ActivityPatchInput, ContactPatchInput, NewContactInput, NewTagInput, Patch, TagPatchInput};
 use serde::{Deserialize, Serialize};
@@ -12,7 +11,7 @@ use crate::extract::{double_option, option_object, option_objects};
 
 /// RFC 3339, UTC, milliseconds, `Z`: `2026-11-21T10:00:00.000Z`.
 pub fn timestamp(t: Timestamp) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+    parley_domain::model::format_timestamp(t)
 }
 
 /// `{"data": …}`: every successful response.

@@ -17,6 +17,7 @@ pub mod send;
 pub mod tag;
 pub mod template;
 pub mod text;
+pub mod time_format;
 pub mod webhook;
 pub mod webhook_payload;
 
@@ -36,6 +37,7 @@ pub use search::*;
 pub use send::*;
 pub use tag::*;
 pub use template::*;
+pub use time_format::{format_timestamp, push_timestamp};
 pub use webhook::*;
 pub use webhook_payload::*;
 

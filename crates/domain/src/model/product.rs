@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::currency::Currency;
+use super::time_format::format_timestamp;
 use super::{AgentId, Timestamp, text};
 use crate::FieldError;
 use crate::error::Violations;
@@ -195,11 +196,6 @@ pub struct Product {
     pub variants: Vec<VariantRecord>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
-}
-
-/// A time as records and documents write it: RFC 3339, milliseconds, `Z`.
-pub fn format_timestamp(t: Timestamp) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// Parses an RFC 3339 time, truncated to milliseconds.

@@ -43,11 +43,12 @@ impl ProductDocument {
             return Err(NotADocument);
         }
         body.pop();
+        body.reserve(2 * 40);
         for (name, at) in [("created_at", created_at), ("updated_at", updated_at)] {
             body.push_str(",\"");
             body.push_str(name);
             body.push_str("\":\"");
-            body.push_str(&super::product::format_timestamp(at));
+            super::push_timestamp(&mut body, at);
             body.push('"');
         }
         body.push('}');
