@@ -20,16 +20,13 @@ pub struct NotADocument;
 impl ProductDocument {
     /// The document of a product.
     pub fn of(p: &Product) -> Self {
-        let mut record = p.to_record();
-        record.status = None;
-        Self(serde_json::to_string(&record).expect("a record always serializes"))
+        Self(serde_json::to_string(&published_record(p)).expect("a record always serializes"))
     }
 
     /// What a store keeps of a product beside its columns: the document without its timestamps,
     /// which the store keeps as columns of their own.
     pub fn stored_body(p: &Product) -> String {
-        let mut record = p.to_record();
-        record.status = None;
+        let mut record = published_record(p);
         record.created_at = None;
         record.updated_at = None;
         serde_json::to_string(&record).expect("a record always serializes")
@@ -66,6 +63,11 @@ impl ProductDocument {
         let fallback = chrono::DateTime::UNIX_EPOCH;
         Product::from_record(agent, record, fallback, None).map_err(|errors| format!("{} {}", errors[0].field, errors[0].issue))
     }
+}
+
+/// The record as published: without `status`.
+fn published_record(p: &Product) -> ProductRecord {
+    ProductRecord { status: None, ..p.to_record() }
 }
 
 #[cfg(test)]
