@@ -275,6 +275,64 @@ macro_rules! read_snapshot {
     };
 }
 
+/// Like [`read_snapshot!`] for the hottest reads (list pages, gets): `$body!` is a macro that
+/// builds and runs the queries, expanded once per backend with a mode for [`run!`]. On SQLite
+/// it runs through diesel's synchronous API on the inline connection, inside one read
+/// transaction: rows are decoded where SQLite holds them (the async wrapper copies every row
+/// into owned values first, a tenth of a page's profile) and statements of fixed shape are
+/// found in the cache by type instead of by their SQL text, rebuilt for every query. The
+/// arguments (`$arg`: variables) must be owned, since the SQLite closure takes them along.
+macro_rules! read_direct {
+    ($store:expr, $body:ident!($($arg:ident),* $(,)?)) => {{
+        match &*$store.pools {
+            #[cfg(feature = "postgres")]
+            $crate::pool::Pools::Pg(pool) => {
+                let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
+                let conn: &mut $crate::pool::PgConn = &mut pooled;
+                let result: $crate::error::DbResult<_> = async { Ok($body!(awaited, conn, $($arg),*)) }.await;
+                result
+            }
+            #[cfg(feature = "sqlite")]
+            $crate::pool::Pools::Sqlite { inline, .. } => {
+                let mut pooled = inline.get().await.map_err($crate::error::DbError::from)?;
+                let conn: &mut $crate::pool::SqliteReadConn = &mut pooled;
+                let result: diesel::QueryResult<$crate::error::DbResult<_>> = conn
+                    .spawn_blocking(move |raw: &mut diesel::SqliteConnection| {
+                        Ok(diesel::Connection::transaction::<_, $crate::error::DbError, _>(raw, |conn| {
+                            Ok($body!(direct, conn, $($arg),*))
+                        }))
+                    })
+                    .await;
+                result.map_err($crate::error::DbError::from).and_then(|r| r)
+            }
+        }
+    }};
+}
+
+/// Runs one query in a [`read_direct!`] body: `awaited` through diesel-async, `direct` through
+/// diesel's synchronous API. `load` gives every row, `optional` the first row if any; errors
+/// return from the body.
+macro_rules! run {
+    (awaited, load, $conn:expr, $query:expr) => {
+        diesel_async::RunQueryDsl::load($query, $conn).await?
+    };
+    (direct, load, $conn:expr, $query:expr) => {
+        diesel::RunQueryDsl::load($query, $conn)?
+    };
+    (awaited, optional, $conn:expr, $query:expr) => {
+        diesel::OptionalExtension::optional(diesel_async::RunQueryDsl::first($query, $conn).await)?
+    };
+    (direct, optional, $conn:expr, $query:expr) => {
+        diesel::OptionalExtension::optional(diesel::RunQueryDsl::first($query, $conn))?
+    };
+    (awaited, one, $conn:expr, $query:expr) => {
+        diesel_async::RunQueryDsl::get_result($query, $conn).await?
+    };
+    (direct, one, $conn:expr, $query:expr) => {
+        diesel::RunQueryDsl::get_result($query, $conn)?
+    };
+}
+
 /// Like [`with_conn!`] inside one write transaction. On SQLite it is `BEGIN IMMEDIATE`, so
 /// concurrent writers queue on the busy timeout instead of failing when they upgrade a read lock.
 macro_rules! in_transaction {
@@ -299,7 +357,7 @@ macro_rules! in_transaction {
 
 #[cfg(feature = "sqlite")]
 pub(crate) use on_sqlite;
-pub(crate) use {in_transaction, on_pool, read_conn, read_snapshot, with_conn};
+pub(crate) use {in_transaction, on_pool, read_conn, read_direct, read_snapshot, run, with_conn};
 
 #[cfg(test)]
 mod tests {

@@ -31,6 +31,7 @@ diesel::table! {
         description -> Nullable<Text>,
         created_at -> BigInt,
         updated_at -> BigInt,
+        activity_count -> BigInt,
     }
 }
 

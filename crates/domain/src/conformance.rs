@@ -476,6 +476,21 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
     assert_eq!(total(&r, &a, None, Some(&vip.id)).await, 2);
     assert_eq!(total(&r, &a, Some(Closed), Some(&vip.id)).await, 1);
     assert_eq!(total(&r, &b, None, Some(&vip.id)).await, 0);
+
+    // Tag totals move only when a link is made or removed: attaching again or detaching twice
+    // changes nothing, and eight writers attaching the same tag at once count once.
+    r.activities.attach_tags(&a, &made[1].id, std::slice::from_ref(&vip.id), t(31)).await.unwrap();
+    assert!(r.activities.detach_tag(&a, &made[2].id, &vip.id, t(32)).await.unwrap());
+    assert!(r.activities.detach_tag(&a, &made[2].id, &vip.id, t(33)).await.unwrap());
+    assert_eq!(total(&r, &a, None, Some(&vip.id)).await, 1);
+    let attaching = (0..8).map(|i| {
+        let (r, a, act, tag) = (r.clone(), a.clone(), made[3].id.clone(), vip.id.clone());
+        async move { r.activities.attach_tags(&a, &act, &[tag], t(40 + i)).await }
+    });
+    let results = futures_util::future::join_all(attaching).await;
+    assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
+    assert_eq!(total(&r, &a, None, Some(&vip.id)).await, 2);
+    assert_eq!(list_ids(&r, &a, ActivityFilter { tag: Some(vip.id.clone()), ..Default::default() }).await.len(), 2);
 }
 
 fn product(agent: &AgentId, id: &str, kind: &str, tags: &[&str], status: &str, created: i64) -> Product {

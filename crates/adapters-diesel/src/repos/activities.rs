@@ -11,7 +11,7 @@ use super::group_channels;
 use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
-use crate::pool::{in_transaction, read_conn, read_snapshot, with_conn};
+use crate::pool::{in_transaction, read_conn, read_direct, read_snapshot, run, with_conn};
 use crate::rows::{contains_pattern, from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contact_channels, contacts, tags};
 
@@ -48,17 +48,20 @@ type TagRefRow = (String, String, String, String);
 
 /// Loads the rows an [`ActivityView`] needs beside the activity: channels and tags.
 macro_rules! load_details {
-    ($conn:expr, $rows:expr) => {{
+    ($mode:ident, $conn:expr, $rows:expr) => {{
         let contact_ids: Vec<&str> = $rows.iter().map(|(a, _): &(ActivityRow, String)| a.contact_id.as_str()).collect();
         let activity_ids: Vec<&str> = $rows.iter().map(|(a, _): &(ActivityRow, String)| a.id.as_str()).collect();
-        let channels = load_channels!($conn, &contact_ids);
-        let tag_rows: Vec<TagRefRow> = activity_tags::table
-            .inner_join(tags::table)
-            .filter(in_list(activity_tags::activity_id, &activity_ids))
-            .order((tags::name_key.asc(), tags::id.asc()))
-            .select((activity_tags::activity_id, tags::id, tags::name, tags::color))
-            .load($conn)
-            .await?;
+        let channels = load_channels!($mode, $conn, &contact_ids);
+        let tag_rows: Vec<TagRefRow> = run!(
+            $mode,
+            load,
+            $conn,
+            activity_tags::table
+                .inner_join(tags::table)
+                .filter(in_list(activity_tags::activity_id, &activity_ids))
+                .order((tags::name_key.asc(), tags::id.asc()))
+                .select((activity_tags::activity_id, tags::id, tags::name, tags::color))
+        );
         (channels, tag_rows)
     }};
 }
@@ -143,6 +146,18 @@ macro_rules! count_status {
     }};
 }
 
+/// Adds `$delta` to the tag's count of activities (`tags.activity_count`); run in the
+/// transaction that attaches or detaches it, after the link row was written or removed.
+macro_rules! count_tag {
+    ($conn:expr, $tag:expr, $delta:expr) => {{
+        let delta: i64 = $delta;
+        diesel::update(tags::table.filter(tags::id.eq($tag)))
+            .set(tags::activity_count.eq(tags::activity_count + delta))
+            .execute($conn)
+            .await?
+    }};
+}
+
 /// Moves `updated_at` of one activity (used when its tags change).
 macro_rules! touch {
     ($conn:expr, $id:expr, $at:expr) => {
@@ -164,11 +179,11 @@ macro_rules! owned {
     };
 }
 
-/// One page of activities with its total and details, on `$conn` (either backend or pool).
+/// One page of activities with its total and details, each query run as `$mode` says (see
+/// [`run!`]).
 macro_rules! page_of_activities {
-    ($conn:ident, $agent:expr, $filter:expr, $page:expr) => {{
-        let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent, $filter, $page);
-        let conn = $conn;
+    ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident) => {{
+        let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
         // Totals without counting the agent's activities where possible: from the kept
         // counts, or from the tag's own rows. Only a name search counts what it matches.
         let total: i64 = match (&filter.search, &filter.tag) {
@@ -177,34 +192,52 @@ macro_rules! page_of_activities {
                 if let Some(status) = filter.status {
                     counts = counts.filter(activity_counts::status.eq(status.as_str()));
                 }
-                counts.select(activity_counts::count).load::<i64>(conn).await?.into_iter().sum()
+                let counts: Vec<i64> = run!($mode, load, $conn, counts.select(activity_counts::count));
+                counts.into_iter().sum()
             }
-            // From the tag's rows, the tag checked to be the agent's (attaching only ever links
-            // an agent's tags to its own activities). Starting from the tag keeps SQLite's
-            // planner on the tag index instead of probing every activity of the agent.
+            // The tag's kept count (`tags.activity_count`), read from the agent's own tag.
+            (None, Some(tag)) if filter.status.is_none() => {
+                let count: Option<i64> = run!(
+                    $mode,
+                    optional,
+                    $conn,
+                    tags::table.filter(tags::agent_id.eq(agent)).filter(tags::id.eq(tag.as_str())).select(tags::activity_count)
+                );
+                count.unwrap_or(0)
+            }
+            // With a status too: counted from the tag's rows, the tag checked to be the agent's
+            // (attaching only ever links an agent's tags to its own activities). Starting from
+            // the tag keeps SQLite's planner on the tag index instead of probing every activity
+            // of the agent.
             (None, Some(tag)) => {
-                let tagged = activity_tags::table
-                    .inner_join(tags::table)
-                    .filter(activity_tags::tag_id.eq(tag.as_str()))
-                    .filter(tags::agent_id.eq(agent));
-                match filter.status {
-                    None => tagged.count().get_result(conn).await?,
-                    Some(status) => {
-                        tagged.inner_join(activities::table).filter(activities::status.eq(status.as_str())).count().get_result(conn).await?
-                    }
-                }
+                let status = filter.status.map(ActivityStatus::as_str).unwrap_or_default();
+                run!(
+                    $mode,
+                    one,
+                    $conn,
+                    activity_tags::table
+                        .inner_join(tags::table)
+                        .inner_join(activities::table)
+                        .filter(activity_tags::tag_id.eq(tag.as_str()))
+                        .filter(tags::agent_id.eq(agent))
+                        .filter(activities::status.eq(status))
+                        .count()
+                )
             }
-            (Some(_), _) => filtered!(agent, filter).count().get_result(conn).await?,
+            (Some(_), _) => run!($mode, one, $conn, filtered!(agent, filter).count()),
         };
-        let rows: Vec<(ActivityRow, String)> = filtered!(agent, filter)
-            .order((activities::updated_at.desc(), activities::id.desc()))
-            .limit(i64::from(page.limit()))
-            .offset(page.offset() as i64)
-            .select((ActivityRow::as_select(), contacts::profile_name))
-            .load(conn)
-            .await?;
-        let (channels, tag_rows) = load_details!(conn, rows);
-        Ok::<_, DbError>((total, rows, channels, tag_rows))
+        let rows: Vec<(ActivityRow, String)> = run!(
+            $mode,
+            load,
+            $conn,
+            filtered!(agent, filter)
+                .order((activities::updated_at.desc(), activities::id.desc()))
+                .limit(i64::from(page.limit()))
+                .offset(page.offset() as i64)
+                .select((ActivityRow::as_select(), contacts::profile_name))
+        );
+        let (channels, tag_rows) = load_details!($mode, $conn, rows);
+        (total, rows, channels, tag_rows)
     }};
 }
 
@@ -238,7 +271,7 @@ impl ActivityRepository for Store {
                 .select((ActivityRow::as_select(), contacts::profile_name))
                 .load(conn)
                 .await?;
-            let (channels, tag_rows) = load_details!(conn, rows);
+            let (channels, tag_rows) = load_details!(awaited, conn, rows);
             Ok::<_, DbError>((rows, channels, tag_rows))
         }
         .await)?;
@@ -259,13 +292,13 @@ impl ActivityRepository for Store {
     }
 
     async fn list(&self, agent: &AgentId, filter: &ActivityFilter, page: PageRequest) -> StoreResult<Page<ActivityView>> {
-        let agent = agent.as_str();
+        let (agent, filter) = (agent.as_str().to_string(), filter.clone());
         // A name or phone search scans contacts: off the request's thread. Otherwise every query
-        // is an index range bounded by the page: inline (see `read_conn!`).
+        // is an index range bounded by the page: inline (see `read_direct!`).
         let loaded = if filter.search.is_some() {
-            with_conn!(self, |conn| async { page_of_activities!(conn, agent, filter, page) }.await)?
+            with_conn!(self, |conn| async { Ok(page_of_activities!(awaited, conn, agent, filter, page)) }.await)?
         } else {
-            read_snapshot!(self, |conn| async { page_of_activities!(conn, agent, filter, page) }.await)?
+            read_direct!(self, page_of_activities!(agent, filter, page))?
         };
         let (total, rows, channels, tag_rows) = loaded;
         Ok(Page { items: assemble(rows, channels, tag_rows)?, total: total as u64, request: page })
@@ -324,7 +357,7 @@ impl ActivityRepository for Store {
                 tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(in_list(tags::id, &ids)).select(tags::id).load(conn).await?;
             let mut attached = 0;
             for tag in &owned_tags {
-                attached += diesel::insert_into(activity_tags::table)
+                let inserted = diesel::insert_into(activity_tags::table)
                     .values((
                         activity_tags::activity_id.eq(id.as_str()),
                         activity_tags::tag_id.eq(tag.as_str()),
@@ -333,6 +366,10 @@ impl ActivityRepository for Store {
                     .on_conflict_do_nothing()
                     .execute(conn)
                     .await?;
+                if inserted > 0 {
+                    count_tag!(conn, tag.as_str(), 1);
+                }
+                attached += inserted;
             }
             if attached > 0 {
                 touch!(conn, id.as_str(), at);
@@ -353,6 +390,7 @@ impl ActivityRepository for Store {
             .execute(conn)
             .await?;
             if removed > 0 {
+                count_tag!(conn, tag.as_str(), -1);
                 touch!(conn, id.as_str(), at);
             }
             Ok(true)

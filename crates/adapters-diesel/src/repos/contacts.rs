@@ -112,7 +112,7 @@ impl ContactRepository for Store {
                 .await
                 .optional()?;
             let Some(row) = row else { return Ok(None) };
-            let channels = load_channels!(conn, [row.id.as_str()]);
+            let channels = load_channels!(awaited, conn, [row.id.as_str()]);
             Ok::<_, DbError>(Some((row, channels)))
         }
         .await)?;
@@ -148,7 +148,7 @@ impl ContactRepository for Store {
                 .load(conn)
                 .await?;
             let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-            let channels = load_channels!(conn, &ids);
+            let channels = load_channels!(awaited, conn, &ids);
             Ok::<_, DbError>((total, rows, channels))
         }
         .await)?;

@@ -6,21 +6,26 @@ use parley_domain::model::{Channel, ChannelType};
 
 use crate::error::DbError;
 
-/// Loads `(contact_id, channel_type, channel_id)` rows of the given contacts, in channel order.
-/// A macro rather than a function so one body serves both backends' connection types.
+/// Loads `(contact_id, channel_type, channel_id)` rows of the given contacts, in channel order,
+/// running the query as `$mode` says (see [`run!`](crate::pool::run)). A macro rather than a
+/// function so one body serves both backends' connection types.
 macro_rules! load_channels {
-    ($conn:expr, $contact_ids:expr) => {
-        crate::schema::contact_channels::table
-            .filter(crate::in_list::in_list(crate::schema::contact_channels::contact_id, $contact_ids))
-            .order((crate::schema::contact_channels::contact_id.asc(), crate::schema::contact_channels::position.asc()))
-            .select((
-                crate::schema::contact_channels::contact_id,
-                crate::schema::contact_channels::channel_type,
-                crate::schema::contact_channels::channel_id,
-            ))
-            .load::<(String, String, String)>($conn)
-            .await?
-    };
+    ($mode:ident, $conn:expr, $contact_ids:expr) => {{
+        let rows: Vec<(String, String, String)> = crate::pool::run!(
+            $mode,
+            load,
+            $conn,
+            crate::schema::contact_channels::table
+                .filter(crate::in_list::in_list(crate::schema::contact_channels::contact_id, $contact_ids))
+                .order((crate::schema::contact_channels::contact_id.asc(), crate::schema::contact_channels::position.asc()))
+                .select((
+                    crate::schema::contact_channels::contact_id,
+                    crate::schema::contact_channels::channel_type,
+                    crate::schema::contact_channels::channel_id,
+                ))
+        );
+        rows
+    }};
 }
 
 mod activities;

@@ -10,7 +10,7 @@ use super::bulk::{Batch, BulkWrite, CategoryInsert, ProductInsert};
 use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
-use crate::pool::{in_transaction, read_conn, read_snapshot, with_conn};
+use crate::pool::{in_transaction, read_conn, read_direct, run, with_conn};
 use crate::rows::{encode_vector, from_millis, millis};
 use crate::schema::{catalog_facets, product_categories, products};
 
@@ -91,6 +91,70 @@ impl DocumentRow {
         let (created_at, updated_at) = (from_millis(self.created_at)?, from_millis(self.updated_at)?);
         ProductDocument::from_stored(self.document, created_at, updated_at).map_err(|e| DbError::Corrupt(e.to_string()))
     }
+}
+
+/// One page of published documents and the page's total (a kept facet), as [`read_direct!`]
+/// runs it: `$mode` says how each query runs.
+macro_rules! page_of_documents {
+    ($mode:ident, $conn:ident, $agent:ident, $facet:ident, $name:ident, $tag:ident, $kind:ident, $limit:ident, $offset:ident) => {{
+        let (agent, kind): (&str, Option<&str>) = ($agent.as_str(), $kind.as_deref());
+        let total: Option<i64> = run!(
+            $mode,
+            optional,
+            $conn,
+            catalog_facets::table
+                .filter(catalog_facets::agent_id.eq(agent))
+                .filter(catalog_facets::facet.eq($facet.as_str()))
+                .filter(catalog_facets::name.eq($name.as_str()))
+                .select(catalog_facets::count)
+        );
+        let rows: Vec<DocumentRow> = match $tag.as_deref() {
+            // By tag: the category index in page order, joined to each product's row by its
+            // key. (Ids first and then the documents by id list was two statements and a
+            // reordering: 60% slower.)
+            Some(tag) => {
+                let mut q = product_categories::table
+                    .inner_join(
+                        products::table
+                            .on(products::agent_id.eq(product_categories::agent_id).and(products::id.eq(product_categories::product_id))),
+                    )
+                    .filter(product_categories::agent_id.eq(agent))
+                    .filter(product_categories::tag.eq(tag))
+                    .into_boxed();
+                if let Some(kind) = kind {
+                    q = q.filter(product_categories::kind.eq(kind));
+                }
+                run!(
+                    $mode,
+                    load,
+                    $conn,
+                    q.order((product_categories::created_at.desc(), product_categories::product_id.desc()))
+                        .limit($limit)
+                        .offset($offset)
+                        .select(DocumentRow::as_select())
+                )
+            }
+            None => {
+                let mut q = products::table
+                    .filter(products::agent_id.eq(agent))
+                    .filter(products::status.eq(ProductStatus::Active.as_str()))
+                    .into_boxed();
+                if let Some(kind) = kind {
+                    q = q.filter(products::kind.eq(kind));
+                }
+                run!(
+                    $mode,
+                    load,
+                    $conn,
+                    q.order((products::created_at.desc(), products::id.desc()))
+                        .limit($limit)
+                        .offset($offset)
+                        .select(DocumentRow::as_select())
+                )
+            }
+        };
+        (total.unwrap_or(0), rows)
+    }};
 }
 
 #[async_trait]
@@ -197,7 +261,6 @@ impl ProductRepository for Store {
 
     async fn list(&self, agent: &AgentId, filter: &ProductFilter, page: PageRequest) -> StoreResult<Page<ProductDocument>> {
         let agent = agent.as_str();
-        let active = ProductStatus::Active.as_str();
         let kind = filter.kind.map(ProductKind::as_str);
         let tag = filter.tag.as_deref();
         // Every total is a facet kept up to date by imports: listing never counts rows.
@@ -207,56 +270,10 @@ impl ProductRepository for Store {
             (None, Some(k)) => (FACET_KIND, k),
             (Some(t), Some(k)) => (category_kind_facet(k), t),
         };
+        let (facet, name) = (facet.to_string(), name.to_string());
+        let (agent, tag, kind) = (agent.to_string(), tag.map(str::to_string), kind.map(str::to_string));
         let (limit, offset) = (i64::from(page.limit()), page.offset() as i64);
-        let (total, rows) = read_snapshot!(self, |conn| async {
-            let total: i64 = catalog_facets::table
-                .filter(catalog_facets::agent_id.eq(agent))
-                .filter(catalog_facets::facet.eq(facet))
-                .filter(catalog_facets::name.eq(name))
-                .select(catalog_facets::count)
-                .first(conn)
-                .await
-                .optional()?
-                .unwrap_or(0);
-            let rows: Vec<DocumentRow> = match tag {
-                // By tag: the category index in page order, joined to each product's row by its
-                // key. (Ids first and then the documents by id list was two statements and a
-                // reordering: 60% slower.)
-                Some(tag) => {
-                    let mut q =
-                        product_categories::table
-                            .inner_join(products::table.on(
-                                products::agent_id.eq(product_categories::agent_id).and(products::id.eq(product_categories::product_id)),
-                            ))
-                            .filter(product_categories::agent_id.eq(agent))
-                            .filter(product_categories::tag.eq(tag))
-                            .into_boxed();
-                    if let Some(kind) = kind {
-                        q = q.filter(product_categories::kind.eq(kind));
-                    }
-                    q.order((product_categories::created_at.desc(), product_categories::product_id.desc()))
-                        .limit(limit)
-                        .offset(offset)
-                        .select(DocumentRow::as_select())
-                        .load(conn)
-                        .await?
-                }
-                None => {
-                    let mut q = products::table.filter(products::agent_id.eq(agent)).filter(products::status.eq(active)).into_boxed();
-                    if let Some(kind) = kind {
-                        q = q.filter(products::kind.eq(kind));
-                    }
-                    q.order((products::created_at.desc(), products::id.desc()))
-                        .limit(limit)
-                        .offset(offset)
-                        .select(DocumentRow::as_select())
-                        .load(conn)
-                        .await?
-                }
-            };
-            Ok::<_, DbError>((total, rows))
-        }
-        .await)?;
+        let (total, rows) = read_direct!(self, page_of_documents!(agent, facet, name, tag, kind, limit, offset))?;
         let items = rows.into_iter().map(DocumentRow::into_document).collect::<Result<_, _>>()?;
         Ok(Page { items, total: total as u64, request: page })
     }
