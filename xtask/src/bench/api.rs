@@ -3,8 +3,9 @@
 //!
 //! Per backend: a fresh database with one agent (a sandbox WhatsApp line, 100,000 products, and
 //! 10,000 contacts with one activity each, made by real template sends), the server started with
-//! rate limits off, then (PostgreSQL: after `ANALYZE`) each endpoint loaded for a fixed time. `GET /healthz` (no key, no
-//! database) is the HTTP ceiling; every endpoint is reported as a fraction of its throughput.
+//! rate limits off, then (PostgreSQL: after `ANALYZE`) each endpoint loaded for a fixed time.
+//! `GET /healthz` (no key, no database) is the HTTP ceiling; every endpoint is reported as a
+//! fraction of its throughput.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
