@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::json::quote;
 
 /// One endpoint's load: the requests wrk cycles through.
+#[derive(Clone)]
 pub struct Load {
     pub method: &'static str,
     /// Paths, each sent in turn (several ids or queries, so no single row stays hot).
