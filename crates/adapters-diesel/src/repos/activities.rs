@@ -184,8 +184,8 @@ macro_rules! owned {
 macro_rules! page_of_activities {
     ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident) => {{
         let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
-        // Totals without counting the agent's activities where possible: from the kept
-        // counts, or from the tag's own rows. Only a name search counts what it matches.
+        // Totals without counting the agent's activities where possible: from the kept counts
+        // (per status, per tag), or from the tag's own rows. Only a search counts what it matches.
         let total: i64 = match (&filter.search, &filter.tag) {
             (None, None) => {
                 let mut counts = activity_counts::table.filter(activity_counts::agent_id.eq(agent)).into_boxed();
@@ -196,22 +196,21 @@ macro_rules! page_of_activities {
                 counts.into_iter().sum()
             }
             // The tag's kept count (`tags.activity_count`), read from the agent's own tag.
-            (None, Some(tag)) if filter.status.is_none() => {
-                let count: Option<i64> = run!(
-                    $mode,
-                    optional,
-                    $conn,
-                    tags::table.filter(tags::agent_id.eq(agent)).filter(tags::id.eq(tag.as_str())).select(tags::activity_count)
-                );
-                count.unwrap_or(0)
-            }
-            // With a status too: counted from the tag's rows, the tag checked to be the agent's
-            // (attaching only ever links an agent's tags to its own activities). Starting from
-            // the tag keeps SQLite's planner on the tag index instead of probing every activity
-            // of the agent.
-            (None, Some(tag)) => {
-                let status = filter.status.map(ActivityStatus::as_str).unwrap_or_default();
-                run!(
+            (None, Some(tag)) => match filter.status {
+                None => {
+                    let count: Option<i64> = run!(
+                        $mode,
+                        optional,
+                        $conn,
+                        tags::table.filter(tags::agent_id.eq(agent)).filter(tags::id.eq(tag.as_str())).select(tags::activity_count)
+                    );
+                    count.unwrap_or(0)
+                }
+                // With a status too: counted from the tag's rows, the tag checked to be the
+                // agent's (attaching only ever links an agent's tags to its own activities).
+                // Starting from the tag keeps SQLite's planner on the tag index instead of
+                // probing every activity of the agent.
+                Some(status) => run!(
                     $mode,
                     one,
                     $conn,
@@ -220,10 +219,10 @@ macro_rules! page_of_activities {
                         .inner_join(activities::table)
                         .filter(activity_tags::tag_id.eq(tag.as_str()))
                         .filter(tags::agent_id.eq(agent))
-                        .filter(activities::status.eq(status))
+                        .filter(activities::status.eq(status.as_str()))
                         .count()
-                )
-            }
+                ),
+            },
             (Some(_), _) => run!($mode, one, $conn, filtered!(agent, filter).count()),
         };
         let rows: Vec<(ActivityRow, String)> = run!(
