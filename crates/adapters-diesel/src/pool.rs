@@ -275,9 +275,9 @@ macro_rules! read_snapshot {
     };
 }
 
-/// Like [`read_snapshot!`] for the hottest reads (list pages, gets): `$body!` is a macro that
-/// builds and runs the queries, expanded once per backend with a mode for [`run!`]. On SQLite
-/// it runs through diesel's synchronous API on the inline connection, inside one read
+/// Like [`read_snapshot!`] for the hottest reads (product and activity pages): `$body!` is a
+/// macro that builds and runs the queries, expanded once per backend with a mode for [`run!`].
+/// On SQLite it runs through diesel's synchronous API on the inline connection, inside one read
 /// transaction: rows are decoded where SQLite holds them (the async wrapper copies every row
 /// into owned values first, a tenth of a page's profile) and statements of fixed shape are
 /// found in the cache by type instead of by their SQL text, rebuilt for every query. The
