@@ -118,7 +118,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
         // process) would inflate every ratio. The higher of the two is the ceiling.
         let again = wrk.run(port, &key, &ceiling_load, &scratch()?)?;
         eprintln!("{backend}: {ceiling_name} again: {:.0} requests/s", again.requests_per_second);
-        let ceiling = measured.iter().take(1).map(|(_, f)| f.requests_per_second).fold(again.requests_per_second, f64::max);
+        let ceiling = measured[0].1.requests_per_second.max(again.requests_per_second);
         for (name, figures) in &measured {
             row(&mut table, backend, name, figures, ceiling);
         }
