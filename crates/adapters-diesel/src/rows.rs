@@ -34,27 +34,3 @@ pub(crate) fn decode_vector(bytes: &[u8]) -> Result<Vec<f32>, DbError> {
 pub(crate) fn valid<T>(r: Result<T, FieldError>) -> Result<T, DbError> {
     r.map_err(|e| DbError::Corrupt(format!("{}: {}", e.field, e.issue)))
 }
-
-/// A LIKE pattern matching `fragment` anywhere, with LIKE's wildcards escaped by `\`.
-pub(crate) fn contains_pattern(fragment: &str) -> String {
-    let mut p = String::with_capacity(fragment.len() + 2);
-    p.push('%');
-    for c in fragment.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            p.push('\\');
-        }
-        p.push(c);
-    }
-    p.push('%');
-    p
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn like_wildcards_are_escaped() {
-        assert_eq!(contains_pattern("50%_off\\"), "%50\\%\\_off\\\\%");
-    }
-}

@@ -9,10 +9,11 @@ use parley_domain::ports::{ActivityRepository, StoreResult};
 use super::contacts::name_search;
 use super::group_channels;
 use crate::Store;
+use crate::contains::contains;
 use crate::error::DbError;
 use crate::in_list::in_list;
 use crate::pool::{in_transaction, read_conn, read_direct, read_snapshot, run, with_conn};
-use crate::rows::{contains_pattern, from_millis, millis, opt_from_millis, valid};
+use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contact_channels, contacts, tags};
 
 #[derive(Queryable, Selectable)]
@@ -87,27 +88,51 @@ macro_rules! by_status_and_tag {
     }};
 }
 
-/// The activities of one agent joined with their contacts, narrowed by `filter`, boxed so
-/// the count and the page share it. The backend is inferred from where it runs.
+/// The activities of one agent joined with their contacts, narrowed by the filter's status and
+/// tag and, for a search, to the contacts it matched. The backend is inferred from where it runs.
 macro_rules! filtered {
-    ($agent:expr, $filter:expr) => {{
-        let filter: &ActivityFilter = $filter;
-        let mut q =
-            by_status_and_tag!(activities::table.inner_join(contacts::table).filter(activities::agent_id.eq($agent)).into_boxed(), filter);
-        if let Some(search) = &filter.search {
-            let by_name = contacts::name_search.like(contains_pattern(search.name_fragment())).escape('\\');
-            q = match search.digit_fragment() {
-                Some(digits) => {
-                    let by_phone = contact_channels::table
-                        .filter(contact_channels::agent_id.eq($agent))
-                        .filter(contact_channels::digits.like(contains_pattern(digits)).escape('\\'))
-                        .select(contact_channels::contact_id);
-                    q.filter(by_name.or(contacts::id.eq_any(by_phone)))
-                }
-                None => q.filter(by_name),
-            };
+    ($agent:expr, $filter:expr, $matched:expr) => {{
+        let q =
+            by_status_and_tag!(activities::table.inner_join(contacts::table).filter(activities::agent_id.eq($agent)).into_boxed(), $filter);
+        match $matched {
+            Some(matched) => q.filter(in_list(activities::contact_id, matched)),
+            None => q,
         }
-        q
+    }};
+}
+
+/// The ids of the agent's contacts a search matches: by name, and by a channel's digits when
+/// the search holds enough of them. Each is a scan of one narrow index (see the
+/// `search_indexes` migration); the activities are then found by their (agent, contact) key.
+/// Starting from the activities instead probed both conditions for every activity of the
+/// agent, then did it all again for the page: 16 ms a request at 10,000 contacts.
+macro_rules! matching_contacts {
+    ($mode:ident, $conn:ident, $agent:expr, $search:expr) => {{
+        let search: &ActivitySearch = $search;
+        let mut ids: Vec<String> = run!(
+            $mode,
+            load,
+            $conn,
+            contacts::table
+                .filter(contacts::agent_id.eq($agent))
+                .filter(contains(contacts::name_search, search.name_fragment()))
+                .select(contacts::id)
+        );
+        if let Some(digits) = search.digit_fragment() {
+            let by_phone: Vec<String> = run!(
+                $mode,
+                load,
+                $conn,
+                contact_channels::table
+                    .filter(contact_channels::agent_id.eq($agent))
+                    .filter(contains(contact_channels::digits, digits))
+                    .select(contact_channels::contact_id)
+            );
+            ids.extend(by_phone);
+            ids.sort_unstable();
+            ids.dedup();
+        }
+        ids
     }};
 }
 
@@ -184,6 +209,10 @@ macro_rules! owned {
 macro_rules! page_of_activities {
     ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident) => {{
         let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
+        let matched: Option<Vec<String>> = match &filter.search {
+            Some(search) => Some(matching_contacts!($mode, $conn, agent, search)),
+            None => None,
+        };
         // Totals without counting the agent's activities where possible: from the kept counts
         // (per status, per tag), or from the tag's own rows. Only a search counts what it matches.
         let total: i64 = match (&filter.search, &filter.tag) {
@@ -223,18 +252,32 @@ macro_rules! page_of_activities {
                         .count()
                 ),
             },
-            (Some(_), _) => run!($mode, one, $conn, filtered!(agent, filter).count()),
+            // A search counts its matches among the matched contacts' activities.
+            (Some(_), _) => match &matched {
+                Some(ids) if !ids.is_empty() => run!(
+                    $mode,
+                    one,
+                    $conn,
+                    by_status_and_tag!(activities::table.filter(activities::agent_id.eq(agent)).into_boxed(), filter)
+                        .filter(in_list(activities::contact_id, ids))
+                        .count()
+                ),
+                _ => 0,
+            },
         };
-        let rows: Vec<(ActivityRow, String)> = run!(
-            $mode,
-            load,
-            $conn,
-            filtered!(agent, filter)
-                .order((activities::updated_at.desc(), activities::id.desc()))
-                .limit(i64::from(page.limit()))
-                .offset(page.offset() as i64)
-                .select((ActivityRow::as_select(), contacts::profile_name))
-        );
+        let rows: Vec<(ActivityRow, String)> = match &matched {
+            Some(ids) if ids.is_empty() => Vec::new(),
+            _ => run!(
+                $mode,
+                load,
+                $conn,
+                filtered!(agent, filter, &matched)
+                    .order((activities::updated_at.desc(), activities::id.desc()))
+                    .limit(i64::from(page.limit()))
+                    .offset(page.offset() as i64)
+                    .select((ActivityRow::as_select(), contacts::profile_name))
+            ),
+        };
         let (channels, tag_rows) = load_details!($mode, $conn, rows);
         (total, rows, channels, tag_rows)
     }};

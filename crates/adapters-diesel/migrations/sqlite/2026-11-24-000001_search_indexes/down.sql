@@ -1,0 +1,2 @@
+DROP INDEX contact_channels_agent_digits;
+DROP INDEX contacts_agent_name_search;
