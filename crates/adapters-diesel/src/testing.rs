@@ -99,6 +99,45 @@ async fn sweep_stale_schemas(admin: &mut AsyncPgConnection, now: u64) {
     }
 }
 
+/// The tables the query planner has statistics for: `sqlite_stat1` on SQLite, those `ANALYZE`d
+/// in the test's own schema on PostgreSQL. Sorted.
+pub async fn analyzed_tables(store: &Store) -> Vec<String> {
+    tables_with_statistics(store).await.expect("statistics are readable")
+}
+
+async fn tables_with_statistics(store: &Store) -> Result<Vec<String>, crate::error::DbError> {
+    use diesel::QueryableByName;
+    use diesel::sql_types::Text;
+    use diesel_async::RunQueryDsl;
+
+    #[derive(QueryableByName)]
+    struct Table {
+        #[diesel(sql_type = Text)]
+        name: String,
+    }
+    let sqlite = store.backend() == "sqlite";
+    let tables: Vec<Table> = crate::pool::with_conn!(store, |conn| async {
+        if sqlite {
+            // SQLite creates its statistics table at the first analysis.
+            let kept: Vec<Table> = diesel::sql_query("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'").load(conn).await?;
+            if kept.is_empty() {
+                return Ok(Vec::new());
+            }
+            diesel::sql_query("SELECT DISTINCT tbl AS name FROM sqlite_stat1 ORDER BY name").load(conn).await
+        } else {
+            diesel::sql_query(
+                "SELECT relname::text AS name FROM pg_stat_user_tables \
+                 WHERE schemaname = current_schema() AND last_analyze IS NOT NULL ORDER BY name",
+            )
+            .load(conn)
+            .await
+        }
+        .map_err(crate::error::DbError::from)
+    }
+    .await)?;
+    Ok(tables.into_iter().map(|t| t.name).collect())
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         if let Cleanup::Schema { admin_url, schema } = &self.cleanup {

@@ -72,6 +72,10 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply pending database migrations and exit (serve also applies them at start).
     Migrate,
+    /// Refresh the query planner's statistics of every table now (ANALYZE). Every command and
+    /// a running server already refresh stale SQLite statistics on their own; this is for right
+    /// after a bulk load, or to settle plans at once.
+    Analyze,
     /// Manage agents (tenants).
     #[command(subcommand)]
     Agents(AgentsCommand),

@@ -47,18 +47,37 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         platform(CloudApiConfig { base_url: cli.whatsapp_api_base.clone(), ..CloudApiConfig::default() }, sandbox_step)?;
     let embedder = embedding::build(&cli.embedding).await?;
     let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds));
-    match command {
-        Command::Serve(args) => serve(store, state, args, sandbox_deliveries).await,
+    let result = match command {
+        Command::Serve(args) => return serve(store, state, args, sandbox_deliveries).await,
         Command::Channels(cmd) => channels(&state, cmd).await,
         Command::Templates(TemplatesCommand::Sync { agent }) => sync_templates(&state, agent).await,
         Command::Webhooks(WebhooksCommand::Failed { limit }) => failed_webhooks(&state, limit).await,
         Command::Migrate => Ok(()),
+        Command::Analyze => analyze(&store).await,
         Command::Agents(cmd) => agents(&state, cmd).await,
         Command::Keys(cmd) => keys(&state, cmd).await,
         Command::Catalog(CatalogCommand::Import { agent, file, dry_run }) => import(&state, &AgentId::new(agent), &file, dry_run).await,
         Command::Catalog(CatalogCommand::Export { agent, output }) => export(&state, &AgentId::new(agent), output).await,
         Command::Catalog(CatalogCommand::Reindex { agent, all }) => reindex(&state, agent.map(AgentId::new), all).await,
         Command::Openapi => unreachable!("handled above"),
+    };
+    // SQLite's advice: refresh stale statistics as a connection closes (an import may have
+    // grown a table a thousandfold).
+    keep_statistics(&store).await;
+    result
+}
+
+async fn analyze(store: &Store) -> Result<(), Failure> {
+    let started = std::time::Instant::now();
+    store.analyze().await?;
+    tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "statistics refreshed");
+    Ok(())
+}
+
+/// [`Store::keep_statistics`], logged; a failure costs only plan quality, so it never fails a command.
+pub(crate) async fn keep_statistics(store: &Store) {
+    if let Err(e) = store.keep_statistics().await {
+        tracing::warn!(error = %e, "could not refresh the query planner's statistics");
     }
 }
 
@@ -145,6 +164,7 @@ async fn open_store(url: &str, options: PoolOptions) -> Result<Store, Failure> {
     for name in applied {
         tracing::info!(migration = %name, "applied migration");
     }
+    keep_statistics(&store).await;
     Ok(store)
 }
 
@@ -384,6 +404,7 @@ async fn serve(
             template_sync_every: every,
             sync_at_start: true,
             index_refresh_every: Duration::from_millis(args.index_refresh_ms.max(1)),
+            statistics: store.clone(),
         },
     )?;
     // Signals are ours (see `shutdown`), so the shutdown is logged and the workers flushed.

@@ -1,11 +1,13 @@
 //! Background work: processing stored webhooks, the sandbox's delayed status deliveries, the
-//! periodic template sync, and keeping the search index in step with catalog changes. It runs on a small multi-thread runtime of its own, so storage
+//! periodic template sync, keeping the search index in step with catalog changes, and SQLite's query planner statistics fresh. It runs on a small multi-thread runtime of its own, so storage
 //! work is never cancelled half-way on actix's current-thread workers, even at shutdown.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
+
+use parley_adapters_diesel::Store;
 
 use crate::platform::SandboxDelivery;
 use crate::state::AppState;
@@ -23,7 +25,13 @@ pub struct WorkerConfig {
     pub sync_at_start: bool,
     /// How often the search index looks for catalog changes made by other processes.
     pub index_refresh_every: Duration,
+    /// The store whose stale query planner statistics are refreshed every [`STATISTICS_EVERY`].
+    pub statistics: Store,
 }
+
+/// How often a server refreshes stale SQLite statistics (SQLite advises every few hours on
+/// long-lived connections; a check that finds nothing stale costs a few reads).
+const STATISTICS_EVERY: Duration = Duration::from_secs(3600);
 
 /// The running background workers; stopped on drop (at once), or by [`Workers::shutdown`]
 /// (webhook processing first finishes the delivery in hand).
@@ -40,6 +48,7 @@ impl Workers {
         let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping)));
         runtime.spawn(deliver_sandbox_statuses(state.clone(), sandbox));
         runtime.spawn(refresh_search_index(state.clone(), config.index_refresh_every));
+        runtime.spawn(keep_statistics(config.statistics));
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
@@ -90,6 +99,13 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
         if *stopping.borrow() {
             return;
         }
+    }
+}
+
+async fn keep_statistics(store: Store) {
+    loop {
+        tokio::time::sleep(STATISTICS_EVERY).await;
+        crate::commands::keep_statistics(&store).await;
     }
 }
 

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use parley_adapters_diesel::testing::TestDb;
+use parley_adapters_diesel::testing::{TestDb, analyzed_tables};
 use parley_api::state::AppState;
 use parley_domain::model::{AgentId, ProductId};
 use serde_json::{Value, json};
@@ -129,6 +129,27 @@ async fn export_then_import_round_trips_exactly(backend: &str) {
     assert!(state.catalog.get(&agent, &ProductId::lookup("p3")).await.is_err(), "drafts stay hidden");
 }
 
+/// SQLite keeps no planner statistics unless asked: a command refreshes the stale ones as it
+/// ends (an import grew `products` from nothing), and `parley analyze` analyzes every table on
+/// either backend.
+async fn commands_keep_planner_statistics_and_analyze_refreshes_all(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let agent = agent(&db).await;
+    assert!(!analyzed_tables(&db.store).await.contains(&"products".to_string()), "a fresh database has none");
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..3).map(|i| format!("{}\n", product(&format!("p{i}"), &["Home"], "active"))).collect();
+    stdout_json(&parley(&db, &["catalog", "import", "--agent", agent.as_str(), &write(dir.path(), "a.jsonl", &lines)]));
+    if backend == "sqlite" {
+        assert!(analyzed_tables(&db.store).await.contains(&"products".to_string()), "the import left statistics of what it wrote");
+    }
+    let out = parley(&db, &["analyze"]);
+    assert!(out.status.success(), "analyze failed: {}", String::from_utf8_lossy(&out.stderr));
+    let analyzed = analyzed_tables(&db.store).await;
+    for table in ["agents", "products", "product_categories", "catalog_facets"] {
+        assert!(analyzed.contains(&table.to_string()), "{table} analyzed on {backend}: {analyzed:?}");
+    }
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),*) => {
         mod sqlite { $( #[tokio::test(flavor = "multi_thread")] async fn $name() { super::$name("sqlite").await } )* }
@@ -140,5 +161,6 @@ on_both_backends!(
     imports_json_lines_and_arrays_and_reports_counts,
     bad_rows_are_reported_by_line_and_nothing_is_written,
     dry_run_validates_without_writing,
-    export_then_import_round_trips_exactly
+    export_then_import_round_trips_exactly,
+    commands_keep_planner_statistics_and_analyze_refreshes_all
 );

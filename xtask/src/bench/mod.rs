@@ -132,22 +132,11 @@ pub fn fresh_database(backend: &str) -> Result<String, String> {
     }
 }
 
-/// On PostgreSQL, gathers the planner's statistics of the bench database, as autovacuum would
-/// within a minute or so of a bulk load on a live server: without them the plans of a database
-/// filled seconds earlier are guesses (activities by tag: 318 against 1,030 requests/s). SQLite
-/// plans without statistics in production too, so it is left as it is.
-pub fn analyze(backend: &str) -> Result<(), String> {
-    if backend != "postgres" {
-        return Ok(());
-    }
-    let out = Command::new("psql")
-        .args(["-h", "127.0.0.1", "-U", "postgres", "-d", "parley_bench", "-qc", "ANALYZE"])
-        .output()
-        .map_err(|e| format!("psql: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("ANALYZE: {}", String::from_utf8_lossy(&out.stderr)));
-    }
-    Ok(())
+/// `parley analyze`: the planner's statistics of what a bench seeded through the API, as a live
+/// server soon has them (PostgreSQL's autovacuum; SQLite's `PRAGMA optimize`, which `parley`
+/// runs hourly while serving and after every command).
+pub fn analyze(bin: &Path, url: &str) -> Result<(), String> {
+    parley(bin, url, &["analyze"]).map(|_| ())
 }
 
 /// `parley` against `url`, logging only warnings, as every benchmark runs it.
