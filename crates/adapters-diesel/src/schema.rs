@@ -70,6 +70,9 @@ diesel::table! {
         last_inbound_at -> Nullable<BigInt>,
         created_at -> BigInt,
         updated_at -> BigInt,
+        contact_name -> Text,
+        channel_list -> Text,
+        tag_list -> Text,
     }
 }
 

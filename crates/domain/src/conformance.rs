@@ -22,7 +22,7 @@ macro_rules! storage_conformance {
             tags_are_ordered_and_scoped, tag_delete_detaches_it_everywhere, contacts_are_unique_per_channel_and_scoped,
             contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped,
             activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
-            activity_update_renames_contact_atomically, tag_attach_is_idempotent_and_bumps_only_on_change,
+            activity_update_renames_contact_atomically, activity_views_follow_their_contact_and_tags, tag_attach_is_idempotent_and_bumps_only_on_change,
             concurrent_writers_neither_lose_nor_duplicate, activity_totals_follow_inserts_and_status_changes, products_list_active_newest_first_with_filters_and_totals,
             product_reimport_updates_rows_and_facets, products_are_scoped_by_agent, product_export_pages_by_id_with_drafts,
             carts_store_snapshots_under_unique_codes, lines_are_unique_by_phone_number_and_scoped,
@@ -356,6 +356,59 @@ pub async fn activity_update_renames_contact_atomically(r: Repositories) {
     assert_eq!(r.contacts.get(&a, &act.contact_id).await.unwrap().unwrap().profile_name, new_name);
     let search = ActivityFilter { search: Some(ActivitySearch::new("maría").unwrap()), ..Default::default() };
     assert_eq!(list_ids(&r, &a, search).await, [act.id]);
+}
+
+/// `(profile name, channels, [(tag name, color)])` as an activity's detail and its list entry
+/// show them, which must agree.
+async fn shown(r: &Repositories, agent: &AgentId, id: &ActivityId) -> (String, Vec<Channel>, Vec<(String, String)>) {
+    let of = |v: ActivityView| {
+        let tags = v.tags.iter().map(|t| (t.name.as_str().to_string(), t.color.as_str().to_string())).collect();
+        (v.profile_name.as_str().to_string(), v.channels, tags)
+    };
+    let detail = of(r.activities.get(agent, id).await.unwrap().unwrap());
+    let listed = r.activities.list(agent, &ActivityFilter::default(), page(100, 0)).await.unwrap().items;
+    let entry = of(listed.into_iter().find(|v| &v.activity.id == id).unwrap());
+    assert_eq!(detail, entry, "detail and list entry agree");
+    detail
+}
+
+/// What an activity shows of its contact and tags follows every write that changes them: a
+/// contact rename through the contacts port, a tag's rename and recolor (re-sorting the tags),
+/// detaching, and deleting a tag.
+pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let zeta = tag(&a, "zeta", t(0));
+    let alpha = tag(&a, "Alpha", t(0));
+    r.tags.insert(&zeta).await.unwrap();
+    r.tags.insert(&alpha).await.unwrap();
+    let mut c = contact(&a, "Ana", phone("5215550001"), t(0));
+    c.channels.push(Channel::new(ChannelType::Email, "ana@example.com").unwrap());
+    r.contacts.insert(&c).await.unwrap();
+    let act = activity(&a, &c.id, ActivityStatus::Open, t(0));
+    r.activities.insert(&act).await.unwrap();
+    let grey = TagColor::default_color().as_str().to_string();
+    assert_eq!(shown(&r, &a, &act.id).await, ("Ana".to_string(), c.channels.clone(), vec![]));
+
+    r.activities.attach_tags(&a, &act.id, &[zeta.id.clone(), alpha.id.clone()], t(1)).await.unwrap();
+    let tags = vec![("Alpha".to_string(), grey.clone()), ("zeta".to_string(), grey.clone())];
+    assert_eq!(shown(&r, &a, &act.id).await, ("Ana".to_string(), c.channels.clone(), tags));
+
+    c.profile_name = ProfileName::new("Ana María").unwrap();
+    c.updated_at = t(2);
+    assert!(r.contacts.update(&c).await.unwrap());
+    let mut renamed = alpha.clone();
+    renamed.name = TagName::new("Zulu").unwrap();
+    renamed.color = TagColor::new("#ff0000").unwrap();
+    renamed.updated_at = t(3);
+    assert!(r.tags.update(&renamed).await.unwrap());
+    let tags = vec![("zeta".to_string(), grey.clone()), ("Zulu".to_string(), "#ff0000".to_string())];
+    assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), tags));
+
+    assert!(r.activities.detach_tag(&a, &act.id, &zeta.id, t(4)).await.unwrap());
+    let tags = vec![("Zulu".to_string(), "#ff0000".to_string())];
+    assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), tags));
+    assert!(r.tags.delete(&a, &renamed.id).await.unwrap());
+    assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), vec![]));
 }
 
 pub async fn tag_attach_is_idempotent_and_bumps_only_on_change(r: Repositories) {

@@ -1,25 +1,23 @@
-use std::collections::HashMap;
-
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ActivityRepository, StoreResult};
 
+use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
 use super::contacts::name_search;
-use super::group_channels;
 use crate::Store;
 use crate::contains::contains;
 use crate::error::DbError;
 use crate::in_list::in_list;
-use crate::pool::{in_transaction, read_conn, read_direct, read_snapshot, run, with_conn};
+use crate::pool::{in_transaction, read_conn, read_direct, run, with_conn};
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contact_channels, contacts, tags};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = activities)]
-struct ActivityRow {
-    id: String,
+pub(crate) struct ActivityRow {
+    pub(crate) id: String,
     agent_id: String,
     contact_id: String,
     status: String,
@@ -30,7 +28,7 @@ struct ActivityRow {
 }
 
 impl ActivityRow {
-    fn into_domain(self) -> Result<Activity, DbError> {
+    pub(crate) fn into_domain(self) -> Result<Activity, DbError> {
         Ok(Activity {
             id: ActivityId::new(self.id),
             agent_id: AgentId::new(self.agent_id),
@@ -42,29 +40,6 @@ impl ActivityRow {
             updated_at: from_millis(self.updated_at)?,
         })
     }
-}
-
-/// `(activity_id, tag_id, name, color)`.
-type TagRefRow = (String, String, String, String);
-
-/// Loads the rows an [`ActivityView`] needs beside the activity: channels and tags.
-macro_rules! load_details {
-    ($mode:ident, $conn:expr, $rows:expr) => {{
-        let contact_ids: Vec<&str> = $rows.iter().map(|(a, _): &(ActivityRow, String)| a.contact_id.as_str()).collect();
-        let activity_ids: Vec<&str> = $rows.iter().map(|(a, _): &(ActivityRow, String)| a.id.as_str()).collect();
-        let channels = load_channels!($mode, $conn, &contact_ids);
-        let tag_rows: Vec<TagRefRow> = run!(
-            $mode,
-            load,
-            $conn,
-            activity_tags::table
-                .inner_join(tags::table)
-                .filter(in_list(activity_tags::activity_id, &activity_ids))
-                .order((tags::name_key.asc(), tags::id.asc()))
-                .select((activity_tags::activity_id, tags::id, tags::name, tags::color))
-        );
-        (channels, tag_rows)
-    }};
 }
 
 /// `$q` (a boxed query over activities) narrowed by the filter's status and tag.
@@ -88,12 +63,11 @@ macro_rules! by_status_and_tag {
     }};
 }
 
-/// The activities of one agent joined with their contacts, narrowed by the filter's status and
-/// tag and, for a search, to the contacts it matched. The backend is inferred from where it runs.
+/// The activities of one agent narrowed by the filter's status and tag and, for a search, to
+/// the contacts it matched. The backend is inferred from where it runs.
 macro_rules! filtered {
     ($agent:expr, $filter:expr, $matched:expr) => {{
-        let q =
-            by_status_and_tag!(activities::table.inner_join(contacts::table).filter(activities::agent_id.eq($agent)).into_boxed(), $filter);
+        let q = by_status_and_tag!(activities::table.filter(activities::agent_id.eq($agent)).into_boxed(), $filter);
         match $matched {
             Some(matched) => q.filter(in_list(activities::contact_id, matched)),
             None => q,
@@ -134,26 +108,6 @@ macro_rules! matching_contacts {
         }
         ids
     }};
-}
-
-fn assemble(
-    rows: Vec<(ActivityRow, String)>,
-    channel_rows: Vec<(String, String, String)>,
-    tag_rows: Vec<TagRefRow>,
-) -> Result<Vec<ActivityView>, DbError> {
-    let channels = group_channels(channel_rows)?;
-    let mut tags_by_activity: HashMap<String, Vec<TagRef>> = HashMap::new();
-    for (activity_id, id, name, color) in tag_rows {
-        let tag = TagRef { id: TagId::new(id), name: valid(TagName::new(&name))?, color: valid(TagColor::new(&color))? };
-        tags_by_activity.entry(activity_id).or_default().push(tag);
-    }
-    rows.into_iter()
-        .map(|(row, profile_name)| {
-            let channels = channels.get(&row.contact_id).cloned().unwrap_or_default();
-            let tags = tags_by_activity.remove(&row.id).unwrap_or_default();
-            Ok(ActivityView { activity: row.into_domain()?, profile_name: valid(ProfileName::new(&profile_name))?, channels, tags })
-        })
-        .collect()
 }
 
 /// Adds `$delta` to the agent's count of activities in `$status` (see the `activity_counts`
@@ -254,18 +208,11 @@ macro_rules! page_of_activities {
             },
             // A search counts its matches among the matched contacts' activities.
             (Some(_), _) => match &matched {
-                Some(ids) if !ids.is_empty() => run!(
-                    $mode,
-                    one,
-                    $conn,
-                    by_status_and_tag!(activities::table.filter(activities::agent_id.eq(agent)).into_boxed(), filter)
-                        .filter(in_list(activities::contact_id, ids))
-                        .count()
-                ),
+                Some(ids) if !ids.is_empty() => run!($mode, one, $conn, filtered!(agent, filter, &matched).count()),
                 _ => 0,
             },
         };
-        let rows: Vec<(ActivityRow, String)> = match &matched {
+        let rows: Vec<ViewRow> = match &matched {
             Some(ids) if ids.is_empty() => Vec::new(),
             _ => run!(
                 $mode,
@@ -275,11 +222,10 @@ macro_rules! page_of_activities {
                     .order((activities::updated_at.desc(), activities::id.desc()))
                     .limit(i64::from(page.limit()))
                     .offset(page.offset() as i64)
-                    .select((ActivityRow::as_select(), contacts::profile_name))
+                    .select(ViewRow::as_select())
             ),
         };
-        let (channels, tag_rows) = load_details!($mode, $conn, rows);
-        (total, rows, channels, tag_rows)
+        (total, rows)
     }};
 }
 
@@ -297,7 +243,11 @@ impl ActivityRepository for Store {
             activities::updated_at.eq(millis(a.updated_at)),
         );
         in_transaction!(self, |conn| {
-            diesel::insert_into(activities::table).values(values).execute(conn).await?;
+            let (contact_name, channel_list) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
+            diesel::insert_into(activities::table)
+                .values((values, activities::contact_name.eq(contact_name), activities::channel_list.eq(channel_list)))
+                .execute(conn)
+                .await?;
             count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
             Ok(())
         })?;
@@ -305,20 +255,15 @@ impl ActivityRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<Option<ActivityView>> {
-        let loaded = read_snapshot!(self, |conn| async {
-            let rows: Vec<(ActivityRow, String)> = activities::table
-                .inner_join(contacts::table)
-                .filter(activities::agent_id.eq(agent.as_str()))
-                .filter(activities::id.eq(id.as_str()))
-                .select((ActivityRow::as_select(), contacts::profile_name))
-                .load(conn)
-                .await?;
-            let (channels, tag_rows) = load_details!(awaited, conn, rows);
-            Ok::<_, DbError>((rows, channels, tag_rows))
-        }
-        .await)?;
-        let (rows, channels, tag_rows) = loaded;
-        Ok(assemble(rows, channels, tag_rows)?.pop())
+        let row = read_conn!(self, |conn| activities::table
+            .filter(activities::agent_id.eq(agent.as_str()))
+            .filter(activities::id.eq(id.as_str()))
+            .select(ViewRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(ViewRow::into_view).transpose()?)
     }
 
     async fn find_by_contact(&self, agent: &AgentId, contact: &ContactId) -> StoreResult<Option<Activity>> {
@@ -342,8 +287,9 @@ impl ActivityRepository for Store {
         } else {
             read_direct!(self, page_of_activities!(agent, filter, page))?
         };
-        let (total, rows, channels, tag_rows) = loaded;
-        Ok(Page { items: assemble(rows, channels, tag_rows)?, total: total as u64, request: page })
+        let (total, rows) = loaded;
+        let items = rows.into_iter().map(ViewRow::into_view).collect::<Result<_, _>>()?;
+        Ok(Page { items, total: total as u64, request: page })
     }
 
     async fn update<'a>(&self, a: &Activity, rename: Option<&'a ProfileName>) -> StoreResult<bool> {
@@ -354,11 +300,12 @@ impl ActivityRepository for Store {
             activities::updated_at.eq(millis(a.updated_at)),
         );
         let rename = rename.map(|name| {
-            (
+            let contact = (
                 contacts::profile_name.eq(name.as_str()),
                 contacts::name_search.eq(name_search(name)),
                 contacts::updated_at.eq(millis(a.updated_at)),
-            )
+            );
+            (contact, activities::contact_name.eq(name.as_str()))
         });
         let updated = in_transaction!(self, |conn| {
             let target = || activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str()));
@@ -374,14 +321,15 @@ impl ActivityRepository for Store {
                 count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
             }
             if n > 0
-                && let Some(rename) = rename
+                && let Some((contact, shown)) = rename
             {
                 diesel::update(
                     contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str())),
                 )
-                .set(rename)
+                .set(contact)
                 .execute(conn)
                 .await?;
+                diesel::update(target()).set(shown).execute(conn).await?;
             }
             Ok(n > 0)
         })?;
@@ -415,6 +363,7 @@ impl ActivityRepository for Store {
             }
             if attached > 0 {
                 touch!(conn, id.as_str(), at);
+                refresh_tag_list!(conn, id.as_str());
             }
             Ok(true)
         })?;
@@ -434,6 +383,7 @@ impl ActivityRepository for Store {
             if removed > 0 {
                 count_tag!(conn, tag.as_str(), -1);
                 touch!(conn, id.as_str(), at);
+                refresh_tag_list!(conn, id.as_str());
             }
             Ok(true)
         })?;

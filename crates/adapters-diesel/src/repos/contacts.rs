@@ -7,9 +7,9 @@ use parley_domain::ports::{ContactRepository, StoreResult};
 use super::group_channels;
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, read_conn, read_snapshot, with_conn};
+use crate::pool::{in_transaction, read_conn, read_snapshot};
 use crate::rows::{from_millis, millis, valid};
-use crate::schema::{contact_channels, contacts};
+use crate::schema::{activities, contact_channels, contacts};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = contacts)]
@@ -164,13 +164,19 @@ impl ContactRepository for Store {
             contacts::custom_attributes.eq(attributes_json(contact)),
             contacts::updated_at.eq(millis(contact.updated_at)),
         );
-        let n = with_conn!(self, |conn| diesel::update(
-            contacts::table.filter(contacts::agent_id.eq(contact.agent_id.as_str())).filter(contacts::id.eq(contact.id.as_str()))
-        )
-        .set(changes)
-        .execute(conn)
-        .await
-        .map_err(DbError::from))?;
-        Ok(n > 0)
+        let (agent, id) = (contact.agent_id.as_str(), contact.id.as_str());
+        let updated = in_transaction!(self, |conn| {
+            let n = diesel::update(contacts::table.filter(contacts::agent_id.eq(agent)).filter(contacts::id.eq(id)))
+                .set(changes)
+                .execute(conn)
+                .await?;
+            // Its activity shows the name (`contact_name`).
+            diesel::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::contact_id.eq(id)))
+                .set(activities::contact_name.eq(contact.profile_name.as_str()))
+                .execute(conn)
+                .await?;
+            Ok(n > 0)
+        })?;
+        Ok(updated)
     }
 }

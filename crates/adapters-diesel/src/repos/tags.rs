@@ -4,12 +4,22 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::{AgentId, Tag, TagColor, TagDescription, TagId, TagName};
 use parley_domain::ports::{StoreResult, TagRepository};
 
+use super::activity_views::refresh_tag_list;
 use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
-use crate::pool::{read_conn, with_conn};
+use crate::pool::{in_transaction, read_conn, with_conn};
 use crate::rows::{from_millis, millis, valid};
-use crate::schema::tags;
+use crate::schema::{activity_tags, tags};
+
+/// The ids of the activities carrying tag `$tag`.
+macro_rules! carriers {
+    ($conn:expr, $tag:expr) => {{
+        let ids: Vec<String> =
+            activity_tags::table.filter(activity_tags::tag_id.eq($tag)).select(activity_tags::activity_id).load($conn).await?;
+        ids
+    }};
+}
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = tags)]
@@ -101,24 +111,35 @@ impl TagRepository for Store {
             tags::description.eq(tag.description.as_ref().map(TagDescription::as_str)),
             tags::updated_at.eq(millis(tag.updated_at)),
         );
-        let n = with_conn!(self, |conn| diesel::update(
-            tags::table.filter(tags::agent_id.eq(tag.agent_id.as_str())).filter(tags::id.eq(tag.id.as_str()))
-        )
-        .set(changes)
-        .execute(conn)
-        .await
-        .map_err(DbError::from))?;
-        Ok(n > 0)
+        let target = || tags::table.filter(tags::agent_id.eq(tag.agent_id.as_str())).filter(tags::id.eq(tag.id.as_str()));
+        let updated = in_transaction!(self, |conn| {
+            let before: Option<(String, String)> = target().select((tags::name, tags::color)).first(conn).await.optional()?;
+            let Some(before) = before else { return Ok(false) };
+            diesel::update(target()).set(changes).execute(conn).await?;
+            // The activities carrying it show its name and color (`tag_list`).
+            if before != (tag.name.as_str().to_string(), tag.color.as_str().to_string()) {
+                for activity in carriers!(conn, tag.id.as_str()) {
+                    refresh_tag_list!(conn, activity.as_str());
+                }
+            }
+            Ok(true)
+        })?;
+        Ok(updated)
     }
 
     async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool> {
-        // activity_tags rows go with it (ON DELETE CASCADE).
-        let n = with_conn!(self, |conn| diesel::delete(
-            tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq(id.as_str()))
-        )
-        .execute(conn)
-        .await
-        .map_err(DbError::from))?;
-        Ok(n > 0)
+        let deleted = in_transaction!(self, |conn| {
+            let target = tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq(id.as_str()));
+            let carriers = carriers!(conn, id.as_str());
+            // activity_tags rows go with it (ON DELETE CASCADE); then the carriers' `tag_list`.
+            if diesel::delete(target).execute(conn).await? == 0 {
+                return Ok(false);
+            }
+            for activity in carriers {
+                refresh_tag_list!(conn, activity.as_str());
+            }
+            Ok(true)
+        })?;
+        Ok(deleted)
     }
 }

@@ -1,0 +1,3 @@
+ALTER TABLE activities DROP COLUMN tag_list;
+ALTER TABLE activities DROP COLUMN channel_list;
+ALTER TABLE activities DROP COLUMN contact_name;

@@ -1,0 +1,115 @@
+//! What an activity shows of its contact and tags, kept on its own row (`contact_name`,
+//! `channel_list`, `tag_list`; see the `activity_views` migration) so that a page or a get reads
+//! one row per activity instead of joining contacts, channels and tags.
+//!
+//! The columns are written in the transactions that change what they copy: an activity's insert
+//! ([`contact_view!`]), a contact rename, and every change to an activity's tags or to a tag it
+//! carries ([`refresh_tag_list!`]).
+
+use diesel::prelude::*;
+use parley_domain::model::*;
+use serde::Deserialize;
+
+use super::activities::ActivityRow;
+use crate::error::DbError;
+use crate::rows::valid;
+use crate::schema::activities;
+
+/// An activity with what it shows of its contact and tags.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = activities)]
+pub(crate) struct ViewRow {
+    #[diesel(embed)]
+    activity: ActivityRow,
+    contact_name: String,
+    channel_list: String,
+    tag_list: String,
+}
+
+/// One entry of `tag_list`.
+#[derive(Deserialize)]
+struct StoredTag {
+    id: String,
+    name: String,
+    color: String,
+}
+
+impl ViewRow {
+    pub(crate) fn into_view(self) -> Result<ActivityView, DbError> {
+        let corrupt = |what: &str, e: serde_json::Error| DbError::Corrupt(format!("{what} of activity {}: {e}", self.activity.id));
+        let channels: Vec<(String, String)> = serde_json::from_str(&self.channel_list).map_err(|e| corrupt("channel_list", e))?;
+        let tags: Vec<StoredTag> = serde_json::from_str(&self.tag_list).map_err(|e| corrupt("tag_list", e))?;
+        let channels = channels
+            .into_iter()
+            .map(|(kind, id)| {
+                let kind = ChannelType::parse(&kind).map_err(|_| DbError::Corrupt(format!("channel type {kind:?}")))?;
+                Ok(Channel::from_stored(kind, id))
+            })
+            .collect::<Result<_, DbError>>()?;
+        let tags = tags
+            .into_iter()
+            .map(|t| Ok(TagRef { id: TagId::new(t.id), name: valid(TagName::new(&t.name))?, color: valid(TagColor::new(&t.color))? }))
+            .collect::<Result<_, DbError>>()?;
+        Ok(ActivityView {
+            profile_name: valid(ProfileName::new(&self.contact_name))?,
+            activity: self.activity.into_domain()?,
+            channels,
+            tags,
+        })
+    }
+}
+
+/// `channel_list` from `(type, id)` pairs in position order.
+pub(crate) fn channel_list(channels: &[(String, String)]) -> String {
+    serde_json::to_string(channels).expect("strings serialize")
+}
+
+/// `tag_list` from `(id, name, color)` rows ordered by name, then id.
+pub(crate) fn tag_list(tags: &[(String, String, String)]) -> String {
+    let entries: Vec<serde_json::Value> =
+        tags.iter().map(|(id, name, color)| serde_json::json!({"id": id, "name": name, "color": color})).collect();
+    serde_json::Value::Array(entries).to_string()
+}
+
+/// `(contact_name, channel_list)` of the agent's contact `$contact`, read in the transaction
+/// that inserts its activity; `NotFound` when the agent has no such contact.
+macro_rules! contact_view {
+    ($conn:expr, $agent:expr, $contact:expr) => {{
+        use crate::schema::{contact_channels, contacts};
+        let name: String = contacts::table
+            .filter(contacts::agent_id.eq($agent))
+            .filter(contacts::id.eq($contact))
+            .select(contacts::profile_name)
+            .first($conn)
+            .await?;
+        let channels: Vec<(String, String)> = contact_channels::table
+            .filter(contact_channels::contact_id.eq($contact))
+            .order(contact_channels::position.asc())
+            .select((contact_channels::channel_type, contact_channels::channel_id))
+            .load($conn)
+            .await?;
+        (name, crate::repos::activity_views::channel_list(&channels))
+    }};
+}
+
+/// Rewrites `tag_list` of activity `$activity` from its tag rows; run in the transaction that
+/// changed them, or a tag it carries.
+macro_rules! refresh_tag_list {
+    ($conn:expr, $activity:expr) => {{
+        use crate::schema::{activities, activity_tags, tags};
+        let activity: &str = $activity;
+        let rows: Vec<(String, String, String)> = activity_tags::table
+            .inner_join(tags::table)
+            .filter(activity_tags::activity_id.eq(activity))
+            .order((tags::name_key.asc(), tags::id.asc()))
+            .select((tags::id, tags::name, tags::color))
+            .load($conn)
+            .await?;
+        diesel::update(activities::table.filter(activities::id.eq(activity)))
+            .set(activities::tag_list.eq(crate::repos::activity_views::tag_list(&rows)))
+            .execute($conn)
+            .await?;
+    }};
+}
+
+pub(crate) use {contact_view, refresh_tag_list};
