@@ -79,7 +79,7 @@ macro_rules! filtered {
 /// the search holds enough of them. Each is a scan of one narrow index (see the
 /// `search_indexes` migration); the activities are then found by their (agent, contact) key.
 /// Starting from the activities instead probed both conditions for every activity of the
-/// agent, then did it all again for the page: 16 ms a request at 10,000 contacts.
+/// agent, then did it all again for the page: 17 ms of server CPU a request at 10,000 contacts.
 macro_rules! matching_contacts {
     ($mode:ident, $conn:ident, $agent:expr, $search:expr) => {{
         let search: &ActivitySearch = $search;

@@ -76,12 +76,12 @@ pub(crate) fn tag_list(tags: &[(String, String, String)]) -> String {
 macro_rules! contact_view {
     ($conn:expr, $agent:expr, $contact:expr) => {{
         use crate::schema::{contact_channels, contacts};
-        let name: String = contacts::table
-            .filter(contacts::agent_id.eq($agent))
-            .filter(contacts::id.eq($contact))
-            .select(contacts::profile_name)
-            .first($conn)
-            .await?;
+        let contact = || contacts::table.filter(contacts::agent_id.eq($agent)).filter(contacts::id.eq($contact));
+        // The contact's row locked first (a no-op write): a rename committing between this read
+        // and the insert would update no activity yet and leave this one with the old name. On
+        // SQLite the write transaction already excludes it.
+        diesel::update(contact()).set(contacts::updated_at.eq(contacts::updated_at)).execute($conn).await?;
+        let name: String = contact().select(contacts::profile_name).first($conn).await?;
         let channels: Vec<(String, String)> = contact_channels::table
             .filter(contact_channels::contact_id.eq($contact))
             .order(contact_channels::position.asc())
