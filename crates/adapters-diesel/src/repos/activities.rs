@@ -309,6 +309,16 @@ impl ActivityRepository for Store {
         });
         let updated = in_transaction!(self, |conn| {
             let target = || activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str()));
+            // A rename locks the contact before the activity, in the order every writer of both
+            // takes them (an activity's insert, a contact's update): never a deadlock between them.
+            if rename.is_some() {
+                diesel::update(
+                    contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str())),
+                )
+                .set(contacts::updated_at.eq(contacts::updated_at))
+                .execute(conn)
+                .await?;
+            }
             // Lock the row first (a no-op write), so the status read next cannot change before
             // this transaction ends and the counts move exactly once per change.
             if diesel::update(target()).set(activities::updated_at.eq(activities::updated_at)).execute(conn).await? == 0 {

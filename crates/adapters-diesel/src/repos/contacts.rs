@@ -170,7 +170,8 @@ impl ContactRepository for Store {
                 .set(changes)
                 .execute(conn)
                 .await?;
-            // Its activity shows the name (`contact_name`).
+            // Its activity shows the name (`contact_name`); the contact's row, locked by the
+            // update above, comes first, as for every writer of both.
             diesel::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::contact_id.eq(id)))
                 .set(activities::contact_name.eq(contact.profile_name.as_str()))
                 .execute(conn)
