@@ -4,10 +4,11 @@
 //! the pattern matcher over every row: twice the time of `instr` scanning an agent's 10,000
 //! contact names. SQLite writes it `instr(text, ?) > 0`, PostgreSQL `strpos(text, $1) > 0`.
 
-use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::result::QueryResult;
-use diesel::sql_types::{Bool, Text};
+use diesel::sql_types::Text;
+
+use crate::column_test::column_test;
 
 /// See the module docs; build it with [`contains`].
 #[derive(Debug, Clone)]
@@ -21,23 +22,7 @@ pub(crate) fn contains<C>(column: C, fragment: &str) -> Contains<C> {
     Contains { column, fragment: fragment.to_string() }
 }
 
-impl<C: Expression<SqlType = Text>> Expression for Contains<C> {
-    type SqlType = Bool;
-}
-
-impl<C: AppearsOnTable<QS>, QS> AppearsOnTable<QS> for Contains<C> where Self: Expression {}
-
-impl<C: SelectableExpression<QS>, QS> SelectableExpression<QS> for Contains<C> where Self: AppearsOnTable<QS> {}
-
-impl<C: ValidGrouping<GB>, GB> ValidGrouping<GB> for Contains<C> {
-    type IsAggregate = C::IsAggregate;
-}
-
-// The SQL text depends only on the column, so the statement is cached by its type.
-impl<C: QueryId> QueryId for Contains<C> {
-    type QueryId = Contains<C::QueryId>;
-    const HAS_STATIC_QUERY_ID: bool = C::HAS_STATIC_QUERY_ID;
-}
+column_test!(Contains);
 
 #[cfg(feature = "sqlite")]
 impl<C: QueryFragment<diesel::sqlite::Sqlite>> QueryFragment<diesel::sqlite::Sqlite> for Contains<C> {

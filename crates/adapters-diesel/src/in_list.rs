@@ -6,10 +6,11 @@
 //! statement cache keeps it: SQLite reads the values from a JSON array (`json_each`),
 //! PostgreSQL from a text array (`= ANY`).
 
-use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::result::QueryResult;
-use diesel::sql_types::{Bool, Text};
+use diesel::sql_types::Text;
+
+use crate::column_test::column_test;
 
 /// See the module docs; build it with [`in_list`].
 #[derive(Debug, Clone)]
@@ -28,23 +29,7 @@ pub(crate) fn in_list<C, S: AsRef<str>>(column: C, values: impl IntoIterator<Ite
     InList { column, values, json }
 }
 
-impl<C: Expression<SqlType = Text>> Expression for InList<C> {
-    type SqlType = Bool;
-}
-
-impl<C: AppearsOnTable<QS>, QS> AppearsOnTable<QS> for InList<C> where Self: Expression {}
-
-impl<C: SelectableExpression<QS>, QS> SelectableExpression<QS> for InList<C> where Self: AppearsOnTable<QS> {}
-
-impl<C: ValidGrouping<GB>, GB> ValidGrouping<GB> for InList<C> {
-    type IsAggregate = C::IsAggregate;
-}
-
-// The SQL text depends only on the column, so the statement is cached by its type.
-impl<C: QueryId> QueryId for InList<C> {
-    type QueryId = InList<C::QueryId>;
-    const HAS_STATIC_QUERY_ID: bool = C::HAS_STATIC_QUERY_ID;
-}
+column_test!(InList);
 
 #[cfg(feature = "sqlite")]
 impl<C: QueryFragment<diesel::sqlite::Sqlite>> QueryFragment<diesel::sqlite::Sqlite> for InList<C> {

@@ -4,6 +4,7 @@
 //! Query bodies are written once and expanded per backend by [`pool::with_conn!`]; the schema
 //! uses only types both share. Migrations for both are embedded and run by [`Store::migrate`].
 
+mod column_test;
 mod contains;
 mod error;
 mod in_list;
