@@ -81,6 +81,7 @@ diesel::table! {
         activity_id -> Text,
         tag_id -> Text,
         created_at -> BigInt,
+        activity_updated_at -> BigInt,
     }
 }
 

@@ -22,7 +22,7 @@ macro_rules! storage_conformance {
             tags_are_ordered_and_scoped, tag_delete_detaches_it_everywhere, contacts_are_unique_per_channel_and_scoped,
             contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped,
             activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
-            activity_update_renames_contact_atomically, activity_views_follow_their_contact_and_tags, tag_attach_is_idempotent_and_bumps_only_on_change,
+            activity_update_renames_contact_atomically, activity_views_follow_their_contact_and_tags, tag_pages_follow_update_order, tag_attach_is_idempotent_and_bumps_only_on_change,
             concurrent_writers_neither_lose_nor_duplicate, activity_totals_follow_inserts_and_status_changes, products_list_active_newest_first_with_filters_and_totals,
             product_reimport_updates_rows_and_facets, products_are_scoped_by_agent, product_export_pages_by_id_with_drafts,
             carts_store_snapshots_under_unique_codes, lines_are_unique_by_phone_number_and_scoped,
@@ -409,6 +409,35 @@ pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), tags));
     assert!(r.tags.delete(&a, &renamed.id).await.unwrap());
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), vec![]));
+}
+
+/// A page filtered by tag is in update order, newest first, like the unfiltered list: attaching
+/// and every later update move an activity, with or without a status filter too, and it pages.
+pub async fn tag_pages_follow_update_order(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let vip = tag(&a, "vip", t(0));
+    r.tags.insert(&vip).await.unwrap();
+    let mut first = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let second = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    let untagged = conversation(&r, &a, "Cy", "5215550003", ActivityStatus::Open, t(9)).await;
+    r.activities.attach_tags(&a, &first.id, std::slice::from_ref(&vip.id), t(1)).await.unwrap();
+    r.activities.attach_tags(&a, &second.id, std::slice::from_ref(&vip.id), t(2)).await.unwrap();
+    let by_tag = |status: Option<ActivityStatus>| ActivityFilter { tag: Some(vip.id.clone()), status, ..Default::default() };
+    assert_eq!(list_ids(&r, &a, by_tag(None)).await, [second.id.clone(), first.id.clone()]);
+
+    first.status = ActivityStatus::Closed;
+    first.updated_at = t(3);
+    assert!(r.activities.update(&first, None).await.unwrap());
+    assert_eq!(list_ids(&r, &a, by_tag(None)).await, [first.id.clone(), second.id.clone()]);
+    assert_eq!(list_ids(&r, &a, by_tag(Some(ActivityStatus::Open))).await, std::slice::from_ref(&second.id));
+    assert_eq!(list_ids(&r, &a, by_tag(Some(ActivityStatus::Closed))).await, [first.id.clone()]);
+    let second_page = r.activities.list(&a, &by_tag(None), page(1, 1)).await.unwrap();
+    assert_eq!(second_page.items.iter().map(|v| v.activity.id.clone()).collect::<Vec<_>>(), std::slice::from_ref(&second.id));
+    assert_eq!(second_page.total, 2);
+    assert!(!list_ids(&r, &a, by_tag(None)).await.contains(&untagged.id));
+
+    let other = agent(&r, "B").await;
+    assert!(list_ids(&r, &other, by_tag(None)).await.is_empty(), "another agent sees none of it");
 }
 
 pub async fn tag_attach_is_idempotent_and_bumps_only_on_change(r: Repositories) {

@@ -139,8 +139,20 @@ macro_rules! count_tag {
 
 /// Moves `updated_at` of one activity (used when its tags change).
 macro_rules! touch {
+    ($conn:expr, $id:expr, $at:expr) => {{
+        diesel::update(activities::table.filter(activities::id.eq($id))).set(activities::updated_at.eq(millis($at))).execute($conn).await?;
+        mirror_updated_at!($conn, $id, $at);
+    }};
+}
+
+/// Copies an activity's new `updated_at` onto its tag rows, which tag-filtered pages walk in
+/// that order (see the `activity_tag_order` migration); run by every write that moves it.
+macro_rules! mirror_updated_at {
     ($conn:expr, $id:expr, $at:expr) => {
-        diesel::update(activities::table.filter(activities::id.eq($id))).set(activities::updated_at.eq(millis($at))).execute($conn).await?
+        diesel::update(activity_tags::table.filter(activity_tags::activity_id.eq($id)))
+            .set(activity_tags::activity_updated_at.eq(millis($at)))
+            .execute($conn)
+            .await?
     };
 }
 
@@ -212,8 +224,29 @@ macro_rules! page_of_activities {
                 _ => 0,
             },
         };
-        let rows: Vec<ViewRow> = match &matched {
-            Some(ids) if ids.is_empty() => Vec::new(),
+        let rows: Vec<ViewRow> = match (&matched, &filter.tag) {
+            (Some(ids), _) if ids.is_empty() => Vec::new(),
+            // By tag alone: the tag's rows in their activities' update order (kept on them),
+            // joined to the activities of the page only.
+            (None, Some(tag)) => {
+                let mut q = activity_tags::table
+                    .inner_join(activities::table)
+                    .filter(activity_tags::tag_id.eq(tag.as_str()))
+                    .filter(activities::agent_id.eq(agent))
+                    .into_boxed();
+                if let Some(status) = filter.status {
+                    q = q.filter(activities::status.eq(status.as_str()));
+                }
+                run!(
+                    $mode,
+                    load,
+                    $conn,
+                    q.order((activity_tags::activity_updated_at.desc(), activity_tags::activity_id.desc()))
+                        .limit(i64::from(page.limit()))
+                        .offset(page.offset() as i64)
+                        .select(ViewRow::as_select())
+                )
+            }
             _ => run!(
                 $mode,
                 load,
@@ -326,6 +359,7 @@ impl ActivityRepository for Store {
             }
             let before: String = target().select(activities::status).first(conn).await?;
             let n = diesel::update(target()).set(changes).execute(conn).await?;
+            mirror_updated_at!(conn, a.id.as_str(), a.updated_at);
             if before != a.status.as_str() {
                 count_status!(conn, a.agent_id.as_str(), before.as_str(), -1);
                 count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
@@ -362,6 +396,7 @@ impl ActivityRepository for Store {
                         activity_tags::activity_id.eq(id.as_str()),
                         activity_tags::tag_id.eq(tag.as_str()),
                         activity_tags::created_at.eq(millis(at)),
+                        activity_tags::activity_updated_at.eq(millis(at)),
                     ))
                     .on_conflict_do_nothing()
                     .execute(conn)
