@@ -63,7 +63,21 @@ impl Store {
 
     /// Applies pending migrations; returns the names of those applied now.
     pub async fn migrate(&self) -> Result<Vec<String>, DbError> {
-        migrate::run(self.url.clone()).await
+        migrate::run(self.url.clone(), None).await
+    }
+
+    /// Applies pending migrations up to the one whose name ends with `name`, which is left
+    /// pending: a test writes data as it was before that migration, then [`migrate`](Self::migrate)s.
+    #[cfg(feature = "testing")]
+    pub async fn migrate_before(&self, name: &'static str) -> Result<Vec<String>, DbError> {
+        migrate::run(self.url.clone(), Some(name)).await
+    }
+
+    /// Runs SQL statements as they are, for tests that write rows the way an older version did.
+    #[cfg(feature = "testing")]
+    pub async fn execute_sql(&self, sql: &str) -> Result<(), DbError> {
+        use diesel_async::SimpleAsyncConnection;
+        pool::with_conn!(self, |conn| conn.batch_execute(sql).await.map_err(DbError::from))
     }
 
     /// Checks that the database answers.

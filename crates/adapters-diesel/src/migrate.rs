@@ -17,10 +17,11 @@ const PG_MIGRATION_LOCK: i64 = 0x7061_726c_6579; // "parley"
 
 /// Diesel's migration harness is synchronous, so it runs on a thread of its own; this works
 /// from any runtime flavor (actix's workers are current-thread).
-pub(crate) async fn run(url: DatabaseUrl) -> Result<Vec<String>, DbError> {
+/// With `before`, stops before the migration of that name (tests of a migration's data changes).
+pub(crate) async fn run(url: DatabaseUrl, before: Option<&'static str>) -> Result<Vec<String>, DbError> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(run_blocking(&url));
+        let _ = tx.send(run_blocking(&url, before));
     });
     rx.await.map_err(|_| DbError::Migration("the migration thread panicked".into()))?
 }
@@ -29,7 +30,26 @@ fn names<M: std::fmt::Display>(applied: Vec<M>) -> Vec<String> {
     applied.into_iter().map(|m| m.to_string()).collect()
 }
 
-fn run_blocking(url: &DatabaseUrl) -> Result<Vec<String>, DbError> {
+/// The pending migrations in order, up to `before` (excluded) when given.
+fn apply<B, C>(conn: &mut C, source: EmbeddedMigrations, before: Option<&str>) -> diesel::migration::Result<Vec<String>>
+where
+    B: diesel::backend::Backend,
+    C: MigrationHarness<B>,
+{
+    let Some(before) = before else {
+        return conn.run_pending_migrations(source).map(names);
+    };
+    let mut applied = Vec::new();
+    for migration in conn.pending_migrations(source)? {
+        if migration.name().to_string().ends_with(before) {
+            break;
+        }
+        applied.push(conn.run_migration(&migration)?.to_string());
+    }
+    Ok(applied)
+}
+
+fn run_blocking(url: &DatabaseUrl, before: Option<&str>) -> Result<Vec<String>, DbError> {
     let failed = |e: Box<dyn std::error::Error + Send + Sync>| DbError::Migration(e.to_string());
     match url {
         #[cfg(feature = "postgres")]
@@ -39,7 +59,7 @@ fn run_blocking(url: &DatabaseUrl) -> Result<Vec<String>, DbError> {
             use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
             let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(u).map_err(|e| DbError::Connect(e.to_string()))?;
             conn.batch_execute(&format!("SELECT pg_advisory_lock({PG_MIGRATION_LOCK})"))?;
-            let result = conn.run_pending_migrations(POSTGRES).map(names).map_err(failed);
+            let result = apply(&mut conn, POSTGRES, before).map_err(failed);
             conn.batch_execute(&format!("SELECT pg_advisory_unlock({PG_MIGRATION_LOCK})"))?;
             result
         }
@@ -48,7 +68,7 @@ fn run_blocking(url: &DatabaseUrl) -> Result<Vec<String>, DbError> {
             use diesel::connection::SimpleConnection;
             let mut conn = diesel::SqliteConnection::establish(path).map_err(|e| DbError::Connect(e.to_string()))?;
             conn.batch_execute(crate::pool::SQLITE_PRAGMAS)?;
-            conn.run_pending_migrations(SQLITE).map(names).map_err(failed)
+            apply(&mut conn, SQLITE, before).map_err(failed)
         }
         #[allow(unreachable_patterns)]
         other => Err(DbError::Url(format!("{} support was not compiled in", other.backend()))),

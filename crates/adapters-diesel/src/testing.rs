@@ -42,14 +42,41 @@ enum Cleanup {
 
 impl TestDb {
     pub async fn sqlite() -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let url = format!("sqlite://{}", dir.path().join("test.db").display());
-        let store = Store::open(&url, PoolOptions::default()).expect("open sqlite");
-        store.migrate().await.expect("migrate sqlite");
-        Self { store, url, cleanup: Cleanup::Dir(dir) }
+        Self::unmigrated_sqlite().await.migrated().await
     }
 
     pub async fn postgres() -> Self {
+        Self::unmigrated_postgres().await.migrated().await
+    }
+
+    /// `sqlite` or `postgres`, by name, for tests parameterized over backends.
+    pub async fn of(backend: &str) -> Self {
+        Self::unmigrated(backend).await.migrated().await
+    }
+
+    /// Like [`of`](Self::of) but without any table yet: for tests of a migration, which first
+    /// apply those before it ([`Store::migrate_before`]).
+    pub async fn unmigrated(backend: &str) -> Self {
+        match backend {
+            "sqlite" => Self::unmigrated_sqlite().await,
+            "postgres" => Self::unmigrated_postgres().await,
+            other => panic!("unknown backend {other}"),
+        }
+    }
+
+    async fn migrated(self) -> Self {
+        self.store.migrate().await.unwrap_or_else(|e| panic!("migrate {}: {e}", self.store.backend()));
+        self
+    }
+
+    async fn unmigrated_sqlite() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}", dir.path().join("test.db").display());
+        let store = Store::open(&url, PoolOptions::default()).expect("open sqlite");
+        Self { store, url, cleanup: Cleanup::Dir(dir) }
+    }
+
+    async fn unmigrated_postgres() -> Self {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let admin_url = postgres_admin_url();
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
@@ -64,17 +91,7 @@ impl TestDb {
         let sep = if admin_url.contains('?') { '&' } else { '?' };
         let url = format!("{admin_url}{sep}options=-c%20search_path%3D{schema}");
         let store = Store::open(&url, PoolOptions { max_size: 8, ..PoolOptions::default() }).expect("open postgres");
-        store.migrate().await.expect("migrate postgres");
         Self { store, url, cleanup: Cleanup::Schema { admin_url, schema } }
-    }
-
-    /// `sqlite` or `postgres`, by name, for tests parameterized over backends.
-    pub async fn of(backend: &str) -> Self {
-        match backend {
-            "sqlite" => Self::sqlite().await,
-            "postgres" => Self::postgres().await,
-            other => panic!("unknown backend {other}"),
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! api-conventions.md, what they accept they accept again unchanged (round trip), and inputs
 //! built to be valid are always accepted.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, SecondsFormat, Utc};
 use parley_domain::model::text::bounded;
 use parley_domain::model::{
     AccessToken, ActivitySearch, ActivityStatus, AgentId, AgentName, Assignee, CampaignKey, CartCode, Channel, ChannelType, ComponentInput,
@@ -326,6 +326,7 @@ proptest! {
     fn timestamps_parse_rfc3339_to_milliseconds(raw in prop_oneof![hostile(), "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,12})?(Z|[+-][0-9]{2}:[0-9]{2})"], millis in -62_135_596_800_000i64..253_402_300_799_999, nanos in 0u32..1_000_000) {
         if let Ok(t) = parse_timestamp("since", &raw) {
             assert_eq!(t.timestamp_subsec_nanos() % 1_000_000, 0, "milliseconds only");
+            assert!((0..=9999).contains(&t.year()), "{raw} is {t}, which RFC 3339 in UTC cannot write");
         }
         let at = DateTime::<Utc>::from_timestamp_millis(millis).unwrap();
         let written = at.to_rfc3339_opts(SecondsFormat::Millis, true);

@@ -77,19 +77,17 @@ pub(crate) fn to_domain(rows: Vec<ProductRow>) -> Result<Vec<Product>, DbError> 
     rows.into_iter().map(ProductRow::into_domain).collect()
 }
 
-/// What a page or a get reads: a published product's stored body and timestamps, nothing to decode.
+/// What a page or a get reads: a published product's stored document, timestamps included,
+/// nothing to decode.
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = products)]
 struct DocumentRow {
     document: String,
-    created_at: i64,
-    updated_at: i64,
 }
 
 impl DocumentRow {
     fn into_document(self) -> Result<ProductDocument, DbError> {
-        let (created_at, updated_at) = (from_millis(self.created_at)?, from_millis(self.updated_at)?);
-        ProductDocument::from_stored(self.document, created_at, updated_at).map_err(|e| DbError::Corrupt(e.to_string()))
+        ProductDocument::from_stored(self.document).map_err(|e| DbError::Corrupt(e.to_string()))
     }
 }
 
@@ -182,7 +180,7 @@ impl ProductRepository for Store {
                     id: p.id.as_str().to_string(),
                     status: p.status.as_str().to_string(),
                     kind: p.kind.as_str().to_string(),
-                    document: ProductDocument::stored_body(p),
+                    document: ProductDocument::of(p).into_string(),
                     created_at: millis(p.created_at),
                     updated_at: millis(p.updated_at),
                     revision: 0,

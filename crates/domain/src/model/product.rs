@@ -1,6 +1,6 @@
 //! The catalog: products as imported (a [`ProductRecord`] per line) and as validated ([`Product`]).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::currency::Currency;
@@ -201,10 +201,15 @@ pub struct Product {
 /// Parses an RFC 3339 time, truncated to milliseconds.
 pub fn parse_timestamp(field: &str, raw: &str) -> Result<Timestamp, FieldError> {
     // Truncated through milliseconds, which (unlike nanoseconds) cover every year RFC 3339 can write.
+    // An offset can move a time just past year 0000 or 9999 in UTC, where the API's form of a
+    // time (RFC 3339 in UTC) has no way to write it: refused rather than shown some other way.
     DateTime::parse_from_rfc3339(raw)
         .ok()
         .and_then(|t| DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis()))
-        .ok_or_else(|| FieldError::new(field, "must be an RFC 3339 timestamp such as 2026-11-21T10:00:00.000Z"))
+        .filter(|t| (0..=9999).contains(&t.year()))
+        .ok_or_else(|| {
+            FieldError::new(field, "must be an RFC 3339 timestamp such as 2026-11-21T10:00:00.000Z, within years 0000-9999 in UTC")
+        })
 }
 
 fn sale_price(field: &str, price: Option<f64>, base: Option<Price>, v: &mut Violations) -> Option<Price> {
@@ -367,6 +372,19 @@ mod tests {
 
     fn base() -> serde_json::Value {
         json!({"_id": "p1", "kind": "product", "title": "Flask", "currency": "USD", "base_price": 20})
+    }
+
+    #[test]
+    fn timestamps_are_those_rfc_3339_can_write_in_utc() {
+        assert_eq!(format_timestamp(parse_timestamp("t", "0000-01-01T00:00:00Z").unwrap()), "0000-01-01T00:00:00.000Z");
+        assert_eq!(format_timestamp(parse_timestamp("t", "9999-12-31T23:59:59.999Z").unwrap()), "9999-12-31T23:59:59.999Z");
+        assert_eq!(format_timestamp(parse_timestamp("t", "9999-12-31T20:00:00-03:00").unwrap()), "9999-12-31T23:00:00.000Z");
+        // In UTC these are in year 10000 and year -1.
+        for raw in ["9999-12-31T22:00:00-03:00", "0000-01-01T00:00:00+00:01"] {
+            let e = parse_timestamp("created_at", raw).unwrap_err();
+            assert_eq!(e.field, "created_at");
+            assert!(e.issue.contains("0000-9999"), "{}", e.issue);
+        }
     }
 
     fn now() -> Timestamp {

@@ -1,0 +1,96 @@
+//! Migrations that rewrite data, held to what the code of their time wrote and reads, on both
+//! backends: rows are written as the version before the migration wrote them, then migrated.
+
+use chrono::{DateTime, Utc};
+use parley_adapters_diesel::testing::TestDb;
+use parley_domain::model::{AgentId, Product, ProductDocument, ProductId, ProductRecord};
+
+/// Times in milliseconds, and what the migration makes of them: the ends of the years RFC 3339
+/// can write in UTC, PostgreSQL's "1 BC" (year 0000), times before 1970 that are not whole
+/// seconds, and times past either end, which are clamped.
+const TIMES: [(i64, &str); 9] = [
+    (0, "1970-01-01T00:00:00.000Z"),
+    (1_764_000_000_123, "2025-11-24T16:00:00.123Z"),
+    (-1, "1969-12-31T23:59:59.999Z"),
+    (-86_399_001, "1969-12-31T00:00:00.999Z"),
+    (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+    (-62_135_596_800_001, "0000-12-31T23:59:59.999Z"),
+    (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+    (253_402_300_800_000, "9999-12-31T23:59:59.999Z"),
+    (-62_167_219_200_001, "0000-01-01T00:00:00.000Z"),
+];
+
+fn at(millis: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(millis).unwrap()
+}
+
+fn product(agent: &AgentId, i: usize, created: i64, updated: i64) -> Product {
+    let record: ProductRecord = serde_json::from_value(serde_json::json!({
+        "_id": format!("p{i}"), "kind": "product", "title": format!("It's \"{i}\" ☕"), "currency": "EUR", "base_price": 3.5,
+        "category_tags": ["Mugs"], "variants": [{"id": "v", "title": "V", "price": 4, "selected_options": [{"name": "created_at", "value": "x"}]}]
+    }))
+    .unwrap();
+    let mut p = Product::from_record(agent, record, at(0), None).unwrap();
+    (p.created_at, p.updated_at) = (at(created), at(updated));
+    p
+}
+
+/// What the version before `complete_documents` stored: the document without its timestamps.
+fn legacy_body(p: &Product) -> String {
+    let record = ProductRecord { status: None, created_at: None, updated_at: None, ..p.to_record() };
+    serde_json::to_string(&record).unwrap()
+}
+
+fn sql_text(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+async fn stored_documents_gain_their_timestamps(backend: &str) {
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("complete_documents").await.unwrap();
+    let agent = AgentId::new("agt_migrated");
+    db.store.execute_sql("INSERT INTO agents (id, name, created_at) VALUES ('agt_migrated', 'A', 0)").await.unwrap();
+    let products: Vec<Product> =
+        TIMES.iter().enumerate().map(|(i, (millis, _))| product(&agent, i, *millis, TIMES[TIMES.len() - 1 - i].0)).collect();
+    for p in &products {
+        db.store
+            .execute_sql(&format!(
+                "INSERT INTO products (agent_id, id, status, kind, document, created_at, updated_at) \
+                 VALUES ('agt_migrated', {}, 'active', 'product', {}, {}, {})",
+                sql_text(p.id.as_str()),
+                sql_text(&legacy_body(p)),
+                p.created_at.timestamp_millis(),
+                p.updated_at.timestamp_millis()
+            ))
+            .await
+            .unwrap();
+    }
+
+    let applied = db.store.migrate().await.unwrap();
+    assert_eq!(applied.first().map(String::as_str), Some("20261125000001"), "complete_documents comes next");
+
+    let repos = db.store.repositories();
+    for (i, p) in products.iter().enumerate() {
+        let (created, updated) = (TIMES[i].1, TIMES[TIMES.len() - 1 - i].1);
+        let stored = repos.products.get(&agent, &ProductId::lookup(p.id.as_str())).await.unwrap().unwrap();
+        let mut expected = p.clone();
+        (expected.created_at, expected.updated_at) = (created.parse().unwrap(), updated.parse().unwrap());
+        assert_eq!(stored, ProductDocument::of(&expected), "{backend}: {created} / {updated}");
+        assert!(stored.as_str().ends_with(&format!(r#""created_at":"{created}","updated_at":"{updated}"}}"#)));
+    }
+    // The columns listing orders on agree with the documents, clamped times included.
+    let exported = repos.products.export_page(&agent, None, 100).await.unwrap();
+    for p in exported {
+        assert_eq!(ProductDocument::of(&p), repos.products.get(&agent, &p.id).await.unwrap().unwrap(), "{backend}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_stored_documents_gain_their_timestamps() {
+    stored_documents_gain_their_timestamps("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_stored_documents_gain_their_timestamps() {
+    stored_documents_gain_their_timestamps("postgres").await;
+}
