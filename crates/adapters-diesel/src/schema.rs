@@ -97,6 +97,7 @@ diesel::table! {
         revision -> BigInt,
         embedder -> Nullable<Text>,
         embedding -> Nullable<Binary>,
+        pk -> BigInt,
     }
 }
 
@@ -122,6 +123,7 @@ diesel::table! {
         product_id -> Text,
         kind -> Text,
         created_at -> BigInt,
+        product_pk -> BigInt,
     }
 }
 

@@ -94,3 +94,47 @@ async fn sqlite_stored_documents_gain_their_timestamps() {
 async fn postgres_stored_documents_gain_their_timestamps() {
     stored_documents_gain_their_timestamps("postgres").await;
 }
+
+async fn category_rows_gain_their_products_keys(backend: &str) {
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("category_product_keys").await.unwrap();
+    let agent = AgentId::new("agt_migrated");
+    let mut sql = String::from("INSERT INTO agents (id, name, created_at) VALUES ('agt_migrated', 'A', 0);");
+    let products: Vec<Product> = (0..5).map(|i| product(&agent, i, 1_000 * i as i64, 0)).collect();
+    for p in &products {
+        let (id, created) = (sql_text(p.id.as_str()), p.created_at.timestamp_millis());
+        sql += &format!(
+            "INSERT INTO products (agent_id, id, status, kind, document, created_at, updated_at) \
+             VALUES ('agt_migrated', {id}, 'active', 'product', {}, {created}, 0);",
+            sql_text(ProductDocument::of(p).as_str())
+        );
+        if p.id.as_str() != "p2" {
+            sql += &format!(
+                "INSERT INTO product_categories (agent_id, tag, product_id, kind, created_at) VALUES ('agt_migrated', 'Mugs', {id}, 'product', {created});"
+            );
+        }
+    }
+    // A category row whose product is gone cannot be keyed: the migration drops it.
+    sql += "INSERT INTO product_categories (agent_id, tag, product_id, kind, created_at) VALUES ('agt_migrated', 'Mugs', 'gone', 'product', 9000);";
+    sql += "INSERT INTO catalog_facets (agent_id, facet, name, count) VALUES ('agt_migrated', 'category', 'Mugs', 4);";
+    db.store.execute_sql(&sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    let filter = parley_domain::model::ProductFilter { tag: Some("Mugs".into()), kind: None };
+    let page = repos.products.list(&agent, &filter, parley_domain::model::PageRequest::new(10, 0)).await.unwrap();
+    let expected: Vec<ProductDocument> = [4, 3, 1, 0].iter().map(|&i| ProductDocument::of(&products[i])).collect();
+    assert_eq!(page.items, expected, "{backend}: the category's products, newest first, the gone one dropped");
+    assert_eq!(page.total, 4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_category_rows_gain_their_products_keys() {
+    category_rows_gain_their_products_keys("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_category_rows_gain_their_products_keys() {
+    category_rows_gain_their_products_keys("postgres").await;
+}

@@ -36,12 +36,28 @@ pub(crate) struct CategoryInsert {
     pub product_id: String,
     pub kind: String,
     pub created_at: i64,
+    /// The product's integer key, which category pages join on: known once its row is written
+    /// ([`Batch::keyed`]).
+    pub product_pk: i64,
 }
 
 /// Products to upsert and the category rows that replace theirs.
 pub(crate) struct Batch {
     pub products: Vec<ProductInsert>,
     pub categories: Vec<CategoryInsert>,
+}
+
+impl Batch {
+    /// The category rows with their products' keys, from `(id, pk)` of the rows written.
+    fn keyed(&mut self, keys: impl IntoIterator<Item = (String, i64)>) -> diesel::QueryResult<&[CategoryInsert]> {
+        let keys: std::collections::HashMap<String, i64> = keys.into_iter().collect();
+        for row in &mut self.categories {
+            row.product_pk = *keys.get(&row.product_id).ok_or_else(|| {
+                diesel::result::Error::DeserializationError(format!("the upsert returned no key for product {}", row.product_id).into())
+            })?;
+        }
+        Ok(&self.categories)
+    }
 }
 
 /// Imports at least this large refresh PostgreSQL's planner statistics.
@@ -72,13 +88,14 @@ impl BulkWrite for crate::pool::PgConn {
     async fn write_batches(&mut self, agent: &str, batches: Vec<Batch>, progress: ImportProgress) -> DbResult<()> {
         use diesel_async::RunQueryDsl;
         let mut done = 0;
-        for batch in batches {
-            diesel::insert_into(products::table)
+        for mut batch in batches {
+            let keys: Vec<(String, i64)> = diesel::insert_into(products::table)
                 .values(&batch.products)
                 .on_conflict((products::agent_id, products::id))
                 .do_update()
                 .set(upsert_changes!())
-                .execute(self)
+                .returning((products::id, products::pk))
+                .get_results(self)
                 .await?;
             let ids: Vec<&str> = batch.products.iter().map(|p| p.id.as_str()).collect();
             diesel::delete(
@@ -88,8 +105,9 @@ impl BulkWrite for crate::pool::PgConn {
             )
             .execute(self)
             .await?;
-            if !batch.categories.is_empty() {
-                diesel::insert_into(product_categories::table).values(&batch.categories).execute(self).await?;
+            let categories = batch.keyed(keys)?;
+            if !categories.is_empty() {
+                diesel::insert_into(product_categories::table).values(categories).execute(self).await?;
             }
             done += batch.products.len();
             progress(done);
@@ -109,14 +127,17 @@ impl BulkWrite for crate::pool::SqliteConn {
         self.spawn_blocking(move |conn| {
             use diesel::RunQueryDsl;
             let mut done = 0;
-            for batch in batches {
+            for mut batch in batches {
+                let mut keys = Vec::with_capacity(batch.products.len());
                 for row in &batch.products {
-                    diesel::insert_into(products::table)
+                    let pk: i64 = diesel::insert_into(products::table)
                         .values(row)
                         .on_conflict((products::agent_id, products::id))
                         .do_update()
                         .set(upsert_changes!())
-                        .execute(conn)?;
+                        .returning(products::pk)
+                        .get_result(conn)?;
+                    keys.push((row.id.clone(), pk));
                     diesel::delete(
                         product_categories::table
                             .filter(product_categories::agent_id.eq(&agent))
@@ -124,7 +145,7 @@ impl BulkWrite for crate::pool::SqliteConn {
                     )
                     .execute(conn)?;
                 }
-                for row in &batch.categories {
+                for row in batch.keyed(keys)? {
                     diesel::insert_into(product_categories::table).values(row).execute(conn)?;
                 }
                 done += batch.products.len();
