@@ -3,10 +3,9 @@
 //! reads skip decoding and encoding every product again.
 
 use actix_web::HttpResponse;
-use actix_web::http::header::ContentType;
 use parley_domain::model::{Page, ProductDocument};
 
-use crate::dto::Pagination;
+use crate::json_text::{json_response, page_response};
 
 /// 200 with `{"data": <document>}`.
 pub fn one(doc: &ProductDocument) -> HttpResponse {
@@ -14,29 +13,12 @@ pub fn one(doc: &ProductDocument) -> HttpResponse {
     body.push_str("{\"data\":");
     body.push_str(doc.as_str());
     body.push('}');
-    json(body)
+    json_response(body)
 }
 
 /// 200 with `{"data": [<document>, …], "pagination": {…}}`.
 pub fn page(page: &Page<ProductDocument>) -> HttpResponse {
-    let pagination = serde_json::to_string(&Pagination::of(page)).expect("pagination always serializes");
-    let size = page.items.iter().map(|d| d.as_str().len() + 1).sum::<usize>() + pagination.len() + 32;
-    let mut body = String::with_capacity(size);
-    body.push_str("{\"data\":[");
-    for (i, doc) in page.items.iter().enumerate() {
-        if i > 0 {
-            body.push(',');
-        }
-        body.push_str(doc.as_str());
-    }
-    body.push_str("],\"pagination\":");
-    body.push_str(&pagination);
-    body.push('}');
-    json(body)
-}
-
-fn json(body: String) -> HttpResponse {
-    HttpResponse::Ok().content_type(ContentType::json()).body(body)
+    page_response(page, |d| d.as_str().len(), |out, d| out.push_str(d.as_str()))
 }
 
 #[cfg(test)]

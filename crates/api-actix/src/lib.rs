@@ -1,6 +1,7 @@
 //! Parley's HTTP API and operator command line. Thin by design: handlers parse, call one
 //! domain service and map the result; the rules live in `parley-domain`.
 
+pub mod activity_pages;
 pub mod app;
 pub mod auth;
 pub mod catalog_file;
@@ -13,6 +14,7 @@ pub mod dto;
 pub mod embedding;
 pub mod error;
 pub mod extract;
+pub mod json_text;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;

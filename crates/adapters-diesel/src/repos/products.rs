@@ -106,47 +106,39 @@ macro_rules! page_of_documents {
                 .filter(catalog_facets::name.eq($name.as_str()))
                 .select(catalog_facets::count)
         );
+        // Queries of fixed shape, one per filter combination, never boxed: diesel finds them in
+        // the statement cache by type, where a boxed query has its SQL built again every time.
         let rows: Vec<DocumentRow> = match $tag.as_deref() {
             // By tag: the category index in page order, joined to each product's row by its
             // integer key (on SQLite the rowid: one descent, where the (agent, id) key cost two).
             // (Ids first and then the documents by id list was two statements and a
             // reordering: 60% slower.)
             Some(tag) => {
-                let mut q = product_categories::table
+                let q = product_categories::table
                     .inner_join(products::table.on(products::pk.eq(product_categories::product_pk)))
                     .filter(product_categories::agent_id.eq(agent))
                     .filter(product_categories::tag.eq(tag))
-                    .into_boxed();
-                if let Some(kind) = kind {
-                    q = q.filter(product_categories::kind.eq(kind));
+                    .order((product_categories::created_at.desc(), product_categories::product_id.desc()))
+                    .limit($limit)
+                    .offset($offset)
+                    .select(DocumentRow::as_select());
+                match kind {
+                    Some(kind) => run!($mode, load, $conn, q.filter(product_categories::kind.eq(kind))),
+                    None => run!($mode, load, $conn, q),
                 }
-                run!(
-                    $mode,
-                    load,
-                    $conn,
-                    q.order((product_categories::created_at.desc(), product_categories::product_id.desc()))
-                        .limit($limit)
-                        .offset($offset)
-                        .select(DocumentRow::as_select())
-                )
             }
             None => {
-                let mut q = products::table
+                let q = products::table
                     .filter(products::agent_id.eq(agent))
                     .filter(products::status.eq(ProductStatus::Active.as_str()))
-                    .into_boxed();
-                if let Some(kind) = kind {
-                    q = q.filter(products::kind.eq(kind));
+                    .order((products::created_at.desc(), products::id.desc()))
+                    .limit($limit)
+                    .offset($offset)
+                    .select(DocumentRow::as_select());
+                match kind {
+                    Some(kind) => run!($mode, load, $conn, q.filter(products::kind.eq(kind))),
+                    None => run!($mode, load, $conn, q),
                 }
-                run!(
-                    $mode,
-                    load,
-                    $conn,
-                    q.order((products::created_at.desc(), products::id.desc()))
-                        .limit($limit)
-                        .offset($offset)
-                        .select(DocumentRow::as_select())
-                )
             }
         };
         (total.unwrap_or(0), rows)
