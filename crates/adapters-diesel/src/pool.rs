@@ -282,8 +282,15 @@ macro_rules! read_snapshot {
 /// into owned values first, a tenth of a page's profile) and statements of fixed shape are
 /// found in the cache by type instead of by their SQL text, rebuilt for every query. The
 /// arguments (`$arg`: variables) must be owned, since the SQLite closure takes them along.
+/// With `blocking` first, the same on SQLite's blocking pool, for a read that may scan (a search).
 macro_rules! read_direct {
-    ($store:expr, $body:ident!($($arg:ident),* $(,)?)) => {{
+    ($store:expr, $body:ident!($($arg:ident),* $(,)?)) => {
+        $crate::pool::read_direct!($store, inline: $crate::pool::SqliteReadConn, $body!($($arg),*))
+    };
+    ($store:expr, blocking, $body:ident!($($arg:ident),* $(,)?)) => {
+        $crate::pool::read_direct!($store, blocking: $crate::pool::SqliteConn, $body!($($arg),*))
+    };
+    ($store:expr, $sqlite:ident: $sqlite_conn:ty, $body:ident!($($arg:ident),* $(,)?)) => {{
         match &*$store.pools {
             #[cfg(feature = "postgres")]
             $crate::pool::Pools::Pg(pool) => {
@@ -293,9 +300,9 @@ macro_rules! read_direct {
                 result
             }
             #[cfg(feature = "sqlite")]
-            $crate::pool::Pools::Sqlite { inline, .. } => {
-                let mut pooled = inline.get().await.map_err($crate::error::DbError::from)?;
-                let conn: &mut $crate::pool::SqliteReadConn = &mut pooled;
+            $crate::pool::Pools::Sqlite { $sqlite: pool, .. } => {
+                let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
+                let conn: &mut $sqlite_conn = &mut pooled;
                 let result: diesel::QueryResult<$crate::error::DbResult<_>> = conn
                     .spawn_blocking(move |raw: &mut diesel::SqliteConnection| {
                         Ok(diesel::Connection::transaction::<_, $crate::error::DbError, _>(raw, |conn| {

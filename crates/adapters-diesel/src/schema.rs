@@ -77,6 +77,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    activity_search_terms (agent_id, term, activity_id) {
+        agent_id -> Text,
+        term -> Text,
+        activity_id -> Text,
+        status -> Text,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
     activity_tags (activity_id, tag_id) {
         activity_id -> Text,
         tag_id -> Text,
@@ -219,6 +229,7 @@ diesel::joinable!(contacts -> agents (agent_id));
 diesel::joinable!(contact_channels -> contacts (contact_id));
 diesel::joinable!(activities -> contacts (contact_id));
 diesel::joinable!(activity_tags -> activities (activity_id));
+diesel::joinable!(activity_search_terms -> activities (activity_id));
 diesel::joinable!(activity_tags -> tags (tag_id));
 diesel::joinable!(lines -> agents (agent_id));
 diesel::joinable!(templates -> lines (line_id));
@@ -230,6 +241,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     contacts,
     contact_channels,
     activities,
+    activity_search_terms,
     activity_tags,
     products,
     product_categories,

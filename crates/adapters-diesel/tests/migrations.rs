@@ -138,3 +138,64 @@ async fn sqlite_category_rows_gain_their_products_keys() {
 async fn postgres_category_rows_gain_their_products_keys() {
     category_rows_gain_their_products_keys("postgres").await;
 }
+
+async fn activities_become_searchable_through_terms(backend: &str) {
+    use parley_domain::model::{ActivityFilter, ActivitySearch, PageRequest};
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("activity_search_terms").await.unwrap();
+    let agent = AgentId::new("agt_migrated");
+    let people = [
+        ("Anna Bell", "5215550001"),
+        ("ÉMILE Zola", "4470009999"),
+        ("😀 Smile", "12"),
+        ("Maximiliano Alejandro de la Santísima Trinidad Pérez", "15550004000"),
+    ];
+    let mut sql = String::from("INSERT INTO agents (id, name, created_at) VALUES ('agt_migrated', 'A', 0), ('agt_other', 'B', 0);");
+    for (agent_id, offset) in [("agt_migrated", 0), ("agt_other", 10)] {
+        for (i, (name, digits)) in people.iter().enumerate() {
+            let n = i + offset;
+            let (name, lower) = (sql_text(name), sql_text(&name.to_lowercase()));
+            sql += &format!(
+                "INSERT INTO contacts (id, agent_id, profile_name, name_search, custom_attributes, created_at, updated_at) \
+                     VALUES ('con_{n}', '{agent_id}', {name}, {lower}, '{{}}', 0, 0);
+                 INSERT INTO contact_channels (agent_id, channel_type, channel_id, contact_id, digits, position) \
+                     VALUES ('{agent_id}', 'whatsapp', '{digits}', 'con_{n}', '{digits}', 0);
+                 INSERT INTO activities (id, agent_id, contact_id, status, created_at, updated_at, contact_name) \
+                     VALUES ('act_{n}', '{agent_id}', 'con_{n}', 'open', {n}, {n}, {name});"
+            );
+        }
+    }
+    db.store.execute_sql(&sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    let cases: [(&str, &[&str]); 9] = [
+        ("a", &["act_3", "act_1", "act_0"]),
+        ("NN", &["act_0"]),
+        ("émile", &["act_1"]),
+        ("😀", &["act_2"]),
+        ("alejandro de la santísima trinidad pérez", &["act_3"]),
+        ("Alejandro de la Santísima Trinidad PérezX", &[]),
+        ("555", &["act_3", "act_0"]),
+        ("0004000", &["act_3"]),
+        ("12", &[]),
+    ];
+    for (fragment, expected) in cases {
+        let filter = ActivityFilter { search: Some(ActivitySearch::new(fragment).unwrap()), ..Default::default() };
+        let page = repos.activities.list(&agent, &filter, PageRequest::new(100, 0)).await.unwrap();
+        let found: Vec<&str> = page.items.iter().map(|v| v.activity.id.as_str()).collect();
+        assert_eq!(found, expected, "{backend}: {fragment:?}");
+        assert_eq!(page.total, expected.len() as u64);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_activities_become_searchable_through_terms() {
+    activities_become_searchable_through_terms("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_activities_become_searchable_through_terms() {
+    activities_become_searchable_through_terms("postgres").await;
+}

@@ -22,7 +22,7 @@ macro_rules! storage_conformance {
             tags_are_ordered_and_scoped, tag_delete_detaches_it_everywhere, contacts_are_unique_per_channel_and_scoped,
             contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped,
             activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
-            activity_update_renames_contact_atomically, activity_views_follow_their_contact_and_tags, tag_pages_follow_update_order, tag_attach_is_idempotent_and_bumps_only_on_change,
+            activity_update_renames_contact_atomically, activity_search_matches_its_definition_after_writes, activity_views_follow_their_contact_and_tags, tag_pages_follow_update_order, tag_attach_is_idempotent_and_bumps_only_on_change,
             concurrent_writers_neither_lose_nor_duplicate, activity_totals_follow_inserts_and_status_changes, products_list_active_newest_first_with_filters_and_totals,
             product_reimport_updates_rows_and_facets, products_are_scoped_by_agent, product_export_pages_by_id_with_drafts,
             carts_store_snapshots_under_unique_codes, lines_are_unique_by_phone_number_and_scoped,
@@ -323,6 +323,131 @@ pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) 
     assert_eq!(list_ids(&r, &a, combined).await, [ana.id]);
     let page = r.activities.list(&a, &search("5215550"), PageRequest::new(1, 0)).await.unwrap();
     assert_eq!((page.total, page.items.len()), (2, 1), "the total counts every match, not the page");
+}
+
+/// One searchable conversation as a test knows it: the activity, its contact's name and the
+/// digits of each of its channels.
+struct Searchable {
+    activity: Activity,
+    name: String,
+    digits: Vec<String>,
+}
+
+/// What a search should find, by its definition: a piece of the lowercased name, or (3+ digits)
+/// of a channel's digits; in list order.
+fn expected_search(all: &[Searchable], fragment: &str, status: Option<ActivityStatus>) -> Vec<ActivityId> {
+    let search = ActivitySearch::new(fragment).unwrap();
+    let mut found: Vec<&Activity> = all
+        .iter()
+        .filter(|s| status.is_none_or(|st| s.activity.status == st))
+        .filter(|s| {
+            s.name.to_lowercase().contains(search.name_fragment())
+                || search.digit_fragment().is_some_and(|d| s.digits.iter().any(|own| own.contains(d)))
+        })
+        .map(|s| &s.activity)
+        .collect();
+    found.sort_by(|x, y| (y.updated_at, y.id.as_str()).cmp(&(x.updated_at, x.id.as_str())));
+    found.into_iter().map(|a| a.id.clone()).collect()
+}
+
+/// Searches `fragment` as one page and in pages of two, and holds both to [`expected_search`].
+async fn assert_search(r: &Repositories, agent: &AgentId, all: &[Searchable], fragment: &str, status: Option<ActivityStatus>) {
+    let expected = expected_search(all, fragment, status);
+    let filter = ActivityFilter { status, search: Some(ActivitySearch::new(fragment).unwrap()), ..Default::default() };
+    assert_eq!(list_ids(r, agent, filter.clone()).await, expected, "search {fragment:?} ({status:?})");
+    let mut paged = Vec::new();
+    for offset in (0..=expected.len() as u64).step_by(2) {
+        let p = r.activities.list(agent, &filter, page(2, offset)).await.unwrap();
+        assert_eq!(p.total, expected.len() as u64, "total of {fragment:?} at offset {offset}");
+        paged.extend(p.items.into_iter().map(|v| v.activity.id));
+    }
+    assert_eq!(paged, expected, "pages of {fragment:?}");
+}
+
+/// Search by its definition over names that a kept index could get wrong (repeated letters,
+/// accents and emoji, a name longer than an index term, `%` and `_`, a contact with two
+/// channels), fragments longer than a term, and after every write that changes what it matches
+/// or the order: a status change, a tag attached, a rename through either port.
+pub async fn activity_search_matches_its_definition_after_writes(r: Repositories) {
+    use ActivityStatus::*;
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let long = "Maximiliano Alejandro de la Santísima Trinidad Pérez";
+    let people = [
+        ("Anna Bell", "5215550001"),
+        ("ÉMILE Zola", "4470009999"),
+        ("😀 Smile", "5215550777"),
+        (long, "15550004000"),
+        ("Bob 100%_", "15550004001"),
+    ];
+    let mut all = Vec::new();
+    for (i, (name, digits)) in people.iter().enumerate() {
+        let activity = conversation(&r, &a, name, digits, if i % 2 == 0 { Open } else { Pending }, t(i as i64)).await;
+        all.push(Searchable { activity, name: name.to_string(), digits: vec![digits.to_string()] });
+    }
+    let mut two = contact(&a, "Two Ways", phone("4470001234"), t(10));
+    two.channels.push(Channel::new(ChannelType::Email, "anna.99887@x.test").unwrap());
+    r.contacts.insert(&two).await.unwrap();
+    let activity = activity(&a, &two.id, Closed, t(10));
+    r.activities.insert(&activity).await.unwrap();
+    all.push(Searchable { activity, name: "Two Ways".into(), digits: vec!["4470001234".into(), "99887".into()] });
+    for (name, digits) in people {
+        conversation(&r, &b, name, digits, Open, t(20)).await;
+    }
+
+    let fragments = [
+        "a",
+        "N",
+        "nn",
+        "ANNA",
+        "émile",
+        "😀",
+        "smile",
+        "100%_",
+        "%",
+        "_",
+        "1",
+        "555",
+        "+44 700",
+        "55500040",
+        "0004000",
+        "99887",
+        "alejandro de la santísima trinidad pérez",
+        long,
+        "Alejandro de la Santísima Trinidad PérezX",
+        "zzz",
+    ];
+    for fragment in fragments {
+        assert_search(&r, &a, &all, fragment, None).await;
+    }
+    for status in [Open, Pending, Closed] {
+        assert_search(&r, &a, &all, "a", Some(status)).await;
+    }
+
+    // A status change; a tag attached (moves the activity to the top); renames through both ports.
+    all[1].activity.status = Closed;
+    all[1].activity.updated_at = t(30);
+    assert!(r.activities.update(&all[1].activity, None).await.unwrap());
+    let vip = tag(&a, "vip", t(0));
+    r.tags.insert(&vip).await.unwrap();
+    r.activities.attach_tags(&a, &all[0].activity.id, std::slice::from_ref(&vip.id), t(40)).await.unwrap();
+    all[0].activity.updated_at = t(40);
+    let mut renamed = r.contacts.get(&a, &all[2].activity.contact_id).await.unwrap().unwrap();
+    renamed.profile_name = ProfileName::new("Zed Renamed").unwrap();
+    renamed.updated_at = t(50);
+    assert!(r.contacts.update(&renamed).await.unwrap());
+    all[2].name = "Zed Renamed".into();
+    all[3].activity.updated_at = t(60);
+    assert!(r.activities.update(&all[3].activity, Some(&ProfileName::new("Ana Long").unwrap())).await.unwrap());
+    all[3].name = "Ana Long".into();
+    for fragment in ["a", "smile", "zed", "renamed", "alejandro de la santísima trinidad pérez", "ana", "long", "555", "1"] {
+        assert_search(&r, &a, &all, fragment, None).await;
+    }
+    for status in [Open, Pending, Closed] {
+        assert_search(&r, &a, &all, "a", Some(status)).await;
+    }
+    let tagged = ActivityFilter { tag: Some(vip.id.clone()), search: Some(ActivitySearch::new("a").unwrap()), ..Default::default() };
+    assert_eq!(list_ids(&r, &a, tagged).await, [all[0].activity.id.clone()], "a search within a tag");
 }
 
 pub async fn activities_page_by_update_time_with_tie_break(r: Repositories) {

@@ -4,15 +4,15 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ActivityRepository, StoreResult};
 
-use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
+use super::activity_search::{insert_terms, mirror_to_terms, page_of_search, replace_name_terms, terms};
+use super::activity_views::{ViewRow, channel_list, contact_view, refresh_tag_list};
 use super::contacts::name_search;
 use crate::Store;
-use crate::contains::contains;
 use crate::error::DbError;
 use crate::in_list::in_list;
-use crate::pool::{in_transaction, read_conn, read_direct, run, with_conn};
+use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
-use crate::schema::{activities, activity_counts, activity_tags, contact_channels, contacts, tags};
+use crate::schema::{activities, activity_counts, activity_tags, contacts, tags};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = activities)]
@@ -40,74 +40,6 @@ impl ActivityRow {
             updated_at: from_millis(self.updated_at)?,
         })
     }
-}
-
-/// `$q` (a boxed query over activities) narrowed by the filter's status and tag.
-macro_rules! by_status_and_tag {
-    ($q:expr, $filter:expr) => {{
-        let filter: &ActivityFilter = $filter;
-        let mut q = $q;
-        if let Some(status) = filter.status {
-            q = q.filter(activities::status.eq(status.as_str()));
-        }
-        if let Some(tag) = &filter.tag {
-            // A probe of the (activity, tag) key per activity walked in page order. As
-            // `id IN (SELECT …)`, SQLite walked the same rows but first copied every activity
-            // of the tag into a temporary b-tree, on every page (a tag on 1,000 activities:
-            // 630 µs a page against 50 µs).
-            let tagged =
-                activity_tags::table.filter(activity_tags::activity_id.eq(activities::id)).filter(activity_tags::tag_id.eq(tag.as_str()));
-            q = q.filter(diesel::dsl::exists(tagged));
-        }
-        q
-    }};
-}
-
-/// The activities of one agent narrowed by the filter's status and tag and, for a search, to
-/// the contacts it matched. The backend is inferred from where it runs.
-macro_rules! filtered {
-    ($agent:expr, $filter:expr, $matched:expr) => {{
-        let q = by_status_and_tag!(activities::table.filter(activities::agent_id.eq($agent)).into_boxed(), $filter);
-        match $matched {
-            Some(matched) => q.filter(in_list(activities::contact_id, matched)),
-            None => q,
-        }
-    }};
-}
-
-/// The ids of the agent's contacts a search matches: by name, and by a channel's digits when
-/// the search holds enough of them. Each is a scan of one narrow index (see the
-/// `search_indexes` migration); the activities are then found by their (agent, contact) key.
-/// Starting from the activities instead probed both conditions for every activity of the
-/// agent, then did it all again for the page: 17 ms of server CPU a request at 10,000 contacts.
-macro_rules! matching_contacts {
-    ($mode:ident, $conn:ident, $agent:expr, $search:expr) => {{
-        let search: &ActivitySearch = $search;
-        let mut ids: Vec<String> = run!(
-            $mode,
-            load,
-            $conn,
-            contacts::table
-                .filter(contacts::agent_id.eq($agent))
-                .filter(contains(contacts::name_search, search.name_fragment()))
-                .select(contacts::id)
-        );
-        if let Some(digits) = search.digit_fragment() {
-            let by_phone: Vec<String> = run!(
-                $mode,
-                load,
-                $conn,
-                contact_channels::table
-                    .filter(contact_channels::agent_id.eq($agent))
-                    .filter(contains(contact_channels::digits, digits))
-                    .select(contact_channels::contact_id)
-            );
-            ids.extend(by_phone);
-            ids.sort_unstable();
-            ids.dedup();
-        }
-        ids
-    }};
 }
 
 /// Adds `$delta` to the agent's count of activities in `$status` (see the `activity_counts`
@@ -142,6 +74,7 @@ macro_rules! touch {
     ($conn:expr, $id:expr, $at:expr) => {{
         diesel::update(activities::table.filter(activities::id.eq($id))).set(activities::updated_at.eq(millis($at))).execute($conn).await?;
         mirror_updated_at!($conn, $id, $at);
+        mirror_to_terms!($conn, $id, millis($at));
     }};
 }
 
@@ -170,21 +103,17 @@ macro_rules! owned {
     };
 }
 
-/// One page of activities with its total and details, each query run as `$mode` says (see
-/// [`run!`]). Pages without a search use queries of fixed shape (one per filter combination),
+/// One page of activities without a search, with its total and details, each query run as
+/// `$mode` says (see [`run!`]). The queries have fixed shapes (one per filter combination),
 /// never boxed: diesel finds those in the statement cache by type, where a boxed query has its
 /// SQL text built again on every request to look it up (8% of a page's instructions).
 macro_rules! page_of_activities {
     ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident) => {{
         let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
-        let matched: Option<Vec<String>> = match &filter.search {
-            Some(search) => Some(matching_contacts!($mode, $conn, agent, search)),
-            None => None,
-        };
         // Totals without counting the agent's activities where possible: from the kept counts
-        // (per status, per tag), or from the tag's own rows. Only a search counts what it matches.
-        let total: i64 = match (&filter.search, &filter.tag) {
-            (None, None) => {
+        // (per status, per tag), or from the tag's own rows.
+        let total: i64 = match &filter.tag {
+            None => {
                 let counts = activity_counts::table.filter(activity_counts::agent_id.eq(agent)).select(activity_counts::count);
                 let counts: Vec<i64> = match filter.status {
                     Some(status) => run!($mode, load, $conn, counts.filter(activity_counts::status.eq(status.as_str()))),
@@ -193,7 +122,7 @@ macro_rules! page_of_activities {
                 counts.into_iter().sum()
             }
             // The tag's kept count (`tags.activity_count`), read from the agent's own tag.
-            (None, Some(tag)) => match filter.status {
+            Some(tag) => match filter.status {
                 None => {
                     let count: Option<i64> = run!(
                         $mode,
@@ -220,17 +149,11 @@ macro_rules! page_of_activities {
                         .count()
                 ),
             },
-            // A search counts its matches among the matched contacts' activities.
-            (Some(_), _) => match &matched {
-                Some(ids) if !ids.is_empty() => run!($mode, one, $conn, filtered!(agent, filter, &matched).count()),
-                _ => 0,
-            },
         };
-        let rows: Vec<ViewRow> = match (&matched, &filter.tag) {
-            (Some(ids), _) if ids.is_empty() => Vec::new(),
-            // By tag alone: the tag's rows in their activities' update order (kept on them),
+        let rows: Vec<ViewRow> = match &filter.tag {
+            // By tag: the tag's rows in their activities' update order (kept on them),
             // joined to the activities of the page only.
-            (None, Some(tag)) => {
+            Some(tag) => {
                 let q = activity_tags::table
                     .inner_join(activities::table)
                     .filter(activity_tags::tag_id.eq(tag.as_str()))
@@ -245,7 +168,7 @@ macro_rules! page_of_activities {
                 }
             }
             // The agent's activities in update order, by status if asked.
-            (None, None) => {
+            None => {
                 let q = activities::table
                     .filter(activities::agent_id.eq(agent))
                     .order((activities::updated_at.desc(), activities::id.desc()))
@@ -257,16 +180,6 @@ macro_rules! page_of_activities {
                     None => run!($mode, load, $conn, q),
                 }
             }
-            (Some(_), _) => run!(
-                $mode,
-                load,
-                $conn,
-                filtered!(agent, filter, &matched)
-                    .order((activities::updated_at.desc(), activities::id.desc()))
-                    .limit(i64::from(page.limit()))
-                    .offset(page.offset() as i64)
-                    .select(ViewRow::as_select())
-            ),
         };
         (total, rows)
     }};
@@ -286,12 +199,16 @@ impl ActivityRepository for Store {
             activities::updated_at.eq(millis(a.updated_at)),
         );
         in_transaction!(self, |conn| {
-            let (contact_name, channel_list) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
+            let (contact_name, channels) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
+            // Lowercased as the contact's `name_search` is.
+            let digits: Vec<String> = channels.iter().map(|(_, id)| text::digits_of(id)).collect();
+            let terms = terms(&contact_name.to_lowercase(), digits.iter().map(String::as_str));
             diesel::insert_into(activities::table)
-                .values((values, activities::contact_name.eq(contact_name), activities::channel_list.eq(channel_list)))
+                .values((values, activities::contact_name.eq(&contact_name), activities::channel_list.eq(channel_list(&channels))))
                 .execute(conn)
                 .await?;
             count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
+            insert_terms!(conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), millis(a.updated_at), &terms);
             Ok(())
         })?;
         Ok(())
@@ -323,10 +240,11 @@ impl ActivityRepository for Store {
 
     async fn list(&self, agent: &AgentId, filter: &ActivityFilter, page: PageRequest) -> StoreResult<Page<ActivityView>> {
         let (agent, filter) = (agent.as_str().to_string(), filter.clone());
-        // A name or phone search scans contacts: off the request's thread. Otherwise every query
-        // is an index range bounded by the page: inline (see `read_direct!`).
+        // A search reads every match (a fragment as short as one letter can match most of the
+        // agent's contacts): off the request's thread. Otherwise every query is an index range
+        // bounded by the page: inline (see `read_direct!`).
         let loaded = if filter.search.is_some() {
-            with_conn!(self, |conn| async { Ok(page_of_activities!(awaited, conn, agent, filter, page)) }.await)?
+            read_direct!(self, blocking, page_of_search!(agent, filter, page))?
         } else {
             read_direct!(self, page_of_activities!(agent, filter, page))?
         };
@@ -343,12 +261,13 @@ impl ActivityRepository for Store {
             activities::updated_at.eq(millis(a.updated_at)),
         );
         let rename = rename.map(|name| {
+            let lowercase = name_search(name);
             let contact = (
                 contacts::profile_name.eq(name.as_str()),
-                contacts::name_search.eq(name_search(name)),
+                contacts::name_search.eq(lowercase.clone()),
                 contacts::updated_at.eq(millis(a.updated_at)),
             );
-            (contact, activities::contact_name.eq(name.as_str()))
+            (contact, activities::contact_name.eq(name.as_str()), lowercase)
         });
         let updated = in_transaction!(self, |conn| {
             let target = || activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str()));
@@ -370,12 +289,13 @@ impl ActivityRepository for Store {
             let before: String = target().select(activities::status).first(conn).await?;
             let n = diesel::update(target()).set(changes).execute(conn).await?;
             mirror_updated_at!(conn, a.id.as_str(), a.updated_at);
+            mirror_to_terms!(conn, a.id.as_str(), a.status.as_str(), millis(a.updated_at));
             if before != a.status.as_str() {
                 count_status!(conn, a.agent_id.as_str(), before.as_str(), -1);
                 count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
             }
             if n > 0
-                && let Some((contact, shown)) = rename
+                && let Some((contact, shown, lowercase)) = rename
             {
                 diesel::update(
                     contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str())),
@@ -384,6 +304,7 @@ impl ActivityRepository for Store {
                 .execute(conn)
                 .await?;
                 diesel::update(target()).set(shown).execute(conn).await?;
+                replace_name_terms!(conn, a.agent_id.as_str(), a.contact_id.as_str(), &lowercase);
             }
             Ok(n > 0)
         })?;

@@ -71,8 +71,9 @@ pub(crate) fn tag_list(tags: &[(String, String, String)]) -> String {
     serde_json::Value::Array(entries).to_string()
 }
 
-/// `(contact_name, channel_list)` of the agent's contact `$contact`, read in the transaction
-/// that inserts its activity; `NotFound` when the agent has no such contact.
+/// `(contact_name, channels)` of the agent's contact `$contact` (channels as `(type, id)` in
+/// position order), read in the transaction that inserts its activity; `NotFound` when the agent
+/// has no such contact.
 macro_rules! contact_view {
     ($conn:expr, $agent:expr, $contact:expr) => {{
         use crate::schema::{contact_channels, contacts};
@@ -88,7 +89,7 @@ macro_rules! contact_view {
             .select((contact_channels::channel_type, contact_channels::channel_id))
             .load($conn)
             .await?;
-        (name, crate::repos::activity_views::channel_list(&channels))
+        (name, channels)
     }};
 }
 

@@ -4,6 +4,7 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ContactRepository, StoreResult};
 
+use super::activity_search::replace_name_terms;
 use super::group_channels;
 use crate::Store;
 use crate::error::DbError;
@@ -176,6 +177,7 @@ impl ContactRepository for Store {
                 .set(activities::contact_name.eq(contact.profile_name.as_str()))
                 .execute(conn)
                 .await?;
+            replace_name_terms!(conn, agent, id, &name_search(&contact.profile_name));
             Ok(n > 0)
         })?;
         Ok(updated)

@@ -1,0 +1,349 @@
+//! Activity search (`search=`) through terms kept per activity (`activity_search_terms`, see
+//! its migration): every suffix of the contact's lowercased name and of each channel's digits
+//! (three or more), cut to [`TERM_CHARS`] characters, with the activity's status and update time
+//! beside each. A fragment of a name or a number is a prefix of some suffix, so matching is one
+//! range of the table's key per condition, and the rows of that range are all that counting the
+//! matches and ordering them needs. A search costs what it matches: scanning every contact of the
+//! agent took 13 ms of CPU for 10,000 contacts, whatever the fragment.
+//!
+//! The terms are written by the transactions that change what they copy: an activity's insert
+//! ([`insert_terms!`]), every change of its status or update time ([`mirror_to_terms!`]), and a
+//! rename of its contact ([`replace_name_terms!`]); channels never change.
+
+use std::collections::HashSet;
+
+use parley_domain::model::ActivitySearch;
+use rustc_hash::FxHashSet;
+
+/// Terms are cut to this many characters; a longer fragment matches by the range of its first
+/// [`TERM_CHARS`] characters, and each candidate is then checked against the whole text.
+pub(crate) const TERM_CHARS: usize = 32;
+/// First character of a name term, and the end of their range.
+const NAME: char = 'n';
+const NAME_END: &str = "o";
+/// First character of a digits term.
+const DIGITS: char = 'd';
+/// Digit fragments shorter than this are not searched (see `ActivitySearch`), so shorter
+/// suffixes are never needed.
+const MIN_DIGITS: usize = 3;
+
+/// The terms of an activity whose contact's lowercased name is `name` and whose channels have
+/// `digits`: sorted, each once.
+pub(crate) fn terms<'a>(name: &str, digits: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out = name_terms(name);
+    for d in digits {
+        suffixes(DIGITS, d, MIN_DIGITS, &mut out);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The name terms alone (see [`terms`]), for a rename.
+pub(crate) fn name_terms(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    suffixes(NAME, name, 1, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `kind` followed by each suffix of `text` at least `min_chars` long, cut to [`TERM_CHARS`].
+fn suffixes(kind: char, text: &str, min_chars: usize, out: &mut Vec<String>) {
+    let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    let usable = starts.len().saturating_sub(min_chars - 1);
+    for &start in &starts[..usable] {
+        let suffix = &text[start..];
+        let end = suffix.char_indices().nth(TERM_CHARS).map_or(suffix.len(), |(i, _)| i);
+        let mut term = String::with_capacity(end + 1);
+        term.push(kind);
+        term.push_str(&suffix[..end]);
+        out.push(term);
+    }
+}
+
+/// The terms that start with a fragment: `from <= term < to`. A term of a longer fragment is cut,
+/// so its matches are only candidates: `complete` is false, and each is checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TermRange {
+    pub from: String,
+    pub to: String,
+    pub complete: bool,
+}
+
+/// The range of a search's name fragment.
+pub(crate) fn name_range(search: &ActivitySearch) -> TermRange {
+    range(NAME, search.name_fragment())
+}
+
+/// The range of a search's digit fragment, when it has one.
+pub(crate) fn digits_range(search: &ActivitySearch) -> Option<TermRange> {
+    search.digit_fragment().map(|d| range(DIGITS, d))
+}
+
+fn range(kind: char, fragment: &str) -> TermRange {
+    let end = fragment.char_indices().nth(TERM_CHARS).map_or(fragment.len(), |(i, _)| i);
+    let mut from = String::with_capacity(end + 1);
+    from.push(kind);
+    from.push_str(&fragment[..end]);
+    let to = successor(&from);
+    TermRange { from, to, complete: end == fragment.len() }
+}
+
+/// The least text greater than every text that starts with `prefix`: its last character raised
+/// by one (dropped when it cannot be, and the one before raised instead). Texts compare byte by
+/// byte, and UTF-8 keeps the order of code points.
+fn successor(prefix: &str) -> String {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = (u32::from(last) + 1..=u32::from(char::MAX)).find_map(char::from_u32);
+        if let Some(next) = next {
+            chars.push(next);
+            return chars.into_iter().collect();
+        }
+    }
+    // Only a prefix of nothing but U+10FFFF gets here; terms always start with a kind letter.
+    unreachable!("a term range always starts with an ASCII kind letter")
+}
+
+/// The lowest name term and the one past the highest, to remove an activity's name terms.
+pub(crate) fn name_terms_span() -> (String, String) {
+    (NAME.to_string(), NAME_END.to_string())
+}
+
+/// `(activity id, updated_at)` rows of a search's ranges, each activity once (an activity has
+/// one update time, so its rows are equal), in the order first seen. Hashed: sorting the ids
+/// compared thousands of strings, most of a broad search's time.
+pub(crate) fn distinct(rows: Vec<(String, i64)>) -> Vec<(String, i64)> {
+    let mut seen: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(rows.len(), Default::default());
+    let first: Vec<bool> = rows.iter().map(|(id, _)| seen.insert(id.as_str())).collect();
+    drop(seen);
+    rows.into_iter().zip(first).filter_map(|(row, first)| first.then_some(row)).collect()
+}
+
+/// Keeps the matches in `keep` (the candidates that passed a check).
+pub(crate) fn retain_in(matches: &mut Vec<(String, i64)>, keep: &HashSet<String>) {
+    matches.retain(|(id, _)| keep.contains(id));
+}
+
+/// The ids of one page of matches, in list order (`updated_at` descending, then id).
+pub(crate) fn page_ids(mut matches: Vec<(String, i64)>, offset: usize, limit: usize) -> Vec<String> {
+    let end = matches.len().min(offset.saturating_add(limit));
+    if offset >= end {
+        return Vec::new();
+    }
+    let order = |a: &(String, i64), b: &(String, i64)| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0));
+    // Only the first `end` in order are needed: select them, then sort just those.
+    if end < matches.len() {
+        matches.select_nth_unstable_by(end - 1, order);
+        matches.truncate(end);
+    }
+    matches.sort_unstable_by(order);
+    matches.drain(offset..).map(|(id, _)| id).collect()
+}
+
+/// Writes the terms of a new activity; run in the transaction that inserts it.
+macro_rules! insert_terms {
+    ($conn:expr, $agent:expr, $activity:expr, $status:expr, $updated_at:expr, $terms:expr) => {{
+        use crate::schema::activity_search_terms as t;
+        for term in $terms {
+            diesel::insert_into(t::table)
+                .values((
+                    t::agent_id.eq($agent),
+                    t::term.eq(term),
+                    t::activity_id.eq($activity),
+                    t::status.eq($status),
+                    t::updated_at.eq($updated_at),
+                ))
+                .execute($conn)
+                .await?;
+        }
+    }};
+}
+
+/// Copies an activity's status and update time onto its terms; run by every write that moves
+/// either.
+macro_rules! mirror_to_terms {
+    ($conn:expr, $activity:expr, $status:expr, $updated_at:expr) => {{
+        use crate::schema::activity_search_terms as t;
+        diesel::update(t::table.filter(t::activity_id.eq($activity)))
+            .set((t::status.eq($status), t::updated_at.eq($updated_at)))
+            .execute($conn)
+            .await?
+    }};
+    ($conn:expr, $activity:expr, $updated_at:expr) => {{
+        use crate::schema::activity_search_terms as t;
+        diesel::update(t::table.filter(t::activity_id.eq($activity))).set(t::updated_at.eq($updated_at)).execute($conn).await?
+    }};
+}
+
+/// Replaces the name terms of the agent's activity of contact `$contact` (if it has one) with
+/// those of `$name` (lowercased); run in the transaction that renames the contact.
+macro_rules! replace_name_terms {
+    ($conn:expr, $agent:expr, $contact:expr, $name:expr) => {{
+        use crate::schema::{activities, activity_search_terms as t};
+        let activity: Option<(String, String, i64)> = activities::table
+            .filter(activities::agent_id.eq($agent))
+            .filter(activities::contact_id.eq($contact))
+            .select((activities::id, activities::status, activities::updated_at))
+            .first($conn)
+            .await
+            .optional()?;
+        if let Some((id, status, updated_at)) = activity {
+            let (from, to) = crate::repos::activity_search::name_terms_span();
+            diesel::delete(t::table.filter(t::activity_id.eq(&id)).filter(t::term.ge(from)).filter(t::term.lt(to))).execute($conn).await?;
+            let terms = crate::repos::activity_search::name_terms($name);
+            crate::repos::activity_search::insert_terms!($conn, $agent, &id, &status, updated_at, &terms);
+        }
+    }};
+}
+
+/// `(activity id, updated_at)` of the agent's terms in `$range`, of activities in `$status` when
+/// given.
+macro_rules! term_rows {
+    ($mode:ident, $conn:expr, $agent:expr, $range:expr, $status:expr) => {{
+        use crate::schema::activity_search_terms as t;
+        let range: &crate::repos::activity_search::TermRange = $range;
+        let q = t::table
+            .filter(t::agent_id.eq($agent))
+            .filter(t::term.ge(range.from.as_str()))
+            .filter(t::term.lt(range.to.as_str()))
+            .select((t::activity_id, t::updated_at));
+        let rows: Vec<(String, i64)> = match $status {
+            Some(status) => crate::pool::run!($mode, load, $conn, q.filter(t::status.eq(status))),
+            None => crate::pool::run!($mode, load, $conn, q),
+        };
+        rows
+    }};
+}
+
+/// `(total, rows of the page)` of a search (`$filter.search` is set), its other filters applied,
+/// each query run as `$mode` says (see [`run!`](crate::pool::run)).
+macro_rules! page_of_search {
+    ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident) => {{
+        use crate::contains::contains;
+        use crate::in_list::in_list;
+        use crate::pool::run;
+        use crate::repos::activity_search as s;
+        use crate::schema::{activities, activity_tags, contact_channels, contacts};
+        use std::collections::HashSet;
+        let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
+        let search = filter.search.as_ref().expect("a search page has a search");
+        let status = filter.status.map(ActivityStatus::as_str);
+
+        let name = s::name_range(search);
+        let mut matches = s::distinct(s::term_rows!($mode, $conn, agent, &name, status));
+        // A fragment longer than a term matched by its start: keep the contacts whose whole name holds it.
+        if !name.complete && !matches.is_empty() {
+            let ids: Vec<&str> = matches.iter().map(|(id, _)| id.as_str()).collect();
+            let keep: Vec<String> = run!(
+                $mode,
+                load,
+                $conn,
+                activities::table
+                    .inner_join(contacts::table)
+                    .filter(in_list(activities::id, &ids))
+                    .filter(contains(contacts::name_search, search.name_fragment()))
+                    .select(activities::id)
+            );
+            s::retain_in(&mut matches, &keep.into_iter().collect::<HashSet<_>>());
+        }
+        if let Some(digits) = s::digits_range(search) {
+            let mut by_digits = s::distinct(s::term_rows!($mode, $conn, agent, &digits, status));
+            if !digits.complete && !by_digits.is_empty() {
+                let ids: Vec<&str> = by_digits.iter().map(|(id, _)| id.as_str()).collect();
+                let fragment = search.digit_fragment().unwrap_or_default();
+                let keep: Vec<String> = run!(
+                    $mode,
+                    load,
+                    $conn,
+                    activities::table
+                        .inner_join(contact_channels::table.on(contact_channels::contact_id.eq(activities::contact_id)))
+                        .filter(in_list(activities::id, &ids))
+                        .filter(contains(contact_channels::digits, fragment))
+                        .select(activities::id)
+                );
+                s::retain_in(&mut by_digits, &keep.into_iter().collect::<HashSet<_>>());
+            }
+            matches.append(&mut by_digits);
+            matches = s::distinct(matches);
+        }
+        if let Some(tag) = &filter.tag
+            && !matches.is_empty()
+        {
+            let ids: Vec<&str> = matches.iter().map(|(id, _)| id.as_str()).collect();
+            let tagged: Vec<String> = run!(
+                $mode,
+                load,
+                $conn,
+                activity_tags::table
+                    .filter(activity_tags::tag_id.eq(tag.as_str()))
+                    .filter(in_list(activity_tags::activity_id, &ids))
+                    .select(activity_tags::activity_id)
+            );
+            s::retain_in(&mut matches, &tagged.into_iter().collect::<HashSet<_>>());
+        }
+        let total = matches.len() as i64;
+        let ids = s::page_ids(matches, usize::try_from(page.offset()).unwrap_or(usize::MAX), page.limit() as usize);
+        let rows: Vec<ViewRow> = if ids.is_empty() {
+            Vec::new()
+        } else {
+            run!(
+                $mode,
+                load,
+                $conn,
+                activities::table
+                    .filter(activities::agent_id.eq(agent))
+                    .filter(in_list(activities::id, &ids))
+                    .order((activities::updated_at.desc(), activities::id.desc()))
+                    .select(ViewRow::as_select())
+            )
+        };
+        (total, rows)
+    }};
+}
+
+pub(crate) use {insert_terms, mirror_to_terms, page_of_search, replace_name_terms, term_rows};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_suffix_is_a_term_once_cut_to_length() {
+        assert_eq!(terms("anna", ["5550100"]), ["d0100", "d100", "d50100", "d550100", "d5550100", "na", "nanna", "nna", "nnna"]);
+        assert_eq!(terms("anna", []).iter().filter(|t| t.as_str() == "na").count(), 1, "each term once");
+        assert_eq!(terms("", ["12"]), Vec::<String>::new(), "no digits term under three digits");
+        let long = "é".repeat(40);
+        let cut = terms(&long, []);
+        assert_eq!(cut.len(), 32, "suffixes of 32 to 40 characters cut to the same 32");
+        assert!(cut.iter().all(|t| t.chars().count() <= TERM_CHARS + 1));
+        assert_eq!(terms("añ😀", []), ["nañ😀", "nñ😀", "n😀"], "suffixes start at characters, not bytes");
+    }
+
+    #[test]
+    fn a_fragment_is_a_range_of_terms() {
+        let search = ActivitySearch::new("Ana 555").unwrap();
+        assert_eq!(name_range(&search), TermRange { from: "nana 555".into(), to: "nana 556".into(), complete: true });
+        assert_eq!(digits_range(&search).unwrap(), TermRange { from: "d555".into(), to: "d556".into(), complete: true });
+        assert!(digits_range(&ActivitySearch::new("Ana").unwrap()).is_none());
+        let long = ActivitySearch::new(&"x".repeat(40)).unwrap();
+        assert_eq!(name_range(&long).from.len(), 33);
+        assert!(!name_range(&long).complete);
+        assert_eq!(successor("nz\u{10FFFF}"), "n{");
+        assert_eq!(successor("n\u{D7FF}"), "n\u{E000}", "surrogates are not characters");
+    }
+
+    #[test]
+    fn pages_of_matches_in_list_order() {
+        let matches = || vec![("a".to_string(), 5), ("b".to_string(), 9), ("c".to_string(), 5), ("d".to_string(), 1)];
+        assert_eq!(page_ids(matches(), 0, 2), ["b", "c"]);
+        assert_eq!(page_ids(matches(), 2, 2), ["a", "d"]);
+        assert_eq!(page_ids(matches(), 1, 10), ["c", "a", "d"]);
+        assert!(page_ids(matches(), 4, 10).is_empty());
+        assert_eq!(
+            distinct(vec![("b".to_string(), 2), ("a".to_string(), 1), ("a".to_string(), 1)]),
+            [("b".to_string(), 2), ("a".to_string(), 1)]
+        );
+    }
+}
