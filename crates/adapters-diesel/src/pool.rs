@@ -283,14 +283,19 @@ macro_rules! read_snapshot {
 /// found in the cache by type instead of by their SQL text, rebuilt for every query. The
 /// arguments (`$arg`: variables) must be owned, since the SQLite closure takes them along.
 /// With `blocking` first, the same on SQLite's blocking pool, for a read that may scan (a search).
+/// With `single` first, for a body of one query (a get): no transaction around it, since one
+/// statement reads one snapshot anyway.
 macro_rules! read_direct {
     ($store:expr, $body:ident!($($arg:ident),* $(,)?)) => {
-        $crate::pool::read_direct!($store, inline: $crate::pool::SqliteReadConn, $body!($($arg),*))
+        $crate::pool::read_direct!(@run $store, inline: $crate::pool::SqliteReadConn, snapshot, $body!($($arg),*))
     };
     ($store:expr, blocking, $body:ident!($($arg:ident),* $(,)?)) => {
-        $crate::pool::read_direct!($store, blocking: $crate::pool::SqliteConn, $body!($($arg),*))
+        $crate::pool::read_direct!(@run $store, blocking: $crate::pool::SqliteConn, snapshot, $body!($($arg),*))
     };
-    ($store:expr, $sqlite:ident: $sqlite_conn:ty, $body:ident!($($arg:ident),* $(,)?)) => {{
+    ($store:expr, single, $body:ident!($($arg:ident),* $(,)?)) => {
+        $crate::pool::read_direct!(@run $store, inline: $crate::pool::SqliteReadConn, as_is, $body!($($arg),*))
+    };
+    (@run $store:expr, $sqlite:ident: $sqlite_conn:ty, $tx:ident, $body:ident!($($arg:ident),* $(,)?)) => {{
         match &*$store.pools {
             #[cfg(feature = "postgres")]
             $crate::pool::Pools::Pg(pool) => {
@@ -305,14 +310,20 @@ macro_rules! read_direct {
                 let conn: &mut $sqlite_conn = &mut pooled;
                 let result: diesel::QueryResult<$crate::error::DbResult<_>> = conn
                     .spawn_blocking(move |raw: &mut diesel::SqliteConnection| {
-                        Ok(diesel::Connection::transaction::<_, $crate::error::DbError, _>(raw, |conn| {
-                            Ok($body!(direct, conn, $($arg),*))
-                        }))
+                        Ok($crate::pool::read_direct!(@$tx raw, |conn| Ok($body!(direct, conn, $($arg),*))))
                     })
                     .await;
                 result.map_err($crate::error::DbError::from).and_then(|r| r)
             }
         }
+    }};
+    (@snapshot $raw:ident, |$conn:ident| $body:expr) => {
+        diesel::Connection::transaction::<_, $crate::error::DbError, _>($raw, |$conn| $body)
+    };
+    (@as_is $raw:ident, |$conn:ident| $body:expr) => {{
+        let $conn = $raw;
+        let result: $crate::error::DbResult<_> = (|| $body)();
+        result
     }};
 }
 

@@ -185,6 +185,22 @@ macro_rules! page_of_activities {
     }};
 }
 
+/// The agent's activity `$id` with what it shows, if any, run as `$mode` says (see [`run!`]).
+macro_rules! one_activity {
+    ($mode:ident, $conn:ident, $agent:ident, $id:ident) => {{
+        let row: Option<ViewRow> = run!(
+            $mode,
+            optional,
+            $conn,
+            activities::table
+                .filter(activities::agent_id.eq($agent.as_str()))
+                .filter(activities::id.eq($id.as_str()))
+                .select(ViewRow::as_select())
+        );
+        row
+    }};
+}
+
 #[async_trait]
 impl ActivityRepository for Store {
     async fn insert(&self, a: &Activity) -> StoreResult<()> {
@@ -215,14 +231,8 @@ impl ActivityRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<Option<ActivityView>> {
-        let row = read_conn!(self, |conn| activities::table
-            .filter(activities::agent_id.eq(agent.as_str()))
-            .filter(activities::id.eq(id.as_str()))
-            .select(ViewRow::as_select())
-            .first(conn)
-            .await
-            .optional()
-            .map_err(DbError::from))?;
+        let (agent, id) = (agent.as_str().to_string(), id.as_str().to_string());
+        let row = read_direct!(self, single, one_activity!(agent, id))?;
         Ok(row.map(ViewRow::into_view).transpose()?)
     }
 

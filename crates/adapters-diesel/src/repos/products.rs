@@ -145,6 +145,23 @@ macro_rules! page_of_documents {
     }};
 }
 
+/// The agent's published product `$id`, if any, run as `$mode` says (see [`run!`]).
+macro_rules! one_document {
+    ($mode:ident, $conn:ident, $agent:ident, $id:ident) => {{
+        let row: Option<DocumentRow> = run!(
+            $mode,
+            optional,
+            $conn,
+            products::table
+                .filter(products::agent_id.eq($agent.as_str()))
+                .filter(products::id.eq($id.as_str()))
+                .filter(products::status.eq(ProductStatus::Active.as_str()))
+                .select(DocumentRow::as_select())
+        );
+        row
+    }};
+}
+
 #[async_trait]
 impl ProductRepository for Store {
     async fn import<'a>(
@@ -268,15 +285,8 @@ impl ProductRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &ProductId) -> StoreResult<Option<ProductDocument>> {
-        let row = read_conn!(self, |conn| products::table
-            .filter(products::agent_id.eq(agent.as_str()))
-            .filter(products::id.eq(id.as_str()))
-            .filter(products::status.eq(ProductStatus::Active.as_str()))
-            .select(DocumentRow::as_select())
-            .first(conn)
-            .await
-            .optional()
-            .map_err(DbError::from))?;
+        let (agent, id) = (agent.as_str().to_string(), id.as_str().to_string());
+        let row = read_direct!(self, single, one_document!(agent, id))?;
         Ok(row.map(DocumentRow::into_document).transpose()?)
     }
 
