@@ -173,6 +173,10 @@ fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
         ("`GET /healthz` (ceiling)", Load::get("/healthz")),
         ("list activities", Load::get("/v1/activities")),
         ("list activities, status + phone search", Load::get("/v1/activities?status=pending&search=5550004")),
+        (
+            "list activities, search for one number",
+            Load::get_each(every(&|phone| format!("/v1/activities?search={phone}"), &seeded.phones[..seeded.phones.len().min(1000)])),
+        ),
         ("list activities by tag", Load::get(format!("/v1/activities?tag={}", seeded.tag_id))),
         ("get activity", Load::get_each(every(&|id| format!("/v1/activities/{id}"), &seeded.activity_ids))),
         ("list products", Load::get("/v1/products")),
