@@ -23,6 +23,8 @@ pub struct ApiOptions {
     pub contacts: usize,
     pub connections: usize,
     pub seconds: u64,
+    /// `bench instructions` only: requests counted per endpoint.
+    pub requests: usize,
     /// Endpoints whose name contains one of these (the ceiling always runs); empty: all.
     /// A filtered run prints its table but leaves docs/performance.md alone.
     pub only: Vec<String>,
@@ -30,12 +32,22 @@ pub struct ApiOptions {
 
 impl ApiOptions {
     pub fn parse(args: &[&str]) -> Result<Self, String> {
+        Self::parse_for(args, false)
+    }
+
+    /// The options of `bench instructions`: SQLite alone unless asked, no load generator.
+    pub fn parse_instructions(args: &[&str]) -> Result<Self, String> {
+        Self::parse_for(args, true)
+    }
+
+    fn parse_for(args: &[&str], instructions: bool) -> Result<Self, String> {
         let mut options = Self {
-            backends: vec!["sqlite".into(), "postgres".into()],
+            backends: if instructions { vec!["sqlite".into()] } else { vec!["sqlite".into(), "postgres".into()] },
             products: 100_000,
             contacts: 10_000,
             connections: 16,
             seconds: 5,
+            requests: 200,
             only: Vec::new(),
         };
         let mut it = args.iter();
@@ -46,18 +58,24 @@ impl ApiOptions {
                 "--backends" => options.backends = value.split(',').map(str::to_string).collect(),
                 "--products" => options.products = number()?.max(100),
                 "--contacts" => options.contacts = number()?.max(100),
-                "--connections" => options.connections = number()?.max(1),
-                "--seconds" => options.seconds = number()?.max(1) as u64,
+                "--connections" if !instructions => options.connections = number()?.max(1),
+                "--seconds" if !instructions => options.seconds = number()?.max(1) as u64,
+                "--requests" if instructions => options.requests = number()?.max(1),
                 "--only" => options.only = value.split(',').map(str::to_string).collect(),
                 other => return Err(format!("unknown option {other}\n{}", super::USAGE)),
             }
         }
         Ok(options)
     }
+
+    /// Whether the endpoint named `name` is measured.
+    pub fn wanted(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| name.contains(o.as_str()))
+    }
 }
 
 /// What seeding made, for building the loads.
-struct Seeded {
+pub struct Seeded {
     template_id: String,
     phones: Vec<String>,
     activity_ids: Vec<String>,
@@ -66,47 +84,59 @@ struct Seeded {
     cart_codes: Vec<String>,
 }
 
-pub fn run(options: &ApiOptions) -> Result<(), String> {
-    Wrk::check_installed()?;
-    let bin = release_binary()?;
+/// The generated catalog file of `options.products` products (written once per run).
+pub fn catalog_file(options: &ApiOptions) -> Result<std::path::PathBuf, String> {
     let catalog = scratch()?.join(format!("catalog-{}.jsonl", options.products));
     eprintln!("generating {} products…", options.products);
     let mut out = std::io::BufWriter::new(std::fs::File::create(&catalog).map_err(|e| e.to_string())?);
     generate::write_catalog(options.products, &mut out).and_then(|()| out.flush()).map_err(|e| e.to_string())?;
-    drop(out);
+    Ok(catalog)
+}
+
+/// Environment of every server the API benches start: the built-in embedder, and sandbox
+/// statuses pushed past the run (else they would be processed while endpoints are measured).
+pub const SERVER_ENV: [(&str, &str); 2] = [("PARLEY_EMBEDDER", "static"), ("PARLEY_SANDBOX_STEP_MS", "3600000")];
+
+/// A fresh database of `backend` with the bench's agent, catalog, contacts, activities and
+/// carts, analyzed; returns its URL, the agent's secret key and what was seeded.
+pub fn prepare(
+    bin: &std::path::Path,
+    backend: &str,
+    catalog: &std::path::Path,
+    contacts: usize,
+) -> Result<(String, String, Seeded), String> {
+    let url = fresh_database(backend)?;
+    let (agent, _) = parley(bin, &url, &["agents", "create", "--name", "api bench"])?;
+    let agent = json_field(&agent, "id")?;
+    let (key, _) = parley(bin, &url, &["keys", "create", "--agent", &agent])?;
+    let key = json_field(&key, "key")?;
+    let line = ["channels", "add", "--agent", &agent, "--phone-number-id", "100200300", "--waba-id", "400500600", "--sandbox"];
+    parley(bin, &url, &line)?;
+    eprintln!("{backend}: importing the catalog…");
+    parley_shown(bin, &url, &[("PARLEY_EMBEDDER", "static")], &["catalog", "import", "--agent", &agent, &catalog.display().to_string()])?;
+    let seeding_port = free_port()?;
+    let seeding = Server::start_with(bin, &url, seeding_port, &SERVER_ENV)?;
+    let seeded = seed(&mut Client::connect(seeding_port, &key)?, contacts, backend)?;
+    drop(seeding);
+    analyze(bin, &url)?;
+    Ok((url, key, seeded))
+}
+
+pub fn run(options: &ApiOptions) -> Result<(), String> {
+    Wrk::check_installed()?;
+    let bin = release_binary()?;
+    let catalog = catalog_file(options)?;
     let wrk = Wrk { connections: options.connections, duration: Duration::from_secs(options.seconds) };
 
     let mut table =
         String::from("| backend | endpoint | requests/s | p50 ms | p99 ms | throughput ÷ `/healthz` |\n|---|---|---:|---:|---:|---:|\n");
     for backend in &options.backends {
-        let url = fresh_database(backend)?;
-        let (agent, _) = parley(&bin, &url, &["agents", "create", "--name", "api bench"])?;
-        let agent = json_field(&agent, "id")?;
-        let (key, _) = parley(&bin, &url, &["keys", "create", "--agent", &agent])?;
-        let key = json_field(&key, "key")?;
-        let line = ["channels", "add", "--agent", &agent, "--phone-number-id", "100200300", "--waba-id", "400500600", "--sandbox"];
-        parley(&bin, &url, &line)?;
-        eprintln!("{backend}: importing {} products…", options.products);
-        parley_shown(
-            &bin,
-            &url,
-            &[("PARLEY_EMBEDDER", "static")],
-            &["catalog", "import", "--agent", &agent, &catalog.display().to_string()],
-        )?;
-
-        // Sandbox statuses would be processed while other endpoints are measured: push them past the run.
-        let env = [("PARLEY_EMBEDDER", "static"), ("PARLEY_SANDBOX_STEP_MS", "3600000")];
-        let seeding_port = free_port()?;
-        let seeding = Server::start_with(&bin, &url, seeding_port, &env)?;
-        let seeded = seed(&mut Client::connect(seeding_port, &key)?, options.contacts, backend)?;
-        drop(seeding);
-        analyze(&bin, &url)?;
+        let (url, key, seeded) = prepare(&bin, backend, &catalog, options.contacts)?;
         // Started again: SQLite connections read the statistics when they open, and those of
         // the seeding server opened on empty tables.
         let port = free_port()?;
-        let server = Server::start_with(&bin, &url, port, &env)?;
-        let wanted = |name: &str| options.only.is_empty() || options.only.iter().any(|o| name.contains(o.as_str()));
-        let mut loads = loads(&seeded).into_iter().enumerate().filter(|(i, (name, _))| *i == 0 || wanted(name)).map(|(_, l)| l);
+        let server = Server::start_with(&bin, &url, port, &SERVER_ENV)?;
+        let mut loads = loads(&seeded).into_iter().enumerate().filter(|(i, (name, _))| *i == 0 || options.wanted(name)).map(|(_, l)| l);
         let (ceiling_name, ceiling_load) = loads.next().ok_or("no ceiling load")?;
         let mut measured: Vec<(&str, Figures)> = Vec::new();
         for (name, load) in std::iter::once((ceiling_name, ceiling_load.clone())).chain(loads) {
@@ -162,7 +192,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// The endpoints measured, `/healthz` first (the ceiling the others are divided by).
-fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
+pub fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
     let every = |paths: &dyn Fn(&str) -> String, ids: &[String]| ids.iter().map(|id| paths(id)).collect::<Vec<_>>();
     let queries =
         ["something to keep my coffee hot", "shoes for long hikes", "a gift for a gardener", "warm jacket for winter", "kitchen knife"];

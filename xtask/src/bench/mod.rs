@@ -8,6 +8,7 @@ mod devset;
 mod generate;
 mod http;
 mod index;
+mod instructions;
 mod json;
 mod labeled;
 mod metrics;
@@ -23,13 +24,15 @@ use crate::{cargo, root};
 const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
        cargo xtask bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
        cargo xtask bench index [--sizes 100000,1000000]
-       cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5] [--only \"get activity,search\"]";
+       cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5] [--only \"get activity,search\"]
+       cargo xtask bench instructions [--backends sqlite] [--products 100000] [--contacts 10000] [--requests 200] [--only \"get activity\"]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     match args {
         ["catalog", rest @ ..] => catalog::run(&Options::parse("catalog", rest)?),
         ["search", rest @ ..] => search::run(&Options::parse("search", rest)?),
         ["api", rest @ ..] => api::run(&api::ApiOptions::parse(rest)?),
+        ["instructions", rest @ ..] => instructions::run(&api::ApiOptions::parse_instructions(rest)?),
         ["index"] => index::run(&[100_000, 1_000_000]),
         ["index", "--sizes", sizes] => {
             index::run(&sizes.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<Vec<usize>, _>>()?)
@@ -195,9 +198,23 @@ impl Server {
     /// Starts the server with extra environment (the embedder). Rate limits are always off:
     /// a benchmark measures the server, not the limiter.
     pub fn start_with(bin: &Path, url: &str, port: u16, env: &[(&str, &str)]) -> Result<Self, String> {
+        Self::spawn(command(bin, url), port, env, &[])
+    }
+
+    /// Like [`start_with`](Self::start_with) with `parley` run by another program (`wrapper`,
+    /// then its arguments; valgrind), and extra arguments after `serve`.
+    pub fn start_wrapped(wrapper: &[&str], bin: &Path, url: &str, port: u16, env: &[(&str, &str)], serve: &[&str]) -> Result<Self, String> {
+        let (program, args) = wrapper.split_first().ok_or("no wrapper program")?;
+        let mut wrapped = Command::new(program);
+        wrapped.args(args).arg(bin).env("DATABASE_URL", url).env("PARLEY_LOG", "warn");
+        Self::spawn(wrapped, port, env, serve)
+    }
+
+    fn spawn(mut command: Command, port: u16, env: &[(&str, &str)], serve: &[&str]) -> Result<Self, String> {
         let started = Instant::now();
-        let child = command(bin, url)
+        let child = command
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .args(serve)
             .env("PARLEY_RATE_LIMIT_PER_MINUTE", "0")
             .env("PARLEY_SEARCH_RATE_LIMIT_PER_MINUTE", "0")
             .envs(env.iter().copied())
@@ -214,6 +231,11 @@ impl Server {
         }
         server.listening_after = started.elapsed();
         Ok(server)
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Time since the process was spawned.
