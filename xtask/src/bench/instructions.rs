@@ -96,8 +96,10 @@ fn dumped_total(out: &Path, n: usize) -> Result<u64, String> {
     let file = format!("{}.{n}", out.display());
     let started = Instant::now();
     loop {
+        // A dump heads its events with `summary:` (zero when counting was toggled on later) and
+        // ends with `totals:`, the count since the last dump; it is complete once that is there.
         if let Ok(text) = std::fs::read_to_string(&file)
-            && let Some(total) = text.lines().find_map(|l| l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:")))
+            && let Some(total) = text.lines().find_map(|l| l.strip_prefix("totals:"))
         {
             return total.trim().parse().map_err(|_| format!("{file}: bad total {total:?}"));
         }

@@ -162,6 +162,21 @@ macro_rules! one_document {
     }};
 }
 
+/// `(categories as (name, count), total)` of the agent's catalog facets, each a range of their
+/// key, run as `$mode` says (see [`run!`]). (As one query with `facet IN (…)`, SQLite's planner
+/// scanned the whole table and probed the list for each row.)
+macro_rules! facet_rows {
+    ($mode:ident, $conn:ident, $agent:ident) => {{
+        let of = |facet: &'static str| {
+            catalog_facets::table.filter(catalog_facets::agent_id.eq($agent.as_str())).filter(catalog_facets::facet.eq(facet))
+        };
+        let categories: Vec<(String, i64)> =
+            run!($mode, load, $conn, of(FACET_CATEGORY).select((catalog_facets::name, catalog_facets::count)));
+        let total: Option<i64> = run!($mode, optional, $conn, of(FACET_TOTAL).select(catalog_facets::count));
+        (categories, total)
+    }};
+}
+
 #[async_trait]
 impl ProductRepository for Store {
     async fn import<'a>(
@@ -321,20 +336,12 @@ impl ProductRepository for Store {
     }
 
     async fn facets(&self, agent: &AgentId) -> StoreResult<CatalogFacets> {
-        let rows: Vec<(String, String, i64)> = read_conn!(self, |conn| catalog_facets::table
-            .filter(catalog_facets::agent_id.eq(agent.as_str()))
-            .filter(in_list(catalog_facets::facet, [FACET_CATEGORY, FACET_TOTAL]))
-            .select((catalog_facets::facet, catalog_facets::name, catalog_facets::count))
-            .load(conn)
-            .await
-            .map_err(DbError::from))?;
-        let mut facets = CatalogFacets::default();
-        for (facet, name, count) in rows {
-            match facet.as_str() {
-                FACET_TOTAL => facets.total_items = count as u64,
-                _ => facets.categories.push(CategoryFacet { name, count: count as u64 }),
-            }
-        }
+        let agent = agent.as_str().to_string();
+        let (categories, total) = read_direct!(self, facet_rows!(agent))?;
+        let mut facets = CatalogFacets {
+            categories: categories.into_iter().map(|(name, count)| CategoryFacet { name, count: count as u64 }).collect(),
+            total_items: total.unwrap_or(0) as u64,
+        };
         facets.categories.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
         Ok(facets)
     }
