@@ -103,6 +103,18 @@ macro_rules! owned {
     };
 }
 
+/// Loads the rows of page query `$q` over activities, only those in `$status` when given: two
+/// queries of fixed shape rather than one boxed (see [`page_of_activities!`]).
+macro_rules! load_in_status {
+    ($mode:ident, $conn:ident, $q:expr, $status:expr) => {{
+        let status: Option<ActivityStatus> = $status;
+        match status {
+            Some(status) => run!($mode, load, $conn, $q.filter(activities::status.eq(status.as_str()))),
+            None => run!($mode, load, $conn, $q),
+        }
+    }};
+}
+
 /// One page of activities without a search, with its total and details, each query run as
 /// `$mode` says (see [`run!`]). The queries have fixed shapes (one per filter combination),
 /// never boxed: diesel finds those in the statement cache by type, where a boxed query has its
@@ -162,10 +174,7 @@ macro_rules! page_of_activities {
                     .limit(i64::from(page.limit()))
                     .offset(page.offset() as i64)
                     .select(ViewRow::as_select());
-                match filter.status {
-                    Some(status) => run!($mode, load, $conn, q.filter(activities::status.eq(status.as_str()))),
-                    None => run!($mode, load, $conn, q),
-                }
+                load_in_status!($mode, $conn, q, filter.status)
             }
             // The agent's activities in update order, by status if asked.
             None => {
@@ -175,10 +184,7 @@ macro_rules! page_of_activities {
                     .limit(i64::from(page.limit()))
                     .offset(page.offset() as i64)
                     .select(ViewRow::as_select());
-                match filter.status {
-                    Some(status) => run!($mode, load, $conn, q.filter(activities::status.eq(status.as_str()))),
-                    None => run!($mode, load, $conn, q),
-                }
+                load_in_status!($mode, $conn, q, filter.status)
             }
         };
         (total, rows)
@@ -216,8 +222,8 @@ impl ActivityRepository for Store {
         );
         in_transaction!(self, |conn| {
             let (contact_name, channels) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
-            // Lowercased as the contact's `name_search` is.
             let digits: Vec<String> = channels.iter().map(|(_, id)| text::digits_of(id)).collect();
+            // The name lowercased as the contact's `name_search` is.
             let terms = terms(&contact_name.to_lowercase(), digits.iter().map(String::as_str));
             diesel::insert_into(activities::table)
                 .values((values, activities::contact_name.eq(&contact_name), activities::channel_list.eq(channel_list(&channels))))

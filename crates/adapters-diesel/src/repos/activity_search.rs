@@ -3,8 +3,8 @@
 //! (three or more), cut to [`TERM_CHARS`] characters, with the activity's status and update time
 //! beside each. A fragment of a name or a number is a prefix of some suffix, so matching is one
 //! range of the table's key per condition, and the rows of that range are all that counting the
-//! matches and ordering them needs. A search costs what it matches: scanning every contact of the
-//! agent took 13 ms of CPU for 10,000 contacts, whatever the fragment.
+//! matches and ordering them needs. A search costs what it matches: when it scanned every contact
+//! of the agent, a whole phone number cost 16.6M instructions at 10,000 contacts (now 145k).
 //!
 //! The terms are written by the transactions that change what they copy: an activity's insert
 //! ([`insert_terms!`]), every change of its status or update time ([`mirror_to_terms!`]), and a
@@ -30,22 +30,25 @@ const MIN_DIGITS: usize = 3;
 /// The terms of an activity whose contact's lowercased name is `name` and whose channels have
 /// `digits`: sorted, each once.
 pub(crate) fn terms<'a>(name: &str, digits: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut out = name_terms(name);
+    let mut out = Vec::new();
+    suffixes(NAME, name, 1, &mut out);
     for d in digits {
         suffixes(DIGITS, d, MIN_DIGITS, &mut out);
     }
-    out.sort_unstable();
-    out.dedup();
-    out
+    each_once(out)
 }
 
 /// The name terms alone (see [`terms`]), for a rename.
 pub(crate) fn name_terms(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     suffixes(NAME, name, 1, &mut out);
-    out.sort_unstable();
-    out.dedup();
-    out
+    each_once(out)
+}
+
+fn each_once(mut terms: Vec<String>) -> Vec<String> {
+    terms.sort_unstable();
+    terms.dedup();
+    terms
 }
 
 /// `kind` followed by each suffix of `text` at least `min_chars` long, cut to [`TERM_CHARS`].
