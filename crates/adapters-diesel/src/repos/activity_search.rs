@@ -10,8 +10,6 @@
 //! ([`insert_terms!`]), every change of its status or update time ([`mirror_to_terms!`]), and a
 //! rename of its contact ([`replace_name_terms!`]); channels never change.
 
-use std::collections::HashSet;
-
 use parley_domain::model::ActivitySearch;
 use rustc_hash::FxHashSet;
 
@@ -124,8 +122,9 @@ pub(crate) fn distinct(rows: Vec<(String, i64)>) -> Vec<(String, i64)> {
     rows.into_iter().zip(first).filter_map(|(row, first)| first.then_some(row)).collect()
 }
 
-/// Keeps the matches in `keep` (the candidates that passed a check).
-pub(crate) fn retain_in(matches: &mut Vec<(String, i64)>, keep: &HashSet<String>) {
+/// Keeps the matches whose activity is in `keep` (the candidates that passed a check).
+pub(crate) fn retain_in(matches: &mut Vec<(String, i64)>, keep: Vec<String>) {
+    let keep: FxHashSet<String> = keep.into_iter().collect();
     matches.retain(|(id, _)| keep.contains(id));
 }
 
@@ -229,13 +228,14 @@ macro_rules! page_of_search {
         use crate::pool::run;
         use crate::repos::activity_search as s;
         use crate::schema::{activities, activity_tags, contact_channels, contacts};
-        use std::collections::HashSet;
         let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
         let search = filter.search.as_ref().expect("a search page has a search");
         let status = filter.status.map(ActivityStatus::as_str);
 
+        // Rows of both ranges, an activity possibly on several (two suffixes, two conditions):
+        // made distinct once, at the end.
         let name = s::name_range(search);
-        let mut matches = s::distinct(s::term_rows!($mode, $conn, agent, &name, status));
+        let mut matches = s::term_rows!($mode, $conn, agent, &name, status);
         // A fragment longer than a term matched by its start: keep the contacts whose whole name holds it.
         if !name.complete && !matches.is_empty() {
             let ids: Vec<&str> = matches.iter().map(|(id, _)| id.as_str()).collect();
@@ -249,10 +249,10 @@ macro_rules! page_of_search {
                     .filter(contains(contacts::name_search, search.name_fragment()))
                     .select(activities::id)
             );
-            s::retain_in(&mut matches, &keep.into_iter().collect::<HashSet<_>>());
+            s::retain_in(&mut matches, keep);
         }
         if let Some(digits) = s::digits_range(search) {
-            let mut by_digits = s::distinct(s::term_rows!($mode, $conn, agent, &digits, status));
+            let mut by_digits = s::term_rows!($mode, $conn, agent, &digits, status);
             if !digits.complete && !by_digits.is_empty() {
                 let ids: Vec<&str> = by_digits.iter().map(|(id, _)| id.as_str()).collect();
                 let fragment = search.digit_fragment().unwrap_or_default();
@@ -266,11 +266,11 @@ macro_rules! page_of_search {
                         .filter(contains(contact_channels::digits, fragment))
                         .select(activities::id)
                 );
-                s::retain_in(&mut by_digits, &keep.into_iter().collect::<HashSet<_>>());
+                s::retain_in(&mut by_digits, keep);
             }
             matches.append(&mut by_digits);
-            matches = s::distinct(matches);
         }
+        let mut matches = s::distinct(matches);
         if let Some(tag) = &filter.tag
             && !matches.is_empty()
         {
@@ -284,7 +284,7 @@ macro_rules! page_of_search {
                     .filter(in_list(activity_tags::activity_id, &ids))
                     .select(activity_tags::activity_id)
             );
-            s::retain_in(&mut matches, &tagged.into_iter().collect::<HashSet<_>>());
+            s::retain_in(&mut matches, tagged);
         }
         let total = matches.len() as i64;
         let ids = s::page_ids(matches, usize::try_from(page.offset()).unwrap_or(usize::MAX), page.limit() as usize);

@@ -62,14 +62,13 @@ impl ProductRow {
         let mut record: ProductRecord =
             serde_json::from_str(&self.document).map_err(|e| DbError::Corrupt(format!("product document: {e}")))?;
         record.status = Some(self.status);
-        let created_at = from_millis(self.created_at)?;
-        let updated_at = from_millis(self.updated_at)?;
+        // The document's timestamps are the columns' (written together): take the columns
+        // rather than parse the same times again from text.
+        (record.created_at, record.updated_at) = (None, None);
+        let (created_at, updated_at) = (from_millis(self.created_at)?, from_millis(self.updated_at)?);
         let agent = AgentId::new(self.agent_id);
-        let mut product = Product::from_record(&agent, record, updated_at, Some(created_at))
-            .map_err(|e| DbError::Corrupt(format!("stored product no longer validates: {}", e[0].field)))?;
-        product.created_at = created_at;
-        product.updated_at = updated_at;
-        Ok(product)
+        Product::from_record(&agent, record, updated_at, Some(created_at))
+            .map_err(|e| DbError::Corrupt(format!("stored product no longer validates: {}", e[0].field)))
     }
 }
 
