@@ -80,6 +80,28 @@ impl Store {
         pool::with_conn!(self, |conn| conn.batch_execute(sql).await.map_err(DbError::from))
     }
 
+    /// The search terms an activity has stored, sorted.
+    #[cfg(feature = "testing")]
+    pub async fn search_terms(&self, activity: &str) -> Result<Vec<String>, DbError> {
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        use schema::activity_search_terms as t;
+        let activity = activity.to_string();
+        pool::with_conn!(self, |conn| t::table
+            .filter(t::activity_id.eq(&activity))
+            .select(t::term)
+            .order(t::term)
+            .load::<String>(conn)
+            .await
+            .map_err(DbError::from))
+    }
+
+    /// The search terms this version writes for a contact's lowercased name and channel digits.
+    #[cfg(feature = "testing")]
+    pub fn expected_search_terms(name: &str, digits: &[&str]) -> Vec<String> {
+        repos::activity_search::terms(name, digits.iter().copied())
+    }
+
     /// Checks that the database answers.
     pub async fn ping(&self) -> Result<(), DbError> {
         use diesel_async::SimpleAsyncConnection;

@@ -199,3 +199,71 @@ async fn sqlite_activities_become_searchable_through_terms() {
 async fn postgres_activities_become_searchable_through_terms() {
     activities_become_searchable_through_terms("postgres").await;
 }
+
+/// Terms written by `activity_search_terms` (every suffix of every name) become what this version
+/// writes: a name that is its number keeps those digits once, searches find the same activities.
+async fn number_names_keep_their_digits_once(backend: &str) {
+    use parley_adapters_diesel::Store;
+    use parley_domain::model::{ActivityFilter, ActivitySearch, PageRequest};
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("activity_search_terms").await.unwrap();
+    let agent = AgentId::new("agt_migrated");
+    // (name, channel digits): named by the number, by the number written otherwise, by a name,
+    // by another number, and by a number longer than a term.
+    let long = "1".repeat(40);
+    let people = [
+        ("15550004001", "15550004001"),
+        ("+1 555 000 4002", "15550004002"),
+        ("Anna 5550004003", "15550004003"),
+        ("4470009999", "15550004004"),
+        (long.as_str(), long.as_str()),
+    ];
+    let mut sql = String::from("INSERT INTO agents (id, name, created_at) VALUES ('agt_migrated', 'A', 0);");
+    for (n, (name, digits)) in people.iter().enumerate() {
+        let (name, lower) = (sql_text(name), sql_text(&name.to_lowercase()));
+        sql += &format!(
+            "INSERT INTO contacts (id, agent_id, profile_name, name_search, custom_attributes, created_at, updated_at) \
+                 VALUES ('con_{n}', 'agt_migrated', {name}, {lower}, '{{}}', 0, 0);
+             INSERT INTO contact_channels (agent_id, channel_type, channel_id, contact_id, digits, position) \
+                 VALUES ('agt_migrated', 'whatsapp', '{digits}', 'con_{n}', '{digits}', 0);
+             INSERT INTO activities (id, agent_id, contact_id, status, created_at, updated_at, contact_name) \
+                 VALUES ('act_{n}', 'agt_migrated', 'con_{n}', 'open', {n}, {n}, {name});"
+        );
+    }
+    db.store.execute_sql(&sql).await.unwrap();
+
+    let applied = db.store.migrate().await.unwrap();
+    assert!(applied.iter().any(|m| m == "20261125000004"), "{backend}: number_name_terms ran: {applied:?}");
+
+    for (n, (name, digits)) in people.iter().enumerate() {
+        let stored = db.store.search_terms(&format!("act_{n}")).await.unwrap();
+        assert_eq!(stored, Store::expected_search_terms(&name.to_lowercase(), &[digits]), "{backend}: terms of {name:?}");
+    }
+    let repos = db.store.repositories();
+    let cases: [(&str, &[&str]); 8] = [
+        ("5", &["act_2", "act_1", "act_0"]),
+        ("55", &["act_2", "act_1", "act_0"]),
+        ("5550004", &["act_3", "act_2", "act_1", "act_0"]),
+        ("0004001", &["act_0"]),
+        ("447", &["act_3"]),
+        ("44", &["act_3"]),
+        ("anna", &["act_2"]),
+        ("111111", &["act_4"]),
+    ];
+    for (fragment, expected) in cases {
+        let filter = ActivityFilter { search: Some(ActivitySearch::new(fragment).unwrap()), ..Default::default() };
+        let page = repos.activities.list(&agent, &filter, PageRequest::new(100, 0)).await.unwrap();
+        let found: Vec<&str> = page.items.iter().map(|v| v.activity.id.as_str()).collect();
+        assert_eq!(found, expected, "{backend}: {fragment:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_number_names_keep_their_digits_once() {
+    number_names_keep_their_digits_once("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_number_names_keep_their_digits_once() {
+    number_names_keep_their_digits_once("postgres").await;
+}

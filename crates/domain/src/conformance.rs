@@ -379,6 +379,9 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
         ("😀 Smile", "5215550777"),
         (long, "15550004000"),
         ("Bob 100%_", "15550004001"),
+        // Named by their numbers, as a template send to someone new names them.
+        ("15550004002", "15550004002"),
+        ("+52 1555 0002", "5215550002"),
     ];
     let mut all = Vec::new();
     for (i, (name, digits)) in people.iter().enumerate() {
@@ -412,6 +415,14 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
         "55500040",
         "0004000",
         "99887",
+        "5",
+        "55",
+        "02",
+        "+5",
+        "4002",
+        "0004002",
+        "155500040",
+        "1555 0",
         "alejandro de la santísima trinidad pérez",
         long,
         "Alejandro de la Santísima Trinidad PérezX",
@@ -440,7 +451,17 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     all[3].activity.updated_at = t(60);
     assert!(r.activities.update(&all[3].activity, Some(&ProfileName::new("Ana Long").unwrap())).await.unwrap());
     all[3].name = "Ana Long".into();
-    for fragment in ["a", "smile", "zed", "renamed", "alejandro de la santísima trinidad pérez", "ana", "long", "555", "1"] {
+    // A contact named by its number renamed, and one renamed to its number.
+    all[5].activity.updated_at = t(70);
+    assert!(r.activities.update(&all[5].activity, Some(&ProfileName::new("Numbered Nine").unwrap())).await.unwrap());
+    all[5].name = "Numbered Nine".into();
+    let mut to_number = r.contacts.get(&a, &all[1].activity.contact_id).await.unwrap().unwrap();
+    to_number.profile_name = ProfileName::new("4470009999").unwrap();
+    to_number.updated_at = t(80);
+    assert!(r.contacts.update(&to_number).await.unwrap());
+    all[1].name = "4470009999".into();
+    let after = ["a", "smile", "zed", "renamed", "alejandro de la santísima trinidad pérez", "ana", "long", "555", "1", "4002", "44", "9", "447000", "zola", "nine"];
+    for fragment in after {
         assert_search(&r, &a, &all, fragment, None).await;
     }
     for status in [Open, Pending, Closed] {

@@ -28,19 +28,42 @@ const MIN_DIGITS: usize = 3;
 /// The terms of an activity whose contact's lowercased name is `name` and whose channels have
 /// `digits`: sorted, each once.
 pub(crate) fn terms<'a>(name: &str, digits: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let digits: Vec<&str> = digits.into_iter().collect();
     let mut out = Vec::new();
-    suffixes(NAME, name, 1, &mut out);
-    for d in digits {
+    name_suffixes(name, &digits, &mut out);
+    for d in &digits {
         suffixes(DIGITS, d, MIN_DIGITS, &mut out);
     }
     each_once(out)
 }
 
-/// The name terms alone (see [`terms`]), for a rename.
-pub(crate) fn name_terms(name: &str) -> Vec<String> {
+/// The name terms alone (see [`terms`]), for a rename of a contact whose channels have `digits`.
+pub(crate) fn name_terms(name: &str, digits: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
-    suffixes(NAME, name, 1, &mut out);
+    name_suffixes(name, digits, &mut out);
     each_once(out)
+}
+
+/// The name's suffixes as terms, except those a digits term already answers. A contact named by
+/// its number (the default for one a template send created) would otherwise keep every suffix
+/// twice, and a search for part of the number would read each match twice. A suffix `s` of
+/// three or more ASCII digits, whole (not cut), that ends some channel's digits is the digits
+/// term `d{s}`: any fragment of three or more characters that starts `s` is all digits, so it is
+/// also the search's digit fragment and finds `d{s}`. Shorter fragments have no digit range;
+/// `s`'s first two characters stay as a name term for them.
+fn name_suffixes(name: &str, digits: &[&str], out: &mut Vec<String>) {
+    let first = out.len();
+    suffixes(NAME, name, 1, out);
+    for term in &mut out[first..] {
+        let s = &term[NAME.len_utf8()..];
+        let answered = s.len() >= MIN_DIGITS
+            && s.len() < TERM_CHARS
+            && s.bytes().all(|b| b.is_ascii_digit())
+            && digits.iter().any(|d| d.ends_with(s));
+        if answered {
+            term.truncate(NAME.len_utf8() + 2);
+        }
+    }
 }
 
 fn each_once(mut terms: Vec<String>) -> Vec<String> {
@@ -183,7 +206,7 @@ macro_rules! mirror_to_terms {
 /// those of `$name` (lowercased); run in the transaction that renames the contact.
 macro_rules! replace_name_terms {
     ($conn:expr, $agent:expr, $contact:expr, $name:expr) => {{
-        use crate::schema::{activities, activity_search_terms as t};
+        use crate::schema::{activities, activity_search_terms as t, contact_channels};
         let activity: Option<(String, String, i64)> = activities::table
             .filter(activities::agent_id.eq($agent))
             .filter(activities::contact_id.eq($contact))
@@ -194,7 +217,10 @@ macro_rules! replace_name_terms {
         if let Some((id, status, updated_at)) = activity {
             let (from, to) = crate::repos::activity_search::name_terms_span();
             diesel::delete(t::table.filter(t::activity_id.eq(&id)).filter(t::term.ge(from)).filter(t::term.lt(to))).execute($conn).await?;
-            let terms = crate::repos::activity_search::name_terms($name);
+            let digits: Vec<String> =
+                contact_channels::table.filter(contact_channels::contact_id.eq($contact)).select(contact_channels::digits).load($conn).await?;
+            let digits: Vec<&str> = digits.iter().map(String::as_str).collect();
+            let terms = crate::repos::activity_search::name_terms($name, &digits);
             crate::repos::activity_search::insert_terms!($conn, $agent, &id, &status, updated_at, &terms);
         }
     }};
@@ -322,6 +348,19 @@ mod tests {
         assert_eq!(cut.len(), 32, "suffixes of 32 to 40 characters cut to the same 32");
         assert!(cut.iter().all(|t| t.chars().count() <= TERM_CHARS + 1));
         assert_eq!(terms("añ😀", []), ["nañ😀", "nñ😀", "n😀"], "suffixes start at characters, not bytes");
+    }
+
+    #[test]
+    fn a_name_that_is_the_number_keeps_its_digits_once() {
+        let both = terms("+15550100", ["15550100"]);
+        assert!(both.contains(&"n+15550100".to_string()), "a suffix that is not all digits stays");
+        assert!(both.contains(&"d5550100".to_string()));
+        assert!(!both.iter().any(|t| t.starts_with('n') && t.len() > 3 && t[1..].bytes().all(|b| b.is_ascii_digit())), "{both:?}");
+        assert!(both.contains(&"n55".to_string()) && both.contains(&"n00".to_string()), "two digits stay for one- and two-digit fragments");
+        let other = terms("ana 5550100", ["4449999"]);
+        assert!(other.contains(&"n5550100".to_string()), "digits that are no channel's stay name terms");
+        let long = "1".repeat(40);
+        assert!(terms(&long, [long.as_str()]).contains(&format!("n{}", "1".repeat(32))), "a cut suffix stays");
     }
 
     #[test]

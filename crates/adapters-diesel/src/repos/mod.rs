@@ -29,7 +29,7 @@ macro_rules! load_channels {
 }
 
 mod activities;
-mod activity_search;
+pub(crate) mod activity_search;
 mod activity_views;
 mod agents;
 mod bulk;
