@@ -460,7 +460,23 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     to_number.updated_at = t(80);
     assert!(r.contacts.update(&to_number).await.unwrap());
     all[1].name = "4470009999".into();
-    let after = ["a", "smile", "zed", "renamed", "alejandro de la santísima trinidad pérez", "ana", "long", "555", "1", "4002", "44", "9", "447000", "zola", "nine"];
+    let after = [
+        "a",
+        "smile",
+        "zed",
+        "renamed",
+        "alejandro de la santísima trinidad pérez",
+        "ana",
+        "long",
+        "555",
+        "1",
+        "4002",
+        "44",
+        "9",
+        "447000",
+        "zola",
+        "nine",
+    ];
     for fragment in after {
         assert_search(&r, &a, &all, fragment, None).await;
     }
