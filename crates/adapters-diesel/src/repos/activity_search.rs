@@ -1,10 +1,11 @@
 //! Activity search (`search=`) through terms kept per activity (`activity_search_terms`, see
 //! its migration): every suffix of the contact's lowercased name and of each channel's digits
 //! (three or more), cut to [`TERM_CHARS`] characters, with the activity's status and update time
-//! beside each (a name suffix that is also a digits term is kept short: see [`name_suffixes`]). A fragment of a name or a number is a prefix of some suffix, so matching is one
-//! range of the table's key per condition, and the rows of that range are all that counting the
-//! matches and ordering them needs. A search costs what it matches: when it scanned every contact
-//! of the agent, a whole phone number cost 16.6M instructions at 10,000 contacts (now 145k).
+//! beside each (a name suffix that is also a digits term is kept short: see [`name_suffixes`]).
+//! A fragment of a name or a number is a prefix of some suffix, so matching is one range of the
+//! table's key per condition, and the rows of that range are all that counting the matches and
+//! ordering them needs. A search costs what it matches: when it scanned every contact of the
+//! agent, a whole phone number cost 16.6M instructions at 10,000 contacts (now 145k).
 //!
 //! The terms are written by the transactions that change what they copy: an activity's insert
 //! ([`insert_terms!`]), every change of its status or update time ([`mirror_to_terms!`]), and a
