@@ -102,6 +102,14 @@ impl ApiError {
                 "the messaging platform failed or could not be reached; the message may not have been sent".into(),
                 vec![],
             ),
+            ApiError::Domain(D::Interrupted) => (
+                StatusCode::BAD_GATEWAY,
+                "UPSTREAM_ERROR",
+                "the first request with this Idempotency-Key was interrupted before it answered (the service stopped); \
+                 the message may or may not have been sent"
+                    .into(),
+                vec![],
+            ),
             ApiError::Domain(D::EmbedderFailed(_)) => (
                 StatusCode::BAD_GATEWAY,
                 "UPSTREAM_ERROR",

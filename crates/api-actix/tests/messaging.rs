@@ -689,6 +689,42 @@ async fn an_idempotent_retry_sends_once_and_replays_the_first_answer(backend: &s
     server.verify().await;
 }
 
+/// A first request still unanswered after the lease was cut (a crash, a shutdown past its
+/// deadline): a retry must not send again, and is answered 502 with why, which later retries
+/// replay. Here the first is only slow, and the clock is moved past the lease while it waits.
+async fn a_retry_after_a_cut_first_request_is_502_and_never_sends_again(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, standard_templates()).await;
+    let slow = accepted("14155550100", "wamid.slow").set_delay(Duration::from_millis(600));
+    let _send =
+        Mock::given(method("POST")).and(path(messages_path(CLOUD_PHONE))).respond_with(slow).expect(1).mount_as_scoped(&server).await;
+    let send = || {
+        TestRequest::post()
+            .uri("/v1/templates/9001/send")
+            .insert_header(("X-API-Key", app.a.secret.as_str()))
+            .insert_header(("Idempotency-Key", "cut-1"))
+            .set_json(order_send("14155550100", None))
+    };
+    let retries = async {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let running = app.call(send()).await;
+        app.clock.advance(parley_domain::services::IdempotencyService::LEASE + chrono::TimeDelta::seconds(1));
+        let cut = app.call(send()).await;
+        let replayed = app.call(send()).await;
+        (running, cut, replayed)
+    };
+    let (first, (running, cut, replayed)) = tokio::join!(app.call(send()), retries);
+    running.assert_error(409, "CONFLICT");
+    assert!(running.body["error"]["message"].as_str().unwrap().contains("still being processed"), "{}", running.body);
+    cut.assert_error(502, "UPSTREAM_ERROR");
+    assert!(cut.body["error"]["message"].as_str().unwrap().contains("interrupted"), "{}", cut.body);
+    assert_eq!(cut.header("idempotent-replayed"), None, "the first answer given for the key");
+    assert_eq!((replayed.status, &replayed.body), (502, &cut.body), "later retries replay it");
+    assert_eq!(replayed.header("idempotent-replayed"), Some("true"));
+    first.assert_status(200);
+    assert_eq!(sends_received(&server).await, 1, "one message upstream, whatever the retries");
+}
+
 // ---------- 7. webhooks ----------
 
 async fn the_webhook_handshake_echoes_the_challenge_only_for_the_verify_token(backend: &str) {
@@ -1024,6 +1060,7 @@ backends!(
     platform_failures_and_timeouts_are_502_upstream_error,
     a_refusal_under_a_campaign_records_a_failed_execution_and_an_outage_records_nothing,
     an_idempotent_retry_sends_once_and_replays_the_first_answer,
+    a_retry_after_a_cut_first_request_is_502_and_never_sends_again,
     the_webhook_handshake_echoes_the_challenge_only_for_the_verify_token,
     unsigned_or_badly_signed_webhooks_are_401_and_change_nothing,
     status_webhooks_move_executions_forward_once_each_whatever_their_order,

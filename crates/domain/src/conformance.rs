@@ -1137,17 +1137,17 @@ pub async fn idempotency_keys_are_claimed_once_until_they_expire(r: Repositories
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     assert_eq!(r.idempotency.claim(&a, "k1", "fp-1", t(10), t(0)).await.unwrap(), IdempotencyClaim::Claimed);
-    let running = IdempotencyClaim::Existing { fingerprint: "fp-1".into(), response: None };
+    let running = IdempotencyClaim::Existing { fingerprint: "fp-1".into(), response: None, claimed_at: t(10) };
     assert_eq!(r.idempotency.claim(&a, "k1", "fp-2", t(11), t(0)).await.unwrap(), running, "while the first request runs");
     assert_eq!(r.idempotency.claim(&b, "k1", "fp-9", t(11), t(0)).await.unwrap(), IdempotencyClaim::Claimed, "keys are per agent");
 
     let answer = IdempotentResponse { status: 202, body: r#"{"ok":true}"#.into() };
     r.idempotency.complete(&a, "k1", &answer).await.unwrap();
-    let done = IdempotencyClaim::Existing { fingerprint: "fp-1".into(), response: Some(answer.clone()) };
+    let done = IdempotencyClaim::Existing { fingerprint: "fp-1".into(), response: Some(answer.clone()), claimed_at: t(10) };
     assert_eq!(r.idempotency.claim(&a, "k1", "fp-1", t(12), t(10)).await.unwrap(), done, "not expired: created_at is not before");
     assert_eq!(
         r.idempotency.claim(&b, "k1", "fp-9", t(12), t(0)).await.unwrap(),
-        IdempotencyClaim::Existing { fingerprint: "fp-9".into(), response: None },
+        IdempotencyClaim::Existing { fingerprint: "fp-9".into(), response: None, claimed_at: t(11) },
         "completing one agent's key leaves the other's alone"
     );
 
@@ -1158,7 +1158,7 @@ pub async fn idempotency_keys_are_claimed_once_until_they_expire(r: Repositories
     );
     assert_eq!(
         r.idempotency.claim(&a, "k1", "fp-4", t(21), t(11)).await.unwrap(),
-        IdempotencyClaim::Existing { fingerprint: "fp-3".into(), response: None },
+        IdempotencyClaim::Existing { fingerprint: "fp-3".into(), response: None, claimed_at: t(20) },
         "the new claim replaced the old record entirely"
     );
 }

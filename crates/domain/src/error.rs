@@ -32,6 +32,10 @@ pub enum DomainError {
     /// The messaging platform failed or could not be reached.
     #[error("the messaging platform failed: {0}")]
     Upstream(String),
+    /// An idempotent request's first attempt was cut before it answered (see
+    /// `IdempotencyBegin::Interrupted`): whether it reached the platform is unknown.
+    #[error("the first request with this Idempotency-Key was interrupted before it answered")]
+    Interrupted,
     /// The embedder (a remote embedding service) failed or could not be reached.
     #[error("the embedder failed: {0}")]
     EmbedderFailed(String),

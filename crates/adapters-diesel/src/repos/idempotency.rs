@@ -7,7 +7,7 @@ use parley_domain::ports::{IdempotencyRepository, StoreResult};
 use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, with_conn};
-use crate::rows::millis;
+use crate::rows::{from_millis, millis};
 use crate::schema::idempotency_keys;
 
 #[derive(Queryable, Selectable)]
@@ -16,6 +16,7 @@ struct KeyRow {
     fingerprint: String,
     response_status: Option<i32>,
     response_body: Option<String>,
+    created_at: i64,
 }
 
 impl KeyRow {
@@ -27,7 +28,7 @@ impl KeyRow {
             }),
             None => None,
         };
-        Ok(IdempotencyClaim::Existing { fingerprint: self.fingerprint, response })
+        Ok(IdempotencyClaim::Existing { fingerprint: self.fingerprint, response, claimed_at: from_millis(self.created_at)? })
     }
 }
 

@@ -56,7 +56,7 @@ pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: Pat
     responses((status = 200, body = DataBody<SendResultDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 422, description = "TEMPLATE_NOT_APPROVED, or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
-        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody),
+        (status = 502, description = "The platform failed or timed out, or this retries a request that was cut before it answered; the message may not have been sent", body = ErrorBody),
         (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub async fn send_template(
     caller: SecretKey,
@@ -73,21 +73,22 @@ pub async fn send_template(
     };
     // The fingerprint is the target and the body's meaning (re-serialized), not its bytes.
     let fingerprint = hex::encode(Sha256::digest(format!("{}\n{}", template.as_str(), serde_json::to_string(&body).unwrap_or_default())));
-    match state.idempotency.begin(caller.agent(), &key, &fingerprint).await? {
-        IdempotencyBegin::Replay(first) => Ok(replay(first)),
-        IdempotencyBegin::Proceed => {
-            let (status, json) = match send(&state, &caller, &template, body).await {
-                Ok(resp) => (resp.status(), resp),
-                Err(e) => (e.status_code(), e.error_response()),
-            };
-            let bytes = actix_web::body::to_bytes(json.into_body())
-                .await
-                .map_err(|_| parley_domain::DomainError::Internal("unreadable response".into()))?;
-            let stored = IdempotentResponse { status: status.as_u16(), body: String::from_utf8_lossy(&bytes).into_owned() };
-            state.idempotency.finish(caller.agent(), &key, &stored).await?;
-            Ok(HttpResponse::build(status).content_type("application/json").body(bytes))
-        }
-    }
+    let answer = match state.idempotency.begin(caller.agent(), &key, &fingerprint).await? {
+        IdempotencyBegin::Replay(first) => return Ok(replay(first)),
+        IdempotencyBegin::Proceed => send(&state, &caller, &template, body).await,
+        // Sending again could send twice: answer what is known, as for a platform timeout.
+        IdempotencyBegin::Interrupted => Err(ApiError::from(parley_domain::DomainError::Interrupted)),
+    };
+    let (status, json) = match answer {
+        Ok(resp) => (resp.status(), resp),
+        Err(e) => (e.status_code(), e.error_response()),
+    };
+    let bytes = actix_web::body::to_bytes(json.into_body())
+        .await
+        .map_err(|_| parley_domain::DomainError::Internal("unreadable response".into()))?;
+    let stored = IdempotentResponse { status: status.as_u16(), body: String::from_utf8_lossy(&bytes).into_owned() };
+    state.idempotency.finish(caller.agent(), &key, &stored).await?;
+    Ok(HttpResponse::build(status).content_type("application/json").body(bytes))
 }
 
 async fn send(state: &AppState, caller: &SecretKey, template: &TemplateId, body: SendTemplate) -> Result<HttpResponse, ApiError> {

@@ -32,7 +32,8 @@ pub struct IdempotentResponse {
 pub enum IdempotencyClaim {
     /// The key was free (or its previous use expired): this request goes ahead.
     Claimed,
-    /// The key was used before within its lifetime, with this request fingerprint; `response`
-    /// is `None` while the first request is still running.
-    Existing { fingerprint: String, response: Option<IdempotentResponse> },
+    /// The key was used before within its lifetime, with this request fingerprint, claimed at
+    /// `claimed_at`; `response` is `None` while the first request is still running (or if it was
+    /// cut before it answered).
+    Existing { fingerprint: String, response: Option<IdempotentResponse>, claimed_at: Timestamp },
 }

@@ -120,6 +120,11 @@ pub enum IdempotencyBegin {
     Proceed,
     /// A retry of a finished request: answer this again, do nothing else.
     Replay(IdempotentResponse),
+    /// The first request held the key past [`IdempotencyService::LEASE`] without answering: it
+    /// was cut (the process crashed, or shut down past its deadline) and may or may not have had
+    /// its effect. Do not run it again: answer that, and [`IdempotencyService::finish`] with the
+    /// answer so later retries replay it.
+    Interrupted,
 }
 
 /// Makes retries safe: the same key and request within 24 hours answer the first response again.
@@ -130,6 +135,10 @@ pub struct IdempotencyService {
 
 impl IdempotencyService {
     pub const WINDOW: TimeDelta = TimeDelta::hours(24);
+    /// How long a request may hold its key without answering. Far above the longest a send
+    /// runs (its platform call, database waits, a shutdown's grace period), so a claim older than
+    /// this is one whose request was cut, not one still running.
+    pub const LEASE: TimeDelta = TimeDelta::minutes(5);
 
     pub fn new(repo: Arc<dyn IdempotencyRepository>, clock: Arc<dyn Clock>) -> Self {
         Self { repo, clock }
@@ -143,8 +152,9 @@ impl IdempotencyService {
         let now = self.clock.now();
         match self.repo.claim(agent, key, fingerprint, now, now - Self::WINDOW).await? {
             IdempotencyClaim::Claimed => Ok(IdempotencyBegin::Proceed),
-            IdempotencyClaim::Existing { fingerprint: first, response } if first == fingerprint => match response {
+            IdempotencyClaim::Existing { fingerprint: first, response, claimed_at } if first == fingerprint => match response {
                 Some(r) => Ok(IdempotencyBegin::Replay(r)),
+                None if now - claimed_at > Self::LEASE => Ok(IdempotencyBegin::Interrupted),
                 None => Err(DomainError::IdempotencyConflict("a request with this Idempotency-Key is still being processed".into())),
             },
             IdempotencyClaim::Existing { .. } => {
@@ -195,5 +205,45 @@ impl CampaignService {
             return Err(DomainError::not_found("campaign"));
         }
         Ok(self.executions.list(agent, &key, since.flatten(), limit.expect("validated")).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockClock, MockIdempotencyRepository};
+
+    const NOW_MS: i64 = 1_764_000_000_000;
+
+    fn service(existing: IdempotencyClaim) -> IdempotencyService {
+        let mut repo = MockIdempotencyRepository::new();
+        repo.expect_claim().returning(move |_, _, _, _, _| Ok(existing.clone()));
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| Timestamp::from_timestamp_millis(NOW_MS).unwrap());
+        IdempotencyService::new(Arc::new(repo), Arc::new(clock))
+    }
+
+    fn unanswered(age: TimeDelta) -> IdempotencyClaim {
+        let claimed_at = Timestamp::from_timestamp_millis(NOW_MS).unwrap() - age;
+        IdempotencyClaim::Existing { fingerprint: "fp".into(), response: None, claimed_at }
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_claim_is_running_within_its_lease_and_cut_after_it() {
+        let agent = AgentId::new("agt_1");
+        let running = service(unanswered(IdempotencyService::LEASE)).begin(&agent, "k", "fp").await;
+        assert!(matches!(running, Err(DomainError::IdempotencyConflict(m)) if m.contains("still being processed")));
+        let cut = service(unanswered(IdempotencyService::LEASE + TimeDelta::milliseconds(1))).begin(&agent, "k", "fp").await;
+        assert_eq!(cut.unwrap(), IdempotencyBegin::Interrupted);
+        let other = service(unanswered(TimeDelta::hours(1))).begin(&agent, "k", "another body").await;
+        assert!(matches!(other, Err(DomainError::IdempotencyConflict(m)) if m.contains("different request")), "a cut claim keeps its body");
+    }
+
+    #[tokio::test]
+    async fn an_answered_claim_replays_however_old() {
+        let answer = IdempotentResponse { status: 200, body: "{}".into() };
+        let claimed_at = Timestamp::from_timestamp_millis(NOW_MS).unwrap() - TimeDelta::hours(23);
+        let done = IdempotencyClaim::Existing { fingerprint: "fp".into(), response: Some(answer.clone()), claimed_at };
+        assert_eq!(service(done).begin(&AgentId::new("agt_1"), "k", "fp").await.unwrap(), IdempotencyBegin::Replay(answer));
     }
 }
