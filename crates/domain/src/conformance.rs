@@ -460,6 +460,11 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     to_number.updated_at = t(80);
     assert!(r.contacts.update(&to_number).await.unwrap());
     all[1].name = "4470009999".into();
+    // An update that keeps the name keeps every term.
+    let mut noted = r.contacts.get(&a, &all[0].activity.contact_id).await.unwrap().unwrap();
+    noted.notes = Some(Notes::new("called back").unwrap());
+    noted.updated_at = t(90);
+    assert!(r.contacts.update(&noted).await.unwrap());
     let after = [
         "a",
         "smile",

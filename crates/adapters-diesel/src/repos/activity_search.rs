@@ -134,6 +134,13 @@ pub(crate) fn name_terms_span() -> (String, String) {
     (NAME.to_string(), NAME_END.to_string())
 }
 
+/// The terms of `kept` that `wanted` lacks, and those of `wanted` that `kept` lacks; both sorted.
+pub(crate) fn changes<'a>(kept: &'a [String], wanted: &'a [String]) -> (Vec<&'a str>, Vec<&'a str>) {
+    let missing =
+        |from: &'a [String], other: &'a [String]| from.iter().filter(|t| other.binary_search(t).is_err()).map(String::as_str).collect();
+    (missing(kept, wanted), missing(wanted, kept))
+}
+
 /// `(activity id, updated_at)` rows of a search's ranges, each activity once (an activity has
 /// one update time, so its rows are equal), in the order first seen. Hashed: sorting the ids
 /// compared thousands of strings, most of a broad search's time.
@@ -215,7 +222,14 @@ macro_rules! replace_name_terms {
             .optional()?;
         if let Some((id, status, updated_at)) = activity {
             let (from, to) = crate::repos::activity_search::name_terms_span();
-            diesel::delete(t::table.filter(t::activity_id.eq(&id)).filter(t::term.ge(from)).filter(t::term.lt(to))).execute($conn).await?;
+            let kept: Vec<String> = t::table
+                .filter(t::activity_id.eq(&id))
+                .filter(t::term.ge(&from))
+                .filter(t::term.lt(&to))
+                .select(t::term)
+                .order(t::term)
+                .load($conn)
+                .await?;
             let digits: Vec<String> = contact_channels::table
                 .filter(contact_channels::contact_id.eq($contact))
                 .select(contact_channels::digits)
@@ -223,7 +237,14 @@ macro_rules! replace_name_terms {
                 .await?;
             let digits: Vec<&str> = digits.iter().map(String::as_str).collect();
             let terms = crate::repos::activity_search::name_terms($name, &digits);
-            crate::repos::activity_search::insert_terms!($conn, $agent, &id, &status, updated_at, &terms);
+            // Only what differs is written: most contact updates keep the name.
+            let (gone, new) = crate::repos::activity_search::changes(&kept, &terms);
+            if !gone.is_empty() {
+                diesel::delete(t::table.filter(t::activity_id.eq(&id)).filter(crate::in_list::in_list(t::term, gone)))
+                    .execute($conn)
+                    .await?;
+            }
+            crate::repos::activity_search::insert_terms!($conn, $agent, &id, &status, updated_at, new);
         }
     }};
 }
@@ -363,6 +384,14 @@ mod tests {
         assert!(other.contains(&"n5550100".to_string()), "digits that are no channel's stay name terms");
         let long = "1".repeat(40);
         assert!(terms(&long, [long.as_str()]).contains(&format!("n{}", "1".repeat(32))), "a cut suffix stays");
+    }
+
+    #[test]
+    fn a_rename_writes_only_the_terms_that_differ() {
+        let owned = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        let (kept, wanted) = (owned(&["na", "nab", "nb"]), owned(&["na", "nac", "nc"]));
+        assert_eq!(changes(&kept, &wanted), (vec!["nab", "nb"], vec!["nac", "nc"]));
+        assert_eq!(changes(&kept, &kept), (vec![], vec![]), "an unchanged name writes nothing");
     }
 
     #[test]
