@@ -38,7 +38,7 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
         Err(DomainError::Unauthorized) => {
             // Counted per client address, and refused past the limit, so keys cannot be guessed
             // at speed; limits::middleware then also refuses valid keys from that address.
-            let address = crate::limits::client_address(req.peer_addr());
+            let address = state.limits.client_address(req.peer_addr(), req.headers());
             match state.limits.bad_key(&address).await {
                 Some(retry_after) => Ok(req.error_response(ApiError::RateLimited { retry_after })),
                 None => Ok(req.error_response(ApiError::from(DomainError::Unauthorized))),

@@ -356,6 +356,8 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
         search_per_key = rate_limits.search_per_minute,
         bad_key_per_address = rate_limits.bad_key_per_minute,
         store = if rate_limits.redis.is_some() { "redis" } else { "this process" },
+        trusted_proxies =
+            args.rate_limits.trusted_proxies.as_deref().filter(|p| !p.trim().is_empty()).unwrap_or("none (the TCP peer is the client)"),
         "rate limits per minute (0 = off)"
     );
     Ok(ApiConfig {

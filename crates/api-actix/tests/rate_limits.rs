@@ -21,7 +21,10 @@ use parley_domain::model::KeyKind;
 use serde_json::{Value, json};
 
 fn limits(per_minute: u32, search_per_minute: u32, bad_key_per_minute: u32) -> ApiConfig {
-    ApiConfig { rate_limits: RateLimitConfig { per_minute, search_per_minute, bad_key_per_minute, redis: None }, ..ApiConfig::default() }
+    ApiConfig {
+        rate_limits: RateLimitConfig { per_minute, search_per_minute, bad_key_per_minute, ..Default::default() },
+        ..ApiConfig::default()
+    }
 }
 
 async fn app(per_minute: u32, search_per_minute: u32, bad_key_per_minute: u32) -> TestApp {
@@ -171,6 +174,49 @@ async fn bad_keys_are_limited_per_client_address_whatever_the_key() {
     // Other addresses are not affected, with a valid key or a bad one.
     get_from(&app, neighbour, "/v1/tags", Some(&app.a.secret)).await.assert_status(200);
     get_from(&app, neighbour, "/v1/tags", Some("sk_typo")).await.assert_error(401, "UNAUTHORIZED");
+}
+
+/// Behind a trusted proxy, each client it forwards has its own bad-key budget, and what a client
+/// writes into `X-Forwarded-For` itself is not believed; a peer that is not a trusted proxy is
+/// counted by its own address, whatever it forwards.
+#[actix_web::test]
+async fn behind_a_trusted_proxy_bad_keys_are_limited_per_forwarded_client() {
+    let mut config = limits(100, 0, 2);
+    config.rate_limits.trusted_proxies = parley_api::limits::client::TrustedProxies::parse("10.0.0.0/8").unwrap();
+    let app = TestApp::with_config("sqlite", config).await;
+    let via_proxy = |forwarded: &str| {
+        TestRequest::get()
+            .uri("/v1/tags")
+            .peer_addr(from("10.0.0.2"))
+            .insert_header(("X-Forwarded-For", forwarded.to_string()))
+            .insert_header(("X-API-Key", "sk_guess"))
+    };
+    // The attacker rotates the address it writes; the proxy appends the one it saw.
+    for spoofed in ["1.1.1.1", "2.2.2.2"] {
+        app.call(via_proxy(&format!("{spoofed}, 203.0.113.7"))).await.assert_error(401, "UNAUTHORIZED");
+    }
+    assert_rate_limited(&app.call(via_proxy("3.3.3.3, 203.0.113.7")).await, 30);
+    // Another client of the same proxy is not affected.
+    app.call(via_proxy("198.51.100.9")).await.assert_error(401, "UNAUTHORIZED");
+    let valid = TestRequest::get()
+        .uri("/v1/tags")
+        .peer_addr(from("10.0.0.2"))
+        .insert_header(("X-Forwarded-For", "198.51.100.9"))
+        .insert_header(("X-API-Key", app.a.secret.as_str()));
+    app.call(valid).await.assert_status(200);
+
+    // Not a trusted proxy: its forwarding is ignored, so rotating it does not help.
+    let direct = |forwarded: &str| {
+        TestRequest::get()
+            .uri("/v1/tags")
+            .peer_addr(from("192.0.2.50"))
+            .insert_header(("X-Forwarded-For", forwarded.to_string()))
+            .insert_header(("X-API-Key", "sk_guess"))
+    };
+    for forwarded in ["4.4.4.4", "5.5.5.5"] {
+        app.call(direct(forwarded)).await.assert_error(401, "UNAUTHORIZED");
+    }
+    assert_rate_limited(&app.call(direct("6.6.6.6")).await, 30);
 }
 
 // ---- Two processes, one Redis ----
@@ -402,7 +448,8 @@ async fn the_memory_and_redis_stores_agree() {
     use parley_api::limits::{Admit, Bucket, LimitStore, RedisConfig, Tally};
 
     let redis = RedisConfig { url: redis_url(), key_prefix: unique_prefix("agree") };
-    let config = RateLimitConfig { per_minute: 4, search_per_minute: 2, bad_key_per_minute: 2, redis: Some(redis.clone()) };
+    let config =
+        RateLimitConfig { per_minute: 4, search_per_minute: 2, bad_key_per_minute: 2, redis: Some(redis.clone()), ..Default::default() };
     let stores: [Box<dyn LimitStore>; 2] = [Box::new(MemoryStore::new(&config)), Box::new(RedisStore::new(&redis, &config).unwrap())];
     // Waits shrink with the time the test takes: compare them rounded up to 5 s (the intervals
     // here are multiples of 5 s), which a slow machine cannot cross.

@@ -3,6 +3,7 @@
 use clap::Args;
 
 use super::Bucket;
+use super::client::TrustedProxies;
 use crate::cli::redact_url;
 
 /// Above this a cell would come back more often than every 60 µs, finer than the stores count.
@@ -31,6 +32,11 @@ pub struct RateLimitArgs {
     /// its own and a warning is logged.
     #[arg(long, env = "REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
+    /// Reverse proxies and load balancers whose `X-Forwarded-For` is believed, so the per-address
+    /// limit counts the client instead of the proxy: a comma-separated list of addresses and
+    /// networks, e.g. 10.0.0.0/8,fd00::/8 (unset: the TCP peer is the client).
+    #[arg(long, env = "PARLEY_TRUSTED_PROXIES")]
+    pub trusted_proxies: Option<String>,
     /// Prefix of every Redis key the rate limits write.
     #[arg(long, env = "PARLEY_REDIS_KEY_PREFIX", default_value = "parley:rl:")]
     pub redis_key_prefix: String,
@@ -51,6 +57,7 @@ impl RateLimitArgs {
             search_per_minute: self.search_rate_limit_per_minute,
             bad_key_per_minute: self.bad_key_rate_limit_per_minute,
             redis,
+            trusted_proxies: TrustedProxies::parse(self.trusted_proxies.as_deref().unwrap_or_default())?,
         })
     }
 }
@@ -64,12 +71,14 @@ pub struct RateLimitConfig {
     pub bad_key_per_minute: u32,
     /// Counters shared through Redis; `None`: in this process.
     pub redis: Option<RedisConfig>,
+    /// Proxies whose `X-Forwarded-For` names the client; none by default.
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl RateLimitConfig {
     /// The product's limits: 100 per minute per key, 30 searches on top, 20 bad keys per address.
     pub fn standard() -> Self {
-        Self { per_minute: 100, search_per_minute: 30, bad_key_per_minute: 20, redis: None }
+        Self { per_minute: 100, search_per_minute: 30, bad_key_per_minute: 20, redis: None, trusted_proxies: TrustedProxies::default() }
     }
 
     pub fn any_on(&self) -> bool {

@@ -120,7 +120,7 @@ mod tests {
     use super::*;
 
     fn store(per_minute: u32, search: u32, bad_key: u32) -> MemoryStore {
-        MemoryStore::new(&RateLimitConfig { per_minute, search_per_minute: search, bad_key_per_minute: bad_key, redis: None })
+        MemoryStore::new(&RateLimitConfig { per_minute, search_per_minute: search, bad_key_per_minute: bad_key, ..Default::default() })
     }
 
     #[tokio::test]

@@ -10,7 +10,7 @@ use actix_web::middleware::Next;
 use actix_web::web::Data;
 use parley_domain::model::Principal;
 
-use super::{Usage, client_address};
+use super::Usage;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -27,7 +27,7 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
         // Preflights carry no key: nothing to count.
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
-    let address = client_address(req.peer_addr());
+    let address = state.limits.client_address(req.peer_addr(), req.headers());
     let search = req.path() == SEARCH_PATH;
     let Some(decision) = state.limits.admit(&address, key_id.as_str(), search).await else {
         return Ok(next.call(req).await?.map_into_boxed_body());

@@ -4,6 +4,7 @@
 //! `REDIS_URL`, in Redis shared by every instance ([`redis`]) with the process as a fallback
 //! while Redis is unreachable ([`fallback`]). Decisions are written down in docs/rate-limits.md.
 
+pub mod client;
 pub mod config;
 pub mod fallback;
 pub mod memory;
@@ -12,6 +13,8 @@ pub mod openapi;
 pub mod redis;
 
 use std::net::{IpAddr, SocketAddr};
+
+use actix_web::http::header::HeaderMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -127,6 +130,12 @@ impl Limiter {
         Self { config, store: Some(store) }
     }
 
+    /// The address a request is counted against: its peer's, or behind a trusted proxy the
+    /// client's it forwarded.
+    pub fn client_address(&self, peer: Option<SocketAddr>, headers: &HeaderMap) -> String {
+        address_key(self.config.trusted_proxies.client_ip(peer.map(|p| p.ip()), headers))
+    }
+
     pub fn config(&self) -> &RateLimitConfig {
         &self.config
     }
@@ -202,10 +211,10 @@ impl Limiter {
     }
 }
 
-/// The client address as the limits see it: the peer's IP (a proxy's, behind one), IPv6 by
-/// its /64 (one host usually holds a whole /64, so single addresses would be free to rotate).
-pub fn client_address(peer: Option<SocketAddr>) -> String {
-    match peer.map(|p| p.ip()) {
+/// The client address as the limits count it: its IP (see [`client`] for which), IPv6 by its
+/// /64 (one host usually holds a whole /64, so single addresses would be free to rotate).
+pub fn address_key(ip: Option<IpAddr>) -> String {
+    match ip {
         None => "unknown".into(),
         Some(IpAddr::V4(v4)) => v4.to_string(),
         Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
@@ -238,10 +247,10 @@ mod tests {
 
     #[test]
     fn addresses_group_ipv6_by_64_and_unmap_ipv4() {
-        assert_eq!(client_address(Some("10.1.2.3:80".parse().unwrap())), "10.1.2.3");
-        assert_eq!(client_address(Some("[2001:db8:1:2:3:4:5:6]:80".parse().unwrap())), "2001:db8:1:2::/64");
-        assert_eq!(client_address(Some("[::ffff:10.1.2.3]:80".parse().unwrap())), "10.1.2.3");
-        assert_eq!(client_address(None), "unknown");
+        assert_eq!(address_key(Some("10.1.2.3".parse().unwrap())), "10.1.2.3");
+        assert_eq!(address_key(Some("2001:db8:1:2:3:4:5:6".parse().unwrap())), "2001:db8:1:2::/64");
+        assert_eq!(address_key(Some("::ffff:10.1.2.3".parse().unwrap())), "10.1.2.3");
+        assert_eq!(address_key(None), "unknown");
     }
 
     #[test]
