@@ -78,8 +78,7 @@ pub fn placeholders(text: &str) -> Vec<u32> {
         let after = &rest[start + 2..];
         match after.find("}}") {
             Some(end) => {
-                if let Ok(n) = after[..end].trim().parse::<u32>()
-                    && n > 0
+                if let Some(n) = placeholder_number(&after[..end])
                     && !found.contains(&n)
                 {
                     found.push(n);
@@ -93,9 +92,18 @@ pub fn placeholders(text: &str) -> Vec<u32> {
     found
 }
 
-/// How many parameters `text` needs: one per distinct placeholder.
+/// The number of a placeholder from what is between its braces: the platform's `1`, `2`, …
+/// (spaces around allowed), never `0`, a sign or a leading zero, which no template holds.
+fn placeholder_number(inner: &str) -> Option<u32> {
+    let digits = inner.trim();
+    let canonical = !digits.is_empty() && !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit());
+    canonical.then(|| digits.parse().ok()).flatten()
+}
+
+/// How many parameters `text` needs: as many as its highest placeholder, since the platform
+/// fills `{{n}}` with the n-th parameter (its templates number them 1…n without gaps).
 pub fn parameter_count(text: &str) -> usize {
-    placeholders(text).len()
+    placeholders(text).last().map_or(0, |&n| n as usize)
 }
 
 /// `text` with `{{n}}` replaced by `params[n - 1]`; unknown placeholders stay as written.
@@ -107,7 +115,7 @@ pub fn fill(text: &str, params: &[String]) -> String {
         let after = &rest[start + 2..];
         match after.find("}}") {
             Some(end) => {
-                let value = after[..end].trim().parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| params.get(i));
+                let value = placeholder_number(&after[..end]).and_then(|n| params.get(n as usize - 1));
                 match value {
                     Some(v) => out.push_str(v),
                     None => out.push_str(&rest[start..start + 2 + end + 2]),
@@ -133,6 +141,9 @@ mod tests {
         assert_eq!(placeholders("Hi {{1}}, your order {{2}} ships {{ 3 }}; {{1}} again"), [1, 2, 3]);
         assert_eq!(placeholders("No params, {{name}} or {{0}} or {{"), Vec::<u32>::new());
         assert_eq!(parameter_count("{{2}} then {{1}}"), 2);
+        assert_eq!(parameter_count("only {{2}}"), 2, "the second parameter fills it");
+        assert_eq!(placeholders("{{01}} {{+1}} {{1x}} {{ }} {{99999999999}}"), Vec::<u32>::new(), "not numbers a template writes");
+        assert_eq!(fill("{{01}} {{+1}} {{2}}", &["a".into(), "b".into()]), "{{01}} {{+1}} b", "filled as counted");
     }
 
     #[test]
