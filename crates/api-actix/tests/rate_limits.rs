@@ -316,6 +316,10 @@ async fn two_instances_over_one_redis_enforce_one_limit() {
     assert_eq!(http_get(servers[1].port, "/v1/tags", Some("sk_guess")).0, 429, "the other instance knows");
     let (status, headers, _) = http_get(servers[0].port, "/v1/tags", Some(&fresh_key));
     assert_eq!((status, remaining(&headers)), (429, None), "and refuses even a valid, unspent key from that address");
+    let blocked = "too many requests with a bad key from one client address";
+    assert_eq!(times_logged(&servers[1], blocked), 1, "the instance that refused the first request over the limit says so, once");
+    assert!(servers[1].logged(blocked)[0].contains("127.0.0.1"), "naming the address: {:?}", servers[1].logged(blocked));
+    assert!(servers[0].logged(blocked).is_empty(), "requests refused during the block are not logged one by one");
     for server in &servers {
         assert!(server.logged("Redis is unreachable").is_empty(), "Redis answered all along");
     }

@@ -200,7 +200,15 @@ impl Limiter {
         match self.store.as_ref()?.bad_key(address).await {
             Ok(Admit::Blocked { retry_after }) => Some(retry_after),
             Ok(Admit::Counted(tallies)) => match tallies.last() {
-                Some(Tally::Refused { retry_after }) => Some(*retry_after),
+                Some(Tally::Refused { retry_after }) => {
+                    // Once per block: the requests refused during it are `Blocked`.
+                    tracing::warn!(
+                        address,
+                        blocked_secs = retry_after.as_secs_f64().ceil() as u64,
+                        "too many requests with a bad key from one client address: every request from it is refused until the wait ends"
+                    );
+                    Some(*retry_after)
+                }
                 _ => None,
             },
             Err(e) => {
