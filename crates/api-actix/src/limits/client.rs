@@ -64,7 +64,7 @@ fn parse_hop(entry: &str) -> Option<IpAddr> {
 }
 
 /// IPv4-mapped IPv6 as the IPv4 address it is.
-fn canonical(ip: IpAddr) -> IpAddr {
+pub(crate) fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
         v4 => v4,

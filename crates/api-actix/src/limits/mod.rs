@@ -222,16 +222,13 @@ impl Limiter {
 /// The client address as the limits count it: its IP (see [`client`] for which), IPv6 by its
 /// /64 (one host usually holds a whole /64, so single addresses would be free to rotate).
 pub fn address_key(ip: Option<IpAddr>) -> String {
-    match ip {
+    match ip.map(client::canonical) {
         None => "unknown".into(),
         Some(IpAddr::V4(v4)) => v4.to_string(),
-        Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4.to_string(),
-            None => {
-                let s = v6.segments();
-                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-            }
-        },
+        Some(IpAddr::V6(v6)) => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
     }
 }
 
