@@ -25,6 +25,23 @@ impl From<diesel_async::pooled_connection::deadpool::PoolError> for DbError {
     }
 }
 
+impl DbError {
+    /// A transaction the database aborted only to resolve a conflict with another one: a
+    /// deadlock (PostgreSQL's SQLSTATE 40P01, which diesel reports without a kind) or a
+    /// serialization failure (40001). Running it again from the start may succeed.
+    pub(crate) fn is_transient_conflict(&self) -> bool {
+        match self {
+            DbError::Query(DieselError::DatabaseError(kind, info)) => {
+                matches!(kind, DatabaseErrorKind::SerializationFailure) || info.message().contains("deadlock detected")
+            }
+            DbError::Query(DieselError::RollbackErrorOnCommit { commit_error, .. }) => {
+                matches!(&**commit_error, DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _))
+            }
+            _ => false,
+        }
+    }
+}
+
 impl From<DbError> for StoreError {
     fn from(e: DbError) -> Self {
         match e {
@@ -35,6 +52,9 @@ impl From<DbError> for StoreError {
                 DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand => {
                     StoreError::Unavailable(info.message().to_string())
                 }
+                // Still conflicting after the retries of `in_transaction!`: busy, not a bug.
+                DatabaseErrorKind::SerializationFailure => StoreError::Unavailable(info.message().to_string()),
+                _ if info.message().contains("deadlock detected") => StoreError::Unavailable(info.message().to_string()),
                 // SQLite reports its uniqueness failures without a kind on some paths, and
                 // "database is locked" when a writer outlasts the busy timeout.
                 _ if info.message().starts_with("UNIQUE constraint failed") => StoreError::Conflict(info.message().to_string()),
@@ -94,5 +114,17 @@ mod tests {
         assert!(matches!(DbError::Query(DieselError::BrokenTransactionManager).into(), StoreError::Unavailable(_)));
         assert!(matches!(DbError::Pool("timed out waiting".into()).into(), StoreError::Unavailable(_)));
         assert!(matches!(db(DatabaseErrorKind::Unknown, "syntax error at or near \"SELEC\""), StoreError::Internal(_)), "bugs stay 500");
+    }
+
+    #[test]
+    fn deadlocks_and_serialization_failures_are_retried_then_unavailable() {
+        let query = |kind, message: &str| DbError::Query(DieselError::DatabaseError(kind, Box::new(message.to_string())));
+        let deadlock = query(DatabaseErrorKind::Unknown, "deadlock detected");
+        let serialization = query(DatabaseErrorKind::SerializationFailure, "could not serialize access");
+        assert!(deadlock.is_transient_conflict() && serialization.is_transient_conflict());
+        assert!(!query(DatabaseErrorKind::UniqueViolation, "duplicate key").is_transient_conflict());
+        assert!(!DbError::Pool("timed out".into()).is_transient_conflict());
+        assert!(matches!(StoreError::from(deadlock), StoreError::Unavailable(_)));
+        assert!(matches!(StoreError::from(serialization), StoreError::Unavailable(_)));
     }
 }

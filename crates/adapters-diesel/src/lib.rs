@@ -8,6 +8,7 @@ mod column_test;
 mod contains;
 mod error;
 mod in_list;
+mod locks;
 mod migrate;
 mod pool;
 mod repos;

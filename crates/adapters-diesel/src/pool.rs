@@ -353,15 +353,27 @@ macro_rules! run {
 
 /// Like [`with_conn!`] inside one write transaction. On SQLite it is `BEGIN IMMEDIATE`, so
 /// concurrent writers queue on the busy timeout instead of failing when they upgrade a read lock.
+/// On PostgreSQL a transaction aborted by a deadlock or a serialization failure runs again from
+/// the start, up to [`TRANSACTION_ATTEMPTS`] times in all, so the body must be safe to run
+/// twice (it is: it only reads its captures). Writers take their locks in one order
+/// (`locks.rs`), so a retry is the exception, not the rule. With `once` first, a single attempt:
+/// for a body that consumes what it captures (a catalog import's batches), which no request waits
+/// on.
 macro_rules! in_transaction {
-    ($store:expr, |$conn:ident| $body:expr) => {{
+    ($store:expr, once, |$conn:ident| $body:expr) => {
+        $crate::pool::in_transaction!(@run $store, once, |$conn| $body)
+    };
+    ($store:expr, |$conn:ident| $body:expr) => {
+        $crate::pool::in_transaction!(@run $store, retried, |$conn| $body)
+    };
+    (@run $store:expr, $pg:ident, |$conn:ident| $body:expr) => {{
         match &*$store.pools {
             #[cfg(feature = "postgres")]
             $crate::pool::Pools::Pg(pool) => {
                 use diesel_async::AsyncConnection as _;
                 let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
                 let conn: &mut $crate::pool::PgConn = &mut pooled;
-                conn.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
+                $crate::pool::in_transaction!(@$pg conn, |$conn| $body)
             }
             #[cfg(feature = "sqlite")]
             $crate::pool::Pools::Sqlite { blocking, .. } => {
@@ -371,6 +383,34 @@ macro_rules! in_transaction {
             }
         }
     }};
+    (@once $pooled:ident, |$conn:ident| $body:expr) => {
+        $pooled.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
+    };
+    (@retried $pooled:ident, |$conn:ident| $body:expr) => {{
+        let mut attempt = 1;
+        loop {
+            match $pooled.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await {
+                Err(e) if e.is_transient_conflict() && attempt < $crate::pool::TRANSACTION_ATTEMPTS => {
+                    tracing::debug!(attempt, error = %e, "transaction conflicted: running it again");
+                    tokio::time::sleep($crate::pool::retry_pause(attempt)).await;
+                    attempt += 1;
+                }
+                result => break result,
+            }
+        }
+    }};
+}
+
+/// How many times [`in_transaction!`] runs a transaction that keeps conflicting before the
+/// conflict is answered as unavailable (503): enough to ride out a burst, bounded so a request
+/// never loops.
+pub(crate) const TRANSACTION_ATTEMPTS: u32 = 5;
+
+/// The pause before attempt `attempt + 1`: exponential from 2 ms with full jitter, so the
+/// transactions that collided do not collide again in step (1–4 ms, then up to 8, 16, 32 ms).
+pub(crate) fn retry_pause(attempt: u32) -> Duration {
+    let ceiling = 2u64 << attempt.min(10);
+    Duration::from_millis(1 + rand::random_range(0..ceiling))
 }
 
 #[cfg(feature = "sqlite")]

@@ -9,7 +9,7 @@ use super::activity_views::{ViewRow, channel_list, contact_view, refresh_tag_lis
 use super::contacts::name_search;
 use crate::Store;
 use crate::error::DbError;
-use crate::in_list::in_list;
+use crate::locks::{OrderedLocks, status_move};
 use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contacts, tags};
@@ -89,17 +89,15 @@ macro_rules! mirror_updated_at {
     };
 }
 
-/// Whether the activity exists for this agent.
+/// Whether the activity exists for this agent, its row locked (a no-op write) so the changes
+/// that follow in the transaction see it as they leave it.
 macro_rules! owned {
     ($conn:expr, $agent:expr, $id:expr) => {
-        activities::table
-            .filter(activities::agent_id.eq($agent))
-            .filter(activities::id.eq($id))
-            .select(activities::id)
-            .first::<String>($conn)
-            .await
-            .optional()?
-            .is_some()
+        diesel::update(activities::table.filter(activities::agent_id.eq($agent)).filter(activities::id.eq($id)))
+            .set(activities::updated_at.eq(activities::updated_at))
+            .execute($conn)
+            .await?
+            > 0
     };
 }
 
@@ -307,19 +305,20 @@ impl ActivityRepository for Store {
             mirror_updated_at!(conn, a.id.as_str(), a.updated_at);
             mirror_to_terms!(conn, a.id.as_str(), a.status.as_str(), millis(a.updated_at));
             if before != a.status.as_str() {
-                count_status!(conn, a.agent_id.as_str(), before.as_str(), -1);
-                count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
+                for (status, delta) in status_move(before.as_str(), a.status.as_str()) {
+                    count_status!(conn, a.agent_id.as_str(), status, delta);
+                }
             }
             if n > 0
-                && let Some((contact, shown, lowercase)) = rename
+                && let Some((contact, shown, lowercase)) = &rename
             {
                 diesel::update(
                     contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str())),
                 )
-                .set(contact)
+                .set(contact.clone())
                 .execute(conn)
                 .await?;
-                diesel::update(target()).set(shown).execute(conn).await?;
+                diesel::update(target()).set(*shown).execute(conn).await?;
                 replace_name_terms!(conn, a.agent_id.as_str(), a.contact_id.as_str(), &lowercase);
             }
             Ok(n > 0)
@@ -328,14 +327,14 @@ impl ActivityRepository for Store {
     }
 
     async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tag_ids: &[TagId], at: Timestamp) -> StoreResult<bool> {
+        let ids: Vec<&str> = tag_ids.iter().map(TagId::as_str).collect();
         let found = in_transaction!(self, |conn| {
+            // Tags before their activity, as every writer of both (`locks.rs`). Only the agent's
+            // own tags, whatever the caller checked: tenants never mix.
+            let owned_tags = conn.lock_tags(agent.as_str(), &ids).await?;
             if !owned!(conn, agent.as_str(), id.as_str()) {
                 return Ok(false);
             }
-            // Only the agent's own tags, whatever the caller checked: tenants never mix.
-            let ids: Vec<&str> = tag_ids.iter().map(TagId::as_str).collect();
-            let owned_tags: Vec<String> =
-                tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(in_list(tags::id, &ids)).select(tags::id).load(conn).await?;
             let mut attached = 0;
             for tag in &owned_tags {
                 let inserted = diesel::insert_into(activity_tags::table)
@@ -364,6 +363,8 @@ impl ActivityRepository for Store {
 
     async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp) -> StoreResult<bool> {
         let found = in_transaction!(self, |conn| {
+            // The tag before its activity, as every writer of both (`locks.rs`).
+            conn.lock_tags(agent.as_str(), &[tag.as_str()]).await?;
             if !owned!(conn, agent.as_str(), id.as_str()) {
                 return Ok(false);
             }

@@ -78,10 +78,12 @@ impl ContactRepository for Store {
             contacts::created_at.eq(millis(contact.created_at)),
             contacts::updated_at.eq(millis(contact.updated_at)),
         );
-        let channels: Vec<_> = contact
-            .channels
-            .iter()
-            .enumerate()
+        // Inserted in (type, id) order, not position order: two contacts claiming the same two
+        // channels then wait on the same unique key first instead of deadlocking (`locks.rs`).
+        let mut by_key: Vec<_> = contact.channels.iter().enumerate().collect();
+        by_key.sort_by_key(|(_, ch)| (ch.channel_type().as_str(), ch.channel_id()));
+        let channels: Vec<_> = by_key
+            .into_iter()
             .map(|(position, ch)| {
                 (
                     contact_channels::agent_id.eq(contact.agent_id.as_str()),
@@ -94,9 +96,9 @@ impl ContactRepository for Store {
             })
             .collect();
         in_transaction!(self, |conn| {
-            diesel::insert_into(contacts::table).values(values).execute(conn).await?;
-            for row in channels {
-                diesel::insert_into(contact_channels::table).values(row).execute(conn).await?;
+            diesel::insert_into(contacts::table).values(values.clone()).execute(conn).await?;
+            for row in &channels {
+                diesel::insert_into(contact_channels::table).values(row.clone()).execute(conn).await?;
             }
             Ok(())
         })?;
@@ -168,7 +170,7 @@ impl ContactRepository for Store {
         let (agent, id) = (contact.agent_id.as_str(), contact.id.as_str());
         let updated = in_transaction!(self, |conn| {
             let n = diesel::update(contacts::table.filter(contacts::agent_id.eq(agent)).filter(contacts::id.eq(id)))
-                .set(changes)
+                .set(changes.clone())
                 .execute(conn)
                 .await?;
             // Its activity shows the name (`contact_name`); the contact's row, locked by the

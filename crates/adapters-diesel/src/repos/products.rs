@@ -222,7 +222,7 @@ impl ProductRepository for Store {
             batches.push(batch);
         }
 
-        in_transaction!(self, |conn| {
+        in_transaction!(self, once, |conn| {
             let revision = next_revision!(conn, agent);
             for row in batches.iter_mut().flat_map(|b| b.products.iter_mut()) {
                 row.revision = revision;

@@ -8,15 +8,22 @@ use super::activity_views::refresh_tag_list;
 use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
+use crate::locks::OrderedLocks;
 use crate::pool::{in_transaction, read_conn, with_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::{activity_tags, tags};
 
-/// The ids of the activities carrying tag `$tag`.
+/// The ids of the activities carrying tag `$tag`, in id order: the order writers lock
+/// activities in (`locks.rs`). Read after the tag is locked, so no attach or detach can change
+/// the set before the transaction ends.
 macro_rules! carriers {
     ($conn:expr, $tag:expr) => {{
-        let ids: Vec<String> =
-            activity_tags::table.filter(activity_tags::tag_id.eq($tag)).select(activity_tags::activity_id).load($conn).await?;
+        let ids: Vec<String> = activity_tags::table
+            .filter(activity_tags::tag_id.eq($tag))
+            .order(activity_tags::activity_id.asc())
+            .select(activity_tags::activity_id)
+            .load($conn)
+            .await?;
         ids
     }};
 }
@@ -113,10 +120,13 @@ impl TagRepository for Store {
         );
         let target = || tags::table.filter(tags::agent_id.eq(tag.agent_id.as_str())).filter(tags::id.eq(tag.id.as_str()));
         let updated = in_transaction!(self, |conn| {
+            // Locked before it is read, so `before` is what this update replaces.
+            conn.lock_tags(tag.agent_id.as_str(), &[tag.id.as_str()]).await?;
             let before: Option<(String, String)> = target().select((tags::name, tags::color)).first(conn).await.optional()?;
             let Some(before) = before else { return Ok(false) };
-            diesel::update(target()).set(changes).execute(conn).await?;
+            diesel::update(target()).set(changes.clone()).execute(conn).await?;
             // The activities carrying it show its name and color (`tag_list`).
+            // The carriers follow their tag, in id order (`locks.rs`).
             if before != (tag.name.as_str().to_string(), tag.color.as_str().to_string()) {
                 for activity in carriers!(conn, tag.id.as_str()) {
                     refresh_tag_list!(conn, activity.as_str());
@@ -129,13 +139,20 @@ impl TagRepository for Store {
 
     async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool> {
         let deleted = in_transaction!(self, |conn| {
-            let target = tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq(id.as_str()));
-            let carriers = carriers!(conn, id.as_str());
-            // activity_tags rows go with it (ON DELETE CASCADE); then the carriers' `tag_list`.
-            if diesel::delete(target).execute(conn).await? == 0 {
+            let target = || tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq(id.as_str()));
+            // The tag, then its carriers, then (by the cascade) their links: the order of every
+            // writer of them (`locks.rs`). Deleting first would lock the links before the
+            // activities, against an activity update that mirrors onto its links.
+            if conn.lock_tags(agent.as_str(), &[id.as_str()]).await?.is_empty() {
                 return Ok(false);
             }
-            for activity in carriers {
+            let carriers = carriers!(conn, id.as_str());
+            conn.lock_activities(&carriers).await?;
+            // activity_tags rows go with it (ON DELETE CASCADE); then the carriers' `tag_list`.
+            if diesel::delete(target()).execute(conn).await? == 0 {
+                return Ok(false);
+            }
+            for activity in &carriers {
                 refresh_tag_list!(conn, activity.as_str());
             }
             Ok(true)

@@ -1,0 +1,87 @@
+//! Row locks taken in the one global order every write transaction follows (see
+//! `docs/storage.md`, "Lock order"): contact, then tags by id, then activities by id, then the
+//! rows that hang off them (links, terms, kept counts by key).
+//!
+//! Only PostgreSQL needs them: there writers lock rows, and two transactions that lock the same
+//! two rows in opposite orders deadlock. On SQLite every write transaction is `BEGIN IMMEDIATE`,
+//! so writers run one at a time and no row lock exists; the SQLite methods only read.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+
+use crate::error::DbResult;
+use crate::in_list::in_list;
+use crate::schema::{activities, tags};
+
+/// What a write transaction's connection offers to take its locks in order.
+pub(crate) trait OrderedLocks {
+    /// The agent's tags among `ids`, sorted by id, each locked (PostgreSQL) in that order.
+    /// Ids of other agents' tags or of no tag are left out.
+    async fn lock_tags(&mut self, agent: &str, ids: &[&str]) -> DbResult<Vec<String>>;
+
+    /// Locks the activities `ids` (PostgreSQL) in id order. Ids that match no row are skipped.
+    async fn lock_activities(&mut self, ids: &[String]) -> DbResult<()>;
+}
+
+#[cfg(feature = "postgres")]
+impl OrderedLocks for crate::pool::PgConn {
+    async fn lock_tags(&mut self, agent: &str, ids: &[&str]) -> DbResult<Vec<String>> {
+        // `ORDER BY … FOR UPDATE`: PostgreSQL locks the rows as the sorted plan emits them.
+        Ok(tags::table
+            .filter(tags::agent_id.eq(agent))
+            .filter(in_list(tags::id, ids))
+            .order(tags::id.asc())
+            .select(tags::id)
+            .for_update()
+            .load(self)
+            .await?)
+    }
+
+    async fn lock_activities(&mut self, ids: &[String]) -> DbResult<()> {
+        if !ids.is_empty() {
+            activities::table
+                .filter(in_list(activities::id, ids))
+                .order(activities::id.asc())
+                .select(activities::id)
+                .for_update()
+                .load::<String>(self)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl OrderedLocks for crate::pool::SqliteConn {
+    async fn lock_tags(&mut self, agent: &str, ids: &[&str]) -> DbResult<Vec<String>> {
+        Ok(tags::table
+            .filter(tags::agent_id.eq(agent))
+            .filter(in_list(tags::id, ids))
+            .order(tags::id.asc())
+            .select(tags::id)
+            .load(self)
+            .await?)
+    }
+
+    async fn lock_activities(&mut self, _ids: &[String]) -> DbResult<()> {
+        Ok(())
+    }
+}
+
+/// The two `(agent, status)` count rows a status move changes, in key order: `(status, delta)`.
+/// Two activities moving in opposite directions (open → closed, closed → open) then lock the
+/// two rows in the same order instead of deadlocking on each other.
+pub(crate) fn status_move<'a>(from: &'a str, to: &'a str) -> [(&'a str, i64); 2] {
+    if from < to { [(from, -1), (to, 1)] } else { [(to, 1), (from, -1)] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::status_move;
+
+    #[test]
+    fn a_status_move_touches_its_counts_in_key_order_whatever_the_direction() {
+        assert_eq!(status_move("open", "closed"), [("closed", 1), ("open", -1)]);
+        assert_eq!(status_move("closed", "open"), [("closed", -1), ("open", 1)]);
+    }
+}
