@@ -269,7 +269,7 @@ fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, S
 }
 
 /// A send of the sandbox's `welcome` template (one body parameter) to `phone`.
-fn send_body(phone: &str) -> String {
+pub(super) fn send_body(phone: &str) -> String {
     format!(r#"{{"to":{},"components":[{{"type":"body","parameters":[{{"type":"text","text":"Parley"}}]}}]}}"#, quote(phone))
 }
 
@@ -279,7 +279,7 @@ fn cart_body(product: &str, qty: u32) -> String {
 }
 
 /// One seeding request; anything but 2xx stops the bench.
-fn call(client: &mut Client, method: &str, path: &str, body: Option<&str>) -> Result<Json, String> {
+pub(super) fn call(client: &mut Client, method: &str, path: &str, body: Option<&str>) -> Result<Json, String> {
     let (status, answer) = client.send(method, path, body)?;
     let text = String::from_utf8_lossy(&answer);
     if !(200..300).contains(&status) {

@@ -72,11 +72,10 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
 /// Sends `count` requests of the load, its paths and bodies in turn; anything but 2xx fails.
 fn drive(client: &mut Client, load: &Load, count: usize) -> Result<(), String> {
     for i in 0..count {
-        let path = &load.paths[i % load.paths.len()];
-        let body = (!load.bodies.is_empty()).then(|| load.bodies[i % load.bodies.len()].as_str());
-        let (status, answer) = client.send(load.method, path, body)?;
+        let (method, path, body) = load.request(i);
+        let (status, answer) = client.send(method, path, body)?;
         if !(200..300).contains(&status) {
-            return Err(format!("{} {path} answered {status}: {}", load.method, String::from_utf8_lossy(&answer)));
+            return Err(format!("{method} {path} answered {status}: {}", String::from_utf8_lossy(&answer)));
         }
     }
     Ok(())

@@ -13,6 +13,7 @@ mod json;
 mod labeled;
 mod metrics;
 mod search;
+mod writes;
 mod wrk;
 
 use std::path::{Path, PathBuf};
@@ -25,7 +26,8 @@ const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--
        cargo xtask bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
        cargo xtask bench index [--sizes 100000,1000000]
        cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5] [--only \"get activity,search\"]
-       cargo xtask bench instructions [--backends sqlite] [--products 100000] [--contacts 10000] [--requests 200] [--only \"get activity\"]";
+       cargo xtask bench instructions [--backends sqlite] [--products 100000] [--contacts 10000] [--requests 200] [--only \"get activity\"]
+       cargo xtask bench writes [--backends sqlite,postgres] [--connections 64] [--seconds 10] [--activities 200] [--binary PATH]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     match args {
@@ -33,6 +35,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         ["search", rest @ ..] => search::run(&Options::parse("search", rest)?),
         ["api", rest @ ..] => api::run(&api::ApiOptions::parse(rest)?),
         ["instructions", rest @ ..] => instructions::run(&api::ApiOptions::parse_instructions(rest)?),
+        ["writes", rest @ ..] => writes::run(&writes::WritesOptions::parse(rest)?),
         ["index"] => index::run(&[100_000, 1_000_000]),
         ["index", "--sizes", sizes] => {
             index::run(&sizes.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<Vec<usize>, _>>()?)
