@@ -6,6 +6,7 @@ diesel::table! {
         id -> Text,
         name -> Text,
         created_at -> BigInt,
+        contact_count -> BigInt,
     }
 }
 

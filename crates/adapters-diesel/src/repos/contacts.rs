@@ -8,9 +8,9 @@ use super::activity_search::replace_name_terms;
 use super::group_channels;
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, read_conn, read_snapshot};
+use crate::pool::{in_transaction, read_conn, read_direct, read_snapshot, run};
 use crate::rows::{from_millis, millis, valid};
-use crate::schema::{activities, contact_channels, contacts};
+use crate::schema::{activities, agents, contact_channels, contacts};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = contacts)]
@@ -64,6 +64,30 @@ fn assemble(rows: Vec<ContactRow>, channel_rows: Vec<(String, String, String)>) 
         .collect()
 }
 
+/// One page of the agent's contacts with their channels and the kept total, each query run as
+/// `$mode` says (see [`run!`]): the total is the agent's kept count (`agents.contact_count`),
+/// not a count of its contacts.
+macro_rules! page_of_contacts {
+    ($mode:ident, $conn:ident, $agent:ident, $page:ident) => {{
+        let (agent, page): (&str, PageRequest) = ($agent.as_str(), $page);
+        let total: Option<i64> = run!($mode, optional, $conn, agents::table.filter(agents::id.eq(agent)).select(agents::contact_count));
+        let rows: Vec<ContactRow> = run!(
+            $mode,
+            load,
+            $conn,
+            contacts::table
+                .filter(contacts::agent_id.eq(agent))
+                .order((contacts::created_at.desc(), contacts::id.desc()))
+                .limit(i64::from(page.limit()))
+                .offset(page.offset() as i64)
+                .select(ContactRow::as_select())
+        );
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        let channels = load_channels!($mode, $conn, &ids);
+        (total.unwrap_or(0), rows, channels)
+    }};
+}
+
 #[async_trait]
 impl ContactRepository for Store {
     async fn insert(&self, contact: &Contact) -> StoreResult<()> {
@@ -100,6 +124,11 @@ impl ContactRepository for Store {
             for row in &channels {
                 diesel::insert_into(contact_channels::table).values(row.clone()).execute(conn).await?;
             }
+            // The agent's kept count of contacts (`agents.contact_count`), last: a kept count.
+            diesel::update(agents::table.filter(agents::id.eq(contact.agent_id.as_str())))
+                .set(agents::contact_count.eq(agents::contact_count + 1))
+                .execute(conn)
+                .await?;
             Ok(())
         })?;
         Ok(())
@@ -140,21 +169,8 @@ impl ContactRepository for Store {
     }
 
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>> {
-        let (total, rows, channels) = read_snapshot!(self, |conn| async {
-            let total: i64 = contacts::table.filter(contacts::agent_id.eq(agent.as_str())).count().get_result(conn).await?;
-            let rows: Vec<ContactRow> = contacts::table
-                .filter(contacts::agent_id.eq(agent.as_str()))
-                .order((contacts::created_at.desc(), contacts::id.desc()))
-                .limit(i64::from(page.limit()))
-                .offset(page.offset() as i64)
-                .select(ContactRow::as_select())
-                .load(conn)
-                .await?;
-            let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-            let channels = load_channels!(awaited, conn, &ids);
-            Ok::<_, DbError>((total, rows, channels))
-        }
-        .await)?;
+        let agent = agent.as_str().to_string();
+        let (total, rows, channels) = read_direct!(self, page_of_contacts!(agent, page))?;
         Ok(Page { items: assemble(rows, channels)?, total: total as u64, request: page })
     }
 
