@@ -39,7 +39,13 @@ pub fn build(
                 .configure(|cfg| carts::routes(cfg, &origins))
                 .configure(templates::routes)
                 .configure(campaigns::routes)
-                .default_service(web::to(routes::route_not_found)),
+                // Behind the key and its limits like every /v1 resource: an unknown path is 401
+                // without a valid key, and with one a counted 404 with the RateLimit headers.
+                .default_service(
+                    web::to(routes::route_not_found)
+                        .wrap(from_fn(crate::limits::middleware::middleware))
+                        .wrap(from_fn(crate::auth::middleware)),
+                ),
         )
         .default_service(web::to(routes::route_not_found))
         .wrap(from_fn(request_context::middleware))

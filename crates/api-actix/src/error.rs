@@ -28,6 +28,19 @@ pub enum ApiError {
     MethodNotAllowed(String),
     #[error("too many requests; retry after {} seconds", retry_after_secs(*.retry_after))]
     RateLimited { retry_after: std::time::Duration },
+    /// `Content-Type: application/json; charset=…` naming anything but UTF-8.
+    #[error("the request body must be UTF-8 JSON; charset={0} is not supported")]
+    UnsupportedCharset(String),
+    /// More than one `X-API-Key` header: which one was meant is not for the server to guess.
+    #[error("send exactly one X-API-Key header")]
+    AmbiguousApiKey,
+    /// A webhook delivery whose `X-Hub-Signature-256` is missing or wrong (deliveries are
+    /// authenticated by that signature, not by an API key).
+    #[error("the X-Hub-Signature-256 header is missing or is not the HMAC-SHA256 of the body under the app secret")]
+    WebhookSignature,
+    /// The webhook subscription handshake was refused; says which part was wrong.
+    #[error("{0}")]
+    WebhookHandshake(&'static str),
 }
 
 /// `Retry-After` in whole seconds, rounded up: retrying earlier would be refused again.
@@ -141,6 +154,9 @@ impl ApiError {
             ApiError::RouteNotFound => (StatusCode::NOT_FOUND, "NOT_FOUND", self.to_string(), vec![]),
             ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", self.to_string(), vec![]),
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", self.to_string(), vec![]),
+            ApiError::UnsupportedCharset(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
+            ApiError::AmbiguousApiKey | ApiError::WebhookSignature => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", self.to_string(), vec![]),
+            ApiError::WebhookHandshake(_) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
         }
     }
 }
