@@ -18,6 +18,7 @@ pub fn build(
 ) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
     let origins = state.config.cors_origins.clone();
     let metrics_here = !state.config.separate_metrics_address;
+    let body_deadline = state.config.body_deadline;
     App::new()
         .app_data(state)
         .app_data(json_config())
@@ -48,6 +49,8 @@ pub fn build(
                 ),
         )
         .default_service(web::to(routes::route_not_found))
+        // Inside the request context, so a 408 carries the request id and is logged and counted.
+        .wrap(body_deadline)
         .wrap(from_fn(request_context::middleware))
         // Outermost, so the whole request (request id scope included) runs as its own task.
         .wrap(RunToCompletion)
