@@ -18,6 +18,7 @@ pub fn build(
 ) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
     let origins = state.config.cors_origins.clone();
     let metrics_here = !state.config.separate_metrics_address;
+    let body_deadline = state.config.body_deadline;
     App::new()
         .app_data(state)
         .app_data(json_config())
@@ -39,9 +40,17 @@ pub fn build(
                 .configure(|cfg| carts::routes(cfg, &origins))
                 .configure(templates::routes)
                 .configure(campaigns::routes)
-                .default_service(web::to(routes::route_not_found)),
+                // Behind the key and its limits like every /v1 resource: an unknown path is 401
+                // without a valid key, and with one a counted 404 with the RateLimit headers.
+                .default_service(
+                    web::to(routes::route_not_found)
+                        .wrap(from_fn(crate::limits::middleware::middleware))
+                        .wrap(from_fn(crate::auth::middleware)),
+                ),
         )
         .default_service(web::to(routes::route_not_found))
+        // Inside the request context, so a 408 carries the request id and is logged and counted.
+        .wrap(body_deadline)
         .wrap(from_fn(request_context::middleware))
         // Outermost, so the whole request (request id scope included) runs as its own task.
         .wrap(RunToCompletion)

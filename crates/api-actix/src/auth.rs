@@ -29,22 +29,31 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
     let Some(state) = req.app_data::<Data<AppState>>().cloned() else {
         return Ok(req.error_response(ApiError::from(DomainError::Internal("app state missing".into()))));
     };
-    let presented = req.headers().get(API_KEY_HEADER).and_then(|v| v.to_str().ok());
+    let mut keys = req.headers().get_all(API_KEY_HEADER);
+    let presented = keys.next().and_then(|v| v.to_str().ok());
+    if keys.next().is_some() {
+        // Two keys: which one was meant is not for the server to guess (a proxy may have
+        // added one). Refused like a bad key, and counted like one against the address.
+        return Ok(refuse_bad_key(&state, req, ApiError::AmbiguousApiKey).await);
+    }
     match state.keys.authenticate(presented).await {
         Ok(principal) => {
             req.extensions_mut().insert(principal);
             Ok(next.call(req).await?.map_into_boxed_body())
         }
-        Err(DomainError::Unauthorized) => {
-            // Counted per client address, and refused past the limit, so keys cannot be guessed
-            // at speed; limits::middleware then also refuses valid keys from that address.
-            let address = state.limits.client_address(req.peer_addr(), req.headers());
-            match state.limits.bad_key(&address).await {
-                Some(retry_after) => Ok(req.error_response(ApiError::RateLimited { retry_after })),
-                None => Ok(req.error_response(ApiError::from(DomainError::Unauthorized))),
-            }
-        }
+        Err(DomainError::Unauthorized) => Ok(refuse_bad_key(&state, req, ApiError::from(DomainError::Unauthorized)).await),
         Err(e) => Ok(req.error_response(ApiError::from(e))),
+    }
+}
+
+/// A missing, wrong or doubled key: counted per client address, and refused past the limit, so
+/// keys cannot be guessed at speed; limits::middleware then also refuses valid keys from that
+/// address.
+async fn refuse_bad_key(state: &AppState, req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
+    let address = state.limits.client_address(req.peer_addr(), req.headers());
+    match state.limits.bad_key(&address).await {
+        Some(retry_after) => req.error_response(ApiError::RateLimited { retry_after }),
+        None => req.error_response(error),
     }
 }
 

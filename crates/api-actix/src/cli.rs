@@ -66,6 +66,8 @@ impl PoolArgs {
     }
 }
 
+// One value, parsed once at start: boxing `serve`'s settings to shrink it would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the HTTP API (the default).
@@ -223,6 +225,14 @@ pub struct ServeArgs {
     /// On SIGTERM or SIGINT, seconds in-flight requests get to finish before they are cut.
     #[arg(long, env = "PARLEY_SHUTDOWN_TIMEOUT_SECS", default_value_t = 20)]
     pub shutdown_timeout_secs: u64,
+    /// Seconds a request's body may take to arrive in full, counted from its headers (which have
+    /// 5 s of their own); past it the request is answered 408 and its connection closed.
+    #[arg(long, env = "PARLEY_REQUEST_READ_TIMEOUT_SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_read_timeout_secs: u64,
+    /// Most open connections per HTTP worker; past it new connections wait in the listen queue
+    /// until one closes. Each is a file descriptor: keep workers × this under `ulimit -n`.
+    #[arg(long, env = "PARLEY_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_connections: u64,
     #[command(flatten)]
     pub rate_limits: crate::limits::RateLimitArgs,
 }

@@ -367,6 +367,7 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
         whatsapp_app_secret,
         separate_metrics_address: args.metrics_bind.is_some(),
         rate_limits,
+        body_deadline: crate::body_deadline::BodyDeadline(Duration::from_secs(args.request_read_timeout_secs)),
     })
 }
 
@@ -411,7 +412,12 @@ async fn serve(
     )?;
     // Signals are ours (see `shutdown`), so the shutdown is logged and the workers flushed.
     let app_state = state.clone();
-    let mut server = HttpServer::new(move || app::build(app_state.clone())).disable_signals().shutdown_timeout(args.shutdown_timeout_secs);
+    let mut server = HttpServer::new(move || app::build(app_state.clone()))
+        .disable_signals()
+        .shutdown_timeout(args.shutdown_timeout_secs)
+        // Each connection holds a file descriptor: a cap per worker keeps a flood of idle or
+        // dripping connections from exhausting them (actix's own default is 25,000 per worker).
+        .max_connections(args.max_connections as usize);
     if let Some(workers) = args.workers {
         server = server.workers(workers);
     }

@@ -45,6 +45,8 @@ pub struct ApiConfig {
     pub separate_metrics_address: bool,
     /// Off by default; `parley serve` passes its flags' (the product's limits unless changed).
     pub rate_limits: crate::limits::RateLimitConfig,
+    /// How long a request's body may take to arrive (15 s unless `parley serve` is told otherwise).
+    pub body_deadline: crate::body_deadline::BodyDeadline,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.

@@ -2,8 +2,8 @@
 //! `{"error":{"code","message","details":[{"field","issue"}],"request_id"}}`.
 //! Every failure of every layer is mapped to a status and code here, and only here.
 
-use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::{ConnectionType, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 use parley_domain::{DomainError, FieldError};
 use serde::Serialize;
@@ -28,6 +28,23 @@ pub enum ApiError {
     MethodNotAllowed(String),
     #[error("too many requests; retry after {} seconds", retry_after_secs(*.retry_after))]
     RateLimited { retry_after: std::time::Duration },
+    /// The request (its body) did not arrive in full within the read deadline; the connection
+    /// is closed with the answer, so a client dripping bytes cannot hold it.
+    #[error("the request did not arrive in full within {} seconds; send it at once", .0.as_secs().max(1))]
+    RequestTimeout(std::time::Duration),
+    /// `Content-Type: application/json; charset=…` naming anything but UTF-8.
+    #[error("the request body must be UTF-8 JSON; charset={0} is not supported")]
+    UnsupportedCharset(String),
+    /// More than one `X-API-Key` header: which one was meant is not for the server to guess.
+    #[error("send exactly one X-API-Key header")]
+    AmbiguousApiKey,
+    /// A webhook delivery whose `X-Hub-Signature-256` is missing or wrong (deliveries are
+    /// authenticated by that signature, not by an API key).
+    #[error("the X-Hub-Signature-256 header is missing or is not the HMAC-SHA256 of the body under the app secret")]
+    WebhookSignature,
+    /// The webhook subscription handshake was refused; says which part was wrong.
+    #[error("{0}")]
+    WebhookHandshake(&'static str),
 }
 
 /// `Retry-After` in whole seconds, rounded up: retrying earlier would be refused again.
@@ -141,6 +158,10 @@ impl ApiError {
             ApiError::RouteNotFound => (StatusCode::NOT_FOUND, "NOT_FOUND", self.to_string(), vec![]),
             ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", self.to_string(), vec![]),
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", self.to_string(), vec![]),
+            ApiError::RequestTimeout(_) => (StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT", self.to_string(), vec![]),
+            ApiError::UnsupportedCharset(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
+            ApiError::AmbiguousApiKey | ApiError::WebhookSignature => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", self.to_string(), vec![]),
+            ApiError::WebhookHandshake(_) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
         }
     }
 }
@@ -171,6 +192,11 @@ impl ResponseError for ApiError {
         }
         if let ApiError::RateLimited { retry_after } = self {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs(*retry_after)));
+        }
+        if status == StatusCode::REQUEST_TIMEOUT {
+            // What is left of the body may still be on its way: the connection cannot carry
+            // another request, and keeping it open is what the deadline exists to prevent.
+            response.head_mut().set_connection_type(ConnectionType::Close);
         }
         response
     }

@@ -4,6 +4,7 @@
 pub mod activity_pages;
 pub mod app;
 pub mod auth;
+pub mod body_deadline;
 pub mod catalog_file;
 pub mod cli;
 pub mod commands;

@@ -176,6 +176,46 @@ async fn bad_keys_are_limited_per_client_address_whatever_the_key() {
     get_from(&app, neighbour, "/v1/tags", Some("sk_typo")).await.assert_error(401, "UNAUTHORIZED");
 }
 
+/// Two `X-API-Key` headers are refused, not resolved by taking the first (which is what a
+/// proxy adding its own key, or a client probing, would rely on): 401 saying to send one, and
+/// counted against the address like any bad key, even when both keys are valid.
+#[actix_web::test]
+async fn two_keys_are_refused_and_counted_as_a_bad_key() {
+    let app = app(100, 0, 2).await;
+    let address = "203.0.113.8";
+    let twice = |first: &str, second: &str| {
+        TestRequest::get()
+            .uri("/v1/tags")
+            .peer_addr(from(address))
+            .append_header(("X-API-Key", first.to_string()))
+            .append_header(("X-API-Key", second.to_string()))
+    };
+    for (first, second) in [(app.a.secret.clone(), app.a.secret.clone()), (app.a.secret.clone(), "sk_guess".to_string())] {
+        let r = app.call(twice(&first, &second)).await;
+        r.assert_error(401, "UNAUTHORIZED");
+        assert_eq!(r.body["error"]["message"], "send exactly one X-API-Key header");
+        assert_eq!(rate(&r), None, "no single key to report a quota for");
+    }
+    assert_rate_limited(&app.call(twice("sk_guess", &app.a.secret)).await, 30);
+    assert_rate_limited(&get_from(&app, address, "/v1/tags", Some(&app.a.secret)).await, 30);
+}
+
+/// An unknown `/v1` path is behind the key like every other: 401 without a valid key, and with
+/// one a 404 that is counted and carries the `RateLimit-*` headers (it was neither).
+#[actix_web::test]
+async fn unknown_v1_routes_are_counted_against_the_key() {
+    let app = app(5, 0, 0).await;
+    let first = app.get("/v1/nope", &app.a.secret).await;
+    first.assert_error(404, "NOT_FOUND");
+    assert_eq!(rate(&first), Some((5, 4, 12)));
+    let second = app.get("/v1/tags/x/y/z", &app.a.secret).await;
+    second.assert_error(404, "NOT_FOUND");
+    assert_eq!(rate(&second), Some((5, 3, 24)), "counted");
+    app.get("/v1/nope", "sk_nope").await.assert_error(401, "UNAUTHORIZED");
+    app.call(TestRequest::get().uri("/v1/nope")).await.assert_error(401, "UNAUTHORIZED");
+    assert_eq!(rate(app.get("/v1/tags", &app.a.secret).await.assert_status(200)), Some((5, 2, 36)));
+}
+
 /// Behind a trusted proxy, each client it forwards has its own bad-key budget, and what a client
 /// writes into `X-Forwarded-For` itself is not believed; a peer that is not a trusted proxy is
 /// counted by its own address, whatever it forwards.

@@ -4,13 +4,14 @@
 //! built to be valid are always accepted.
 
 use chrono::{DateTime, Datelike, SecondsFormat, Utc};
-use parley_domain::model::text::bounded;
+use parley_domain::model::text::{bounded, free_text};
 use parley_domain::model::{
-    AccessToken, ActivitySearch, ActivityStatus, AgentId, AgentName, Assignee, CampaignKey, CartCode, Channel, ChannelType, ComponentInput,
-    Currency, CustomAttributes, Email, ExecutionStatus, KeyKind, LineId, MessageComponent, Notes, PageBounds, PageRequest, ParameterInput,
-    PhoneNumberId, PresentedKey, Price, ProductId, ProductKind, ProductStatus, ProfileName, SEARCH_BOUNDS, SearchQuery, TagColor,
-    TagDescription, TagName, Template, TemplateButton, TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage, WabaId, fill,
-    parameter_count, parse_timestamp, parse_webhook, phone_digits, placeholders,
+    AccessToken, ActivityId, ActivitySearch, ActivityStatus, AgentId, AgentName, Assignee, CampaignKey, CartCode, Channel, ChannelType,
+    ComponentInput, ContactId, Currency, CustomAttributes, Email, ExecutionStatus, KeyKind, LineId, MessageComponent, Notes, PageBounds,
+    PageRequest, ParameterInput, PhoneNumberId, PresentedKey, Price, ProductId, ProductKind, ProductStatus, ProfileName, ReceivedId,
+    SEARCH_BOUNDS, SearchQuery, TagColor, TagDescription, TagId, TagName, Template, TemplateButton, TemplateComponent, TemplateDefinition,
+    TemplateId, TemplateMessage, WabaId, fill, has_control_characters, parameter_count, parse_timestamp, parse_webhook, phone_digits,
+    placeholders,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -219,6 +220,57 @@ proptest! {
                 }
                 assert!(merged.as_map().len() <= CustomAttributes::MAX_KEYS);
             }
+        }
+    }
+
+    #[test]
+    fn received_attributes_carry_no_control_characters(value in json_value(), patch in json_value()) {
+        fn strings(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) => out.push(s.clone()),
+                Value::Array(items) => items.iter().for_each(|x| strings(x, out)),
+                Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+                _ => {}
+            }
+        }
+        let Value::Object(map) = value else { return Ok(()) };
+        let keys_ok = |m: &serde_json::Map<String, Value>| m.keys().all(|k| !has_control_characters(k));
+        if let Ok(attrs) = CustomAttributes::received(map.clone()) {
+            let mut values = Vec::new();
+            strings(&Value::Object(attrs.as_map().clone()), &mut values);
+            assert!(values.iter().all(|v| free_text(v)), "{values:?}");
+            assert!(keys_ok(attrs.as_map()));
+            assert_eq!(CustomAttributes::new(map).unwrap(), attrs.clone(), "the same bounds as stored attributes");
+            if let Value::Object(patch) = patch
+                && attrs.merged(patch.clone()).is_ok()
+            {
+                let mut patched = Vec::new();
+                strings(&Value::Object(patch), &mut patched);
+                assert!(patched.iter().all(|v| free_text(v)));
+            }
+        }
+    }
+
+    #[test]
+    fn received_ids_are_refused_exactly_when_they_hold_a_control_character(raw in prop_oneof![hostile(), "[a-z]{3}_[A-Za-z0-9]{24}", "[a-z_]{0,4}[\u{0}-\u{1f}\u{7f}-\u{9f}][a-z_]{0,4}"]) {
+        let control = raw.chars().any(char::is_control);
+        assert_eq!(has_control_characters(&raw), control);
+        assert_eq!(TagId::received(raw.clone()).map(|id| id.into_string()), (!control).then(|| raw.clone()), "kept as given");
+        assert_eq!(ContactId::received(raw.clone()).is_none(), control);
+        assert_eq!(ActivityId::received(raw.clone()).is_none(), control);
+        assert_eq!(TemplateId::received(raw.clone()).is_none(), control);
+        assert_eq!(LineId::received(raw.clone()).is_none(), control);
+        assert_eq!(ProductId::received(raw.clone()).is_none(), control);
+        let refused = TagId::field("tag_ids[3]", raw.clone());
+        assert_eq!(refused.as_ref().err().map(|e| e.field.as_str()), control.then_some("tag_ids[3]"));
+    }
+
+    #[test]
+    fn free_text_keeps_newline_and_tab_and_no_other_control_character(raw in hostile()) {
+        let allowed = raw.chars().all(|c| !c.is_control() || c == '\n' || c == '\t');
+        assert_eq!(free_text(&raw), allowed);
+        if let Ok(notes) = Notes::new(&raw) {
+            assert!(free_text(notes.as_str()) && !notes.as_str().contains('\0') && !notes.as_str().contains('\r'));
         }
     }
 
@@ -445,7 +497,7 @@ proptest! {
             assert_eq!(counts, vec![("header".to_string(), 1), ("body".to_string(), 2), ("button 0 url".to_string(), 1)]);
             for c in &message.components {
                 let (MessageComponent::Header(p) | MessageComponent::Body(p) | MessageComponent::Button { parameters: p, .. }) = c;
-                assert!(p.iter().all(|v| (1..=1024).contains(&v.value().chars().count())));
+                assert!(p.iter().all(|v| (1..=1024).contains(&v.value().chars().count()) && free_text(v.value())));
             }
             assert!(message.parsed_message.starts_with("Order "));
         }

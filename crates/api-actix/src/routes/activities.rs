@@ -1,4 +1,4 @@
-use actix_web::web::{Data, Json, Path, Query, ServiceConfig};
+use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::ActivityId;
 use parley_domain::services::ActivityListQuery;
@@ -8,7 +8,7 @@ use crate::activity_pages;
 use crate::auth::SecretKey;
 use crate::dto::{ActivityDetailDto, ActivityDto, ActivityListParams, AttachTags, DataBody, DetachTagParams, PageBody, UpdateActivity};
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::Object;
+use crate::extract::{Json, Object, PathId, Query};
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -31,8 +31,8 @@ pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Qu
 #[utoipa::path(get, path = "/v1/activities/{id}", tag = "Activities", security(("api_key" = [])),
     params(("id" = String, Path, description = "Activity id")),
     responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: Path<String>) -> ApiResult<HttpResponse> {
-    let view = state.activities.get(caller.agent(), &ActivityId::new(id.into_inner())).await?;
+pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: PathId<ActivityId>) -> ApiResult<HttpResponse> {
+    let view = state.activities.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(ActivityDetailDto::from(view)))
 }
 
@@ -45,10 +45,10 @@ pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: Path<Str
 pub async fn update_activity(
     caller: SecretKey,
     state: Data<AppState>,
-    id: Path<String>,
+    id: PathId<ActivityId>,
     body: Json<Object<UpdateActivity>>,
 ) -> ApiResult<HttpResponse> {
-    let view = state.activities.update(caller.agent(), &ActivityId::new(id.into_inner()), body.into_inner().into_inner().into()).await?;
+    let view = state.activities.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(ActivityDetailDto::from(view)))
 }
 
@@ -61,11 +61,10 @@ pub async fn update_activity(
 pub async fn attach_tags(
     caller: SecretKey,
     state: Data<AppState>,
-    id: Path<String>,
+    id: PathId<ActivityId>,
     body: Json<Object<AttachTags>>,
 ) -> ApiResult<HttpResponse> {
-    let view =
-        state.activities.attach_tags(caller.agent(), &ActivityId::new(id.into_inner()), body.into_inner().into_inner().tag_ids).await?;
+    let view = state.activities.attach_tags(caller.agent(), &id.into_inner(), body.into_inner().into_inner().tag_ids).await?;
     Ok(ok(ActivityDetailDto::from(view)))
 }
 
@@ -77,9 +76,9 @@ pub async fn attach_tags(
 pub async fn detach_tag(
     caller: SecretKey,
     state: Data<AppState>,
-    id: Path<String>,
+    id: PathId<ActivityId>,
     query: Query<DetachTagParams>,
 ) -> ApiResult<HttpResponse> {
-    let view = state.activities.detach_tag(caller.agent(), &ActivityId::new(id.into_inner()), query.into_inner().tag_id).await?;
+    let view = state.activities.detach_tag(caller.agent(), &id.into_inner(), query.into_inner().tag_id).await?;
     Ok(ok(ActivityDetailDto::from(view)))
 }

@@ -1,10 +1,11 @@
-use actix_web::web::{Data, Path, Query, ServiceConfig};
+use actix_web::web::{Data, Path, ServiceConfig};
 use actix_web::{HttpResponse, web};
 
 use super::{ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{DataBody, ExecutionDto, ExecutionParams};
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::Query;
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {

@@ -1,4 +1,4 @@
-use actix_web::web::{Data, Json, Path, ServiceConfig};
+use actix_web::web::{Data, Path, ServiceConfig};
 use actix_web::{HttpResponse, web};
 
 use super::{browser_resource, created, ok};
@@ -6,7 +6,7 @@ use crate::auth::PublishableKey;
 use crate::config::CorsOrigins;
 use crate::dto::{CartCreatedDto, CartDto, CreateCart, DataBody, timestamp};
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::Object;
+use crate::extract::{Json, Object};
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {

@@ -1,4 +1,4 @@
-use actix_web::web::{Data, Path, Query, ServiceConfig};
+use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::ProductId;
 use parley_domain::services::ProductListQuery;
@@ -9,6 +9,7 @@ use crate::config::CorsOrigins;
 use crate::documents;
 use crate::dto::{CategoriesDto, DataBody, PageBody, ProductDto, ProductListParams, SearchParams, SearchResultDto};
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{PathId, Query};
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
@@ -44,8 +45,8 @@ pub async fn search_products(caller: PublishableKey, state: Data<AppState>, quer
 #[utoipa::path(get, path = "/v1/products/{id}", tag = "Catalog", security(("api_key" = [])),
     params(("id" = String, Path, description = "The product's `_id`")),
     responses((status = 200, body = DataBody<ProductDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn get_product(caller: PublishableKey, state: Data<AppState>, id: Path<String>) -> ApiResult<HttpResponse> {
-    let product = state.catalog.get(caller.agent(), &ProductId::lookup(id.into_inner())).await?;
+pub async fn get_product(caller: PublishableKey, state: Data<AppState>, id: PathId<ProductId>) -> ApiResult<HttpResponse> {
+    let product = state.catalog.get(caller.agent(), &id.into_inner()).await?;
     Ok(documents::one(&product))
 }
 

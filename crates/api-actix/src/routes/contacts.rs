@@ -1,4 +1,4 @@
-use actix_web::web::{Data, Json, Path, Query, ServiceConfig};
+use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::DomainError;
 use parley_domain::model::{ContactId, PageBounds, PageRequest};
@@ -7,7 +7,7 @@ use super::{created, ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{ContactDto, ContactListParams, CreateContact, DataBody, PageBody, UpdateContact};
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::Object;
+use crate::extract::{Json, Object, PathId, Query};
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -29,8 +29,8 @@ pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Quer
 #[utoipa::path(get, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])),
     params(("id" = String, Path, description = "Contact id")),
     responses((status = 200, body = DataBody<ContactDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: Path<String>) -> ApiResult<HttpResponse> {
-    let contact = state.contacts.get(caller.agent(), &ContactId::new(id.into_inner())).await?;
+pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
+    let contact = state.contacts.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(ContactDto::from(contact)))
 }
 
@@ -53,9 +53,9 @@ pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json
 pub async fn update_contact(
     caller: SecretKey,
     state: Data<AppState>,
-    id: Path<String>,
+    id: PathId<ContactId>,
     body: Json<Object<UpdateContact>>,
 ) -> ApiResult<HttpResponse> {
-    let contact = state.contacts.update(caller.agent(), &ContactId::new(id.into_inner()), body.into_inner().into_inner().into()).await?;
+    let contact = state.contacts.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(ContactDto::from(contact)))
 }

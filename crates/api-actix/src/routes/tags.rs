@@ -1,4 +1,4 @@
-use actix_web::web::{Data, Json, Path, ServiceConfig};
+use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::TagId;
 
@@ -6,7 +6,7 @@ use super::{created, ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{CreateTag, DataBody, Deleted, TagDto, UpdateTag};
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::Object;
+use crate::extract::{Json, Object, PathId};
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -41,10 +41,10 @@ pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Obj
 pub async fn update_tag(
     caller: SecretKey,
     state: Data<AppState>,
-    id: Path<String>,
+    id: PathId<TagId>,
     body: Json<Object<UpdateTag>>,
 ) -> ApiResult<HttpResponse> {
-    let tag = state.tags.update(caller.agent(), &TagId::new(id.into_inner()), body.into_inner().into_inner().into()).await?;
+    let tag = state.tags.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(TagDto::from(tag)))
 }
 
@@ -52,8 +52,8 @@ pub async fn update_tag(
 #[utoipa::path(delete, path = "/v1/tags/{id}", tag = "Tags", security(("api_key" = [])),
     params(("id" = String, Path, description = "Tag id")),
     responses((status = 200, body = DataBody<Deleted>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn delete_tag(caller: SecretKey, state: Data<AppState>, id: Path<String>) -> ApiResult<HttpResponse> {
-    let id = TagId::new(id.into_inner());
+pub async fn delete_tag(caller: SecretKey, state: Data<AppState>, id: PathId<TagId>) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
     state.tags.delete(caller.agent(), &id).await?;
     Ok(ok(Deleted { id: id.into_string(), deleted: true }))
 }

@@ -1,5 +1,5 @@
 use actix_web::http::StatusCode;
-use actix_web::web::{Data, Json, Path, ServiceConfig};
+use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use parley_domain::model::{IdempotentResponse, LineId, TemplateId};
 use parley_domain::services::IdempotencyBegin;
@@ -9,7 +9,7 @@ use super::{ok, resource};
 use crate::auth::SecretKey;
 use crate::dto::{DataBody, SendResultDto, SendTemplate, TemplateDto};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::Object;
+use crate::extract::{Json, Object, PathId};
 use crate::state::AppState;
 
 pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
@@ -33,8 +33,8 @@ pub async fn list_templates(caller: SecretKey, state: Data<AppState>) -> ApiResu
 #[utoipa::path(get, path = "/v1/templates/{id}", tag = "Templates", security(("api_key" = [])),
     params(("id" = String, Path, description = "The platform's template id")),
     responses((status = 200, body = DataBody<TemplateDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: Path<String>) -> ApiResult<HttpResponse> {
-    let template = state.lines.template(caller.agent(), &TemplateId::new(id.into_inner())).await?;
+pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: PathId<TemplateId>) -> ApiResult<HttpResponse> {
+    let template = state.lines.template(caller.agent(), &id.into_inner()).await?;
     Ok(ok(TemplateDto::from(template)))
 }
 
@@ -42,8 +42,8 @@ pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: Path<Str
 #[utoipa::path(get, path = "/v1/channels/{channel_id}/templates", tag = "Templates", security(("api_key" = [])),
     params(("channel_id" = String, Path, description = "The line's id (chn_…)")),
     responses((status = 200, body = DataBody<Vec<TemplateDto>>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: Path<String>) -> ApiResult<HttpResponse> {
-    let templates = state.lines.approved_templates(caller.agent(), &LineId::new(id.into_inner())).await?;
+pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
+    let templates = state.lines.approved_templates(caller.agent(), &id.into_inner()).await?;
     Ok(ok(templates.into_iter().map(TemplateDto::from).collect::<Vec<_>>()))
 }
 
@@ -61,11 +61,11 @@ pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: Pat
 pub async fn send_template(
     caller: SecretKey,
     state: Data<AppState>,
-    id: Path<String>,
+    id: PathId<TemplateId>,
     body: Json<Object<SendTemplate>>,
     req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
-    let template = TemplateId::new(id.into_inner());
+    let template = id.into_inner();
     let body = body.into_inner().into_inner();
     let key = req.headers().get(IDEMPOTENCY_HEADER).map(|v| v.to_str().unwrap_or("\u{0}").to_string());
     let Some(key) = key else {

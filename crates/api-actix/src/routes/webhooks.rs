@@ -1,27 +1,22 @@
 //! `/webhooks/whatsapp`: the platform's verification handshake and its signed deliveries.
 //! Outside `/v1` and without an API key: the signature is the authentication.
 
-use actix_web::web::{self, Bytes, Data, Query, ServiceConfig};
+use actix_web::web::{self, Data, Payload, ServiceConfig};
 use actix_web::{HttpRequest, HttpResponse};
 use hmac::{Hmac, Mac};
-use parley_domain::DomainError;
 use serde::Deserialize;
 use sha2::Sha256;
 
 use super::open_resource;
 use crate::error::{ApiError, ApiResult};
+use crate::extract::{Query, body_bytes};
 use crate::state::AppState;
 
-/// Webhook bodies over this size are refused (the platform's are a few KiB).
+/// Webhook bodies over this size are refused with 413 (the platform's are a few KiB).
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
 
 pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(
-        open_resource("/webhooks/whatsapp")
-            .app_data(web::PayloadConfig::new(MAX_WEBHOOK_BYTES))
-            .route(web::get().to(verify))
-            .route(web::post().to(receive)),
-    );
+    cfg.service(open_resource("/webhooks/whatsapp").route(web::get().to(verify)).route(web::post().to(receive)));
 }
 
 #[derive(Deserialize)]
@@ -41,20 +36,23 @@ pub async fn verify(state: Data<AppState>, query: Query<Handshake>) -> ApiResult
     let matches = expected.is_some_and(|t| q.verify_token.as_deref().is_some_and(|given| constant_time_eq(given.as_bytes(), t.as_bytes())));
     match (q.mode.as_deref(), matches, q.challenge) {
         (Some("subscribe"), true, Some(challenge)) => Ok(HttpResponse::Ok().content_type("text/plain").body(challenge)),
-        _ => Err(DomainError::Forbidden.into()),
+        // No API key is involved here: say which part of the handshake was wrong.
+        (_, false, _) => Err(ApiError::WebhookHandshake("hub.verify_token does not match this server's webhook verify token")),
+        _ => Err(ApiError::WebhookHandshake("the subscription handshake needs hub.mode=subscribe and a hub.challenge")),
     }
 }
 
 /// Verifies `X-Hub-Signature-256` over the raw body, stores the delivery, answers 200 and lets
 /// the processor apply it. A bad or missing signature is 401 and nothing is stored.
-pub async fn receive(state: Data<AppState>, req: HttpRequest, body: Bytes) -> ApiResult<HttpResponse> {
+pub async fn receive(state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
+    let body = body_bytes(&req, payload, MAX_WEBHOOK_BYTES).await?;
     let signature = req.headers().get("x-hub-signature-256").and_then(|v| v.to_str().ok());
     let Some(secret) = state.config.whatsapp_app_secret.as_deref() else {
         tracing::warn!("webhook refused: PARLEY_WHATSAPP_APP_SECRET is not configured");
-        return Err(DomainError::Unauthorized.into());
+        return Err(ApiError::WebhookSignature);
     };
     if !signature.is_some_and(|s| signature_matches(secret, &body, s)) {
-        return Err(DomainError::Unauthorized.into());
+        return Err(ApiError::WebhookSignature);
     }
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::InvalidJson("the webhook body is not UTF-8".into()))?;
     let id = state.webhooks.receive(text).await?;

@@ -180,7 +180,12 @@ impl TestApp {
     }
 
     pub async fn call(&self, req: TestRequest) -> Reply {
-        let resp = test::call_service(&self.service, req.to_request()).await;
+        self.call_request(req.to_request()).await
+    }
+
+    /// [`call`](Self::call) with a request built by hand (headers a `TestRequest` would add removed).
+    pub async fn call_request(&self, req: actix_http::Request) -> Reply {
+        let resp = test::call_service(&self.service, req).await;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let bytes = test::read_body(resp).await;

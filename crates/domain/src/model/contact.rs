@@ -160,8 +160,34 @@ impl CustomAttributes {
         Ok(Self(map))
     }
 
+    /// Attributes as a caller sends them: [`new`](Self::new)'s bounds, and no control
+    /// character in a key, nor in a string value (at any depth) but newline and tab. Stored
+    /// attributes are read with `new`, so what older versions accepted stays readable.
+    pub fn received(map: Map<String, Value>) -> Result<Self, FieldError> {
+        Self::check_text(&map)?;
+        Self::new(map)
+    }
+
+    fn check_text(map: &Map<String, Value>) -> Result<(), FieldError> {
+        fn value_ok(v: &Value) -> bool {
+            match v {
+                Value::String(s) => text::free_text(s),
+                Value::Array(items) => items.iter().all(value_ok),
+                Value::Object(m) => m.iter().all(|(k, v)| !super::has_control_characters(k) && value_ok(v)),
+                _ => true,
+            }
+        }
+        if map.iter().all(|(k, v)| !super::has_control_characters(k) && value_ok(v)) {
+            Ok(())
+        } else {
+            Err(FieldError::new("custom_attributes", "keys must not contain control characters, nor values any but newline and tab"))
+        }
+    }
+
     /// Applies a merge patch: keys set to null are removed, others replaced, the rest kept.
+    /// The patch is checked like [`received`](Self::received) attributes.
     pub fn merged(&self, patch: Map<String, Value>) -> Result<Self, FieldError> {
+        Self::check_text(&patch)?;
         let mut merged = self.0.clone();
         for (k, v) in patch {
             if v.is_null() {

@@ -33,6 +33,50 @@ impl IdKind {
     }
 }
 
+/// Whether `raw` holds a control character: C0 (NUL included), DEL or C1. No id, key, code or
+/// query value may hold one; free text may hold only newline and tab (`text::bounded`).
+pub fn has_control_characters(raw: &str) -> bool {
+    raw.chars().any(char::is_control)
+}
+
+/// An id as received from outside (a path, a query parameter, a body field), checked before
+/// anything looks it up. Every id Parley mints or stores has visible characters only, so one
+/// that holds a control character can match nothing: it is refused without asking storage
+/// (PostgreSQL refuses a NUL byte with an error, where SQLite found nothing). Any other unknown
+/// id, empty included, is left to match nothing, as before.
+pub trait ReceivedId: Sized {
+    /// What an unknown one is called in a not-found answer (`tag not found`).
+    const RESOURCE: &'static str;
+
+    /// The id as stored or minted (no check).
+    fn wrap(raw: String) -> Self;
+
+    /// The id, or `None` when `raw` cannot be the id of anything.
+    fn received(raw: String) -> Option<Self> {
+        (!has_control_characters(&raw)).then(|| Self::wrap(raw))
+    }
+
+    /// The id, or a field error naming `field` (an id in a body or a query string).
+    fn field(field: &str, raw: String) -> Result<Self, crate::FieldError> {
+        Self::received(raw).ok_or_else(|| crate::FieldError::new(field, "must not contain control characters"))
+    }
+}
+
+/// Ids the API receives from callers: their resource's name for not-found answers.
+macro_rules! received_id {
+    ($($name:ty => $resource:literal),* $(,)?) => {
+        $(impl ReceivedId for $name {
+            const RESOURCE: &'static str = $resource;
+            fn wrap(raw: String) -> Self {
+                Self::new(raw)
+            }
+        })*
+    };
+}
+
+received_id!(TagId => "tag", ContactId => "contact", ActivityId => "activity",
+    crate::model::TemplateId => "template", crate::model::LineId => "channel");
+
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*

@@ -113,6 +113,14 @@ impl ProductId {
     }
 }
 
+impl super::ReceivedId for ProductId {
+    const RESOURCE: &'static str = "product";
+
+    fn wrap(raw: String) -> Self {
+        Self(raw)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProductKind {
     Product,

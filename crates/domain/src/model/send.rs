@@ -79,6 +79,8 @@ fn parameters(field: &str, input: Option<Vec<ParameterInput>>, allow_payload: bo
         if let Some(value) = value {
             if value.value().is_empty() || value.value().chars().count() > 1024 {
                 v.push(FieldError::new(at, "must be 1 to 1024 characters"));
+            } else if !super::text::free_text(value.value()) {
+                v.push(FieldError::new(at, "must not contain control characters"));
             } else {
                 out.push(value);
             }

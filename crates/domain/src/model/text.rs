@@ -15,10 +15,19 @@ pub fn bounded(field: &str, raw: &str, min: usize, max: usize) -> Result<String,
     if len > max {
         return Err(FieldError::new(field, format!("must be at most {max} characters")));
     }
-    if trimmed.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    if !free_text(trimmed) {
         return Err(FieldError::new(field, "must not contain control characters"));
     }
     Ok(trimmed.to_string())
+}
+
+/// The rule for text a person writes (names, notes, descriptions, message parameters): any
+/// character but the control characters (C0 with NUL, DEL, C1), of which only newline and tab
+/// are kept, being layout. Carriage return is not: `\n` alone is the line break stored and
+/// served, so one text is not stored two ways. Ids, keys and query values take no control
+/// character at all (`ids::has_control_characters`).
+pub fn free_text(raw: &str) -> bool {
+    !raw.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
 }
 
 /// The ASCII digits of `raw`, in order.

@@ -53,8 +53,9 @@ impl ActivityService {
         let status = query.status.map(|s| v.check(ActivityStatus::parse(&s)));
         let search = query.search.map(|s| v.check(ActivitySearch::new(&s)));
         let page = v.check_all(PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS));
+        let tag = query.tag.map(|t| v.check(TagId::field("tag", t)));
         v.finish()?;
-        let filter = ActivityFilter { status: status.flatten(), tag: query.tag.map(TagId::new), search: search.flatten() };
+        let filter = ActivityFilter { status: status.flatten(), tag: tag.flatten(), search: search.flatten() };
         Ok(self.activities.list(agent, &filter, page.unwrap()).await?)
     }
 
@@ -96,7 +97,10 @@ impl ActivityService {
         if raw.is_empty() || raw.len() > MAX_TAGS_PER_ATTACH {
             return Err(FieldError::new("tag_ids", format!("must hold 1 to {MAX_TAGS_PER_ATTACH} tag ids")).into());
         }
-        let wanted: BTreeSet<TagId> = raw.into_iter().map(TagId::new).collect();
+        let mut v = Violations::default();
+        let wanted: BTreeSet<TagId> =
+            raw.into_iter().enumerate().filter_map(|(i, t)| v.check(TagId::field(&format!("tag_ids[{i}]"), t))).collect();
+        v.finish()?;
         let wanted: Vec<TagId> = wanted.into_iter().collect();
 
         self.get(agent, id).await?;
@@ -113,7 +117,7 @@ impl ActivityService {
 
     /// Detaches one tag. A tag of the agent that is not attached is a no-op; an unknown tag is 404.
     pub async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag_id: Option<String>) -> Result<ActivityView, DomainError> {
-        let tag_id = TagId::new(required("tag_id", tag_id.filter(|t| !t.trim().is_empty()))?);
+        let tag_id = TagId::field("tag_id", required("tag_id", tag_id.filter(|t| !t.trim().is_empty()))?)?;
         self.get(agent, id).await?;
         if self.tags.get(agent, &tag_id).await?.is_none() {
             return Err(DomainError::NotFound { resource: "tag", ids: vec![tag_id.into_string()] });

@@ -57,12 +57,16 @@ impl CartService {
                 errors.push((i, FieldError::new(format!("items[{i}].id"), "is required")));
                 continue;
             };
+            let Some(product_id) = ProductId::received(id.clone()) else {
+                errors.push((i, FieldError::new(format!("items[{i}].id"), "must not contain control characters")));
+                continue;
+            };
             if let Some(first) = seen.get(&id) {
                 errors.push((i, FieldError::new(format!("items[{i}].id"), format!("product {id} is already in items[{first}]"))));
                 continue;
             }
             seen.insert(id.clone(), i);
-            wanted.push((i, ProductId::lookup(id), qty));
+            wanted.push((i, product_id, qty));
         }
 
         let ids: Vec<ProductId> = wanted.iter().map(|(_, id, _)| id.clone()).collect();

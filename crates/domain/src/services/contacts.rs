@@ -63,7 +63,7 @@ impl ContactService {
         let profile_name = input.profile_name.map(|n| v.check(ProfileName::new(&n)));
         let email = input.email.map(|e| v.check(Email::new(&e)));
         let notes = input.notes.map(|n| v.check(notes(&n)));
-        let attributes = v.check(CustomAttributes::new(input.custom_attributes.unwrap_or_default()));
+        let attributes = v.check(CustomAttributes::received(input.custom_attributes.unwrap_or_default()));
         v.finish()?;
 
         let channel = channel.unwrap();

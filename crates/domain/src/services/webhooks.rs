@@ -3,9 +3,9 @@ use std::sync::Arc;
 use chrono::TimeDelta;
 
 use super::conversations::Conversations;
-use crate::DomainError;
 use crate::model::*;
 use crate::ports::*;
+use crate::{DomainError, FieldError};
 
 /// Webhook deliveries: stored as received (so a crash loses nothing), then processed; failures
 /// are retried with backoff and stay visible until they succeed.
@@ -47,6 +47,11 @@ impl WebhookService {
 
     /// Stores a delivery (already authenticated by its signature). Returns the event id.
     pub async fn receive(&self, body: String) -> Result<String, DomainError> {
+        // JSON has no raw NUL (it is escaped as \u0000), and PostgreSQL's text cannot hold one:
+        // refused here, identically on both backends, rather than failing to store.
+        if body.contains('\0') {
+            return Err(FieldError::new("body", "must be JSON text; it holds a NUL byte").into());
+        }
         let now = self.clock.now();
         let event = WebhookEvent {
             id: self.ids.new_id(IdKind::Webhook),
