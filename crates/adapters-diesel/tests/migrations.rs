@@ -267,3 +267,37 @@ async fn sqlite_number_names_keep_their_digits_once() {
 async fn postgres_number_names_keep_their_digits_once() {
     number_names_keep_their_digits_once("postgres").await;
 }
+
+async fn agents_gain_their_kept_contact_counts(backend: &str) {
+    use parley_domain::model::PageRequest;
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("contact_counts").await.unwrap();
+    let mut sql =
+        String::from("INSERT INTO agents (id, name, created_at) VALUES ('agt_many', 'A', 0), ('agt_one', 'B', 0), ('agt_none', 'C', 0);");
+    for (n, agent) in ["agt_many", "agt_many", "agt_many", "agt_one"].iter().enumerate() {
+        sql += &format!(
+            "INSERT INTO contacts (id, agent_id, profile_name, name_search, custom_attributes, created_at, updated_at) \
+                 VALUES ('con_{n}', '{agent}', 'C{n}', 'c{n}', '{{}}', {n}, {n});"
+        );
+    }
+    db.store.execute_sql(&sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    for (agent, expected) in [("agt_many", 3), ("agt_one", 1), ("agt_none", 0)] {
+        let page = repos.contacts.list(&AgentId::new(agent), PageRequest::new(2, 0)).await.unwrap();
+        assert_eq!(page.total, expected, "{backend}: {agent}");
+        assert_eq!(page.items.len() as u64, expected.min(2), "{backend}: {agent}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_agents_gain_their_kept_contact_counts() {
+    agents_gain_their_kept_contact_counts("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_agents_gain_their_kept_contact_counts() {
+    agents_gain_their_kept_contact_counts("postgres").await;
+}

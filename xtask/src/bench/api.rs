@@ -209,6 +209,11 @@ pub fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
         ),
         ("list activities by tag", Load::get(format!("/v1/activities?tag={}", seeded.tag_id))),
         ("get activity", Load::get_each(every(&|id| format!("/v1/activities/{id}"), &seeded.activity_ids))),
+        ("list contacts", Load::get("/v1/contacts")),
+        ("list contacts, deep page", Load::get(format!("/v1/contacts?offset={}", seeded.phones.len() / 2))),
+        ("list tags", Load::get("/v1/tags")),
+        ("list templates", Load::get("/v1/templates")),
+        ("list executions", Load::get(format!("/v1/campaigns/{CAMPAIGN}/executions"))),
         ("list products", Load::get("/v1/products")),
         ("list products by category", Load::get(format!("/v1/products?tag={category}"))),
         ("get product", Load::get_each(every(&|id| format!("/v1/products/{}", encode(id)), &seeded.product_ids))),
@@ -237,7 +242,9 @@ fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, S
     let phones: Vec<String> = (0..contacts).map(|i| format!("1555{i:07}")).collect();
     let path = format!("/v1/templates/{template_id}/send");
     for (done, phone) in phones.iter().enumerate() {
-        call(client, "POST", &path, Some(&send_body(phone)))?;
+        // The first hundred in a campaign, so its executions list has a page to read.
+        let body = if done < 100 { campaign_send_body(phone) } else { send_body(phone) };
+        call(client, "POST", &path, Some(&body))?;
         if (done + 1) % 2000 == 0 {
             eprintln!("{backend}: seeded {} of {contacts} contacts and activities", done + 1);
         }
@@ -271,6 +278,15 @@ fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, S
 /// A send of the sandbox's `welcome` template (one body parameter) to `phone`.
 pub(super) fn send_body(phone: &str) -> String {
     format!(r#"{{"to":{},"components":[{{"type":"body","parameters":[{{"type":"text","text":"Parley"}}]}}]}}"#, quote(phone))
+}
+
+/// The campaign key of the seeded sends whose executions `list executions` reads.
+const CAMPAIGN: &str = "bench";
+
+/// [`send_body`] with the campaign key [`CAMPAIGN`].
+fn campaign_send_body(phone: &str) -> String {
+    let body = send_body(phone);
+    format!(r#"{},"campaign":{{"key":"{CAMPAIGN}","name":"Bench"}}}}"#, &body[..body.len() - 1])
 }
 
 /// A cart of one product.
