@@ -356,24 +356,16 @@ macro_rules! run {
 /// On PostgreSQL a transaction aborted by a deadlock or a serialization failure runs again from
 /// the start, up to [`TRANSACTION_ATTEMPTS`] times in all, so the body must be safe to run
 /// twice (it is: it only reads its captures). Writers take their locks in one order
-/// (`locks.rs`), so a retry is the exception, not the rule. With `once` first, a single attempt:
-/// for a body that consumes what it captures (a catalog import's batches), which no request waits
-/// on.
+/// (`locks.rs`), so a retry is the exception, not the rule.
 macro_rules! in_transaction {
-    ($store:expr, once, |$conn:ident| $body:expr) => {
-        $crate::pool::in_transaction!(@run $store, once, |$conn| $body)
-    };
-    ($store:expr, |$conn:ident| $body:expr) => {
-        $crate::pool::in_transaction!(@run $store, retried, |$conn| $body)
-    };
-    (@run $store:expr, $pg:ident, |$conn:ident| $body:expr) => {{
+    ($store:expr, |$conn:ident| $body:expr) => {{
         match &*$store.pools {
             #[cfg(feature = "postgres")]
             $crate::pool::Pools::Pg(pool) => {
                 use diesel_async::AsyncConnection as _;
                 let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
                 let conn: &mut $crate::pool::PgConn = &mut pooled;
-                $crate::pool::in_transaction!(@$pg conn, |$conn| $body)
+                $crate::pool::in_transaction!(@retried conn, |$conn| $body)
             }
             #[cfg(feature = "sqlite")]
             $crate::pool::Pools::Sqlite { blocking, .. } => {
@@ -383,9 +375,6 @@ macro_rules! in_transaction {
             }
         }
     }};
-    (@once $pooled:ident, |$conn:ident| $body:expr) => {
-        $pooled.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
-    };
     (@retried $pooled:ident, |$conn:ident| $body:expr) => {{
         let mut attempt = 1;
         loop {

@@ -221,6 +221,7 @@ diesel::table! {
         last_error -> Nullable<Text>,
         next_attempt_at -> Nullable<BigInt>,
         processed_at -> Nullable<BigInt>,
+        failed_at -> Nullable<BigInt>,
     }
 }
 

@@ -140,10 +140,25 @@ pub enum TemplatesCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum WebhooksCommand {
-    /// Deliveries whose processing failed and is being retried.
+    /// Deliveries whose processing failed, oldest first, as JSON: those given up on
+    /// (`"state": "failed"`: a body that is not a webhook payload, at once; any other failure
+    /// after 12 attempts) and those still being retried (`"state": "retrying"`), each with its
+    /// id, received time, attempts, last error and the lines (tenants) its body names.
+    #[command(after_help = "Give a failed delivery another chance with `parley webhooks retry <ID>` (or `--all`).")]
     Failed {
+        /// Most deliveries to list.
         #[arg(long, default_value_t = 50)]
         limit: u32,
+    },
+    /// Put given-up deliveries back to be processed (by a running `parley serve` within a
+    /// second) with a fresh count of attempts: after fixing what made them fail.
+    Retry {
+        /// The delivery's id (whk_…), as listed by `parley webhooks failed`.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Every given-up delivery.
+        #[arg(long)]
+        all: bool,
     },
 }
 

@@ -52,6 +52,7 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Channels(cmd) => channels(&state, cmd).await,
         Command::Templates(TemplatesCommand::Sync { agent }) => sync_templates(&state, agent).await,
         Command::Webhooks(WebhooksCommand::Failed { limit }) => failed_webhooks(&state, limit).await,
+        Command::Webhooks(WebhooksCommand::Retry { id, all }) => retry_webhooks(&state, id, all).await,
         Command::Migrate => Ok(()),
         Command::Analyze => analyze(&store).await,
         Command::Agents(cmd) => agents(&state, cmd).await,
@@ -146,15 +147,37 @@ async fn sync_templates(state: &AppState, agent: Option<String>) -> Result<(), F
 }
 
 async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), Failure> {
-    let events = state.webhooks.failed(limit).await?;
-    let rows: Vec<_> = events
+    let failed = state.webhooks.failed(limit).await?;
+    let rows: Vec<_> = failed
         .iter()
-        .map(|e| {
-            json!({"id": e.id, "received_at": timestamp(e.received_at), "attempts": e.attempts, "last_error": e.last_error,
-            "next_attempt_at": e.next_attempt_at.map(timestamp)})
+        .map(|f| {
+            let e = &f.event;
+            let lines: Vec<_> = f
+                .lines
+                .iter()
+                .map(|l| {
+                    json!({"phone_number_id": l.phone_number_id, "channel_id": l.line.as_ref().map(|l| l.id.as_str()),
+                    "agent": l.line.as_ref().map(|l| l.agent_id.as_str())})
+                })
+                .collect();
+            json!({"id": e.id, "state": if e.failed_at.is_some() { "failed" } else { "retrying" },
+            "received_at": timestamp(e.received_at), "attempts": e.attempts, "last_error": e.last_error,
+            "failed_at": e.failed_at.map(timestamp), "next_attempt_at": e.next_attempt_at.map(timestamp), "lines": lines})
         })
         .collect();
     println!("{}", serde_json::to_string_pretty(&rows)?);
+    Ok(())
+}
+
+async fn retry_webhooks(state: &AppState, id: Option<String>, all: bool) -> Result<(), Failure> {
+    let retried = match id {
+        Some(id) if !all => {
+            state.webhooks.retry(&id).await.map_err(|e| format!("{e}: {id} (see `parley webhooks failed`)"))?;
+            1
+        }
+        _ => state.webhooks.retry_all().await?,
+    };
+    println!("{}", json!({"retried": retried}));
     Ok(())
 }
 

@@ -67,6 +67,7 @@ pub struct Metrics {
     pool_waiting: Gauge,
     database_up: Gauge,
     webhook_backlog: Gauge,
+    webhook_failed: Gauge,
     embed_seconds: HistogramFamily<EmbedderLabels>,
     embed_texts: Family<EmbedderLabels, Counter>,
     embed_errors: Family<EmbedderLabels, Counter>,
@@ -107,6 +108,11 @@ impl Metrics {
             "webhook_backlog",
             "Webhook deliveries stored and not processed yet (due, waiting for a retry, or stored while processing is off)",
         );
+        let webhook_failed = gauge(
+            &mut registry,
+            "webhook_failed",
+            "Webhook deliveries given up on (unreadable, or failed too often): see `parley webhooks failed`",
+        );
         let embed_seconds: HistogramFamily<EmbedderLabels> = Family::new_with_constructor(latency_histogram);
         registry.register_with_unit(
             "embedder_duration",
@@ -129,6 +135,7 @@ impl Metrics {
             pool_waiting,
             database_up,
             webhook_backlog,
+            webhook_failed,
             embed_seconds,
             embed_texts,
             embed_errors,
@@ -162,12 +169,15 @@ impl Metrics {
         self.pool_size.set(pool.size as i64);
         self.pool_available.set(pool.available as i64);
         self.pool_waiting.set(pool.waiting as i64);
-        match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, state.webhooks.backlog()).await {
-            Ok(Ok(n)) => {
-                self.webhook_backlog.set(i64::try_from(n).unwrap_or(i64::MAX));
+        // Both counts read indexes only (`webhook_events_due`, `webhook_events_failed`).
+        let counts = async { Ok::<_, parley_domain::DomainError>((state.webhooks.backlog().await?, state.webhooks.given_up().await?)) };
+        match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, counts).await {
+            Ok(Ok((backlog, failed))) => {
+                self.webhook_backlog.set(i64::try_from(backlog).unwrap_or(i64::MAX));
+                self.webhook_failed.set(i64::try_from(failed).unwrap_or(i64::MAX));
                 self.database_up.set(1);
             }
-            // The backlog keeps its last known value; `database_up` tells it is stale.
+            // The counts keep their last known values; `database_up` tells they are stale.
             Ok(Err(e)) => {
                 tracing::debug!(error = %e, "metrics: the webhook backlog could not be counted");
                 self.database_up.set(0);

@@ -84,7 +84,7 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
             }
             let stop = || *stopping.borrow();
             match state.webhooks.process_due_until(WEBHOOK_BATCH, &stop).await {
-                Ok(s) if s.processed + s.failed > 0 => continue,
+                Ok(s) if s.handled() > 0 => continue,
                 Ok(_) => break,
                 Err(e) => {
                     tracing::warn!(error = %e, "webhook processing pass failed");

@@ -150,6 +150,124 @@ async fn commands_keep_planner_statistics_and_analyze_refreshes_all(backend: &st
     }
 }
 
+/// Writers of another tenant while `parley catalog import` (its own process, as in production)
+/// writes a catalog: SQLite has one write lock for the file, and an import that held it for its
+/// whole write made writes wait past the 5 s busy timeout and fail (503). The import now stages
+/// its rows outside the lock and holds it only to publish them, so every write goes through;
+/// the import is still one commit.
+async fn api_writes_succeed_while_an_import_runs(backend: &str) {
+    const PRODUCTS: usize = 10_000;
+    const WRITERS: usize = 8;
+    const WRITES_EACH: usize = 25;
+    let db = TestDb::of(backend).await;
+    let importer = agent(&db).await;
+    let state = std::sync::Arc::new(AppState::with_system(db.store.repositories()));
+    let writer = state.keys.create_agent("Writer").await.unwrap().id;
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..PRODUCTS).map(|i| format!("{}\n", product(&format!("p{i}"), &["Home", "Garden"], "active"))).collect();
+    let file = write(dir.path(), "big.jsonl", &lines);
+
+    let mut import = std::process::Command::new(env!("CARGO_BIN_EXE_parley"))
+        .args(["catalog", "import", "--agent", importer.as_str(), &file])
+        .env("DATABASE_URL", &db.url)
+        .env("PARLEY_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("parley runs");
+    // Write once the import writes (its progress says so), not while it still reads the file.
+    let stderr = import.stderr.take().unwrap();
+    let (writing, mut import_log) = tokio::task::spawn_blocking(move || {
+        use std::io::{BufRead, BufReader};
+        let mut lines = BufReader::new(stderr).lines().map_while(Result::ok);
+        let mut seen = String::new();
+        for line in lines.by_ref() {
+            seen.push_str(&line);
+            seen.push('\n');
+            if line.starts_with("writing:") {
+                break;
+            }
+        }
+        let rest = std::thread::spawn(move || lines.collect::<Vec<_>>().join("\n"));
+        (seen, rest)
+    })
+    .await
+    .map(|(seen, rest)| (seen, Some(rest)))
+    .unwrap();
+    assert!(writing.contains("writing:"), "the import never started writing: {writing}");
+
+    let tasks: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let (state, writer) = (state.clone(), writer.clone());
+            tokio::spawn(async move {
+                let mut failures = Vec::new();
+                for n in 0..WRITES_EACH {
+                    let input = parley_domain::services::NewTagInput { name: Some(format!("w{w}-{n}")), color: None, description: None };
+                    if let Err(e) = state.tags.create(&writer, input).await {
+                        failures.push(e.to_string());
+                    }
+                }
+                failures
+            })
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for task in tasks {
+        failures.extend(task.await.unwrap());
+    }
+    let out = tokio::task::spawn_blocking(move || import.wait_with_output()).await.unwrap().unwrap();
+    let rest = import_log.take().unwrap().join().unwrap();
+    assert!(out.status.success(), "the import failed: {writing}{rest}");
+    assert!(
+        failures.is_empty(),
+        "{} of {} writes failed during the import: {:?}",
+        failures.len(),
+        WRITERS * WRITES_EACH,
+        &failures[..failures.len().min(3)]
+    );
+    assert_eq!(state.tags.list(&writer).await.unwrap().len(), WRITERS * WRITES_EACH, "every acknowledged write is there");
+    assert_eq!(active_count(&db, &importer).await, PRODUCTS as u64, "and the whole import");
+}
+
+/// An import killed (SIGKILL) while it writes leaves the catalog exactly as before, and the
+/// next import goes through: on SQLite its staged rows lived in the killed connection's temp
+/// tables, and the publish is one transaction.
+async fn a_killed_import_leaves_the_catalog_as_before(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let agent = agent(&db).await;
+    let dir = tempfile::tempdir().unwrap();
+    let before = write(dir.path(), "before.jsonl", &format!("{}\n", product("p0", &["Home"], "active")));
+    stdout_json(&parley(&db, &["catalog", "import", "--agent", agent.as_str(), &before]));
+    let lines: String = (0..10_000).map(|i| format!("{}\n", product(&format!("p{i}"), &["Garden"], "active"))).collect();
+    let big = write(dir.path(), "big.jsonl", &lines);
+
+    let mut import = std::process::Command::new(env!("CARGO_BIN_EXE_parley"))
+        .args(["catalog", "import", "--agent", agent.as_str(), &big])
+        .env("DATABASE_URL", &db.url)
+        .env("PARLEY_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("parley runs");
+    let stderr = import.stderr.take().unwrap();
+    let writing = tokio::task::spawn_blocking(move || {
+        use std::io::{BufRead, BufReader};
+        BufReader::new(stderr).lines().map_while(Result::ok).any(|l| l.starts_with("writing:"))
+    });
+    assert!(writing.await.unwrap(), "the import never started writing");
+    import.kill().unwrap();
+    import.wait().unwrap();
+
+    let state = AppState::with_system(db.store.repositories());
+    let facets = state.catalog.categories(&agent).await.unwrap();
+    assert_eq!(facets.total_items, 1, "nothing of the killed import is visible");
+    assert_eq!(facets.categories.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Home"]);
+    assert_eq!(active_count(&db, &agent).await, 1);
+    let again = stdout_json(&parley(&db, &["catalog", "import", "--agent", agent.as_str(), &big]));
+    assert_eq!((again["inserted"].as_u64(), again["updated"].as_u64()), (Some(9_999), Some(1)), "{again}");
+    assert_eq!(active_count(&db, &agent).await, 10_000);
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),*) => {
         mod sqlite { $( #[tokio::test(flavor = "multi_thread")] async fn $name() { super::$name("sqlite").await } )* }
@@ -162,5 +280,7 @@ on_both_backends!(
     bad_rows_are_reported_by_line_and_nothing_is_written,
     dry_run_validates_without_writing,
     export_then_import_round_trips_exactly,
-    commands_keep_planner_statistics_and_analyze_refreshes_all
+    commands_keep_planner_statistics_and_analyze_refreshes_all,
+    api_writes_succeed_while_an_import_runs,
+    a_killed_import_leaves_the_catalog_as_before
 );

@@ -58,13 +58,18 @@ async fn pool_backlog_and_embedder_are_reported(app: TestApp) {
         last_error: Some("later".into()),
         next_attempt_at: Some(now + chrono::TimeDelta::hours(1)),
         processed_at: None,
+        failed_at: None,
     };
     app.db.store.repositories().webhooks.insert(&event).await.unwrap();
+    // A delivery given up on: counted apart, never as backlog.
+    let given_up = WebhookEvent { id: "whk_metrics_failed".into(), failed_at: Some(now), next_attempt_at: None, ..event };
+    app.db.store.repositories().webhooks.insert(&given_up).await.unwrap();
     app.import_demo_catalog(&app.a).await;
     app.get("/v1/products/search?q=hiking%20boots", &app.a.publishable).await.assert_status(200);
 
     let text = scrape(&app).await;
     assert_eq!(sample(&text, "parley_webhook_backlog"), Some(1.0), "{text}");
+    assert_eq!(sample(&text, "parley_webhook_failed"), Some(1.0), "{text}");
     assert_eq!(sample(&text, "parley_database_up"), Some(1.0), "{text}");
     assert!(sample(&text, "parley_db_pool_max_connections").is_some_and(|n| n >= 1.0), "{text}");
     let open = sample(&text, "parley_db_pool_connections").unwrap();

@@ -117,13 +117,14 @@ fn a_stored_webhook_is_applied_after_a_crash_and_restart() {
 }
 
 #[test]
-fn deliveries_that_fail_processing_stay_visible_to_operators() {
+fn deliveries_that_cannot_be_processed_are_given_up_listed_and_retried_by_command() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("parley.db");
     let port = free_port();
     let _server = start(&db, port, true);
 
-    // Correctly signed, but not a webhook payload: processing fails and is retried.
+    // Correctly signed, but not a webhook payload: processing can never succeed, so the server
+    // gives up at the first attempt instead of retrying forever.
     let body = "{\"entry\": \"not a list\"}";
     let signature = parley_api::routes::webhooks::sign(SECRET, body.as_bytes());
     let stored = curl(&[
@@ -137,23 +138,40 @@ fn deliveries_that_fail_processing_stay_visible_to_operators() {
     ]);
     assert_eq!(stored, json!({"received": true}));
 
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    let parley = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_parley"))
-            .args(["webhooks", "failed"])
+            .args(args)
             .env("DATABASE_URL", format!("sqlite://{}", db.display()))
             .env("PARLEY_LOG", "warn")
             .output()
             .unwrap();
-        let failed: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-        if let Some(event) = failed.as_array().and_then(|a| a.first()) {
-            assert!(event["id"].as_str().unwrap().starts_with("whk_"));
-            assert!(event["attempts"].as_u64().unwrap() >= 1);
-            assert!(event["last_error"].as_str().unwrap().contains("not a WhatsApp webhook payload"), "{event}");
-            assert!(event["next_attempt_at"].is_string(), "it will be tried again: {event}");
-            break;
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
+    };
+    // The first given-up listing whose failure time differs from `before`.
+    let given_up = |before: &Value| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let failed = parley(&["webhooks", "failed"]);
+            if let Some(event) = failed.as_array().and_then(|a| a.first()).filter(|e| e["state"] == "failed" && e["failed_at"] != *before) {
+                return event.clone();
+            }
+            assert!(Instant::now() < deadline, "the delivery was never given up: {failed}");
+            std::thread::sleep(Duration::from_millis(100));
         }
-        assert!(Instant::now() < deadline, "the failed delivery never showed up: {failed}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    };
+
+    let event = given_up(&Value::Null);
+    assert!(event["id"].as_str().unwrap().starts_with("whk_"));
+    assert_eq!(event["attempts"], 1, "one attempt is enough for a body that cannot parse: {event}");
+    assert!(event["last_error"].as_str().unwrap().contains("not a WhatsApp webhook payload"), "{event}");
+    assert!(event["next_attempt_at"].is_null(), "it is not tried again on its own: {event}");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(parley(&["webhooks", "failed"])[0]["attempts"], 1, "still one attempt after the server's next polls");
+
+    // The operator retries it: the running server processes it again (and gives up again).
+    let retried = parley(&["webhooks", "retry", event["id"].as_str().unwrap()]);
+    assert_eq!(retried["retried"], 1);
+    let again = given_up(&event["failed_at"]);
+    assert_eq!((&again["id"], &again["attempts"]), (&event["id"], &json!(1)), "processed again with a fresh count: {again}");
 }

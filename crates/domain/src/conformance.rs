@@ -29,7 +29,7 @@ macro_rules! storage_conformance {
             template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
             execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
-            webhook_events_are_due_until_processed, imports_store_vectors_and_raise_the_revision,
+            webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, imports_store_vectors_and_raise_the_revision,
             changes_page_by_revision_then_id, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
@@ -965,6 +965,7 @@ fn webhook_event(body: &str, at: Timestamp) -> WebhookEvent {
         last_error: None,
         next_attempt_at: Some(at),
         processed_at: None,
+        failed_at: None,
     }
 }
 
@@ -1218,6 +1219,61 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
     assert_eq!(r.webhooks.backlog().await.unwrap(), 1);
     assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
+}
+
+pub async fn given_up_webhook_events_wait_for_an_operator(r: Repositories) {
+    let bad = webhook_event("garbage", t(1));
+    let flaky = webhook_event(r#"{"n":2}"#, t(2));
+    let fine = webhook_event(r#"{"n":3}"#, t(3));
+    for e in [&bad, &flaky, &fine] {
+        r.webhooks.insert(e).await.unwrap();
+    }
+    let ids = |v: Vec<WebhookEvent>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    r.webhooks.mark_failed(&flaky.id, "unavailable", t(20)).await.unwrap();
+    r.webhooks.give_up(&bad.id, "not a WhatsApp webhook payload", t(10)).await.unwrap();
+    assert_eq!(r.webhooks.given_up().await.unwrap(), 1);
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "a given-up event is not backlog: only the retried and the untried are");
+    assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id != bad.id), "a given-up event is never due again");
+    let failed = r.webhooks.failed(10).await.unwrap();
+    assert_eq!(ids(failed.clone()), [bad.id.clone(), flaky.id.clone()], "given up and being retried, oldest first");
+    assert_eq!(
+        (failed[0].attempts, failed[0].last_error.as_deref(), failed[0].next_attempt_at, failed[0].failed_at),
+        (1, Some("not a WhatsApp webhook payload"), None, Some(t(10))),
+        "the give-up counts as an attempt and keeps its error"
+    );
+    assert_eq!((failed[1].failed_at, failed[1].next_attempt_at), (None, Some(t(20))));
+
+    assert!(!r.webhooks.retry(&flaky.id, t(11)).await.unwrap(), "only given-up events are retried by an operator");
+    assert!(!r.webhooks.retry(&fine.id, t(11)).await.unwrap());
+    assert!(!r.webhooks.retry("whk_unknown", t(11)).await.unwrap());
+    assert_eq!(
+        ids(r.webhooks.due(t(20), 10).await.unwrap()),
+        [flaky.id.clone(), fine.id.clone()],
+        "the retried one keeps its own next attempt"
+    );
+
+    assert!(r.webhooks.retry(&bad.id, t(12)).await.unwrap());
+    assert!(!r.webhooks.retry(&bad.id, t(12)).await.unwrap(), "once back, it is no longer given up");
+    assert_eq!(r.webhooks.given_up().await.unwrap(), 0);
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 3);
+    let due = r.webhooks.due(t(12), 10).await.unwrap();
+    assert_eq!(ids(due.clone()), [bad.id.clone(), fine.id.clone()], "due again at the retry, oldest first");
+    assert_eq!(
+        (due[0].attempts, due[0].failed_at, due[0].next_attempt_at, due[0].last_error.as_deref()),
+        (0, None, Some(t(12)), Some("not a WhatsApp webhook payload")),
+        "a fresh count of attempts; the last error stays until it succeeds"
+    );
+
+    // Every given-up event at once; processed ones are never touched.
+    r.webhooks.give_up(&bad.id, "still not", t(13)).await.unwrap();
+    r.webhooks.give_up(&flaky.id, "unavailable for too long", t(14)).await.unwrap();
+    r.webhooks.mark_processed(&fine.id, t(15)).await.unwrap();
+    r.webhooks.give_up(&fine.id, "too late", t(16)).await.unwrap();
+    assert_eq!(r.webhooks.given_up().await.unwrap(), 2, "a processed event cannot be given up");
+    assert_eq!(r.webhooks.retry_all(t(17)).await.unwrap(), 2);
+    assert_eq!(r.webhooks.retry_all(t(17)).await.unwrap(), 0);
+    assert_eq!(ids(r.webhooks.due(t(17), 10).await.unwrap()), [bad.id.clone(), flaky.id.clone()]);
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 2);
 }
 
 const EMBEDDER: &str = "test-embedder@1";

@@ -302,11 +302,23 @@ pub trait WebhookEventRepository: Send + Sync {
     async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()>;
     /// Records a failed attempt and when to try again.
     async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()>;
-    /// Unprocessed events that failed at least once, oldest first: for operators.
+    /// Records a failed attempt as the last one: the event gets `failed_at = at`, no next
+    /// attempt (never due again, out of the backlog) until [`retry`](Self::retry) puts it back.
+    async fn give_up(&self, id: &str, error: &str, at: Timestamp) -> StoreResult<()>;
+    /// Unprocessed events that failed at least once (waiting for a retry, or given up), oldest
+    /// first: for operators.
     async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    /// Puts a given-up event back to be processed: due at `now`, attempts counted from zero
+    /// again, `failed_at` cleared (`last_error` kept until it succeeds). False when `id` is not
+    /// a given-up event (unknown, processed, or still being retried).
+    async fn retry(&self, id: &str, now: Timestamp) -> StoreResult<bool>;
+    /// [`retry`](Self::retry) for every given-up event; returns how many.
+    async fn retry_all(&self, now: Timestamp) -> StoreResult<u64>;
     /// How many events are stored and not processed yet (due now, waiting for a retry, or
-    /// stored while processing is off): the backlog, for metrics.
+    /// stored while processing is off): the backlog, for metrics. Given-up events are not in it.
     async fn backlog(&self) -> StoreResult<u64>;
+    /// How many events were given up on and wait for an operator: for metrics.
+    async fn given_up(&self) -> StoreResult<u64>;
 }
 
 /// Why texts could not be embedded.

@@ -6,11 +6,11 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ImportProgress, ProductRepository, StoreResult};
 
-use super::bulk::{Batch, BulkWrite, CategoryInsert, ProductInsert};
+use super::bulk::{Batch, CategoryInsert, ProductInsert, staged_transaction};
 use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
-use crate::pool::{in_transaction, read_conn, read_direct, run, with_conn};
+use crate::pool::{read_conn, read_direct, run, with_conn};
 use crate::rows::{encode_vector, from_millis, millis};
 use crate::schema::{catalog_facets, product_categories, products};
 
@@ -222,12 +222,13 @@ impl ProductRepository for Store {
             batches.push(batch);
         }
 
-        in_transaction!(self, once, |conn| {
+        // The write lock (SQLite) or the revision row's lock (PostgreSQL) is held from here to
+        // the commit: logged, since on SQLite every other writer waits that long.
+        let mut locked = None;
+        staged_transaction!(self, batches, progress, |conn, staged| {
+            locked = Some(std::time::Instant::now());
             let revision = next_revision!(conn, agent);
-            for row in batches.iter_mut().flat_map(|b| b.products.iter_mut()) {
-                row.revision = revision;
-            }
-            conn.write_batches(agent, batches, progress).await?;
+            conn.publish(agent, revision, staged).await?;
 
             // Recount from the index tables: the facets are read on every categories request.
             let by_kind: Vec<(String, String, i64)> = product_categories::table
@@ -266,6 +267,8 @@ impl ProductRepository for Store {
             }
             Ok(())
         })?;
+        let held_ms = locked.map_or(0, |t| t.elapsed().as_millis() as u64);
+        tracing::info!(products = items.len(), held_ms, "catalog import published");
         Ok(())
     }
 

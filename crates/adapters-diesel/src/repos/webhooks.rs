@@ -20,6 +20,7 @@ struct EventRow {
     last_error: Option<String>,
     next_attempt_at: Option<i64>,
     processed_at: Option<i64>,
+    failed_at: Option<i64>,
 }
 
 impl EventRow {
@@ -32,6 +33,7 @@ impl EventRow {
             last_error: self.last_error,
             next_attempt_at: opt_from_millis(self.next_attempt_at)?,
             processed_at: opt_from_millis(self.processed_at)?,
+            failed_at: opt_from_millis(self.failed_at)?,
         })
     }
 }
@@ -43,10 +45,11 @@ fn to_domain(rows: Vec<EventRow>) -> Result<Vec<WebhookEvent>, DbError> {
 #[async_trait]
 impl WebhookEventRepository for Store {
     async fn insert(&self, event: &WebhookEvent) -> StoreResult<()> {
-        // An unprocessed event without a next attempt would never be due: it is due on receipt.
-        let next_attempt_at = match event.processed_at {
-            None => Some(event.next_attempt_at.unwrap_or(event.received_at)),
-            Some(_) => event.next_attempt_at,
+        // An unprocessed event without a next attempt would never be due: it is due on receipt
+        // (unless it was given up on).
+        let next_attempt_at = match (event.processed_at, event.failed_at) {
+            (None, None) => Some(event.next_attempt_at.unwrap_or(event.received_at)),
+            _ => None,
         };
         let attempts = i32::try_from(event.attempts).map_err(|_| DbError::Corrupt(format!("webhook attempts {}", event.attempts)))?;
         let values = (
@@ -57,6 +60,7 @@ impl WebhookEventRepository for Store {
             webhook_events::last_error.eq(event.last_error.as_deref()),
             webhook_events::next_attempt_at.eq(next_attempt_at.map(millis)),
             webhook_events::processed_at.eq(event.processed_at.map(millis)),
+            webhook_events::failed_at.eq(event.failed_at.map(millis)),
         );
         with_conn!(self, |conn| diesel::insert_into(webhook_events::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
@@ -97,10 +101,31 @@ impl WebhookEventRepository for Store {
         Ok(())
     }
 
+    async fn give_up(&self, id: &str, error: &str, at: Timestamp) -> StoreResult<()> {
+        // No next attempt: never due again, and out of the backlog (which counts next attempts).
+        with_conn!(self, |conn| diesel::update(webhook_events::table.find(id).filter(webhook_events::processed_at.is_null()))
+            .set((
+                webhook_events::attempts.eq(webhook_events::attempts + 1),
+                webhook_events::last_error.eq(Some(error)),
+                webhook_events::next_attempt_at.eq(None::<i64>),
+                webhook_events::failed_at.eq(Some(millis(at))),
+            ))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(())
+    }
+
     async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+        // Being retried (a next attempt and an error) or given up: each side of the OR is a
+        // range of its own index, so the processed history is never read.
         let rows = with_conn!(self, |conn| webhook_events::table
             .filter(webhook_events::processed_at.is_null())
-            .filter(webhook_events::attempts.gt(0))
+            .filter(
+                webhook_events::failed_at
+                    .is_not_null()
+                    .or(webhook_events::next_attempt_at.is_not_null().and(webhook_events::last_error.is_not_null())),
+            )
             .order((webhook_events::received_at.asc(), webhook_events::id.asc()))
             .limit(i64::from(limit))
             .select(EventRow::as_select())
@@ -108,6 +133,24 @@ impl WebhookEventRepository for Store {
             .await
             .map_err(DbError::from))?;
         Ok(to_domain(rows)?)
+    }
+
+    async fn retry(&self, id: &str, now: Timestamp) -> StoreResult<bool> {
+        let changed = with_conn!(self, |conn| diesel::update(webhook_events::table.find(id).filter(given_up()))
+            .set(back_to_processing(now))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(changed > 0)
+    }
+
+    async fn retry_all(&self, now: Timestamp) -> StoreResult<u64> {
+        let changed = with_conn!(self, |conn| diesel::update(webhook_events::table.filter(given_up()))
+            .set(back_to_processing(now))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(changed as u64)
     }
 
     async fn backlog(&self) -> StoreResult<u64> {
@@ -122,4 +165,27 @@ impl WebhookEventRepository for Store {
             .map_err(DbError::from))?;
         Ok(u64::try_from(count).unwrap_or(0))
     }
+
+    async fn given_up(&self) -> StoreResult<u64> {
+        let count: i64 =
+            with_conn!(self, |conn| webhook_events::table.filter(given_up()).count().get_result(conn).await.map_err(DbError::from))?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+}
+
+/// Events given up on: failed for good, not processed (a range of `webhook_events_failed`).
+fn given_up() -> diesel::dsl::And<diesel::dsl::IsNotNull<webhook_events::failed_at>, diesel::dsl::IsNull<webhook_events::processed_at>> {
+    webhook_events::failed_at.is_not_null().and(webhook_events::processed_at.is_null())
+}
+
+/// The columns [`back_to_processing`] sets.
+type BackToProcessing = (
+    diesel::dsl::Eq<webhook_events::failed_at, Option<i64>>,
+    diesel::dsl::Eq<webhook_events::next_attempt_at, Option<i64>>,
+    diesel::dsl::Eq<webhook_events::attempts, i32>,
+);
+
+/// Due now with a fresh count of attempts; the last error stays until an attempt succeeds.
+fn back_to_processing(now: Timestamp) -> BackToProcessing {
+    (webhook_events::failed_at.eq(None::<i64>), webhook_events::next_attempt_at.eq(Some(millis(now))), webhook_events::attempts.eq(0))
 }

@@ -14,9 +14,12 @@ pub struct WebhookEvent {
     pub attempts: u32,
     /// The last processing error, when an attempt failed.
     pub last_error: Option<String>,
-    /// When it may be tried again (`None` once processed).
+    /// When it may be tried again (`None` once processed, or once Parley gave up on it).
     pub next_attempt_at: Option<Timestamp>,
     pub processed_at: Option<Timestamp>,
+    /// When Parley gave up on it (a body that can never be processed, or too many failed
+    /// attempts): it waits for an operator (`parley webhooks retry`).
+    pub failed_at: Option<Timestamp>,
 }
 
 /// The stored answer of a request made with an `Idempotency-Key`.

@@ -8,7 +8,8 @@ use crate::ports::*;
 use crate::{DomainError, FieldError};
 
 /// Webhook deliveries: stored as received (so a crash loses nothing), then processed; failures
-/// are retried with backoff and stay visible until they succeed.
+/// are retried with backoff, a bounded number of times, and then kept as failed for an operator
+/// (`parley webhooks failed`, `parley webhooks retry`).
 pub struct WebhookService {
     events: Arc<dyn WebhookEventRepository>,
     lines: Arc<dyn LineRepository>,
@@ -22,15 +23,69 @@ pub struct WebhookService {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ProcessSummary {
     pub processed: usize,
+    /// Failed, to be tried again later.
     pub failed: usize,
+    /// Failed for the last time: given up, kept for an operator.
+    pub gave_up: usize,
+}
+
+impl ProcessSummary {
+    /// How many deliveries the pass handled, whatever the outcome.
+    pub fn handled(&self) -> usize {
+        self.processed + self.failed + self.gave_up
+    }
+}
+
+/// A delivery that failed, with the lines it names when its body can be read (an unreadable
+/// body names none): what an operator needs to find the tenant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedDelivery {
+    pub event: WebhookEvent,
+    pub lines: Vec<DeliveryLine>,
+}
+
+/// A line named in a delivery, by its platform id, and the stored line when there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryLine {
+    pub phone_number_id: String,
+    pub line: Option<Line>,
 }
 
 /// Compare-and-set attempts before an execution update gives up for this pass.
 const CAS_ATTEMPTS: usize = 3;
 
+/// Attempts at a delivery whose failures may pass (the database unavailable or contended)
+/// before Parley gives up on it. With [`backoff`] between them (2 s, 4 s, … 2,048 s) the
+/// attempts span about 68 minutes: longer than a database failover or restart, short enough
+/// that an operator hears of a stuck delivery the same hour (`parley_webhook_failed`).
+pub const MAX_ATTEMPTS: u32 = 12;
+
 /// 2^attempts seconds, at most an hour.
 fn backoff(attempts: u32) -> TimeDelta {
     TimeDelta::seconds(1i64 << attempts.min(12)).min(TimeDelta::hours(1))
+}
+
+/// Why processing a delivery failed: whether another attempt could go differently.
+enum Failure {
+    /// The body is not a webhook payload. It is stored exactly as signed and the parser is
+    /// deterministic, so every attempt would fail the same way: one attempt is enough. (After
+    /// an upgrade that reads it, `parley webhooks retry` processes it again.)
+    Permanent(String),
+    /// Anything else (storage unavailable, an execution contended, …): may pass, so it is
+    /// retried, up to [`MAX_ATTEMPTS`].
+    Transient(DomainError),
+}
+
+impl From<DomainError> for Failure {
+    fn from(e: DomainError) -> Self {
+        Failure::Transient(e)
+    }
+}
+
+impl From<crate::StoreError> for Failure {
+    fn from(e: crate::StoreError) -> Self {
+        Failure::Transient(e.into())
+    }
 }
 
 impl WebhookService {
@@ -61,6 +116,7 @@ impl WebhookService {
             last_error: None,
             next_attempt_at: Some(now),
             processed_at: None,
+            failed_at: None,
         };
         self.events.insert(&event).await?;
         Ok(event.id)
@@ -79,14 +135,25 @@ impl WebhookService {
             if stop() {
                 break;
             }
+            let attempt = event.attempts + 1;
             match self.process(&event).await {
                 Ok(()) => {
                     self.events.mark_processed(&event.id, self.clock.now()).await?;
                     summary.processed += 1;
                 }
-                Err(e) => {
-                    let retry_at = self.clock.now() + backoff(event.attempts + 1);
-                    tracing::warn!(event = %event.id, attempts = event.attempts + 1, error = %e, "webhook processing failed; will retry");
+                Err(Failure::Permanent(error)) => {
+                    tracing::warn!(event = %event.id, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
+                    self.events.give_up(&event.id, &error, self.clock.now()).await?;
+                    summary.gave_up += 1;
+                }
+                Err(Failure::Transient(e)) if attempt >= MAX_ATTEMPTS => {
+                    tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley webhooks failed)");
+                    self.events.give_up(&event.id, &e.to_string(), self.clock.now()).await?;
+                    summary.gave_up += 1;
+                }
+                Err(Failure::Transient(e)) => {
+                    let retry_at = self.clock.now() + backoff(attempt);
+                    tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed; will retry");
                     self.events.mark_failed(&event.id, &e.to_string(), retry_at).await?;
                     summary.failed += 1;
                 }
@@ -95,19 +162,51 @@ impl WebhookService {
         Ok(summary)
     }
 
-    /// How many deliveries are stored and not processed yet.
+    /// How many deliveries are stored and not processed yet (given-up ones excluded).
     pub async fn backlog(&self) -> Result<u64, DomainError> {
         Ok(self.events.backlog().await?)
     }
 
-    /// Deliveries that failed at least once and are not processed yet.
-    pub async fn failed(&self, limit: u32) -> Result<Vec<WebhookEvent>, DomainError> {
-        Ok(self.events.failed(limit).await?)
+    /// How many deliveries were given up on and wait for an operator.
+    pub async fn given_up(&self) -> Result<u64, DomainError> {
+        Ok(self.events.given_up().await?)
     }
 
-    async fn process(&self, event: &WebhookEvent) -> Result<(), DomainError> {
-        // A body that is not a webhook payload will never parse: record it as failed (visible).
-        let news = parse_webhook(&event.body).map_err(|e| DomainError::Internal(e.to_string()))?;
+    /// Deliveries that failed at least once and are not processed (being retried, or given
+    /// up), oldest first, with the lines their bodies name.
+    pub async fn failed(&self, limit: u32) -> Result<Vec<FailedDelivery>, DomainError> {
+        let mut failed = Vec::new();
+        for event in self.events.failed(limit).await? {
+            let mut lines = Vec::new();
+            for news in parse_webhook(&event.body).unwrap_or_default() {
+                if lines.iter().any(|l: &DeliveryLine| l.phone_number_id == news.phone_number_id) {
+                    continue;
+                }
+                let line = self.lines.find_by_phone_number_id(&news.phone_number_id).await?;
+                lines.push(DeliveryLine { phone_number_id: news.phone_number_id, line });
+            }
+            failed.push(FailedDelivery { event, lines });
+        }
+        Ok(failed)
+    }
+
+    /// Puts a given-up delivery back to be processed now, with a fresh count of attempts.
+    /// `NotFound` unless `id` is a given-up delivery.
+    pub async fn retry(&self, id: &str) -> Result<(), DomainError> {
+        if self.events.retry(id, self.clock.now()).await? {
+            Ok(())
+        } else {
+            Err(DomainError::NotFound { resource: "given-up webhook delivery", ids: vec![id.to_string()] })
+        }
+    }
+
+    /// Puts every given-up delivery back to be processed now; returns how many.
+    pub async fn retry_all(&self) -> Result<u64, DomainError> {
+        Ok(self.events.retry_all(self.clock.now()).await?)
+    }
+
+    async fn process(&self, event: &WebhookEvent) -> Result<(), Failure> {
+        let news = parse_webhook(&event.body).map_err(Failure::Permanent)?;
         for line_news in news {
             let Some(line) = self.lines.find_by_phone_number_id(&line_news.phone_number_id).await? else {
                 tracing::info!(phone_number_id = %line_news.phone_number_id, "webhook for an unknown line ignored");
@@ -186,22 +285,109 @@ mod tests {
             last_error: None,
             next_attempt_at: None,
             processed_at: None,
+            failed_at: None,
+        }
+    }
+
+    const STATUS_BODY: &str = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},"statuses":[{"id":"wamid.1","status":"read","timestamp":"1"}]}}]}]}"#;
+
+    fn known_line() -> MockLineRepository {
+        let mut lines = MockLineRepository::new();
+        lines.expect_find_by_phone_number_id().returning(|phone| {
+            Ok(Some(Line {
+                id: LineId::new("chn_1"),
+                agent_id: AgentId::new("agt_1"),
+                phone_number_id: PhoneNumberId::new(phone).unwrap(),
+                waba_id: WabaId::new("2").unwrap(),
+                access: LineAccess::Sandbox,
+                created_at: chrono::Utc::now(),
+            }))
+        });
+        lines
+    }
+
+    /// Executions whose storage is unavailable: a failure that may pass.
+    fn unavailable_executions() -> MockExecutionRepository {
+        let mut executions = MockExecutionRepository::new();
+        executions.expect_find_by_message().returning(|_, _| Err(crate::StoreError::Unavailable("pool timed out".into())));
+        executions
+    }
+
+    #[tokio::test]
+    async fn an_unparseable_body_is_given_up_at_its_first_attempt() {
+        let mut events = MockWebhookEventRepository::new();
+        events.expect_due().returning(|_, _| Ok(vec![WebhookEvent { attempts: 0, ..event("garbage") }]));
+        // It can never parse: no retry is scheduled, it waits for an operator.
+        events.expect_mark_failed().never();
+        events
+            .expect_give_up()
+            .withf(|id, err, _| id == "whk_1" && err.contains("not a WhatsApp webhook"))
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1 });
+    }
+
+    #[tokio::test]
+    async fn a_failure_that_may_pass_is_retried_with_backoff_below_the_bound() {
+        let mut events = MockWebhookEventRepository::new();
+        // Two attempts failed before: the third fails too and is retried after 2^3 s.
+        events.expect_due().returning(|_, _| Ok(vec![event(STATUS_BODY)]));
+        events
+            .expect_mark_failed()
+            .withf(|id, err, at| id == "whk_1" && err.contains("pool timed out") && *at > chrono::Utc::now() + TimeDelta::seconds(7))
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        events.expect_give_up().never();
+        let summary = service(repos(events, known_line(), unavailable_executions())).process_due(10).await.unwrap();
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 1, gave_up: 0 });
+    }
+
+    #[tokio::test]
+    async fn the_last_allowed_attempt_that_fails_gives_up_with_its_error() {
+        let mut events = MockWebhookEventRepository::new();
+        events.expect_due().returning(|_, _| Ok(vec![WebhookEvent { attempts: MAX_ATTEMPTS - 1, ..event(STATUS_BODY) }]));
+        events.expect_mark_failed().never();
+        events.expect_give_up().withf(|id, err, _| id == "whk_1" && err.contains("pool timed out")).times(1).returning(|_, _, _| Ok(()));
+        let summary = service(repos(events, known_line(), unavailable_executions())).process_due(10).await.unwrap();
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1 });
+    }
+
+    #[tokio::test]
+    async fn every_attempt_before_the_bound_is_retried_and_the_bound_is_reached_in_about_an_hour() {
+        // The whole schedule: MAX_ATTEMPTS - 1 retries, then the give-up.
+        let waits: Vec<TimeDelta> = (1..MAX_ATTEMPTS).map(backoff).collect();
+        let total = waits.iter().copied().sum::<TimeDelta>();
+        assert!(total > TimeDelta::minutes(30) && total < TimeDelta::hours(2), "{total}");
+        for attempts in 0..MAX_ATTEMPTS {
+            let mut events = MockWebhookEventRepository::new();
+            events.expect_due().returning(move |_, _| Ok(vec![WebhookEvent { attempts, ..event(STATUS_BODY) }]));
+            let last = attempts + 1 == MAX_ATTEMPTS;
+            events.expect_mark_failed().times(usize::from(!last)).returning(|_, _, _| Ok(()));
+            events.expect_give_up().times(usize::from(last)).returning(|_, _, _| Ok(()));
+            service(repos(events, known_line(), unavailable_executions())).process_due(10).await.unwrap();
         }
     }
 
     #[tokio::test]
-    async fn unparseable_events_are_kept_as_failed_with_backoff() {
+    async fn failed_deliveries_name_their_lines_when_the_body_reads() {
         let mut events = MockWebhookEventRepository::new();
-        events.expect_due().returning(|_, _| Ok(vec![event("garbage")]));
-        events
-            .expect_mark_failed()
-            .withf(|id, err, at| {
-                id == "whk_1" && err.contains("not a WhatsApp webhook") && *at > chrono::Utc::now() + TimeDelta::seconds(7)
-            })
-            .times(1)
-            .returning(|_, _, _| Ok(()));
-        let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 0, failed: 1 });
+        events.expect_failed().returning(|_| Ok(vec![WebhookEvent { id: "whk_bad".into(), ..event("garbage") }, event(STATUS_BODY)]));
+        let failed = service(repos(events, known_line(), MockExecutionRepository::new())).failed(10).await.unwrap();
+        assert!(failed[0].lines.is_empty(), "an unreadable body names no line");
+        assert_eq!(failed[1].lines.len(), 1);
+        assert_eq!(failed[1].lines[0].phone_number_id, "106540352242922");
+        assert_eq!(failed[1].lines[0].line.as_ref().map(|l| l.agent_id.as_str()), Some("agt_1"));
+    }
+
+    #[tokio::test]
+    async fn retrying_something_not_given_up_is_not_found() {
+        let mut events = MockWebhookEventRepository::new();
+        events.expect_retry().withf(|id, _| id == "whk_1").returning(|_, _| Ok(true));
+        events.expect_retry().returning(|_, _| Ok(false));
+        let service = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new()));
+        service.retry("whk_1").await.unwrap();
+        assert!(matches!(service.retry("whk_2").await, Err(DomainError::NotFound { .. })));
     }
 
     #[tokio::test]
@@ -232,7 +418,7 @@ mod tests {
         // "Go" when asked before the first delivery, "stop" from then on.
         let stop_after_first = || stop.swap(true, std::sync::atomic::Ordering::SeqCst);
         let summary = service.process_due_until(10, &stop_after_first).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0 });
+        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0 });
     }
 
     #[test]

@@ -1,0 +1,2 @@
+DROP INDEX webhook_events_failed;
+ALTER TABLE webhook_events DROP COLUMN failed_at;

@@ -1,0 +1,89 @@
+//! `parley webhooks failed|retry` through the real binary, on SQLite and PostgreSQL: a delivery
+//! that cannot be processed is given up (not retried forever), listed for the operator with
+//! what is known of it, and put back to be processed by the retry command.
+
+use std::process::{Command, Output};
+
+use parley_adapters_diesel::testing::TestDb;
+use parley_api::state::AppState;
+use serde_json::Value;
+
+fn parley(db: &TestDb, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_parley"))
+        .args(args)
+        .env("DATABASE_URL", &db.url)
+        .env("PARLEY_LOG", "warn")
+        .output()
+        .expect("parley runs")
+}
+
+fn json_out(out: &Output) -> Value {
+    assert!(out.status.success(), "parley failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn listed<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
+    list.as_array().unwrap().iter().find(|d| d["id"] == id)
+}
+
+async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let state = AppState::with_system(db.store.repositories());
+    let agent = state.keys.create_agent("Hooks").await.unwrap().id;
+    let line = state.lines.add(&agent, "106540352242922", "102290129340398", None).await.unwrap();
+
+    // Signed (the route checked it) but not a webhook payload: it can never be processed.
+    let unreadable = state.webhooks.receive("{\"entry\": [truncated".into()).await.unwrap();
+    // A readable delivery for the line that failed for good: its tenant is known.
+    let readable = parley_api::platform::status_webhook(&line, "wamid.1", "read", "14155550100", None, 1_767_225_600);
+    let exhausted = state.webhooks.receive(readable).await.unwrap();
+    let repos = db.store.repositories();
+    repos.webhooks.give_up(&exhausted, "unavailable: pool timed out", chrono::Utc::now()).await.unwrap();
+
+    let summary = state.webhooks.process_due(10).await.unwrap();
+    assert_eq!((summary.processed, summary.failed, summary.gave_up), (0, 0, 1), "one attempt is enough for a body that cannot parse");
+    assert_eq!(state.webhooks.process_due(10).await.unwrap().handled(), 0, "a given-up delivery is not retried on its own");
+    assert_eq!(state.webhooks.backlog().await.unwrap(), 0, "nor counted as backlog");
+
+    let list = json_out(&parley(&db, &["webhooks", "failed"]));
+    let bad = listed(&list, &unreadable).expect("the unreadable delivery is listed");
+    assert_eq!((bad["state"].as_str(), bad["attempts"].as_u64()), (Some("failed"), Some(1)), "{bad}");
+    assert!(bad["last_error"].as_str().unwrap().contains("not a WhatsApp webhook payload"), "{bad}");
+    assert!(bad["received_at"].is_string() && bad["failed_at"].is_string() && bad["next_attempt_at"].is_null(), "{bad}");
+    assert_eq!(bad["lines"], serde_json::json!([]), "an unreadable body names no tenant");
+    let known = listed(&list, &exhausted).expect("the exhausted delivery is listed");
+    assert_eq!(known["lines"][0]["agent"], agent.as_str(), "{known}");
+    assert_eq!(known["lines"][0]["channel_id"], line.id.as_str(), "{known}");
+
+    let retried = json_out(&parley(&db, &["webhooks", "retry", &unreadable]));
+    assert_eq!(retried["retried"], 1);
+    let list = json_out(&parley(&db, &["webhooks", "failed"]));
+    let back = listed(&list, &unreadable).unwrap();
+    assert_eq!((back["state"].as_str(), back["attempts"].as_u64()), (Some("retrying"), Some(0)), "due again, attempts from zero: {back}");
+    assert_eq!(state.webhooks.process_due(10).await.unwrap().gave_up, 1, "processed again (and, still unreadable, given up again)");
+
+    let again = parley(&db, &["webhooks", "retry", &exhausted]);
+    json_out(&again);
+    let twice = parley(&db, &["webhooks", "retry", &exhausted]);
+    assert!(!twice.status.success(), "only a given-up delivery can be retried");
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("not found"), "{}", String::from_utf8_lossy(&twice.stderr));
+    assert_eq!(state.webhooks.process_due(10).await.unwrap().processed, 1, "the readable one goes through once retried");
+
+    let all = json_out(&parley(&db, &["webhooks", "retry", "--all"]));
+    assert_eq!(all["retried"], 1, "the unreadable one, given up again");
+    assert_eq!(state.webhooks.given_up().await.unwrap(), 0);
+
+    let neither = parley(&db, &["webhooks", "retry"]);
+    assert!(!neither.status.success(), "an id or --all is required");
+    let help = parley(&db, &["webhooks", "failed", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("parley webhooks retry"), "{}", String::from_utf8_lossy(&help.stdout));
+}
+
+macro_rules! on_both_backends {
+    ($($name:ident),*) => {
+        mod sqlite { $( #[tokio::test(flavor = "multi_thread")] async fn $name() { super::$name("sqlite").await } )* }
+        mod postgres { $( #[tokio::test(flavor = "multi_thread")] async fn $name() { super::$name("postgres").await } )* }
+    };
+}
+
+on_both_backends!(a_failing_delivery_is_given_up_listed_and_retried_by_command);
