@@ -29,7 +29,7 @@ macro_rules! storage_conformance {
             template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
             execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
-            webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, imports_store_vectors_and_raise_the_revision,
+            webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, webhook_events_are_claimed_once, imports_store_vectors_and_raise_the_revision,
             changes_page_by_revision_then_id, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
@@ -1391,4 +1391,23 @@ pub async fn vectors_and_revisions_are_scoped_by_agent(r: Repositories) {
 
     r.vectors.store_vectors(&a, EMBEDDER, &[(ProductId::lookup("other"), vec![9.0])]).await.unwrap();
     assert!(all_changes(&r, &b, EMBEDDER, ChangeCursor::default()).await.iter().all(|c| c.2.is_none()), "A cannot write B's vectors");
+}
+
+pub async fn webhook_events_are_claimed_once(r: Repositories) {
+    let event = webhook_event(r#"{"n":1}"#, t(1));
+    r.webhooks.insert(&event).await.unwrap();
+    // Two processors read it due; the first claim wins, the second finds it taken.
+    let read_by_both = r.webhooks.due(t(5), 10).await.unwrap();
+    assert_eq!(read_by_both.len(), 1);
+    assert!(r.webhooks.claim(&event.id, t(1), t(100)).await.unwrap(), "the first claim takes it");
+    assert!(!r.webhooks.claim(&event.id, t(1), t(100)).await.unwrap(), "a second claim of the same read finds it taken");
+    assert!(r.webhooks.due(t(99), 10).await.unwrap().is_empty(), "a claimed event is nobody else's until its lease ends");
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 1, "a claimed event is still in the backlog");
+    // Its processor died: due again when the lease ends, claimed by the due time read then.
+    let again = r.webhooks.due(t(100), 10).await.unwrap();
+    assert_eq!(again[0].next_attempt_at, Some(t(100)));
+    assert!(r.webhooks.claim(&event.id, t(100), t(200)).await.unwrap());
+    r.webhooks.mark_processed(&event.id, t(101)).await.unwrap();
+    assert!(!r.webhooks.claim(&event.id, t(200), t(300)).await.unwrap(), "a processed event is never claimed");
+    assert!(!r.webhooks.claim("whk_unknown", t(1), t(2)).await.unwrap());
 }

@@ -299,6 +299,11 @@ pub trait WebhookEventRepository: Send + Sync {
     async fn insert(&self, event: &WebhookEvent) -> StoreResult<()>;
     /// Unprocessed events due by `now`, oldest first, at most `limit`.
     async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    /// Takes a due event for one processor until `until` (its next attempt moves there), if
+    /// its next attempt is still `due_at`, as read: false when another processor took it (or
+    /// finished it) since. Several `parley serve` processes share the table, and each event
+    /// must be processed by one; one that crashes mid-way leaves it due again at `until`.
+    async fn claim(&self, id: &str, due_at: Timestamp, until: Timestamp) -> StoreResult<bool>;
     async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()>;
     /// Records a failed attempt and when to try again.
     async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()>;

@@ -79,6 +79,23 @@ impl WebhookEventRepository for Store {
         Ok(to_domain(rows)?)
     }
 
+    async fn claim(&self, id: &str, due_at: Timestamp, until: Timestamp) -> StoreResult<bool> {
+        // Compare-and-set on the next attempt read with the event: of two processes that read
+        // it, the second's update finds it moved (PostgreSQL re-checks the condition after the
+        // first commits; SQLite runs the writes one after the other) and changes nothing.
+        let claimed = with_conn!(self, |conn| diesel::update(
+            webhook_events::table
+                .find(id)
+                .filter(webhook_events::processed_at.is_null())
+                .filter(webhook_events::next_attempt_at.eq(millis(due_at)))
+        )
+        .set(webhook_events::next_attempt_at.eq(Some(millis(until))))
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
+        Ok(claimed == 1)
+    }
+
     async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()> {
         with_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
             .set((webhook_events::processed_at.eq(Some(millis(at))), webhook_events::next_attempt_at.eq(None::<i64>)))

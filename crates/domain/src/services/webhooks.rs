@@ -27,6 +27,8 @@ pub struct ProcessSummary {
     pub failed: usize,
     /// Failed for the last time: given up, kept for an operator.
     pub gave_up: usize,
+    /// Due, but another process claimed it first: that one processes it.
+    pub claimed_elsewhere: usize,
 }
 
 impl ProcessSummary {
@@ -59,6 +61,11 @@ const CAS_ATTEMPTS: usize = 3;
 /// attempts span about 68 minutes: longer than a database failover or restart, short enough
 /// that an operator hears of a stuck delivery the same hour (`parley_webhook_failed`).
 pub const MAX_ATTEMPTS: u32 = 12;
+
+/// How long a claimed delivery belongs to the process that claimed it: far longer than
+/// processing one takes (milliseconds), so a live process never loses one it works on; a
+/// process that dies holding one leaves it due again after this.
+const CLAIM_LEASE: TimeDelta = TimeDelta::minutes(2);
 
 /// 2^attempts seconds, at most an hour.
 fn backoff(attempts: u32) -> TimeDelta {
@@ -134,6 +141,13 @@ impl WebhookService {
         for event in self.events.due(self.clock.now(), limit).await? {
             if stop() {
                 break;
+            }
+            // Another process may have read the same event: only the one whose claim lands
+            // processes it.
+            let Some(due_at) = event.next_attempt_at else { continue };
+            if !self.events.claim(&event.id, due_at, self.clock.now() + CLAIM_LEASE).await? {
+                summary.claimed_elsewhere += 1;
+                continue;
             }
             let attempt = event.attempts + 1;
             match self.process(&event).await {
@@ -283,7 +297,7 @@ mod tests {
             received_at: chrono::Utc::now(),
             attempts: 2,
             last_error: None,
-            next_attempt_at: None,
+            next_attempt_at: Some(chrono::Utc::now()),
             processed_at: None,
             failed_at: None,
         }
@@ -316,6 +330,7 @@ mod tests {
     #[tokio::test]
     async fn an_unparseable_body_is_given_up_at_its_first_attempt() {
         let mut events = MockWebhookEventRepository::new();
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(|_, _| Ok(vec![WebhookEvent { attempts: 0, ..event("garbage") }]));
         // It can never parse: no retry is scheduled, it waits for an operator.
         events.expect_mark_failed().never();
@@ -325,13 +340,14 @@ mod tests {
             .times(1)
             .returning(|_, _, _| Ok(()));
         let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1 });
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1, claimed_elsewhere: 0 });
     }
 
     #[tokio::test]
     async fn a_failure_that_may_pass_is_retried_with_backoff_below_the_bound() {
         let mut events = MockWebhookEventRepository::new();
         // Two attempts failed before: the third fails too and is retried after 2^3 s.
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(|_, _| Ok(vec![event(STATUS_BODY)]));
         events
             .expect_mark_failed()
@@ -340,17 +356,18 @@ mod tests {
             .returning(|_, _, _| Ok(()));
         events.expect_give_up().never();
         let summary = service(repos(events, known_line(), unavailable_executions())).process_due(10).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 0, failed: 1, gave_up: 0 });
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 1, gave_up: 0, claimed_elsewhere: 0 });
     }
 
     #[tokio::test]
     async fn the_last_allowed_attempt_that_fails_gives_up_with_its_error() {
         let mut events = MockWebhookEventRepository::new();
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(|_, _| Ok(vec![WebhookEvent { attempts: MAX_ATTEMPTS - 1, ..event(STATUS_BODY) }]));
         events.expect_mark_failed().never();
         events.expect_give_up().withf(|id, err, _| id == "whk_1" && err.contains("pool timed out")).times(1).returning(|_, _, _| Ok(()));
         let summary = service(repos(events, known_line(), unavailable_executions())).process_due(10).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1 });
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1, claimed_elsewhere: 0 });
     }
 
     #[tokio::test]
@@ -361,6 +378,7 @@ mod tests {
         assert!(total > TimeDelta::minutes(30) && total < TimeDelta::hours(2), "{total}");
         for attempts in 0..MAX_ATTEMPTS {
             let mut events = MockWebhookEventRepository::new();
+            events.expect_claim().returning(|_, _, _| Ok(true));
             events.expect_due().returning(move |_, _| Ok(vec![WebhookEvent { attempts, ..event(STATUS_BODY) }]));
             let last = attempts + 1 == MAX_ATTEMPTS;
             events.expect_mark_failed().times(usize::from(!last)).returning(|_, _, _| Ok(()));
@@ -391,9 +409,35 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_delivery_another_process_claimed_first_is_left_to_it() {
+        let mut events = MockWebhookEventRepository::new();
+        events.expect_due().returning(|_, _| Ok(vec![event(STATUS_BODY)]));
+        events.expect_claim().times(1).returning(|_, _, _| Ok(false));
+        // No mark_processed, mark_failed or give_up expected: touching it would be a panic.
+        let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
+        assert_eq!((summary.handled(), summary.claimed_elsewhere), (0, 1));
+    }
+
+    #[tokio::test]
+    async fn a_claim_holds_the_delivery_for_the_lease_from_its_due_time() {
+        let mut events = MockWebhookEventRepository::new();
+        // A delivery for a line Parley does not know: processed without touching anything else.
+        let due = event(r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[]}}]}]}"#);
+        let due_at = due.next_attempt_at.unwrap();
+        events.expect_due().returning(move |_, _| Ok(vec![due.clone()]));
+        events.expect_claim().withf(move |_, at, until| *at == due_at && *until > due_at).times(1).returning(|_, _, _| Ok(true));
+        events.expect_mark_processed().times(1).returning(|_, _| Ok(()));
+        let mut lines = MockLineRepository::new();
+        lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
+        let summary = service(repos(events, lines, MockExecutionRepository::new())).process_due(10).await.unwrap();
+        assert_eq!(summary.claimed_elsewhere, 0);
+    }
+
+    #[tokio::test]
     async fn unknown_lines_are_ignored_and_the_event_completes() {
         let mut events = MockWebhookEventRepository::new();
         let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(move |_, _| Ok(vec![event(body)]));
         events.expect_mark_processed().times(1).returning(|_, _| Ok(()));
         let mut lines = MockLineRepository::new();
@@ -408,6 +452,7 @@ mod tests {
     async fn a_stop_request_ends_processing_between_deliveries_never_inside_one() {
         let mut events = MockWebhookEventRepository::new();
         let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(move |_, _| Ok((1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect()));
         // The first delivery is in hand when the stop arrives: it completes, the others wait.
         events.expect_mark_processed().withf(|id, _| id == "whk_1").times(1).returning(|_, _| Ok(()));
@@ -418,7 +463,7 @@ mod tests {
         // "Go" when asked before the first delivery, "stop" from then on.
         let stop_after_first = || stop.swap(true, std::sync::atomic::Ordering::SeqCst);
         let summary = service.process_due_until(10, &stop_after_first).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0 });
+        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0, claimed_elsewhere: 0 });
     }
 
     #[test]
