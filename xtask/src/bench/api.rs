@@ -28,6 +28,9 @@ pub struct ApiOptions {
     /// Endpoints whose name contains one of these (the ceiling always runs); empty: all.
     /// A filtered run prints its table but leaves docs/performance.md alone.
     pub only: Vec<String>,
+    /// A `parley` binary to measure instead of this tree's release build (an older build, for
+    /// a before-and-after comparison); such a run leaves docs/performance.md alone too.
+    pub binary: Option<std::path::PathBuf>,
 }
 
 impl ApiOptions {
@@ -49,6 +52,7 @@ impl ApiOptions {
             seconds: 5,
             requests: 200,
             only: Vec::new(),
+            binary: None,
         };
         let mut it = args.iter();
         while let Some(flag) = it.next() {
@@ -62,10 +66,21 @@ impl ApiOptions {
                 "--seconds" if !instructions => options.seconds = number()?.max(1) as u64,
                 "--requests" if instructions => options.requests = number()?.max(1),
                 "--only" => options.only = value.split(',').map(str::to_string).collect(),
+                "--binary" => options.binary = Some(value.into()),
                 other => return Err(format!("unknown option {other}\n{}", super::USAGE)),
             }
         }
         Ok(options)
+    }
+
+    /// The binary to measure: `--binary`, or this tree's release build.
+    pub fn binary(&self) -> Result<std::path::PathBuf, String> {
+        self.binary.clone().map_or_else(release_binary, Ok)
+    }
+
+    /// Whether the figures go into docs/performance.md: a whole run of this tree's build.
+    pub fn reported(&self) -> bool {
+        self.only.is_empty() && self.binary.is_none()
     }
 
     /// Whether the endpoint named `name` is measured.
@@ -124,7 +139,7 @@ pub fn prepare(
 
 pub fn run(options: &ApiOptions) -> Result<(), String> {
     Wrk::check_installed()?;
-    let bin = release_binary()?;
+    let bin = options.binary()?;
     let catalog = catalog_file(options)?;
     let wrk = Wrk { connections: options.connections, duration: Duration::from_secs(options.seconds) };
 
@@ -170,7 +185,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
         options.products, options.contacts, options.connections, options.seconds
     );
     println!("{section}");
-    if !options.only.is_empty() {
+    if !options.reported() {
         return Ok(());
     }
     write_report("api", &section)

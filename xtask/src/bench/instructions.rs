@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::api::{ApiOptions, SERVER_ENV, catalog_file, loads, prepare};
 use super::http::Client;
 use super::wrk::Load;
-use super::{Server, free_port, release_binary, scratch, write_report};
+use super::{Server, free_port, scratch, write_report};
 
 /// Requests sent before counting starts: caches and the statement cache warm.
 const WARMUP: usize = 30;
@@ -25,7 +25,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
     for tool in ["valgrind", "callgrind_control"] {
         Command::new(tool).arg("--version").output().map_err(|_| format!("{tool} is not installed: `apt-get install valgrind`"))?;
     }
-    let bin = release_binary()?;
+    let bin = options.binary()?;
     let catalog = catalog_file(options)?;
     let mut table = String::from("| backend | endpoint | instructions a request | ÷ `/healthz` |\n|---|---|---:|---:|\n");
     for backend in &options.backends {
@@ -63,7 +63,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
         options.products, options.contacts, options.requests
     );
     println!("{section}");
-    if !options.only.is_empty() {
+    if !options.reported() {
         return Ok(());
     }
     write_report("instructions", &section)
