@@ -98,9 +98,37 @@ pub(crate) enum Pools {
     #[cfg(feature = "postgres")]
     Pg(Pool<PgConn>),
     /// Two pools over the same file: writes and long reads on tokio's blocking pool, short
-    /// indexed reads inline (see [`read_conn!`]).
+    /// indexed reads inline (see [`read_conn!`]). `writer` is the turn to run a write
+    /// transaction (see [`in_transaction!`]).
     #[cfg(feature = "sqlite")]
-    Sqlite { blocking: Pool<SqliteConn>, inline: Pool<SqliteReadConn> },
+    Sqlite { blocking: Pool<SqliteConn>, inline: Pool<SqliteReadConn>, writer: WriterTurn },
+}
+
+/// The turn to write on SQLite: one write (a transaction, [`in_transaction!`], or a statement,
+/// [`write_conn!`]) at a time per process, handed out in arrival order (tokio's mutex is fair). SQLite has one writer anyway; left to the busy
+/// handler, a waiting writer sleeps and polls (naps of up to 100 ms), so under 64 writers the
+/// unlucky ones waited seconds (`cargo xtask bench writes`). Another process (a catalog import)
+/// still meets this one through the busy timeout.
+#[cfg(feature = "sqlite")]
+pub(crate) struct WriterTurn {
+    turn: tokio::sync::Mutex<()>,
+    /// As long as a request may wait for a connection ([`PoolOptions::wait_timeout`]).
+    wait: Duration,
+}
+
+#[cfg(feature = "sqlite")]
+impl WriterTurn {
+    /// Waits for the turn; past the wait, unavailable (503) like an exhausted pool.
+    pub(crate) async fn take(&self) -> Result<tokio::sync::MutexGuard<'_, ()>, DbError> {
+        tokio::time::timeout(self.wait, self.turn.lock())
+            .await
+            .map_err(|_| DbError::Pool(format!("no turn to write within {} ms", self.wait.as_millis())))
+    }
+
+    /// Waits for the turn however long it takes: for a catalog import, which no request waits on.
+    pub(crate) async fn take_patiently(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.turn.lock().await
+    }
 }
 
 /// Per-connection SQLite settings: a busy timeout so writers queue instead of failing, WAL for
@@ -138,7 +166,11 @@ impl Pools {
                 Ok(Pools::Pg(pool))
             }
             #[cfg(feature = "sqlite")]
-            DatabaseUrl::Sqlite(path) => Ok(Pools::Sqlite { blocking: sqlite_pool(path, options)?, inline: sqlite_pool(path, options)? }),
+            DatabaseUrl::Sqlite(path) => Ok(Pools::Sqlite {
+                blocking: sqlite_pool(path, options)?,
+                inline: sqlite_pool(path, options)?,
+                writer: WriterTurn { turn: tokio::sync::Mutex::new(()), wait: options.wait_timeout },
+            }),
             #[allow(unreachable_patterns)]
             other => Err(DbError::Url(format!("{} support was not compiled in", other.backend()))),
         }
@@ -151,7 +183,7 @@ impl Pools {
             #[cfg(feature = "postgres")]
             Pools::Pg(p) => of(p.status()),
             #[cfg(feature = "sqlite")]
-            Pools::Sqlite { blocking, inline } => {
+            Pools::Sqlite { blocking, inline, .. } => {
                 let (a, b) = (of(blocking.status()), of(inline.status()));
                 PoolStatus {
                     max_size: a.max_size + b.max_size,
@@ -247,7 +279,30 @@ macro_rules! on_sqlite {
     }};
 }
 
-/// [`on_pool!`] on SQLite's blocking pool: any query, writes and scans included.
+impl Pools {
+    /// This process's turn to write on SQLite ([`WriterTurn`]); nothing to wait for on
+    /// PostgreSQL, where writers lock rows, not the database.
+    pub(crate) async fn writer_turn(&self) -> Result<Option<tokio::sync::MutexGuard<'_, ()>>, DbError> {
+        match self {
+            #[cfg(feature = "sqlite")]
+            Pools::Sqlite { writer, .. } => writer.take().await.map(Some),
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        }
+    }
+}
+
+/// [`with_conn!`] for a write outside a transaction (one statement): on SQLite it takes the
+/// process's turn to write first, as [`in_transaction!`] does.
+macro_rules! write_conn {
+    ($store:expr, |$conn:ident| $body:expr) => {{
+        let _turn = $store.pools.writer_turn().await?;
+        $crate::pool::with_conn!($store, |$conn| $body)
+    }};
+}
+
+/// [`on_pool!`] on SQLite's blocking pool: any query, writes and scans included (a write goes
+/// through [`write_conn!`] or [`in_transaction!`]).
 macro_rules! with_conn {
     ($store:expr, |$conn:ident| $body:expr) => {
         $crate::pool::on_pool!($store, blocking: $crate::pool::SqliteConn, |$conn| $body)
@@ -368,7 +423,8 @@ macro_rules! in_transaction {
                 $crate::pool::in_transaction!(@retried conn, |$conn| $body)
             }
             #[cfg(feature = "sqlite")]
-            $crate::pool::Pools::Sqlite { blocking, .. } => {
+            $crate::pool::Pools::Sqlite { blocking, writer, .. } => {
+                let _turn = writer.take().await?;
                 let mut pooled = blocking.get().await.map_err($crate::error::DbError::from)?;
                 let conn: &mut $crate::pool::SqliteConn = &mut pooled;
                 conn.immediate_transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
@@ -404,7 +460,7 @@ pub(crate) fn retry_pause(attempt: u32) -> Duration {
 
 #[cfg(feature = "sqlite")]
 pub(crate) use on_sqlite;
-pub(crate) use {in_transaction, on_pool, read_conn, read_direct, read_snapshot, run, with_conn};
+pub(crate) use {in_transaction, on_pool, read_conn, read_direct, read_snapshot, run, with_conn, write_conn};
 
 #[cfg(test)]
 mod tests {

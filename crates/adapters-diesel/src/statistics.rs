@@ -39,7 +39,7 @@ impl Store {
     /// keep the old ones until the next refresh.)
     fn reopen_sqlite_connections(&self, since: Instant) {
         #[cfg(feature = "sqlite")]
-        if let Pools::Sqlite { blocking, inline } = &*self.pools {
+        if let Pools::Sqlite { blocking, inline, .. } = &*self.pools {
             blocking.retain(|_, metrics| metrics.created > since);
             inline.retain(|_, metrics| metrics.created > since);
         }

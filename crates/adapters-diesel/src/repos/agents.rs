@@ -6,7 +6,7 @@ use parley_domain::ports::{AgentRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::with_conn;
+use crate::pool::{with_conn, write_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::agents;
 
@@ -29,7 +29,7 @@ impl AgentRepository for Store {
     async fn insert(&self, agent: &Agent) -> StoreResult<()> {
         let values =
             (agents::id.eq(agent.id.as_str()), agents::name.eq(agent.name.as_str()), agents::created_at.eq(millis(agent.created_at)));
-        with_conn!(self, |conn| diesel::insert_into(agents::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        write_conn!(self, |conn| diesel::insert_into(agents::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }
 

@@ -108,12 +108,16 @@ macro_rules! staged_transaction {
                 result
             }
             #[cfg(feature = "sqlite")]
-            $crate::pool::Pools::Sqlite { blocking, .. } => {
+            $crate::pool::Pools::Sqlite { blocking, writer, .. } => {
                 let mut pooled = blocking.get().await.map_err($crate::error::DbError::from)?;
                 let conn: &mut $crate::pool::SqliteConn = &mut pooled;
                 let staged = conn.stage($batches, $progress).await;
                 let result = match staged {
-                    Ok($staged) => conn.immediate_transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await,
+                    Ok($staged) => {
+                        // Publishing takes this process's writer turn, as `in_transaction!` does.
+                        let _turn = writer.take_patiently().await;
+                        conn.immediate_transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
+                    }
                     Err(e) => Err(e),
                 };
                 // Always: the staged rows may be hundreds of megabytes on a pooled connection.

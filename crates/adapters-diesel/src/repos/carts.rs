@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{read_conn, with_conn};
+use crate::pool::{read_conn, write_conn};
 use crate::rows::{from_millis, millis};
 use crate::schema::carts;
 
@@ -58,7 +58,7 @@ impl CartRepository for Store {
             carts::created_at.eq(millis(cart.created_at)),
             carts::expires_at.eq(millis(cart.expires_at)),
         );
-        with_conn!(self, |conn| diesel::insert_into(carts::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        write_conn!(self, |conn| diesel::insert_into(carts::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }
 

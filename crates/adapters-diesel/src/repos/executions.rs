@@ -6,7 +6,7 @@ use parley_domain::ports::{ExecutionRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::with_conn;
+use crate::pool::{with_conn, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::executions;
 
@@ -66,7 +66,7 @@ impl ExecutionRepository for Store {
             executions::read_at.eq(e.read_at.map(millis)),
             executions::updated_at.eq(millis(e.updated_at)),
         );
-        with_conn!(self, |conn| diesel::insert_into(executions::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        write_conn!(self, |conn| diesel::insert_into(executions::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }
 
@@ -93,7 +93,7 @@ impl ExecutionRepository for Store {
             executions::read_at.eq(e.read_at.map(millis)),
             executions::updated_at.eq(millis(e.updated_at)),
         );
-        let n = with_conn!(self, |conn| diesel::update(
+        let n = write_conn!(self, |conn| diesel::update(
             executions::table
                 .filter(executions::id.eq(e.id.as_str()))
                 .filter(executions::agent_id.eq(e.agent_id.as_str()))

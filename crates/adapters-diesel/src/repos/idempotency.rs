@@ -6,7 +6,7 @@ use parley_domain::ports::{IdempotencyRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, with_conn};
+use crate::pool::{in_transaction, write_conn};
 use crate::rows::{from_millis, millis};
 use crate::schema::idempotency_keys;
 
@@ -85,7 +85,7 @@ impl IdempotencyRepository for Store {
     }
 
     async fn complete(&self, agent: &AgentId, key: &str, response: &IdempotentResponse) -> StoreResult<()> {
-        with_conn!(self, |conn| diesel::update(
+        write_conn!(self, |conn| diesel::update(
             idempotency_keys::table.filter(idempotency_keys::agent_id.eq(agent.as_str())).filter(idempotency_keys::key.eq(key))
         )
         .set((

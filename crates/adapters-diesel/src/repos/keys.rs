@@ -6,7 +6,7 @@ use parley_domain::ports::{ApiKeyRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, read_conn, with_conn};
+use crate::pool::{in_transaction, read_conn, with_conn, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis};
 use crate::schema::api_keys;
 
@@ -48,7 +48,7 @@ impl ApiKeyRepository for Store {
             api_keys::created_at.eq(millis(key.created_at)),
             api_keys::revoked_at.eq(key.revoked_at.map(millis)),
         );
-        with_conn!(self, |conn| diesel::insert_into(api_keys::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        write_conn!(self, |conn| diesel::insert_into(api_keys::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }
 

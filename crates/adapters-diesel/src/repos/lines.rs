@@ -6,7 +6,7 @@ use parley_domain::ports::{LineRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::with_conn;
+use crate::pool::{with_conn, write_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::lines;
 
@@ -58,7 +58,7 @@ impl LineRepository for Store {
             lines::access_token.eq(token),
             lines::created_at.eq(millis(line.created_at)),
         );
-        with_conn!(self, |conn| diesel::insert_into(lines::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        write_conn!(self, |conn| diesel::insert_into(lines::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
 use crate::locks::OrderedLocks;
-use crate::pool::{in_transaction, read_conn, with_conn};
+use crate::pool::{in_transaction, read_conn, write_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::{activity_tags, tags};
 
@@ -106,7 +106,7 @@ impl TagRepository for Store {
             tags::created_at.eq(millis(tag.created_at)),
             tags::updated_at.eq(millis(tag.updated_at)),
         );
-        with_conn!(self, |conn| diesel::insert_into(tags::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        write_conn!(self, |conn| diesel::insert_into(tags::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }
 

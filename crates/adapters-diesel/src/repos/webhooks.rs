@@ -6,7 +6,7 @@ use parley_domain::ports::{StoreResult, WebhookEventRepository};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::with_conn;
+use crate::pool::{with_conn, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis};
 use crate::schema::webhook_events;
 
@@ -62,7 +62,7 @@ impl WebhookEventRepository for Store {
             webhook_events::processed_at.eq(event.processed_at.map(millis)),
             webhook_events::failed_at.eq(event.failed_at.map(millis)),
         );
-        with_conn!(self, |conn| diesel::insert_into(webhook_events::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        write_conn!(self, |conn| diesel::insert_into(webhook_events::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }
 
@@ -83,7 +83,7 @@ impl WebhookEventRepository for Store {
         // Compare-and-set on the next attempt read with the event: of two processes that read
         // it, the second's update finds it moved (PostgreSQL re-checks the condition after the
         // first commits; SQLite runs the writes one after the other) and changes nothing.
-        let claimed = with_conn!(self, |conn| diesel::update(
+        let claimed = write_conn!(self, |conn| diesel::update(
             webhook_events::table
                 .find(id)
                 .filter(webhook_events::processed_at.is_null())
@@ -97,7 +97,7 @@ impl WebhookEventRepository for Store {
     }
 
     async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()> {
-        with_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
+        write_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
             .set((webhook_events::processed_at.eq(Some(millis(at))), webhook_events::next_attempt_at.eq(None::<i64>)))
             .execute(conn)
             .await
@@ -106,7 +106,7 @@ impl WebhookEventRepository for Store {
     }
 
     async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()> {
-        with_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
+        write_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
             .set((
                 webhook_events::attempts.eq(webhook_events::attempts + 1),
                 webhook_events::last_error.eq(Some(error)),
@@ -120,7 +120,7 @@ impl WebhookEventRepository for Store {
 
     async fn give_up(&self, id: &str, error: &str, at: Timestamp) -> StoreResult<()> {
         // No next attempt: never due again, and out of the backlog (which counts next attempts).
-        with_conn!(self, |conn| diesel::update(webhook_events::table.find(id).filter(webhook_events::processed_at.is_null()))
+        write_conn!(self, |conn| diesel::update(webhook_events::table.find(id).filter(webhook_events::processed_at.is_null()))
             .set((
                 webhook_events::attempts.eq(webhook_events::attempts + 1),
                 webhook_events::last_error.eq(Some(error)),
@@ -153,7 +153,7 @@ impl WebhookEventRepository for Store {
     }
 
     async fn retry(&self, id: &str, now: Timestamp) -> StoreResult<bool> {
-        let changed = with_conn!(self, |conn| diesel::update(webhook_events::table.find(id).filter(given_up()))
+        let changed = write_conn!(self, |conn| diesel::update(webhook_events::table.find(id).filter(given_up()))
             .set(back_to_processing(now))
             .execute(conn)
             .await
@@ -162,7 +162,7 @@ impl WebhookEventRepository for Store {
     }
 
     async fn retry_all(&self, now: Timestamp) -> StoreResult<u64> {
-        let changed = with_conn!(self, |conn| diesel::update(webhook_events::table.filter(given_up()))
+        let changed = write_conn!(self, |conn| diesel::update(webhook_events::table.filter(given_up()))
             .set(back_to_processing(now))
             .execute(conn)
             .await
