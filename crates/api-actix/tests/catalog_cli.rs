@@ -1,5 +1,8 @@
 //! `parley catalog import|export` through the real binary, on SQLite and PostgreSQL.
 
+mod common;
+
+use common::cli::{parley, stdout_json};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -7,20 +10,6 @@ use parley_adapters_diesel::testing::{TestDb, analyzed_tables};
 use parley_api::state::AppState;
 use parley_domain::model::{AgentId, ProductId};
 use serde_json::{Value, json};
-
-fn parley(db: &TestDb, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parley"))
-        .args(args)
-        .env("DATABASE_URL", &db.url)
-        .env("PARLEY_LOG", "warn")
-        .output()
-        .expect("parley runs")
-}
-
-fn stdout_json(out: &Output) -> Value {
-    assert!(out.status.success(), "parley failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 fn product(id: &str, tags: &[&str], status: &str) -> Value {
     json!({"_id": id, "kind": "product", "title": format!("Product {id}"), "description": "Made to last.", "currency": "EUR",

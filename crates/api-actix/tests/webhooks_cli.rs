@@ -2,25 +2,14 @@
 //! that cannot be processed is given up (not retried forever), listed for the operator with
 //! what is known of it, and put back to be processed by the retry command.
 
-use std::process::{Command, Output};
+mod common;
+
+use common::cli::{parley, stdout_json};
+use std::process::Output;
 
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::state::AppState;
 use serde_json::Value;
-
-fn parley(db: &TestDb, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parley"))
-        .args(args)
-        .env("DATABASE_URL", &db.url)
-        .env("PARLEY_LOG", "warn")
-        .output()
-        .expect("parley runs")
-}
-
-fn json_out(out: &Output) -> Value {
-    assert!(out.status.success(), "parley failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 fn listed<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
     list.as_array().unwrap().iter().find(|d| d["id"] == id)
@@ -45,7 +34,7 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     assert_eq!(state.webhooks.process_due(10).await.unwrap().handled(), 0, "a given-up delivery is not retried on its own");
     assert_eq!(state.webhooks.backlog().await.unwrap(), 0, "nor counted as backlog");
 
-    let list = json_out(&parley(&db, &["webhooks", "failed"]));
+    let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
     let bad = listed(&list, &unreadable).expect("the unreadable delivery is listed");
     assert_eq!((bad["state"].as_str(), bad["attempts"].as_u64()), (Some("failed"), Some(1)), "{bad}");
     assert!(bad["last_error"].as_str().unwrap().contains("not a WhatsApp webhook payload"), "{bad}");
@@ -55,21 +44,21 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     assert_eq!(known["lines"][0]["agent"], agent.as_str(), "{known}");
     assert_eq!(known["lines"][0]["channel_id"], line.id.as_str(), "{known}");
 
-    let retried = json_out(&parley(&db, &["webhooks", "retry", &unreadable]));
+    let retried = stdout_json(&parley(&db, &["webhooks", "retry", &unreadable]));
     assert_eq!(retried["retried"], 1);
-    let list = json_out(&parley(&db, &["webhooks", "failed"]));
+    let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
     let back = listed(&list, &unreadable).unwrap();
     assert_eq!((back["state"].as_str(), back["attempts"].as_u64()), (Some("retrying"), Some(0)), "due again, attempts from zero: {back}");
     assert_eq!(state.webhooks.process_due(10).await.unwrap().gave_up, 1, "processed again (and, still unreadable, given up again)");
 
     let again = parley(&db, &["webhooks", "retry", &exhausted]);
-    json_out(&again);
+    stdout_json(&again);
     let twice = parley(&db, &["webhooks", "retry", &exhausted]);
     assert!(!twice.status.success(), "only a given-up delivery can be retried");
     assert!(String::from_utf8_lossy(&twice.stderr).contains("not found"), "{}", String::from_utf8_lossy(&twice.stderr));
     assert_eq!(state.webhooks.process_due(10).await.unwrap().processed, 1, "the readable one goes through once retried");
 
-    let all = json_out(&parley(&db, &["webhooks", "retry", "--all"]));
+    let all = stdout_json(&parley(&db, &["webhooks", "retry", "--all"]));
     assert_eq!(all["retried"], 1, "the unreadable one, given up again");
     assert_eq!(state.webhooks.given_up().await.unwrap(), 0);
 

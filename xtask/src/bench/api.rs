@@ -246,14 +246,7 @@ pub fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
 /// Contacts and activities by template sends to new numbers, a tag on every tenth activity,
 /// and carts to read back.
 fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, String> {
-    let templates = call(client, "GET", "/v1/templates", None)?;
-    let template_id = templates
-        .array_field("data")?
-        .iter()
-        .find(|t| t.get("name").and_then(Json::as_str) == Some("welcome"))
-        .ok_or("the sandbox line has no welcome template")?
-        .str_field("id")?
-        .to_string();
+    let template_id = welcome_template(client)?;
     let phones: Vec<String> = (0..contacts).map(|i| format!("1555{i:07}")).collect();
     let path = format!("/v1/templates/{template_id}/send");
     for (done, phone) in phones.iter().enumerate() {
@@ -288,6 +281,18 @@ fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, S
     }
     eprintln!("{backend}: seeded {contacts} activities, a tag on every tenth, {} carts", cart_codes.len());
     Ok(Seeded { template_id, phones, activity_ids, tag_id, product_ids, cart_codes })
+}
+
+/// The id of the sandbox line's `welcome` template, which [`send_body`] fills.
+pub(super) fn welcome_template(client: &mut Client) -> Result<String, String> {
+    let templates = call(client, "GET", "/v1/templates", None)?;
+    Ok(templates
+        .array_field("data")?
+        .iter()
+        .find(|t| t.get("name").and_then(Json::as_str) == Some("welcome"))
+        .ok_or("the sandbox line has no welcome template")?
+        .str_field("id")?
+        .to_string())
 }
 
 /// A send of the sandbox's `welcome` template (one body parameter) to `phone`.

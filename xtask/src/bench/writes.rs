@@ -13,10 +13,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::api::{SERVER_ENV, call, send_body};
+use super::api::{SERVER_ENV, call, send_body, welcome_template};
 use super::generate;
 use super::http::Client;
-use super::json::{Json, quote};
+use super::json::quote;
 use super::wrk::{Figures, Load, Wrk};
 use super::{Server, fresh_database, json_field, parley, release_binary, scratch};
 
@@ -136,14 +136,7 @@ fn prepare(bin: &Path, backend: &str, catalog: &Path) -> Result<(String, String)
 }
 
 fn seed(client: &mut Client, activities: usize, backend: &str) -> Result<Seeded, String> {
-    let templates = call(client, "GET", "/v1/templates", None)?;
-    let template_id = templates
-        .array_field("data")?
-        .iter()
-        .find(|t| t.get("name").and_then(Json::as_str) == Some("welcome"))
-        .ok_or("the sandbox line has no welcome template")?
-        .str_field("id")?
-        .to_string();
+    let template_id = welcome_template(client)?;
     let phones: Vec<String> = (0..activities).map(|i| format!("1555{i:07}")).collect();
     for phone in &phones {
         call(client, "POST", &format!("/v1/templates/{template_id}/send"), Some(&send_body(phone)))?;

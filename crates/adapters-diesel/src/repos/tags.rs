@@ -125,10 +125,14 @@ impl TagRepository for Store {
             let before: Option<(String, String)> = target().select((tags::name, tags::color)).first(conn).await.optional()?;
             let Some(before) = before else { return Ok(false) };
             diesel::update(target()).set(changes.clone()).execute(conn).await?;
-            // The activities carrying it show its name and color (`tag_list`).
-            // The carriers follow their tag, in id order (`locks.rs`).
+            // The activities carrying it show its name and color (`tag_list`). The carriers
+            // follow their tag, in id order (`locks.rs`), all locked before any list is read:
+            // a list read while another transaction (a delete of another tag they carry) still
+            // held the activity would be written back stale once it commits.
             if before != (tag.name.as_str().to_string(), tag.color.as_str().to_string()) {
-                for activity in carriers!(conn, tag.id.as_str()) {
+                let carriers = carriers!(conn, tag.id.as_str());
+                conn.lock_activities(&carriers).await?;
+                for activity in &carriers {
                     refresh_tag_list!(conn, activity.as_str());
                 }
             }

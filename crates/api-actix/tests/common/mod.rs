@@ -3,6 +3,7 @@
 //! B, each with a secret and a publishable key, so every test can check isolation.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod server;
 
 use actix_service::boxed::{self, BoxService};
