@@ -4,7 +4,6 @@ mod common;
 
 use common::cli::{parley, stdout_json};
 use std::path::Path;
-use std::process::{Command, Output};
 
 use parley_adapters_diesel::testing::{TestDb, analyzed_tables};
 use parley_api::state::AppState;

@@ -5,7 +5,6 @@
 mod common;
 
 use common::cli::{parley, stdout_json};
-use std::process::Output;
 
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::state::AppState;
