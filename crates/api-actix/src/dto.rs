@@ -91,6 +91,21 @@ impl From<Tag> for TagDto {
 // newline and tab (`[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f]`), colors are `#rrggbb`, emails printable ASCII
 // with one `@` and a dotted domain.
 
+/// An id as a client sends it in a body or a query: any text without control characters
+/// (which the API refuses with 400 before looking anything up).
+pub struct IdText;
+
+impl utoipa::PartialSchema for IdText {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(r"^[^\x00-\x1f\x7f-\x9f]*$"))
+            .into()
+    }
+}
+
+impl ToSchema for IdText {}
+
 /// An activity's status.
 #[derive(Debug, ToSchema)]
 #[schema(rename_all = "lowercase")]
@@ -420,12 +435,13 @@ pub struct ActivityListParams {
     #[param(value_type = Option<ActivityStatusName>)]
     pub status: Option<String>,
     /// A tag id: only activities with that tag.
+    #[param(pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
     pub tag: Option<String>,
-    /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number: 1–100 characters.
+    /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number: 1–100 characters, none a control character.
     #[param(
         min_length = 1,
         max_length = 100,
-        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
     )]
     pub search: Option<String>,
 }
@@ -462,7 +478,7 @@ impl From<UpdateActivity> for ActivityPatchInput {
 #[serde(deny_unknown_fields)]
 pub struct AttachTags {
     /// 1–50 tag ids of this agent; already attached ones are left as they are.
-    #[schema(value_type = Vec<String>, required = true, min_items = 1, max_items = 50)]
+    #[schema(value_type = Vec<IdText>, required = true, min_items = 1, max_items = 50)]
     pub tag_ids: Option<Vec<String>>,
 }
 
@@ -473,7 +489,7 @@ pub struct DetachTagParams {
     #[param(
         required = true,
         min_length = 1,
-        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
     )]
     pub tag_id: Option<String>,
 }
@@ -591,6 +607,7 @@ pub struct ProductListParams {
     #[param(value_type = Option<i64>, minimum = 0)]
     pub offset: Option<String>,
     /// A category tag, matched exactly (as listed by /v1/categories).
+    #[param(pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
     pub tag: Option<String>,
     /// product or service.
     #[param(value_type = Option<ProductKindName>)]
@@ -605,7 +622,7 @@ pub struct SearchParams {
         required = true,
         min_length = 1,
         max_length = 500,
-        pattern = r"[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
         example = "something to keep my coffee hot"
     )]
     pub q: Option<String>,
@@ -678,7 +695,7 @@ impl From<CatalogFacets> for CategoriesDto {
 #[serde(deny_unknown_fields)]
 pub struct CartItemBody {
     /// An active product's `_id`.
-    #[schema(value_type = String, required = true, min_length = 1)]
+    #[schema(value_type = String, required = true, min_length = 1, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
     pub id: Option<String>,
     /// An integer from 1 to 99.
     #[schema(value_type = i64, required = true, minimum = 1, maximum = 99)]
