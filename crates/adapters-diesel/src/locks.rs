@@ -13,6 +13,13 @@ use crate::error::DbResult;
 use crate::in_list::in_list;
 use crate::schema::{activities, tags};
 
+/// The agent's tags among `$ids`, in id order: the query both backends' `lock_tags` run.
+macro_rules! agent_tags {
+    ($agent:expr, $ids:expr) => {
+        tags::table.filter(tags::agent_id.eq($agent)).filter(in_list(tags::id, $ids)).order(tags::id.asc()).select(tags::id)
+    };
+}
+
 /// What a write transaction's connection offers to take its locks in order.
 pub(crate) trait OrderedLocks {
     /// The agent's tags among `ids`, sorted by id, each locked (PostgreSQL) in that order.
@@ -27,14 +34,7 @@ pub(crate) trait OrderedLocks {
 impl OrderedLocks for crate::pool::PgConn {
     async fn lock_tags(&mut self, agent: &str, ids: &[&str]) -> DbResult<Vec<String>> {
         // `ORDER BY … FOR UPDATE`: PostgreSQL locks the rows as the sorted plan emits them.
-        Ok(tags::table
-            .filter(tags::agent_id.eq(agent))
-            .filter(in_list(tags::id, ids))
-            .order(tags::id.asc())
-            .select(tags::id)
-            .for_update()
-            .load(self)
-            .await?)
+        Ok(agent_tags!(agent, ids).for_update().load(self).await?)
     }
 
     async fn lock_activities(&mut self, ids: &[String]) -> DbResult<()> {
@@ -54,13 +54,7 @@ impl OrderedLocks for crate::pool::PgConn {
 #[cfg(feature = "sqlite")]
 impl OrderedLocks for crate::pool::SqliteConn {
     async fn lock_tags(&mut self, agent: &str, ids: &[&str]) -> DbResult<Vec<String>> {
-        Ok(tags::table
-            .filter(tags::agent_id.eq(agent))
-            .filter(in_list(tags::id, ids))
-            .order(tags::id.asc())
-            .select(tags::id)
-            .load(self)
-            .await?)
+        Ok(agent_tags!(agent, ids).load(self).await?)
     }
 
     async fn lock_activities(&mut self, _ids: &[String]) -> DbResult<()> {
