@@ -98,17 +98,18 @@ pub(crate) enum Pools {
     #[cfg(feature = "postgres")]
     Pg(Pool<PgConn>),
     /// Two pools over the same file: writes and long reads on tokio's blocking pool, short
-    /// indexed reads inline (see [`read_conn!`]). `writer` is the turn to run a write
-    /// transaction (see [`in_transaction!`]).
+    /// indexed reads inline (see [`read_conn!`]). `writer` is the turn every write waits for
+    /// ([`WriterTurn`]).
     #[cfg(feature = "sqlite")]
     Sqlite { blocking: Pool<SqliteConn>, inline: Pool<SqliteReadConn>, writer: WriterTurn },
 }
 
 /// The turn to write on SQLite: one write (a transaction, [`in_transaction!`], or a statement,
-/// [`write_conn!`]) at a time per process, handed out in arrival order (tokio's mutex is fair). SQLite has one writer anyway; left to the busy
-/// handler, a waiting writer sleeps and polls (naps of up to 100 ms), so under 64 writers the
-/// unlucky ones waited seconds (`cargo xtask bench writes`). Another process (a catalog import)
-/// still meets this one through the busy timeout.
+/// [`write_conn!`]) at a time per process, handed out in arrival order (tokio's mutex is fair).
+/// SQLite has one writer anyway; left to the busy handler, a waiting writer sleeps and polls
+/// (naps of up to 100 ms), so under 64 writers the unlucky ones waited seconds (`cargo xtask
+/// bench writes`). Another process (a catalog import) still meets this one through the busy
+/// timeout.
 #[cfg(feature = "sqlite")]
 pub(crate) struct WriterTurn {
     turn: tokio::sync::Mutex<()>,
@@ -173,6 +174,17 @@ impl Pools {
             }),
             #[allow(unreachable_patterns)]
             other => Err(DbError::Url(format!("{} support was not compiled in", other.backend()))),
+        }
+    }
+
+    /// This process's turn to write on SQLite ([`WriterTurn`]); nothing to wait for on
+    /// PostgreSQL, where writers lock rows, not the database.
+    pub(crate) async fn writer_turn(&self) -> Result<Option<tokio::sync::MutexGuard<'_, ()>>, DbError> {
+        match self {
+            #[cfg(feature = "sqlite")]
+            Pools::Sqlite { writer, .. } => writer.take().await.map(Some),
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
         }
     }
 
@@ -277,19 +289,6 @@ macro_rules! on_sqlite {
         use diesel_async::AsyncConnection as _;
         $pooled.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
     }};
-}
-
-impl Pools {
-    /// This process's turn to write on SQLite ([`WriterTurn`]); nothing to wait for on
-    /// PostgreSQL, where writers lock rows, not the database.
-    pub(crate) async fn writer_turn(&self) -> Result<Option<tokio::sync::MutexGuard<'_, ()>>, DbError> {
-        match self {
-            #[cfg(feature = "sqlite")]
-            Pools::Sqlite { writer, .. } => writer.take().await.map(Some),
-            #[allow(unreachable_patterns)]
-            _ => Ok(None),
-        }
-    }
 }
 
 /// [`with_conn!`] for a write outside a transaction (one statement): on SQLite it takes the
@@ -406,8 +405,9 @@ macro_rules! run {
     };
 }
 
-/// Like [`with_conn!`] inside one write transaction. On SQLite it is `BEGIN IMMEDIATE`, so
-/// concurrent writers queue on the busy timeout instead of failing when they upgrade a read lock.
+/// Like [`with_conn!`] inside one write transaction. On SQLite it waits for the process's
+/// [`WriterTurn`], then runs as `BEGIN IMMEDIATE`, so a writer of another process (an import)
+/// queues on the busy timeout instead of failing when it upgrades a read lock.
 /// On PostgreSQL a transaction aborted by a deadlock or a serialization failure runs again from
 /// the start, up to [`TRANSACTION_ATTEMPTS`] times in all, so the body must be safe to run
 /// twice (it is: it only reads its captures). Writers take their locks in one order
@@ -451,8 +451,8 @@ macro_rules! in_transaction {
 /// never loops.
 pub(crate) const TRANSACTION_ATTEMPTS: u32 = 5;
 
-/// The pause before attempt `attempt + 1`: exponential from 2 ms with full jitter, so the
-/// transactions that collided do not collide again in step (1–4 ms, then up to 8, 16, 32 ms).
+/// The pause before attempt `attempt + 1`: exponential with full jitter, so the transactions
+/// that collided do not collide again in step (1–4 ms, then up to 8, 16, 32 ms).
 pub(crate) fn retry_pause(attempt: u32) -> Duration {
     let ceiling = 2u64 << attempt.min(10);
     Duration::from_millis(1 + rand::random_range(0..ceiling))

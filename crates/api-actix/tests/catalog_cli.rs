@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::cli::{parley, stdout_json};
+use common::cli::{command, parley, stdout_json};
 use std::path::Path;
 
 use parley_adapters_diesel::testing::{TestDb, analyzed_tables};
@@ -155,10 +155,7 @@ async fn api_writes_succeed_while_an_import_runs(backend: &str) {
     let lines: String = (0..PRODUCTS).map(|i| format!("{}\n", product(&format!("p{i}"), &["Home", "Garden"], "active"))).collect();
     let file = write(dir.path(), "big.jsonl", &lines);
 
-    let mut import = std::process::Command::new(env!("CARGO_BIN_EXE_parley"))
-        .args(["catalog", "import", "--agent", importer.as_str(), &file])
-        .env("DATABASE_URL", &db.url)
-        .env("PARLEY_LOG", "warn")
+    let mut import = command(&db, &["catalog", "import", "--agent", importer.as_str(), &file])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -229,10 +226,7 @@ async fn a_killed_import_leaves_the_catalog_as_before(backend: &str) {
     let lines: String = (0..10_000).map(|i| format!("{}\n", product(&format!("p{i}"), &["Garden"], "active"))).collect();
     let big = write(dir.path(), "big.jsonl", &lines);
 
-    let mut import = std::process::Command::new(env!("CARGO_BIN_EXE_parley"))
-        .args(["catalog", "import", "--agent", agent.as_str(), &big])
-        .env("DATABASE_URL", &db.url)
-        .env("PARLEY_LOG", "warn")
+    let mut import = command(&db, &["catalog", "import", "--agent", agent.as_str(), &big])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -216,6 +216,15 @@ async fn unknown_v1_routes_are_counted_against_the_key() {
     assert_eq!(rate(app.get("/v1/tags", &app.a.secret).await.assert_status(200)), Some((5, 2, 36)));
 }
 
+/// `GET /v1/tags` from peer `peer` with `X-Forwarded-For: forwarded` and key `key`.
+fn forwarded_by(peer: &str, forwarded: &str, key: &str) -> TestRequest {
+    TestRequest::get()
+        .uri("/v1/tags")
+        .peer_addr(from(peer))
+        .insert_header(("X-Forwarded-For", forwarded.to_string()))
+        .insert_header(("X-API-Key", key.to_string()))
+}
+
 /// Behind a trusted proxy, each client it forwards has its own bad-key budget, and what a client
 /// writes into `X-Forwarded-For` itself is not believed; a peer that is not a trusted proxy is
 /// counted by its own address, whatever it forwards.
@@ -224,13 +233,7 @@ async fn behind_a_trusted_proxy_bad_keys_are_limited_per_forwarded_client() {
     let mut config = limits(100, 0, 2);
     config.rate_limits.trusted_proxies = parley_api::limits::client::TrustedProxies::parse("10.0.0.0/8").unwrap();
     let app = TestApp::with_config("sqlite", config).await;
-    let via_proxy = |forwarded: &str| {
-        TestRequest::get()
-            .uri("/v1/tags")
-            .peer_addr(from("10.0.0.2"))
-            .insert_header(("X-Forwarded-For", forwarded.to_string()))
-            .insert_header(("X-API-Key", "sk_guess"))
-    };
+    let via_proxy = |forwarded: &str| forwarded_by("10.0.0.2", forwarded, "sk_guess");
     // The attacker rotates the address it writes; the proxy appends the one it saw.
     for spoofed in ["1.1.1.1", "2.2.2.2"] {
         app.call(via_proxy(&format!("{spoofed}, 203.0.113.7"))).await.assert_error(401, "UNAUTHORIZED");
@@ -238,21 +241,10 @@ async fn behind_a_trusted_proxy_bad_keys_are_limited_per_forwarded_client() {
     assert_rate_limited(&app.call(via_proxy("3.3.3.3, 203.0.113.7")).await, 30);
     // Another client of the same proxy is not affected.
     app.call(via_proxy("198.51.100.9")).await.assert_error(401, "UNAUTHORIZED");
-    let valid = TestRequest::get()
-        .uri("/v1/tags")
-        .peer_addr(from("10.0.0.2"))
-        .insert_header(("X-Forwarded-For", "198.51.100.9"))
-        .insert_header(("X-API-Key", app.a.secret.as_str()));
-    app.call(valid).await.assert_status(200);
+    app.call(forwarded_by("10.0.0.2", "198.51.100.9", &app.a.secret)).await.assert_status(200);
 
     // Not a trusted proxy: its forwarding is ignored, so rotating it does not help.
-    let direct = |forwarded: &str| {
-        TestRequest::get()
-            .uri("/v1/tags")
-            .peer_addr(from("192.0.2.50"))
-            .insert_header(("X-Forwarded-For", forwarded.to_string()))
-            .insert_header(("X-API-Key", "sk_guess"))
-    };
+    let direct = |forwarded: &str| forwarded_by("192.0.2.50", forwarded, "sk_guess");
     for forwarded in ["4.4.4.4", "5.5.5.5"] {
         app.call(direct(forwarded)).await.assert_error(401, "UNAUTHORIZED");
     }

@@ -5,14 +5,16 @@ use std::process::{Command, Output};
 use parley_adapters_diesel::testing::TestDb;
 use serde_json::Value;
 
-/// Runs `parley ARGS` against `db`, logging only warnings.
+/// `parley ARGS` against `db`, logging only warnings: to run, or to spawn and watch.
+pub fn command(db: &TestDb, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_parley"));
+    command.args(args).env("DATABASE_URL", &db.url).env("PARLEY_LOG", "warn");
+    command
+}
+
+/// Runs `parley ARGS` against `db`.
 pub fn parley(db: &TestDb, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parley"))
-        .args(args)
-        .env("DATABASE_URL", &db.url)
-        .env("PARLEY_LOG", "warn")
-        .output()
-        .expect("parley runs")
+    command(db, args).output().expect("parley runs")
 }
 
 /// What a successful command printed, as JSON.
