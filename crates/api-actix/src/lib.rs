@@ -1,7 +1,6 @@
 //! Parley's HTTP API and operator command line. Thin by design: handlers parse, call one
 //! domain service and map the result; the rules live in `parley-domain`.
 
-pub mod activity_pages;
 pub mod app;
 pub mod auth;
 pub mod body_deadline;
@@ -10,12 +9,11 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod config_file;
-pub mod documents;
 pub mod dto;
 pub mod embedding;
 pub mod error;
 pub mod extract;
-pub mod json_text;
+pub mod json;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;

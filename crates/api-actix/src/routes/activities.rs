@@ -4,11 +4,11 @@ use parley_domain::model::ActivityId;
 use parley_domain::services::ActivityListQuery;
 
 use super::{ok, resource};
-use crate::activity_pages;
 use crate::auth::SecretKey;
 use crate::dto::{ActivityDetailDto, ActivityDto, ActivityListParams, AttachTags, DataBody, DetachTagParams, PageBody, UpdateActivity};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Json, Object, PathId, Query};
+use crate::json;
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -24,7 +24,7 @@ pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Qu
     let q = query.into_inner();
     let query = ActivityListQuery { status: q.status, tag: q.tag, search: q.search, limit: q.limit, offset: q.offset };
     let page = state.activities.list(caller.agent(), query).await?;
-    Ok(activity_pages::page(&page))
+    Ok(json::page(&page))
 }
 
 /// Fetch one activity with its contact and channels.

@@ -6,10 +6,10 @@ use parley_domain::services::ProductListQuery;
 use super::{browser_resource, ok};
 use crate::auth::PublishableKey;
 use crate::config::CorsOrigins;
-use crate::documents;
 use crate::dto::{CategoriesDto, DataBody, PageBody, ProductDto, ProductListParams, SearchParams, SearchResultDto};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{PathId, Query};
+use crate::json;
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
@@ -26,7 +26,7 @@ pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
 pub async fn list_products(caller: PublishableKey, state: Data<AppState>, query: Query<ProductListParams>) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
     let page = state.catalog.list(caller.agent(), ProductListQuery { limit: q.limit, offset: q.offset, tag: q.tag, kind: q.kind }).await?;
-    Ok(documents::page(&page))
+    Ok(json::page(&page))
 }
 
 /// Search published products by meaning: the query is embedded and compared with every product's
@@ -47,7 +47,7 @@ pub async fn search_products(caller: PublishableKey, state: Data<AppState>, quer
     responses((status = 200, body = DataBody<ProductDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn get_product(caller: PublishableKey, state: Data<AppState>, id: PathId<ProductId>) -> ApiResult<HttpResponse> {
     let product = state.catalog.get(caller.agent(), &id.into_inner()).await?;
-    Ok(documents::one(&product))
+    Ok(json::one(&product))
 }
 
 /// Category facets of the published catalog.

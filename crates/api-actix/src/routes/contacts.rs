@@ -8,6 +8,7 @@ use crate::auth::SecretKey;
 use crate::dto::{ContactDto, ContactListParams, CreateContact, DataBody, PageBody, UpdateContact};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Json, Object, PathId, Query};
+use crate::json;
 use crate::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -22,7 +23,7 @@ pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Quer
     let page =
         PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS).map_err(DomainError::Validation)?;
     let contacts = state.contacts.list(caller.agent(), page).await?;
-    Ok(HttpResponse::Ok().json(PageBody::from_page(contacts, ContactDto::from)))
+    Ok(json::page(&contacts))
 }
 
 /// Fetch one contact.
