@@ -1,5 +1,6 @@
-//! The WhatsApp Business Cloud API (Meta Graph API) adapter for the
-//! [`MessagingPlatform`] port.
+//! The WhatsApp Business Cloud API (Meta Graph API) adapter for the [`MessagingPlatform`]
+//! port, the in-process sandbox platform beside it, and [`RoutingPlatform`], which sends each
+//! line to the one that serves it.
 //!
 //! One shared HTTP client with request and connect timeouts. Template lists are reads and are
 //! retried (at most twice, on 5xx, timeouts and connection failures); a send is never retried,
@@ -14,7 +15,12 @@ use parley_domain::model::{Line, LineAccess, TemplateDefinition, TemplateMessage
 use parley_domain::ports::{MessagingPlatform, PlatformError, SentMessage};
 use reqwest::{Method, StatusCode, Url};
 
+mod routing;
+mod sandbox;
 mod wire;
+
+pub use routing::RoutingPlatform;
+pub use sandbox::{SandboxDelivery, SandboxPlatform, sandbox_templates, status_webhook};
 
 /// The public Graph API.
 pub const DEFAULT_BASE_URL: &str = "https://graph.facebook.com";

@@ -1,27 +1,14 @@
-//! Parley's HTTP API and operator command line. Thin by design: handlers parse, call one
-//! domain service and map the result; the rules live in `parley-domain`.
+//! Parley's HTTP API and operator command line, thin by design: handlers parse, call one domain
+//! service and map the result; the rules live in `parley-domain`. Three layers, each a folder:
+//!
+//! - [`http`]: the actix-web app: routes, extractors, auth, errors, limits, the OpenAPI document,
+//!   the DTOs and the hand-written JSON writers.
+//! - [`runtime`]: what a running process is made of: the services wired to their adapters
+//!   (`AppState`), configuration, background workers, metrics, shutdown.
+//! - [`cli`]: the `parley` command line, one file per command group; `main` calls [`cli::run`].
+//!
+//! `cli` uses both others; `http` uses `runtime`'s state; nothing reaches into `cli`.
 
-pub mod app;
-pub mod auth;
-pub mod body_deadline;
-pub mod catalog_file;
 pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod config_file;
-pub mod dto;
-pub mod embedding;
-pub mod error;
-pub mod extract;
-pub mod json;
-pub mod limits;
-pub mod metrics;
-pub mod openapi;
-pub mod platform;
-pub mod request_context;
-pub mod routes;
-pub mod run_to_completion;
-pub mod seed;
-pub mod shutdown;
-pub mod state;
-pub mod workers;
+pub mod http;
+pub mod runtime;

@@ -23,7 +23,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match parley_api::commands::run(cli).await {
+    match parley_api::cli::run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -12,8 +12,8 @@ use actix_web::web::Data;
 use chrono::{DateTime, TimeDelta, Utc};
 use common::{Reply, TestApp};
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::config::ApiConfig;
-use parley_api::state::AppState;
+use parley_api::runtime::config::ApiConfig;
+use parley_api::runtime::state::AppState;
 use parley_domain::model::{AgentId, Cart, CartCode, KeyKind, ProductRecord};
 use parley_domain::ports::{CartRepository, StoreResult};
 use serde_json::{Value, json};
@@ -393,7 +393,7 @@ async fn refused_carts_write_nothing(backend: &str) {
         let validated = state.catalog.validate_import(who, records(rows)).await.unwrap_or_else(|e| panic!("{e:?}"));
         state.catalog.import(who, validated, Arc::new(|_, _| {})).await.unwrap();
     }
-    let service = test::init_service(parley_api::app::build(state.clone())).await;
+    let service = test::init_service(parley_api::http::app::build(state.clone())).await;
     let post = |body: Value| TestRequest::post().uri("/v1/carts").insert_header(("X-API-Key", key.as_str())).set_json(body).to_request();
 
     let refused = [

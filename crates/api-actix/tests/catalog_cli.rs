@@ -6,7 +6,7 @@ use common::cli::{command, parley, stdout_json};
 use std::path::Path;
 
 use parley_adapters_diesel::testing::{TestDb, analyzed_tables};
-use parley_api::state::AppState;
+use parley_api::runtime::state::AppState;
 use parley_domain::model::{AgentId, ProductId};
 use serde_json::{Value, json};
 

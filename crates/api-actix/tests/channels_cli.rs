@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::state::AppState;
+use parley_api::runtime::state::AppState;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};

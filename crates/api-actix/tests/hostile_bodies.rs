@@ -445,7 +445,7 @@ fn every_path_id_gets_a_documented_answer(backend: &str) {
 fn signed_webhooks_with_any_body_get_a_documented_answer(backend: &str) {
     const SECRET: &str = "hostile-app-secret";
     let sys = actix_rt::System::new();
-    let config = parley_api::config::ApiConfig { whatsapp_app_secret: Some(SECRET.into()), ..Default::default() };
+    let config = parley_api::runtime::config::ApiConfig { whatsapp_app_secret: Some(SECRET.into()), ..Default::default() };
     let app = sys.block_on(TestApp::with_config(backend, config));
     // A line for the deliveries' phone number id, so their statuses and messages are applied.
     sys.block_on(app.state.lines.add(&app.a.agent, "200000000000001", "300000000000001", None)).unwrap();
@@ -455,7 +455,7 @@ fn signed_webhooks_with_any_body_get_a_documented_answer(backend: &str) {
         1 => raw_bytes(),
     ];
     let result = runner().run(&(webhook, any::<bool>()), |(bytes, signed)| {
-        let signature = if signed { parley_api::routes::webhooks::sign(SECRET, &bytes) } else { "sha256=00".into() };
+        let signature = if signed { parley_api::http::routes::webhooks::sign(SECRET, &bytes) } else { "sha256=00".into() };
         let req = TestRequest::post()
             .uri("/webhooks/whatsapp")
             .insert_header(("Content-Type", "application/json"))

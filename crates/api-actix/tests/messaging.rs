@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::test::TestRequest;
 use common::{Reply, TestApp};
-use parley_api::config::ApiConfig;
+use parley_api::runtime::config::ApiConfig;
 use parley_domain::model::{ActivityStatus, Line};
 use serde_json::{Value, json};
 use wiremock::matchers::{body_json, body_partial_json, header, method, path, query_param, query_param_is_missing};
@@ -193,7 +193,7 @@ async fn post_webhook(app: &TestApp, body: &str, signature: Option<&str>) -> Rep
 
 /// Posts a correctly signed webhook and expects it accepted.
 async fn signed_webhook(app: &TestApp, body: &str) {
-    let sig = parley_api::routes::webhooks::sign(APP_SECRET, body.as_bytes());
+    let sig = parley_api::http::routes::webhooks::sign(APP_SECRET, body.as_bytes());
     let r = post_webhook(app, body, Some(&sig)).await;
     r.assert_status(200);
 }
@@ -756,12 +756,12 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
     accept_sends_to(&server, "14155550100", "wamid.sig").await;
     app.post(&send_uri("9001"), &app.a.secret, order_send("14155550100", Some("sig"))).await.assert_status(200);
 
-    let read = parley_api::platform::status_webhook(&line, "wamid.sig", "read", "14155550100", Some("sig"), T0 + 60);
+    let read = parley_adapters_whatsapp::status_webhook(&line, "wamid.sig", "read", "14155550100", Some("sig"), T0 + 60);
     let inbound = inbound_webhook(CLOUD_PHONE, "16315551234", "Kerry Fisher", "wamid.in", T0);
     for body in [&read, &inbound] {
-        let good = parley_api::routes::webhooks::sign(APP_SECRET, body.as_bytes());
-        let other_secret = parley_api::routes::webhooks::sign("not-the-secret", body.as_bytes());
-        let other_body = parley_api::routes::webhooks::sign(APP_SECRET, format!("{body} ").as_bytes());
+        let good = parley_api::http::routes::webhooks::sign(APP_SECRET, body.as_bytes());
+        let other_secret = parley_api::http::routes::webhooks::sign("not-the-secret", body.as_bytes());
+        let other_body = parley_api::http::routes::webhooks::sign(APP_SECRET, format!("{body} ").as_bytes());
         let bad = [
             None,
             Some(other_secret.as_str()),
@@ -781,7 +781,8 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
     // A properly signed delivered comes after: had any refused read been stored, it would have
     // been processed first and the record would read `read`.
     tokio::time::sleep(Duration::from_millis(30)).await;
-    signed_webhook(&app, &parley_api::platform::status_webhook(&line, "wamid.sig", "delivered", "14155550100", Some("sig"), T0 + 30)).await;
+    signed_webhook(&app, &parley_adapters_whatsapp::status_webhook(&line, "wamid.sig", "delivered", "14155550100", Some("sig"), T0 + 30))
+        .await;
     let list = poll(&app, &executions_uri("sig", ""), |d| d[0]["status"] != "sent").await;
     assert_eq!((&list[0]["status"], &list[0]["read_at"]), (&json!("delivered"), &Value::Null), "{list}");
     assert_eq!(list[0]["delivered_at"], ts(T0 + 30));
@@ -794,7 +795,7 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
 async fn webhooks_over_one_mib_are_413_in_the_error_shape(backend: &str) {
     let (_server, app) = start(backend).await;
     let big = format!("{{\"object\":\"{}\"}}", "x".repeat(1024 * 1024));
-    let signature = parley_api::routes::webhooks::sign(APP_SECRET, big.as_bytes());
+    let signature = parley_api::http::routes::webhooks::sign(APP_SECRET, big.as_bytes());
     let announced = TestRequest::post()
         .uri("/webhooks/whatsapp")
         .insert_header(("Content-Type", "application/json"))
@@ -954,7 +955,7 @@ async fn inbound_messages_create_or_reopen_the_contact_and_ignore_unknown_lines(
 
     // A line nobody has: 200, and nothing changes anywhere.
     let stranger = inbound_webhook("999000999000999", "16505550000", "Stranger", "wamid.in3", T0);
-    let r = post_webhook(&app, &stranger, Some(&parley_api::routes::webhooks::sign(APP_SECRET, stranger.as_bytes()))).await;
+    let r = post_webhook(&app, &stranger, Some(&parley_api::http::routes::webhooks::sign(APP_SECRET, stranger.as_bytes()))).await;
     r.assert_status(200);
     assert_eq!(r.body, json!({"received": true}));
     tokio::time::sleep(Duration::from_millis(30)).await;

@@ -14,7 +14,7 @@ use parley_domain::model::WebhookEvent;
 async fn scrape(app: &TestApp) -> String {
     let reply = app.call(TestRequest::get().uri("/metrics")).await;
     reply.assert_status(200);
-    assert_eq!(reply.header("content-type"), Some(parley_api::metrics::CONTENT_TYPE_OPENMETRICS));
+    assert_eq!(reply.header("content-type"), Some(parley_api::runtime::metrics::CONTENT_TYPE_OPENMETRICS));
     reply.body.as_str().expect("metrics are text").to_string()
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::server::{ParleyServer, free_port};
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::state::AppState;
+use parley_api::runtime::state::AppState;
 use parley_domain::model::KeyKind;
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@ mod common;
 use common::cli::{parley, stdout_json};
 
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::state::AppState;
+use parley_api::runtime::state::AppState;
 use serde_json::Value;
 
 fn listed<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
@@ -23,7 +23,7 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     // Signed (the route checked it) but not a webhook payload: it can never be processed.
     let unreadable = state.webhooks.receive("{\"entry\": [truncated".into()).await.unwrap();
     // A readable delivery for the line that failed for good: its tenant is known.
-    let readable = parley_api::platform::status_webhook(&line, "wamid.1", "read", "14155550100", None, 1_767_225_600);
+    let readable = parley_adapters_whatsapp::status_webhook(&line, "wamid.1", "read", "14155550100", None, 1_767_225_600);
     let exhausted = state.webhooks.receive(readable).await.unwrap();
     let repos = db.store.repositories();
     repos.webhooks.give_up(&exhausted, "unavailable: pool timed out", chrono::Utc::now()).await.unwrap();

@@ -263,7 +263,7 @@ mod unreachable_database {
     use actix_web::test::{self, TestRequest};
     use actix_web::web::Data;
     use parley_adapters_diesel::{PoolOptions, Store};
-    use parley_api::{app, state::AppState};
+    use parley_api::{http::app, runtime::state::AppState};
 
     /// Readiness answers 503 quickly when the database cannot be reached.
     #[actix_web::test]

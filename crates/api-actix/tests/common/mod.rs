@@ -13,13 +13,13 @@ use actix_web::http::header::HeaderMap;
 use actix_web::test::{self, TestRequest};
 use actix_web::web::Data;
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::app;
-use parley_api::state::AppState;
+use parley_api::http::app;
+use parley_api::runtime::state::AppState;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use parley_adapters_system::{RandomIds, SystemClock};
-use parley_api::config::ApiConfig;
+use parley_api::runtime::config::ApiConfig;
 use parley_domain::model::{ActivityStatus, AgentId, KeyKind, Timestamp};
 use parley_domain::ports::Clock;
 use parley_domain::services::NewContactInput;
@@ -104,7 +104,7 @@ pub struct TestApp {
     pub a: Tenant,
     pub b: Tenant,
     /// Webhook processing and sandbox deliveries, as `parley serve` runs them.
-    _workers: parley_api::workers::Workers,
+    _workers: parley_api::runtime::workers::Workers,
     pub db: TestDb,
 }
 
@@ -137,13 +137,13 @@ impl TestApp {
             retry_backoff: std::time::Duration::from_millis(10),
             ..Default::default()
         };
-        let (platform, deliveries) = parley_api::commands::platform(cloud, std::time::Duration::from_millis(50)).unwrap();
+        let (platform, deliveries) = parley_api::runtime::platform::platform(cloud, std::time::Duration::from_millis(50)).unwrap();
         let state =
             Data::new(AppState::new(db.store.repositories(), platform, embedder, clock.clone(), Arc::new(RandomIds)).with_config(config));
-        let workers = parley_api::workers::Workers::start(
+        let workers = parley_api::runtime::workers::Workers::start(
             state.clone().into_inner(),
             deliveries,
-            parley_api::workers::WorkerConfig {
+            parley_api::runtime::workers::WorkerConfig {
                 process_webhooks: true,
                 template_sync_every: None,
                 sync_at_start: false,
@@ -168,7 +168,7 @@ impl TestApp {
 
     /// Imports the demo shop's catalog (40 products, 4 of them drafts) for a tenant.
     pub async fn import_demo_catalog(&self, tenant: &Tenant) {
-        let rows = parley_api::catalog_file::parse(parley_api::seed::DEMO_CATALOG);
+        let rows = parley_api::cli::catalog_file::parse(parley_api::cli::demo_seed::DEMO_CATALOG);
         let validated = self.state.catalog.validate_import(&tenant.agent, rows).await.unwrap_or_else(|e| panic!("demo catalog: {e:?}"));
         self.state.catalog.import(&tenant.agent, validated, Arc::new(|_, _| {})).await.unwrap();
     }

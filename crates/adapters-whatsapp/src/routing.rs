@@ -1,0 +1,39 @@
+//! Lines served by the platform that serves them: sandbox lines by [`SandboxPlatform`](crate::SandboxPlatform)
+//! (no network), every other line by the Cloud API client.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use parley_domain::model::*;
+use parley_domain::ports::{MessagingPlatform, PlatformError, SentMessage};
+
+/// Sends each line to the platform that serves it.
+pub struct RoutingPlatform {
+    pub cloud: Arc<dyn MessagingPlatform>,
+    pub sandbox: Arc<dyn MessagingPlatform>,
+}
+
+impl RoutingPlatform {
+    fn pick(&self, line: &Line) -> &dyn MessagingPlatform {
+        match line.access {
+            LineAccess::Sandbox => self.sandbox.as_ref(),
+            LineAccess::Cloud(_) => self.cloud.as_ref(),
+        }
+    }
+}
+
+#[async_trait]
+impl MessagingPlatform for RoutingPlatform {
+    async fn templates(&self, line: &Line) -> Result<Vec<TemplateDefinition>, PlatformError> {
+        self.pick(line).templates(line).await
+    }
+
+    async fn send_template<'a>(
+        &self,
+        line: &Line,
+        message: &TemplateMessage,
+        callback_data: Option<&'a str>,
+    ) -> Result<SentMessage, PlatformError> {
+        self.pick(line).send_template(line, message, callback_data).await
+    }
+}

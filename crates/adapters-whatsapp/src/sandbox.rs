@@ -1,0 +1,129 @@
+//! A line that behaves like a real one without the network, for demos, tests and development:
+//! the platform's template shapes, sends accepted with platform-shaped message ids, and each
+//! message moved to delivered and then read through the same webhook path real statuses take.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use parley_domain::model::*;
+use parley_domain::ports::{IdSource, MessagingPlatform, PlatformError, SentMessage};
+use tokio::sync::mpsc;
+
+/// A status webhook the sandbox will deliver to itself after `after`.
+#[derive(Debug)]
+pub struct SandboxDelivery {
+    pub after: Duration,
+    /// A webhook body in the platform's shape.
+    pub body: String,
+}
+
+/// A line that behaves like a real one without the network: a few templates (one not
+/// approved), sends accepted with platform-shaped message ids, and each message moved to
+/// delivered and then read through the same webhook path real statuses take.
+pub struct SandboxPlatform {
+    deliveries: mpsc::UnboundedSender<SandboxDelivery>,
+    /// Time from send to `delivered`, and again to `read`.
+    step: Duration,
+    ids: Arc<dyn IdSource>,
+}
+
+impl SandboxPlatform {
+    pub fn new(step: Duration, ids: Arc<dyn IdSource>) -> (Self, mpsc::UnboundedReceiver<SandboxDelivery>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Self { deliveries: tx, step, ids }, rx)
+    }
+}
+
+fn component(kind: &str, text: &str) -> TemplateComponent {
+    TemplateComponent { kind: kind.into(), format: (kind == "HEADER").then(|| "TEXT".into()), text: Some(text.into()), buttons: vec![] }
+}
+
+/// The sandbox's templates, with ids unique to the line's business account.
+pub fn sandbox_templates(waba: &WabaId) -> Vec<TemplateDefinition> {
+    let id = |n: u32| TemplateId::new(format!("{}{n:03}", waba.as_str()));
+    vec![
+        TemplateDefinition {
+            id: id(1),
+            name: "order_update".into(),
+            language: "en_US".into(),
+            status: APPROVED.into(),
+            category: "UTILITY".into(),
+            components: vec![
+                component("HEADER", "Order {{1}}"),
+                component("BODY", "Hi {{1}}, your order {{2}} ships on {{3}}."),
+                component("FOOTER", "Demo Shop"),
+                TemplateComponent {
+                    kind: "BUTTONS".into(),
+                    format: None,
+                    text: None,
+                    buttons: vec![
+                        TemplateButton {
+                            kind: "URL".into(),
+                            text: "Track order".into(),
+                            url: Some("https://shop.example.com/track/{{1}}".into()),
+                        },
+                        TemplateButton { kind: "QUICK_REPLY".into(), text: "Thanks!".into(), url: None },
+                    ],
+                },
+            ],
+        },
+        TemplateDefinition {
+            id: id(2),
+            name: "welcome".into(),
+            language: "en_US".into(),
+            status: APPROVED.into(),
+            category: "MARKETING".into(),
+            components: vec![component("BODY", "Welcome to {{1}}! Reply to this message to chat with us.")],
+        },
+        TemplateDefinition {
+            id: id(3),
+            name: "spring_sale".into(),
+            language: "en_US".into(),
+            status: "PENDING".into(),
+            category: "MARKETING".into(),
+            components: vec![component("BODY", "Our spring sale starts {{1}}: 20% off everything.")],
+        },
+    ]
+}
+
+/// A status webhook body, as the platform sends it.
+pub fn status_webhook(line: &Line, message_id: &str, status: &str, recipient: &str, callback_data: Option<&str>, at: i64) -> String {
+    let mut status_json = serde_json::json!({"id": message_id, "status": status, "timestamp": at.to_string(), "recipient_id": recipient});
+    if let Some(data) = callback_data {
+        status_json["biz_opaque_callback_data"] = data.into();
+    }
+    serde_json::json!({
+        "object": "whatsapp_business_account",
+        "entry": [{"id": line.waba_id.as_str(), "changes": [{"field": "messages", "value": {
+            "messaging_product": "whatsapp",
+            "metadata": {"display_phone_number": line.phone_number_id.as_str(), "phone_number_id": line.phone_number_id.as_str()},
+            "statuses": [status_json]
+        }}]}]
+    })
+    .to_string()
+}
+
+#[async_trait]
+impl MessagingPlatform for SandboxPlatform {
+    async fn templates(&self, line: &Line) -> Result<Vec<TemplateDefinition>, PlatformError> {
+        Ok(sandbox_templates(&line.waba_id))
+    }
+
+    async fn send_template<'a>(
+        &self,
+        line: &Line,
+        message: &TemplateMessage,
+        callback_data: Option<&'a str>,
+    ) -> Result<SentMessage, PlatformError> {
+        let message_id = format!("wamid.{}", self.ids.secret(48));
+        let now = chrono::Utc::now().timestamp();
+        let step_secs = self.step.as_secs() as i64;
+        for (n, status) in [(1u32, "delivered"), (2, "read")] {
+            let body = status_webhook(line, &message_id, status, &message.to, callback_data, now + step_secs * i64::from(n));
+            // A closed channel means the app is shutting down: the statuses are simply not delivered.
+            let _ = self.deliveries.send(SandboxDelivery { after: self.step * n, body });
+        }
+        Ok(SentMessage { message_id, wa_id: Some(message.to.clone()) })
+    }
+}

@@ -1,0 +1,318 @@
+//! The `parley` command line: serve the API, and the operator commands (agents, keys,
+//! migrations). The public API has no admin endpoints; operators use these.
+
+use std::net::SocketAddr;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "parley",
+    version,
+    about = "Parley: a messaging-and-catalog API for businesses that sell over chat",
+    long_about = "Parley serves one JSON REST API under /v1 for business agents (tenants). Run with no \
+        subcommand to serve on 127.0.0.1:8080 with an embedded SQLite database (parley.db); on a fresh \
+        database it creates a demo agent and prints its key once.",
+    after_help = "Examples:\n  parley                                   serve with ./parley.db\n  parley agents create --name \"Acme\"\n  parley keys create --agent agt_… --publishable\n  DATABASE_URL=postgres://localhost/parley parley serve --bind 0.0.0.0:8080"
+)]
+pub struct Cli {
+    /// Database: sqlite://PATH (embedded, the default) or postgres://USER@HOST/DB (scale-out).
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://parley.db", global = true, hide_env_values = true)]
+    pub database_url: String,
+
+    /// Base URL of the WhatsApp Cloud API (Meta's Graph API); point it at a test double to develop offline.
+    #[arg(long, env = "PARLEY_WHATSAPP_API_BASE", default_value = "https://graph.facebook.com", global = true)]
+    pub whatsapp_api_base: String,
+
+    #[command(flatten)]
+    pub embedding: crate::runtime::embedding::EmbedderArgs,
+
+    #[command(flatten)]
+    pub pool: PoolArgs,
+
+    /// A TOML file of settings: keys are the flags' names with `_` (`bind`, `database_url`, …);
+    /// the environment and flags override it; an unknown key is an error. See docs/configuration.md.
+    #[arg(long, env = "PARLEY_CONFIG", global = true, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The database connection pool: its size and the bounds that keep a database fault from
+/// hanging requests (they fail fast with 503 instead).
+#[derive(Debug, Clone, Args)]
+pub struct PoolArgs {
+    /// Most database connections this process opens per pool (SQLite keeps two pools, one for
+    /// writes and scanning reads, one for short reads run inline: up to twice this).
+    #[arg(long, env = "PARLEY_DB_POOL_SIZE", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1000), global = true)]
+    pub db_pool_size: u32,
+    /// Milliseconds a request may wait for a database connection (or for a new one to open)
+    /// before it is answered 503.
+    #[arg(long, env = "PARLEY_DB_WAIT_TIMEOUT_MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    pub db_wait_timeout_ms: u64,
+    /// PostgreSQL: seconds one SQL statement may run before the server cancels it (0 = no limit).
+    #[arg(long, env = "PARLEY_DB_STATEMENT_TIMEOUT_SECS", default_value_t = 30, global = true)]
+    pub db_statement_timeout_secs: u64,
+}
+
+impl PoolArgs {
+    pub fn options(&self) -> parley_adapters_diesel::PoolOptions {
+        parley_adapters_diesel::PoolOptions {
+            max_size: self.db_pool_size as usize,
+            wait_timeout: std::time::Duration::from_millis(self.db_wait_timeout_ms),
+            statement_timeout: (self.db_statement_timeout_secs > 0).then(|| std::time::Duration::from_secs(self.db_statement_timeout_secs)),
+        }
+    }
+}
+
+// One value, parsed once at start: boxing `serve`'s settings to shrink it would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the HTTP API (the default).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit (serve also applies them at start).
+    Migrate,
+    /// Refresh the query planner's statistics of every table now (ANALYZE). Every command and
+    /// a running server already refresh stale SQLite statistics on their own; this is for right
+    /// after a bulk load, or to settle plans at once.
+    Analyze,
+    /// Manage agents (tenants).
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+    /// Manage API keys. Keys are printed once, at creation; only their hash is stored.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+    /// Import or export an agent's product catalog.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+    /// Manage WhatsApp lines (the `channel_id` of templates).
+    #[command(subcommand)]
+    Channels(ChannelsCommand),
+    /// Message templates.
+    #[command(subcommand)]
+    Templates(TemplatesCommand),
+    /// Inspect stored webhook deliveries.
+    #[command(subcommand)]
+    Webhooks(WebhooksCommand),
+    /// Print the OpenAPI 3.1 document of the API.
+    Openapi,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChannelsCommand {
+    /// Add a WhatsApp line; prints {"id",…}. The token is read from an environment variable,
+    /// never from the command line (which other users can see).
+    Add {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// The line's phone number id in the WhatsApp Business platform.
+        #[arg(long)]
+        phone_number_id: String,
+        /// The WhatsApp Business Account id the line belongs to (its templates live there).
+        #[arg(long)]
+        waba_id: String,
+        /// Name of the environment variable holding the line's access token.
+        #[arg(long, required_unless_present = "sandbox", conflicts_with = "sandbox")]
+        access_token_env: Option<String>,
+        /// A sandbox line: no credentials, no network; sends are delivered and read by Parley itself.
+        #[arg(long)]
+        sandbox: bool,
+    },
+    /// List an agent's lines (never their tokens).
+    List {
+        #[arg(long)]
+        agent: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TemplatesCommand {
+    /// Fetch every line's templates from the platform now (also done at start and periodically).
+    Sync {
+        /// Only this agent's lines.
+        #[arg(long)]
+        agent: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhooksCommand {
+    /// Deliveries whose processing failed, oldest first, as JSON: those given up on
+    /// (`"state": "failed"`: a body that is not a webhook payload, at once; any other failure
+    /// after 12 attempts) and those still being retried (`"state": "retrying"`), each with its
+    /// id, received time, attempts, last error and the lines (tenants) its body names.
+    #[command(after_help = "Give a failed delivery another chance with `parley webhooks retry <ID>` (or `--all`).")]
+    Failed {
+        /// Most deliveries to list.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// Put given-up deliveries back to be processed (by a running `parley serve` within a
+    /// second) with a fresh count of attempts: after fixing what made them fail.
+    Retry {
+        /// The delivery's id (whk_…), as listed by `parley webhooks failed`.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Every given-up delivery.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Upsert products by `_id` from a JSON array or JSON Lines file of api.md's Product plus
+    /// `status` (active|draft). All or nothing: any bad row is reported by line and nothing is written.
+    Import {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// The file to import.
+        file: std::path::PathBuf,
+        /// Validate every row and report what would change, without writing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Write every product (drafts included) as JSON Lines, in the format import reads.
+    Export {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// Write here instead of standard output.
+        #[arg(long, short)]
+        output: Option<std::path::PathBuf>,
+    },
+    /// Embed for search the products whose vector is missing or was made by another embedder
+    /// (after changing PARLEY_EMBEDDER). Running instances pick the new vectors up within seconds.
+    Reindex {
+        /// Only this agent's catalog (default: every agent's).
+        #[arg(long)]
+        agent: Option<String>,
+        /// Re-embed every product, not only the missing or stale ones.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "PARLEY_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: Option<SocketAddr>,
+    /// Seed a demo agent when the database has no agents (always done for a new embedded database).
+    #[arg(long)]
+    pub demo: bool,
+    /// HTTP worker threads (default: one per CPU).
+    #[arg(long, env = "PARLEY_WORKERS")]
+    pub workers: Option<usize>,
+    /// Storefront base URL: created carts then also answer `url` = `{storefront_url}/c/<code>`.
+    #[arg(long, env = "PARLEY_STOREFRONT_URL")]
+    pub storefront_url: Option<String>,
+    /// Browser origins allowed on catalog and cart endpoints: `*` or a comma-separated list.
+    #[arg(long, env = "PARLEY_CORS_ORIGINS", default_value = "*")]
+    pub cors_origins: Option<String>,
+    /// The `hub.verify_token` of the platform's webhook subscription handshake.
+    #[arg(long, env = "PARLEY_WHATSAPP_VERIFY_TOKEN", hide_env_values = true)]
+    pub whatsapp_verify_token: Option<String>,
+    /// The app secret that signs webhook deliveries (without it, deliveries are refused).
+    #[arg(long, env = "PARLEY_WHATSAPP_APP_SECRET", hide_env_values = true)]
+    pub whatsapp_app_secret: Option<String>,
+    /// Re-sync templates every this many seconds (0 = only at start).
+    #[arg(long, env = "PARLEY_TEMPLATE_SYNC_SECS", default_value_t = 900)]
+    pub template_sync_secs: u64,
+    /// Process stored webhook deliveries in this instance (`false` for ingest-only instances).
+    #[arg(long, env = "PARLEY_WEBHOOK_PROCESSING", default_value_t = true, action = clap::ArgAction::Set)]
+    pub webhook_processing: bool,
+    /// Milliseconds from a sandbox send to its `delivered` status, and again to `read`.
+    #[arg(long, env = "PARLEY_SANDBOX_STEP_MS", default_value_t = 3000)]
+    pub sandbox_step_ms: u64,
+    /// How often (milliseconds) the search index looks for catalog changes made by other processes
+    /// (imports, reindexing, other instances).
+    #[arg(long, env = "PARLEY_INDEX_REFRESH_MS", default_value_t = 2000)]
+    pub index_refresh_ms: u64,
+    /// Serve `GET /metrics` on this address only (say a private interface); unset, it is
+    /// served on the API's address.
+    #[arg(long, env = "PARLEY_METRICS_BIND")]
+    pub metrics_bind: Option<SocketAddr>,
+    /// On SIGTERM or SIGINT, seconds in-flight requests get to finish before they are cut.
+    #[arg(long, env = "PARLEY_SHUTDOWN_TIMEOUT_SECS", default_value_t = 20)]
+    pub shutdown_timeout_secs: u64,
+    /// Seconds a request's body may take to arrive in full, counted from its headers (which have
+    /// 5 s of their own); past it the request is answered 408 and its connection closed.
+    #[arg(long, env = "PARLEY_REQUEST_READ_TIMEOUT_SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_read_timeout_secs: u64,
+    /// Most open connections per HTTP worker; past it new connections wait in the listen queue
+    /// until one closes. Each is a file descriptor: keep workers × this under `ulimit -n`.
+    #[arg(long, env = "PARLEY_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_connections: u64,
+    #[command(flatten)]
+    pub rate_limits: crate::http::limits::RateLimitArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// Create an agent; prints {"id","name"}.
+    Create {
+        #[arg(long)]
+        name: String,
+    },
+    /// List agents as JSON.
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Create a key for an agent; prints {"id","key"}. The key is shown only this once.
+    Create {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// A browser-safe key (pk_…) for catalog reads and carts only; default is a secret key (sk_…).
+        #[arg(long)]
+        publishable: bool,
+    },
+    /// Revoke a key by its id (key_…); requests with it get 401 from then on.
+    Revoke {
+        /// The key's id (key_…), as printed by `keys create` or `keys list`.
+        key_id: String,
+    },
+    /// List an agent's keys (never the keys themselves: id, kind, last four characters, dates).
+    List {
+        #[arg(long)]
+        agent: String,
+    },
+}
+
+impl Cli {
+    /// Parses the command line over the settings file (`--config FILE` or `PARLEY_CONFIG`), if
+    /// any; no subcommand means `serve`. A bad command line prints clap's message and exits; a
+    /// bad settings file is an error naming the file and the key.
+    pub fn load() -> Result<Self, crate::cli::settings_file::ConfigFileError> {
+        use clap::{CommandFactory, FromArgMatches};
+        let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let mut command = Self::command();
+        if let Some(path) = crate::cli::settings_file::path_from(&args) {
+            command = crate::cli::settings_file::apply(command, &path)?;
+        }
+        let mut matches = command.clone().try_get_matches_from(&args).unwrap_or_else(|e| e.exit());
+        if matches.subcommand().is_none() {
+            args.push("serve".into());
+            matches = command.try_get_matches_from(&args).unwrap_or_else(|e| e.exit());
+        }
+        Ok(Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

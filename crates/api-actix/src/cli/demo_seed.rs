@@ -1,0 +1,106 @@
+//! The demo agent a newcomer gets on an empty embedded database: tags, contacts on several
+//! channels, and activities in every status, so every endpoint has something to show.
+
+use parley_domain::DomainError;
+use std::sync::Arc;
+
+use parley_domain::model::{ActivityStatus, Agent, AgentId, IssuedKey, KeyKind, Line};
+use parley_domain::services::{ActivityPatchInput, ImportError, NewContactInput, NewTagInput, Patch};
+use serde_json::json;
+
+use crate::cli::catalog_file;
+use crate::runtime::state::AppState;
+
+pub struct DemoAgent {
+    pub agent: Agent,
+    pub secret_key: IssuedKey,
+    pub publishable_key: IssuedKey,
+    /// A sandbox WhatsApp line with its templates synced.
+    pub line: Line,
+}
+
+const TAGS: [(&str, &str, &str); 4] = [
+    ("VIP", "#f59e0b", "Repeat buyers and big baskets"),
+    ("Wholesale", "#3b82f6", "Buys for a store of their own"),
+    ("Follow-up", "#ef4444", "Owes us an answer"),
+    ("New lead", "#10b981", "First contact in the last week"),
+];
+
+/// (name, channel type, channel id, status, indexes into TAGS, assignee)
+type DemoConversation = (&'static str, &'static str, &'static str, ActivityStatus, &'static [usize], Option<&'static str>);
+
+const CONVERSATIONS: [DemoConversation; 8] = [
+    ("Ana López", "whatsapp", "+52 55 1234 5678", ActivityStatus::Open, &[0, 2], Some("user_maria")),
+    ("Bruno Costa", "whatsapp", "+55 11 98765 4321", ActivityStatus::Pending, &[3], None),
+    ("Chloé Martin", "instagram", "chloe.makes", ActivityStatus::Open, &[3], None),
+    ("Dev Patel", "email", "dev.patel@example.com", ActivityStatus::Closed, &[1], Some("user_sam")),
+    ("Emma Schmidt", "whatsapp", "+49 151 2345 6789", ActivityStatus::Open, &[0], Some("user_maria")),
+    ("Farah Haddad", "sms", "+971 50 123 4567", ActivityStatus::Pending, &[2], None),
+    ("Gabriel Silva", "messenger", "gabriel.silva.77", ActivityStatus::Closed, &[], None),
+    ("Hana Suzuki", "webchat", "visitor-4821", ActivityStatus::Open, &[1, 2], None),
+];
+
+pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
+    let agent = state.keys.create_agent("Demo Shop").await?;
+    let secret_key = state.keys.issue_key(&agent.id, KeyKind::Secret).await?;
+    let publishable_key = state.keys.issue_key(&agent.id, KeyKind::Publishable).await?;
+
+    let mut tag_ids = Vec::new();
+    for (name, color, description) in TAGS {
+        let tag = state
+            .tags
+            .create(&agent.id, NewTagInput { name: Some(name.into()), color: Some(color.into()), description: Some(description.into()) })
+            .await?;
+        tag_ids.push(tag.id.into_string());
+    }
+
+    for (i, (name, channel_type, channel_id, status, tags, assignee)) in CONVERSATIONS.into_iter().enumerate() {
+        let contact = state
+            .contacts
+            .create(
+                &agent.id,
+                NewContactInput {
+                    channel_type: Some(channel_type.into()),
+                    channel_id: Some(channel_id.into()),
+                    profile_name: Some(name.into()),
+                    custom_attributes: json!({"source": "demo", "orders": i}).as_object().cloned(),
+                    ..Default::default()
+                },
+            )
+            .await?;
+        let activity = state.activities.start(&agent.id, &contact.id, status).await?;
+        if !tags.is_empty() {
+            let ids = tags.iter().map(|&t| tag_ids[t].clone()).collect();
+            state.activities.attach_tags(&agent.id, &activity.id, Some(ids)).await?;
+        }
+        if let Some(user) = assignee {
+            let patch = ActivityPatchInput { assigned_to: Patch::Set(user.into()), ..Default::default() };
+            state.activities.update(&agent.id, &activity.id, patch).await?;
+        }
+    }
+    seed_catalog(state, &agent.id).await?;
+    let line = seed_sandbox_line(state, &agent.id).await?;
+    Ok(DemoAgent { agent, secret_key, publishable_key, line })
+}
+
+/// A lifestyle shop's catalog: products in several categories, some on sale, services, drafts.
+pub const DEMO_CATALOG: &str = include_str!("demo_catalog.jsonl");
+
+async fn seed_catalog(state: &AppState, agent: &AgentId) -> Result<(), DomainError> {
+    let validated = state.catalog.validate_import(agent, catalog_file::parse(DEMO_CATALOG)).await.map_err(|e| match e {
+        ImportError::Domain(e) => e,
+        ImportError::Rows(rows) => DomainError::Internal(format!("the demo catalog is invalid: {rows:?}")),
+    })?;
+    state.catalog.import(agent, validated, Arc::new(|_, _| {})).await?;
+    Ok(())
+}
+
+/// A sandbox WhatsApp line (no credentials, no network) with its templates, so a newcomer can
+/// send a template and watch its delivery status change.
+async fn seed_sandbox_line(state: &AppState, agent: &AgentId) -> Result<Line, DomainError> {
+    // Phone number ids are unique across agents: derive one from the agent's random id.
+    let digits: String = agent.as_str().bytes().map(|b| char::from(b'0' + b % 10)).take(15).collect();
+    let line = state.lines.add(agent, &format!("9{digits}"), &format!("8{digits}"), None).await?;
+    state.lines.sync_line(&line).await?;
+    Ok(line)
+}

@@ -1,0 +1,72 @@
+//! The `parley` command line: [`args`] declares it; [`run`] opens the store, wires the app's
+//! services (`runtime`) and runs one command, each command group in its own file.
+
+mod agents;
+pub mod args;
+mod catalog;
+pub mod catalog_file;
+mod channels;
+mod database;
+pub mod demo_seed;
+mod serve;
+pub mod settings_file;
+mod templates;
+mod webhooks;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use parley_adapters_system::{RandomIds, SystemClock};
+use parley_adapters_whatsapp::CloudApiConfig;
+use parley_domain::model::AgentId;
+
+pub use args::Cli;
+use args::{CatalogCommand, Command, TemplatesCommand, WebhooksCommand};
+
+use crate::http::openapi;
+use crate::runtime::state::AppState;
+use crate::runtime::store::{keep_statistics, open_store};
+use crate::runtime::{embedding, platform};
+
+pub type Failure = Box<dyn std::error::Error>;
+
+pub async fn run(cli: Cli) -> Result<(), Failure> {
+    let Some(command) = cli.command else { return Err("no command given".into()) };
+    if let Command::Openapi = command {
+        print!("{}", openapi::document());
+        return Ok(());
+    }
+    if let Some(path) = &cli.config {
+        tracing::info!(file = %path.display(), "settings file read (the environment and flags override it)");
+    }
+    let store = open_store(&cli.database_url, cli.pool.options()).await?;
+    let sandbox_step = match &command {
+        Command::Serve(args) => Duration::from_millis(args.sandbox_step_ms),
+        _ => Duration::from_secs(3),
+    };
+    let (platform, sandbox_deliveries) =
+        platform::platform(CloudApiConfig { base_url: cli.whatsapp_api_base.clone(), ..CloudApiConfig::default() }, sandbox_step)?;
+    let embedder = embedding::build(&cli.embedding).await?;
+    let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds));
+    let result = match command {
+        Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
+        Command::Channels(cmd) => channels::channels(&state, cmd).await,
+        Command::Templates(TemplatesCommand::Sync { agent }) => templates::sync_templates(&state, agent).await,
+        Command::Webhooks(WebhooksCommand::Failed { limit }) => webhooks::failed_webhooks(&state, limit).await,
+        Command::Webhooks(WebhooksCommand::Retry { id, all }) => webhooks::retry_webhooks(&state, id, all).await,
+        Command::Migrate => Ok(()),
+        Command::Analyze => database::analyze(&store).await,
+        Command::Agents(cmd) => agents::agents(&state, cmd).await,
+        Command::Keys(cmd) => agents::keys(&state, cmd).await,
+        Command::Catalog(CatalogCommand::Import { agent, file, dry_run }) => {
+            catalog::import(&state, &AgentId::new(agent), &file, dry_run).await
+        }
+        Command::Catalog(CatalogCommand::Export { agent, output }) => catalog::export(&state, &AgentId::new(agent), output).await,
+        Command::Catalog(CatalogCommand::Reindex { agent, all }) => catalog::reindex(&state, agent.map(AgentId::new), all).await,
+        Command::Openapi => unreachable!("handled above"),
+    };
+    // SQLite's advice: refresh stale statistics as a connection closes (an import may have
+    // grown a table a thousandfold).
+    keep_statistics(&store).await;
+    result
+}

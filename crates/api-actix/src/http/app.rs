@@ -1,0 +1,64 @@
+//! The actix application: routes, extractor configuration, middleware. Built the same way by
+//! `parley serve` and by the HTTP tests.
+
+use actix_web::body::BoxBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+use actix_web::web::{self, Data};
+use actix_web::{App, Error};
+
+use crate::http::extract::{json_config, query_config};
+use crate::http::request_context;
+use crate::http::routes::{self, activities, campaigns, carts, catalog, contacts, meta, tags, templates, webhooks};
+use crate::http::run_to_completion::RunToCompletion;
+use crate::runtime::state::AppState;
+
+pub fn build(
+    state: Data<AppState>,
+) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
+    let origins = state.config.cors_origins.clone();
+    let metrics_here = !state.config.separate_metrics_address;
+    let body_deadline = state.config.body_deadline;
+    App::new()
+        .app_data(state)
+        .app_data(json_config())
+        .app_data(query_config())
+        // The one public document: registered before the authenticated scope.
+        .configure(meta::routes)
+        .configure(webhooks::routes)
+        .configure(|cfg| {
+            if metrics_here {
+                crate::runtime::metrics::routes(cfg)
+            }
+        })
+        .service(
+            web::scope("/v1")
+                .configure(tags::routes)
+                .configure(activities::routes)
+                .configure(contacts::routes)
+                .configure(|cfg| catalog::routes(cfg, &origins))
+                .configure(|cfg| carts::routes(cfg, &origins))
+                .configure(templates::routes)
+                .configure(campaigns::routes)
+                // Behind the key and its limits like every /v1 resource: an unknown path is 401
+                // without a valid key, and with one a counted 404 with the RateLimit headers.
+                .default_service(
+                    web::to(routes::route_not_found)
+                        .wrap(from_fn(crate::http::limits::middleware::middleware))
+                        .wrap(from_fn(crate::http::auth::middleware)),
+                ),
+        )
+        .default_service(web::to(routes::route_not_found))
+        // Inside the request context, so a 408 carries the request id and is logged and counted.
+        .wrap(body_deadline)
+        .wrap(from_fn(request_context::middleware))
+        // Outermost, so the whole request (request id scope included) runs as its own task.
+        .wrap(RunToCompletion)
+}
+
+/// The metrics-only application served on `PARLEY_METRICS_BIND`.
+pub fn build_metrics(
+    state: Data<AppState>,
+) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
+    App::new().app_data(state).configure(crate::runtime::metrics::routes).default_service(web::to(routes::route_not_found))
+}

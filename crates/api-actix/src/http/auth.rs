@@ -1,0 +1,101 @@
+//! Authentication and key scopes.
+//!
+//! [`middleware`] resolves `X-API-Key` to its agent before anything else of the request runs
+//! (so a bad key is answered 401 before the body is read) and leaves the [`Principal`] in the
+//! request. Handlers then take [`SecretKey`] or [`PublishableKey`], which check the key's
+//! level without I/O: a handler cannot run without the key level it declares.
+
+use std::future::{Ready, ready};
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
+use actix_web::middleware::Next;
+use actix_web::web::Data;
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use parley_domain::DomainError;
+use parley_domain::model::{Access, AgentId, Principal};
+
+use crate::http::error::ApiError;
+use crate::runtime::state::AppState;
+
+pub const API_KEY_HEADER: &str = "x-api-key";
+
+pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    // CORS preflights carry no key by design; only CORS-enabled resources answer them.
+    if req.method() == Method::OPTIONS {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    let Some(state) = req.app_data::<Data<AppState>>().cloned() else {
+        return Ok(req.error_response(ApiError::from(DomainError::Internal("app state missing".into()))));
+    };
+    let mut keys = req.headers().get_all(API_KEY_HEADER);
+    let presented = keys.next().and_then(|v| v.to_str().ok());
+    if keys.next().is_some() {
+        // Two keys: which one was meant is not for the server to guess (a proxy may have
+        // added one). Refused like a bad key, and counted like one against the address.
+        return Ok(refuse_bad_key(&state, req, ApiError::AmbiguousApiKey).await);
+    }
+    match state.keys.authenticate(presented).await {
+        Ok(principal) => {
+            req.extensions_mut().insert(principal);
+            Ok(next.call(req).await?.map_into_boxed_body())
+        }
+        Err(DomainError::Unauthorized) => Ok(refuse_bad_key(&state, req, ApiError::from(DomainError::Unauthorized)).await),
+        Err(e) => Ok(req.error_response(ApiError::from(e))),
+    }
+}
+
+/// A missing, wrong or doubled key: counted per client address, and refused past the limit, so
+/// keys cannot be guessed at speed; limits::middleware then also refuses valid keys from that
+/// address.
+async fn refuse_bad_key(state: &AppState, req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
+    let address = state.limits.client_address(req.peer_addr(), req.headers());
+    match state.limits.bad_key(&address).await {
+        Some(retry_after) => req.error_response(ApiError::RateLimited { retry_after }),
+        None => req.error_response(error),
+    }
+}
+
+fn principal(req: &HttpRequest, access: Access) -> Result<Principal, ApiError> {
+    let principal = req
+        .extensions()
+        .get::<Principal>()
+        .cloned()
+        .ok_or_else(|| DomainError::Internal("route is not behind the authentication middleware".into()))?;
+    principal.require(access)?;
+    Ok(principal)
+}
+
+macro_rules! key_extractor {
+    ($(#[$doc:meta])* $name:ident, $access:expr) => {
+        $(#[$doc])*
+        pub struct $name(pub Principal);
+
+        impl $name {
+            pub fn agent(&self) -> &AgentId {
+                &self.0.agent_id
+            }
+        }
+
+        impl FromRequest for $name {
+            type Error = ApiError;
+            type Future = Ready<Result<Self, ApiError>>;
+
+            fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+                ready(principal(req, $access).map($name))
+            }
+        }
+    };
+}
+
+key_extractor!(
+    /// A secret key (`sk_…`): every endpoint.
+    SecretKey,
+    Access::Secret
+);
+key_extractor!(
+    /// Any key of the agent, publishable (`pk_…`) included: catalog reads and carts.
+    PublishableKey,
+    Access::Publishable
+);

@@ -1,0 +1,158 @@
+//! The activities DTOs: request bodies, query parameters and responses as the OpenAPI document describes them.
+
+use super::*;
+use crate::http::extract::double_option;
+use parley_domain::model::*;
+use parley_domain::services::{ActivityPatchInput, Patch};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TagRefDto {
+    pub id: String,
+    pub name: String,
+    pub color: String,
+}
+
+/// An activity as listed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ActivityDto {
+    #[schema(example = "act_1nQv8ZpXr3TyLk5bW0cMd7Hs")]
+    pub id: String,
+    /// open, closed or pending.
+    #[schema(example = "open")]
+    pub status: String,
+    pub profile_name: String,
+    pub channel_identifiers: Vec<String>,
+    pub tags: Vec<TagRefDto>,
+    pub assigned_to: Option<String>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+/// One activity: the list item plus its contact and channels.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ActivityDetailDto {
+    #[serde(flatten)]
+    pub item: ActivityDto,
+    pub contact_id: String,
+    pub channels: Vec<ChannelDto>,
+    /// When the contact last wrote; null if never. The 24-hour messaging window runs from here.
+    #[schema(format = DateTime)]
+    pub last_inbound_at: Option<String>,
+}
+
+impl From<&ActivityView> for ActivityDto {
+    fn from(v: &ActivityView) -> Self {
+        let a = &v.activity;
+        Self {
+            id: a.id.as_str().to_string(),
+            status: a.status.as_str().to_string(),
+            profile_name: v.profile_name.as_str().to_string(),
+            channel_identifiers: v.channels.iter().map(|c| c.channel_id().to_string()).collect(),
+            tags: v
+                .tags
+                .iter()
+                .map(|t| TagRefDto {
+                    id: t.id.as_str().to_string(),
+                    name: t.name.as_str().to_string(),
+                    color: t.color.as_str().to_string(),
+                })
+                .collect(),
+            assigned_to: a.assigned_to.as_ref().map(|x| x.as_str().to_string()),
+            created_at: timestamp(a.created_at),
+            updated_at: timestamp(a.updated_at),
+        }
+    }
+}
+
+impl From<ActivityView> for ActivityDto {
+    fn from(v: ActivityView) -> Self {
+        Self::from(&v)
+    }
+}
+
+impl From<ActivityView> for ActivityDetailDto {
+    fn from(v: ActivityView) -> Self {
+        Self {
+            item: ActivityDto::from(&v),
+            contact_id: v.activity.contact_id.as_str().to_string(),
+            channels: v.channels.iter().map(ChannelDto::from).collect(),
+            last_inbound_at: v.activity.last_inbound_at.map(timestamp),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ActivityListParams {
+    /// Page size, 1–100, default 20.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
+    pub limit: Option<String>,
+    /// Rows to skip, default 0.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    pub offset: Option<String>,
+    /// open, closed or pending.
+    #[param(value_type = Option<ActivityStatusName>)]
+    pub status: Option<String>,
+    /// A tag id: only activities with that tag.
+    #[param(pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+    pub tag: Option<String>,
+    /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number: 1–100 characters, none a control character.
+    #[param(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
+    pub search: Option<String>,
+}
+
+/// Only the fields sent change; `assigned_to: null` unassigns.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateActivity {
+    /// open, closed or pending; any move is allowed. Cannot be null.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = ActivityStatusName, required = false)]
+    pub status: Option<Option<String>>,
+    /// A user id, 1–128 characters, or null.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 128, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
+    pub assigned_to: Option<Option<String>>,
+    /// Renames the contact: 1–256 characters, cannot be null.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
+    pub profile_name: Option<Option<String>>,
+}
+
+impl From<UpdateActivity> for ActivityPatchInput {
+    fn from(b: UpdateActivity) -> Self {
+        Self {
+            status: Patch::from_double_option(b.status),
+            assigned_to: Patch::from_double_option(b.assigned_to),
+            profile_name: Patch::from_double_option(b.profile_name),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttachTags {
+    /// 1–50 tag ids of this agent; already attached ones are left as they are.
+    #[schema(value_type = Vec<IdText>, required = true, min_items = 1, max_items = 50)]
+    pub tag_ids: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DetachTagParams {
+    /// The tag to remove.
+    #[param(
+        required = true,
+        min_length = 1,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
+    pub tag_id: Option<String>,
+}

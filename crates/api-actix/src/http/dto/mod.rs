@@ -1,0 +1,67 @@
+//! Wire shapes: what the API reads and writes. Conversions from domain types live here so
+//! handlers stay one-liners.
+
+use parley_domain::model::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// RFC 3339, UTC, milliseconds, `Z`: `2026-11-21T10:00:00.000Z`.
+pub fn timestamp(t: Timestamp) -> String {
+    parley_domain::model::format_timestamp(t)
+}
+
+/// `{"data": …}`: every successful response.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DataBody<T> {
+    pub data: T,
+}
+
+/// `{"data": […], "pagination": {…}}`: paginated lists.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PageBody<T> {
+    pub data: Vec<T>,
+    pub pagination: Pagination,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Pagination {
+    /// Rows matching the query, across all pages.
+    pub total: u64,
+    pub limit: u32,
+    pub offset: u64,
+    /// `offset + len(data) < total`.
+    pub has_more: bool,
+}
+
+impl<T> PageBody<T> {
+    pub fn from_page<D>(page: Page<D>, f: impl FnMut(D) -> T) -> Self {
+        Self { pagination: Pagination::of(&page), data: page.items.into_iter().map(f).collect() }
+    }
+}
+
+impl Pagination {
+    pub fn of<D>(page: &Page<D>) -> Self {
+        Self { total: page.total, limit: page.request.limit(), offset: page.request.offset(), has_more: page.has_more() }
+    }
+}
+
+/// Answer of a delete.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Deleted {
+    pub id: String,
+    pub deleted: bool,
+}
+
+mod activities;
+mod carts;
+mod catalog;
+mod contacts;
+mod tags;
+mod templates;
+
+pub use activities::*;
+pub use carts::*;
+pub use catalog::*;
+pub use contacts::*;
+pub use tags::*;
+pub use templates::*;

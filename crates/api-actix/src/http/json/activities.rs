@@ -1,0 +1,48 @@
+//! An activity as listed: the fields of `ActivityDto`, in its order.
+
+use parley_domain::model::ActivityView;
+
+use super::{JsonText, push_optional_string, push_string, push_time};
+use crate::http::dto::ActivityDto;
+
+impl JsonText for ActivityView {
+    type Dto = ActivityDto;
+
+    fn push_json(&self, out: &mut String) {
+        let a = &self.activity;
+        out.push_str("{\"id\":");
+        push_string(out, a.id.as_str());
+        out.push_str(",\"status\":");
+        push_string(out, a.status.as_str());
+        out.push_str(",\"profile_name\":");
+        push_string(out, self.profile_name.as_str());
+        out.push_str(",\"channel_identifiers\":[");
+        for (i, channel) in self.channels.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_string(out, channel.channel_id());
+        }
+        out.push_str("],\"tags\":[");
+        for (i, tag) in self.tags.iter().enumerate() {
+            out.push_str(if i > 0 { ",{\"id\":" } else { "{\"id\":" });
+            push_string(out, tag.id.as_str());
+            out.push_str(",\"name\":");
+            push_string(out, tag.name.as_str());
+            out.push_str(",\"color\":");
+            push_string(out, tag.color.as_str());
+            out.push('}');
+        }
+        out.push_str("],\"assigned_to\":");
+        push_optional_string(out, a.assigned_to.as_ref().map(|user| user.as_str()));
+        out.push_str(",\"created_at\":");
+        push_time(out, a.created_at);
+        out.push_str(",\"updated_at\":");
+        push_time(out, a.updated_at);
+        out.push('}');
+    }
+
+    fn json_len_hint(&self) -> usize {
+        400
+    }
+}

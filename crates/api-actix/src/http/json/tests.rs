@@ -1,0 +1,171 @@
+//! One property test for every [`JsonText`] writer: a value's JSON, a page of them and a
+//! `{"data": …}` of one are the bytes serde_json writes for their DTOs.
+
+use std::fmt::Debug;
+
+use actix_web::HttpResponse;
+use chrono::DateTime;
+use parley_domain::model::*;
+use proptest::prelude::*;
+use proptest::test_runner::TestRunner;
+use serde_json::{Map, Value};
+
+use super::*;
+use crate::http::dto::{ActivityDto, ContactDto, DataBody, PageBody, ProductDto};
+
+/// Holds writer `T` to its DTO over `cases`: pairs of a value and the DTO the API maps it to.
+fn writes_its_dto<T: JsonText + Debug>(cases: impl Strategy<Value = (T, T::Dto)>)
+where
+    T::Dto: Debug,
+{
+    let pages = (prop::collection::vec(cases, 0..4), 0u64..10, 0u64..5);
+    TestRunner::default()
+        .run(&pages, |(pairs, total, offset)| {
+            let (items, dtos): (Vec<T>, Vec<T::Dto>) = pairs.into_iter().unzip();
+            for (item, dto) in items.iter().zip(&dtos) {
+                let mut written = String::new();
+                item.push_json(&mut written);
+                prop_assert_eq!(written, serde_json::to_string(dto).unwrap());
+                prop_assert_eq!(body(one(item)), serde_json::to_string(&DataBody { data: dto }).unwrap());
+            }
+            let page = Page { items, total: total + dtos.len() as u64, request: PageRequest::new(20, offset) };
+            let expected = PageBody { pagination: Pagination::of(&page), data: dtos };
+            prop_assert_eq!(body(super::page(&page)), serde_json::to_string(&expected).unwrap());
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn activity_views_are_written_as_their_dto() {
+    writes_its_dto(activity_view().prop_map(|v| {
+        let dto = ActivityDto::from(&v);
+        (v, dto)
+    }));
+}
+
+#[test]
+fn contacts_are_written_as_their_dto() {
+    writes_its_dto(contact().prop_map(|c| {
+        let dto = ContactDto::from(c.clone());
+        (c, dto)
+    }));
+}
+
+#[test]
+fn product_documents_are_written_as_their_dto() {
+    writes_its_dto(proptest::sample::select(products()).prop_map(|p| (ProductDocument::of(&p), ProductDto::from(&p))));
+}
+
+fn body(response: HttpResponse) -> String {
+    let bytes = futures_util::FutureExt::now_or_never(actix_web::body::to_bytes(response.into_body())).unwrap().unwrap();
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+/// Any text `valid` accepts: arbitrary strings, and ones rich in what JSON escapes.
+fn text(pattern: &'static str, valid: fn(&str) -> bool) -> impl Strategy<Value = String> {
+    prop_oneof![any::<String>(), pattern.prop_map(String::from)].prop_filter("valid", move |s| valid(s))
+}
+
+fn time() -> impl Strategy<Value = Timestamp> {
+    (0i64..253_402_300_799_999).prop_map(|ms| DateTime::from_timestamp_millis(ms).unwrap())
+}
+
+fn channels() -> impl Strategy<Value = Vec<Channel>> {
+    let channel = (prop::sample::select(ChannelType::ALL.to_vec()), "[0-9]{7,15}|[a-z\"\\\\]{1,10}@x\\.test");
+    prop::collection::vec(channel.prop_map(|(kind, id)| Channel::from_stored(kind, id)), 0..3)
+}
+
+fn profile_name() -> impl Strategy<Value = ProfileName> {
+    text("[ -~\\x00-\\x1f\"\\\\é☕]{1,40}", |s| ProfileName::new(s).is_ok()).prop_map(|s| ProfileName::new(&s).unwrap())
+}
+
+prop_compose! {
+    fn activity_view()(
+        id in "[A-Za-z0-9_]{1,30}",
+        status in prop_oneof![Just(ActivityStatus::Open), Just(ActivityStatus::Closed), Just(ActivityStatus::Pending)],
+        profile_name in profile_name(),
+        channels in channels(),
+        tags in prop::collection::vec((text("[ -~\"\\\\\\x01é]{1,20}", |s| TagName::new(s).is_ok()), "#[0-9a-f]{6}"), 0..3),
+        assigned in prop::option::of(text("[ -~\"\\x02]{1,20}", |s| Assignee::new(s).is_ok())),
+        created_at in time(),
+        updated_at in time(),
+    ) -> ActivityView {
+        let activity = Activity {
+            id: ActivityId::new(id),
+            agent_id: AgentId::new("agt_a"),
+            contact_id: ContactId::new("con_a"),
+            status,
+            assigned_to: assigned.map(|a| Assignee::new(&a).unwrap()),
+            last_inbound_at: None,
+            created_at,
+            updated_at,
+        };
+        let tags = tags
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, color))| TagRef {
+                id: TagId::new(format!("tag_{i}")),
+                name: TagName::new(&name).unwrap(),
+                color: TagColor::new(&color).unwrap(),
+            })
+            .collect();
+        ActivityView { activity, profile_name, channels, tags }
+    }
+}
+
+/// JSON values of every kind, nested a little.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        any::<String>().prop_map(Value::from),
+    ];
+    leaf.prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z\"é]{1,5}", inner, 0..3).prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+prop_compose! {
+    fn contact()(
+        id in "con_[A-Za-z0-9]{1,24}",
+        profile_name in profile_name(),
+        email in prop::option::of("[a-z\"]{1,10}@[a-z]{1,5}\\.test".prop_filter("valid", |s| Email::new(s).is_ok())),
+        notes in prop::option::of(text("[ -~\\n\\t\"\\\\é]{0,40}", |s| Notes::new(s).is_ok())),
+        channels in channels(),
+        attributes in prop::collection::btree_map("[ -~é\"\\\\]{1,10}", json_value(), 0..4),
+        created_at in time(),
+        updated_at in time(),
+    ) -> Contact {
+        let attributes: Map<String, Value> = attributes.into_iter().collect();
+        Contact {
+            id: ContactId::new(id),
+            agent_id: AgentId::new("agt_a"),
+            profile_name,
+            email: email.map(|e| Email::new(&e).unwrap()),
+            notes: notes.map(|n| Notes::new(&n).unwrap()),
+            channels,
+            custom_attributes: CustomAttributes::new(attributes).unwrap_or_default(),
+            created_at,
+            updated_at,
+        }
+    }
+}
+
+/// The demo catalog's products and one with every unusual field.
+fn products() -> Vec<Product> {
+    let agent = AgentId::new("agt_a");
+    let now = parse_timestamp("now", "2026-11-01T00:00:00Z").unwrap();
+    let edge = r#"{"_id":"p\"é","kind":"service","title":"Tab\there ☕","description":"","currency":"JPY","base_price":0.1,
+        "compare_at_price":1e3,"media":[{"url":"http://x.test/v","type":"video"}],"variants":[{"id":"v","title":"V","price":3}]}"#;
+    include_str!("../../cli/demo_catalog.jsonl")
+        .lines()
+        .chain([edge])
+        .map(|line| Product::from_record(&agent, serde_json::from_str::<ProductRecord>(line).unwrap(), now, None).unwrap())
+        .collect()
+}

@@ -1,0 +1,86 @@
+use actix_web::web::{Data, ServiceConfig};
+use actix_web::{HttpResponse, web};
+use parley_domain::model::ActivityId;
+use parley_domain::services::ActivityListQuery;
+
+use super::{ok, resource};
+use crate::http::auth::SecretKey;
+use crate::http::dto::{
+    ActivityDetailDto, ActivityDto, ActivityListParams, AttachTags, DataBody, DetachTagParams, PageBody, UpdateActivity,
+};
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::http::extract::{Json, Object, PathId, Query};
+use crate::http::json;
+use crate::runtime::state::AppState;
+
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(resource("/activities").route(web::get().to(list_activities)))
+        .service(resource("/activities/{id}").route(web::get().to(get_activity)).route(web::patch().to(update_activity)))
+        .service(resource("/activities/{id}/tags").route(web::post().to(attach_tags)).route(web::delete().to(detach_tag)));
+}
+
+/// List activities, most recently updated first, with optional filters.
+#[utoipa::path(get, path = "/v1/activities", tag = "Activities", security(("api_key" = [])), params(ActivityListParams),
+    responses((status = 200, body = PageBody<ActivityDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Query<ActivityListParams>) -> ApiResult<HttpResponse> {
+    let q = query.into_inner();
+    let query = ActivityListQuery { status: q.status, tag: q.tag, search: q.search, limit: q.limit, offset: q.offset };
+    let page = state.activities.list(caller.agent(), query).await?;
+    Ok(json::page(&page))
+}
+
+/// Fetch one activity with its contact and channels.
+#[utoipa::path(get, path = "/v1/activities/{id}", tag = "Activities", security(("api_key" = [])),
+    params(("id" = String, Path, description = "Activity id")),
+    responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: PathId<ActivityId>) -> ApiResult<HttpResponse> {
+    let view = state.activities.get(caller.agent(), &id.into_inner()).await?;
+    Ok(ok(ActivityDetailDto::from(view)))
+}
+
+/// Change status or assignee, or rename the contact.
+#[utoipa::path(patch, path = "/v1/activities/{id}", tag = "Activities", security(("api_key" = [])), request_body = UpdateActivity,
+    params(("id" = String, Path, description = "Activity id")),
+    responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn update_activity(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<ActivityId>,
+    body: Json<Object<UpdateActivity>>,
+) -> ApiResult<HttpResponse> {
+    let view = state.activities.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    Ok(ok(ActivityDetailDto::from(view)))
+}
+
+/// Attach tags; attaching one twice changes nothing.
+#[utoipa::path(post, path = "/v1/activities/{id}/tags", tag = "Activities", security(("api_key" = [])), request_body = AttachTags,
+    params(("id" = String, Path, description = "Activity id")),
+    responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, description = "Unknown activity, or tags not found (named in details)", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn attach_tags(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<ActivityId>,
+    body: Json<Object<AttachTags>>,
+) -> ApiResult<HttpResponse> {
+    let view = state.activities.attach_tags(caller.agent(), &id.into_inner(), body.into_inner().into_inner().tag_ids).await?;
+    Ok(ok(ActivityDetailDto::from(view)))
+}
+
+/// Remove one tag; removing a tag that is not attached is a no-op.
+#[utoipa::path(delete, path = "/v1/activities/{id}/tags", tag = "Activities", security(("api_key" = [])),
+    params(("id" = String, Path, description = "Activity id"), DetachTagParams),
+    responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn detach_tag(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<ActivityId>,
+    query: Query<DetachTagParams>,
+) -> ApiResult<HttpResponse> {
+    let view = state.activities.detach_tag(caller.agent(), &id.into_inner(), query.into_inner().tag_id).await?;
+    Ok(ok(ActivityDetailDto::from(view)))
+}

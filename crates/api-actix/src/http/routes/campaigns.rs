@@ -1,0 +1,30 @@
+use actix_web::web::{Data, Path, ServiceConfig};
+use actix_web::{HttpResponse, web};
+
+use super::{ok, resource};
+use crate::http::auth::SecretKey;
+use crate::http::dto::{DataBody, ExecutionDto, ExecutionParams};
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::http::extract::Query;
+use crate::runtime::state::AppState;
+
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(resource("/campaigns/{key}/executions").route(web::get().to(list_executions)));
+}
+
+/// Delivery records of the sends made under a campaign key, oldest change first. Poll with
+/// `since` = the newest `updated_at` seen to get each change once.
+#[utoipa::path(get, path = "/v1/campaigns/{key}/executions", tag = "Templates", security(("api_key" = [])),
+    params(("key" = String, Path, description = "The campaign key", pattern = "^[A-Za-z0-9_.:-]{1,64}$"), ExecutionParams),
+    responses((status = 200, body = DataBody<Vec<ExecutionDto>>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, description = "A key this agent never sent under", body = ErrorBody)))]
+pub async fn list_executions(
+    caller: SecretKey,
+    state: Data<AppState>,
+    key: Path<String>,
+    query: Query<ExecutionParams>,
+) -> ApiResult<HttpResponse> {
+    let q = query.into_inner();
+    let executions = state.campaigns.executions(caller.agent(), &key.into_inner(), q.since.as_deref(), q.limit.as_deref()).await?;
+    Ok(ok(executions.into_iter().map(ExecutionDto::from).collect::<Vec<_>>()))
+}

@@ -1,0 +1,59 @@
+use actix_web::web::{Data, ServiceConfig};
+use actix_web::{HttpResponse, web};
+use parley_domain::model::ProductId;
+use parley_domain::services::ProductListQuery;
+
+use super::{browser_resource, ok};
+use crate::http::auth::PublishableKey;
+use crate::http::dto::{CategoriesDto, DataBody, PageBody, ProductDto, ProductListParams, SearchParams, SearchResultDto};
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::http::extract::{PathId, Query};
+use crate::http::json;
+use crate::runtime::config::CorsOrigins;
+use crate::runtime::state::AppState;
+
+pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
+    cfg.service(browser_resource("/products", origins.clone()).route(web::get().to(list_products)))
+        // Before `/products/{id}`, which would otherwise take "search" for an id.
+        .service(browser_resource("/products/search", origins.clone()).route(web::get().to(search_products)))
+        .service(browser_resource("/products/{id}", origins.clone()).route(web::get().to(get_product)))
+        .service(browser_resource("/categories", origins.clone()).route(web::get().to(list_categories)));
+}
+
+/// List published products, newest first.
+#[utoipa::path(get, path = "/v1/products", tag = "Catalog", security(("api_key" = [])), params(ProductListParams),
+    responses((status = 200, body = PageBody<ProductDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+pub async fn list_products(caller: PublishableKey, state: Data<AppState>, query: Query<ProductListParams>) -> ApiResult<HttpResponse> {
+    let q = query.into_inner();
+    let page = state.catalog.list(caller.agent(), ProductListQuery { limit: q.limit, offset: q.offset, tag: q.tag, kind: q.kind }).await?;
+    Ok(json::page(&page))
+}
+
+/// Search published products by meaning: the query is embedded and compared with every product's
+/// vector (cosine similarity), so "something to keep my coffee hot" finds a vacuum bottle whose
+/// text never says coffee. Best match first.
+#[utoipa::path(get, path = "/v1/products/search", tag = "Catalog", security(("api_key" = [])), params(SearchParams),
+    responses((status = 200, body = DataBody<Vec<SearchResultDto>>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 502, body = ErrorBody, description = "A remote embedding service failed")))]
+pub async fn search_products(caller: PublishableKey, state: Data<AppState>, query: Query<SearchParams>) -> ApiResult<HttpResponse> {
+    let q = query.into_inner();
+    let hits = state.search.search(caller.agent(), q.q.as_deref(), q.limit.as_deref()).await?;
+    Ok(ok(hits.into_iter().map(SearchResultDto::from).collect::<Vec<_>>()))
+}
+
+/// Fetch one published product. Drafts, unknown ids and other agents' products are 404.
+#[utoipa::path(get, path = "/v1/products/{id}", tag = "Catalog", security(("api_key" = [])),
+    params(("id" = String, Path, description = "The product's `_id`")),
+    responses((status = 200, body = DataBody<ProductDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_product(caller: PublishableKey, state: Data<AppState>, id: PathId<ProductId>) -> ApiResult<HttpResponse> {
+    let product = state.catalog.get(caller.agent(), &id.into_inner()).await?;
+    Ok(json::one(&product))
+}
+
+/// Category facets of the published catalog.
+#[utoipa::path(get, path = "/v1/categories", tag = "Catalog", security(("api_key" = [])),
+    responses((status = 200, body = DataBody<CategoriesDto>), (status = 401, body = ErrorBody)))]
+pub async fn list_categories(caller: PublishableKey, state: Data<AppState>) -> ApiResult<HttpResponse> {
+    let facets = state.catalog.categories(caller.agent()).await?;
+    Ok(ok(CategoriesDto::from(facets)))
+}

@@ -1,0 +1,62 @@
+use actix_web::web::{Data, ServiceConfig};
+use actix_web::{HttpResponse, web};
+use parley_domain::DomainError;
+use parley_domain::model::{ContactId, PageBounds, PageRequest};
+
+use super::{created, ok, resource};
+use crate::http::auth::SecretKey;
+use crate::http::dto::{ContactDto, ContactListParams, CreateContact, DataBody, PageBody, UpdateContact};
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::http::extract::{Json, Object, PathId, Query};
+use crate::http::json;
+use crate::runtime::state::AppState;
+
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(resource("/contacts").route(web::get().to(list_contacts)).route(web::post().to(create_contact)))
+        .service(resource("/contacts/{id}").route(web::get().to(get_contact)).route(web::patch().to(update_contact)));
+}
+
+/// List contacts, newest first.
+#[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), params(ContactListParams),
+    responses((status = 200, body = PageBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
+    let page =
+        PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS).map_err(DomainError::Validation)?;
+    let contacts = state.contacts.list(caller.agent(), page).await?;
+    Ok(json::page(&contacts))
+}
+
+/// Fetch one contact.
+#[utoipa::path(get, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])),
+    params(("id" = String, Path, description = "Contact id")),
+    responses((status = 200, body = DataBody<ContactDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
+    let contact = state.contacts.get(caller.agent(), &id.into_inner()).await?;
+    Ok(ok(ContactDto::from(contact)))
+}
+
+/// Create a contact on one channel.
+#[utoipa::path(post, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), request_body = CreateContact,
+    responses((status = 201, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateContact>>) -> ApiResult<HttpResponse> {
+    let contact = state.contacts.create(caller.agent(), body.into_inner().into_inner().into()).await?;
+    Ok(created(ContactDto::from(contact)))
+}
+
+/// Change a contact's name, email, notes or custom attributes.
+#[utoipa::path(patch, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])), request_body = UpdateContact,
+    params(("id" = String, Path, description = "Contact id")),
+    responses((status = 200, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn update_contact(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<ContactId>,
+    body: Json<Object<UpdateContact>>,
+) -> ApiResult<HttpResponse> {
+    let contact = state.contacts.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    Ok(ok(ContactDto::from(contact)))
+}

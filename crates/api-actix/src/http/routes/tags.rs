@@ -1,0 +1,59 @@
+use actix_web::web::{Data, ServiceConfig};
+use actix_web::{HttpResponse, web};
+use parley_domain::model::TagId;
+
+use super::{created, ok, resource};
+use crate::http::auth::SecretKey;
+use crate::http::dto::{CreateTag, DataBody, Deleted, TagDto, UpdateTag};
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::http::extract::{Json, Object, PathId};
+use crate::runtime::state::AppState;
+
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(resource("/tags").route(web::get().to(list_tags)).route(web::post().to(create_tag)))
+        .service(resource("/tags/{id}").route(web::patch().to(update_tag)).route(web::delete().to(delete_tag)));
+}
+
+/// List the agent's tags, by name.
+#[utoipa::path(get, path = "/v1/tags", tag = "Tags", security(("api_key" = [])),
+    responses((status = 200, body = DataBody<Vec<TagDto>>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn list_tags(caller: SecretKey, state: Data<AppState>) -> ApiResult<HttpResponse> {
+    let tags = state.tags.list(caller.agent()).await?;
+    Ok(ok(tags.into_iter().map(TagDto::from).collect::<Vec<_>>()))
+}
+
+/// Create a tag.
+#[utoipa::path(post, path = "/v1/tags", tag = "Tags", security(("api_key" = [])), request_body = CreateTag,
+    responses((status = 201, body = DataBody<TagDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 409, description = "A tag of that name exists (names ignore case)", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateTag>>) -> ApiResult<HttpResponse> {
+    let tag = state.tags.create(caller.agent(), body.into_inner().into_inner().into()).await?;
+    Ok(created(TagDto::from(tag)))
+}
+
+/// Change a tag's name, color or description.
+#[utoipa::path(patch, path = "/v1/tags/{id}", tag = "Tags", security(("api_key" = [])), request_body = UpdateTag,
+    params(("id" = String, Path, description = "Tag id")),
+    responses((status = 200, body = DataBody<TagDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn update_tag(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<TagId>,
+    body: Json<Object<UpdateTag>>,
+) -> ApiResult<HttpResponse> {
+    let tag = state.tags.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    Ok(ok(TagDto::from(tag)))
+}
+
+/// Delete a tag; it is detached from every activity.
+#[utoipa::path(delete, path = "/v1/tags/{id}", tag = "Tags", security(("api_key" = [])),
+    params(("id" = String, Path, description = "Tag id")),
+    responses((status = 200, body = DataBody<Deleted>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn delete_tag(caller: SecretKey, state: Data<AppState>, id: PathId<TagId>) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    state.tags.delete(caller.agent(), &id).await?;
+    Ok(ok(Deleted { id: id.into_string(), deleted: true }))
+}

@@ -1,0 +1,270 @@
+//! Prometheus metrics (`GET /metrics`, OpenMetrics text): requests by route pattern and status,
+//! latency histograms, requests in flight, the database pool, the webhook backlog, and the time
+//! spent embedding. One registry per [`AppState`](crate::runtime::state::AppState), so tests never share
+//! counters. docs/operations.md lists every metric.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicI64;
+use std::time::{Duration, Instant};
+
+use actix_web::HttpResponse;
+use actix_web::http::header::{CONTENT_TYPE, HeaderValue};
+use actix_web::web::{self, Data, ServiceConfig};
+use async_trait::async_trait;
+use parley_domain::ports::{EmbedError, Embedder};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::http::routes::open_resource;
+use crate::runtime::state::AppState;
+
+/// The content type of the OpenMetrics text format, which Prometheus scrapes natively.
+pub const CONTENT_TYPE_OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// How long a scrape waits for the backlog count before it reports the database down.
+const BACKLOG_QUERY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The route label of requests that matched no route: unknown paths never become labels.
+pub const UNMATCHED_ROUTE: &str = "unmatched";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    method: String,
+    route: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EmbedderLabels {
+    embedder: String,
+}
+
+type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
+
+fn latency_histogram() -> Histogram {
+    // 1 ms to about 16 s.
+    Histogram::new(exponential_buckets(0.001, 2.0, 15))
+}
+
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: HistogramFamily<RouteLabels>,
+    in_flight: Gauge,
+    pool_max: Gauge,
+    pool_size: Gauge,
+    pool_available: Gauge,
+    pool_waiting: Gauge,
+    database_up: Gauge,
+    webhook_backlog: Gauge,
+    webhook_failed: Gauge,
+    embed_seconds: HistogramFamily<EmbedderLabels>,
+    embed_texts: Family<EmbedderLabels, Counter>,
+    embed_errors: Family<EmbedderLabels, Counter>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("parley");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register("http_requests", "HTTP requests answered, by method, route pattern and status", requests.clone());
+        let latency: HistogramFamily<RouteLabels> = Family::new_with_constructor(latency_histogram);
+        registry.register_with_unit(
+            "http_request_duration",
+            "Time from receiving a request to its response, by method and route pattern",
+            Unit::Seconds,
+            latency.clone(),
+        );
+        let in_flight = Gauge::default();
+        registry.register("http_requests_in_flight", "Requests being handled now", in_flight.clone());
+        let gauge = |registry: &mut Registry, name: &str, help: &str| {
+            let g = Gauge::<i64, AtomicI64>::default();
+            registry.register(name, help, g.clone());
+            g
+        };
+        let pool_max = gauge(&mut registry, "db_pool_max_connections", "The most connections the database pool opens");
+        let pool_size = gauge(&mut registry, "db_pool_connections", "Database connections open now, in use or idle");
+        let pool_available = gauge(&mut registry, "db_pool_available_connections", "Idle database connections ready for a request");
+        let pool_waiting = gauge(&mut registry, "db_pool_waiting_requests", "Requests waiting for a database connection");
+        let database_up = gauge(&mut registry, "database_up", "1 when the database answered the last scrape's backlog query, else 0");
+        let webhook_backlog = gauge(
+            &mut registry,
+            "webhook_backlog",
+            "Webhook deliveries stored and not processed yet (due, waiting for a retry, or stored while processing is off)",
+        );
+        let webhook_failed = gauge(
+            &mut registry,
+            "webhook_failed",
+            "Webhook deliveries given up on (unreadable, or failed too often): see `parley webhooks failed`",
+        );
+        let embed_seconds: HistogramFamily<EmbedderLabels> = Family::new_with_constructor(latency_histogram);
+        registry.register_with_unit(
+            "embedder_duration",
+            "Time spent in the embedder per call (searches, imports, reindexing)",
+            Unit::Seconds,
+            embed_seconds.clone(),
+        );
+        let embed_texts = Family::<EmbedderLabels, Counter>::default();
+        registry.register("embedder_texts", "Texts embedded", embed_texts.clone());
+        let embed_errors = Family::<EmbedderLabels, Counter>::default();
+        registry.register("embedder_errors", "Embedder calls that failed", embed_errors.clone());
+        Self {
+            registry,
+            requests,
+            latency,
+            in_flight,
+            pool_max,
+            pool_size,
+            pool_available,
+            pool_waiting,
+            database_up,
+            webhook_backlog,
+            webhook_failed,
+            embed_seconds,
+            embed_texts,
+            embed_errors,
+        }
+    }
+
+    /// Counts one answered request. `route` is the matched pattern (`/v1/tags/{id}`), never
+    /// the raw path, so label values stay few.
+    pub fn observe_request(&self, method: &str, route: Option<&str>, status: u16, elapsed: Duration) {
+        let route = route.unwrap_or(UNMATCHED_ROUTE).to_string();
+        let method = method.to_string();
+        self.latency.get_or_create(&RouteLabels { method: method.clone(), route: route.clone() }).observe(elapsed.as_secs_f64());
+        self.requests.get_or_create(&RequestLabels { method, route, status }).inc();
+    }
+
+    /// Marks a request in flight until the guard drops.
+    pub fn request_started(self: &Arc<Self>) -> InFlight {
+        self.in_flight.inc();
+        InFlight(self.clone())
+    }
+
+    /// Requests being handled now.
+    pub fn in_flight(&self) -> i64 {
+        self.in_flight.get()
+    }
+
+    /// Reads the pool and the backlog, then encodes every metric.
+    pub async fn render(&self, state: &AppState) -> String {
+        let pool = state.health.pool();
+        self.pool_max.set(pool.max_size as i64);
+        self.pool_size.set(pool.size as i64);
+        self.pool_available.set(pool.available as i64);
+        self.pool_waiting.set(pool.waiting as i64);
+        // Both counts read indexes only (`webhook_events_due`, `webhook_events_failed`).
+        let counts = async { Ok::<_, parley_domain::DomainError>((state.webhooks.backlog().await?, state.webhooks.given_up().await?)) };
+        match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, counts).await {
+            Ok(Ok((backlog, failed))) => {
+                self.webhook_backlog.set(i64::try_from(backlog).unwrap_or(i64::MAX));
+                self.webhook_failed.set(i64::try_from(failed).unwrap_or(i64::MAX));
+                self.database_up.set(1);
+            }
+            // The counts keep their last known values; `database_up` tells they are stale.
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "metrics: the webhook backlog could not be counted");
+                self.database_up.set(0);
+            }
+            Err(_) => {
+                self.database_up.set(0);
+            }
+        }
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &self.registry).expect("writing to a String cannot fail");
+        out
+    }
+}
+
+/// A request in flight; dropping it (response sent, or the request abandoned) ends it.
+pub struct InFlight(Arc<Metrics>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.dec();
+    }
+}
+
+/// Registers `GET /metrics` (no key).
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(open_resource("/metrics").route(web::get().to(metrics)));
+}
+
+/// The metrics in the OpenMetrics text format.
+pub async fn metrics(state: Data<AppState>) -> HttpResponse {
+    let body = state.metrics.render(&state).await;
+    HttpResponse::Ok().insert_header((CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE_OPENMETRICS))).body(body)
+}
+
+/// The [`Embedder`] port, timed: every call is observed in `parley_embedder_duration_seconds`.
+pub struct TimedEmbedder {
+    inner: Arc<dyn Embedder>,
+    metrics: Arc<Metrics>,
+    labels: EmbedderLabels,
+}
+
+impl TimedEmbedder {
+    pub fn new(inner: Arc<dyn Embedder>, metrics: Arc<Metrics>) -> Self {
+        let labels = EmbedderLabels { embedder: inner.identity() };
+        Self { inner, metrics, labels }
+    }
+}
+
+#[async_trait]
+impl Embedder for TimedEmbedder {
+    fn identity(&self) -> String {
+        self.inner.identity()
+    }
+
+    fn dimensions(&self) -> usize {
+        self.inner.dimensions()
+    }
+
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let started = Instant::now();
+        let result = self.inner.embed(texts).await;
+        self.metrics.embed_seconds.get_or_create(&self.labels).observe(started.elapsed().as_secs_f64());
+        match &result {
+            Ok(_) => {
+                self.metrics.embed_texts.get_or_create(&self.labels).inc_by(texts.len() as u64);
+            }
+            Err(_) => {
+                self.metrics.embed_errors.get_or_create(&self.labels).inc();
+            }
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_labelled_by_pattern_and_unmatched_paths_share_one_label() {
+        let m = Metrics::new();
+        m.observe_request("GET", Some("/v1/tags/{id}"), 200, Duration::from_millis(3));
+        m.observe_request("GET", None, 404, Duration::from_millis(1));
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &m.registry).unwrap();
+        assert!(out.contains(r#"parley_http_requests_total{method="GET",route="/v1/tags/{id}",status="200"} 1"#), "{out}");
+        assert!(out.contains(r#"route="unmatched",status="404""#), "{out}");
+        assert!(out.contains("parley_http_request_duration_seconds_bucket"), "{out}");
+    }
+}

@@ -1,0 +1,13 @@
+//! A running process: the domain's services wired to their adapters ([`state`]), the HTTP
+//! configuration ([`config`]), the store and the messaging platform opened, the embedder
+//! chosen, the background workers, metrics and the graceful shutdown.
+
+pub mod config;
+pub mod embedding;
+pub mod metrics;
+pub mod platform;
+pub mod redact;
+pub mod shutdown;
+pub mod state;
+pub mod store;
+pub mod workers;

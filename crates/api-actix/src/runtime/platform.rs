@@ -1,0 +1,20 @@
+//! The messaging platform the app sends through: sandbox lines served in-process, the others by
+//! the WhatsApp Cloud API.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use parley_adapters_system::RandomIds;
+use parley_adapters_whatsapp::{CloudApi, CloudApiConfig, RoutingPlatform, SandboxDelivery, SandboxPlatform};
+use parley_domain::ports::MessagingPlatform;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// The messaging platform: sandbox lines served in-process, the others by the Cloud API.
+pub fn platform(
+    cloud: CloudApiConfig,
+    sandbox_step: Duration,
+) -> Result<(Arc<dyn MessagingPlatform>, UnboundedReceiver<SandboxDelivery>), Box<dyn std::error::Error>> {
+    let cloud = CloudApi::new(cloud).map_err(|e| format!("PARLEY_WHATSAPP_API_BASE: {e}"))?;
+    let (sandbox, deliveries) = SandboxPlatform::new(sandbox_step, Arc::new(RandomIds));
+    Ok((Arc::new(RoutingPlatform { cloud: Arc::new(cloud), sandbox: Arc::new(sandbox) }), deliveries))
+}

@@ -1,0 +1,97 @@
+//! What every handler can reach: the domain services, wired to their adapters.
+
+use std::sync::Arc;
+
+use parley_adapters_embeddings::ExactIndex;
+use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, Repositories, StorageHealth};
+use parley_domain::services::*;
+use tokio::sync::Notify;
+
+use crate::http::limits::Limiter;
+use crate::runtime::config::ApiConfig;
+use crate::runtime::metrics::{Metrics, TimedEmbedder};
+
+pub struct AppState {
+    pub keys: KeyService,
+    pub tags: TagService,
+    pub contacts: ContactService,
+    pub activities: ActivityService,
+    pub catalog: CatalogService,
+    pub search: Arc<SearchService>,
+    pub carts: CartService,
+    pub lines: LineService,
+    pub sends: SendService,
+    pub idempotency: IdempotencyService,
+    pub campaigns: CampaignService,
+    pub webhooks: WebhookService,
+    /// Whether the database answers, for readiness probes.
+    pub health: Arc<dyn StorageHealth>,
+    /// Wakes the webhook processor when a delivery was stored.
+    pub webhook_wakeup: Arc<Notify>,
+    pub config: ApiConfig,
+    /// What `GET /metrics` reports.
+    pub metrics: Arc<Metrics>,
+    /// Set when a graceful shutdown starts: readiness then answers 503, so load balancers stop
+    /// sending requests over connections they keep open.
+    pub shutting_down: std::sync::atomic::AtomicBool,
+    /// Rate limits, built from `config.rate_limits` by [`AppState::with_config`].
+    pub limits: Arc<Limiter>,
+}
+
+impl AppState {
+    pub fn new(
+        repos: Repositories,
+        platform: Arc<dyn MessagingPlatform>,
+        embedder: Arc<dyn Embedder>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+    ) -> Self {
+        let metrics = Arc::new(Metrics::new());
+        let embedder: Arc<dyn Embedder> = Arc::new(TimedEmbedder::new(embedder, metrics.clone()));
+        let index = Arc::new(ExactIndex::new(embedder.dimensions()));
+        let search = Arc::new(SearchService::new(repos.products.clone(), repos.vectors.clone(), embedder, index));
+        Self {
+            keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
+            tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone()),
+            contacts: ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone()),
+            activities: ActivityService::new(
+                repos.activities.clone(),
+                repos.contacts.clone(),
+                repos.tags.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            catalog: CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone(), search.clone()),
+            search,
+            carts: CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone()),
+            lines: LineService::new(repos.lines.clone(), repos.templates.clone(), platform.clone(), clock.clone(), ids.clone()),
+            sends: SendService::new(&repos, platform, clock.clone(), ids.clone()),
+            idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
+            campaigns: CampaignService::new(repos.executions.clone()),
+            webhooks: WebhookService::new(&repos, clock, ids),
+            health: repos.health.clone(),
+            webhook_wakeup: Arc::new(Notify::new()),
+            config: ApiConfig::default(),
+            metrics,
+            shutting_down: std::sync::atomic::AtomicBool::new(false),
+            limits: Arc::new(Limiter::off()),
+        }
+    }
+
+    /// Production adapters and the built-in static embedder, without background workers: for
+    /// one-shot commands and tools. Sandbox sends are accepted but their statuses are not delivered.
+    pub fn with_system(repos: Repositories) -> Self {
+        let (platform, _deliveries) =
+            crate::runtime::platform::platform(parley_adapters_whatsapp::CloudApiConfig::default(), std::time::Duration::from_secs(3))
+                .expect("the default Cloud API settings are valid");
+        let embedder = Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled());
+        Self::new(repos, platform, embedder, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
+    }
+
+    /// Call inside a tokio runtime when the limits use Redis (its connection task runs there).
+    pub fn with_config(mut self, config: ApiConfig) -> Self {
+        self.limits = Arc::new(Limiter::new(config.rate_limits.clone()));
+        self.config = config;
+        self
+    }
+}

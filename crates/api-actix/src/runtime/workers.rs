@@ -1,0 +1,166 @@
+//! Background work: processing stored webhooks, the sandbox's delayed status deliveries, the
+//! periodic template sync, keeping the search index in step with catalog changes, and SQLite's query planner statistics fresh. It runs on a small multi-thread runtime of its own, so storage
+//! work is never cancelled half-way on actix's current-thread workers, even at shutdown.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+
+use parley_adapters_diesel::Store;
+
+use crate::runtime::state::AppState;
+use parley_adapters_whatsapp::SandboxDelivery;
+
+/// How often stored webhooks are looked at even without a wake-up (retries come due).
+const WEBHOOK_POLL: Duration = Duration::from_secs(1);
+const WEBHOOK_BATCH: u32 = 100;
+
+pub struct WorkerConfig {
+    /// Process stored webhooks here (off on ingest-only instances).
+    pub process_webhooks: bool,
+    /// Re-sync every line's templates this often; `None` = never (besides at start).
+    pub template_sync_every: Option<Duration>,
+    /// Sync templates once right away.
+    pub sync_at_start: bool,
+    /// How often the search index looks for catalog changes made by other processes.
+    pub index_refresh_every: Duration,
+    /// The store whose stale query planner statistics are refreshed every [`STATISTICS_EVERY`].
+    pub statistics: Store,
+}
+
+/// How often a server refreshes stale SQLite statistics (SQLite advises every few hours on
+/// long-lived connections; a check that finds nothing stale costs a few reads).
+const STATISTICS_EVERY: Duration = Duration::from_secs(3600);
+
+/// The running background workers; stopped on drop (at once), or by [`Workers::shutdown`]
+/// (webhook processing first finishes the delivery in hand).
+pub struct Workers {
+    runtime: Option<tokio::runtime::Runtime>,
+    stop: watch::Sender<bool>,
+    webhooks: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Workers {
+    pub fn start(state: Arc<AppState>, sandbox: mpsc::UnboundedReceiver<SandboxDelivery>, config: WorkerConfig) -> std::io::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("parley-worker").enable_all().build()?;
+        let (stop, stopping) = watch::channel(false);
+        let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping)));
+        runtime.spawn(deliver_sandbox_statuses(state.clone(), sandbox));
+        runtime.spawn(refresh_search_index(state.clone(), config.index_refresh_every));
+        runtime.spawn(keep_statistics(config.statistics));
+        if config.sync_at_start || config.template_sync_every.is_some() {
+            runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
+        }
+        Ok(Self { runtime: Some(runtime), stop, webhooks })
+    }
+
+    /// Stops the workers: webhook processing finishes the delivery in hand (at most `deadline`)
+    /// and stops; the other tasks stop at once (the template sync and index refresh run again
+    /// at the next start; sandbox statuses not yet stored are lost). False when the deadline passed.
+    pub async fn shutdown(mut self, deadline: Duration) -> bool {
+        let _ = self.stop.send(true);
+        match self.webhooks.take() {
+            Some(task) => tokio::time::timeout(deadline, task).await.is_ok(),
+            None => true,
+        }
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            // Drop may run inside an async context, where a runtime cannot block to shut down.
+            rt.shutdown_background();
+        }
+    }
+}
+
+async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bool>) {
+    loop {
+        loop {
+            if *stopping.borrow() {
+                return;
+            }
+            let stop = || *stopping.borrow();
+            match state.webhooks.process_due_until(WEBHOOK_BATCH, &stop).await {
+                Ok(s) if s.handled() > 0 => continue,
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "webhook processing pass failed");
+                    break;
+                }
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::timeout(WEBHOOK_POLL, state.webhook_wakeup.notified()) => {}
+            _ = stopping.changed() => {}
+        }
+        if *stopping.borrow() {
+            return;
+        }
+    }
+}
+
+async fn keep_statistics(store: Store) {
+    loop {
+        tokio::time::sleep(STATISTICS_EVERY).await;
+        crate::runtime::store::keep_statistics(&store).await;
+    }
+}
+
+async fn deliver_sandbox_statuses(state: Arc<AppState>, mut deliveries: mpsc::UnboundedReceiver<SandboxDelivery>) {
+    while let Some(delivery) = deliveries.recv().await {
+        let state = state.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delivery.after).await;
+            match state.webhooks.receive(delivery.body).await {
+                Ok(_) => state.webhook_wakeup.notify_one(),
+                Err(e) => tracing::warn!(error = %e, "sandbox status could not be stored"),
+            }
+        });
+    }
+}
+
+async fn sync_templates(state: Arc<AppState>, at_start: bool, every: Option<Duration>) {
+    if !at_start {
+        match every {
+            Some(every) => tokio::time::sleep(every).await,
+            None => return,
+        }
+    }
+    loop {
+        match state.lines.sync(None).await {
+            Ok(reports) => {
+                for r in reports {
+                    match r.result {
+                        Ok(n) => tracing::info!(line = %r.line.as_str(), templates = n, "templates synced"),
+                        Err(e) => tracing::warn!(line = %r.line.as_str(), error = %e, "template sync failed"),
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "template sync failed"),
+        }
+        match every {
+            Some(every) => tokio::time::sleep(every).await,
+            None => return,
+        }
+    }
+}
+
+/// Follows catalog changes made by any process (imports, reindexing, other instances), so every
+/// instance's search sees them within one period.
+async fn refresh_search_index(state: Arc<AppState>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match state.search.refresh().await {
+            Ok(r) if r.agents > 0 => {
+                tracing::info!(agents = r.agents, upserted = r.upserted, removed = r.removed, "search index refreshed")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "search index refresh failed; retrying"),
+        }
+    }
+}
