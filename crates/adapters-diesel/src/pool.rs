@@ -250,11 +250,10 @@ fn sized<M: deadpool::managed::Manager>(
 }
 
 /// Runs `$body` with `$conn: &mut Connection` of the live backend: on SQLite, a connection of
-/// the pool named `$sqlite` (its type `$sqlite_conn`), the body run as `$mode` says (see
-/// [`on_sqlite!`]; `as_is` when left out). The body is an expression of type `DbResult<T>`; it is
-/// compiled once per backend, so it must be backend-neutral.
+/// the pool named `$sqlite` (its type `$sqlite_conn`). The body is an expression of type
+/// `DbResult<T>`; it is compiled once per backend, so it must be backend-neutral.
 macro_rules! on_pool {
-    ($store:expr, $sqlite:ident: $sqlite_conn:ty, $mode:ident, |$conn:ident| $body:expr) => {{
+    ($store:expr, $sqlite:ident: $sqlite_conn:ty, |$conn:ident| $body:expr) => {{
         match &*$store.pools {
             #[cfg(feature = "postgres")]
             $crate::pool::Pools::Pg(pool) => {
@@ -266,28 +265,11 @@ macro_rules! on_pool {
             #[cfg(feature = "sqlite")]
             $crate::pool::Pools::Sqlite { $sqlite: pool, .. } => {
                 let mut pooled = pool.get().await.map_err($crate::error::DbError::from)?;
-                let conn: &mut $sqlite_conn = &mut pooled;
-                $crate::pool::on_sqlite!($mode, conn, |$conn| $body)
+                let $conn: &mut $sqlite_conn = &mut pooled;
+                let result: $crate::error::DbResult<_> = $body;
+                result
             }
         }
-    }};
-    ($store:expr, $sqlite:ident: $sqlite_conn:ty, |$conn:ident| $body:expr) => {
-        $crate::pool::on_pool!($store, $sqlite: $sqlite_conn, as_is, |$conn| $body)
-    };
-}
-
-/// How [`on_pool!`] runs the body on a SQLite connection: `as_is`, or `snapshot` (inside one
-/// read transaction).
-#[cfg(feature = "sqlite")]
-macro_rules! on_sqlite {
-    (as_is, $pooled:ident, |$conn:ident| $body:expr) => {{
-        let $conn = $pooled;
-        let result: $crate::error::DbResult<_> = $body;
-        result
-    }};
-    (snapshot, $pooled:ident, |$conn:ident| $body:expr) => {{
-        use diesel_async::AsyncConnection as _;
-        $pooled.transaction::<_, $crate::error::DbError, _>(async |$conn| $body).await
     }};
 }
 
@@ -319,17 +301,7 @@ macro_rules! read_conn {
     };
 }
 
-/// Like [`read_conn!`] for a read of several queries. On SQLite they run in one read
-/// transaction: one snapshot, and one round of the WAL's shared locks instead of one per query
-/// (12% of a three-query request). PostgreSQL runs them as they are: there `BEGIN` and
-/// `COMMIT` would be two more network round trips.
-macro_rules! read_snapshot {
-    ($store:expr, |$conn:ident| $body:expr) => {
-        $crate::pool::on_pool!($store, inline: $crate::pool::SqliteReadConn, snapshot, |$conn| $body)
-    };
-}
-
-/// Like [`read_snapshot!`] for the hottest reads (product and activity pages): `$body!` is a
+/// Like [`read_conn!`] for the hottest reads (product, activity and contact pages): `$body!` is a
 /// macro that builds and runs the queries, expanded once per backend with a mode for [`run!`].
 /// On SQLite it runs through diesel's synchronous API on the inline connection, inside one read
 /// transaction: rows are decoded where SQLite holds them (the async wrapper copies every row
@@ -458,9 +430,7 @@ pub(crate) fn retry_pause(attempt: u32) -> Duration {
     Duration::from_millis(1 + rand::random_range(0..ceiling))
 }
 
-#[cfg(feature = "sqlite")]
-pub(crate) use on_sqlite;
-pub(crate) use {in_transaction, on_pool, read_conn, read_direct, read_snapshot, run, with_conn, write_conn};
+pub(crate) use {in_transaction, on_pool, read_conn, read_direct, run, with_conn, write_conn};
 
 #[cfg(test)]
 mod tests {

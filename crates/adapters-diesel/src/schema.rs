@@ -47,6 +47,7 @@ diesel::table! {
         custom_attributes -> Text,
         created_at -> BigInt,
         updated_at -> BigInt,
+        channel_list -> Text,
     }
 }
 

@@ -301,3 +301,55 @@ async fn sqlite_agents_gain_their_kept_contact_counts() {
 async fn postgres_agents_gain_their_kept_contact_counts() {
     agents_gain_their_kept_contact_counts("postgres").await;
 }
+
+async fn contacts_gain_their_kept_channel_lists(backend: &str) {
+    use parley_domain::model::{Channel, ChannelType, ContactId, PageRequest};
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("contact_channel_lists").await.unwrap();
+    let mut sql = String::from("INSERT INTO agents (id, name, created_at) VALUES ('agt_a', 'A', 0);");
+    for n in 0..3 {
+        sql += &format!(
+            "INSERT INTO contacts (id, agent_id, profile_name, name_search, custom_attributes, created_at, updated_at) \
+                 VALUES ('con_{n}', 'agt_a', 'C{n}', 'c{n}', '{{}}', {n}, {n});"
+        );
+    }
+    // Positions out of key order, and an id JSON must escape; con_2 has no channel at all.
+    sql += "INSERT INTO contact_channels (agent_id, channel_type, channel_id, contact_id, digits, position) VALUES \
+        ('agt_a', 'whatsapp', '14155550100', 'con_0', '14155550100', 1), ('agt_a', 'email', 'a\"b@x.test', 'con_0', '', 0), \
+        ('agt_a', 'sms', '14155550101', 'con_1', '14155550101', 0);";
+    db.store.execute_sql(&sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    let agent = AgentId::new("agt_a");
+    let expected = [
+        (
+            "con_0",
+            vec![
+                Channel::from_stored(ChannelType::Email, "a\"b@x.test".into()),
+                Channel::from_stored(ChannelType::Whatsapp, "14155550100".into()),
+            ],
+        ),
+        ("con_1", vec![Channel::from_stored(ChannelType::Sms, "14155550101".into())]),
+        ("con_2", vec![]),
+    ];
+    for (id, channels) in &expected {
+        let contact = repos.contacts.get(&agent, &ContactId::new(*id)).await.unwrap().unwrap();
+        assert_eq!(&contact.channels, channels, "{backend}: {id}");
+    }
+    let page = repos.contacts.list(&agent, PageRequest::new(10, 0)).await.unwrap();
+    let listed: Vec<_> = page.items.iter().rev().map(|c| (c.id.as_str(), c.channels.clone())).collect();
+    let expected: Vec<_> = expected.iter().map(|(id, ch)| (*id, ch.clone())).collect();
+    assert_eq!(listed, expected, "{backend}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_contacts_gain_their_kept_channel_lists() {
+    contacts_gain_their_kept_channel_lists("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_contacts_gain_their_kept_channel_lists() {
+    contacts_gain_their_kept_channel_lists("postgres").await;
+}

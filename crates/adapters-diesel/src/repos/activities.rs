@@ -5,7 +5,8 @@ use parley_domain::model::*;
 use parley_domain::ports::{ActivityRepository, StoreResult};
 
 use super::activity_search::{insert_terms, mirror_to_terms, page_of_search, replace_name_terms, terms};
-use super::activity_views::{ViewRow, channel_list, contact_view, refresh_tag_list};
+use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
+use super::channel_lists::channel_list;
 use super::contacts::name_search;
 use crate::Store;
 use crate::error::DbError;

@@ -11,6 +11,7 @@ use parley_domain::model::*;
 use serde::Deserialize;
 
 use super::activities::ActivityRow;
+use super::channel_lists::parse_channel_list;
 use crate::error::DbError;
 use crate::rows::valid;
 use crate::schema::activities;
@@ -37,15 +38,8 @@ struct StoredTag {
 impl ViewRow {
     pub(crate) fn into_view(self) -> Result<ActivityView, DbError> {
         let corrupt = |what: &str, e: serde_json::Error| DbError::Corrupt(format!("{what} of activity {}: {e}", self.activity.id));
-        let channels: Vec<(String, String)> = serde_json::from_str(&self.channel_list).map_err(|e| corrupt("channel_list", e))?;
+        let channels = parse_channel_list(&self.channel_list, &format!("activity {}", self.activity.id))?;
         let tags: Vec<StoredTag> = serde_json::from_str(&self.tag_list).map_err(|e| corrupt("tag_list", e))?;
-        let channels = channels
-            .into_iter()
-            .map(|(kind, id)| {
-                let kind = ChannelType::parse(&kind).map_err(|_| DbError::Corrupt(format!("channel type {kind:?}")))?;
-                Ok(Channel::from_stored(kind, id))
-            })
-            .collect::<Result<_, DbError>>()?;
         let tags = tags
             .into_iter()
             .map(|t| Ok(TagRef { id: TagId::new(t.id), name: valid(TagName::new(&t.name))?, color: valid(TagColor::new(&t.color))? }))
@@ -57,11 +51,6 @@ impl ViewRow {
             tags,
         })
     }
-}
-
-/// `channel_list` from `(type, id)` pairs in position order.
-pub(crate) fn channel_list(channels: &[(String, String)]) -> String {
-    serde_json::to_string(channels).expect("strings serialize")
 }
 
 /// `tag_list` from `(id, name, color)` rows ordered by name, then id.

@@ -5,10 +5,10 @@ use parley_domain::model::*;
 use parley_domain::ports::{ContactRepository, StoreResult};
 
 use super::activity_search::replace_name_terms;
-use super::group_channels;
+use super::channel_lists::{channel_list_of, parse_channel_list};
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, read_conn, read_direct, read_snapshot, run};
+use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::{activities, agents, contact_channels, contacts};
 
@@ -23,10 +23,13 @@ struct ContactRow {
     custom_attributes: String,
     created_at: i64,
     updated_at: i64,
+    /// Kept copy of its `contact_channels` rows (`channel_lists.rs`).
+    channel_list: String,
 }
 
 impl ContactRow {
-    fn into_domain(self, channels: Vec<Channel>) -> Result<Contact, DbError> {
+    fn into_domain(self) -> Result<Contact, DbError> {
+        let channels = parse_channel_list(&self.channel_list, &format!("contact {}", self.id))?;
         let attributes = match serde_json::from_str(&self.custom_attributes) {
             Ok(serde_json::Value::Object(map)) => valid(CustomAttributes::new(map))?,
             _ => return Err(DbError::Corrupt(format!("custom_attributes of {}", self.id))),
@@ -54,19 +57,9 @@ fn attributes_json(contact: &Contact) -> String {
     serde_json::Value::Object(contact.custom_attributes.as_map().clone()).to_string()
 }
 
-fn assemble(rows: Vec<ContactRow>, channel_rows: Vec<(String, String, String)>) -> Result<Vec<Contact>, DbError> {
-    let mut channels = group_channels(channel_rows)?;
-    rows.into_iter()
-        .map(|r| {
-            let ch = channels.remove(&r.id).unwrap_or_default();
-            r.into_domain(ch)
-        })
-        .collect()
-}
-
-/// One page of the agent's contacts with their channels and the kept total, each query run as
-/// `$mode` says (see [`run!`]): the total is the agent's kept count (`agents.contact_count`),
-/// not a count of its contacts.
+/// One page of the agent's contacts and the kept total, each query run as `$mode` says (see
+/// [`run!`]): the total is the agent's kept count (`agents.contact_count`), not a count of its
+/// contacts, and each row carries its channels (`channel_list`).
 macro_rules! page_of_contacts {
     ($mode:ident, $conn:ident, $agent:ident, $page:ident) => {{
         let (agent, page): (&str, PageRequest) = ($agent.as_str(), $page);
@@ -82,9 +75,7 @@ macro_rules! page_of_contacts {
                 .offset(page.offset() as i64)
                 .select(ContactRow::as_select())
         );
-        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-        let channels = load_channels!($mode, $conn, &ids);
-        (total.unwrap_or(0), rows, channels)
+        (total.unwrap_or(0), rows)
     }};
 }
 
@@ -101,6 +92,7 @@ impl ContactRepository for Store {
             contacts::custom_attributes.eq(attributes_json(contact)),
             contacts::created_at.eq(millis(contact.created_at)),
             contacts::updated_at.eq(millis(contact.updated_at)),
+            contacts::channel_list.eq(channel_list_of(&contact.channels)),
         );
         // Inserted in (type, id) order, not position order: two contacts claiming the same two
         // channels then wait on the same unique key first instead of deadlocking (`locks.rs`).
@@ -135,21 +127,15 @@ impl ContactRepository for Store {
     }
 
     async fn get(&self, agent: &AgentId, id: &ContactId) -> StoreResult<Option<Contact>> {
-        let found = read_snapshot!(self, |conn| async {
-            let row = contacts::table
-                .filter(contacts::agent_id.eq(agent.as_str()))
-                .filter(contacts::id.eq(id.as_str()))
-                .select(ContactRow::as_select())
-                .first(conn)
-                .await
-                .optional()?;
-            let Some(row) = row else { return Ok(None) };
-            let channels = load_channels!(awaited, conn, [row.id.as_str()]);
-            Ok::<_, DbError>(Some((row, channels)))
-        }
-        .await)?;
-        let Some((row, channels)) = found else { return Ok(None) };
-        Ok(assemble(vec![row], channels)?.pop())
+        let row = read_conn!(self, |conn| contacts::table
+            .filter(contacts::agent_id.eq(agent.as_str()))
+            .filter(contacts::id.eq(id.as_str()))
+            .select(ContactRow::as_select())
+            .first::<ContactRow>(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(ContactRow::into_domain).transpose()?)
     }
 
     async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>> {
@@ -170,8 +156,9 @@ impl ContactRepository for Store {
 
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>> {
         let agent = agent.as_str().to_string();
-        let (total, rows, channels) = read_direct!(self, page_of_contacts!(agent, page))?;
-        Ok(Page { items: assemble(rows, channels)?, total: total as u64, request: page })
+        let (total, rows) = read_direct!(self, page_of_contacts!(agent, page))?;
+        let items = rows.into_iter().map(ContactRow::into_domain).collect::<Result<_, _>>()?;
+        Ok(Page { items, total: total as u64, request: page })
     }
 
     async fn update(&self, contact: &Contact) -> StoreResult<bool> {
