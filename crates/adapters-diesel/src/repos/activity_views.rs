@@ -38,7 +38,7 @@ struct StoredTag {
 impl ViewRow {
     pub(crate) fn into_view(self) -> Result<ActivityView, DbError> {
         let corrupt = |what: &str, e: serde_json::Error| DbError::Corrupt(format!("{what} of activity {}: {e}", self.activity.id));
-        let channels = parse_channel_list(&self.channel_list, &format!("activity {}", self.activity.id))?;
+        let channels = parse_channel_list(&self.channel_list, ("activity", &self.activity.id))?;
         let tags: Vec<StoredTag> = serde_json::from_str(&self.tag_list).map_err(|e| corrupt("tag_list", e))?;
         let tags = tags
             .into_iter()

@@ -20,14 +20,16 @@ pub(crate) fn channel_list_of(channels: &[Channel]) -> String {
     serde_json::to_string(&pairs).expect("strings serialize")
 }
 
-/// The channels of kept text; `owner` names the row in the error if it is not one.
-pub(crate) fn parse_channel_list(text: &str, owner: &str) -> Result<Vec<Channel>, DbError> {
-    let pairs: Vec<(String, String)> = serde_json::from_str(text).map_err(|e| DbError::Corrupt(format!("channel_list of {owner}: {e}")))?;
+/// The channels of kept text; `(table, id)` name the row in the error if it is not one (named
+/// only then: a page parses twenty of these).
+pub(crate) fn parse_channel_list(text: &str, (table, id): (&str, &str)) -> Result<Vec<Channel>, DbError> {
+    let corrupt = |what: String| DbError::Corrupt(format!("{what} of {table} {id}"));
+    let pairs: Vec<(String, String)> = serde_json::from_str(text).map_err(|e| corrupt(format!("channel_list ({e})")))?;
     pairs
         .into_iter()
-        .map(|(kind, id)| {
-            let kind = ChannelType::parse(&kind).map_err(|_| DbError::Corrupt(format!("channel type {kind:?} of {owner}")))?;
-            Ok(Channel::from_stored(kind, id))
+        .map(|(kind, channel)| {
+            let kind = ChannelType::parse(&kind).map_err(|_| corrupt(format!("channel type {kind:?}")))?;
+            Ok(Channel::from_stored(kind, channel))
         })
         .collect()
 }

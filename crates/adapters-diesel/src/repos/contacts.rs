@@ -29,7 +29,7 @@ struct ContactRow {
 
 impl ContactRow {
     fn into_domain(self) -> Result<Contact, DbError> {
-        let channels = parse_channel_list(&self.channel_list, &format!("contact {}", self.id))?;
+        let channels = parse_channel_list(&self.channel_list, ("contact", &self.id))?;
         let attributes = match serde_json::from_str(&self.custom_attributes) {
             Ok(serde_json::Value::Object(map)) => valid(CustomAttributes::new(map))?,
             _ => return Err(DbError::Corrupt(format!("custom_attributes of {}", self.id))),

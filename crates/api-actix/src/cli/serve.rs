@@ -92,6 +92,33 @@ pub(super) async fn serve(
     load_search_index(&state).await?;
 
     let state = Data::new(state);
+    // Bound before any worker starts: a taken address fails at once, with nothing to stop.
+    // Signals are ours (see `shutdown`), so the shutdown is logged and the workers flushed.
+    let app_state = state.clone();
+    let mut server = HttpServer::new(move || app::build(app_state.clone()))
+        .disable_signals()
+        .shutdown_timeout(args.shutdown_timeout_secs)
+        // Each connection holds a file descriptor: a cap per worker keeps a flood of idle or
+        // dripping connections from exhausting them (actix's own default is 25,000 per worker).
+        .max_connections(args.max_connections as usize);
+    if let Some(workers) = args.workers {
+        server = server.workers(workers);
+    }
+    let server = server.bind(bind).map_err(|e| format!("cannot listen on {bind}: {e}"))?;
+    let metrics_server = match args.metrics_bind {
+        Some(addr) => {
+            let metrics_state = state.clone();
+            let s = HttpServer::new(move || app::build_metrics(metrics_state.clone()))
+                .workers(1)
+                .disable_signals()
+                .shutdown_timeout(1)
+                .bind(addr)
+                .map_err(|e| format!("cannot listen on {addr} (PARLEY_METRICS_BIND): {e}"))?;
+            Some(s)
+        }
+        None => None,
+    };
+
     let every = (args.template_sync_secs > 0).then(|| Duration::from_secs(args.template_sync_secs));
     let workers = Workers::start(
         state.clone().into_inner(),
@@ -104,32 +131,7 @@ pub(super) async fn serve(
             statistics: store.clone(),
         },
     )?;
-    // Signals are ours (see `shutdown`), so the shutdown is logged and the workers flushed.
-    let app_state = state.clone();
-    let mut server = HttpServer::new(move || app::build(app_state.clone()))
-        .disable_signals()
-        .shutdown_timeout(args.shutdown_timeout_secs)
-        // Each connection holds a file descriptor: a cap per worker keeps a flood of idle or
-        // dripping connections from exhausting them (actix's own default is 25,000 per worker).
-        .max_connections(args.max_connections as usize);
-    if let Some(workers) = args.workers {
-        server = server.workers(workers);
-    }
-    let server = server.bind(bind).map_err(|e| format!("cannot listen on {bind}: {e}"))?.run();
-    let metrics_server = match args.metrics_bind {
-        Some(addr) => {
-            let metrics_state = state.clone();
-            let s = HttpServer::new(move || app::build_metrics(metrics_state.clone()))
-                .workers(1)
-                .disable_signals()
-                .shutdown_timeout(1)
-                .bind(addr)
-                .map_err(|e| format!("cannot listen on {addr} (PARLEY_METRICS_BIND): {e}"))?
-                .run();
-            Some(s)
-        }
-        None => None,
-    };
+    let (server, metrics_server) = (server.run(), metrics_server.map(HttpServer::run));
 
     // The banner must never take the server down: stdout may be a closed pipe.
     let mut out = std::io::stdout().lock();

@@ -10,6 +10,7 @@ pub mod body_deadline;
 pub mod dto;
 pub mod error;
 pub mod extract;
+pub mod idempotency;
 pub mod json;
 pub mod limits;
 pub mod openapi;

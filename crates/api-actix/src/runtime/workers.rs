@@ -1,5 +1,6 @@
 //! Background work: processing stored webhooks, the sandbox's delayed status deliveries, the
-//! periodic template sync, keeping the search index in step with catalog changes, and SQLite's query planner statistics fresh. It runs on a small multi-thread runtime of its own, so storage
+//! periodic template sync, keeping the search index in step with catalog changes, and SQLite's
+//! query planner statistics fresh. It runs on a small multi-thread runtime of its own, so storage
 //! work is never cancelled half-way on actix's current-thread workers, even at shutdown.
 
 use std::sync::Arc;
@@ -77,29 +78,44 @@ impl Drop for Workers {
 }
 
 async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bool>) {
+    let mut failures = 0u32;
     loop {
+        let mut pause = WEBHOOK_POLL;
         loop {
             if *stopping.borrow() {
                 return;
             }
             let stop = || *stopping.borrow();
             match state.webhooks.process_due_until(WEBHOOK_BATCH, &stop).await {
-                Ok(s) if s.handled() > 0 => continue,
-                Ok(_) => break,
+                Ok(s) if s.handled() > 0 => {
+                    failures = 0;
+                    continue;
+                }
+                Ok(_) => failures = 0,
                 Err(e) => {
-                    tracing::warn!(error = %e, "webhook processing pass failed");
-                    break;
+                    // A store that is down fails every pass at once: wait longer after each.
+                    failures += 1;
+                    pause = failure_pause(failures);
+                    tracing::warn!(error = %e, failures, retry_in_ms = pause.as_millis() as u64, "webhook processing pass failed");
                 }
             }
+            break;
         }
         tokio::select! {
-            _ = tokio::time::timeout(WEBHOOK_POLL, state.webhook_wakeup.notified()) => {}
+            _ = tokio::time::timeout(pause, state.webhook_wakeup.notified()), if failures == 0 => {}
+            _ = tokio::time::sleep(pause), if failures > 0 => {}
             _ = stopping.changed() => {}
         }
         if *stopping.borrow() {
             return;
         }
     }
+}
+
+/// The wait after `failures` passes failed in a row: the poll period doubled each time, at most
+/// a minute.
+fn failure_pause(failures: u32) -> Duration {
+    (WEBHOOK_POLL * 2u32.saturating_pow(failures.min(16))).min(Duration::from_secs(60))
 }
 
 async fn keep_statistics(store: Store) {
@@ -162,5 +178,18 @@ async fn refresh_search_index(state: Arc<AppState>, every: Duration) {
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "search index refresh failed; retrying"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_passes_back_off_to_a_minute() {
+        assert_eq!(failure_pause(1), Duration::from_secs(2));
+        assert_eq!(failure_pause(3), Duration::from_secs(8));
+        assert_eq!(failure_pause(6), Duration::from_secs(60));
+        assert_eq!(failure_pause(u32::MAX), Duration::from_secs(60));
     }
 }

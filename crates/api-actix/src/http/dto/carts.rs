@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::http::extract::option_objects;
-use parley_domain::model::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;

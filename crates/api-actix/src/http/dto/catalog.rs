@@ -1,7 +1,6 @@
 //! The catalog DTOs: request bodies, query parameters and responses as the OpenAPI document describes them.
 
 use super::*;
-use parley_domain::model::*;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

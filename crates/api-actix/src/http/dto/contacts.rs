@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::http::extract::double_option;
-use parley_domain::model::*;
 use parley_domain::services::{ContactPatchInput, NewContactInput, Patch};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

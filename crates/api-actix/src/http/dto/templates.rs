@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::http::extract::{option_object, option_objects};
-use parley_domain::model::*;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

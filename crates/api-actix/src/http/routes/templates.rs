@@ -1,18 +1,14 @@
-use actix_web::http::StatusCode;
 use actix_web::web::{Data, ServiceConfig};
-use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
-use parley_domain::model::{IdempotentResponse, LineId, TemplateId};
-use parley_domain::services::IdempotencyBegin;
-use sha2::{Digest, Sha256};
+use actix_web::{HttpResponse, web};
+use parley_domain::model::{LineId, TemplateId};
 
 use super::{ok, resource};
 use crate::http::auth::SecretKey;
 use crate::http::dto::{DataBody, SendResultDto, SendTemplate, TemplateDto};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId};
+use crate::http::idempotency::IdempotencyKey;
 use crate::runtime::state::AppState;
-
-pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/templates").route(web::get().to(list_templates)))
@@ -63,40 +59,14 @@ pub async fn send_template(
     state: Data<AppState>,
     id: PathId<TemplateId>,
     body: Json<Object<SendTemplate>>,
-    req: HttpRequest,
+    key: IdempotencyKey,
 ) -> ApiResult<HttpResponse> {
     let template = id.into_inner();
     let body = body.into_inner().into_inner();
-    let key = req.headers().get(IDEMPOTENCY_HEADER).map(|v| v.to_str().unwrap_or("\u{0}").to_string());
-    let Some(key) = key else {
-        return Ok(send(&state, &caller, &template, body).await.unwrap_or_else(|e| e.error_response()));
-    };
-    // The fingerprint is the target and the body's meaning (re-serialized), not its bytes.
-    let fingerprint = hex::encode(Sha256::digest(format!("{}\n{}", template.as_str(), serde_json::to_string(&body).unwrap_or_default())));
-    let answer = match state.idempotency.begin(caller.agent(), &key, &fingerprint).await? {
-        IdempotencyBegin::Replay(first) => return Ok(replay(first)),
-        IdempotencyBegin::Proceed => send(&state, &caller, &template, body).await,
-        // Sending again could send twice: answer what is known, as for a platform timeout.
-        IdempotencyBegin::Interrupted => Err(ApiError::from(parley_domain::DomainError::Interrupted)),
-    };
-    let (status, json) = match answer {
-        Ok(resp) => (resp.status(), resp),
-        Err(e) => (e.status_code(), e.error_response()),
-    };
-    let bytes = actix_web::body::to_bytes(json.into_body())
-        .await
-        .map_err(|_| parley_domain::DomainError::Internal("unreadable response".into()))?;
-    let stored = IdempotentResponse { status: status.as_u16(), body: String::from_utf8_lossy(&bytes).into_owned() };
-    state.idempotency.finish(caller.agent(), &key, &stored).await?;
-    Ok(HttpResponse::build(status).content_type("application/json").body(bytes))
+    key.once(&state, caller.agent(), template.as_str(), body, |body| send(&state, &caller, &template, body)).await
 }
 
 async fn send(state: &AppState, caller: &SecretKey, template: &TemplateId, body: SendTemplate) -> Result<HttpResponse, ApiError> {
     let receipt = state.sends.send(caller.agent(), template, body.into_input()).await?;
     Ok(ok(SendResultDto { message_sent: true, message_id: receipt.message_id, parsed_message: receipt.parsed_message }))
-}
-
-fn replay(first: IdempotentResponse) -> HttpResponse {
-    let status = StatusCode::from_u16(first.status).unwrap_or(StatusCode::OK);
-    HttpResponse::build(status).content_type("application/json").insert_header(("Idempotent-Replayed", "true")).body(first.body)
 }

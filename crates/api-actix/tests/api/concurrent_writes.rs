@@ -5,12 +5,10 @@
 //! the kept totals (per status, per tag) and the kept views (tag names on activities) agree with
 //! the rows once the writers are done.
 
-mod common;
-
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{Reply, TestApp};
+use crate::common::{Reply, TestApp};
 use futures_util::future::join_all;
 use parley_domain::model::ActivityStatus;
 use serde_json::{Value, json};

@@ -1,15 +1,13 @@
 //! The README's first session, run verbatim against the real `parley` binary on a fresh
 //! embedded database: what a newcomer pastes must work as printed.
 
-mod common;
-
 use std::process::Command;
 
-use common::server::{ParleyServer, free_port};
+use crate::common::server::{ParleyServer, free_port};
 
 /// The shell block of the README's "A first session" section.
 fn session_block() -> String {
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../../../README.md");
     let section = readme.split("## A first session").nth(1).expect("README has a first-session section");
     let block = section.split("```sh\n").nth(1).expect("the section has a sh block");
     block.split("```").next().unwrap().to_string()

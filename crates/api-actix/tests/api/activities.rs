@@ -1,9 +1,7 @@
 //! Activities over HTTP, on both backends.
 
-mod common;
-
+use crate::common::{Reply, TestApp};
 use actix_web::test::TestRequest;
-use common::{Reply, TestApp};
 use parley_domain::model::ActivityStatus;
 use serde_json::{Value, json};
 

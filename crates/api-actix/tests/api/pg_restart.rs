@@ -6,8 +6,6 @@
 //! `cargo test` and run alone by `.ci/run` after the workspace tests:
 //! `cargo test -p parley-api --test pg_restart -- --ignored --nocapture`.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::Command;
@@ -15,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::server::{ParleyServer, free_port};
+use crate::common::server::{ParleyServer, free_port};
 use parley_adapters_diesel::testing::TestDb;
 
 /// Clients hammering the API at once.

@@ -2,9 +2,7 @@
 //! that cannot be processed is given up (not retried forever), listed for the operator with
 //! what is known of it, and put back to be processed by the retry command.
 
-mod common;
-
-use common::cli::{parley, stdout_json};
+use crate::common::cli::{parley, stdout_json};
 
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::runtime::state::AppState;

@@ -2,13 +2,11 @@
 //! processing loses nothing: the real binary stores a signed status while processing is off,
 //! is killed (SIGKILL), and after a restart the status is applied.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::server::{ParleyServer, free_port};
+use crate::common::server::{ParleyServer, free_port};
 use serde_json::{Value, json};
 
 const SECRET: &str = "restart-secret";

@@ -2,13 +2,11 @@
 //! raw path) and status, latency histograms, the pool, the webhook backlog, embedder time; and,
 //! on the real binary, metrics on their own address (`metrics_bind` from a settings file).
 
-mod common;
-
 use std::process::Command;
 
+use crate::common::TestApp;
+use crate::common::server::{ParleyServer, free_port};
 use actix_web::test::TestRequest;
-use common::TestApp;
-use common::server::{ParleyServer, free_port};
 use parley_domain::model::WebhookEvent;
 
 async fn scrape(app: &TestApp) -> String {

@@ -2,12 +2,10 @@
 //! whose fake Graph API answers slowly) lets that request finish, refuses new connections, and
 //! the process exits 0 right after, logging each step; readiness turns 503 once shutting down.
 
-mod common;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::server::{ParleyServer, free_port};
+use crate::common::server::{ParleyServer, free_port};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -172,7 +170,7 @@ async fn the_deadline_bounds_the_shutdown() {
 
 /// Once a shutdown starts, readiness answers 503 so load balancers stop routing here over the
 /// connections they keep open; liveness still answers 200.
-async fn readiness_is_503_once_shutting_down(app: common::TestApp) {
+async fn readiness_is_503_once_shutting_down(app: crate::common::TestApp) {
     app.call(actix_web::test::TestRequest::get().uri("/readyz")).await.assert_status(200);
     app.state.shutting_down.store(true, std::sync::atomic::Ordering::Relaxed);
     let ready = app.call(actix_web::test::TestRequest::get().uri("/readyz")).await;

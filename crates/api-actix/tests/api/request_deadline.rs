@@ -4,13 +4,11 @@
 //! new connections back until a slot frees. (The mechanism is the HTTP layer's, the same on both
 //! backends: SQLite serves here.)
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::server::{ParleyServer, free_port};
+use crate::common::server::{ParleyServer, free_port};
 
 /// The deadline the server is started with.
 const DEADLINE: Duration = Duration::from_secs(1);

@@ -1,8 +1,6 @@
 //! `parley catalog import|export` through the real binary, on SQLite and PostgreSQL.
 
-mod common;
-
-use common::cli::{command, parley, stdout_json};
+use crate::common::cli::{command, parley, stdout_json};
 use std::path::Path;
 
 use parley_adapters_diesel::testing::{TestDb, analyzed_tables};

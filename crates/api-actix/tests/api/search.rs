@@ -1,11 +1,9 @@
 //! `GET /v1/products/search` through the real app on both backends, with the built-in static
 //! embedder: matching by meaning, ordering, bounds, drafts, tenants, freshness after imports.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{Reply, TestApp};
+use crate::common::{Reply, TestApp};
 use serde_json::{Value, json};
 
 /// Percent-encodes a query value (spaces and every non-alphanumeric byte).

@@ -1,10 +1,8 @@
 //! The catalog over HTTP (products, categories), key levels and CORS, on both backends.
 
-mod common;
-
+use crate::common::{Reply, TestApp};
 use actix_web::http::Method;
 use actix_web::test::TestRequest;
-use common::{Reply, TestApp};
 use serde_json::{Value, json};
 
 const ORIGIN: &str = "https://shop.example";

@@ -1,8 +1,6 @@
 //! Tags over HTTP, on both backends.
 
-mod common;
-
-use common::TestApp;
+use crate::common::TestApp;
 use parley_domain::model::ActivityStatus;
 use serde_json::json;
 

@@ -1,9 +1,7 @@
 //! Contacts over HTTP, on both backends.
 
-mod common;
-
+use crate::common::{Reply, TestApp};
 use actix_web::test::TestRequest;
-use common::{Reply, TestApp};
 use serde_json::{Map, Value, json};
 
 // ---- helpers ----

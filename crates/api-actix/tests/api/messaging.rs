@@ -2,12 +2,10 @@
 //! backends, with the Cloud API adapter pointed at a fake Graph API (wiremock) started by each
 //! test.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
+use crate::common::{Reply, TestApp};
 use actix_web::test::TestRequest;
-use common::{Reply, TestApp};
 use parley_api::runtime::config::ApiConfig;
 use parley_domain::model::{ActivityStatus, Line};
 use serde_json::{Value, json};

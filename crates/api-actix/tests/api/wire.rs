@@ -1,10 +1,8 @@
 //! Wire conventions that hold on every route: authentication, error shapes, request ids,
 //! unknown routes and methods, body limits, and the committed OpenAPI document.
 
-mod common;
-
+use crate::common::TestApp;
 use actix_web::test::TestRequest;
-use common::TestApp;
 use parley_domain::model::KeyKind;
 use serde_json::json;
 
@@ -108,7 +106,8 @@ async fn the_openapi_document_is_public_and_matches_the_committed_copy(app: Test
     let r = app.call(TestRequest::get().uri("/v1/openapi.json")).await;
     r.assert_status(200);
     assert_eq!(r.body["openapi"], "3.1.0");
-    let committed: serde_json::Value = serde_json::from_str(include_str!("../../../docs/openapi.json")).expect("docs/openapi.json is JSON");
+    let committed: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../docs/openapi.json")).expect("docs/openapi.json is JSON");
     assert!(r.body == committed, "docs/openapi.json is stale: run `cargo xtask codegen`");
     for path in [
         "/v1/tags",

@@ -2,13 +2,11 @@
 //! `parley serve` over one PostgreSQL within seconds, and a change of embedder is caught up by
 //! `parley catalog reindex`.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::server::{ParleyServer, free_port};
+use crate::common::server::{ParleyServer, free_port};
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::runtime::state::AppState;
 use parley_domain::model::KeyKind;

@@ -3,16 +3,14 @@
 //! the fallback to per-process limits while Redis is away. Small quotas (a few per minute), so
 //! no test waits for a cell to come back.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::server::{ParleyServer, free_port};
+use crate::common::{Reply, TestApp};
 use actix_web::test::TestRequest;
-use common::server::{ParleyServer, free_port};
-use common::{Reply, TestApp};
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::http::limits::RateLimitConfig;
 use parley_api::runtime::config::ApiConfig;

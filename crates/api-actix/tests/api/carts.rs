@@ -1,16 +1,14 @@
 //! Shareable carts over HTTP, on both backends: creation, validation, snapshots, expiry,
 //! tenant isolation, the storefront link and CORS.
 
-mod common;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::common::{Reply, TestApp};
 use actix_web::http::Method;
 use actix_web::test::{self, TestRequest};
 use actix_web::web::Data;
 use chrono::{DateTime, TimeDelta, Utc};
-use common::{Reply, TestApp};
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::runtime::config::ApiConfig;
 use parley_api::runtime::state::AppState;

@@ -8,10 +8,8 @@
 //! actix runtime): PostgreSQL refuses what SQLite stores (a NUL byte), so a rule enforced only
 //! by one backend shows up as a 5xx on the other.
 
-mod common;
-
+use crate::common::{Reply, TestApp};
 use actix_web::test::TestRequest;
-use common::{Reply, TestApp};
 use parley_domain::model::ActivityStatus;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

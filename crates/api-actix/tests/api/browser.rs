@@ -4,13 +4,11 @@
 //!
 //! Needs Debian's `chromium` (`.ci/run` installs it); it fails, never skips, without it.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::Command;
 
-use common::server::{ParleyServer, free_port};
+use crate::common::server::{ParleyServer, free_port};
 
 /// Serves `html` for any request, on another origin than the API (another port).
 fn serve_page(html: String) -> u16 {

@@ -1,0 +1,72 @@
+//! `Idempotency-Key` on any POST: a handler opts in by taking an [`IdempotencyKey`] and running
+//! its work through [`IdempotencyKey::once`]. With the header, a retry with the same key and
+//! the same meaning within 24 hours answers the first response again (`Idempotent-Replayed:
+//! true`) without running the work; the same key with another body is 409. The rules (what a
+//! key holds, how long, interrupted first attempts) live in the domain's `IdempotencyService`.
+
+use std::future::{Ready, ready};
+
+use actix_web::dev::Payload;
+use actix_web::http::StatusCode;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError};
+use parley_domain::DomainError;
+use parley_domain::model::{AgentId, IdempotentResponse};
+use parley_domain::services::IdempotencyBegin;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::http::error::{ApiError, ApiResult};
+use crate::runtime::state::AppState;
+
+pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
+
+/// The request's `Idempotency-Key` header, when it sent one.
+pub struct IdempotencyKey(Option<String>);
+
+impl FromRequest for IdempotencyKey {
+    type Error = actix_web::Error;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        // A value that is not visible ASCII becomes one the domain refuses with a clear 400.
+        ready(Ok(Self(req.headers().get(IDEMPOTENCY_HEADER).map(|v| v.to_str().unwrap_or("\u{0}").to_string()))))
+    }
+}
+
+impl IdempotencyKey {
+    /// Runs `work` on `body`, once per key: `target` names what the request acts on (a path's
+    /// id), and with the body's meaning (re-serialized, not its bytes) makes the fingerprint a
+    /// reused key must match. Without the header, simply runs `work`.
+    pub async fn once<B, F, Fut>(self, state: &AppState, agent: &AgentId, target: &str, body: B, work: F) -> ApiResult<HttpResponse>
+    where
+        B: Serialize,
+        F: FnOnce(B) -> Fut,
+        Fut: Future<Output = ApiResult<HttpResponse>>,
+    {
+        let Some(key) = self.0 else {
+            return Ok(work(body).await.unwrap_or_else(|e| e.error_response()));
+        };
+        let fingerprint = hex::encode(Sha256::digest(format!("{target}\n{}", serde_json::to_string(&body).unwrap_or_default())));
+        let answer = match state.idempotency.begin(agent, &key, &fingerprint).await? {
+            IdempotencyBegin::Replay(first) => return Ok(replay(first)),
+            IdempotencyBegin::Proceed => work(body).await,
+            // Running the work again could do it twice: answer what is known, as for a timeout.
+            IdempotencyBegin::Interrupted => Err(ApiError::from(DomainError::Interrupted)),
+        };
+        let (status, response) = match answer {
+            Ok(response) => (response.status(), response),
+            Err(e) => (e.status_code(), e.error_response()),
+        };
+        let bytes =
+            actix_web::body::to_bytes(response.into_body()).await.map_err(|_| DomainError::Internal("unreadable response".into()))?;
+        let stored = IdempotentResponse { status: status.as_u16(), body: String::from_utf8_lossy(&bytes).into_owned() };
+        state.idempotency.finish(agent, &key, &stored).await?;
+        Ok(HttpResponse::build(status).content_type("application/json").body(bytes))
+    }
+}
+
+/// The first attempt's response again.
+fn replay(first: IdempotentResponse) -> HttpResponse {
+    let status = StatusCode::from_u16(first.status).unwrap_or(StatusCode::OK);
+    HttpResponse::build(status).content_type("application/json").insert_header(("Idempotent-Replayed", "true")).body(first.body)
+}

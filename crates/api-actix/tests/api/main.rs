@@ -1,0 +1,30 @@
+//! The API's integration tests, one binary: each module is a former test file, the shared
+//! helpers (`common`) are compiled once, and the binary links the embedder once.
+
+// First, in a group of its own: its macros (`http_tests!`) serve the modules below.
+#[macro_use]
+mod common;
+
+mod activities;
+mod browser;
+mod carts;
+mod catalog;
+mod catalog_cli;
+mod channels_cli;
+mod concurrent_writes;
+mod contacts;
+mod hostile_bodies;
+mod messaging;
+mod metrics;
+mod pg_restart;
+mod rate_limits;
+mod readme;
+mod request_deadline;
+mod search;
+mod search_instances;
+mod serve_cli;
+mod shutdown;
+mod tags;
+mod webhook_restart;
+mod webhooks_cli;
+mod wire;
