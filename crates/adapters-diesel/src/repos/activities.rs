@@ -7,7 +7,6 @@ use parley_domain::ports::{ActivityRepository, StoreResult};
 use super::activity_search::{insert_terms, mirror_to_terms, page_of_search, replace_name_terms, terms};
 use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
 use super::channel_lists::channel_list;
-use super::contacts::name_search;
 use crate::Store;
 use crate::error::DbError;
 use crate::locks::{OrderedLocks, status_move};
@@ -222,8 +221,7 @@ impl ActivityRepository for Store {
         in_transaction!(self, |conn| {
             let (contact_name, channels) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
             let digits: Vec<String> = channels.iter().map(|(_, id)| text::digits_of(id)).collect();
-            // The name lowercased as the contact's `name_search` is.
-            let terms = terms(&contact_name.to_lowercase(), digits.iter().map(String::as_str));
+            let terms = terms(&text::search_key(&contact_name), digits.iter().map(String::as_str));
             diesel::insert_into(activities::table)
                 .values((values, activities::contact_name.eq(&contact_name), activities::channel_list.eq(channel_list(&channels))))
                 .execute(conn)
@@ -276,7 +274,7 @@ impl ActivityRepository for Store {
             activities::updated_at.eq(millis(a.updated_at)),
         );
         let rename = rename.map(|name| {
-            let lowercase = name_search(name);
+            let lowercase = name.search_key();
             let contact = (
                 contacts::profile_name.eq(name.as_str()),
                 contacts::name_search.eq(lowercase.clone()),

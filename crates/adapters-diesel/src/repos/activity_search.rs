@@ -22,9 +22,8 @@ const NAME: char = 'n';
 const NAME_END: &str = "o";
 /// First character of a digits term.
 const DIGITS: char = 'd';
-/// Digit fragments shorter than this are not searched (see `ActivitySearch`), so shorter
-/// suffixes are never needed.
-const MIN_DIGITS: usize = 3;
+/// Digit fragments shorter than this are not searched, so shorter suffixes are never needed.
+const MIN_DIGITS: usize = ActivitySearch::MIN_DIGITS;
 
 /// The terms of an activity whose contact's lowercased name is `name` and whose channels have
 /// `digits`: sorted, each once.

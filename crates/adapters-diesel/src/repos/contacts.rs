@@ -48,11 +48,6 @@ impl ContactRow {
     }
 }
 
-/// The lowercased name that activity search matches against.
-pub(crate) fn name_search(name: &ProfileName) -> String {
-    name.as_str().to_lowercase()
-}
-
 fn attributes_json(contact: &Contact) -> String {
     serde_json::Value::Object(contact.custom_attributes.as_map().clone()).to_string()
 }
@@ -86,7 +81,7 @@ impl ContactRepository for Store {
             contacts::id.eq(contact.id.as_str()),
             contacts::agent_id.eq(contact.agent_id.as_str()),
             contacts::profile_name.eq(contact.profile_name.as_str()),
-            contacts::name_search.eq(name_search(&contact.profile_name)),
+            contacts::name_search.eq(contact.profile_name.search_key()),
             contacts::email.eq(contact.email.as_ref().map(Email::as_str)),
             contacts::notes.eq(contact.notes.as_ref().map(Notes::as_str)),
             contacts::custom_attributes.eq(attributes_json(contact)),
@@ -164,7 +159,7 @@ impl ContactRepository for Store {
     async fn update(&self, contact: &Contact) -> StoreResult<bool> {
         let changes = (
             contacts::profile_name.eq(contact.profile_name.as_str()),
-            contacts::name_search.eq(name_search(&contact.profile_name)),
+            contacts::name_search.eq(contact.profile_name.search_key()),
             contacts::email.eq(contact.email.as_ref().map(Email::as_str)),
             contacts::notes.eq(contact.notes.as_ref().map(Notes::as_str)),
             contacts::custom_attributes.eq(attributes_json(contact)),
@@ -182,7 +177,7 @@ impl ContactRepository for Store {
                 .set(activities::contact_name.eq(contact.profile_name.as_str()))
                 .execute(conn)
                 .await?;
-            replace_name_terms!(conn, agent, id, &name_search(&contact.profile_name));
+            replace_name_terms!(conn, agent, id, &contact.profile_name.search_key());
             Ok(n > 0)
         })?;
         Ok(updated)

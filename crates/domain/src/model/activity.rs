@@ -64,7 +64,7 @@ pub struct ActivityView {
 }
 
 /// What to search activities for: a case-insensitive piece of the contact's name, or, when the
-/// term holds 3+ digits, a piece of one of the contact's channel identifiers' digits.
+/// term holds [`MIN_DIGITS`](Self::MIN_DIGITS)+ digits, a piece of one of the contact's channel identifiers' digits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActivitySearch {
     lowercase: String,
@@ -72,10 +72,13 @@ pub struct ActivitySearch {
 }
 
 impl ActivitySearch {
+    /// Fewer digits than this in a term search the name only: two digits would match most numbers.
+    pub const MIN_DIGITS: usize = 3;
+
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         let term = text::bounded("search", raw, 1, 100)?;
         let digits = text::digits_of(&term);
-        Ok(Self { lowercase: term.to_lowercase(), digits: (digits.len() >= 3).then_some(digits) })
+        Ok(Self { lowercase: text::search_key(&term), digits: (digits.len() >= Self::MIN_DIGITS).then_some(digits) })
     }
 
     /// Matched as a substring of the lowercased contact name.

@@ -94,6 +94,11 @@ impl ProfileName {
         text::bounded("profile_name", raw, 1, 256).map(Self)
     }
 
+    /// The name as searches match it ([`text::search_key`]).
+    pub fn search_key(&self) -> String {
+        text::search_key(&self.0)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -128,6 +128,8 @@ pub enum ProductKind {
 }
 
 impl ProductKind {
+    pub const ALL: [ProductKind; 2] = [ProductKind::Product, ProductKind::Service];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ProductKind::Product => "product",

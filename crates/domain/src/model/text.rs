@@ -30,6 +30,12 @@ pub fn free_text(raw: &str) -> bool {
     !raw.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
 }
 
+/// The case-insensitive form names are matched in: the key kept for a contact's name and the
+/// form of a search term, so both sides of a match are folded the same way.
+pub fn search_key(raw: &str) -> String {
+    raw.to_lowercase()
+}
+
 /// The ASCII digits of `raw`, in order.
 pub fn digits_of(raw: &str) -> String {
     raw.chars().filter(char::is_ascii_digit).collect()

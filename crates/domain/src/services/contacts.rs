@@ -8,6 +8,13 @@ use crate::model::*;
 use crate::ports::{Clock, ContactRepository, IdSource};
 use crate::{DomainError, FieldError, StoreError};
 
+/// A page of contacts as asked for: `limit` and `offset` as sent, parsed here as every list's.
+#[derive(Debug, Clone, Default)]
+pub struct ContactListQuery {
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct NewContactInput {
     pub channel_type: Option<String>,
@@ -44,7 +51,9 @@ impl ContactService {
         Self { repo, clock, ids }
     }
 
-    pub async fn list(&self, agent: &AgentId, page: PageRequest) -> Result<Page<Contact>, DomainError> {
+    pub async fn list(&self, agent: &AgentId, query: ContactListQuery) -> Result<Page<Contact>, DomainError> {
+        let page = PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS)
+            .map_err(DomainError::Validation)?;
         Ok(self.repo.list(agent, page).await?)
     }
 

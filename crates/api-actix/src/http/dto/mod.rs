@@ -56,6 +56,7 @@ mod activities;
 mod carts;
 mod catalog;
 mod contacts;
+mod schemas;
 mod tags;
 mod templates;
 
@@ -63,5 +64,6 @@ pub use activities::*;
 pub use carts::*;
 pub use catalog::*;
 pub use contacts::*;
+pub use schemas::*;
 pub use tags::*;
 pub use templates::*;

@@ -34,55 +34,6 @@ impl From<Tag> for TagDto {
     }
 }
 
-// Patterns in the OpenAPI document (utoipa takes literals only), so generated clients and
-// fuzzers know the rules: trimmed text has a visible character and no control characters but
-// newline and tab (`[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f]`), colors are `#rrggbb`, emails printable ASCII
-// with one `@` and a dotted domain.
-
-/// An id as a client sends it in a body or a query: any text without control characters
-/// (which the API refuses with 400 before looking anything up).
-pub struct IdText;
-
-impl utoipa::PartialSchema for IdText {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::schema::Type::String)
-            .pattern(Some(r"^[^\x00-\x1f\x7f-\x9f]*$"))
-            .into()
-    }
-}
-
-impl ToSchema for IdText {}
-
-/// An activity's status.
-#[derive(Debug, ToSchema)]
-#[schema(rename_all = "lowercase")]
-pub enum ActivityStatusName {
-    Open,
-    Closed,
-    Pending,
-}
-
-/// A contact's channel.
-#[derive(Debug, ToSchema)]
-#[schema(rename_all = "lowercase")]
-pub enum ChannelTypeName {
-    Whatsapp,
-    Instagram,
-    Messenger,
-    Email,
-    Sms,
-    Webchat,
-}
-
-/// A product's kind.
-#[derive(Debug, ToSchema)]
-#[schema(rename_all = "lowercase")]
-pub enum ProductKindName {
-    Product,
-    Service,
-}
-
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTag {

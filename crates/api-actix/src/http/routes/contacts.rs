@@ -1,7 +1,7 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
-use parley_domain::DomainError;
-use parley_domain::model::{ContactId, PageBounds, PageRequest};
+use parley_domain::model::ContactId;
+use parley_domain::services::ContactListQuery;
 
 use super::{created, ok, resource};
 use crate::http::auth::SecretKey;
@@ -20,9 +20,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
 #[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), params(ContactListParams),
     responses((status = 200, body = PageBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
-    let page =
-        PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS).map_err(DomainError::Validation)?;
-    let contacts = state.contacts.list(caller.agent(), page).await?;
+    let query = query.into_inner();
+    let contacts = state.contacts.list(caller.agent(), ContactListQuery { limit: query.limit, offset: query.offset }).await?;
     Ok(json::page(&contacts))
 }
 

@@ -1,0 +1,74 @@
+//! Schema-only types: the names of the domain's enums as the OpenAPI document lists them (a
+//! test ties each to the domain's values), and the text rules of ids.
+
+use utoipa::ToSchema;
+
+// Patterns in the OpenAPI document (utoipa takes literals only), so generated clients and
+// fuzzers know the rules: trimmed text has a visible character and no control characters but
+// newline and tab (`[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f]`), colors are `#rrggbb`, emails printable ASCII
+// with one `@` and a dotted domain.
+
+/// An id as a client sends it in a body or a query: any text without control characters
+/// (which the API refuses with 400 before looking anything up).
+pub struct IdText;
+
+impl utoipa::PartialSchema for IdText {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(r"^[^\x00-\x1f\x7f-\x9f]*$"))
+            .into()
+    }
+}
+
+impl ToSchema for IdText {}
+
+/// An activity's status.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum ActivityStatusName {
+    Open,
+    Closed,
+    Pending,
+}
+
+/// A contact's channel.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum ChannelTypeName {
+    Whatsapp,
+    Instagram,
+    Messenger,
+    Email,
+    Sms,
+    Webchat,
+}
+
+/// A product's kind.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum ProductKindName {
+    Product,
+    Service,
+}
+
+#[cfg(test)]
+mod tests {
+    use parley_domain::model::{ActivityStatus, ChannelType, ProductKind};
+    use utoipa::PartialSchema;
+
+    use super::*;
+
+    /// The values a schema's `enum` lists.
+    fn listed<T: PartialSchema>() -> Vec<String> {
+        let schema = serde_json::to_value(T::schema()).unwrap();
+        schema["enum"].as_array().expect("an enum schema").iter().map(|v| v.as_str().unwrap().to_string()).collect()
+    }
+
+    #[test]
+    fn the_documented_enums_are_the_domains() {
+        assert_eq!(listed::<ActivityStatusName>(), ActivityStatus::ALL.map(|s| s.as_str().to_string()));
+        assert_eq!(listed::<ChannelTypeName>(), ChannelType::ALL.map(|c| c.as_str().to_string()));
+        assert_eq!(listed::<ProductKindName>(), ProductKind::ALL.map(|k| k.as_str().to_string()));
+    }
+}
