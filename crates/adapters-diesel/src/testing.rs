@@ -6,6 +6,8 @@
 //! leftovers of crashed runs are swept after two hours. An unreachable server fails the test:
 //! PostgreSQL tests never skip silently.
 
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 

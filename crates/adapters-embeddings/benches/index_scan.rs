@@ -10,6 +10,8 @@
 //! binary codes (one bit per dimension) ranked by Hamming distance, the closest 1,000 rescored
 //! in f32, with its recall against the exact answer.
 
+#![allow(unsafe_code)] // the popcount kernel is called only after the CPU reported it
+
 use std::time::{Duration, Instant};
 
 use ndarray::{Array2, ArrayView1};

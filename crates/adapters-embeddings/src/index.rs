@@ -2,6 +2,9 @@
 //! per agent (see [`collection`] for how a query scans it).
 
 mod collection;
+// The one unsafe code of the workspace: calls into copies compiled for AVX2 and FMA, made only
+// after the CPU reported both at run time.
+#[allow(unsafe_code)]
 mod kernels;
 
 use std::collections::HashMap;

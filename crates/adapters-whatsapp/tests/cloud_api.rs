@@ -1,5 +1,7 @@
 //! The adapter against a fake Graph API (wiremock): exact requests, paging, every error class.
 
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
 use std::time::Duration;
 
 use parley_adapters_whatsapp::{CloudApi, CloudApiConfig};

@@ -3,6 +3,8 @@
 //!
 //! Each check gets a fresh, empty store. Ids are made unique per check from a counter.
 
+#![allow(clippy::unwrap_used)] // a test suite: a failed step is a failed check
+
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::{TimeDelta, TimeZone, Utc};

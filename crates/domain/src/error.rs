@@ -94,6 +94,9 @@ impl From<StoreError> for DomainError {
     }
 }
 
+/// Why a value [`Violations::check`] kept is there: `finish` returned no error, so every check passed.
+pub(crate) const CHECKED: &str = "checked: Violations::finish found no error";
+
 /// Collects every field error of one input, so a caller learns all its mistakes at once.
 #[derive(Debug, Default)]
 pub struct Violations(Vec<FieldError>);

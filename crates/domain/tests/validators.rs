@@ -3,6 +3,8 @@
 //! api-conventions.md, what they accept they accept again unchanged (round trip), and inputs
 //! built to be valid are always accepted.
 
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
 use chrono::{DateTime, Datelike, SecondsFormat, Utc};
 use parley_domain::model::text::{bounded, free_text};
 use parley_domain::model::{

@@ -3,6 +3,8 @@
 //!
 //! The model folder is fetched once when missing (see `common`), so these tests always run.
 
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
 mod common;
 mod embedder;
 mod model_folder;

@@ -9,11 +9,11 @@ use parley_adapters_whatsapp::{CloudApi, CloudApiConfig, RoutingPlatform, Sandbo
 use parley_domain::ports::MessagingPlatform;
 use tokio::sync::mpsc::UnboundedReceiver;
 
+/// The sandbox's status webhooks, for the worker that delivers them.
+pub type SandboxDeliveries = UnboundedReceiver<SandboxDelivery>;
+
 /// The messaging platform: sandbox lines served in-process, the others by the Cloud API.
-pub fn platform(
-    cloud: CloudApiConfig,
-    sandbox_step: Duration,
-) -> Result<(Arc<dyn MessagingPlatform>, UnboundedReceiver<SandboxDelivery>), Box<dyn std::error::Error>> {
+pub fn platform(cloud: CloudApiConfig, sandbox_step: Duration) -> Result<(Arc<dyn MessagingPlatform>, SandboxDeliveries), String> {
     let cloud = CloudApi::new(cloud).map_err(|e| format!("PARLEY_WHATSAPP_API_BASE: {e}"))?;
     let (sandbox, deliveries) = SandboxPlatform::new(sandbox_step, Arc::new(RandomIds));
     Ok((Arc::new(RoutingPlatform { cloud: Arc::new(cloud), sandbox: Arc::new(sandbox) }), deliveries))

@@ -7,11 +7,6 @@ use serde_json::{Value, json};
 
 // ---- helpers ----
 
-/// Lets the clock move to a later millisecond, so two writes get distinct timestamps.
-async fn tick() {
-    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-}
-
 /// A WhatsApp conversation of tenant A; returns (contact id, activity id).
 async fn conv(app: &TestApp, name: &str, phone: &str, status: ActivityStatus) -> (String, String) {
     app.conversation(&app.a, name, ("whatsapp", phone), status).await
@@ -89,7 +84,7 @@ async fn list_is_ordered_by_updated_at_desc(app: TestApp) {
     let mut created = Vec::new();
     for (name, phone) in [("Ana", "5215550001"), ("Bob", "5215550002"), ("Cy", "5215550003")] {
         created.push(conv(&app, name, phone, ActivityStatus::Open).await.1);
-        tick().await;
+        app.tick();
     }
     let r = list(&app, &app.a.secret, "").await;
     r.assert_status(200);
@@ -207,7 +202,7 @@ async fn list_filters_by_tag_id(app: TestApp) {
 
 async fn search_matches_the_contact_name_case_insensitively(app: TestApp) {
     let (_, ana) = conv(&app, "Ana María", "5215550001", ActivityStatus::Open).await;
-    tick().await;
+    app.tick();
     let (_, mariana) = conv(&app, "Mariana", "5215550002", ActivityStatus::Closed).await;
     let (_, bob) = conv(&app, "Bob", "5215550003", ActivityStatus::Open).await;
 
@@ -251,7 +246,7 @@ async fn filters_combine_and_pagination_counts_only_matches(app: TestApp) {
         let (_, id) = conv(&app, &format!("Ana {i}"), &format!("521555000{i}"), ActivityStatus::Open).await;
         attach(&app, &id, json!([vip])).await.assert_status(200);
         open_anas.push(id);
-        tick().await;
+        app.tick();
     }
     let (_, closed_ana) = conv(&app, "Ana closed", "5215550010", ActivityStatus::Closed).await;
     attach(&app, &closed_ana, json!([vip])).await.assert_status(200);
@@ -379,11 +374,11 @@ async fn patch_rejects_unknown_fields_and_wrong_types(app: TestApp) {
 
 async fn patch_bumps_updated_at_and_moves_the_activity_to_the_top(app: TestApp) {
     let (_, first) = conv(&app, "Ana", "5215550001", ActivityStatus::Open).await;
-    tick().await;
+    app.tick();
     let (_, second) = conv(&app, "Bob", "5215550002", ActivityStatus::Open).await;
     assert_eq!(ids(&list(&app, &app.a.secret, "").await), [second.clone(), first.clone()]);
     let before = get(&app, &first).await;
-    tick().await;
+    app.tick();
 
     let r = app.patch(&format!("/v1/activities/{first}"), &app.a.secret, json!({"assigned_to": "user_1"})).await;
     r.assert_status(200);

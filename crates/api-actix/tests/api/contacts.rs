@@ -6,11 +6,6 @@ use serde_json::{Map, Value, json};
 
 // ---- helpers ----
 
-/// Lets the clock move to a later millisecond, so two writes get distinct timestamps.
-async fn tick() {
-    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-}
-
 /// Creates a contact over HTTP and returns its data.
 async fn create(app: &TestApp, body: Value) -> Value {
     let r = app.post("/v1/contacts", &app.a.secret, body).await;
@@ -284,7 +279,7 @@ async fn list_is_newest_first_with_pagination(app: TestApp) {
     let mut created = Vec::new();
     for phone in ["5215550001", "5215550002", "5215550003"] {
         created.push(id_of(&create(&app, json!({"channel_type": "sms", "channel_id": phone})).await));
-        tick().await;
+        app.tick();
     }
     let r = app.get("/v1/contacts", &app.a.secret).await;
     r.assert_status(200);
@@ -297,7 +292,7 @@ async fn list_is_newest_first_with_pagination(app: TestApp) {
 async fn list_pages_with_limit_and_offset(app: TestApp) {
     for i in 0..5 {
         create(&app, json!({"channel_type": "sms", "channel_id": format!("521555000{i}")})).await;
-        tick().await;
+        app.tick();
     }
     let all = ids(&app.get("/v1/contacts", &app.a.secret).await);
     assert_eq!(all.len(), 5);
@@ -347,7 +342,7 @@ async fn list_rejects_out_of_range_and_non_integer_paging(app: TestApp) {
 async fn patch_changes_profile_name_email_and_notes(app: TestApp) {
     let c = create(&app, json!({"channel_type": "sms", "channel_id": "5215550001", "custom_attributes": {"a": 1}})).await;
     let path = format!("/v1/contacts/{}", id_of(&c));
-    tick().await;
+    app.tick();
 
     let r = app.patch(&path, &app.a.secret, json!({"profile_name": "Ana", "email": "ana@example.com", "notes": "VIP"})).await;
     r.assert_status(200);

@@ -778,7 +778,7 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
     }
     // A properly signed delivered comes after: had any refused read been stored, it would have
     // been processed first and the record would read `read`.
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    app.tick();
     signed_webhook(&app, &parley_adapters_whatsapp::status_webhook(&line, "wamid.sig", "delivered", "14155550100", Some("sig"), T0 + 30))
         .await;
     let list = poll(&app, &executions_uri("sig", ""), |d| d[0]["status"] != "sent").await;
@@ -884,7 +884,7 @@ async fn status_webhooks_move_executions_forward_once_each_whatever_their_order(
     )
     .await;
     signed_webhook(&app, &status(&[("wamid.m2", "read", T0 + 30), ("wamid.m1", "delivered", T0 + 50)])).await;
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    app.tick();
     signed_webhook(&app, &status(&[("wamid.m3", "delivered", T0 + 40)])).await;
     let seen = changes(&app, key, &mut since, &["wamid.m3"]).await;
     assert_eq!((&seen[0]["status"], &seen[0]["delivered_at"]), (&json!("delivered"), &json!(ts(T0 + 40))));
@@ -956,7 +956,7 @@ async fn inbound_messages_create_or_reopen_the_contact_and_ignore_unknown_lines(
     let r = post_webhook(&app, &stranger, Some(&parley_api::http::routes::webhooks::sign(APP_SECRET, stranger.as_bytes()))).await;
     r.assert_status(200);
     assert_eq!(r.body, json!({"received": true}));
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    app.tick();
     signed_webhook(&app, &inbound_webhook(CLOUD_PHONE, "16505550001", "Marker", "wamid.in4", T0)).await;
     let contacts = poll(&app, "/v1/contacts", |d| contact_on(d, "16505550001").is_some()).await;
     assert!(contact_on(&contacts, "16505550000").is_none(), "{contacts}");
@@ -976,7 +976,7 @@ async fn the_executions_endpoint_validates_since_and_limit_and_orders_by_updated
     for (i, to) in tos.iter().enumerate() {
         accept_sends_to(&server, to, &format!("wamid.o{i}")).await;
         app.post(&send_uri("9001"), &app.a.secret, order_send(to, Some("orders"))).await.assert_status(200);
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        app.tick();
     }
     let r = app.get(&executions_uri("orders", ""), &app.a.secret).await;
     r.assert_status(200);

@@ -79,7 +79,7 @@ async fn patch_changes_only_sent_fields_and_null_clears_description(app: TestApp
     let r = app.post("/v1/tags", &app.a.secret, json!({"name": "VIP", "color": "#111111", "description": "d"})).await;
     let id = r.data()["id"].as_str().unwrap().to_string();
     let created_at = r.data()["created_at"].clone();
-    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    app.tick();
 
     let r = app.patch(&format!("/v1/tags/{id}"), &app.a.secret, json!({"color": "#222222"})).await;
     r.assert_status(200);

@@ -1,5 +1,6 @@
 //! The catalog: products as imported (a [`ProductRecord`] per line) and as validated ([`Product`]).
 
+use crate::error::CHECKED;
 use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -307,20 +308,20 @@ impl Product {
             return Err(errors);
         }
         Ok(Product {
-            id: id.unwrap(),
+            id: id.expect(CHECKED),
             agent_id: agent.clone(),
-            kind: kind.unwrap(),
-            status: status.unwrap(),
-            title: title.unwrap(),
-            description: description.unwrap(),
+            kind: kind.expect(CHECKED),
+            status: status.expect(CHECKED),
+            title: title.expect(CHECKED),
+            description: description.expect(CHECKED),
             media: r.media,
             category_tags: tags,
-            currency: currency.unwrap(),
-            base_price: base_price.unwrap(),
+            currency: currency.expect(CHECKED),
+            base_price: base_price.expect(CHECKED),
             compare_at_price,
             variants: r.variants,
-            created_at: created_at.unwrap(),
-            updated_at: updated_at.unwrap(),
+            created_at: created_at.expect(CHECKED),
+            updated_at: updated_at.expect(CHECKED),
         })
     }
 

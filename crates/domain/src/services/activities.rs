@@ -1,3 +1,4 @@
+use crate::error::CHECKED;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -56,7 +57,7 @@ impl ActivityService {
         let tag = query.tag.map(|t| v.check(TagId::field("tag", t)));
         v.finish()?;
         let filter = ActivityFilter { status: status.flatten(), tag: tag.flatten(), search: search.flatten() };
-        Ok(self.activities.list(agent, &filter, page.unwrap()).await?)
+        Ok(self.activities.list(agent, &filter, page.expect(CHECKED)).await?)
     }
 
     pub async fn get(&self, agent: &AgentId, id: &ActivityId) -> Result<ActivityView, DomainError> {

@@ -1,3 +1,4 @@
+use crate::error::CHECKED;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -85,7 +86,7 @@ impl CatalogService {
         let page = v.check_all(PageRequest::parse(q.limit.as_deref(), q.offset.as_deref(), PageBounds::PRODUCTS));
         v.finish()?;
         let filter = ProductFilter { tag: q.tag, kind: kind.flatten() };
-        Ok(self.products.list(agent, &filter, page.unwrap()).await?)
+        Ok(self.products.list(agent, &filter, page.expect(CHECKED)).await?)
     }
 
     pub async fn get(&self, agent: &AgentId, id: &ProductId) -> Result<ProductDocument, DomainError> {

@@ -1,3 +1,4 @@
+use crate::error::CHECKED;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -75,7 +76,7 @@ impl ContactService {
         let attributes = v.check(CustomAttributes::received(input.custom_attributes.unwrap_or_default()));
         v.finish()?;
 
-        let channel = channel.unwrap();
+        let channel = channel.expect(CHECKED);
         let profile_name = match profile_name.flatten() {
             Some(name) => name,
             None => ProfileName::new(channel.channel_id()).map_err(DomainError::from)?,
@@ -88,7 +89,7 @@ impl ContactService {
             email: email.flatten(),
             notes: notes.flatten().flatten(),
             channels: vec![channel],
-            custom_attributes: attributes.unwrap(),
+            custom_attributes: attributes.expect(CHECKED),
             created_at: now,
             updated_at: now,
         };

@@ -1,3 +1,4 @@
+use crate::error::CHECKED;
 use std::sync::Arc;
 
 use crate::error::Violations;
@@ -51,9 +52,9 @@ impl LineService {
         let line = Line {
             id: LineId::new(self.ids.new_id(IdKind::Line)),
             agent_id: agent.clone(),
-            phone_number_id: phone.unwrap(),
-            waba_id: waba.unwrap(),
-            access: access.unwrap(),
+            phone_number_id: phone.expect(CHECKED),
+            waba_id: waba.expect(CHECKED),
+            access: access.expect(CHECKED),
             created_at: self.clock.now(),
         };
         match self.lines.insert(&line).await {

@@ -1,3 +1,4 @@
+use crate::error::CHECKED;
 use std::sync::Arc;
 
 use super::{Patch, not_null, required};
@@ -60,7 +61,7 @@ impl TagService {
             Some(d) => v.check(description(&d)),
         };
         v.finish()?;
-        let (name, color, description) = (name.unwrap(), color.unwrap(), desc.unwrap());
+        let (name, color, description) = (name.expect(CHECKED), color.expect(CHECKED), desc.expect(CHECKED));
 
         let now = self.clock.now();
         let tag = Tag {

@@ -109,6 +109,12 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// Moves the app's clock a few milliseconds on, so the next write gets a later timestamp
+    /// (the test clock instead of a wall-clock sleep).
+    pub fn tick(&self) {
+        self.clock.advance(chrono::TimeDelta::milliseconds(5));
+    }
+
     pub async fn new(backend: &str) -> Self {
         Self::with_config(backend, ApiConfig::default()).await
     }

@@ -1,0 +1,8 @@
+//! The storage adapter's integration tests, one binary: the domain's conformance suite on both
+//! backends, the data migrations, and SQLite's connection settings.
+
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
+mod conformance;
+mod migrations;
+mod sqlite_settings;
