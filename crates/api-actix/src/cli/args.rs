@@ -249,7 +249,7 @@ pub struct ServeArgs {
     #[arg(long, env = "PARLEY_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub max_connections: u64,
     #[command(flatten)]
-    pub rate_limits: crate::http::limits::RateLimitArgs,
+    pub rate_limits: crate::runtime::limits::RateLimitArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -61,7 +61,7 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
         whatsapp_app_secret,
         separate_metrics_address: args.metrics_bind.is_some(),
         rate_limits,
-        body_deadline: crate::http::body_deadline::BodyDeadline(Duration::from_secs(args.request_read_timeout_secs)),
+        body_deadline: crate::runtime::config::BodyDeadline(Duration::from_secs(args.request_read_timeout_secs)),
     })
 }
 

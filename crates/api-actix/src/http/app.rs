@@ -28,7 +28,7 @@ pub fn build(
         .configure(webhooks::routes)
         .configure(|cfg| {
             if metrics_here {
-                crate::runtime::metrics::routes(cfg)
+                routes::metrics::routes(cfg)
             }
         })
         .service(
@@ -60,5 +60,5 @@ pub fn build(
 pub fn build_metrics(
     state: Data<AppState>,
 ) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
-    App::new().app_data(state).configure(crate::runtime::metrics::routes).default_service(web::to(routes::route_not_found))
+    App::new().app_data(state).configure(routes::metrics::routes).default_service(web::to(routes::route_not_found))
 }

@@ -28,20 +28,7 @@ use futures_util::Stream;
 use futures_util::future::LocalBoxFuture;
 
 use crate::http::error::ApiError;
-
-/// How long a request's body may take to arrive; also the middleware that enforces it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BodyDeadline(pub Duration);
-
-impl BodyDeadline {
-    pub const DEFAULT: Duration = Duration::from_secs(15);
-}
-
-impl Default for BodyDeadline {
-    fn default() -> Self {
-        Self(Self::DEFAULT)
-    }
-}
+use crate::runtime::config::BodyDeadline;
 
 /// The request's payload, shared by the stream the handler reads and the middleware that
 /// answers for it.

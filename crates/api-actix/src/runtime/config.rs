@@ -1,6 +1,8 @@
 //! Settings of the HTTP API beyond the database: where storefronts live and which browser
 //! origins may call the catalog and cart endpoints.
 
+use std::time::Duration;
+
 /// Browser origins allowed on the publishable-key endpoints.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum CorsOrigins {
@@ -44,9 +46,9 @@ pub struct ApiConfig {
     /// `GET /metrics` is served on an address of its own (`PARLEY_METRICS_BIND`), not on the API's.
     pub separate_metrics_address: bool,
     /// Off by default; `parley serve` passes its flags' (the product's limits unless changed).
-    pub rate_limits: crate::http::limits::RateLimitConfig,
+    pub rate_limits: crate::runtime::limits::RateLimitConfig,
     /// How long a request's body may take to arrive (15 s unless `parley serve` is told otherwise).
-    pub body_deadline: crate::http::body_deadline::BodyDeadline,
+    pub body_deadline: BodyDeadline,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.
@@ -79,5 +81,19 @@ mod tests {
     fn storefront_urls_are_http_and_lose_trailing_slashes() {
         assert_eq!(parse_storefront_url("https://shop.example.com/").unwrap(), "https://shop.example.com");
         assert!(parse_storefront_url("shop.example.com").is_err());
+    }
+}
+
+/// How long a request's body may take to arrive (`http::body_deadline` enforces it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyDeadline(pub Duration);
+
+impl BodyDeadline {
+    pub const DEFAULT: Duration = Duration::from_secs(15);
+}
+
+impl Default for BodyDeadline {
+    fn default() -> Self {
+        Self(Self::DEFAULT)
     }
 }

@@ -7,9 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
 use std::time::{Duration, Instant};
 
-use actix_web::HttpResponse;
-use actix_web::http::header::{CONTENT_TYPE, HeaderValue};
-use actix_web::web::{self, Data, ServiceConfig};
 use async_trait::async_trait;
 use parley_domain::ports::{EmbedError, Embedder};
 use prometheus_client::encoding::EncodeLabelSet;
@@ -19,7 +16,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::http::routes::open_resource;
 use crate::runtime::state::AppState;
 
 /// The content type of the OpenMetrics text format, which Prometheus scrapes natively.
@@ -199,17 +195,6 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.in_flight.dec();
     }
-}
-
-/// Registers `GET /metrics` (no key).
-pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(open_resource("/metrics").route(web::get().to(metrics)));
-}
-
-/// The metrics in the OpenMetrics text format.
-pub async fn metrics(state: Data<AppState>) -> HttpResponse {
-    let body = state.metrics.render(&state).await;
-    HttpResponse::Ok().insert_header((CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE_OPENMETRICS))).body(body)
 }
 
 /// The [`Embedder`] port, timed: every call is observed in `parley_embedder_duration_seconds`.

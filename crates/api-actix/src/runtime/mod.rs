@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod embedding;
+pub mod limits;
 pub mod metrics;
 pub mod platform;
 pub mod redact;

@@ -7,8 +7,8 @@ use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, Reposit
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
-use crate::http::limits::Limiter;
 use crate::runtime::config::ApiConfig;
+use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Metrics, TimedEmbedder};
 
 pub struct AppState {

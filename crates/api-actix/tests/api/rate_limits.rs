@@ -12,8 +12,8 @@ use crate::common::server::{ParleyServer, free_port};
 use crate::common::{Reply, TestApp};
 use actix_web::test::TestRequest;
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::http::limits::RateLimitConfig;
 use parley_api::runtime::config::ApiConfig;
+use parley_api::runtime::limits::RateLimitConfig;
 use parley_api::runtime::state::AppState;
 use parley_domain::model::KeyKind;
 use serde_json::{Value, json};
@@ -229,7 +229,7 @@ fn forwarded_by(peer: &str, forwarded: &str, key: &str) -> TestRequest {
 #[actix_web::test]
 async fn behind_a_trusted_proxy_bad_keys_are_limited_per_forwarded_client() {
     let mut config = limits(100, 0, 2);
-    config.rate_limits.trusted_proxies = parley_api::http::limits::client::TrustedProxies::parse("10.0.0.0/8").unwrap();
+    config.rate_limits.trusted_proxies = parley_api::runtime::limits::client::TrustedProxies::parse("10.0.0.0/8").unwrap();
     let app = TestApp::with_config("sqlite", config).await;
     let via_proxy = |forwarded: &str| forwarded_by("10.0.0.2", forwarded, "sk_guess");
     // The attacker rotates the address it writes; the proxy appends the one it saw.
@@ -477,9 +477,9 @@ async fn browsers_may_read_the_rate_limit_headers() {
 /// one quota, so a process falling back to its own counters (or coming back) behaves alike.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_memory_and_redis_stores_agree() {
-    use parley_api::http::limits::memory::MemoryStore;
-    use parley_api::http::limits::redis::RedisStore;
-    use parley_api::http::limits::{Admit, Bucket, LimitStore, RedisConfig, Tally};
+    use parley_api::runtime::limits::memory::MemoryStore;
+    use parley_api::runtime::limits::redis::RedisStore;
+    use parley_api::runtime::limits::{Admit, Bucket, LimitStore, RedisConfig, Tally};
 
     let redis = RedisConfig { url: redis_url(), key_prefix: unique_prefix("agree") };
     let config =

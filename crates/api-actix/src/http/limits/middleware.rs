@@ -10,8 +10,8 @@ use actix_web::middleware::Next;
 use actix_web::web::Data;
 use parley_domain::model::Principal;
 
-use super::Usage;
 use crate::http::error::ApiError;
+use crate::runtime::limits::Usage;
 use crate::runtime::state::AppState;
 
 pub const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");

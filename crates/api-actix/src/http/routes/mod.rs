@@ -7,6 +7,7 @@ pub mod carts;
 pub mod catalog;
 pub mod contacts;
 pub mod meta;
+pub mod metrics;
 pub mod tags;
 pub mod templates;
 pub mod webhooks;
