@@ -1,8 +1,10 @@
 //! Parley's storage adapter: every repository port on diesel + diesel-async, over SQLite (the
 //! embedded default) or PostgreSQL (scale-out), picked at runtime from the database URL.
 //!
-//! Query bodies are written once and expanded per backend by [`pool::with_conn!`]; the schema
-//! uses only types both share. Migrations for both are embedded and run by [`Store::migrate`].
+//! Query bodies are written once and expanded per backend by the connection macros of `pool.rs`
+//! (`with_conn!`, `read_conn!`, `read_direct!`, `in_transaction!`, …); the schema uses only
+//! types both share. Migrations for both are embedded and run by [`Store::migrate`]. Every
+//! mechanism, kept copy and count is listed in docs/storage.md.
 
 mod column_test;
 mod contains;

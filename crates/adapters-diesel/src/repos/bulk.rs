@@ -1,5 +1,6 @@
-//! Bulk catalog writes, the one place where the backends need different code. An import is
-//! staged, then published inside its write transaction (see [`staged_transaction!`]).
+//! Bulk catalog writes, where the backends take different code paths (as locks, statistics,
+//! migrations and the `in_list`/`contains` helpers also do; docs/storage.md lists them). An
+//! import is staged, then published inside its write transaction (see [`staged_transaction!`]).
 //!
 //! PostgreSQL stages nothing: it takes multi-row upserts inside the transaction, and its row
 //! locks keep other writers (other tables, other agents' rows) going meanwhile.

@@ -1,6 +1,6 @@
 //! Prometheus metrics (`GET /metrics`, OpenMetrics text): requests by route pattern and status,
 //! latency histograms, requests in flight, the database pool, the webhook backlog, and the time
-//! spent embedding. One registry per [`AppState`](crate::runtime::state::AppState), so tests never share
+//! spent embedding. One registry per [`AppState`], so tests never share
 //! counters. docs/operations.md lists every metric.
 
 use std::sync::Arc;

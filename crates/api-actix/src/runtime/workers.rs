@@ -26,7 +26,7 @@ pub struct WorkerConfig {
     pub sync_at_start: bool,
     /// How often the search index looks for catalog changes made by other processes.
     pub index_refresh_every: Duration,
-    /// The store whose stale query planner statistics are refreshed every [`STATISTICS_EVERY`].
+    /// The store whose stale query planner statistics are refreshed every `STATISTICS_EVERY`.
     pub statistics: Store,
 }
 

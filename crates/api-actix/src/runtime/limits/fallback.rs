@@ -1,6 +1,6 @@
 //! Redis when it answers, this process's counters when it does not: a Redis outage must not
 //! take the API down, nor refuse every request. While Redis is away one request per
-//! [`RETRY_EVERY`] tries it again, so the limits go back to being shared soon after it returns.
+//! `RETRY_EVERY` tries it again, so the limits go back to being shared soon after it returns.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
