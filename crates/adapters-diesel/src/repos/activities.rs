@@ -6,7 +6,7 @@ use parley_domain::ports::{ActivityRepository, StoreResult};
 
 use super::activity_search::{insert_terms, mirror_to_terms, page_of_search, replace_name_terms, terms};
 use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
-use super::channel_lists::channel_list;
+use super::channel_lists::parse_channel_list;
 use crate::Store;
 use crate::error::DbError;
 use crate::locks::{OrderedLocks, status_move};
@@ -219,11 +219,12 @@ impl ActivityRepository for Store {
             activities::updated_at.eq(millis(a.updated_at)),
         );
         in_transaction!(self, |conn| {
-            let (contact_name, channels) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
-            let digits: Vec<String> = channels.iter().map(|(_, id)| text::digits_of(id)).collect();
+            let (contact_name, channel_list) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
+            let channels = parse_channel_list(&channel_list, ("contact", a.contact_id.as_str()))?;
+            let digits: Vec<String> = channels.iter().map(|c| text::digits_of(c.channel_id())).collect();
             let terms = terms(&text::search_key(&contact_name), digits.iter().map(String::as_str));
             diesel::insert_into(activities::table)
-                .values((values, activities::contact_name.eq(&contact_name), activities::channel_list.eq(channel_list(&channels))))
+                .values((values, activities::contact_name.eq(&contact_name), activities::channel_list.eq(&channel_list)))
                 .execute(conn)
                 .await?;
             count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);

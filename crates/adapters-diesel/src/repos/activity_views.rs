@@ -60,25 +60,19 @@ pub(crate) fn tag_list(tags: &[(String, String, String)]) -> String {
     serde_json::Value::Array(entries).to_string()
 }
 
-/// `(contact_name, channels)` of the agent's contact `$contact` (channels as `(type, id)` in
-/// position order), read in the transaction that inserts its activity; `NotFound` when the agent
-/// has no such contact.
+/// `(contact_name, channel_list)` of the agent's contact `$contact` (its kept channel list,
+/// `repos/channel_lists.rs`), read in the transaction that inserts its activity; `NotFound` when
+/// the agent has no such contact.
 macro_rules! contact_view {
     ($conn:expr, $agent:expr, $contact:expr) => {{
-        use crate::schema::{contact_channels, contacts};
+        use crate::schema::contacts;
         let contact = || contacts::table.filter(contacts::agent_id.eq($agent)).filter(contacts::id.eq($contact));
         // The contact's row locked first (a no-op write): a rename committing between this read
         // and the insert would update no activity yet and leave this one with the old name. On
         // SQLite the write transaction already excludes it.
         diesel::update(contact()).set(contacts::updated_at.eq(contacts::updated_at)).execute($conn).await?;
-        let name: String = contact().select(contacts::profile_name).first($conn).await?;
-        let channels: Vec<(String, String)> = contact_channels::table
-            .filter(contact_channels::contact_id.eq($contact))
-            .order(contact_channels::position.asc())
-            .select((contact_channels::channel_type, contact_channels::channel_id))
-            .load($conn)
-            .await?;
-        (name, channels)
+        let view: (String, String) = contact().select((contacts::profile_name, contacts::channel_list)).first($conn).await?;
+        view
     }};
 }
 

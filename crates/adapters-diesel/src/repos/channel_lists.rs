@@ -1,6 +1,6 @@
 //! A contact's channels kept as one JSON text column, `[["whatsapp","14155550100"], …]` in
-//! position order: on the contact's row and on each of its activities' rows (`channel_list`),
-//! so a page of either reads one row per item instead of a second query for the channels. A
+//! position order: on the contact's row, and copied from there onto each of its activities' rows
+//! (`channel_list`), so a page of either reads one row per item instead of a second query. A
 //! contact's channels never change after it is inserted, so both copies are written once, in
 //! the transaction that inserts the contact or the activity; `contact_channels` stays the
 //! source of truth for lookups by channel (docs/storage.md, "Kept copies and counts").
@@ -8,11 +8,6 @@
 use parley_domain::model::{Channel, ChannelType};
 
 use crate::error::DbError;
-
-/// The kept text of `(type, id)` pairs in position order.
-pub(crate) fn channel_list(channels: &[(String, String)]) -> String {
-    serde_json::to_string(channels).expect("strings serialize")
-}
 
 /// The kept text of a contact's channels.
 pub(crate) fn channel_list_of(channels: &[Channel]) -> String {
