@@ -225,4 +225,33 @@ mod tests {
         );
         assert_eq!(parse_webhook("{}").unwrap(), vec![]);
     }
+
+    #[test]
+    fn context_and_referral_are_kept_and_incomplete_messages_skipped() {
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},
+            "contacts":[{"profile":{"name":"Ann"},"wa_id":"14155550100"}],
+            "messages":[
+              {"from":"14155550100","id":"wamid.r1","timestamp":"1767225600","type":"text","text":{"body":"this one?"},
+               "context":{"from":"15550001111","id":"wamid.out7"}},
+              {"from":"14155550100","id":"wamid.ad1","timestamp":"1767225601","type":"text","text":{"body":"Saw your ad"},
+               "referral":{"source_url":"https://fb.me/x","source_id":"120","source_type":"ad","headline":"Mugs","body":"20% off",
+                 "media_type":"image","image_url":"https://x.test/a.jpg","ctwa_clid":"Afd"}},
+              {"from":"14155550100","id":"wamid.u1","timestamp":"1767225602","type":"unsupported",
+               "errors":[{"code":131051,"title":"Message type unknown"}]},
+              {"id":"wamid.nofrom","timestamp":"1767225603","type":"text","text":{"body":"x"}},
+              {"from":"14155550100","timestamp":"1767225604","type":"text","text":{"body":"no id"}},
+              {"from":"14155550100","id":"wamid.notime","timestamp":"soon","type":"text","text":{"body":"x"}},
+              "not an object"
+            ]}}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        let inbound = &news[0].inbound;
+        assert_eq!(inbound.iter().map(|m| m.platform_message_id.as_str()).collect::<Vec<_>>(), ["wamid.r1", "wamid.ad1", "wamid.u1"]);
+        assert_eq!(inbound[0].reply_to.as_deref(), Some("wamid.out7"));
+        assert_eq!(inbound[0].profile_name.as_deref(), Some("Ann"));
+        let referral = inbound[1].referral.as_ref().unwrap();
+        assert_eq!((referral["source_type"].as_str(), referral["ctwa_clid"].as_str()), (Some("ad"), Some("Afd")));
+        assert_eq!(inbound[1].reply_to, None);
+        let MessageContent::Unsupported { raw } = &inbound[2].content else { panic!("{:?}", inbound[2].content) };
+        assert_eq!(raw["errors"][0]["code"], 131051);
+    }
 }
