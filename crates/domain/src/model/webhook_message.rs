@@ -169,9 +169,10 @@ mod tests {
 
     #[test]
     fn text_and_media_are_read() {
-        assert_eq!(content_of(&message("text", json!({"text": {"body": "Is the mug in stock?"}}))), MessageContent::Text {
-            body: "Is the mug in stock?".into()
-        });
+        assert_eq!(
+            content_of(&message("text", json!({"text": {"body": "Is the mug in stock?"}}))),
+            MessageContent::Text { body: "Is the mug in stock?".into() }
+        );
         let image = message(
             "image",
             json!({"image": {"caption": "this one", "mime_type": "image/jpeg", "sha256": "9Yc1xT3Q=", "id": "1479537139650973"}}),
@@ -193,11 +194,15 @@ mod tests {
         let doc = content_of(&document);
         assert_eq!(doc.media().and_then(|m| m.filename.as_deref()), Some("INV-7.pdf"));
         assert_eq!(doc.text(), Some("invoice"));
-        let audio = content_of(&message("audio", json!({"audio": {"mime_type": "audio/ogg; codecs=opus", "sha256": "b2", "id": "3", "voice": true}})));
+        let audio = content_of(&message(
+            "audio",
+            json!({"audio": {"mime_type": "audio/ogg; codecs=opus", "sha256": "b2", "id": "3", "voice": true}}),
+        ));
         assert_eq!((audio.message_type().as_str(), audio.media().and_then(|m| m.id.as_deref())), ("audio", Some("3")));
         let video = content_of(&message("video", json!({"video": {"mime_type": "video/mp4", "sha256": "c3", "id": "4"}})));
         assert_eq!(video.message_type().as_str(), "video");
-        let sticker = content_of(&message("sticker", json!({"sticker": {"mime_type": "image/webp", "sha256": "d4", "id": "5", "animated": false}})));
+        let sticker =
+            content_of(&message("sticker", json!({"sticker": {"mime_type": "image/webp", "sha256": "d4", "id": "5", "animated": false}})));
         assert_eq!((sticker.message_type().as_str(), sticker.text()), ("sticker", None));
     }
 
@@ -225,21 +230,35 @@ mod tests {
     fn replies_buttons_and_reactions_are_read() {
         let button_reply =
             message("interactive", json!({"interactive": {"type": "button_reply", "button_reply": {"id": "yes-1", "title": "Yes"}}}));
-        assert_eq!(content_of(&button_reply), MessageContent::Interactive(InteractiveReply::Button { id: "yes-1".into(), title: "Yes".into() }));
+        assert_eq!(
+            content_of(&button_reply),
+            MessageContent::Interactive(InteractiveReply::Button { id: "yes-1".into(), title: "Yes".into() })
+        );
         let list_reply = message(
             "interactive",
             json!({"interactive": {"type": "list_reply", "list_reply": {"id": "red", "title": "Red mug", "description": "350 ml"}}}),
         );
         assert_eq!(
             content_of(&list_reply),
-            MessageContent::Interactive(InteractiveReply::List { id: "red".into(), title: "Red mug".into(), description: Some("350 ml".into()) })
+            MessageContent::Interactive(InteractiveReply::List {
+                id: "red".into(),
+                title: "Red mug".into(),
+                description: Some("350 ml".into())
+            })
         );
-        let button = message("button", json!({"context": {"from": "15550001111", "id": "wamid.tpl"}, "button": {"payload": "STOP", "text": "Stop promotions"}}));
+        let button = message(
+            "button",
+            json!({"context": {"from": "15550001111", "id": "wamid.tpl"}, "button": {"payload": "STOP", "text": "Stop promotions"}}),
+        );
         assert_eq!(content_of(&button), MessageContent::Button { payload: Some("STOP".into()), text: "Stop promotions".into() });
         let reaction = message("reaction", json!({"reaction": {"message_id": "wamid.out1", "emoji": "❤️"}}));
         assert_eq!(content_of(&reaction), MessageContent::Reaction { message_id: "wamid.out1".into(), emoji: Some("❤️".into()) });
         let removed = message("reaction", json!({"reaction": {"message_id": "wamid.out1", "emoji": ""}}));
-        assert_eq!(content_of(&removed), MessageContent::Reaction { message_id: "wamid.out1".into(), emoji: None }, "an empty emoji removes it");
+        assert_eq!(
+            content_of(&removed),
+            MessageContent::Reaction { message_id: "wamid.out1".into(), emoji: None },
+            "an empty emoji removes it"
+        );
     }
 
     #[test]
@@ -270,7 +289,10 @@ mod tests {
             message("poll", json!({"poll": {"question": "?"}})),
             message("text", json!({"text": "not an object"})),
             message("interactive", json!({"interactive": {"type": "nfm_reply", "nfm_reply": {"response_json": "{}"}}})),
-            message("order", json!({"order": {"catalog_id": "1", "product_items": [{"product_retailer_id": "A", "quantity": 0.5, "item_price": 1, "currency": "USD"}]}})),
+            message(
+                "order",
+                json!({"order": {"catalog_id": "1", "product_items": [{"product_retailer_id": "A", "quantity": 0.5, "item_price": 1, "currency": "USD"}]}}),
+            ),
             message("image", json!({})),
             json!({"from": "1", "id": "wamid.x", "timestamp": "1"}),
         ] {
