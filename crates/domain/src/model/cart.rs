@@ -28,6 +28,18 @@ impl CartCode {
     }
 }
 
+/// The first cart code in a link of the shape `…/c/<code>` in `text`: a candidate only (whose
+/// cart it is, the caller checks). The code must end where the link does (end of text,
+/// whitespace, `?`, `#`, `/` or punctuation), so a longer word is not cut into a code.
+pub fn cart_code_in(text: &str) -> Option<CartCode> {
+    text.match_indices("/c/").find_map(|(at, marker)| {
+        let rest = &text[at + marker.len()..];
+        let code = rest.get(..CartCode::LEN)?;
+        let ends = rest[CartCode::LEN..].chars().next().is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != '-');
+        if ends { CartCode::parse(code) } else { None }
+    })
+}
+
 /// One line of a cart: the product as it was when the cart was made, and how many.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CartItem {
@@ -68,5 +80,30 @@ mod tests {
         assert!(CartCode::parse("Ab3kP9").is_none());
         assert!(CartCode::parse("Ab3kP90").is_none(), "0 is not in the alphabet");
         assert!(CartCode::parse("Ab3kP9zz").is_none());
+    }
+
+    #[test]
+    fn cart_codes_are_found_in_links() {
+        for (text, code) in [
+            ("https://shop.example/c/Ab3kP9z", Some("Ab3kP9z")),
+            ("see shop.example/c/Ab3kP9z?utm=wa please", Some("Ab3kP9z")),
+            ("(https://s.example/c/Ab3kP9z).", Some("Ab3kP9z")),
+            ("https://s.example/c/Ab3kP9z#top", Some("Ab3kP9z")),
+            ("https://s.example/c/Ab3kP9z/", Some("Ab3kP9z")),
+            ("https://s.example/c/Ab3kP9z, thanks", Some("Ab3kP9z")),
+            ("line\nhttps://s.example/c/Ab3kP9z\nbye", Some("Ab3kP9z")),
+            ("/c/bad0000 then /c/Zz9kP9z", Some("Zz9kP9z")),
+            ("https://s.example/c/Ab3kP9zz", None),
+            ("https://s.example/c/Ab3kP9", None),
+            ("https://s.example/c/Ab3kP9-x", None),
+            ("https://s.example/c/Ab3kP90", None),
+            ("https://s.example/cart/Ab3kP9z", None),
+            ("Ab3kP9z", None),
+            ("/c/Ab3kP9é", None),
+            ("/c/Ab3é", None),
+            ("", None),
+        ] {
+            assert_eq!(cart_code_in(text).as_ref().map(CartCode::as_str), code, "{text}");
+        }
     }
 }

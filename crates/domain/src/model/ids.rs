@@ -15,6 +15,7 @@ pub enum IdKind {
     Line,
     Execution,
     Webhook,
+    Message,
 }
 
 impl IdKind {
@@ -29,6 +30,7 @@ impl IdKind {
             IdKind::Line => "chn",
             IdKind::Execution => "exe",
             IdKind::Webhook => "whk",
+            IdKind::Message => "msg",
         }
     }
 }
@@ -75,7 +77,7 @@ macro_rules! received_id {
 }
 
 received_id!(TagId => "tag", ContactId => "contact", ActivityId => "activity",
-    crate::model::TemplateId => "template", crate::model::LineId => "channel");
+    crate::model::TemplateId => "template", crate::model::LineId => "channel", MessageId => "message");
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -117,3 +119,5 @@ id_type!(/// Identifies a contact.
     ContactId);
 id_type!(/// Identifies an activity (a conversation).
     ActivityId);
+id_type!(/// Identifies a message of an activity's timeline (`msg_…`).
+    MessageId);

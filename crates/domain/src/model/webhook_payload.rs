@@ -1,11 +1,13 @@
 //! The WhatsApp webhook payload: `entry[].changes[].value` with `metadata.phone_number_id`,
 //! `statuses[]`, `messages[]` and `contacts[]`. Parsed leniently: unknown fields and kinds are
-//! ignored, because the platform adds them over time.
+//! ignored, because the platform adds them over time. Each message's content is read by
+//! `webhook_message`.
 
 use chrono::DateTime;
 use serde::Deserialize;
 
-use super::{ExecutionStatus, StatusUpdate, Timestamp};
+use super::webhook_message::content_of;
+use super::{ExecutionStatus, MessageContent, StatusUpdate, Timestamp};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -29,8 +31,9 @@ struct Value {
     metadata: Option<Metadata>,
     #[serde(default)]
     statuses: Vec<RawStatus>,
+    /// Raw objects: one message of an unexpected shape must not cost the others.
     #[serde(default)]
-    messages: Vec<RawMessage>,
+    messages: Vec<serde_json::Value>,
     #[serde(default)]
     contacts: Vec<RawContact>,
 }
@@ -65,7 +68,15 @@ struct RawErrorData {
 #[derive(Deserialize)]
 struct RawMessage {
     from: String,
+    id: String,
     timestamp: String,
+    context: Option<RawContext>,
+    referral: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct RawContext {
+    id: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -80,17 +91,24 @@ struct RawProfile {
 }
 
 /// A message a contact sent to one of the agent's lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InboundMessage {
     /// The sender's WhatsApp id (digits).
     pub from: String,
     /// The sender's profile name, when the payload carries it.
     pub profile_name: Option<String>,
     pub at: Timestamp,
+    /// The platform's `wamid.…`.
+    pub platform_message_id: String,
+    pub content: MessageContent,
+    /// `context.id`: the platform's id of the message this one answers or reacts to in a quote.
+    pub reply_to: Option<String>,
+    /// The ad that brought the contact (`referral`), as the platform sent it.
+    pub referral: Option<serde_json::Value>,
 }
 
 /// What one change of a webhook tells about one line.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LineNews {
     pub phone_number_id: String,
     pub statuses: Vec<StatusUpdate>,
@@ -140,9 +158,18 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
         let inbound = value
             .messages
             .iter()
-            .filter_map(|m| {
+            .filter_map(|raw| {
+                let m = RawMessage::deserialize(raw).ok()?;
                 let profile_name = value.contacts.iter().find(|c| c.wa_id == m.from).and_then(|c| c.profile.as_ref()?.name.clone());
-                Some(InboundMessage { from: m.from.clone(), profile_name, at: unix_time(&m.timestamp)? })
+                Some(InboundMessage {
+                    profile_name,
+                    at: unix_time(&m.timestamp)?,
+                    platform_message_id: m.id,
+                    content: content_of(raw),
+                    reply_to: m.context.and_then(|c| c.id),
+                    referral: m.referral,
+                    from: m.from,
+                })
             })
             .collect();
         news.push(LineNews { phone_number_id: metadata.phone_number_id, statuses, inbound });
@@ -179,7 +206,11 @@ mod tests {
             [InboundMessage {
                 from: "16315551234".into(),
                 profile_name: Some("Kerry Fisher".into()),
-                at: DateTime::from_timestamp(1_767_225_600, 0).unwrap()
+                at: DateTime::from_timestamp(1_767_225_600, 0).unwrap(),
+                platform_message_id: "wamid.in1".into(),
+                content: MessageContent::Text { body: "hi".into() },
+                reply_to: None,
+                referral: None,
             }]
         );
     }
@@ -193,5 +224,34 @@ mod tests {
             "no metadata, nothing to route"
         );
         assert_eq!(parse_webhook("{}").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn context_and_referral_are_kept_and_incomplete_messages_skipped() {
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},
+            "contacts":[{"profile":{"name":"Ann"},"wa_id":"14155550100"}],
+            "messages":[
+              {"from":"14155550100","id":"wamid.r1","timestamp":"1767225600","type":"text","text":{"body":"this one?"},
+               "context":{"from":"15550001111","id":"wamid.out7"}},
+              {"from":"14155550100","id":"wamid.ad1","timestamp":"1767225601","type":"text","text":{"body":"Saw your ad"},
+               "referral":{"source_url":"https://fb.me/x","source_id":"120","source_type":"ad","headline":"Mugs","body":"20% off",
+                 "media_type":"image","image_url":"https://x.test/a.jpg","ctwa_clid":"Afd"}},
+              {"from":"14155550100","id":"wamid.u1","timestamp":"1767225602","type":"unsupported",
+               "errors":[{"code":131051,"title":"Message type unknown"}]},
+              {"id":"wamid.nofrom","timestamp":"1767225603","type":"text","text":{"body":"x"}},
+              {"from":"14155550100","timestamp":"1767225604","type":"text","text":{"body":"no id"}},
+              {"from":"14155550100","id":"wamid.notime","timestamp":"soon","type":"text","text":{"body":"x"}},
+              "not an object"
+            ]}}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        let inbound = &news[0].inbound;
+        assert_eq!(inbound.iter().map(|m| m.platform_message_id.as_str()).collect::<Vec<_>>(), ["wamid.r1", "wamid.ad1", "wamid.u1"]);
+        assert_eq!(inbound[0].reply_to.as_deref(), Some("wamid.out7"));
+        assert_eq!(inbound[0].profile_name.as_deref(), Some("Ann"));
+        let referral = inbound[1].referral.as_ref().unwrap();
+        assert_eq!((referral["source_type"].as_str(), referral["ctwa_clid"].as_str()), (Some("ad"), Some("Afd")));
+        assert_eq!(inbound[1].reply_to, None);
+        let MessageContent::Unsupported { raw } = &inbound[2].content else { panic!("{:?}", inbound[2].content) };
+        assert_eq!(raw["errors"][0]["code"], 131051);
     }
 }

@@ -1,0 +1,307 @@
+//! Messages: one activity's timeline, inbound (from the contact) and outbound (from the agent).
+//! Outbound statuses only move forward, as executions' do; inbound ones stay `received`.
+
+use super::{ActivityId, AgentId, CampaignKey, CartCode, Channel, ExecutionStatus, LineId, Location, Media, MessageContent, MessageId};
+use super::{StatusUpdate, TemplateId, Timestamp};
+use crate::FieldError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageDirection {
+    Inbound,
+    Outbound,
+}
+
+impl MessageDirection {
+    pub const ALL: [MessageDirection; 2] = [MessageDirection::Inbound, MessageDirection::Outbound];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageDirection::Inbound => "inbound",
+            MessageDirection::Outbound => "outbound",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        Self::ALL.into_iter().find(|d| d.as_str() == raw).ok_or_else(|| FieldError::new("direction", "must be one of inbound, outbound"))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageStatus {
+    /// Every inbound message, for good.
+    Received,
+    Sent,
+    Delivered,
+    Read,
+    Failed,
+}
+
+impl MessageStatus {
+    pub const ALL: [MessageStatus; 5] =
+        [MessageStatus::Received, MessageStatus::Sent, MessageStatus::Delivered, MessageStatus::Read, MessageStatus::Failed];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageStatus::Received => "received",
+            MessageStatus::Sent => "sent",
+            MessageStatus::Delivered => "delivered",
+            MessageStatus::Read => "read",
+            MessageStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.as_str() == raw)
+            .ok_or_else(|| FieldError::new("status", "must be one of received, sent, delivered, read, failed"))
+    }
+
+    /// Whether a status the platform reported moves a message in this status: forward along
+    /// sent → delivered → read, to failed from any of those; `received` and `failed` are final.
+    pub fn can_move_to(self, reported: ExecutionStatus) -> bool {
+        match self {
+            MessageStatus::Received | MessageStatus::Failed => false,
+            MessageStatus::Sent => reported != ExecutionStatus::Sent,
+            MessageStatus::Delivered => matches!(reported, ExecutionStatus::Read | ExecutionStatus::Failed),
+            MessageStatus::Read => reported == ExecutionStatus::Failed,
+        }
+    }
+}
+
+impl From<ExecutionStatus> for MessageStatus {
+    fn from(s: ExecutionStatus) -> Self {
+        match s {
+            ExecutionStatus::Sent => MessageStatus::Sent,
+            ExecutionStatus::Delivered => MessageStatus::Delivered,
+            ExecutionStatus::Read => MessageStatus::Read,
+            ExecutionStatus::Failed => MessageStatus::Failed,
+        }
+    }
+}
+
+/// The kind of a message, as the API names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageType {
+    Text,
+    Image,
+    Video,
+    Audio,
+    Document,
+    Sticker,
+    Location,
+    Contacts,
+    Interactive,
+    Button,
+    Reaction,
+    Order,
+    Template,
+    Unsupported,
+}
+
+impl MessageType {
+    pub const ALL: [MessageType; 14] = [
+        MessageType::Text,
+        MessageType::Image,
+        MessageType::Video,
+        MessageType::Audio,
+        MessageType::Document,
+        MessageType::Sticker,
+        MessageType::Location,
+        MessageType::Contacts,
+        MessageType::Interactive,
+        MessageType::Button,
+        MessageType::Reaction,
+        MessageType::Order,
+        MessageType::Template,
+        MessageType::Unsupported,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageType::Text => "text",
+            MessageType::Image => "image",
+            MessageType::Video => "video",
+            MessageType::Audio => "audio",
+            MessageType::Document => "document",
+            MessageType::Sticker => "sticker",
+            MessageType::Location => "location",
+            MessageType::Contacts => "contacts",
+            MessageType::Interactive => "interactive",
+            MessageType::Button => "button",
+            MessageType::Reaction => "reaction",
+            MessageType::Order => "order",
+            MessageType::Template => "template",
+            MessageType::Unsupported => "unsupported",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        Self::ALL.into_iter().find(|t| t.as_str() == raw).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|t| t.as_str()).collect();
+            FieldError::new("type", format!("must be one of {}", names.join(", ")))
+        })
+    }
+}
+
+/// One message of an activity's timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub id: MessageId,
+    pub agent_id: AgentId,
+    pub activity_id: ActivityId,
+    pub direction: MessageDirection,
+    pub content: MessageContent,
+    /// Our id of the message this one answers (inbound: once storage maps the platform's id).
+    pub reply_to: Option<MessageId>,
+    /// The platform's `wamid.…`; `None` when the platform refused an outbound send outright.
+    pub platform_message_id: Option<String>,
+    pub channel: Channel,
+    pub line_id: Option<LineId>,
+    pub status: MessageStatus,
+    pub error_message: Option<String>,
+    pub template_id: Option<TemplateId>,
+    pub campaign_key: Option<CampaignKey>,
+    pub cart_code: Option<CartCode>,
+    /// The ad that led the contact here (the platform's `referral` object), inbound only.
+    pub referral: Option<serde_json::Value>,
+    /// Inbound: the platform's time; outbound: when Parley made it.
+    pub created_at: Timestamp,
+    pub sent_at: Option<Timestamp>,
+    pub delivered_at: Option<Timestamp>,
+    pub read_at: Option<Timestamp>,
+    pub updated_at: Timestamp,
+}
+
+impl Message {
+    pub fn message_type(&self) -> MessageType {
+        self.content.message_type()
+    }
+
+    pub fn text(&self) -> Option<&str> {
+        self.content.text()
+    }
+
+    pub fn media(&self) -> Option<&Media> {
+        self.content.media()
+    }
+
+    pub fn location(&self) -> Option<&Location> {
+        self.content.location()
+    }
+
+    /// Applies a reported status if it moves the message forward; `false` (and no change) for
+    /// inbound messages, duplicates and late, out-of-order reports.
+    pub fn apply(&mut self, update: &StatusUpdate, now: Timestamp) -> bool {
+        if !self.status.can_move_to(update.status) {
+            return false;
+        }
+        match update.status {
+            ExecutionStatus::Sent => {
+                self.sent_at.get_or_insert(update.at);
+            }
+            ExecutionStatus::Delivered => self.delivered_at = Some(update.at),
+            ExecutionStatus::Read => {
+                // The platform skips `delivered` for a message read at once.
+                self.delivered_at.get_or_insert(update.at);
+                self.read_at = Some(update.at);
+            }
+            ExecutionStatus::Failed => {
+                self.error_message = Some(update.error.clone().unwrap_or_else(|| "the platform reported a failure".into()))
+            }
+        }
+        self.status = update.status.into();
+        self.updated_at = now;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ExecutionStatus as Reported;
+    use MessageStatus::*;
+    use chrono::{TimeDelta, TimeZone, Utc};
+
+    fn t(s: i64) -> Timestamp {
+        Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap() + TimeDelta::seconds(s)
+    }
+
+    #[test]
+    fn the_status_table_only_moves_forward() {
+        let reported = [Reported::Sent, Reported::Delivered, Reported::Read, Reported::Failed];
+        // Rows: the message's status; columns: the reported sent, delivered, read, failed.
+        for (from, row) in [
+            (Received, [false, false, false, false]),
+            (Sent, [false, true, true, true]),
+            (Delivered, [false, false, true, true]),
+            (Read, [false, false, false, true]),
+            (Failed, [false, false, false, false]),
+        ] {
+            for (to, ok) in reported.into_iter().zip(row) {
+                assert_eq!(from.can_move_to(to), ok, "{from:?} → {to:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in MessageStatus::ALL {
+            assert_eq!(MessageStatus::parse(s.as_str()).unwrap(), s);
+        }
+        for t in MessageType::ALL {
+            assert_eq!(MessageType::parse(t.as_str()).unwrap(), t);
+        }
+        for d in MessageDirection::ALL {
+            assert_eq!(MessageDirection::parse(d.as_str()).unwrap(), d);
+        }
+        assert_eq!(MessageType::parse("poll").unwrap_err().field, "type");
+        assert!(MessageStatus::parse("Sent").is_err());
+    }
+
+    fn outbound() -> Message {
+        Message {
+            id: MessageId::new("msg_1"),
+            agent_id: AgentId::new("agt_1"),
+            activity_id: ActivityId::new("act_1"),
+            direction: MessageDirection::Outbound,
+            content: MessageContent::Text { body: "hi".into() },
+            reply_to: None,
+            platform_message_id: Some("wamid.1".into()),
+            channel: Channel::new(super::super::ChannelType::Whatsapp, "14155550100").unwrap(),
+            line_id: Some(LineId::new("chn_1")),
+            status: Sent,
+            error_message: None,
+            template_id: None,
+            campaign_key: None,
+            cart_code: None,
+            referral: None,
+            created_at: t(0),
+            sent_at: Some(t(0)),
+            delivered_at: None,
+            read_at: None,
+            updated_at: t(0),
+        }
+    }
+
+    fn update(status: Reported, at: i64) -> StatusUpdate {
+        StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None }
+    }
+
+    #[test]
+    fn reports_apply_forward_only_and_never_to_inbound_messages() {
+        let mut m = outbound();
+        assert!(m.apply(&update(Reported::Read, 20), t(100)));
+        assert_eq!((m.status, m.delivered_at, m.read_at, m.updated_at), (Read, Some(t(20)), Some(t(20)), t(100)));
+        let after_read = m.clone();
+        assert!(!m.apply(&update(Reported::Delivered, 10), t(200)), "a late delivered is ignored");
+        assert_eq!(m, after_read);
+        assert!(m.apply(&StatusUpdate { error: Some("131026: undeliverable".into()), ..update(Reported::Failed, 30) }, t(300)));
+        assert_eq!((m.status, m.error_message.as_deref()), (Failed, Some("131026: undeliverable")));
+
+        let mut inbound = Message { direction: MessageDirection::Inbound, status: Received, sent_at: None, ..outbound() };
+        let before = inbound.clone();
+        assert!(!inbound.apply(&update(Reported::Read, 5), t(6)));
+        assert_eq!(inbound, before);
+    }
+}

@@ -1,0 +1,298 @@
+//! A free-form reply in an activity, in the platform's message shape: `{"type":"text","text":
+//! {"body":…,"preview_url":…}}` or a media type with `{"link":…,"caption":…,"filename":…}`.
+
+use super::ids::has_control_characters;
+use super::{Media, MessageContent, MessageId, MessageType, ReceivedId, text};
+use crate::FieldError;
+use crate::error::Violations;
+
+pub const MAX_BODY_CHARS: usize = 4096;
+pub const MAX_CAPTION_CHARS: usize = 1024;
+const MAX_LINK_CHARS: usize = 2048;
+const MAX_FILENAME_CHARS: usize = 255;
+
+/// A reply as received, flattened: the HTTP layer reads `text` or the media type's object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplyInput {
+    pub kind: Option<String>,
+    pub body: Option<String>,
+    pub preview_url: Option<bool>,
+    pub link: Option<String>,
+    pub caption: Option<String>,
+    pub filename: Option<String>,
+    /// Our id of a message of the same activity (the service checks it is).
+    pub reply_to: Option<String>,
+}
+
+/// A checked reply: text, or media by `https` link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplyContent {
+    content: MessageContent,
+    preview_url: bool,
+    reply_to: Option<MessageId>,
+}
+
+/// An `https://` URL with a host, without whitespace or control characters.
+fn https_link(field: &str, raw: &str) -> Result<String, FieldError> {
+    let raw = raw.trim();
+    let rest = raw.get(..8).filter(|s| s.eq_ignore_ascii_case("https://")).map(|_| &raw[8..]);
+    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
+    let ok = host.is_some_and(|h| !h.is_empty() && !h.starts_with(':') && !h.contains('@'))
+        && raw.chars().count() <= MAX_LINK_CHARS
+        && !raw.contains(char::is_whitespace)
+        && !has_control_characters(raw);
+    if ok {
+        Ok(raw.to_string())
+    } else {
+        Err(FieldError::new(field, format!("must be an https URL of at most {MAX_LINK_CHARS} characters")))
+    }
+}
+
+fn filename(field: &str, raw: &str) -> Result<String, FieldError> {
+    let name = text::bounded(field, raw, 1, MAX_FILENAME_CHARS)?;
+    if has_control_characters(&name) || name.contains(['/', '\\']) {
+        return Err(FieldError::new(field, "must be a file name, without control characters or slashes"));
+    }
+    Ok(name)
+}
+
+impl ReplyContent {
+    /// Checks every rule, naming fields as the platform's shape does (`text.body`, `image.link`).
+    pub fn new(input: ReplyInput) -> Result<Self, Vec<FieldError>> {
+        let kind = match input.kind.as_deref().map(MessageType::parse) {
+            None => return Err(vec![FieldError::new("type", "is required")]),
+            Some(Ok(
+                k @ (MessageType::Text
+                | MessageType::Image
+                | MessageType::Video
+                | MessageType::Audio
+                | MessageType::Document
+                | MessageType::Sticker),
+            )) => k,
+            Some(_) => return Err(vec![FieldError::new("type", "must be one of text, image, video, audio, document, sticker")]),
+        };
+        let name = kind.as_str();
+        let at = |field: &str| format!("{name}.{field}");
+        let mut v = Violations::default();
+        let not_allowed = |field: &str| FieldError::new(at(field), format!("is not allowed for type {name}"));
+
+        let reply_to = match input.reply_to {
+            Some(raw) if raw.trim().is_empty() => {
+                v.push(FieldError::new("reply_to", "must not be empty"));
+                None
+            }
+            Some(raw) => v.check(MessageId::field("reply_to", raw)),
+            None => None,
+        };
+
+        let content = if kind == MessageType::Text {
+            for (field, given) in
+                [("link", input.link.is_some()), ("caption", input.caption.is_some()), ("filename", input.filename.is_some())]
+            {
+                if given {
+                    v.push(not_allowed(field));
+                }
+            }
+            match input.body {
+                Some(raw) => v.check(text::bounded(&at("body"), &raw, 1, MAX_BODY_CHARS)).map(|body| MessageContent::Text { body }),
+                None => {
+                    v.push(FieldError::new(at("body"), "is required"));
+                    None
+                }
+            }
+        } else {
+            if input.body.is_some() {
+                v.push(not_allowed("body"));
+            }
+            if input.preview_url.is_some() {
+                v.push(not_allowed("preview_url"));
+            }
+            let link = match input.link {
+                Some(raw) => v.check(https_link(&at("link"), &raw)),
+                None => {
+                    v.push(FieldError::new(at("link"), "is required"));
+                    None
+                }
+            };
+            let caption = match input.caption {
+                Some(_) if matches!(kind, MessageType::Audio | MessageType::Sticker) => {
+                    v.push(not_allowed("caption"));
+                    None
+                }
+                // An empty caption is no caption.
+                Some(raw) => v.check(text::bounded(&at("caption"), &raw, 0, MAX_CAPTION_CHARS)).filter(|c| !c.is_empty()),
+                None => None,
+            };
+            let filename = match input.filename {
+                Some(raw) if kind == MessageType::Document => v.check(filename(&at("filename"), &raw)),
+                Some(_) => {
+                    v.push(not_allowed("filename"));
+                    None
+                }
+                None => None,
+            };
+            link.map(|link| {
+                let media = Media { link: Some(link), caption, filename, ..Media::default() };
+                match kind {
+                    MessageType::Image => MessageContent::Image(media),
+                    MessageType::Video => MessageContent::Video(media),
+                    MessageType::Audio => MessageContent::Audio(media),
+                    MessageType::Document => MessageContent::Document(media),
+                    _ => MessageContent::Sticker(media),
+                }
+            })
+        };
+        if let Err(crate::DomainError::Validation(errors)) = v.finish() {
+            return Err(errors);
+        }
+        let content = content.expect(crate::error::CHECKED);
+        Ok(Self { content, preview_url: input.preview_url.unwrap_or(false), reply_to })
+    }
+
+    /// What is sent and kept: `Text`, or a media kind with its `link`.
+    pub fn content(&self) -> &MessageContent {
+        &self.content
+    }
+
+    pub fn into_content(self) -> MessageContent {
+        self.content
+    }
+
+    /// Text only: whether the platform may show a preview of the body's first link.
+    pub fn preview_url(&self) -> bool {
+        self.preview_url
+    }
+
+    pub fn reply_to(&self) -> Option<&MessageId> {
+        self.reply_to.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(kind: &str) -> ReplyInput {
+        ReplyInput { kind: Some(kind.into()), ..ReplyInput::default() }
+    }
+
+    fn fields(result: Result<ReplyContent, Vec<FieldError>>) -> Vec<String> {
+        result.unwrap_err().into_iter().map(|e| e.field).collect()
+    }
+
+    #[test]
+    fn a_text_reply_is_its_trimmed_body() {
+        let r = ReplyContent::new(ReplyInput {
+            body: Some("  Yes, in stock.\nShall I reserve it?\t ".into()),
+            preview_url: Some(true),
+            reply_to: Some("msg_9".into()),
+            ..input("text")
+        })
+        .unwrap();
+        assert_eq!(r.content(), &MessageContent::Text { body: "Yes, in stock.\nShall I reserve it?".into() });
+        assert!(r.preview_url());
+        assert_eq!(r.reply_to().map(MessageId::as_str), Some("msg_9"));
+        assert!(!ReplyContent::new(ReplyInput { body: Some("ok".into()), ..input("text") }).unwrap().preview_url());
+    }
+
+    #[test]
+    fn text_bodies_are_1_to_4096_characters_of_free_text() {
+        assert!(ReplyContent::new(ReplyInput { body: Some("é".repeat(4096)), ..input("text") }).is_ok());
+        for bad in [None, Some("".to_string()), Some("   ".into()), Some("é".repeat(4097)), Some("a\u{0}b".into()), Some("a\rb".into())] {
+            assert_eq!(fields(ReplyContent::new(ReplyInput { body: bad.clone(), ..input("text") })), ["text.body"], "{bad:?}");
+        }
+        let extra =
+            ReplyInput { body: Some("hi".into()), link: Some("https://x.test/a.jpg".into()), caption: Some("c".into()), ..input("text") };
+        assert_eq!(fields(ReplyContent::new(extra)), ["text.link", "text.caption"]);
+    }
+
+    #[test]
+    fn the_type_must_be_an_outbound_kind() {
+        assert_eq!(fields(ReplyContent::new(ReplyInput::default())), ["type"]);
+        for kind in ["location", "template", "poll", "TEXT", ""] {
+            assert_eq!(fields(ReplyContent::new(input(kind))), ["type"], "{kind}");
+        }
+    }
+
+    #[test]
+    fn media_go_by_https_link_with_their_caption() {
+        let r = ReplyContent::new(ReplyInput {
+            link: Some(" https://cdn.example/m/1.jpg ".into()),
+            caption: Some("Our mug".into()),
+            ..input("image")
+        })
+        .unwrap();
+        let want = Media { link: Some("https://cdn.example/m/1.jpg".into()), caption: Some("Our mug".into()), ..Media::default() };
+        assert_eq!(r.content(), &MessageContent::Image(want));
+        for kind in ["video", "audio", "sticker", "document"] {
+            let caption = matches!(kind, "video" | "document").then(|| " ".to_string());
+            let r = ReplyContent::new(ReplyInput { link: Some("HTTPS://cdn.example/x".into()), caption, ..input(kind) }).unwrap();
+            assert_eq!(r.content().message_type().as_str(), kind);
+            assert_eq!(r.content().media().and_then(|m| m.caption.as_deref()), None, "an empty caption is none");
+        }
+        let doc = ReplyContent::new(ReplyInput {
+            link: Some("https://x.test/i.pdf".into()),
+            filename: Some("INV-7.pdf".into()),
+            ..input("document")
+        })
+        .unwrap();
+        assert_eq!(doc.content().media().and_then(|m| m.filename.as_deref()), Some("INV-7.pdf"));
+    }
+
+    #[test]
+    fn media_links_must_be_https_with_a_host() {
+        for bad in [
+            "http://x.test/a.jpg",
+            "https://",
+            "https:///a.jpg",
+            "https://:443/a",
+            "ftp://x.test/a",
+            "x.test/a.jpg",
+            "https://x.test/a b.jpg",
+            "https://user@x.test/a",
+        ] {
+            let r = ReplyContent::new(ReplyInput { link: Some(bad.into()), ..input("image") });
+            assert_eq!(fields(r), ["image.link"], "{bad}");
+        }
+        assert_eq!(fields(ReplyContent::new(input("video"))), ["video.link"], "required");
+        let long = format!("https://x.test/{}", "a".repeat(2048));
+        assert_eq!(fields(ReplyContent::new(ReplyInput { link: Some(long), ..input("image") })), ["image.link"]);
+    }
+
+    #[test]
+    fn captions_and_filenames_go_only_where_the_platform_takes_them() {
+        let link = Some("https://x.test/f".to_string());
+        let long = ReplyInput { link: link.clone(), caption: Some("c".repeat(1025)), ..input("image") };
+        assert_eq!(fields(ReplyContent::new(long)), ["image.caption"]);
+        assert!(ReplyContent::new(ReplyInput { link: link.clone(), caption: Some("c".repeat(1024)), ..input("image") }).is_ok());
+        for kind in ["audio", "sticker"] {
+            let r = ReplyContent::new(ReplyInput { link: link.clone(), caption: Some("hi".into()), ..input(kind) });
+            assert_eq!(fields(r), [format!("{kind}.caption")]);
+        }
+        for kind in ["image", "video", "audio", "sticker"] {
+            let r = ReplyContent::new(ReplyInput { link: link.clone(), filename: Some("a.pdf".into()), ..input(kind) });
+            assert_eq!(fields(r), [format!("{kind}.filename")]);
+        }
+        for bad in ["", "a/b.pdf", "a\tb.pdf"] {
+            let r = ReplyContent::new(ReplyInput { link: link.clone(), filename: Some(bad.into()), ..input("document") });
+            assert_eq!(fields(r), ["document.filename"], "{bad:?}");
+        }
+        let r = ReplyContent::new(ReplyInput { link: link.clone(), body: Some("hi".into()), preview_url: Some(true), ..input("image") });
+        assert_eq!(fields(r), ["image.body", "image.preview_url"]);
+    }
+
+    #[test]
+    fn every_mistake_is_reported_at_once_with_reply_to() {
+        let r = ReplyContent::new(ReplyInput {
+            link: Some("http://x".into()),
+            caption: Some("a\u{7}".into()),
+            reply_to: Some("msg_\u{0}".into()),
+            ..input("image")
+        });
+        assert_eq!(fields(r), ["reply_to", "image.link", "image.caption"]);
+        assert_eq!(
+            fields(ReplyContent::new(ReplyInput { body: Some("x".into()), reply_to: Some(" ".into()), ..input("text") })),
+            ["reply_to"]
+        );
+    }
+}
