@@ -93,6 +93,26 @@ pub struct Execution {
     pub updated_at: Timestamp,
 }
 
+/// Records a reported status's time or failure on an outbound message's fields (executions
+/// and messages alike), once [`ExecutionStatus::can_move_to`] has allowed the move.
+pub(crate) fn record_delivery(
+    update: &StatusUpdate,
+    delivered_at: &mut Option<Timestamp>,
+    read_at: &mut Option<Timestamp>,
+    error_message: &mut Option<String>,
+) {
+    match update.status {
+        ExecutionStatus::Sent => {}
+        ExecutionStatus::Delivered => *delivered_at = Some(update.at),
+        ExecutionStatus::Read => {
+            // The platform skips `delivered` for a message read at once.
+            delivered_at.get_or_insert(update.at);
+            *read_at = Some(update.at);
+        }
+        ExecutionStatus::Failed => *error_message = Some(update.error.clone().unwrap_or_else(|| "the platform reported a failure".into())),
+    }
+}
+
 impl Execution {
     /// Applies a reported status if it moves the record forward; `false` (and no change) for
     /// duplicates and late, out-of-order reports.
@@ -100,18 +120,7 @@ impl Execution {
         if !self.status.can_move_to(update.status) {
             return false;
         }
-        match update.status {
-            ExecutionStatus::Sent => {}
-            ExecutionStatus::Delivered => self.delivered_at = Some(update.at),
-            ExecutionStatus::Read => {
-                // The platform skips `delivered` for a message read at once.
-                self.delivered_at.get_or_insert(update.at);
-                self.read_at = Some(update.at);
-            }
-            ExecutionStatus::Failed => {
-                self.error_message = Some(update.error.clone().unwrap_or_else(|| "the platform reported a failure".into()))
-            }
-        }
+        record_delivery(update, &mut self.delivered_at, &mut self.read_at, &mut self.error_message);
         self.status = update.status;
         self.updated_at = now;
         true

@@ -1,6 +1,7 @@
 //! Messages: one activity's timeline, inbound (from the contact) and outbound (from the agent).
 //! Outbound statuses only move forward, as executions' do; inbound ones stay `received`.
 
+use super::execution::record_delivery;
 use super::{ActivityId, AgentId, CampaignKey, CartCode, Channel, ExecutionStatus, LineId, Location, Media, MessageContent, MessageId};
 use super::{StatusUpdate, TemplateId, Timestamp};
 use crate::FieldError;
@@ -196,20 +197,10 @@ impl Message {
         if !self.status.can_move_to(update.status) {
             return false;
         }
-        match update.status {
-            ExecutionStatus::Sent => {
-                self.sent_at.get_or_insert(update.at);
-            }
-            ExecutionStatus::Delivered => self.delivered_at = Some(update.at),
-            ExecutionStatus::Read => {
-                // The platform skips `delivered` for a message read at once.
-                self.delivered_at.get_or_insert(update.at);
-                self.read_at = Some(update.at);
-            }
-            ExecutionStatus::Failed => {
-                self.error_message = Some(update.error.clone().unwrap_or_else(|| "the platform reported a failure".into()))
-            }
+        if update.status == ExecutionStatus::Sent {
+            self.sent_at.get_or_insert(update.at);
         }
+        record_delivery(update, &mut self.delivered_at, &mut self.read_at, &mut self.error_message);
         self.status = update.status.into();
         self.updated_at = now;
         true
