@@ -40,7 +40,7 @@ fn component(kind: &str, text: &str) -> TemplateComponent {
 }
 
 /// The sandbox's templates, with ids unique to the line's business account.
-pub fn sandbox_templates(waba: &WabaId) -> Vec<TemplateDefinition> {
+fn sandbox_templates(waba: &WabaId) -> Vec<TemplateDefinition> {
     let id = |n: u32| TemplateId::new(format!("{}{n:03}", waba.as_str()));
     vec![
         TemplateDefinition {

@@ -33,12 +33,6 @@ pub struct Pagination {
     pub has_more: bool,
 }
 
-impl<T> PageBody<T> {
-    pub fn from_page<D>(page: Page<D>, f: impl FnMut(D) -> T) -> Self {
-        Self { pagination: Pagination::of(&page), data: page.items.into_iter().map(f).collect() }
-    }
-}
-
 impl Pagination {
     pub fn of<D>(page: &Page<D>) -> Self {
         Self { total: page.total, limit: page.request.limit(), offset: page.request.offset(), has_more: page.has_more() }
