@@ -99,6 +99,30 @@ pub trait ActivityRepository: Send + Sync {
     async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp) -> StoreResult<bool>;
 }
 
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait MessageRepository: Send + Sync {
+    /// Stores a message on its activity, in one transaction that also moves the activity's
+    /// `updated_at` to the message's `updated_at` and makes the message the activity's
+    /// `last_message` when it is the newest (by `created_at`, then id). Returns `false`, storing
+    /// nothing, when the agent already has a message with the same platform message id (the
+    /// platform retries webhooks). MUST return `NotFound` when the activity is not the agent's.
+    async fn insert(&self, message: &Message) -> StoreResult<bool>;
+    async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>>;
+    /// The activity's messages, newest first (`created_at` desc, then id desc). An unknown
+    /// activity (or another agent's) has none.
+    async fn list(&self, agent: &AgentId, activity: &ActivityId, filter: MessageFilter, page: PageRequest) -> StoreResult<Page<Message>>;
+    /// The agent's message with this platform message id (`wamid.…`), on any activity.
+    async fn find_by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> StoreResult<Option<Message>>;
+    /// Writes status, times, error and `updated_at` only if the stored status is still
+    /// `expected` (compare-and-set, as for executions); `false` otherwise.
+    async fn update_status(&self, message: &Message, expected: MessageStatus) -> StoreResult<bool>;
+    /// The activity's newest inbound message: the line a reply goes out through.
+    async fn last_inbound(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Option<Message>>;
+    /// The agent's carts that the activity's messages carry, each once, newest cart first.
+    async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>>;
+}
+
 /// Reports how many products an import has written so far.
 pub type ImportProgress = std::sync::Arc<dyn Fn(usize) + Send + Sync>;
 
@@ -230,6 +254,26 @@ pub trait MessagingPlatform: Send + Sync {
         message: &TemplateMessage,
         callback_data: Option<&'a str>,
     ) -> Result<SentMessage, PlatformError>;
+    /// Sends a free-form message (a reply inside the 24-hour window) from the line. The same
+    /// rule as for templates: never retried once it may have reached the platform.
+    async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError>;
+    /// An inbound media file by the platform's media id: its URL looked up, then the file
+    /// fetched with the line's token, streamed.
+    async fn media(&self, line: &Line, media_id: &str) -> Result<MediaFile, PlatformError>;
+}
+
+/// A media file as the platform serves it.
+pub struct MediaFile {
+    pub mime_type: String,
+    /// In bytes, when the platform says.
+    pub length: Option<u64>,
+    pub body: futures_util::stream::BoxStream<'static, Result<Vec<u8>, PlatformError>>,
+}
+
+impl std::fmt::Debug for MediaFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MediaFile").field("mime_type", &self.mime_type).field("length", &self.length).finish_non_exhaustive()
+    }
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -397,6 +441,7 @@ pub struct Repositories {
     pub tags: std::sync::Arc<dyn TagRepository>,
     pub contacts: std::sync::Arc<dyn ContactRepository>,
     pub activities: std::sync::Arc<dyn ActivityRepository>,
+    pub messages: std::sync::Arc<dyn MessageRepository>,
     pub products: std::sync::Arc<dyn ProductRepository>,
     pub vectors: std::sync::Arc<dyn ProductVectorRepository>,
     pub carts: std::sync::Arc<dyn CartRepository>,

@@ -1,6 +1,6 @@
 //! Activities: one conversation per contact, across the contact's channels.
 
-use super::{ActivityId, AgentId, Channel, ContactId, ProfileName, TagId, TagRef, Timestamp, text};
+use super::{ActivityId, AgentId, Channel, ContactId, MessageSummary, ProfileName, TagId, TagRef, Timestamp, text};
 use crate::FieldError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -61,6 +61,8 @@ pub struct ActivityView {
     pub channels: Vec<Channel>,
     /// Ordered by name (case-insensitive), then id.
     pub tags: Vec<TagRef>,
+    /// The newest message (by `created_at`, then id), if any.
+    pub last_message: Option<MessageSummary>,
 }
 
 /// What to search activities for: a case-insensitive piece of the contact's name, or, when the

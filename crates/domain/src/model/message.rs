@@ -207,6 +207,51 @@ impl Message {
     }
 }
 
+/// What an activity shows of its newest message (`last_message`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageSummary {
+    pub id: MessageId,
+    pub direction: MessageDirection,
+    pub message_type: MessageType,
+    /// The message's text, cut to [`TEXT_CHARS`](Self::TEXT_CHARS) characters.
+    pub text: Option<String>,
+    pub created_at: Timestamp,
+}
+
+impl MessageSummary {
+    /// A summary's text, at most: enough for a conversation list's preview line.
+    pub const TEXT_CHARS: usize = 200;
+
+    pub fn of(message: &Message) -> Self {
+        let text = message.text().map(|t| match t.char_indices().nth(Self::TEXT_CHARS) {
+            Some((cut, _)) => t[..cut].to_string(),
+            None => t.to_string(),
+        });
+        Self {
+            id: message.id.clone(),
+            direction: message.direction,
+            message_type: message.message_type(),
+            text,
+            created_at: message.created_at,
+        }
+    }
+}
+
+/// A cart a contact brought into the conversation (a message's `cart_code`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CartMention {
+    pub code: CartCode,
+    /// When the cart was made.
+    pub created_at: Timestamp,
+}
+
+/// Filters of an activity's timeline.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MessageFilter {
+    /// Only messages created or changed (`updated_at`) after this instant: for polling.
+    pub since: Option<Timestamp>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +322,17 @@ mod tests {
 
     fn update(status: Reported, at: i64) -> StatusUpdate {
         StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None }
+    }
+
+    #[test]
+    fn a_summary_cuts_the_text_to_200_characters() {
+        let long = Message { content: MessageContent::Text { body: "é".repeat(250) }, ..outbound() };
+        let summary = MessageSummary::of(&long);
+        assert_eq!(summary.text.as_deref().map(|t| t.chars().count()), Some(200));
+        assert_eq!((summary.message_type, summary.direction), (MessageType::Text, MessageDirection::Outbound));
+        assert_eq!(MessageSummary::of(&outbound()).text.as_deref(), Some("hi"));
+        let audio = Message { content: MessageContent::Audio(Media::default()), ..outbound() };
+        assert_eq!(MessageSummary::of(&audio).text, None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod ids;
 pub mod line;
 pub mod message;
 pub mod message_content;
+mod message_json;
 pub mod pagination;
 pub mod product;
 pub mod product_document;

@@ -168,6 +168,18 @@ impl ReplyContent {
     }
 }
 
+/// A free-form message as it goes to the platform.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FreeFormMessage {
+    /// The contact's WhatsApp id.
+    pub to: String,
+    /// Text, or a media kind by link.
+    pub content: MessageContent,
+    pub preview_url: bool,
+    /// The platform's id of the message this one answers (sent as `context.message_id`).
+    pub context: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,8 @@ struct RawText {
 #[derive(Deserialize)]
 struct RawMedia {
     id: Option<String>,
+    /// Outbound media (ours) are by link; the platform's inbound ones by `id`.
+    link: Option<String>,
     mime_type: Option<String>,
     sha256: Option<String>,
     caption: Option<String>,
@@ -57,6 +59,14 @@ struct RawReaction {
     emoji: Option<String>,
 }
 
+/// Not a platform kind: how Parley stores its own template sends (see `message_json`).
+#[derive(Deserialize)]
+struct RawTemplate {
+    name: String,
+    language: String,
+    parsed_message: String,
+}
+
 #[derive(Deserialize)]
 struct RawOrder {
     catalog_id: String,
@@ -90,7 +100,7 @@ fn part<T: DeserializeOwned>(message: &Value, kind: &str) -> Option<T> {
 }
 
 fn media(raw: RawMedia) -> Media {
-    Media { id: raw.id, link: None, mime_type: raw.mime_type, sha256: raw.sha256, caption: raw.caption, filename: raw.filename }
+    Media { id: raw.id, link: raw.link, mime_type: raw.mime_type, sha256: raw.sha256, caption: raw.caption, filename: raw.filename }
 }
 
 fn interactive(raw: RawInteractive) -> Option<InteractiveReply> {
@@ -119,7 +129,7 @@ fn order(raw: RawOrder) -> Option<Order> {
     Some(Order { catalog_id: raw.catalog_id, text: raw.text, items })
 }
 
-fn known(message: &Value) -> Option<MessageContent> {
+fn known(message: &Value, stored: bool) -> Option<MessageContent> {
     let kind = message.get("type")?.as_str()?;
     Some(match kind {
         "text" => MessageContent::Text { body: part::<RawText>(message, kind)?.body },
@@ -146,13 +156,28 @@ fn known(message: &Value) -> Option<MessageContent> {
             MessageContent::Reaction { message_id: r.message_id, emoji: r.emoji.filter(|e| !e.is_empty()) }
         }
         "order" => MessageContent::Order(order(part(message, kind)?)?),
+        "template" if stored => {
+            let t: RawTemplate = part(message, kind)?;
+            MessageContent::Template { name: t.name, language: t.language, parsed_message: t.parsed_message }
+        }
         _ => return None,
     })
 }
 
 /// The content of one message object of the webhook.
 pub(crate) fn content_of(message: &Value) -> MessageContent {
-    known(message).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
+    known(message, false).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
+}
+
+/// The content of a message object as [`MessageContent::to_json`] wrote it: the webhook's
+/// kinds, plus Parley's own `template` sends and `unsupported` kinds kept under `raw`.
+pub(crate) fn stored_content_of(message: &Value) -> MessageContent {
+    if message.get("type").and_then(Value::as_str) == Some("unsupported")
+        && let Some(raw) = message.get("raw")
+    {
+        return MessageContent::Unsupported { raw: raw.clone() };
+    }
+    known(message, true).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
 }
 
 #[cfg(test)]

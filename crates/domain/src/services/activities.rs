@@ -156,6 +156,7 @@ mod tests {
             profile_name: ProfileName::new("Ana").unwrap(),
             channels: vec![],
             tags: vec![],
+            last_message: None,
         }
     }
 

@@ -270,6 +270,7 @@ mod tests {
             tags: Arc::new(MockTagRepository::new()),
             contacts: Arc::new(MockContactRepository::new()),
             activities: Arc::new(MockActivityRepository::new()),
+            messages: Arc::new(MockMessageRepository::new()),
             products: Arc::new(MockProductRepository::new()),
             vectors: Arc::new(MockProductVectorRepository::new()),
             carts: Arc::new(MockCartRepository::new()),
