@@ -11,8 +11,9 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use parley_domain::model::{Line, LineAccess, TemplateDefinition, TemplateMessage};
-use parley_domain::ports::{MessagingPlatform, PlatformError, SentMessage};
+use futures_util::StreamExt;
+use parley_domain::model::{FreeFormMessage, Line, LineAccess, TemplateDefinition, TemplateMessage};
+use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMessage};
 use reqwest::{Method, StatusCode, Url};
 
 mod routing;
@@ -31,6 +32,8 @@ pub const DEFAULT_VERSION: &str = "v23.0";
 const READ_RETRIES: u32 = 2;
 /// A guard against a paging loop: 1,000 pages of 100 templates is far beyond any account.
 const MAX_PAGES: usize = 1000;
+/// A media download's whole time: the platform's files reach 100 MB.
+const MEDIA_TIMEOUT: Duration = Duration::from_secs(300);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CloudApiConfig {
@@ -115,7 +118,7 @@ impl CloudApi {
     }
 
     /// One request, its status checked and its body read.
-    async fn call(&self, method: Method, url: &Url, token: &str, body: Option<&wire::SendRequest<'_>>) -> Result<Vec<u8>, Failure> {
+    async fn call<B: serde::Serialize>(&self, method: Method, url: &Url, token: &str, body: Option<&B>) -> Result<Vec<u8>, Failure> {
         let mut request = self.client.request(method.clone(), url.clone()).bearer_auth(token);
         if let Some(body) = body {
             request = request.json(body);
@@ -137,7 +140,7 @@ impl CloudApi {
     async fn get(&self, url: &Url, token: &str) -> Result<Vec<u8>, PlatformError> {
         let mut retries = 0;
         loop {
-            match self.call(Method::GET, url, token, None).await {
+            match self.call::<()>(Method::GET, url, token, None).await {
                 Ok(body) => return Ok(body),
                 Err(f) if f.retryable && retries < READ_RETRIES => {
                     tokio::time::sleep(self.retry_backoff * 2u32.pow(retries)).await;
@@ -258,17 +261,71 @@ impl MessagingPlatform for CloudApi {
         message: &TemplateMessage,
         callback_data: Option<&'a str>,
     ) -> Result<SentMessage, PlatformError> {
+        self.send(line, &wire::SendRequest::new(message, callback_data)).await
+    }
+
+    async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError> {
+        let body = wire::FreeFormRequest::new(message).ok_or_else(|| PlatformError::Rejected {
+            code: None,
+            message: "only text and media by link can be sent as a free-form message".into(),
+            details: None,
+        })?;
+        self.send(line, &body).await
+    }
+
+    async fn media(&self, line: &Line, media_id: &str) -> Result<MediaFile, PlatformError> {
+        let token = token(line)?;
+        // A path segment: the platform's media ids are digits, never a path of their own.
+        if media_id.is_empty() || !media_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+            return Err(PlatformError::Rejected { code: None, message: "not a platform media id".into(), details: None });
+        }
+        let mut url = self.endpoint(&[media_id])?;
+        url.query_pairs_mut().append_pair("phone_number_id", line.phone_number_id.as_str());
+        let body = self.get(&url, token).await?;
+        let info: wire::MediaInfo =
+            serde_json::from_slice(&body).map_err(|_| unavailable("the platform's media record could not be read"))?;
+        let file_url = self.media_url(&info.url)?;
+        let response =
+            self.client.get(file_url.clone()).bearer_auth(token).timeout(MEDIA_TIMEOUT).send().await.map_err(|e| transport(&e).error)?;
+        let status = response.status();
+        tracing::debug!(path = file_url.path(), status = status.as_u16(), "whatsapp media download");
+        if !status.is_success() {
+            let bytes = response.bytes().await.unwrap_or_default();
+            return Err(from_status(status, &bytes).error);
+        }
+        let mime_type = info
+            .mime_type
+            .or_else(|| response.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string))
+            .unwrap_or_else(|| "application/octet-stream".into());
+        let length = response.content_length();
+        let body = response.bytes_stream().map(|chunk| chunk.map(|b| b.to_vec()).map_err(|e| transport(&e).error)).boxed();
+        Ok(MediaFile { mime_type, length, body })
+    }
+}
+
+impl CloudApi {
+    /// One send of a message body. Exactly one attempt: whatever failed, the message may have
+    /// gone out.
+    async fn send<B: serde::Serialize>(&self, line: &Line, body: &B) -> Result<SentMessage, PlatformError> {
         let token = token(line)?;
         let url = self.endpoint(&[line.phone_number_id.as_str(), "messages"])?;
-        let body = wire::SendRequest::new(message, callback_data);
-        // Exactly one attempt: whatever failed, the message may have gone out.
-        let response = self.call(Method::POST, &url, token, Some(&body)).await.map_err(|f| f.error)?;
+        let response = self.call(Method::POST, &url, token, Some(body)).await.map_err(|f| f.error)?;
         let accepted = || unavailable("the platform answered the send with a body that could not be read; the message may have gone out");
         let parsed: wire::SendResponse = serde_json::from_slice(&response).map_err(|_| accepted())?;
         let message_id =
             parsed.messages.unwrap_or_default().into_iter().next().map(|m| m.id).filter(|id| !id.is_empty()).ok_or_else(accepted)?;
         let wa_id = parsed.contacts.unwrap_or_default().into_iter().next().and_then(|c| c.wa_id);
         Ok(SentMessage { message_id, wa_id })
+    }
+
+    /// Where the platform serves a media file: its CDN, over https, or the configured API's own
+    /// origin (a local fake Graph API). The token goes with the request, as the platform
+    /// requires, so never over plain http to another host.
+    fn media_url(&self, raw: &str) -> Result<Url, PlatformError> {
+        match Url::parse(raw) {
+            Ok(url) if url.scheme() == "https" || url.origin() == self.root.origin() => Ok(url),
+            _ => Err(unavailable("the platform's media URL is neither https nor on the configured API; not followed")),
+        }
     }
 }
 

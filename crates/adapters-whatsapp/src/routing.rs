@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use parley_domain::model::*;
-use parley_domain::ports::{MessagingPlatform, PlatformError, SentMessage};
+use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMessage};
 
 /// Sends each line to the platform that serves it.
 pub struct RoutingPlatform {
@@ -35,5 +35,13 @@ impl MessagingPlatform for RoutingPlatform {
         callback_data: Option<&'a str>,
     ) -> Result<SentMessage, PlatformError> {
         self.pick(line).send_template(line, message, callback_data).await
+    }
+
+    async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError> {
+        self.pick(line).send_message(line, message).await
+    }
+
+    async fn media(&self, line: &Line, media_id: &str) -> Result<MediaFile, PlatformError> {
+        self.pick(line).media(line, media_id).await
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use parley_domain::model::*;
-use parley_domain::ports::{IdSource, MessagingPlatform, PlatformError, SentMessage};
+use parley_domain::ports::{IdSource, MediaFile, MessagingPlatform, PlatformError, SentMessage};
 use tokio::sync::mpsc;
 
 /// A status webhook the sandbox will deliver to itself after `after`.
@@ -116,14 +116,43 @@ impl MessagingPlatform for SandboxPlatform {
         message: &TemplateMessage,
         callback_data: Option<&'a str>,
     ) -> Result<SentMessage, PlatformError> {
+        Ok(self.accept(line, &message.to, callback_data))
+    }
+
+    async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError> {
+        Ok(self.accept(line, &message.to, None))
+    }
+
+    /// Every sandbox media id is the same small picture: enough to try the media endpoint.
+    async fn media(&self, _line: &Line, _media_id: &str) -> Result<MediaFile, PlatformError> {
+        let body = SANDBOX_IMAGE.to_vec();
+        Ok(MediaFile {
+            mime_type: "image/png".into(),
+            length: Some(body.len() as u64),
+            body: Box::pin(futures_util::stream::once(async move { Ok(body) })),
+        })
+    }
+}
+
+/// A 1×1 PNG of Parley's green.
+const SANDBOX_IMAGE: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+    0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63,
+    0x50, 0xbd, 0x9c, 0x06, 0x00, 0x02, 0x7f, 0x01, 0x5f, 0x57, 0xdc, 0x2a, 0x72, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
+
+impl SandboxPlatform {
+    /// Accepts a message to `to`, and schedules its `delivered` and `read` webhooks.
+    fn accept(&self, line: &Line, to: &str, callback_data: Option<&str>) -> SentMessage {
         let message_id = format!("wamid.{}", self.ids.secret(48));
         let now = chrono::Utc::now().timestamp();
         let step_secs = self.step.as_secs() as i64;
         for (n, status) in [(1u32, "delivered"), (2, "read")] {
-            let body = status_webhook(line, &message_id, status, &message.to, callback_data, now + step_secs * i64::from(n));
+            let body = status_webhook(line, &message_id, status, to, callback_data, now + step_secs * i64::from(n));
             // A closed channel means the app is shutting down: the statuses are simply not delivered.
             let _ = self.deliveries.send(SandboxDelivery { after: self.step * n, body });
         }
-        Ok(SentMessage { message_id, wa_id: Some(message.to.clone()) })
+        SentMessage { message_id, wa_id: Some(to.to_string()) }
     }
 }

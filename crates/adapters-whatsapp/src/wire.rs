@@ -1,7 +1,8 @@
 //! The Graph API's JSON, as this adapter sends and reads it. Unknown fields are ignored.
 
 use parley_domain::model::{
-    MessageComponent, ParameterValue, TemplateButton, TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage,
+    FreeFormMessage, MessageComponent, MessageContent, ParameterValue, TemplateButton, TemplateComponent, TemplateDefinition, TemplateId,
+    TemplateMessage,
 };
 use serde::{Deserialize, Serialize};
 
@@ -98,6 +99,97 @@ impl<'a> SendRequest<'a> {
             biz_opaque_callback_data: callback_data,
         }
     }
+}
+
+// ----- POST /{version}/{phone_number_id}/messages, a free-form message -----
+
+/// A free-form message: `text`, or a media kind by link, with the platform's `context` when it
+/// answers a message.
+#[derive(Debug, Serialize)]
+pub(crate) struct FreeFormRequest<'a> {
+    messaging_product: &'static str,
+    recipient_type: &'static str,
+    to: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<Context<'a>>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<TextPayload<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<MediaPayload<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    video: Option<MediaPayload<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audio: Option<MediaPayload<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document: Option<MediaPayload<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sticker: Option<MediaPayload<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct Context<'a> {
+    message_id: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct TextPayload<'a> {
+    preview_url: bool,
+    body: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct MediaPayload<'a> {
+    link: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caption: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<&'a str>,
+}
+
+impl<'a> FreeFormRequest<'a> {
+    /// `None` for content that is not a free-form kind (only text and linked media are).
+    pub(crate) fn new(message: &'a FreeFormMessage) -> Option<Self> {
+        let mut request = Self {
+            messaging_product: "whatsapp",
+            recipient_type: "individual",
+            to: &message.to,
+            context: message.context.as_deref().map(|message_id| Context { message_id }),
+            kind: message.content.message_type().as_str(),
+            text: None,
+            image: None,
+            video: None,
+            audio: None,
+            document: None,
+            sticker: None,
+        };
+        if let MessageContent::Text { body } = &message.content {
+            request.text = Some(TextPayload { preview_url: message.preview_url, body });
+            return Some(request);
+        }
+        let media = message.content.media()?;
+        let payload = MediaPayload { link: media.link.as_deref()?, caption: media.caption.as_deref(), filename: media.filename.as_deref() };
+        let slot = match message.content {
+            MessageContent::Image(_) => &mut request.image,
+            MessageContent::Video(_) => &mut request.video,
+            MessageContent::Audio(_) => &mut request.audio,
+            MessageContent::Document(_) => &mut request.document,
+            _ => &mut request.sticker,
+        };
+        *slot = Some(payload);
+        Some(request)
+    }
+}
+
+// ----- GET /{version}/{media_id} -----
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct MediaInfo {
+    /// Short-lived; fetched with the same bearer token.
+    pub url: String,
+    #[serde(default)]
+    pub mime_type: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -265,6 +357,38 @@ mod tests {
                 "biz_opaque_callback_data": "cmp_1"
             })
         );
+    }
+
+    #[test]
+    fn free_form_messages_have_the_platform_shape() {
+        let text = FreeFormMessage {
+            to: "14155550100".into(),
+            content: MessageContent::Text { body: "In stock!".into() },
+            preview_url: true,
+            context: Some("wamid.in1".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(FreeFormRequest::new(&text).unwrap()).unwrap(),
+            serde_json::json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": "14155550100",
+                "context": {"message_id": "wamid.in1"}, "type": "text", "text": {"preview_url": true, "body": "In stock!"}})
+        );
+        let document = FreeFormMessage {
+            content: MessageContent::Document(parley_domain::model::Media {
+                link: Some("https://cdn.test/invoice.pdf".into()),
+                caption: Some("Your invoice".into()),
+                filename: Some("invoice.pdf".into()),
+                ..Default::default()
+            }),
+            context: None,
+            ..text.clone()
+        };
+        assert_eq!(
+            serde_json::to_value(FreeFormRequest::new(&document).unwrap()).unwrap(),
+            serde_json::json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": "14155550100",
+                "type": "document", "document": {"link": "https://cdn.test/invoice.pdf", "caption": "Your invoice", "filename": "invoice.pdf"}})
+        );
+        let location = FreeFormMessage { content: MessageContent::Location(Default::default()), ..text };
+        assert!(FreeFormRequest::new(&location).is_none(), "not a free-form kind");
     }
 
     #[test]

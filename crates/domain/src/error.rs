@@ -29,6 +29,13 @@ pub enum DomainError {
     /// The messaging platform refused the message (its 4xx).
     #[error("the platform refused the message: {message}")]
     MessageRejected { code: Option<i64>, message: String, details: Option<String> },
+    /// A free-form message outside the 24-hour window since the contact last wrote (`None`:
+    /// never): only an approved template may be sent.
+    #[error("the 24-hour messaging window is closed")]
+    WindowClosed { last_inbound_at: Option<crate::model::Timestamp> },
+    /// The contact has no channel Parley can send a free-form message on (WhatsApp).
+    #[error("the contact has no channel Parley can send on")]
+    ChannelUnsupported,
     /// The messaging platform failed or could not be reached.
     #[error("the messaging platform failed: {0}")]
     Upstream(String),

@@ -207,6 +207,16 @@ impl Message {
     }
 }
 
+/// How long after a contact's last message the business may answer freely; after it, only
+/// templates (the platform's customer service window).
+pub const MESSAGING_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+
+/// Whether a free-form message may be sent at `now` to a contact who last wrote at
+/// `last_inbound_at` (never: `None`).
+pub fn window_open(last_inbound_at: Option<Timestamp>, now: Timestamp) -> bool {
+    last_inbound_at.is_some_and(|last| now - last < MESSAGING_WINDOW)
+}
+
 /// What an activity shows of its newest message (`last_message`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageSummary {
@@ -322,6 +332,15 @@ mod tests {
 
     fn update(status: Reported, at: i64) -> StatusUpdate {
         StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None }
+    }
+
+    #[test]
+    fn the_window_is_open_for_24_hours_after_the_last_inbound_message() {
+        assert!(!window_open(None, t(0)), "never wrote");
+        assert!(window_open(Some(t(0)), t(0)));
+        assert!(window_open(Some(t(0)), t(24 * 3600 - 1)));
+        assert!(!window_open(Some(t(0)), t(24 * 3600)));
+        assert!(window_open(Some(t(10)), t(5)), "a platform time slightly ahead of ours still opens it");
     }
 
     #[test]

@@ -96,8 +96,15 @@ impl Conversations {
     }
 
     /// A message from a contact: keeps their profile name current, (re)opens their activity and
-    /// records when they last wrote (the start of the 24-hour messaging window).
-    pub(crate) async fn inbound(&self, agent: &AgentId, channel: &Channel, name: Option<&str>, at: Timestamp) -> Result<(), DomainError> {
+    /// records when they last wrote (the start of the 24-hour messaging window). Returns the
+    /// activity as it now is.
+    pub(crate) async fn inbound(
+        &self,
+        agent: &AgentId,
+        channel: &Channel,
+        name: Option<&str>,
+        at: Timestamp,
+    ) -> Result<Activity, DomainError> {
         let (mut contact, mut activity) = self.ensure(agent, channel, name, ActivityStatus::Open, Some(at)).await?;
         if let Some(name) = name.and_then(|n| ProfileName::new(n).ok())
             && name != contact.profile_name
@@ -113,6 +120,6 @@ impl Conversations {
             activity.updated_at = self.clock.now();
             self.activities.update(&activity, None).await?;
         }
-        Ok(())
+        Ok(activity)
     }
 }

@@ -3,7 +3,9 @@ use std::sync::Arc;
 use chrono::TimeDelta;
 
 use super::conversations::Conversations;
+use super::messages::platform_failure;
 use super::required;
+use super::timeline::{Accepted, Timeline};
 use crate::error::Violations;
 use crate::model::*;
 use crate::ports::*;
@@ -36,6 +38,7 @@ pub struct SendService {
     platform: Arc<dyn MessagingPlatform>,
     executions: Arc<dyn ExecutionRepository>,
     conversations: Conversations,
+    timeline: Timeline,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
 }
@@ -48,6 +51,7 @@ impl SendService {
             platform,
             executions: repos.executions.clone(),
             conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone()),
+            timeline: Timeline::new(repos.messages.clone(), repos.carts.clone(), clock.clone(), ids.clone()),
             clock,
             ids,
         }
@@ -55,7 +59,8 @@ impl SendService {
 
     /// Sends an approved template through the line it belongs to. Under a campaign key the
     /// outcome is recorded as an execution (`sent`, or `failed` with the platform's reason).
-    /// Someone new gets a WhatsApp contact and a pending activity.
+    /// Someone new gets a WhatsApp contact and a pending activity. An accepted send is a
+    /// `template` message on the contact's timeline.
     pub async fn send(&self, agent: &AgentId, template: &TemplateId, input: SendInput) -> Result<SendReceipt, DomainError> {
         let template = self.templates.get(agent, template).await?.ok_or(DomainError::not_found("template"))?;
         if !template.is_approved() {
@@ -100,16 +105,26 @@ impl SendService {
             };
             self.executions.insert(&execution).await?;
         }
-        match outcome {
-            Ok(sent) => {
-                let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
-                self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending, None).await?;
-                Ok(SendReceipt { message_id: sent.message_id, parsed_message: message.parsed_message })
-            }
-            Err(PlatformError::Rejected { code, message, details }) => Err(DomainError::MessageRejected { code, message, details }),
-            Err(PlatformError::Unauthorized { message }) => Err(DomainError::MessageRejected { code: Some(190), message, details: None }),
-            Err(PlatformError::Unavailable { message }) => Err(DomainError::Upstream(message)),
-        }
+        let sent = outcome.map_err(platform_failure)?;
+        let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
+        let (_, activity) = self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending, None).await?;
+        let content = MessageContent::Template {
+            name: template.definition.name.clone(),
+            language: template.definition.language.clone(),
+            parsed_message: message.parsed_message.clone(),
+        };
+        let accepted = Accepted {
+            activity: &activity.id,
+            channel,
+            line: &line.id,
+            content,
+            platform_message_id: sent.message_id.clone(),
+            reply_to: None,
+            template_id: Some(template.definition.id.clone()),
+            campaign_key: campaign.map(|(key, _)| key),
+        };
+        self.timeline.record_outbound(agent, accepted).await?;
+        Ok(SendReceipt { message_id: sent.message_id, parsed_message: message.parsed_message })
     }
 }
 

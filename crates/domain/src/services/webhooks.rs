@@ -3,6 +3,7 @@ use std::sync::Arc;
 use chrono::TimeDelta;
 
 use super::conversations::Conversations;
+use super::timeline::{CAS_ATTEMPTS, Timeline};
 use crate::model::*;
 use crate::ports::*;
 use crate::{DomainError, FieldError};
@@ -15,6 +16,7 @@ pub struct WebhookService {
     lines: Arc<dyn LineRepository>,
     executions: Arc<dyn ExecutionRepository>,
     conversations: Conversations,
+    timeline: Timeline,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
 }
@@ -52,9 +54,6 @@ pub struct DeliveryLine {
     pub phone_number_id: String,
     pub line: Option<Line>,
 }
-
-/// Compare-and-set attempts before an execution update gives up for this pass.
-const CAS_ATTEMPTS: usize = 3;
 
 /// Attempts at a delivery whose failures may pass (the database unavailable or contended)
 /// before Parley gives up on it. With [`backoff`] between them (2 s, 4 s, … 2,048 s) the
@@ -102,6 +101,7 @@ impl WebhookService {
             lines: repos.lines.clone(),
             executions: repos.executions.clone(),
             conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone()),
+            timeline: Timeline::new(repos.messages.clone(), repos.carts.clone(), clock.clone(), ids.clone()),
             clock,
             ids,
         }
@@ -228,20 +228,27 @@ impl WebhookService {
             };
             for update in &line_news.statuses {
                 self.apply_status(&line.agent_id, update).await?;
+                self.timeline.apply_status(&line.agent_id, update).await?;
             }
             for message in &line_news.inbound {
                 let Ok(channel) = Channel::new(ChannelType::Whatsapp, &message.from) else {
                     tracing::info!("inbound message from an unusable WhatsApp id ignored");
                     continue;
                 };
-                self.conversations.inbound(&line.agent_id, &channel, message.profile_name.as_deref(), message.at).await?;
+                // A repeated delivery changes nothing: not even reopening a conversation the
+                // agent closed since the first one.
+                if self.timeline.knows(&line.agent_id, &message.platform_message_id).await? {
+                    continue;
+                }
+                let activity = self.conversations.inbound(&line.agent_id, &channel, message.profile_name.as_deref(), message.at).await?;
+                self.timeline.record_inbound(&line, &activity, channel, message).await?;
             }
         }
         Ok(())
     }
 
     /// Moves an execution forward; duplicates, late reports and messages sent outside a
-    /// campaign change nothing.
+    /// campaign change nothing. Its message moves by the same report ([`Timeline::apply_status`]).
     async fn apply_status(&self, agent: &AgentId, update: &StatusUpdate) -> Result<(), DomainError> {
         for _ in 0..CAS_ATTEMPTS {
             let Some(mut execution) = self.executions.find_by_message(agent, &update.message_id).await? else { return Ok(()) };
