@@ -439,3 +439,65 @@ async fn a_paging_link_to_another_host_is_not_followed() {
     let e = api(&server).templates(&line()).await.unwrap_err();
     assert!(matches!(e, PlatformError::Unavailable { .. }), "{e:?}");
 }
+
+async fn read_all(file: parley_domain::ports::MediaFile) -> Vec<u8> {
+    use futures_util::StreamExt;
+    let chunks: Vec<Vec<u8>> = file.body.map(|c| c.unwrap()).collect().await;
+    chunks.concat()
+}
+
+#[tokio::test]
+async fn media_is_looked_up_then_fetched_with_the_lines_token() {
+    let server = MockServer::start().await;
+    let file_url = format!("{}/whatsapp_business/attachments/?mid=1013", server.uri());
+    Mock::given(method("GET"))
+        .and(path("/v23.0/1013"))
+        .and(query_param("phone_number_id", PHONE))
+        .and(header("authorization", "Bearer EAAG-test-token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"messaging_product": "whatsapp", "url": file_url, "mime_type": "image/jpeg", "sha256": "x", "file_size": "4", "id": "1013"}),
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/whatsapp_business/attachments/"))
+        .and(query_param("mid", "1013"))
+        .and(header("authorization", "Bearer EAAG-test-token"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(b"\xff\xd8ok".to_vec(), "application/octet-stream"))
+        .expect(1)
+        .mount(&server)
+        .await;
+
+    let file = api(&server).media(&line(), "1013").await.unwrap();
+    assert_eq!((file.mime_type.as_str(), file.length), ("image/jpeg", Some(4)));
+    assert_eq!(read_all(file).await, b"\xff\xd8ok");
+}
+
+#[tokio::test]
+async fn media_the_platform_no_longer_has_is_rejected_and_odd_ids_never_reach_it() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v23.0/999"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(platform_error(100, "Unsupported get request", None)))
+        .mount(&server)
+        .await;
+    let api = api(&server);
+    assert!(matches!(api.media(&line(), "999").await, Err(PlatformError::Rejected { code: Some(100), .. })));
+    for odd in ["", "../v23.0/me", "1013?x=1"] {
+        assert!(matches!(api.media(&line(), odd).await, Err(PlatformError::Rejected { code: None, .. })), "{odd:?}");
+    }
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_media_url_over_plain_http_to_another_host_is_not_followed() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v23.0/1013"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"url": "http://elsewhere.test/file", "mime_type": "image/jpeg"})))
+        .mount(&server)
+        .await;
+    let e = api(&server).media(&line(), "1013").await.unwrap_err();
+    assert!(matches!(e, PlatformError::Unavailable { .. }), "{e:?}");
+}
