@@ -165,3 +165,204 @@ pub(crate) fn platform_failure(e: PlatformError) -> DomainError {
         PlatformError::Unavailable { message } => DomainError::Upstream(message),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeDelta, TimeZone, Utc};
+
+    use super::*;
+
+    fn t(s: i64) -> Timestamp {
+        Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap() + TimeDelta::seconds(s)
+    }
+
+    fn whatsapp(id: &str) -> Channel {
+        Channel::new(ChannelType::Whatsapp, id).unwrap()
+    }
+
+    fn view(last_inbound_at: Option<Timestamp>, channels: Vec<Channel>) -> ActivityView {
+        ActivityView {
+            activity: Activity {
+                id: ActivityId::new("act_1"),
+                agent_id: AgentId::new("agt_1"),
+                contact_id: ContactId::new("con_1"),
+                status: ActivityStatus::Open,
+                assigned_to: None,
+                last_inbound_at,
+                created_at: t(0),
+                updated_at: t(0),
+            },
+            profile_name: ProfileName::new("Ann").unwrap(),
+            channels,
+            tags: vec![],
+            last_message: None,
+        }
+    }
+
+    fn line() -> Line {
+        Line {
+            id: LineId::new("chn_1"),
+            agent_id: AgentId::new("agt_1"),
+            phone_number_id: PhoneNumberId::new("106540352242922").unwrap(),
+            waba_id: WabaId::new("2").unwrap(),
+            access: LineAccess::Sandbox,
+            created_at: t(0),
+        }
+    }
+
+    fn inbound(platform_id: &str, channel: &str) -> Message {
+        Message {
+            id: MessageId::new(format!("msg_{platform_id}")),
+            agent_id: AgentId::new("agt_1"),
+            activity_id: ActivityId::new("act_1"),
+            direction: MessageDirection::Inbound,
+            content: MessageContent::Text { body: "is it in stock?".into() },
+            reply_to: None,
+            platform_message_id: Some(platform_id.into()),
+            channel: whatsapp(channel),
+            line_id: Some(LineId::new("chn_1")),
+            status: MessageStatus::Received,
+            error_message: None,
+            template_id: None,
+            campaign_key: None,
+            cart_code: None,
+            referral: None,
+            created_at: t(0),
+            sent_at: None,
+            delivered_at: None,
+            read_at: None,
+            updated_at: t(0),
+        }
+    }
+
+    /// A service at `now` over an activity as `view` says, whose contact last wrote `last`.
+    struct World {
+        activities: MockActivityRepository,
+        messages: MockMessageRepository,
+        lines: MockLineRepository,
+        platform: MockMessagingPlatform,
+        now: Timestamp,
+    }
+
+    impl World {
+        fn new(view: ActivityView, last: Option<Message>, now: Timestamp) -> Self {
+            let mut activities = MockActivityRepository::new();
+            activities.expect_get().returning(move |_, _| Ok(Some(view.clone())));
+            let mut messages = MockMessageRepository::new();
+            let quoted = last.clone();
+            messages.expect_last_inbound().returning(move |_, _| Ok(last.clone()));
+            messages.expect_get().returning(move |_, _, id| Ok(quoted.clone().filter(|m| &m.id == id)));
+            let mut lines = MockLineRepository::new();
+            lines.expect_get().returning(|_, _| Ok(Some(line())));
+            Self { activities, messages, lines, platform: MockMessagingPlatform::new(), now }
+        }
+
+        fn service(self) -> MessageService {
+            let mut clock = MockClock::new();
+            let now = self.now;
+            clock.expect_now().returning(move || now);
+            let mut ids = MockIdSource::new();
+            ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
+            let repos = Repositories {
+                agents: Arc::new(MockAgentRepository::new()),
+                keys: Arc::new(MockApiKeyRepository::new()),
+                tags: Arc::new(MockTagRepository::new()),
+                contacts: Arc::new(MockContactRepository::new()),
+                activities: Arc::new(self.activities),
+                messages: Arc::new(self.messages),
+                products: Arc::new(MockProductRepository::new()),
+                vectors: Arc::new(MockProductVectorRepository::new()),
+                carts: Arc::new(MockCartRepository::new()),
+                lines: Arc::new(self.lines),
+                templates: Arc::new(MockTemplateRepository::new()),
+                executions: Arc::new(MockExecutionRepository::new()),
+                idempotency: Arc::new(MockIdempotencyRepository::new()),
+                webhooks: Arc::new(MockWebhookEventRepository::new()),
+                health: Arc::new(MockStorageHealth::new()),
+            };
+            MessageService::new(&repos, Arc::new(self.platform), Arc::new(clock), Arc::new(ids))
+        }
+    }
+
+    fn text(body: &str) -> ReplyInput {
+        ReplyInput { kind: Some("text".into()), body: Some(body.into()), ..ReplyInput::default() }
+    }
+
+    async fn reply(world: World, input: ReplyInput) -> Result<Message, DomainError> {
+        world.service().reply(&AgentId::new("agt_1"), &ActivityId::new("act_1"), input).await
+    }
+
+    #[tokio::test]
+    async fn a_reply_goes_to_where_the_contact_last_wrote_quoting_the_platform_id() {
+        let channels = vec![whatsapp("14155550199"), whatsapp("14155550100")];
+        let mut world = World::new(view(Some(t(0)), channels), Some(inbound("wamid.in1", "14155550100")), t(3600));
+        world
+            .platform
+            .expect_send_message()
+            .withf(|line, m| {
+                line.id.as_str() == "chn_1"
+                    && m.to == "14155550100"
+                    && m.context.as_deref() == Some("wamid.in1")
+                    && m.content == MessageContent::Text { body: "Yes!".into() }
+            })
+            .times(1)
+            .returning(|_, _| Ok(SentMessage { message_id: "wamid.out1".into(), wa_id: None }));
+        world.messages.expect_insert().times(1).returning(|_| Ok(true));
+        let sent = reply(world, ReplyInput { reply_to: Some("msg_wamid.in1".into()), ..text("Yes!") }).await.unwrap();
+        assert_eq!((sent.status, sent.direction), (MessageStatus::Sent, MessageDirection::Outbound));
+        assert_eq!((sent.platform_message_id.as_deref(), sent.sent_at), (Some("wamid.out1"), Some(t(3600))));
+        assert_eq!(sent.reply_to.as_ref().map(MessageId::as_str), Some("msg_wamid.in1"));
+        assert_eq!(sent.channel.channel_id(), "14155550100");
+    }
+
+    #[tokio::test]
+    async fn outside_the_window_nothing_is_sent() {
+        for (last, now) in [(None, t(0)), (Some(t(0)), t(24 * 3600)), (Some(t(0)), t(30 * 24 * 3600))] {
+            let mut world = World::new(view(last, vec![whatsapp("14155550100")]), None, now);
+            world.platform.expect_send_message().never();
+            world.messages.expect_insert().never();
+            let e = reply(world, text("hi")).await.unwrap_err();
+            assert!(matches!(e, DomainError::WindowClosed { last_inbound_at } if last_inbound_at == last), "{e:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_platforms_own_window_refusal_is_window_closed_and_nothing_is_recorded() {
+        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
+        world.lines.expect_list().returning(|_| Ok(vec![line()]));
+        world.platform.expect_send_message().times(1).returning(|_, _| {
+            Err(PlatformError::Rejected { code: Some(PLATFORM_WINDOW_CLOSED), message: "Re-engagement message".into(), details: None })
+        });
+        world.messages.expect_insert().never();
+        assert!(matches!(reply(world, text("hi")).await, Err(DomainError::WindowClosed { .. })));
+    }
+
+    #[tokio::test]
+    async fn a_contact_without_whatsapp_cannot_be_answered() {
+        let email = Channel::new(ChannelType::Email, "ann@example.com").unwrap();
+        let mut world = World::new(view(Some(t(0)), vec![email]), None, t(60));
+        world.platform.expect_send_message().never();
+        assert!(matches!(reply(world, text("hi")).await, Err(DomainError::ChannelUnsupported)));
+    }
+
+    #[tokio::test]
+    async fn a_bad_reply_is_refused_before_anything_is_read() {
+        let world = World {
+            activities: MockActivityRepository::new(),
+            messages: MockMessageRepository::new(),
+            lines: MockLineRepository::new(),
+            platform: MockMessagingPlatform::new(),
+            now: t(0),
+        };
+        let e = reply(world, text("")).await.unwrap_err();
+        assert!(matches!(e, DomainError::Validation(ref errors) if errors[0].field == "text.body"), "{e:?}");
+    }
+
+    #[tokio::test]
+    async fn reply_to_must_be_a_message_of_this_activity() {
+        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), Some(inbound("wamid.in1", "14155550100")), t(60));
+        world.platform.expect_send_message().never();
+        let e = reply(world, ReplyInput { reply_to: Some("msg_elsewhere".into()), ..text("hi") }).await.unwrap_err();
+        assert!(matches!(e, DomainError::Validation(ref errors) if errors[0].field == "reply_to"), "{e:?}");
+    }
+}
