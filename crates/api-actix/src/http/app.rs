@@ -9,7 +9,7 @@ use actix_web::{App, Error};
 
 use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
-use crate::http::routes::{self, activities, campaigns, carts, catalog, contacts, meta, tags, templates, webhooks};
+use crate::http::routes::{self, activities, campaigns, carts, catalog, contacts, messages, meta, tags, templates, webhooks};
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::state::AppState;
 
@@ -35,6 +35,7 @@ pub fn build(
             web::scope("/v1")
                 .configure(tags::routes)
                 .configure(activities::routes)
+                .configure(messages::routes)
                 .configure(contacts::routes)
                 .configure(|cfg| catalog::routes(cfg, &origins))
                 .configure(|cfg| carts::routes(cfg, &origins))

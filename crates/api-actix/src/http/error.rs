@@ -113,6 +113,28 @@ impl ApiError {
                 }
                 (StatusCode::UNPROCESSABLE_ENTITY, "MESSAGE_REJECTED", "the messaging platform refused the message".into(), d)
             }
+            ApiError::Domain(D::WindowClosed { last_inbound_at }) => {
+                let since = match last_inbound_at {
+                    Some(at) => format!("the contact last wrote at {}", parley_domain::model::format_timestamp(*at)),
+                    None => "the contact has never written".into(),
+                };
+                (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "WINDOW_CLOSED",
+                    format!(
+                        "a free-form message can only be sent within 24 hours of the contact's last message, and {since}; \
+                         send an approved template instead (POST /v1/templates/{{id}}/send)"
+                    ),
+                    vec![],
+                )
+            }
+            ApiError::Domain(D::ChannelUnsupported) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "CHANNEL_UNSUPPORTED",
+                "the contact has no channel Parley can send a message on (a WhatsApp number, with a line of this agent to send from)"
+                    .into(),
+                vec![],
+            ),
             ApiError::Domain(D::Upstream(_)) => (
                 StatusCode::BAD_GATEWAY,
                 "UPSTREAM_ERROR",

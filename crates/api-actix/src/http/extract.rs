@@ -155,6 +155,28 @@ impl<T: ReceivedId> FromRequest for PathId<T> {
     }
 }
 
+/// Two ids of a nested path (`/activities/{id}/messages/{message_id}`), each checked as
+/// [`PathId`] checks one: one that cannot be an id is a 404 naming its resource.
+pub struct PathIds<A, B>(pub A, pub B);
+
+impl<A: ReceivedId, B: ReceivedId> FromRequest for PathIds<A, B> {
+    type Error = actix_web::Error;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let (a, b) = match web::Path::<(String, String)>::from_request(req, payload).into_inner() {
+            Ok(raw) => raw.into_inner(),
+            Err(e) => return ready(Err(e)),
+        };
+        let not_found = |resource| ApiError::from(DomainError::not_found(resource)).into();
+        ready(match (A::received(a), B::received(b)) {
+            (Some(a), Some(b)) => Ok(PathIds(a, b)),
+            (None, _) => Err(not_found(A::RESOURCE)),
+            (_, None) => Err(not_found(B::RESOURCE)),
+        })
+    }
+}
+
 /// Reads a whole body of at most `limit` bytes, for handlers that need its exact bytes (a
 /// signature is computed over them): 413 in the API's error shape past the limit, announced
 /// or not.

@@ -5,7 +5,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::http::limits::openapi::RateLimitDocs;
-use crate::http::routes::{activities, campaigns, carts, catalog, contacts, tags, templates};
+use crate::http::routes::{activities, campaigns, carts, catalog, contacts, messages, tags, templates};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -21,6 +21,7 @@ use crate::http::routes::{activities, campaigns, carts, catalog, contacts, tags,
         tags::list_tags, tags::create_tag, tags::update_tag, tags::delete_tag,
         activities::list_activities, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag,
+        messages::list_messages, messages::get_message, messages::send_reply, messages::get_media,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,
@@ -31,6 +32,7 @@ use crate::http::routes::{activities, campaigns, carts, catalog, contacts, tags,
     tags(
         (name = "Tags", description = "Labels that organize activities"),
         (name = "Activities", description = "Conversations, one per contact"),
+        (name = "Messages", description = "An activity's timeline in both directions, and replies within the 24-hour window"),
         (name = "Contacts", description = "People reached over channels"),
         (name = "Catalog", description = "The published product catalog; publishable keys allowed, CORS enabled"),
         (name = "Carts", description = "Shareable cart snapshots; publishable keys allowed, CORS enabled"),

@@ -22,6 +22,9 @@ pub struct ReplyInput {
     pub filename: Option<String>,
     /// Our id of a message of the same activity (the service checks it is).
     pub reply_to: Option<String>,
+    /// Kind objects sent beside the one `kind` names (`{"type":"image","video":{…}}`): each
+    /// is refused by name.
+    pub unexpected: Vec<String>,
 }
 
 /// A checked reply: text, or media by `https` link.
@@ -76,6 +79,9 @@ impl ReplyContent {
         let mut v = Violations::default();
         let not_allowed = |field: &str| FieldError::new(at(field), format!("is not allowed for type {name}"));
 
+        for other in &input.unexpected {
+            v.push(FieldError::new(other.clone(), format!("is not allowed for type {name}")));
+        }
         let reply_to = match input.reply_to {
             Some(raw) if raw.trim().is_empty() => {
                 v.push(FieldError::new("reply_to", "must not be empty"));
@@ -205,6 +211,12 @@ mod tests {
         assert!(r.preview_url());
         assert_eq!(r.reply_to().map(MessageId::as_str), Some("msg_9"));
         assert!(!ReplyContent::new(ReplyInput { body: Some("ok".into()), ..input("text") }).unwrap().preview_url());
+    }
+
+    #[test]
+    fn a_kind_object_other_than_the_type_is_refused_by_name() {
+        let r = ReplyInput { body: Some("hi".into()), unexpected: vec!["image".into()], ..input("text") };
+        assert_eq!(fields(ReplyContent::new(r)), ["image"]);
     }
 
     #[test]

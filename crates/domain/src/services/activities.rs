@@ -6,7 +6,7 @@ use super::conversations::Conversations;
 use super::{Patch, not_null, required};
 use crate::error::Violations;
 use crate::model::*;
-use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource, TagRepository};
+use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource, MessageRepository, TagRepository};
 use crate::{DomainError, FieldError};
 
 /// Raw list query: every value as received, validated here.
@@ -29,8 +29,17 @@ pub struct ActivityPatchInput {
 /// Tags attached in one call, at most.
 pub const MAX_TAGS_PER_ATTACH: usize = 50;
 
+/// One activity as its detail shows it: the view and the carts its contact brought in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActivityDetail {
+    pub view: ActivityView,
+    /// Newest first.
+    pub carts: Vec<CartMention>,
+}
+
 pub struct ActivityService {
     activities: Arc<dyn ActivityRepository>,
+    messages: Arc<dyn MessageRepository>,
     contacts: Arc<dyn ContactRepository>,
     tags: Arc<dyn TagRepository>,
     conversations: Conversations,
@@ -40,13 +49,14 @@ pub struct ActivityService {
 impl ActivityService {
     pub fn new(
         activities: Arc<dyn ActivityRepository>,
+        messages: Arc<dyn MessageRepository>,
         contacts: Arc<dyn ContactRepository>,
         tags: Arc<dyn TagRepository>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
     ) -> Self {
         let conversations = Conversations::new(contacts.clone(), activities.clone(), clock.clone(), ids);
-        Self { activities, contacts, tags, conversations, clock }
+        Self { activities, messages, contacts, tags, conversations, clock }
     }
 
     pub async fn list(&self, agent: &AgentId, query: ActivityListQuery) -> Result<Page<ActivityView>, DomainError> {
@@ -60,8 +70,14 @@ impl ActivityService {
         Ok(self.activities.list(agent, &filter, page.expect(CHECKED)).await?)
     }
 
-    pub async fn get(&self, agent: &AgentId, id: &ActivityId) -> Result<ActivityView, DomainError> {
+    async fn view(&self, agent: &AgentId, id: &ActivityId) -> Result<ActivityView, DomainError> {
         self.activities.get(agent, id).await?.ok_or(DomainError::not_found("activity"))
+    }
+
+    pub async fn get(&self, agent: &AgentId, id: &ActivityId) -> Result<ActivityDetail, DomainError> {
+        let view = self.view(agent, id).await?;
+        let carts = self.messages.carts(agent, id).await?;
+        Ok(ActivityDetail { view, carts })
     }
 
     /// Opens the conversation with a contact, or returns the one it already has.
@@ -72,14 +88,14 @@ impl ActivityService {
         self.conversations.open_activity(agent, contact, status, None).await
     }
 
-    pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityView, DomainError> {
+    pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityDetail, DomainError> {
         let mut v = Violations::default();
         let status = v.check(not_null("status", input.status).and_then(|s| s.map(|s| ActivityStatus::parse(&s)).transpose()));
         let assignee = v.check(input.assigned_to.try_map(|a| Assignee::new(&a)));
         let rename = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));
         v.finish()?;
 
-        let mut activity = self.get(agent, id).await?.activity;
+        let mut activity = self.view(agent, id).await?.activity;
         if let Some(status) = status.flatten() {
             activity.status = status;
         }
@@ -93,7 +109,7 @@ impl ActivityService {
     }
 
     /// Attaches 1–50 of the agent's tags; attaching a tag twice changes nothing.
-    pub async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tag_ids: Option<Vec<String>>) -> Result<ActivityView, DomainError> {
+    pub async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tag_ids: Option<Vec<String>>) -> Result<ActivityDetail, DomainError> {
         let raw = required("tag_ids", tag_ids)?;
         if raw.is_empty() || raw.len() > MAX_TAGS_PER_ATTACH {
             return Err(FieldError::new("tag_ids", format!("must hold 1 to {MAX_TAGS_PER_ATTACH} tag ids")).into());
@@ -104,7 +120,7 @@ impl ActivityService {
         v.finish()?;
         let wanted: Vec<TagId> = wanted.into_iter().collect();
 
-        self.get(agent, id).await?;
+        self.view(agent, id).await?;
         let found = self.tags.find_many(agent, &wanted).await?;
         let missing: Vec<String> = wanted.iter().filter(|w| !found.iter().any(|t| &t.id == *w)).map(|t| t.as_str().to_string()).collect();
         if !missing.is_empty() {
@@ -117,9 +133,9 @@ impl ActivityService {
     }
 
     /// Detaches one tag. A tag of the agent that is not attached is a no-op; an unknown tag is 404.
-    pub async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag_id: Option<String>) -> Result<ActivityView, DomainError> {
+    pub async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag_id: Option<String>) -> Result<ActivityDetail, DomainError> {
         let tag_id = TagId::field("tag_id", required("tag_id", tag_id.filter(|t| !t.trim().is_empty()))?)?;
-        self.get(agent, id).await?;
+        self.view(agent, id).await?;
         if self.tags.get(agent, &tag_id).await?.is_none() {
             return Err(DomainError::NotFound { resource: "tag", ids: vec![tag_id.into_string()] });
         }
@@ -176,8 +192,11 @@ mod tests {
     fn service(activities: MockActivityRepository, tags: MockTagRepository) -> ActivityService {
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
+        let mut messages = crate::ports::MockMessageRepository::new();
+        messages.expect_carts().returning(|_, _| Ok(vec![]));
         ActivityService::new(
             Arc::new(activities),
+            Arc::new(messages),
             Arc::new(MockContactRepository::new()),
             Arc::new(tags),
             Arc::new(clock),

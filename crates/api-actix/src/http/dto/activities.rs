@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::http::extract::double_option;
-use parley_domain::services::{ActivityPatchInput, Patch};
+use parley_domain::services::{ActivityDetail, ActivityPatchInput, Patch};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -29,6 +29,8 @@ pub struct ActivityDto {
     pub created_at: String,
     #[schema(format = DateTime)]
     pub updated_at: String,
+    /// The newest message, or null before the first.
+    pub last_message: Option<MessageSummaryDto>,
 }
 
 /// One activity: the list item plus its contact and channels.
@@ -41,6 +43,8 @@ pub struct ActivityDetailDto {
     /// When the contact last wrote; null if never. The 24-hour messaging window runs from here.
     #[schema(format = DateTime)]
     pub last_inbound_at: Option<String>,
+    /// The agent's carts the contact linked to in this conversation (`…/c/<code>`), newest first.
+    pub carts: Vec<CartMentionDto>,
 }
 
 impl From<&ActivityView> for ActivityDto {
@@ -63,6 +67,7 @@ impl From<&ActivityView> for ActivityDto {
             assigned_to: a.assigned_to.as_ref().map(|x| x.as_str().to_string()),
             created_at: timestamp(a.created_at),
             updated_at: timestamp(a.updated_at),
+            last_message: v.last_message.as_ref().map(MessageSummaryDto::from),
         }
     }
 }
@@ -73,13 +78,14 @@ impl From<ActivityView> for ActivityDto {
     }
 }
 
-impl From<ActivityView> for ActivityDetailDto {
-    fn from(v: ActivityView) -> Self {
+impl From<ActivityDetail> for ActivityDetailDto {
+    fn from(ActivityDetail { view: v, carts }: ActivityDetail) -> Self {
         Self {
             item: ActivityDto::from(&v),
             contact_id: v.activity.contact_id.as_str().to_string(),
             channels: v.channels.iter().map(ChannelDto::from).collect(),
             last_inbound_at: v.activity.last_inbound_at.map(timestamp),
+            carts: carts.iter().map(CartMentionDto::from).collect(),
         }
     }
 }

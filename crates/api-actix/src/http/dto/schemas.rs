@@ -52,9 +52,49 @@ pub enum ProductKindName {
     Service,
 }
 
+/// A message's direction.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum MessageDirectionName {
+    Inbound,
+    Outbound,
+}
+
+/// A message's status: `received` for inbound messages; outbound ones move sent → delivered →
+/// read, or to failed.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum MessageStatusName {
+    Received,
+    Sent,
+    Delivered,
+    Read,
+    Failed,
+}
+
+/// A message's kind.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum MessageTypeName {
+    Text,
+    Image,
+    Video,
+    Audio,
+    Document,
+    Sticker,
+    Location,
+    Contacts,
+    Interactive,
+    Button,
+    Reaction,
+    Order,
+    Template,
+    Unsupported,
+}
+
 #[cfg(test)]
 mod tests {
-    use parley_domain::model::{ActivityStatus, ChannelType, ProductKind};
+    use parley_domain::model::{ActivityStatus, ChannelType, MessageDirection, MessageStatus, MessageType, ProductKind};
     use utoipa::PartialSchema;
 
     use super::*;
@@ -70,5 +110,8 @@ mod tests {
         assert_eq!(listed::<ActivityStatusName>(), ActivityStatus::ALL.map(|s| s.as_str().to_string()));
         assert_eq!(listed::<ChannelTypeName>(), ChannelType::ALL.map(|c| c.as_str().to_string()));
         assert_eq!(listed::<ProductKindName>(), ProductKind::ALL.map(|k| k.as_str().to_string()));
+        assert_eq!(listed::<MessageDirectionName>(), MessageDirection::ALL.map(|d| d.as_str().to_string()));
+        assert_eq!(listed::<MessageStatusName>(), MessageStatus::ALL.map(|s| s.as_str().to_string()));
+        assert_eq!(listed::<MessageTypeName>(), MessageType::ALL.map(|t| t.as_str().to_string()));
     }
 }

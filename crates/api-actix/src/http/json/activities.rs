@@ -39,10 +39,27 @@ impl JsonText for ActivityView {
         push_time(out, a.created_at);
         out.push_str(",\"updated_at\":");
         push_time(out, a.updated_at);
+        out.push_str(",\"last_message\":");
+        match &self.last_message {
+            None => out.push_str("null"),
+            Some(m) => {
+                out.push_str("{\"id\":");
+                push_string(out, m.id.as_str());
+                out.push_str(",\"direction\":");
+                push_string(out, m.direction.as_str());
+                out.push_str(",\"type\":");
+                push_string(out, m.message_type.as_str());
+                out.push_str(",\"text\":");
+                push_optional_string(out, m.text.as_deref());
+                out.push_str(",\"created_at\":");
+                push_time(out, m.created_at);
+                out.push('}');
+            }
+        }
         out.push('}');
     }
 
     fn json_len_hint(&self) -> usize {
-        400
+        if self.last_message.is_some() { 700 } else { 420 }
     }
 }

@@ -90,6 +90,12 @@ prop_compose! {
         assigned in prop::option::of(text("[ -~\"\\x02]{1,20}", |s| Assignee::new(s).is_ok())),
         created_at in time(),
         updated_at in time(),
+        last_message in prop::option::of((
+            prop::sample::select(MessageDirection::ALL.to_vec()),
+            prop::sample::select(MessageType::ALL.to_vec()),
+            prop::option::of(any::<String>()),
+            time(),
+        )),
     ) -> ActivityView {
         let activity = Activity {
             id: ActivityId::new(id),
@@ -110,7 +116,14 @@ prop_compose! {
                 color: TagColor::new(&color).unwrap(),
             })
             .collect();
-        ActivityView { activity, profile_name, channels, tags }
+        let last_message = last_message.map(|(direction, message_type, text, created_at)| MessageSummary {
+            id: MessageId::new("msg_a"),
+            direction,
+            message_type,
+            text,
+            created_at,
+        });
+        ActivityView { activity, profile_name, channels, tags, last_message }
     }
 }
 

@@ -34,8 +34,8 @@ pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Qu
     params(("id" = String, Path, description = "Activity id")),
     responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: PathId<ActivityId>) -> ApiResult<HttpResponse> {
-    let view = state.activities.get(caller.agent(), &id.into_inner()).await?;
-    Ok(ok(ActivityDetailDto::from(view)))
+    let detail = state.activities.get(caller.agent(), &id.into_inner()).await?;
+    Ok(ok(ActivityDetailDto::from(detail)))
 }
 
 /// Change status or assignee, or rename the contact.
@@ -50,8 +50,8 @@ pub async fn update_activity(
     id: PathId<ActivityId>,
     body: Json<Object<UpdateActivity>>,
 ) -> ApiResult<HttpResponse> {
-    let view = state.activities.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
-    Ok(ok(ActivityDetailDto::from(view)))
+    let detail = state.activities.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    Ok(ok(ActivityDetailDto::from(detail)))
 }
 
 /// Attach tags; attaching one twice changes nothing.
@@ -66,8 +66,8 @@ pub async fn attach_tags(
     id: PathId<ActivityId>,
     body: Json<Object<AttachTags>>,
 ) -> ApiResult<HttpResponse> {
-    let view = state.activities.attach_tags(caller.agent(), &id.into_inner(), body.into_inner().into_inner().tag_ids).await?;
-    Ok(ok(ActivityDetailDto::from(view)))
+    let detail = state.activities.attach_tags(caller.agent(), &id.into_inner(), body.into_inner().into_inner().tag_ids).await?;
+    Ok(ok(ActivityDetailDto::from(detail)))
 }
 
 /// Remove one tag; removing a tag that is not attached is a no-op.
@@ -81,6 +81,6 @@ pub async fn detach_tag(
     id: PathId<ActivityId>,
     query: Query<DetachTagParams>,
 ) -> ApiResult<HttpResponse> {
-    let view = state.activities.detach_tag(caller.agent(), &id.into_inner(), query.into_inner().tag_id).await?;
-    Ok(ok(ActivityDetailDto::from(view)))
+    let detail = state.activities.detach_tag(caller.agent(), &id.into_inner(), query.into_inner().tag_id).await?;
+    Ok(ok(ActivityDetailDto::from(detail)))
 }

@@ -6,6 +6,7 @@ pub mod campaigns;
 pub mod carts;
 pub mod catalog;
 pub mod contacts;
+pub mod messages;
 pub mod meta;
 pub mod metrics;
 pub mod tags;

@@ -1,0 +1,261 @@
+//! The messages DTOs: an activity's timeline as the API shows it, and a reply as it is sent.
+
+use super::*;
+use parley_domain::model::{CartMention, Location, Media, Message, MessageSummary, ReplyInput};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+/// A media attachment: the platform's `id` (inbound) or our `link` (outbound).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MediaDto {
+    pub id: Option<String>,
+    pub link: Option<String>,
+    pub mime_type: Option<String>,
+    pub sha256: Option<String>,
+    pub caption: Option<String>,
+    pub filename: Option<String>,
+}
+
+impl From<&Media> for MediaDto {
+    fn from(m: &Media) -> Self {
+        Self {
+            id: m.id.clone(),
+            link: m.link.clone(),
+            mime_type: m.mime_type.clone(),
+            sha256: m.sha256.clone(),
+            caption: m.caption.clone(),
+            filename: m.filename.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LocationDto {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub name: Option<String>,
+    pub address: Option<String>,
+}
+
+impl From<&Location> for LocationDto {
+    fn from(l: &Location) -> Self {
+        Self { latitude: l.latitude, longitude: l.longitude, name: l.name.clone(), address: l.address.clone() }
+    }
+}
+
+/// One message of an activity's timeline.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageDto {
+    #[schema(example = "msg_7Tq2WcLx9sK0bNc1zVeR4hYp")]
+    pub id: String,
+    pub activity_id: String,
+    #[schema(value_type = MessageDirectionName)]
+    pub direction: String,
+    #[serde(rename = "type")]
+    #[schema(value_type = MessageTypeName)]
+    pub kind: String,
+    /// What a person reads: the body, a caption, the chosen option's title, a template's
+    /// parsed message, a reaction's emoji; else null.
+    pub text: Option<String>,
+    pub media: Option<MediaDto>,
+    pub location: Option<LocationDto>,
+    /// The message in the platform's shape (`{"type": …, "<type>": {…}}`): the details `text`,
+    /// `media` and `location` do not carry, such as shared contact cards, the chosen option's
+    /// id, an order's items, a reaction's target, or an unsupported kind as received (`raw`).
+    #[schema(value_type = Object)]
+    pub content: Value,
+    /// The message of this activity this one answers, else null.
+    pub reply_to: Option<String>,
+    /// The platform's id (`wamid.…`).
+    pub platform_message_id: Option<String>,
+    pub channel: ChannelDto,
+    /// The line (`chn_…`) it came in on or went out through.
+    pub line_id: Option<String>,
+    #[schema(value_type = MessageStatusName)]
+    pub status: String,
+    /// Why the platform failed to deliver it, when it did.
+    pub error_message: Option<String>,
+    pub template_id: Option<String>,
+    pub campaign_key: Option<String>,
+    /// A cart of this agent the message links to (`…/c/<code>`).
+    pub cart_code: Option<String>,
+    /// The ad that brought the contact (the platform's `referral`), inbound only.
+    #[schema(value_type = Option<Object>)]
+    pub referral: Option<Value>,
+    /// Inbound: the platform's time; outbound: when Parley sent it.
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub sent_at: Option<String>,
+    #[schema(format = DateTime)]
+    pub delivered_at: Option<String>,
+    #[schema(format = DateTime)]
+    pub read_at: Option<String>,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+impl From<&Message> for MessageDto {
+    fn from(m: &Message) -> Self {
+        Self {
+            id: m.id.as_str().to_string(),
+            activity_id: m.activity_id.as_str().to_string(),
+            direction: m.direction.as_str().to_string(),
+            kind: m.message_type().as_str().to_string(),
+            text: m.text().map(str::to_string),
+            media: m.media().map(MediaDto::from),
+            location: m.location().map(LocationDto::from),
+            content: m.content.to_json(),
+            reply_to: m.reply_to.as_ref().map(|r| r.as_str().to_string()),
+            platform_message_id: m.platform_message_id.clone(),
+            channel: ChannelDto::from(&m.channel),
+            line_id: m.line_id.as_ref().map(|l| l.as_str().to_string()),
+            status: m.status.as_str().to_string(),
+            error_message: m.error_message.clone(),
+            template_id: m.template_id.as_ref().map(|t| t.as_str().to_string()),
+            campaign_key: m.campaign_key.as_ref().map(|k| k.as_str().to_string()),
+            cart_code: m.cart_code.as_ref().map(|c| c.as_str().to_string()),
+            referral: m.referral.clone(),
+            created_at: timestamp(m.created_at),
+            sent_at: m.sent_at.map(timestamp),
+            delivered_at: m.delivered_at.map(timestamp),
+            read_at: m.read_at.map(timestamp),
+            updated_at: timestamp(m.updated_at),
+        }
+    }
+}
+
+impl From<Message> for MessageDto {
+    fn from(m: Message) -> Self {
+        Self::from(&m)
+    }
+}
+
+/// An activity's newest message, as its list item shows it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageSummaryDto {
+    pub id: String,
+    #[schema(value_type = MessageDirectionName)]
+    pub direction: String,
+    #[serde(rename = "type")]
+    #[schema(value_type = MessageTypeName)]
+    pub kind: String,
+    /// The message's text, cut to 200 characters.
+    pub text: Option<String>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl From<&MessageSummary> for MessageSummaryDto {
+    fn from(m: &MessageSummary) -> Self {
+        Self {
+            id: m.id.as_str().to_string(),
+            direction: m.direction.as_str().to_string(),
+            kind: m.message_type.as_str().to_string(),
+            text: m.text.clone(),
+            created_at: timestamp(m.created_at),
+        }
+    }
+}
+
+/// A cart the contact brought into the conversation.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CartMentionDto {
+    #[schema(example = "k7Hq2Wx")]
+    pub code: String,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl From<&CartMention> for CartMentionDto {
+    fn from(c: &CartMention) -> Self {
+        Self { code: c.code.as_str().to_string(), created_at: timestamp(c.created_at) }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MessageListParams {
+    /// Page size, 1–100, default 50.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
+    pub limit: Option<String>,
+    /// Rows to skip, default 0.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    pub offset: Option<String>,
+    /// RFC 3339: only messages created or changed (a status moved) after it, for polling.
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub since: Option<String>,
+}
+
+/// `text` of a text reply.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyText {
+    /// 1–4096 characters.
+    #[schema(min_length = 1, max_length = 4096)]
+    pub body: Option<String>,
+    /// Whether the platform may show a preview of the first link. Default false.
+    pub preview_url: Option<bool>,
+}
+
+/// The object of a media reply, by link.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyMedia {
+    /// An https URL the platform fetches the file from.
+    #[schema(format = Uri)]
+    pub link: Option<String>,
+    /// Up to 1024 characters; not for audio or stickers.
+    #[schema(max_length = 1024)]
+    pub caption: Option<String>,
+    /// Documents only: the name the contact sees.
+    #[schema(max_length = 255)]
+    pub filename: Option<String>,
+}
+
+/// A free-form reply, in the platform's message shape: `type` and the object it names.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendReply {
+    /// text, image, video, audio, document or sticker.
+    #[serde(rename = "type")]
+    #[schema(required = true, example = "text")]
+    pub kind: Option<String>,
+    pub text: Option<ReplyText>,
+    pub image: Option<ReplyMedia>,
+    pub video: Option<ReplyMedia>,
+    pub audio: Option<ReplyMedia>,
+    pub document: Option<ReplyMedia>,
+    pub sticker: Option<ReplyMedia>,
+    /// The id of a message of this activity to answer (the contact sees it quoted).
+    pub reply_to: Option<String>,
+}
+
+impl From<SendReply> for ReplyInput {
+    fn from(b: SendReply) -> Self {
+        let kind = b.kind.clone().unwrap_or_default();
+        let mut input = ReplyInput { kind: b.kind, reply_to: b.reply_to, ..ReplyInput::default() };
+        match b.text {
+            Some(text) if kind == "text" => {
+                input.body = text.body;
+                input.preview_url = text.preview_url;
+            }
+            Some(_) => input.unexpected.push("text".into()),
+            None => {}
+        }
+        for (name, media) in [("image", b.image), ("video", b.video), ("audio", b.audio), ("document", b.document), ("sticker", b.sticker)]
+        {
+            match media {
+                Some(media) if kind == name => {
+                    input.link = media.link;
+                    input.caption = media.caption;
+                    input.filename = media.filename;
+                }
+                Some(_) => input.unexpected.push(name.into()),
+                None => {}
+            }
+        }
+        input
+    }
+}

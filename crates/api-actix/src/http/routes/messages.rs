@@ -1,0 +1,104 @@
+use actix_web::http::header;
+use actix_web::web::{Data, ServiceConfig};
+use actix_web::{HttpResponse, web};
+use futures_util::StreamExt;
+use parley_domain::model::{ActivityId, MessageId};
+use parley_domain::services::MessageListQuery;
+
+use super::{created, ok, resource};
+use crate::http::auth::SecretKey;
+use crate::http::dto::{DataBody, MessageDto, MessageListParams, PageBody, Pagination, SendReply};
+use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::http::extract::{Json, Object, PathId, PathIds, Query};
+use crate::http::idempotency::IdempotencyKey;
+use crate::runtime::state::AppState;
+
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(resource("/activities/{id}/messages").route(web::get().to(list_messages)).route(web::post().to(send_reply)))
+        .service(resource("/activities/{id}/messages/{message_id}").route(web::get().to(get_message)))
+        .service(resource("/activities/{id}/messages/{message_id}/media").route(web::get().to(get_media)));
+}
+
+/// An activity's messages in both directions, newest first.
+#[utoipa::path(get, path = "/v1/activities/{id}/messages", tag = "Messages", security(("api_key" = [])),
+    params(("id" = String, Path, description = "Activity id"), MessageListParams),
+    responses((status = 200, body = PageBody<MessageDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn list_messages(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<ActivityId>,
+    query: Query<MessageListParams>,
+) -> ApiResult<HttpResponse> {
+    let q = query.into_inner();
+    let query = MessageListQuery { since: q.since, limit: q.limit, offset: q.offset };
+    let page = state.messages.list(caller.agent(), &id.into_inner(), query).await?;
+    let pagination = Pagination::of(&page);
+    Ok(HttpResponse::Ok().json(PageBody { data: page.items.iter().map(MessageDto::from).collect(), pagination }))
+}
+
+/// One message of an activity.
+#[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}", tag = "Messages", security(("api_key" = [])),
+    params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
+    responses((status = 200, body = DataBody<MessageDto>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<ActivityId, MessageId>) -> ApiResult<HttpResponse> {
+    let PathIds(activity, message) = ids;
+    let message = state.messages.get(caller.agent(), &activity, &message).await?;
+    Ok(ok(MessageDto::from(message)))
+}
+
+/// Reply to the contact in free form (text, or media by link) through the line they last wrote
+/// to, within 24 hours of their last message. With an `Idempotency-Key` header, a retry with the
+/// same key and body within 24 hours answers the first response again and sends nothing.
+#[utoipa::path(post, path = "/v1/activities/{id}/messages", tag = "Messages", security(("api_key" = [])), request_body = SendReply,
+    params(("id" = String, Path, description = "Activity id"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
+    responses((status = 201, body = DataBody<MessageDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
+        (status = 422, description = "WINDOW_CLOSED (more than 24 hours since the contact last wrote, or never: send a template), \
+            CHANNEL_UNSUPPORTED (no WhatsApp number), or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
+        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub async fn send_reply(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<ActivityId>,
+    body: Json<Object<SendReply>>,
+    key: IdempotencyKey,
+) -> ApiResult<HttpResponse> {
+    let activity = id.into_inner();
+    let body = body.into_inner().into_inner();
+    key.once(&state, caller.agent(), activity.as_str(), body, |body| reply(&state, &caller, &activity, body)).await
+}
+
+async fn reply(state: &AppState, caller: &SecretKey, activity: &ActivityId, body: SendReply) -> Result<HttpResponse, ApiError> {
+    let message = state.messages.reply(caller.agent(), activity, body.into()).await?;
+    Ok(created(MessageDto::from(message)))
+}
+
+/// The file of an inbound image, video, audio, document or sticker, streamed from the platform
+/// with its content type. The platform keeps media for a limited time (about 30 days).
+#[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}/media", tag = "Messages", security(("api_key" = [])),
+    params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
+    responses((status = 200, description = "The file, in its content type", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "Unknown message, a message without an inbound file, or a file the platform no longer has", body = ErrorBody),
+        (status = 502, description = "The platform failed or timed out", body = ErrorBody)))]
+pub async fn get_media(caller: SecretKey, state: Data<AppState>, ids: PathIds<ActivityId, MessageId>) -> ApiResult<HttpResponse> {
+    let PathIds(activity, message) = ids;
+    let file = state.messages.media(caller.agent(), &activity, &message).await?;
+    let mut response = HttpResponse::Ok();
+    response
+        .content_type(file.mime_type.as_str())
+        // A contact's file is served from the API's origin: never sniffed, never run as a page.
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox"))
+        .insert_header((header::CACHE_CONTROL, "private, max-age=300"));
+    let body = file.body.map(|chunk| chunk.map(web::Bytes::from).map_err(|e| actix_web::error::ErrorBadGateway(e.to_string())));
+    Ok(match file.length {
+        Some(length) => response.no_chunking(length).streaming(body),
+        None => response.streaming(body),
+    })
+}
