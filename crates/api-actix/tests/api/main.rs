@@ -27,6 +27,7 @@ mod search_instances;
 mod serve_cli;
 mod shutdown;
 mod tags;
+mod timeline;
 mod webhook_restart;
 mod webhooks_cli;
 mod wire;

@@ -12,17 +12,17 @@ use serde_json::{Value, json};
 use wiremock::matchers::{body_json, body_partial_json, header, method, path, query_param, query_param_is_missing};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const APP_SECRET: &str = "app-secret";
+pub(crate) const APP_SECRET: &str = "app-secret";
 const VERIFY_TOKEN: &str = "verify-me";
-const CLOUD_PHONE: &str = "106540352242922";
-const CLOUD_WABA: &str = "102290129340398";
-const TOKEN: &str = "EAAG-test-token";
-const SANDBOX_PHONE: &str = "200000000000001";
-const SANDBOX_WABA: &str = "300000000000001";
-const B_PHONE: &str = "106540352249999";
-const B_WABA: &str = "102290129349999";
+pub(crate) const CLOUD_PHONE: &str = "106540352242922";
+pub(crate) const CLOUD_WABA: &str = "102290129340398";
+pub(crate) const TOKEN: &str = "EAAG-test-token";
+pub(crate) const SANDBOX_PHONE: &str = "200000000000001";
+pub(crate) const SANDBOX_WABA: &str = "300000000000001";
+pub(crate) const B_PHONE: &str = "106540352249999";
+pub(crate) const B_WABA: &str = "102290129349999";
 /// 2026-01-01T00:00:00Z
-const T0: i64 = 1_767_225_600;
+pub(crate) const T0: i64 = 1_767_225_600;
 
 /// Generates one `#[actix_web::test]` per backend for each `async fn name(backend: &str)`.
 macro_rules! backends {
@@ -38,7 +38,7 @@ macro_rules! backends {
 
 // ---------- set-up ----------
 
-async fn start(backend: &str) -> (MockServer, TestApp) {
+pub(crate) async fn start(backend: &str) -> (MockServer, TestApp) {
     let server = MockServer::start().await;
     let config =
         ApiConfig { whatsapp_verify_token: Some(VERIFY_TOKEN.into()), whatsapp_app_secret: Some(APP_SECRET.into()), ..Default::default() };
@@ -50,7 +50,7 @@ fn templates_path(waba: &str) -> String {
     format!("/v23.0/{waba}/message_templates")
 }
 
-fn messages_path(phone: &str) -> String {
+pub(crate) fn messages_path(phone: &str) -> String {
     format!("/v23.0/{phone}/messages")
 }
 
@@ -77,7 +77,7 @@ fn body_only_wire(id: &str, name: &str, status: &str, category: &str, text: &str
 }
 
 /// order_update (9001), welcome (9002) and spring_sale (9003, PENDING).
-fn standard_templates() -> Vec<Value> {
+pub(crate) fn standard_templates() -> Vec<Value> {
     vec![
         order_update_wire("9001", "en_US"),
         body_only_wire("9002", "welcome", "APPROVED", "MARKETING", "Welcome to {{1}}! Reply to this message to chat with us."),
@@ -86,7 +86,7 @@ fn standard_templates() -> Vec<Value> {
 }
 
 /// Adds agent A's Cloud line and syncs `templates` into it from the fake Graph API.
-async fn cloud_line(app: &TestApp, server: &MockServer, templates: Vec<Value>) -> Line {
+pub(crate) async fn cloud_line(app: &TestApp, server: &MockServer, templates: Vec<Value>) -> Line {
     let line = app.state.lines.add(&app.a.agent, CLOUD_PHONE, CLOUD_WABA, Some(TOKEN)).await.unwrap();
     let mock = Mock::given(method("GET"))
         .and(path(templates_path(CLOUD_WABA)))
@@ -104,7 +104,7 @@ async fn cloud_line(app: &TestApp, server: &MockServer, templates: Vec<Value>) -
 }
 
 /// The send body for order_update with all its parameters.
-fn order_send(to: &str, campaign: Option<&str>) -> Value {
+pub(crate) fn order_send(to: &str, campaign: Option<&str>) -> Value {
     let mut body = json!({
         "to": to,
         "components": [
@@ -145,7 +145,7 @@ fn order_wire(to_digits: &str, campaign: Option<&str>) -> Value {
 }
 
 /// The platform's answer to an accepted send.
-fn accepted(to: &str, wamid: &str) -> ResponseTemplate {
+pub(crate) fn accepted(to: &str, wamid: &str) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(json!({
         "messaging_product": "whatsapp",
         "contacts": [{"input": to, "wa_id": to}],
@@ -164,24 +164,24 @@ async fn accept_sends_to(server: &MockServer, to: &str, wamid: &str) {
 }
 
 /// Sends that reached the fake Graph API.
-async fn sends_received(server: &MockServer) -> usize {
+pub(crate) async fn sends_received(server: &MockServer) -> usize {
     server.received_requests().await.unwrap_or_default().iter().filter(|r| r.method.as_str() == "POST").count()
 }
 
-fn send_uri(template_id: &str) -> String {
+pub(crate) fn send_uri(template_id: &str) -> String {
     format!("/v1/templates/{template_id}/send")
 }
 
-fn executions_uri(key: &str, query: &str) -> String {
+pub(crate) fn executions_uri(key: &str, query: &str) -> String {
     if query.is_empty() { format!("/v1/campaigns/{key}/executions") } else { format!("/v1/campaigns/{key}/executions?{query}") }
 }
 
 /// RFC 3339 with milliseconds and Z, as the API writes timestamps.
-fn ts(unix: i64) -> String {
+pub(crate) fn ts(unix: i64) -> String {
     chrono::DateTime::from_timestamp(unix, 0).unwrap().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-async fn post_webhook(app: &TestApp, body: &str, signature: Option<&str>) -> Reply {
+pub(crate) async fn post_webhook(app: &TestApp, body: &str, signature: Option<&str>) -> Reply {
     let mut req = TestRequest::post().uri("/webhooks/whatsapp").insert_header(("Content-Type", "application/json"));
     if let Some(sig) = signature {
         req = req.insert_header(("X-Hub-Signature-256", sig));
@@ -190,14 +190,14 @@ async fn post_webhook(app: &TestApp, body: &str, signature: Option<&str>) -> Rep
 }
 
 /// Posts a correctly signed webhook and expects it accepted.
-async fn signed_webhook(app: &TestApp, body: &str) {
+pub(crate) async fn signed_webhook(app: &TestApp, body: &str) {
     let sig = parley_api::http::routes::webhooks::sign(APP_SECRET, body.as_bytes());
     let r = post_webhook(app, body, Some(&sig)).await;
     r.assert_status(200);
 }
 
 /// A webhook with several statuses for one line, each `(message id, status, unix time, errors)`.
-fn statuses_webhook(phone: &str, waba: &str, key: &str, statuses: &[(&str, &str, i64)]) -> String {
+pub(crate) fn statuses_webhook(phone: &str, waba: &str, key: &str, statuses: &[(&str, &str, i64)]) -> String {
     let statuses: Vec<Value> = statuses
         .iter()
         .map(|(id, status, at)| {
@@ -225,7 +225,7 @@ fn inbound_webhook(phone: &str, from: &str, name: &str, wamid: &str, at: i64) ->
 }
 
 /// GETs `uri` until `done(data)` holds, for at most 10 s; fails with the last body seen.
-async fn poll(app: &TestApp, uri: &str, done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn poll(app: &TestApp, uri: &str, done: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let r = app.get(uri, &app.a.secret).await;
@@ -250,7 +250,7 @@ fn contact_on<'a>(contacts: &'a Value, digits: &str) -> Option<&'a Value> {
     contacts.as_array().unwrap().iter().find(|c| c["channels"].as_array().unwrap().iter().any(|ch| ch["channel_id"] == digits))
 }
 
-fn issues(r: &Reply) -> Vec<(String, String)> {
+pub(crate) fn issues(r: &Reply) -> Vec<(String, String)> {
     r.body["error"]["details"]
         .as_array()
         .map(|d| d.iter().map(|x| (x["field"].as_str().unwrap().to_string(), x["issue"].as_str().unwrap().to_string())).collect())

@@ -1,0 +1,552 @@
+//! Activities' messages end to end over HTTP, on both backends, against the fake Graph API:
+//! every inbound kind from the webhook's real shapes, duplicates stored once, replies inside
+//! and outside the 24-hour window with their exact wire bodies, statuses, media, the cart
+//! handover and tenant isolation.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{Reply, TestApp};
+use crate::messaging::{
+    B_PHONE, B_WABA, CLOUD_PHONE, CLOUD_WABA, TOKEN, accepted, cloud_line, issues, messages_path, order_send, poll,
+    send_uri, sends_received, signed_webhook, standard_templates, start, statuses_webhook, ts,
+};
+use parley_domain::model::ActivityStatus;
+use serde_json::{Value, json};
+use wiremock::matchers::{body_json, header, method, path, query_param};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+macro_rules! backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $( #[actix_web::test] async fn $name() { super::$name("sqlite").await } )*
+        }
+        mod postgres {
+            $( #[actix_web::test] async fn $name() { super::$name("postgres").await } )*
+        }
+    };
+}
+
+backends!(
+    every_inbound_kind_is_stored_once_with_its_details,
+    a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses,
+    outside_the_window_or_without_whatsapp_nothing_is_sent,
+    a_reply_with_an_idempotency_key_is_sent_once,
+    media_is_streamed_from_the_platform,
+    a_cart_link_hands_the_shopper_over_with_their_cart,
+    the_timeline_pages_newest_first_and_polls_by_since,
+    template_sends_are_messages_and_move_with_their_execution,
+    tenants_never_see_each_others_messages,
+);
+
+const ANN: &str = "14155550100";
+
+/// Now, in the platform's unix seconds: inbound messages inside the window.
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// A webhook carrying `messages` (objects without `from`, which is set to `from`) for `phone`.
+fn inbound(phone: &str, from: &str, messages: Vec<Value>) -> String {
+    let messages: Vec<Value> = messages
+        .into_iter()
+        .map(|mut m| {
+            m["from"] = json!(from);
+            m
+        })
+        .collect();
+    json!({"object": "whatsapp_business_account", "entry": [{"id": CLOUD_WABA, "changes": [{"field": "messages", "value": {
+        "messaging_product": "whatsapp",
+        "metadata": {"display_phone_number": "15550001111", "phone_number_id": phone},
+        "contacts": [{"profile": {"name": "Ann Lee"}, "wa_id": from}],
+        "messages": messages
+    }}]}]})
+    .to_string()
+}
+
+fn text(wamid: &str, at: i64, body: &str) -> Value {
+    json!({"id": wamid, "timestamp": at.to_string(), "type": "text", "text": {"body": body}})
+}
+
+/// The contact's activity id, once their first message is processed.
+async fn activity_of(app: &TestApp, digits: &str) -> String {
+    let found = poll(app, &format!("/v1/activities?search={digits}"), |d| d.as_array().is_some_and(|a| !a.is_empty())).await;
+    found[0]["id"].as_str().unwrap().to_string()
+}
+
+/// The activity's timeline once it holds `count` messages.
+async fn timeline(app: &TestApp, activity: &str, count: usize) -> Vec<Value> {
+    let uri = format!("/v1/activities/{activity}/messages?limit=100");
+    poll(app, &uri, |d| d.as_array().is_some_and(|a| a.len() >= count)).await.as_array().unwrap().clone()
+}
+
+/// Ann wrote "hello" just now on the Cloud line: returns her activity id.
+async fn ann_wrote(app: &TestApp, server: &MockServer) -> String {
+    cloud_line(app, server, standard_templates()).await;
+    signed_webhook(app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.hello", now(), "hello")])).await;
+    let activity = activity_of(app, ANN).await;
+    timeline(app, &activity, 1).await;
+    activity
+}
+
+fn replies(activity: &str) -> String {
+    format!("/v1/activities/{activity}/messages")
+}
+
+async fn every_inbound_kind_is_stored_once_with_its_details(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let t = now() - 60;
+    let kinds = vec![
+        text("wamid.k01", t, "Do you have the blue mug?"),
+        json!({"id": "wamid.k02", "timestamp": (t + 1).to_string(), "type": "image",
+            "image": {"caption": "This one", "mime_type": "image/jpeg", "sha256": "aGFzaA==", "id": "1013"},
+            "context": {"from": "15550001111", "id": "wamid.k01"}}),
+        json!({"id": "wamid.k03", "timestamp": (t + 2).to_string(), "type": "video", "video": {"mime_type": "video/mp4", "sha256": "dg==", "id": "1014"}}),
+        json!({"id": "wamid.k04", "timestamp": (t + 3).to_string(), "type": "audio", "audio": {"mime_type": "audio/ogg; codecs=opus", "sha256": "YQ==", "id": "1015", "voice": true}}),
+        json!({"id": "wamid.k05", "timestamp": (t + 4).to_string(), "type": "document",
+            "document": {"caption": "My order", "filename": "order.pdf", "mime_type": "application/pdf", "sha256": "ZA==", "id": "1016"}}),
+        json!({"id": "wamid.k06", "timestamp": (t + 5).to_string(), "type": "sticker", "sticker": {"mime_type": "image/webp", "sha256": "cw==", "id": "1017", "animated": false}}),
+        json!({"id": "wamid.k07", "timestamp": (t + 6).to_string(), "type": "location",
+            "location": {"latitude": 38.7223, "longitude": -9.1393, "name": "Shop", "address": "Rua Augusta 1, Lisboa"}}),
+        json!({"id": "wamid.k08", "timestamp": (t + 7).to_string(), "type": "contacts",
+            "contacts": [{"name": {"formatted_name": "Bo Lee", "first_name": "Bo"}, "phones": [{"phone": "+1 415 555 0199", "type": "CELL", "wa_id": "14155550199"}]}]}),
+        json!({"id": "wamid.k09", "timestamp": (t + 8).to_string(), "type": "interactive",
+            "interactive": {"type": "button_reply", "button_reply": {"id": "yes-reserve", "title": "Yes, reserve it"}}}),
+        json!({"id": "wamid.k10", "timestamp": (t + 9).to_string(), "type": "interactive",
+            "interactive": {"type": "list_reply", "list_reply": {"id": "blue", "title": "Blue", "description": "Blue mug, 350 ml"}}}),
+        json!({"id": "wamid.k11", "timestamp": (t + 10).to_string(), "type": "button", "button": {"payload": "STOP", "text": "Stop promotions"}}),
+        json!({"id": "wamid.k12", "timestamp": (t + 11).to_string(), "type": "reaction", "reaction": {"message_id": "wamid.k01", "emoji": "👍"}}),
+        json!({"id": "wamid.k13", "timestamp": (t + 12).to_string(), "type": "order", "order": {"catalog_id": "cat-1", "text": "Quickly please",
+            "product_items": [{"product_retailer_id": "mug-blue", "quantity": "2", "item_price": "12.5", "currency": "EUR"}]}}),
+        json!({"id": "wamid.k14", "timestamp": (t + 13).to_string(), "type": "unsupported",
+            "errors": [{"code": 131051, "title": "Message type unknown", "message": "Message type unknown"}]}),
+        json!({"id": "wamid.k15", "timestamp": (t + 14).to_string(), "type": "poll", "poll": {"question": "Which colour?"},
+            "referral": {"source_url": "https://fb.me/ad", "source_id": "120", "source_type": "ad", "headline": "Mugs", "ctwa_clid": "Afd"}}),
+    ];
+    let body = inbound(CLOUD_PHONE, ANN, kinds);
+    signed_webhook(&app, &body).await;
+    let activity = activity_of(&app, ANN).await;
+    let messages = timeline(&app, &activity, 15).await;
+    // The platform repeats a delivery: nothing is stored twice.
+    signed_webhook(&app, &body).await;
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.marker", t + 20, "marker")])).await;
+    let messages_after = timeline(&app, &activity, 16).await;
+    assert_eq!(messages_after.len(), 16, "each message once: {messages_after:#?}");
+    assert_eq!(messages_after[0]["text"], "marker");
+
+    // Newest first: the platform's times, one second apart.
+    let wamids: Vec<&str> = messages.iter().map(|m| m["platform_message_id"].as_str().unwrap()).collect();
+    assert_eq!(wamids, (1..=15).rev().map(|n| format!("wamid.k{n:02}")).collect::<Vec<_>>());
+    let by = |wamid: &str| messages.iter().find(|m| m["platform_message_id"] == wamid).unwrap().clone();
+    let first = by("wamid.k01");
+    assert_eq!(first["type"], "text");
+    assert_eq!(first["text"], "Do you have the blue mug?");
+    assert_eq!((&first["direction"], &first["status"]), (&json!("inbound"), &json!("received")));
+    assert_eq!(first["channel"], json!({"channel_id": ANN, "channel_type": "whatsapp"}));
+    assert_eq!(first["created_at"], ts(t), "the platform's time");
+    assert!(first["id"].as_str().unwrap().starts_with("msg_"));
+    assert_eq!(first["activity_id"], activity);
+    assert!(first["line_id"].as_str().unwrap().starts_with("chn_"));
+    for absent in ["media", "location", "reply_to", "error_message", "template_id", "campaign_key", "cart_code", "referral", "sent_at"] {
+        assert_eq!(first[absent], Value::Null, "{absent}");
+    }
+
+    let image = by("wamid.k02");
+    assert_eq!(image["text"], "This one", "a caption is what a person reads");
+    assert_eq!(
+        image["media"],
+        json!({"id": "1013", "link": null, "mime_type": "image/jpeg", "sha256": "aGFzaA==", "caption": "This one", "filename": null})
+    );
+    assert_eq!(image["reply_to"], first["id"], "context.id becomes our id of the quoted message");
+    assert_eq!(by("wamid.k05")["media"]["filename"], "order.pdf");
+    assert_eq!(by("wamid.k04")["text"], Value::Null);
+    assert_eq!(by("wamid.k06")["type"], "sticker");
+    assert_eq!(by("wamid.k07")["location"], json!({"latitude": 38.7223, "longitude": -9.1393, "name": "Shop", "address": "Rua Augusta 1, Lisboa"}));
+    assert_eq!(by("wamid.k08")["content"]["contacts"][0]["name"]["formatted_name"], "Bo Lee");
+    assert_eq!(by("wamid.k09")["text"], "Yes, reserve it");
+    assert_eq!(by("wamid.k09")["content"]["interactive"]["button_reply"]["id"], "yes-reserve");
+    assert_eq!(by("wamid.k10")["content"]["interactive"]["list_reply"], json!({"id": "blue", "title": "Blue", "description": "Blue mug, 350 ml"}));
+    assert_eq!((&by("wamid.k11")["text"], &by("wamid.k11")["content"]["button"]["payload"]), (&json!("Stop promotions"), &json!("STOP")));
+    assert_eq!(by("wamid.k12")["text"], "👍");
+    assert_eq!(by("wamid.k12")["content"]["reaction"]["message_id"], "wamid.k01");
+    let order = by("wamid.k13");
+    assert_eq!(order["text"], "Quickly please");
+    assert_eq!(
+        order["content"]["order"]["product_items"],
+        json!([{"product_retailer_id": "mug-blue", "quantity": 2, "item_price": 12.5, "currency": "EUR"}])
+    );
+    for (wamid, kind) in [("wamid.k14", "unsupported"), ("wamid.k15", "poll")] {
+        let m = by(wamid);
+        assert_eq!(m["type"], "unsupported", "{m}");
+        assert_eq!(m["content"]["raw"]["type"], kind, "kept whole: {m}");
+    }
+    assert_eq!(by("wamid.k14")["content"]["raw"]["errors"][0]["code"], 131051);
+    assert_eq!(by("wamid.k15")["referral"]["ctwa_clid"], "Afd", "the ad referral is kept");
+
+    // Each message is also one by itself, and the activity shows the newest.
+    let one = app.get(&format!("/v1/activities/{activity}/messages/{}", image["id"].as_str().unwrap()), &app.a.secret).await;
+    one.assert_status(200);
+    assert_eq!(one.data(), &image);
+    let detail = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
+    assert_eq!(detail.data()["last_message"]["text"], "marker");
+    assert!(app.state.webhooks.failed(10).await.unwrap().is_empty());
+}
+
+async fn a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses(backend: &str) {
+    let (server, app) = start(backend).await;
+    let activity = ann_wrote(&app, &server).await;
+    let hello = timeline(&app, &activity, 1).await[0].clone();
+    Mock::given(method("POST"))
+        .and(path(messages_path(CLOUD_PHONE)))
+        .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+        .and(body_json(json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": ANN,
+            "context": {"message_id": "wamid.hello"}, "type": "text", "text": {"preview_url": false, "body": "Yes, it is in stock."}})))
+        .respond_with(accepted(ANN, "wamid.reply1"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(messages_path(CLOUD_PHONE)))
+        .and(body_json(json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": ANN,
+            "type": "document", "document": {"link": "https://cdn.example.com/invoice.pdf", "caption": "Your invoice", "filename": "invoice.pdf"}})))
+        .respond_with(accepted(ANN, "wamid.reply2"))
+        .expect(1)
+        .mount(&server)
+        .await;
+
+    app.tick();
+    let body = json!({"type": "text", "text": {"body": "Yes, it is in stock."}, "reply_to": hello["id"]});
+    let r = app.post(&replies(&activity), &app.a.secret, body).await;
+    r.assert_status(201);
+    let sent = r.data().clone();
+    assert_eq!((&sent["direction"], &sent["status"], &sent["type"]), (&json!("outbound"), &json!("sent"), &json!("text")));
+    assert_eq!((&sent["platform_message_id"], &sent["reply_to"]), (&json!("wamid.reply1"), &hello["id"]));
+    assert_eq!(sent["text"], "Yes, it is in stock.");
+    assert_eq!(sent["sent_at"], sent["created_at"]);
+    assert_eq!(sent["channel"]["channel_id"], ANN);
+
+    app.tick();
+    let doc = json!({"type": "document", "document": {"link": "https://cdn.example.com/invoice.pdf", "caption": "Your invoice", "filename": "invoice.pdf"}});
+    let r = app.post(&replies(&activity), &app.a.secret, doc).await;
+    r.assert_status(201);
+    assert_eq!(r.data()["media"]["link"], "https://cdn.example.com/invoice.pdf");
+
+    // The conversation leads the list, showing its newest message.
+    let (_, other) = app.conversation(&app.a, "Someone", ("whatsapp", "14155550177"), ActivityStatus::Open).await;
+    let list = app.get("/v1/activities", &app.a.secret).await;
+    assert_eq!(list.data()[0]["id"], other, "a new activity is newer still");
+    app.tick();
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.thanks", now(), "Thanks!")])).await;
+    let list = poll(&app, "/v1/activities", |d| d[0]["id"] == activity).await;
+    assert_eq!(list[0]["last_message"]["text"], "Thanks!");
+    assert_eq!(list[0]["last_message"]["direction"], "inbound");
+
+    // The platform reports delivery and reading: the reply moves, never backwards.
+    let read_at = now();
+    signed_webhook(&app, &statuses_webhook(CLOUD_PHONE, CLOUD_WABA, "", &[("wamid.reply1", "read", read_at), ("wamid.reply1", "delivered", read_at - 1)]))
+        .await;
+    let uri = format!("/v1/activities/{activity}/messages/{}", sent["id"].as_str().unwrap());
+    let moved = poll(&app, &uri, |d| d["status"] == "read").await;
+    assert_eq!((&moved["read_at"], &moved["delivered_at"]), (&json!(ts(read_at)), &json!(ts(read_at))), "{moved}");
+    let r = app.get(&format!("{}?since={}", replies(&activity), sent["created_at"].as_str().unwrap()), &app.a.secret).await;
+    let changed: Vec<&str> = r.data().as_array().unwrap().iter().map(|m| m["platform_message_id"].as_str().unwrap()).collect();
+    assert!(changed.contains(&"wamid.reply1"), "a status change is a change since: {changed:?}");
+    server.verify().await;
+}
+
+async fn outside_the_window_or_without_whatsapp_nothing_is_sent(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let hi = json!({"type": "text", "text": {"body": "hi"}});
+
+    // Never wrote.
+    let (_, silent) = app.conversation(&app.a, "Silent", ("whatsapp", "14155550111"), ActivityStatus::Open).await;
+    let r = app.post(&replies(&silent), &app.a.secret, hi.clone()).await;
+    r.assert_error(422, "WINDOW_CLOSED");
+    assert!(r.body["error"]["message"].as_str().unwrap().contains("template"), "{}", r.body);
+
+    // No WhatsApp channel at all.
+    let (_, email) = app.conversation(&app.a, "Mailer", ("email", "ann@example.com"), ActivityStatus::Open).await;
+    app.post(&replies(&email), &app.a.secret, hi.clone()).await.assert_error(422, "CHANNEL_UNSUPPORTED");
+
+    // Wrote, and 24 hours pass.
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.old", now(), "hello")])).await;
+    let activity = activity_of(&app, ANN).await;
+    timeline(&app, &activity, 1).await;
+    app.clock.advance(chrono::TimeDelta::hours(24));
+    let r = app.post(&replies(&activity), &app.a.secret, hi.clone()).await;
+    r.assert_error(422, "WINDOW_CLOSED");
+    assert!(r.body["error"]["message"].as_str().unwrap().contains("last wrote at"), "{}", r.body);
+    assert_eq!(sends_received(&server).await, 0, "nothing reached the platform");
+
+    // Inside our window, the platform's own refusal (131047) is the same answer.
+    app.clock.advance(chrono::TimeDelta::hours(-24));
+    Mock::given(method("POST"))
+        .and(path(messages_path(CLOUD_PHONE)))
+        .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "(#131047) Re-engagement message", "type": "OAuthException",
+            "code": 131047, "error_data": {"messaging_product": "whatsapp", "details": "More than 24 hours have passed"}}})))
+        .mount(&server)
+        .await;
+    app.post(&replies(&activity), &app.a.secret, hi.clone()).await.assert_error(422, "WINDOW_CLOSED");
+    assert_eq!(timeline(&app, &activity, 1).await.len(), 1, "a refused reply is not on the timeline");
+
+    // Bad bodies are 400 naming the field, before anything is looked up.
+    for (body, field) in [
+        (json!({"type": "text", "text": {"body": ""}}), "text.body"),
+        (json!({"type": "image", "image": {"link": "http://insecure.example.com/a.jpg"}}), "image.link"),
+        (json!({"type": "audio", "audio": {"link": "https://x.example.com/a.ogg", "caption": "no"}}), "audio.caption"),
+        (json!({"type": "image", "video": {"link": "https://x.example.com/a.mp4"}}), "image.link"),
+        (json!({"type": "location"}), "type"),
+        (json!({"text": {"body": "no type"}}), "type"),
+        (json!({"type": "text", "text": {"body": "x".repeat(4097)}}), "text.body"),
+        (json!({"type": "text", "text": {"body": "hi"}, "reply_to": ""}), "reply_to"),
+        (json!({"type": "text", "text": {"body": "hi"}, "reply_to": "msg_unknown"}), "reply_to"),
+    ] {
+        let r = app.post(&replies(&activity), &app.a.secret, body.clone()).await;
+        r.assert_error(400, "VALIDATION_ERROR");
+        assert!(issues(&r).iter().any(|(f, _)| f == field), "{body} → {:?}", issues(&r));
+    }
+    let r = app.post(&replies(&activity), &app.a.secret, json!({"type": "text", "text": {"body": "hi"}, "colour": "red"})).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(sends_received(&server).await, 1, "only the refused one reached the platform");
+}
+
+async fn a_reply_with_an_idempotency_key_is_sent_once(backend: &str) {
+    let (server, app) = start(backend).await;
+    let activity = ann_wrote(&app, &server).await;
+    Mock::given(method("POST")).and(path(messages_path(CLOUD_PHONE))).respond_with(accepted(ANN, "wamid.once")).mount(&server).await;
+    let send = |body: Value| {
+        let req = actix_web::test::TestRequest::post()
+            .uri(&replies(&activity))
+            .insert_header(("X-API-Key", app.a.secret.as_str()))
+            .insert_header(("Idempotency-Key", "reply-1"))
+            .set_json(body);
+        app.call(req)
+    };
+    let body = json!({"type": "text", "text": {"body": "On its way!"}});
+    let first = send(body.clone()).await;
+    first.assert_status(201);
+    let again = send(body).await;
+    again.assert_status(201);
+    assert_eq!(again.body, first.body, "the first answer, replayed");
+    send(json!({"type": "text", "text": {"body": "Something else"}})).await.assert_error(409, "CONFLICT");
+    assert_eq!(sends_received(&server).await, 1);
+    assert_eq!(timeline(&app, &activity, 2).await.len(), 2, "hello and one reply");
+}
+
+async fn media_is_streamed_from_the_platform(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let image = json!({"id": "wamid.img", "timestamp": now().to_string(), "type": "image",
+        "image": {"mime_type": "image/jpeg", "sha256": "aGFzaA==", "id": "55501"}});
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![image, text("wamid.txt", now() - 5, "look")])).await;
+    let activity = activity_of(&app, ANN).await;
+    let messages = timeline(&app, &activity, 2).await;
+    let file_url = format!("{}/whatsapp_business/attachments/?mid=55501", server.uri());
+    Mock::given(method("GET"))
+        .and(path("/v23.0/55501"))
+        .and(query_param("phone_number_id", CLOUD_PHONE))
+        .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"url": file_url, "mime_type": "image/jpeg", "id": "55501"})))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/whatsapp_business/attachments/"))
+        .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(b"\xff\xd8\xff\xe0jpeg-bytes".to_vec(), "image/jpeg"))
+        .mount(&server)
+        .await;
+
+    let media = |id: &str| format!("/v1/activities/{activity}/messages/{id}/media");
+    let req = actix_web::test::TestRequest::get().uri(&media(messages[0]["id"].as_str().unwrap())).insert_header(("X-API-Key", app.a.secret.as_str()));
+    let response = actix_web::test::call_service(&app_service(&app).await, req.to_request()).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers().get("content-type").unwrap(), "image/jpeg");
+    assert_eq!(response.headers().get("x-content-type-options").unwrap(), "nosniff");
+    let bytes = actix_web::test::read_body(response).await;
+    assert_eq!(&bytes[..], b"\xff\xd8\xff\xe0jpeg-bytes");
+
+    // A text has no file; an unknown message none either.
+    app.get(&media(messages[1]["id"].as_str().unwrap()), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+    app.get(&media("msg_unknown"), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+    // The platform no longer has it: 404.
+    server.reset().await;
+    Mock::given(method("GET"))
+        .and(path("/v23.0/55501"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(json!({"error": {"message": "Unsupported get request", "code": 100}})))
+        .mount(&server)
+        .await;
+    app.get(&media(messages[0]["id"].as_str().unwrap()), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+}
+
+/// The app as a service, for responses whose body is not JSON.
+async fn app_service(
+    app: &TestApp,
+) -> impl actix_web::dev::Service<actix_http::Request, Response = actix_web::dev::ServiceResponse, Error = actix_web::Error> {
+    actix_web::test::init_service(parley_api::http::app::build(app.state.clone())).await
+}
+
+async fn a_cart_link_hands_the_shopper_over_with_their_cart(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let product = |id: &str| {
+        json!({"_id": id, "title": "Blue mug", "description": "350 ml", "type": "product", "base_price": 12.5, "currency": "EUR",
+            "status": "active", "categories": ["Kitchen"]})
+    };
+    app.import_products(&app.a, vec![product("mug")]).await;
+    app.import_products(&app.b, vec![product("b-mug")]).await;
+    let cart = |key: &str, id: &str| {
+        let (key, id) = (key.to_string(), id.to_string());
+        let app = &app;
+        async move {
+            let r = app.post("/v1/carts", &key, json!({"items": [{"id": id, "qty": 2}]})).await;
+            r.assert_status(201);
+            r.data()["code"].as_str().unwrap().to_string()
+        }
+    };
+    let older = cart(&app.a.publishable, "mug").await;
+    app.tick();
+    let newer = cart(&app.a.publishable, "mug").await;
+    let theirs = cart(&app.b.publishable, "b-mug").await;
+
+    let t = now() - 30;
+    signed_webhook(
+        &app,
+        &inbound(
+            CLOUD_PHONE,
+            ANN,
+            vec![
+                text("wamid.c1", t, &format!("Hi! I'd like this cart: https://shop.example.com/c/{older}")),
+                text("wamid.c2", t + 1, &format!("Or rather https://shop.example.com/c/{newer}?ref=ig.")),
+                text("wamid.c3", t + 2, &format!("And my friend's https://shop.example.com/c/{theirs}")),
+                text("wamid.c4", t + 3, "https://shop.example.com/c/ZZZZZZZ is not a cart"),
+                text("wamid.c5", t + 4, &format!("Same again: https://shop.example.com/c/{older}")),
+            ],
+        ),
+    )
+    .await;
+    let activity = activity_of(&app, ANN).await;
+    let messages = timeline(&app, &activity, 5).await;
+    let codes: Vec<&Value> = messages.iter().map(|m| &m["cart_code"]).collect();
+    assert_eq!(codes, [&json!(older), &Value::Null, &Value::Null, &json!(newer), &json!(older)], "newest first");
+
+    let detail = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
+    let carts = detail.data()["carts"].as_array().unwrap();
+    let listed: Vec<&str> = carts.iter().map(|c| c["code"].as_str().unwrap()).collect();
+    assert_eq!(listed, [newer.as_str(), older.as_str()], "each cart once, newest cart first");
+    let created = app.get(&format!("/v1/carts/{newer}"), &app.a.publishable).await;
+    assert_eq!(carts[0]["created_at"], created.data()["created_at"]);
+}
+
+async fn the_timeline_pages_newest_first_and_polls_by_since(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let t = now() - 100;
+    // Two messages in the same second: the id breaks the tie.
+    let batch: Vec<Value> = (0..7).map(|n| text(&format!("wamid.p{n}"), t + n.min(5), &format!("message {n}"))).collect();
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, batch)).await;
+    let activity = activity_of(&app, ANN).await;
+    let all = timeline(&app, &activity, 7).await;
+    for pair in all.windows(2) {
+        let key = |m: &Value| (m["created_at"].as_str().unwrap().to_string(), m["id"].as_str().unwrap().to_string());
+        assert!(key(&pair[0]) > key(&pair[1]), "newest first, then id: {pair:?}");
+    }
+    let r = app.get(&format!("{}?limit=3&offset=2", replies(&activity)), &app.a.secret).await;
+    r.assert_status(200);
+    assert_eq!(r.body["pagination"], json!({"total": 7, "limit": 3, "offset": 2, "has_more": true}));
+    assert_eq!(r.data().as_array().unwrap(), &all[2..5]);
+    let r = app.get(&replies(&activity), &app.a.secret).await;
+    assert_eq!(r.body["pagination"]["limit"], 50, "the default page");
+
+    // Polling: only what came or changed after `since`.
+    let since = all[0]["updated_at"].as_str().unwrap().to_string();
+    app.tick();
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.late", t - 50, "late but new")])).await;
+    timeline(&app, &activity, 8).await;
+    let r = app.get(&format!("{}?since={since}", replies(&activity)), &app.a.secret).await;
+    let texts: Vec<&str> = r.data().as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["late but new"], "created long ago on the platform, stored after since");
+    assert_eq!(r.body["pagination"]["total"], 1);
+
+    for query in ["limit=0", "limit=101", "offset=-1", "since=yesterday"] {
+        let r = app.get(&format!("{}?{query}", replies(&activity)), &app.a.secret).await;
+        r.assert_error(400, "VALIDATION_ERROR");
+    }
+    app.get(&replies("act_unknown"), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+}
+
+async fn template_sends_are_messages_and_move_with_their_execution(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, standard_templates()).await;
+    Mock::given(method("POST")).and(path(messages_path(CLOUD_PHONE))).respond_with(accepted(ANN, "wamid.tpl1")).mount(&server).await;
+    let r = app.post(&send_uri("9001"), &app.a.secret, order_send(ANN, Some("spring"))).await;
+    r.assert_status(200);
+    let activity = activity_of(&app, ANN).await;
+    let message = timeline(&app, &activity, 1).await[0].clone();
+    assert_eq!((&message["type"], &message["direction"], &message["status"]), (&json!("template"), &json!("outbound"), &json!("sent")));
+    assert_eq!(message["text"], r.data()["parsed_message"]);
+    assert_eq!((&message["template_id"], &message["campaign_key"]), (&json!("9001"), &json!("spring")));
+    assert_eq!(message["platform_message_id"], "wamid.tpl1");
+    assert_eq!(message["content"]["template"]["name"], "order_update");
+
+    // One report moves both the execution and the message.
+    let at = now();
+    signed_webhook(&app, &statuses_webhook(CLOUD_PHONE, CLOUD_WABA, "spring", &[("wamid.tpl1", "delivered", at)])).await;
+    let uri = format!("/v1/activities/{activity}/messages/{}", message["id"].as_str().unwrap());
+    let moved = poll(&app, &uri, |d| d["status"] == "delivered").await;
+    assert_eq!(moved["delivered_at"], ts(at));
+    let executions = app.get("/v1/campaigns/spring/executions", &app.a.secret).await;
+    assert_eq!(executions.data()[0]["status"], "delivered");
+    assert_eq!(executions.data()[0]["delivered_at"], ts(at));
+
+    // A sandbox reply moves to delivered and read by itself.
+    let sandbox = app.state.lines.add(&app.a.agent, "200000000000009", "300000000000009", None).await.unwrap();
+    signed_webhook(&app, &inbound(sandbox.phone_number_id.as_str(), "14155550142", vec![text("wamid.sb", now(), "hi sandbox")])).await;
+    let sandbox_activity = activity_of(&app, "14155550142").await;
+    timeline(&app, &sandbox_activity, 1).await;
+    let r = app.post(&replies(&sandbox_activity), &app.a.secret, json!({"type": "text", "text": {"body": "Hello from the sandbox"}})).await;
+    r.assert_status(201);
+    assert_eq!(r.data()["line_id"], sandbox.id.as_str(), "the line the contact wrote to");
+    let uri = format!("/v1/activities/{sandbox_activity}/messages/{}", r.data()["id"].as_str().unwrap());
+    poll(&app, &uri, |d| d["status"] == "read").await;
+}
+
+async fn tenants_never_see_each_others_messages(backend: &str) {
+    let (server, app) = start(backend).await;
+    let activity = ann_wrote(&app, &server).await;
+    let hello = timeline(&app, &activity, 1).await[0]["id"].as_str().unwrap().to_string();
+    // B has a line and a conversation of its own, with a message under the same platform id.
+    app.state.lines.add(&app.b.agent, B_PHONE, B_WABA, Some(TOKEN)).await.unwrap();
+    signed_webhook(&app, &inbound(B_PHONE, ANN, vec![text("wamid.hello", now(), "hello B")])).await;
+    let b_list = poll_as(&app, &app.b.secret, "/v1/activities").await;
+    let b_activity = b_list[0]["id"].as_str().unwrap().to_string();
+    let b_messages = poll_as(&app, &app.b.secret, &replies(&b_activity)).await;
+    assert_eq!(b_messages[0]["text"], "hello B", "the same platform id is another message for another agent");
+
+    for uri in [
+        replies(&activity),
+        format!("/v1/activities/{activity}/messages/{hello}"),
+        format!("/v1/activities/{activity}/messages/{hello}/media"),
+        format!("/v1/activities/{b_activity}/messages/{hello}"),
+    ] {
+        app.get(&uri, &app.b.secret).await.assert_error(404, "NOT_FOUND");
+    }
+    app.post(&replies(&activity), &app.b.secret, json!({"type": "text", "text": {"body": "hi"}})).await.assert_error(404, "NOT_FOUND");
+    app.get(&replies(&activity), &app.a.publishable).await.assert_error(403, "FORBIDDEN");
+    app.post(&replies(&activity), &app.a.publishable, json!({"type": "text", "text": {"body": "hi"}})).await.assert_error(403, "FORBIDDEN");
+    let r: Reply = app.get(&replies(&activity), &app.a.secret).await;
+    assert_eq!(r.data().as_array().unwrap().len(), 1, "A still sees only its own");
+}
+
+/// GETs `uri` with `key` until its data is a non-empty list.
+async fn poll_as(app: &TestApp, key: &str, uri: &str) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = app.get(uri, key).await;
+        if r.status == 200 && r.data().as_array().is_some_and(|a| !a.is_empty()) {
+            return r.data().as_array().unwrap().clone();
+        }
+        assert!(Instant::now() < deadline, "gave up polling {uri}: {}", r.body);
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
