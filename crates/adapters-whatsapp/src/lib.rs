@@ -21,7 +21,7 @@ mod sandbox;
 mod wire;
 
 pub use routing::RoutingPlatform;
-pub use sandbox::{SandboxDelivery, SandboxPlatform, status_webhook};
+pub use sandbox::{SandboxDelivery, SandboxInbound, SandboxPlatform, inbound_webhook, status_webhook};
 
 /// The public Graph API.
 pub const DEFAULT_BASE_URL: &str = "https://graph.facebook.com";

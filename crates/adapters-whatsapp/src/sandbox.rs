@@ -104,6 +104,53 @@ pub fn status_webhook(line: &Line, message_id: &str, status: &str, recipient: &s
     .to_string()
 }
 
+/// What a contact sends to a sandbox line (`parley sandbox receive`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SandboxInbound {
+    Text(String),
+    /// The sandbox's picture, with an optional caption.
+    Image(Option<String>),
+    Location {
+        latitude: f64,
+        longitude: f64,
+    },
+}
+
+/// A webhook body of one inbound message from `from` (digits) to `line`, as the platform sends
+/// it: the same shape real deliveries have, so it takes the same path.
+pub fn inbound_webhook(line: &Line, from: &str, name: Option<&str>, message_id: &str, at: i64, message: &SandboxInbound) -> String {
+    let mut object = serde_json::json!({"from": from, "id": message_id, "timestamp": at.to_string()});
+    match message {
+        SandboxInbound::Text(body) => {
+            object["type"] = "text".into();
+            object["text"] = serde_json::json!({"body": body});
+        }
+        SandboxInbound::Image(caption) => {
+            object["type"] = "image".into();
+            let mut image = serde_json::json!({"id": format!("sandbox{at}"), "mime_type": "image/png", "sha256": "sandbox"});
+            if let Some(caption) = caption {
+                image["caption"] = caption.as_str().into();
+            }
+            object["image"] = image;
+        }
+        SandboxInbound::Location { latitude, longitude } => {
+            object["type"] = "location".into();
+            object["location"] = serde_json::json!({"latitude": latitude, "longitude": longitude});
+        }
+    }
+    let contact = serde_json::json!({"profile": {"name": name.unwrap_or(from)}, "wa_id": from});
+    serde_json::json!({
+        "object": "whatsapp_business_account",
+        "entry": [{"id": line.waba_id.as_str(), "changes": [{"field": "messages", "value": {
+            "messaging_product": "whatsapp",
+            "metadata": {"display_phone_number": line.phone_number_id.as_str(), "phone_number_id": line.phone_number_id.as_str()},
+            "contacts": [contact],
+            "messages": [object]
+        }}]}]
+    })
+    .to_string()
+}
+
 #[async_trait]
 impl MessagingPlatform for SandboxPlatform {
     async fn templates(&self, line: &Line) -> Result<Vec<TemplateDefinition>, PlatformError> {

@@ -96,8 +96,44 @@ pub enum Command {
     /// Inspect stored webhook deliveries.
     #[command(subcommand)]
     Webhooks(WebhooksCommand),
+    /// Play the contact's side of a sandbox line.
+    #[command(subcommand)]
+    Sandbox(SandboxCommand),
     /// Print the OpenAPI 3.1 document of the API.
     Openapi,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SandboxCommand {
+    /// A message from a contact to the agent's sandbox line, through the same stored-webhook
+    /// path real messages take, processed at once; prints the activity and message ids.
+    #[command(group(clap::ArgGroup::new("content").required(true).args(["text", "image", "location"])))]
+    Receive {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// The sender's WhatsApp number (digits; `+`, spaces and dashes are ignored).
+        #[arg(long)]
+        from: String,
+        /// The sender's profile name.
+        #[arg(long)]
+        name: Option<String>,
+        /// A text message.
+        #[arg(long)]
+        text: Option<String>,
+        /// A picture (the sandbox's own), with `--caption` if given.
+        #[arg(long)]
+        image: bool,
+        /// The picture's caption.
+        #[arg(long, requires = "image")]
+        caption: Option<String>,
+        /// A shared location: LAT,LONG in degrees, e.g. 38.72,-9.14.
+        #[arg(long, value_name = "LAT,LONG")]
+        location: Option<String>,
+        /// The sandbox line (chn_…), when the agent has several.
+        #[arg(long)]
+        channel: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

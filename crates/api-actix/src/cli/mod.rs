@@ -8,6 +8,7 @@ pub mod catalog_file;
 mod channels;
 mod database;
 pub mod demo_seed;
+mod sandbox;
 mod serve;
 pub mod settings_file;
 mod templates;
@@ -51,6 +52,7 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
     let result = match command {
         Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
         Command::Channels(cmd) => channels::channels(&state, cmd).await,
+        Command::Sandbox(cmd) => sandbox::sandbox(&state, cmd).await,
         Command::Templates(TemplatesCommand::Sync { agent }) => templates::sync_templates(&state, agent).await,
         Command::Webhooks(WebhooksCommand::Failed { limit }) => webhooks::failed_webhooks(&state, limit).await,
         Command::Webhooks(WebhooksCommand::Retry { id, all }) => webhooks::retry_webhooks(&state, id, all).await,

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::{Reply, TestApp};
 use crate::messaging::{
-    B_PHONE, B_WABA, CLOUD_PHONE, CLOUD_WABA, TOKEN, accepted, cloud_line, issues, messages_path, order_send, poll,
-    send_uri, sends_received, signed_webhook, standard_templates, start, statuses_webhook, ts,
+    B_PHONE, B_WABA, CLOUD_PHONE, CLOUD_WABA, TOKEN, accepted, cloud_line, issues, messages_path, order_send, poll, send_uri,
+    sends_received, signed_webhook, standard_templates, start, statuses_webhook, ts,
 };
 use parley_domain::model::ActivityStatus;
 use serde_json::{Value, json};
@@ -161,11 +161,17 @@ async fn every_inbound_kind_is_stored_once_with_its_details(backend: &str) {
     assert_eq!(by("wamid.k05")["media"]["filename"], "order.pdf");
     assert_eq!(by("wamid.k04")["text"], Value::Null);
     assert_eq!(by("wamid.k06")["type"], "sticker");
-    assert_eq!(by("wamid.k07")["location"], json!({"latitude": 38.7223, "longitude": -9.1393, "name": "Shop", "address": "Rua Augusta 1, Lisboa"}));
+    assert_eq!(
+        by("wamid.k07")["location"],
+        json!({"latitude": 38.7223, "longitude": -9.1393, "name": "Shop", "address": "Rua Augusta 1, Lisboa"})
+    );
     assert_eq!(by("wamid.k08")["content"]["contacts"][0]["name"]["formatted_name"], "Bo Lee");
     assert_eq!(by("wamid.k09")["text"], "Yes, reserve it");
     assert_eq!(by("wamid.k09")["content"]["interactive"]["button_reply"]["id"], "yes-reserve");
-    assert_eq!(by("wamid.k10")["content"]["interactive"]["list_reply"], json!({"id": "blue", "title": "Blue", "description": "Blue mug, 350 ml"}));
+    assert_eq!(
+        by("wamid.k10")["content"]["interactive"]["list_reply"],
+        json!({"id": "blue", "title": "Blue", "description": "Blue mug, 350 ml"})
+    );
     assert_eq!((&by("wamid.k11")["text"], &by("wamid.k11")["content"]["button"]["payload"]), (&json!("Stop promotions"), &json!("STOP")));
     assert_eq!(by("wamid.k12")["text"], "👍");
     assert_eq!(by("wamid.k12")["content"]["reaction"]["message_id"], "wamid.k01");
@@ -243,8 +249,11 @@ async fn a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses(
 
     // The platform reports delivery and reading: the reply moves, never backwards.
     let read_at = now();
-    signed_webhook(&app, &statuses_webhook(CLOUD_PHONE, CLOUD_WABA, "", &[("wamid.reply1", "read", read_at), ("wamid.reply1", "delivered", read_at - 1)]))
-        .await;
+    signed_webhook(
+        &app,
+        &statuses_webhook(CLOUD_PHONE, CLOUD_WABA, "", &[("wamid.reply1", "read", read_at), ("wamid.reply1", "delivered", read_at - 1)]),
+    )
+    .await;
     let uri = format!("/v1/activities/{activity}/messages/{}", sent["id"].as_str().unwrap());
     let moved = poll(&app, &uri, |d| d["status"] == "read").await;
     assert_eq!((&moved["read_at"], &moved["delivered_at"]), (&json!(ts(read_at)), &json!(ts(read_at))), "{moved}");
@@ -283,8 +292,11 @@ async fn outside_the_window_or_without_whatsapp_nothing_is_sent(backend: &str) {
     app.clock.advance(chrono::TimeDelta::hours(-24));
     Mock::given(method("POST"))
         .and(path(messages_path(CLOUD_PHONE)))
-        .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "(#131047) Re-engagement message", "type": "OAuthException",
-            "code": 131047, "error_data": {"messaging_product": "whatsapp", "details": "More than 24 hours have passed"}}})))
+        .respond_with(
+            ResponseTemplate::new(400)
+                .set_body_json(json!({"error": {"message": "(#131047) Re-engagement message", "type": "OAuthException",
+            "code": 131047, "error_data": {"messaging_product": "whatsapp", "details": "More than 24 hours have passed"}}})),
+        )
         .mount(&server)
         .await;
     app.post(&replies(&activity), &app.a.secret, hi.clone()).await.assert_error(422, "WINDOW_CLOSED");
@@ -358,7 +370,9 @@ async fn media_is_streamed_from_the_platform(backend: &str) {
         .await;
 
     let media = |id: &str| format!("/v1/activities/{activity}/messages/{id}/media");
-    let req = actix_web::test::TestRequest::get().uri(&media(messages[0]["id"].as_str().unwrap())).insert_header(("X-API-Key", app.a.secret.as_str()));
+    let req = actix_web::test::TestRequest::get()
+        .uri(&media(messages[0]["id"].as_str().unwrap()))
+        .insert_header(("X-API-Key", app.a.secret.as_str()));
     let response = actix_web::test::call_service(&app_service(&app).await, req.to_request()).await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers().get("content-type").unwrap(), "image/jpeg");

@@ -60,6 +60,11 @@ impl MessageService {
         self.messages.get(agent, activity, id).await?.ok_or(DomainError::not_found("message"))
     }
 
+    /// The agent's message with this platform id (`wamid.…`), on any activity.
+    pub async fn by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> Result<Option<Message>, DomainError> {
+        Ok(self.messages.find_by_platform_id(agent, platform_message_id).await?)
+    }
+
     /// The carts the contact brought into the conversation, newest first.
     pub async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> Result<Vec<CartMention>, DomainError> {
         Ok(self.messages.carts(agent, activity).await?)

@@ -1,0 +1,59 @@
+//! `parley sandbox receive`: plays the contact's side of a sandbox line, so a newcomer can try
+//! a whole conversation (an inbound message, a reply inside the window) without a phone.
+
+use parley_adapters_system::RandomIds;
+use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook};
+use parley_domain::model::{AgentId, LineAccess, LineId};
+use parley_domain::ports::IdSource;
+use serde_json::json;
+
+use super::Failure;
+use super::args::SandboxCommand;
+use crate::runtime::state::AppState;
+
+pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(), Failure> {
+    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, channel } = cmd;
+    let agent = AgentId::new(agent);
+    state.keys.keys_of(&agent).await?; // fails clearly for an unknown agent
+    let lines = state.lines.list(&agent).await?;
+    let mut sandboxes = lines.into_iter().filter(|l| l.access == LineAccess::Sandbox);
+    let line = match channel.map(LineId::new) {
+        Some(id) => sandboxes.find(|l| l.id == id).ok_or_else(|| format!("{} is not a sandbox line of this agent", id.as_str()))?,
+        None => sandboxes.next().ok_or("the agent has no sandbox line: add one with `parley channels add --sandbox`")?,
+    };
+    let from: String = from.chars().filter(|c| !matches!(c, '+' | ' ' | '-' | '(' | ')')).collect();
+    if from.is_empty() || !from.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("--from must be a phone number (digits, optionally with + and spaces)".into());
+    }
+    let message = match (text, location) {
+        (Some(text), _) => SandboxInbound::Text(text),
+        (None, Some(location)) => parse_location(&location)?,
+        (None, None) if image => SandboxInbound::Image(caption),
+        (None, None) => return Err("give --text, --image or --location".into()),
+    };
+    let now = chrono::Utc::now().timestamp();
+    let message_id = format!("wamid.sandbox{}", RandomIds.secret(24));
+    let body = inbound_webhook(&line, &from, name.as_deref(), &message_id, now, &message);
+    let delivery = state.webhooks.receive(body).await?;
+    // Processed here at once; a running `parley serve` that picks it up first does the same
+    // work once (deliveries are claimed).
+    state.webhooks.process_due(100).await?;
+    let stored = state.messages.by_platform_id(&agent, &message_id).await?;
+    println!(
+        "{}",
+        json!({"delivery": delivery, "platform_message_id": message_id,
+            "activity_id": stored.as_ref().map(|m| m.activity_id.as_str()), "message_id": stored.as_ref().map(|m| m.id.as_str())})
+    );
+    Ok(())
+}
+
+fn parse_location(raw: &str) -> Result<SandboxInbound, Failure> {
+    let bad = || format!("--location must be LAT,LONG in degrees (e.g. 38.72,-9.14), not {raw:?}");
+    let (lat, long) = raw.split_once(',').ok_or_else(bad)?;
+    let latitude: f64 = lat.trim().parse().map_err(|_| bad())?;
+    let longitude: f64 = long.trim().parse().map_err(|_| bad())?;
+    if !(-90.0..=90.0).contains(&latitude) || !(-180.0..=180.0).contains(&longitude) {
+        return Err(bad().into());
+    }
+    Ok(SandboxInbound::Location { latitude, longitude })
+}
