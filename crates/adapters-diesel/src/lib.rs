@@ -126,6 +126,7 @@ impl Store {
             tags: s.clone(),
             contacts: s.clone(),
             activities: s.clone(),
+            messages: s.clone(),
             products: s.clone(),
             vectors: s.clone(),
             carts: s.clone(),

@@ -75,6 +75,11 @@ diesel::table! {
         contact_name -> Text,
         channel_list -> Text,
         tag_list -> Text,
+        last_message_id -> Nullable<Text>,
+        last_message_direction -> Nullable<Text>,
+        last_message_type -> Nullable<Text>,
+        last_message_text -> Nullable<Text>,
+        last_message_at -> Nullable<BigInt>,
     }
 }
 
@@ -94,6 +99,35 @@ diesel::table! {
         tag_id -> Text,
         created_at -> BigInt,
         activity_updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    messages (id) {
+        id -> Text,
+        agent_id -> Text,
+        activity_id -> Text,
+        direction -> Text,
+        #[sql_name = "type"]
+        message_type -> Text,
+        content -> Text,
+        text -> Nullable<Text>,
+        reply_to -> Nullable<Text>,
+        platform_message_id -> Nullable<Text>,
+        channel_type -> Text,
+        channel_id -> Text,
+        line_id -> Nullable<Text>,
+        status -> Text,
+        error_message -> Nullable<Text>,
+        template_id -> Nullable<Text>,
+        campaign_key -> Nullable<Text>,
+        cart_code -> Nullable<Text>,
+        referral -> Nullable<Text>,
+        created_at -> BigInt,
+        sent_at -> Nullable<BigInt>,
+        delivered_at -> Nullable<BigInt>,
+        read_at -> Nullable<BigInt>,
+        updated_at -> BigInt,
     }
 }
 
@@ -236,6 +270,7 @@ diesel::joinable!(activity_search_terms -> activities (activity_id));
 diesel::joinable!(activity_tags -> tags (tag_id));
 diesel::joinable!(lines -> agents (agent_id));
 diesel::joinable!(templates -> lines (line_id));
+diesel::joinable!(messages -> activities (activity_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     agents,
@@ -246,6 +281,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     activities,
     activity_search_terms,
     activity_tags,
+    messages,
     products,
     product_categories,
     catalog_facets,

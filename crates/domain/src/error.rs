@@ -78,12 +78,17 @@ impl From<FieldError> for DomainError {
     }
 }
 
-/// What a repository port can fail with. Each port method documents when it returns `Conflict`.
+/// What a repository port can fail with. Each port method documents when it returns `Conflict`
+/// or `NotFound`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
     /// A uniqueness rule of the contract was hit (duplicate tag name, duplicate channel…).
     #[error("conflict: {0}")]
     Conflict(String),
+    /// A write named a parent the agent does not have (a message on an unknown activity): the
+    /// resource, as a not-found answer names it.
+    #[error("{0} not found")]
+    NotFound(&'static str),
     /// The database could not be reached or gave up (pool timeout, connection refused).
     #[error("unavailable: {0}")]
     Unavailable(String),
@@ -95,6 +100,7 @@ impl From<StoreError> for DomainError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Conflict(m) => DomainError::Conflict { message: m, details: Vec::new() },
+            StoreError::NotFound(resource) => DomainError::not_found(resource),
             StoreError::Unavailable(m) => DomainError::Unavailable(m),
             StoreError::Internal(m) => DomainError::Internal(m),
         }

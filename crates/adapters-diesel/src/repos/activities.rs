@@ -69,37 +69,47 @@ macro_rules! count_tag {
     }};
 }
 
-/// Moves `updated_at` of one activity (used when its tags change).
+/// Moves `updated_at` of one activity and its kept copies (tag rows, search terms): attach,
+/// detach, and a message's insert (`repos/messages.rs`). Self-contained (its own `use`s) so
+/// other repositories reuse it instead of copying the mirroring.
 macro_rules! touch {
     ($conn:expr, $id:expr, $at:expr) => {{
-        diesel::update(activities::table.filter(activities::id.eq($id))).set(activities::updated_at.eq(millis($at))).execute($conn).await?;
-        mirror_updated_at!($conn, $id, $at);
-        mirror_to_terms!($conn, $id, millis($at));
+        use crate::schema::activities;
+        diesel::update(activities::table.filter(activities::id.eq($id)))
+            .set(activities::updated_at.eq(crate::rows::millis($at)))
+            .execute($conn)
+            .await?;
+        crate::repos::activities::mirror_updated_at!($conn, $id, $at);
+        crate::repos::activity_search::mirror_to_terms!($conn, $id, crate::rows::millis($at));
     }};
 }
 
 /// Copies an activity's new `updated_at` onto its tag rows, which tag-filtered pages walk in
 /// that order (see the `activity_tag_order` migration); run by every write that moves it.
 macro_rules! mirror_updated_at {
-    ($conn:expr, $id:expr, $at:expr) => {
+    ($conn:expr, $id:expr, $at:expr) => {{
+        use crate::schema::activity_tags;
         diesel::update(activity_tags::table.filter(activity_tags::activity_id.eq($id)))
-            .set(activity_tags::activity_updated_at.eq(millis($at)))
+            .set(activity_tags::activity_updated_at.eq(crate::rows::millis($at)))
             .execute($conn)
             .await?
-    };
+    }};
 }
 
 /// Whether the activity exists for this agent, its row locked (a no-op write) so the changes
 /// that follow in the transaction see it as they leave it.
 macro_rules! owned {
-    ($conn:expr, $agent:expr, $id:expr) => {
+    ($conn:expr, $agent:expr, $id:expr) => {{
+        use crate::schema::activities;
         diesel::update(activities::table.filter(activities::agent_id.eq($agent)).filter(activities::id.eq($id)))
             .set(activities::updated_at.eq(activities::updated_at))
             .execute($conn)
             .await?
             > 0
-    };
+    }};
 }
+
+pub(crate) use {mirror_updated_at, owned, touch};
 
 /// Loads the rows of page query `$q` over activities, only those in `$status` when given: two
 /// queries of fixed shape rather than one boxed (see [`page_of_activities!`]).

@@ -1,10 +1,11 @@
-//! What an activity shows of its contact and tags, kept on its own row (`contact_name`,
-//! `channel_list`, `tag_list`; see the `activity_views` migration) so that a page or a get reads
-//! one row per activity instead of joining contacts, channels and tags.
+//! What an activity shows of its contact, tags and newest message, kept on its own row
+//! (`contact_name`, `channel_list`, `tag_list`, `last_message_*`; see the `activity_views` and
+//! `messages` migrations) so that a page or a get reads one row per activity instead of joining
+//! contacts, channels, tags and messages.
 //!
 //! The columns are written in the transactions that change what they copy: an activity's insert
-//! ([`contact_view!`]), a contact rename, and every change to an activity's tags or to a tag it
-//! carries ([`refresh_tag_list!`]).
+//! ([`contact_view!`]), a contact rename, every change to an activity's tags or to a tag it
+//! carries ([`refresh_tag_list!`]), and a message's insert (`repos/messages.rs`).
 
 use diesel::prelude::*;
 use parley_domain::model::*;
@@ -13,7 +14,7 @@ use serde::Deserialize;
 use super::activities::ActivityRow;
 use super::channel_lists::parse_channel_list;
 use crate::error::DbError;
-use crate::rows::valid;
+use crate::rows::{from_millis, valid};
 use crate::schema::activities;
 
 /// An activity with what it shows of its contact and tags.
@@ -25,6 +26,11 @@ pub(crate) struct ViewRow {
     contact_name: String,
     channel_list: String,
     tag_list: String,
+    last_message_id: Option<String>,
+    last_message_direction: Option<String>,
+    last_message_type: Option<String>,
+    last_message_text: Option<String>,
+    last_message_at: Option<i64>,
 }
 
 /// One entry of `tag_list`.
@@ -44,11 +50,24 @@ impl ViewRow {
             .into_iter()
             .map(|t| Ok(TagRef { id: TagId::new(t.id), name: valid(TagName::new(&t.name))?, color: valid(TagColor::new(&t.color))? }))
             .collect::<Result<_, DbError>>()?;
+        let last_message = match (self.last_message_id, self.last_message_direction, self.last_message_type, self.last_message_at) {
+            (None, None, None, None) => None,
+            (Some(id), Some(direction), Some(kind), Some(at)) => Some(MessageSummary {
+                id: MessageId::new(id),
+                direction: valid(MessageDirection::parse(&direction))?,
+                message_type: valid(MessageType::parse(&kind))?,
+                text: self.last_message_text,
+                created_at: from_millis(at)?,
+            }),
+            // The columns are written together, all or none.
+            _ => return Err(DbError::Corrupt(format!("last_message of activity {}: some columns are null", self.activity.id))),
+        };
         Ok(ActivityView {
             profile_name: valid(ProfileName::new(&self.contact_name))?,
             activity: self.activity.into_domain()?,
             channels,
             tags,
+            last_message,
         })
     }
 }

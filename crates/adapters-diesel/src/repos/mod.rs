@@ -12,6 +12,7 @@ mod executions;
 mod idempotency;
 mod keys;
 mod lines;
+mod messages;
 mod products;
 mod tags;
 mod templates;

@@ -1,0 +1,10 @@
+ALTER TABLE activities DROP COLUMN last_message_at;
+ALTER TABLE activities DROP COLUMN last_message_text;
+ALTER TABLE activities DROP COLUMN last_message_type;
+ALTER TABLE activities DROP COLUMN last_message_direction;
+ALTER TABLE activities DROP COLUMN last_message_id;
+DROP INDEX messages_inbound;
+DROP INDEX messages_carts;
+DROP INDEX messages_changes;
+DROP INDEX messages_timeline;
+DROP TABLE messages;

@@ -1,0 +1,273 @@
+//! `MessageRepository`: an activity's timeline. A message's content is stored as one JSON text
+//! column (`MessageContent::to_json`); its insert also keeps the activity's `updated_at` (with
+//! its mirrors) and `last_message_*` columns, in the same transaction.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::StoreError;
+use parley_domain::model::*;
+use parley_domain::ports::{MessageRepository, StoreResult};
+
+use super::activities::{owned, touch};
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
+use crate::rows::{from_millis, millis, opt_from_millis, valid};
+use crate::schema::{activities, carts, messages};
+
+/// A stored message. `type` and `text` are left out: both derive from `content`.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = messages)]
+struct MessageRow {
+    id: String,
+    agent_id: String,
+    activity_id: String,
+    direction: String,
+    content: String,
+    reply_to: Option<String>,
+    platform_message_id: Option<String>,
+    channel_type: String,
+    channel_id: String,
+    line_id: Option<String>,
+    status: String,
+    error_message: Option<String>,
+    template_id: Option<String>,
+    campaign_key: Option<String>,
+    cart_code: Option<String>,
+    referral: Option<String>,
+    created_at: i64,
+    sent_at: Option<i64>,
+    delivered_at: Option<i64>,
+    read_at: Option<i64>,
+    updated_at: i64,
+}
+
+impl MessageRow {
+    fn into_domain(self) -> Result<Message, DbError> {
+        let corrupt = |what: &str, e: &dyn std::fmt::Display| DbError::Corrupt(format!("{what} of message {}: {e}", self.id));
+        let content: serde_json::Value = serde_json::from_str(&self.content).map_err(|e| corrupt("content", &e))?;
+        let referral = self.referral.as_deref().map(serde_json::from_str).transpose().map_err(|e| corrupt("referral", &e))?;
+        let cart_code = match &self.cart_code {
+            Some(code) => Some(CartCode::parse(code).ok_or_else(|| corrupt("cart_code", code))?),
+            None => None,
+        };
+        Ok(Message {
+            direction: valid(MessageDirection::parse(&self.direction))?,
+            content: MessageContent::from_json(&content),
+            reply_to: self.reply_to.map(MessageId::new),
+            platform_message_id: self.platform_message_id,
+            channel: Channel::from_stored(valid(ChannelType::parse(&self.channel_type))?, self.channel_id),
+            line_id: self.line_id.map(LineId::new),
+            status: valid(MessageStatus::parse(&self.status))?,
+            error_message: self.error_message,
+            template_id: self.template_id.map(TemplateId::new),
+            campaign_key: self.campaign_key.map(|k| valid(CampaignKey::new(&k))).transpose()?,
+            cart_code,
+            referral,
+            created_at: from_millis(self.created_at)?,
+            sent_at: opt_from_millis(self.sent_at)?,
+            delivered_at: opt_from_millis(self.delivered_at)?,
+            read_at: opt_from_millis(self.read_at)?,
+            updated_at: from_millis(self.updated_at)?,
+            id: MessageId::new(self.id),
+            agent_id: AgentId::new(self.agent_id),
+            activity_id: ActivityId::new(self.activity_id),
+        })
+    }
+}
+
+/// One page of an activity's messages, newest first, with its total under the same filter, run
+/// as `$mode` says (see [`run!`]): two fixed shapes (with and without `since`), never boxed.
+macro_rules! page_of_messages {
+    ($mode:ident, $conn:ident, $agent:ident, $activity:ident, $since:ident, $page:ident) => {{
+        let (agent, activity, since, page): (&str, &str, Option<i64>, PageRequest) = ($agent.as_str(), $activity.as_str(), $since, $page);
+        let timeline = || messages::table.filter(messages::activity_id.eq(activity)).filter(messages::agent_id.eq(agent));
+        let newest_first = (messages::created_at.desc(), messages::id.desc());
+        let (limit, offset) = (i64::from(page.limit()), page.offset() as i64);
+        let loaded: (i64, Vec<MessageRow>) = match since {
+            Some(since) => {
+                let changed = || timeline().filter(messages::updated_at.gt(since));
+                let total = run!($mode, one, $conn, changed().count());
+                let rows = run!($mode, load, $conn, changed().order(newest_first).limit(limit).offset(offset).select(MessageRow::as_select()));
+                (total, rows)
+            }
+            None => {
+                let total = run!($mode, one, $conn, timeline().count());
+                let rows = run!($mode, load, $conn, timeline().order(newest_first).limit(limit).offset(offset).select(MessageRow::as_select()));
+                (total, rows)
+            }
+        };
+        loaded
+    }};
+}
+
+#[async_trait]
+impl MessageRepository for Store {
+    async fn insert(&self, m: &Message) -> StoreResult<bool> {
+        let content = m.content.to_json().to_string();
+        let referral = m.referral.as_ref().map(serde_json::Value::to_string);
+        let summary = MessageSummary::of(m);
+        let (agent, activity, created) = (m.agent_id.as_str(), m.activity_id.as_str(), millis(m.created_at));
+        let values = (
+            (
+                messages::id.eq(m.id.as_str()),
+                messages::agent_id.eq(agent),
+                messages::activity_id.eq(activity),
+                messages::direction.eq(m.direction.as_str()),
+                messages::message_type.eq(m.message_type().as_str()),
+                messages::content.eq(&content),
+                messages::text.eq(m.text()),
+                messages::reply_to.eq(m.reply_to.as_ref().map(MessageId::as_str)),
+                messages::platform_message_id.eq(m.platform_message_id.as_deref()),
+                messages::channel_type.eq(m.channel.channel_type().as_str()),
+                messages::channel_id.eq(m.channel.channel_id()),
+                messages::line_id.eq(m.line_id.as_ref().map(LineId::as_str)),
+            ),
+            (
+                messages::status.eq(m.status.as_str()),
+                messages::error_message.eq(m.error_message.as_deref()),
+                messages::template_id.eq(m.template_id.as_ref().map(TemplateId::as_str)),
+                messages::campaign_key.eq(m.campaign_key.as_ref().map(CampaignKey::as_str)),
+                messages::cart_code.eq(m.cart_code.as_ref().map(CartCode::as_str)),
+                messages::referral.eq(referral.as_deref()),
+                messages::created_at.eq(created),
+                messages::sent_at.eq(m.sent_at.map(millis)),
+                messages::delivered_at.eq(m.delivered_at.map(millis)),
+                messages::read_at.eq(m.read_at.map(millis)),
+                messages::updated_at.eq(millis(m.updated_at)),
+            ),
+        );
+        let last_message = (
+            activities::last_message_id.eq(m.id.as_str()),
+            activities::last_message_direction.eq(summary.direction.as_str()),
+            activities::last_message_type.eq(summary.message_type.as_str()),
+            activities::last_message_text.eq(summary.text.as_deref()),
+            activities::last_message_at.eq(created),
+        );
+        let stored = in_transaction!(self, |conn| {
+            // The activity first, locked (lock order step 3; the message hangs off it, step 4):
+            // the kept copies written below are then this transaction's alone.
+            if !owned!(conn, agent, activity) {
+                return Ok(None);
+            }
+            // A platform message id the agent already has: the platform delivered it again.
+            let inserted = diesel::insert_into(messages::table)
+                .values(values)
+                .on_conflict((messages::agent_id, messages::platform_message_id))
+                .do_nothing()
+                .execute(conn)
+                .await?;
+            if inserted == 0 {
+                return Ok(Some(false));
+            }
+            touch!(conn, activity, m.updated_at);
+            // Only a newer message (by created_at, then id) replaces the summary: an older one
+            // (a late webhook) joins the timeline without becoming the activity's last message.
+            let newer = activities::last_message_at
+                .is_null()
+                .or(activities::last_message_at.lt(created))
+                .or(activities::last_message_at.eq(created).and(activities::last_message_id.lt(m.id.as_str())));
+            diesel::update(activities::table.filter(activities::id.eq(activity)).filter(newer)).set(last_message).execute(conn).await?;
+            Ok(Some(true))
+        })?;
+        stored.ok_or(StoreError::NotFound("activity"))
+    }
+
+    async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>> {
+        let row = read_conn!(self, |conn| messages::table
+            .filter(messages::id.eq(id.as_str()))
+            .filter(messages::agent_id.eq(agent.as_str()))
+            .filter(messages::activity_id.eq(activity.as_str()))
+            .select(MessageRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(MessageRow::into_domain).transpose()?)
+    }
+
+    async fn list(&self, agent: &AgentId, activity: &ActivityId, filter: MessageFilter, page: PageRequest) -> StoreResult<Page<Message>> {
+        let (agent, activity, since) = (agent.as_str().to_string(), activity.as_str().to_string(), filter.since.map(millis));
+        // The total and the page read one snapshot (SQLite), each an index range of one activity.
+        let (total, rows) = read_direct!(self, page_of_messages!(agent, activity, since, page))?;
+        let items = rows.into_iter().map(MessageRow::into_domain).collect::<Result<_, _>>()?;
+        Ok(Page { items, total: total as u64, request: page })
+    }
+
+    async fn find_by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> StoreResult<Option<Message>> {
+        let row = read_conn!(self, |conn| messages::table
+            .filter(messages::agent_id.eq(agent.as_str()))
+            .filter(messages::platform_message_id.eq(platform_message_id))
+            .select(MessageRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(MessageRow::into_domain).transpose()?)
+    }
+
+    async fn update_status(&self, m: &Message, expected: MessageStatus) -> StoreResult<bool> {
+        // What the platform reports about a message, nothing else: its content never changes.
+        let changes = (
+            messages::status.eq(m.status.as_str()),
+            messages::sent_at.eq(m.sent_at.map(millis)),
+            messages::delivered_at.eq(m.delivered_at.map(millis)),
+            messages::read_at.eq(m.read_at.map(millis)),
+            messages::error_message.eq(m.error_message.as_deref()),
+            messages::updated_at.eq(millis(m.updated_at)),
+        );
+        let n = write_conn!(self, |conn| diesel::update(
+            messages::table
+                .filter(messages::id.eq(m.id.as_str()))
+                .filter(messages::agent_id.eq(m.agent_id.as_str()))
+                .filter(messages::status.eq(expected.as_str()))
+        )
+        .set(changes)
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
+        Ok(n > 0)
+    }
+
+    async fn last_inbound(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Option<Message>> {
+        let row = read_conn!(self, |conn| messages::table
+            .filter(messages::activity_id.eq(activity.as_str()))
+            .filter(messages::direction.eq(MessageDirection::Inbound.as_str()))
+            .filter(messages::agent_id.eq(agent.as_str()))
+            .order((messages::created_at.desc(), messages::id.desc()))
+            .select(MessageRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(MessageRow::into_domain).transpose()?)
+    }
+
+    async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>> {
+        let agent = agent.as_str();
+        // The codes the activity's messages carry (the `messages_carts` partial index), each
+        // cart once, only the agent's own carts.
+        let codes = messages::table
+            .filter(messages::activity_id.eq(activity.as_str()))
+            .filter(messages::agent_id.eq(agent))
+            .filter(messages::cart_code.is_not_null())
+            .select(messages::cart_code.assume_not_null());
+        let rows: Vec<(String, i64)> = read_conn!(self, |conn| carts::table
+            .filter(carts::agent_id.eq(agent))
+            .filter(carts::code.eq_any(codes))
+            .order((carts::created_at.desc(), carts::code.desc()))
+            .select((carts::code, carts::created_at))
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        let mentions = rows
+            .into_iter()
+            .map(|(code, created_at)| {
+                let code = CartCode::parse(&code).ok_or_else(|| DbError::Corrupt(format!("cart code {code:?}")))?;
+                Ok(CartMention { code, created_at: from_millis(created_at)? })
+            })
+            .collect::<Result<_, DbError>>()?;
+        Ok(mentions)
+    }
+}
