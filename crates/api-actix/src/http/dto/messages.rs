@@ -8,7 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 /// A media attachment: the platform's `id` (inbound) or our `link` (outbound).
 #[derive(Debug, Serialize, ToSchema)]
-pub struct MediaDto {
+pub struct MessageMediaDto {
     pub id: Option<String>,
     pub link: Option<String>,
     pub mime_type: Option<String>,
@@ -17,7 +17,7 @@ pub struct MediaDto {
     pub filename: Option<String>,
 }
 
-impl From<&Media> for MediaDto {
+impl From<&Media> for MessageMediaDto {
     fn from(m: &Media) -> Self {
         Self {
             id: m.id.clone(),
@@ -58,7 +58,7 @@ pub struct MessageDto {
     /// What a person reads: the body, a caption, the chosen option's title, a template's
     /// parsed message, a reaction's emoji; else null.
     pub text: Option<String>,
-    pub media: Option<MediaDto>,
+    pub media: Option<MessageMediaDto>,
     pub location: Option<LocationDto>,
     /// The message in the platform's shape (`{"type": …, "<type>": {…}}`): the details `text`,
     /// `media` and `location` do not carry, such as shared contact cards, the chosen option's
@@ -104,7 +104,7 @@ impl From<&Message> for MessageDto {
             direction: m.direction.as_str().to_string(),
             kind: m.message_type().as_str().to_string(),
             text: m.text().map(str::to_string),
-            media: m.media().map(MediaDto::from),
+            media: m.media().map(MessageMediaDto::from),
             location: m.location().map(LocationDto::from),
             content: m.content.to_json(),
             reply_to: m.reply_to.as_ref().map(|r| r.as_str().to_string()),
@@ -204,7 +204,7 @@ pub struct ReplyText {
 #[serde(deny_unknown_fields)]
 pub struct ReplyMedia {
     /// An https URL the platform fetches the file from.
-    #[schema(format = Uri)]
+    #[schema(pattern = "^[Hh][Tt][Tt][Pp][Ss]://")]
     pub link: Option<String>,
     /// Up to 1024 characters; not for audio or stickers.
     #[schema(max_length = 1024)]
