@@ -1,11 +1,13 @@
 //! The demo agent a newcomer gets on an empty embedded database: tags, contacts on several
-//! channels, and activities in every status, so every endpoint has something to show.
+//! channels, activities in every status, a catalog, a sandbox line and messages both ways, so
+//! every endpoint has something to show.
 
 use parley_domain::DomainError;
 use std::sync::Arc;
 
-use parley_domain::model::{ActivityStatus, Agent, AgentId, IssuedKey, KeyKind, Line};
-use parley_domain::services::{ActivityPatchInput, ImportError, NewContactInput, NewTagInput, Patch};
+use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook};
+use parley_domain::model::{ActivityId, ActivityStatus, Agent, AgentId, IssuedKey, KeyKind, Line, ReplyInput};
+use parley_domain::services::{ActivityPatchInput, ImportError, NewCartItem, NewContactInput, NewTagInput, Patch};
 use serde_json::json;
 
 use crate::cli::catalog_file;
@@ -54,6 +56,7 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
         tag_ids.push(tag.id.into_string());
     }
 
+    let mut activities = Vec::new();
     for (i, (name, channel_type, channel_id, status, tags, assignee)) in CONVERSATIONS.into_iter().enumerate() {
         let contact = state
             .contacts
@@ -69,6 +72,7 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
             )
             .await?;
         let activity = state.activities.start(&agent.id, &contact.id, status).await?;
+        activities.push(activity.id.clone());
         if !tags.is_empty() {
             let ids = tags.iter().map(|&t| tag_ids[t].clone()).collect();
             state.activities.attach_tags(&agent.id, &activity.id, Some(ids)).await?;
@@ -80,7 +84,41 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
     }
     seed_catalog(state, &agent.id).await?;
     let line = seed_sandbox_line(state, &agent.id).await?;
+    seed_messages(state, &line, &activities[0]).await?;
     Ok(DemoAgent { agent, secret_key, publishable_key, line })
+}
+
+/// Messages on the WhatsApp conversations (`ana`: Ana López's), through the sandbox line's webhook path: Ana asks,
+/// brings a cart from the storefront and gets an answer (her 24-hour window stays open for a
+/// while, so a newcomer can reply); Emma sent a picture hours ago.
+async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Result<(), DomainError> {
+    let agent = &line.agent_id;
+    // The catalog's steel bottle, two of them.
+    let bottle = NewCartItem { id: Some("prd_thermos_500".into()), qty: Some(json!(2)) };
+    let cart = state.carts.create(agent, Some(vec![bottle])).await?;
+    let now = chrono::Utc::now().timestamp();
+    let inbound = [
+        ("525512345678", "Ana López", now - 180, SandboxInbound::Text("Hi! Is this still in stock? I'd need two.".into())),
+        (
+            "525512345678",
+            "Ana López",
+            now - 120,
+            SandboxInbound::Text(format!("Here's my cart from your shop: https://shop.example.com/c/{}", cart.code.as_str())),
+        ),
+        ("4915123456789", "Emma Schmidt", now - 3 * 3600, SandboxInbound::Image(Some("Does this come in blue?".into()))),
+    ];
+    for (n, (from, name, at, message)) in inbound.iter().enumerate() {
+        let body = inbound_webhook(line, from, Some(name), &format!("wamid.demo{n}{at}"), *at, message);
+        state.webhooks.receive(body).await?;
+    }
+    state.webhooks.process_due(10).await?;
+    let reply = ReplyInput {
+        kind: Some("text".into()),
+        body: Some("Yes, both are in stock! Shall I reserve them for you until tomorrow?".into()),
+        ..Default::default()
+    };
+    state.messages.reply(agent, ana, reply).await?;
+    Ok(())
 }
 
 /// A lifestyle shop's catalog: products in several categories, some on sale, services, drafts.

@@ -99,7 +99,7 @@ async fn list_item_has_exactly_the_documented_fields(app: TestApp) {
     let item = &r.data()[0];
     assert_eq!(
         sorted_keys(item),
-        ["assigned_to", "channel_identifiers", "created_at", "id", "profile_name", "status", "tags", "updated_at"]
+        ["assigned_to", "channel_identifiers", "created_at", "id", "last_message", "profile_name", "status", "tags", "updated_at"]
     );
     assert_eq!(item["id"], activity.as_str());
     assert!(activity.starts_with("act_"), "{activity}");
@@ -108,6 +108,7 @@ async fn list_item_has_exactly_the_documented_fields(app: TestApp) {
     assert_eq!(item["channel_identifiers"], json!(["525512345678"]));
     assert_eq!(item["tags"], json!([]));
     assert_eq!(item["assigned_to"], Value::Null);
+    assert_eq!(item["last_message"], Value::Null, "no message yet");
     assert_timestamp(&item["created_at"]);
     assert_timestamp(&item["updated_at"]);
 }
@@ -128,12 +129,14 @@ async fn detail_adds_contact_id_channels_and_last_inbound_at(app: TestApp) {
         sorted_keys(&detail),
         [
             "assigned_to",
+            "carts",
             "channel_identifiers",
             "channels",
             "contact_id",
             "created_at",
             "id",
             "last_inbound_at",
+            "last_message",
             "profile_name",
             "status",
             "tags",
@@ -143,6 +146,7 @@ async fn detail_adds_contact_id_channels_and_last_inbound_at(app: TestApp) {
     assert_eq!(detail["contact_id"], contact.as_str());
     assert_eq!(detail["channels"], json!([{"channel_id": "525512345678", "channel_type": "whatsapp"}]));
     assert_eq!(detail["last_inbound_at"], Value::Null, "the contact never wrote");
+    assert_eq!(detail["carts"], json!([]), "no cart brought in");
 
     let listed = list(&app, &app.a.secret, "").await.data()[0].clone();
     for (k, v) in listed.as_object().unwrap() {

@@ -32,4 +32,9 @@ fn readme_session() {
     assert!(stdout.contains(r#""total_items":36"#), "the demo catalog's categories: {stdout}");
     assert!(stdout.contains(r#""qty":2"#) && stdout.contains(r#""expires_at":"#), "the cart is read back: {stdout}");
     assert!(stdout.contains(r#""code":"VALIDATION_ERROR""#), "the last command shows the error shape: {stdout}");
+    // The demo's messages: Ana's question, her cart on the conversation, our reply, the window.
+    assert!(stdout.contains("Is this still in stock?") && stdout.contains(r#""direction":"inbound""#), "{stdout}");
+    assert!(stdout.contains(r#""carts":[{"code":""#), "Ana's cart on her conversation: {stdout}");
+    assert!(stdout.contains(r#""text":"Reserved! They are yours until tomorrow.""#) && stdout.contains(r#""status":"sent""#), "{stdout}");
+    assert!(stdout.contains(r#""code":"WINDOW_CLOSED""#), "Bruno never wrote: {stdout}");
 }
