@@ -89,12 +89,14 @@ macro_rules! page_of_messages {
             Some(since) => {
                 let changed = || timeline().filter(messages::updated_at.gt(since));
                 let total = run!($mode, one, $conn, changed().count());
-                let rows = run!($mode, load, $conn, changed().order(newest_first).limit(limit).offset(offset).select(MessageRow::as_select()));
+                let rows =
+                    run!($mode, load, $conn, changed().order(newest_first).limit(limit).offset(offset).select(MessageRow::as_select()));
                 (total, rows)
             }
             None => {
                 let total = run!($mode, one, $conn, timeline().count());
-                let rows = run!($mode, load, $conn, timeline().order(newest_first).limit(limit).offset(offset).select(MessageRow::as_select()));
+                let rows =
+                    run!($mode, load, $conn, timeline().order(newest_first).limit(limit).offset(offset).select(MessageRow::as_select()));
                 (total, rows)
             }
         };

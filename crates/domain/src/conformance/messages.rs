@@ -104,7 +104,14 @@ fn contents() -> Vec<MessageContent> {
 }
 
 /// `(ids, total)` of one page of the activity's timeline.
-async fn timeline(r: &Repositories, agent: &AgentId, activity: &ActivityId, since: Option<Timestamp>, limit: u32, offset: u64) -> (Vec<MessageId>, u64) {
+async fn timeline(
+    r: &Repositories,
+    agent: &AgentId,
+    activity: &ActivityId,
+    since: Option<Timestamp>,
+    limit: u32,
+    offset: u64,
+) -> (Vec<MessageId>, u64) {
     let p = r.messages.list(agent, activity, MessageFilter { since }, page(limit, offset)).await.unwrap();
     (p.items.into_iter().map(|m| m.id).collect(), p.total)
 }
@@ -193,9 +200,8 @@ pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {
     let a = agent(&r, "A").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let other = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
-    let made: Vec<Message> = (0..6)
-        .map(|i| Message { updated_at: t(100 + i), ..sent(&a, &act.id, &format!("wamid.{i}"), t(10 + i / 3)) })
-        .collect();
+    let made: Vec<Message> =
+        (0..6).map(|i| Message { updated_at: t(100 + i), ..sent(&a, &act.id, &format!("wamid.{i}"), t(10 + i / 3)) }).collect();
     for i in [3, 0, 5, 1, 4, 2] {
         assert!(r.messages.insert(&made[i]).await.unwrap());
     }
@@ -239,7 +245,9 @@ pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
 
     let foreign = Message { agent_id: b.clone(), ..stale.clone() };
     assert!(!r.messages.update_status(&foreign, MessageStatus::Delivered).await.unwrap(), "another agent's message is unknown");
-    assert!(!r.messages.update_status(&Message { id: MessageId::new("msg_nope"), ..stale.clone() }, MessageStatus::Delivered).await.unwrap());
+    assert!(
+        !r.messages.update_status(&Message { id: MessageId::new("msg_nope"), ..stale.clone() }, MessageStatus::Delivered).await.unwrap()
+    );
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(delivered.clone()));
 
     // Status, times, error and updated_at are written; what the message is, never.
@@ -314,7 +322,8 @@ pub async fn message_carts_are_distinct_newest_first_and_scoped(r: Repositories)
         r.carts.insert(c).await.unwrap();
     }
     assert!(r.messages.carts(&a, &act.id).await.unwrap().is_empty());
-    let carrying = |activity: &ActivityId, code: &str, at| Message { cart_code: CartCode::parse(code), ..message(&a, activity, code, t(at)) };
+    let carrying =
+        |activity: &ActivityId, code: &str, at| Message { cart_code: CartCode::parse(code), ..message(&a, activity, code, t(at)) };
     for m in [
         carrying(&act.id, "Ab3kP91", 50),
         carrying(&act.id, "Ab3kP92", 51),
@@ -402,7 +411,11 @@ pub async fn last_message_follows_the_newest_message(r: Repositories) {
     assert_eq!(summary, MessageSummary::of(&long));
     assert_eq!(summary.text.map(|text| text.chars().count()), Some(MessageSummary::TEXT_CHARS));
     assert_eq!(summary.direction, MessageDirection::Outbound);
-    assert_eq!(r.messages.get(&a, &act.id, &long.id).await.unwrap().unwrap().text().map(|x| x.chars().count()), Some(250), "the message keeps it whole");
+    assert_eq!(
+        r.messages.get(&a, &act.id, &long.id).await.unwrap().unwrap().text().map(|x| x.chars().count()),
+        Some(250),
+        "the message keeps it whole"
+    );
 
     let audio = Message { content: MessageContent::Audio(Media::default()), ..message(&a, &act.id, "", t(21)) };
     r.messages.insert(&audio).await.unwrap();
@@ -428,9 +441,16 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
     }
     assert_eq!((updated_at(&r, &a, &act.id).await, last_message(&r, &a, &act.id).await), (t(0), None), "nothing moved");
 
-    let cart = Cart { code: CartCode::parse("Ab3kP9z").unwrap(), agent_id: a.clone(), items: vec![], created_at: t(1), expires_at: t(1) + CART_VALIDITY };
+    let cart = Cart {
+        code: CartCode::parse("Ab3kP9z").unwrap(),
+        agent_id: a.clone(),
+        items: vec![],
+        created_at: t(1),
+        expires_at: t(1) + CART_VALIDITY,
+    };
     r.carts.insert(&cart).await.unwrap();
-    let own = Message { platform_message_id: Some("wamid.A".into()), cart_code: Some(cart.code.clone()), ..message(&a, &act.id, "hi", t(6)) };
+    let own =
+        Message { platform_message_id: Some("wamid.A".into()), cart_code: Some(cart.code.clone()), ..message(&a, &act.id, "hi", t(6)) };
     assert!(r.messages.insert(&own).await.unwrap());
     let second = contact(&a, "Bo", phone("5215550002"), t(0));
     r.contacts.insert(&second).await.unwrap();
