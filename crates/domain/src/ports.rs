@@ -109,8 +109,9 @@ pub trait MessageRepository: Send + Sync {
     /// platform retries webhooks). MUST return `NotFound` when the activity is not the agent's.
     async fn insert(&self, message: &Message) -> StoreResult<bool>;
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>>;
-    /// The activity's messages, newest first (`created_at` desc, then id desc). An unknown
-    /// activity (or another agent's) has none.
+    /// The activity's messages, newest first (`created_at` desc, then id desc). With
+    /// `filter.since`, only those whose `updated_at` is after it; `total` counts under the same
+    /// filter. An unknown activity (or another agent's) has none.
     async fn list(&self, agent: &AgentId, activity: &ActivityId, filter: MessageFilter, page: PageRequest) -> StoreResult<Page<Message>>;
     /// The agent's message with this platform message id (`wamid.…`), on any activity.
     async fn find_by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> StoreResult<Option<Message>>;
@@ -119,7 +120,8 @@ pub trait MessageRepository: Send + Sync {
     async fn update_status(&self, message: &Message, expected: MessageStatus) -> StoreResult<bool>;
     /// The activity's newest inbound message: the line a reply goes out through.
     async fn last_inbound(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Option<Message>>;
-    /// The agent's carts that the activity's messages carry, each once, newest cart first.
+    /// The agent's carts that the activity's messages carry, each once, newest cart first
+    /// (`created_at` desc, then code desc); codes of no cart of the agent are left out.
     async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>>;
 }
 

@@ -247,19 +247,18 @@ impl MessageRepository for Store {
     }
 
     async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>> {
-        let agent = agent.as_str();
-        // The codes the activity's messages carry (the `messages_carts` partial index), each
-        // cart once, only the agent's own carts.
-        let codes = messages::table
+        // From the activity's messages that carry a code (the `messages_carts` partial index) to
+        // each cart by its key: a join, so SQLite's planner does not walk every cart of the agent
+        // (by `carts_agent`) to test it against the codes, as it did for `code IN (subquery)`.
+        let rows: Vec<(String, i64)> = read_conn!(self, |conn| messages::table
+            .inner_join(carts::table.on(carts::code.nullable().eq(messages::cart_code)))
             .filter(messages::activity_id.eq(activity.as_str()))
-            .filter(messages::agent_id.eq(agent))
+            .filter(messages::agent_id.eq(agent.as_str()))
             .filter(messages::cart_code.is_not_null())
-            .select(messages::cart_code.assume_not_null());
-        let rows: Vec<(String, i64)> = read_conn!(self, |conn| carts::table
-            .filter(carts::agent_id.eq(agent))
-            .filter(carts::code.eq_any(codes))
-            .order((carts::created_at.desc(), carts::code.desc()))
+            .filter(carts::agent_id.eq(agent.as_str()))
             .select((carts::code, carts::created_at))
+            .distinct()
+            .order((carts::created_at.desc(), carts::code.desc()))
             .load(conn)
             .await
             .map_err(DbError::from))?;

@@ -1,0 +1,467 @@
+//! The contract of [`MessageRepository`](crate::ports::MessageRepository): an activity's
+//! timeline, its idempotent insert, and what the insert keeps on the activity (`updated_at`
+//! with the lists that follow it, `last_message`).
+
+use chrono::TimeDelta;
+use serde_json::json;
+
+use super::{activity, agent, contact, conversation, id, list_ids, page, phone, t, tag};
+use crate::StoreError;
+use crate::model::*;
+use crate::ports::Repositories;
+
+/// An inbound text of `activity` with every optional field unset.
+fn message(agent: &AgentId, activity: &ActivityId, body: &str, created: Timestamp) -> Message {
+    Message {
+        id: MessageId::new(id("msg")),
+        agent_id: agent.clone(),
+        activity_id: activity.clone(),
+        direction: MessageDirection::Inbound,
+        content: MessageContent::Text { body: body.into() },
+        reply_to: None,
+        platform_message_id: None,
+        channel: phone("5215550001"),
+        line_id: None,
+        status: MessageStatus::Received,
+        error_message: None,
+        template_id: None,
+        campaign_key: None,
+        cart_code: None,
+        referral: None,
+        created_at: created,
+        sent_at: None,
+        delivered_at: None,
+        read_at: None,
+        updated_at: created,
+    }
+}
+
+/// An outbound message with every optional field set, times with milliseconds.
+fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created: Timestamp) -> Message {
+    let ms = |n: i64| created + TimeDelta::milliseconds(n);
+    Message {
+        direction: MessageDirection::Outbound,
+        content,
+        reply_to: Some(MessageId::new("msg_replied")),
+        platform_message_id: Some(format!("wamid.{}", id("full"))),
+        line_id: Some(LineId::new("chn_1")),
+        status: MessageStatus::Failed,
+        error_message: Some("131026: Message undeliverable (the \"number\" is unknown)".into()),
+        template_id: Some(TemplateId::new("1234567890")),
+        campaign_key: Some(CampaignKey::new("spring:2026-v1").unwrap()),
+        cart_code: Some(CartCode::parse("Ab3kP9z").unwrap()),
+        referral: Some(json!({"source_type": "ad", "source_url": "https://fb.me/x", "headline": "Sale ☕", "ctwa_clid": "ARAk"})),
+        sent_at: Some(ms(101)),
+        delivered_at: Some(ms(202)),
+        read_at: Some(ms(303)),
+        updated_at: ms(404),
+        ..message(agent, activity, "", ms(7))
+    }
+}
+
+/// An outbound message sent through the platform as `wamid`.
+fn sent(agent: &AgentId, activity: &ActivityId, wamid: &str, created: Timestamp) -> Message {
+    Message {
+        direction: MessageDirection::Outbound,
+        platform_message_id: Some(wamid.into()),
+        status: MessageStatus::Sent,
+        sent_at: Some(created),
+        ..message(agent, activity, "sent", created)
+    }
+}
+
+/// One content of each shape the JSON column must carry: media with every field, coordinates,
+/// order lines with prices, Parley's template sends, and raw JSON kept whole.
+fn contents() -> Vec<MessageContent> {
+    let media = Media {
+        id: Some("1013".into()),
+        link: None,
+        mime_type: Some("image/jpeg".into()),
+        sha256: Some("abc=".into()),
+        caption: Some("our \"mug\"\nnew".into()),
+        filename: None,
+    };
+    vec![
+        MessageContent::Text { body: "hi\nthere ☕ \"quoted\"".into() },
+        MessageContent::Image(media),
+        MessageContent::Document(Media { link: Some("https://cdn.test/a.pdf".into()), filename: Some("a.pdf".into()), ..Media::default() }),
+        MessageContent::Audio(Media::default()),
+        MessageContent::Location(Location { latitude: 38.7223, longitude: -9.1393, name: Some("Shop".into()), address: None }),
+        MessageContent::Order(Order {
+            catalog_id: "cat_1".into(),
+            text: Some("asap".into()),
+            items: vec![
+                OrderItem { product_retailer_id: "sku-1".into(), quantity: 2, item_price: 9.5, currency: "EUR".into() },
+                OrderItem { product_retailer_id: "sku-2".into(), quantity: 1, item_price: 0.1, currency: "EUR".into() },
+            ],
+        }),
+        MessageContent::Template { name: "hello".into(), language: "en_US".into(), parsed_message: "Hello Ann".into() },
+        MessageContent::Interactive(InteractiveReply::List { id: "r".into(), title: "Red".into(), description: None }),
+        MessageContent::Reaction { message_id: "wamid.1".into(), emoji: None },
+        MessageContent::Contacts { cards: json!([{"name": {"formatted_name": "Ann"}, "phones": [{"phone": "+1 555"}]}]) },
+        MessageContent::Unsupported { raw: json!({"type": "poll", "poll": {"q": [1, 2.5, null, "x"]}, "errors": [{"code": 131051}]}) },
+    ]
+}
+
+/// `(ids, total)` of one page of the activity's timeline.
+async fn timeline(
+    r: &Repositories,
+    agent: &AgentId,
+    activity: &ActivityId,
+    since: Option<Timestamp>,
+    limit: u32,
+    offset: u64,
+) -> (Vec<MessageId>, u64) {
+    let p = r.messages.list(agent, activity, MessageFilter { since }, page(limit, offset)).await.unwrap();
+    (p.items.into_iter().map(|m| m.id).collect(), p.total)
+}
+
+/// `ids` of `messages` newest first: `created_at` desc, then id desc.
+fn newest_first(messages: &[&Message]) -> Vec<MessageId> {
+    let mut sorted = messages.to_vec();
+    sorted.sort_by(|x, y| (y.created_at, y.id.as_str()).cmp(&(x.created_at, x.id.as_str())));
+    sorted.into_iter().map(|m| m.id.clone()).collect()
+}
+
+/// The activity's `last_message` as its detail and its list entry show it, which must agree.
+async fn last_message(r: &Repositories, agent: &AgentId, activity: &ActivityId) -> Option<MessageSummary> {
+    let detail = r.activities.get(agent, activity).await.unwrap().unwrap();
+    let listed = r.activities.list(agent, &ActivityFilter::default(), page(100, 0)).await.unwrap().items;
+    let entry = listed.into_iter().find(|v| &v.activity.id == activity).unwrap();
+    assert_eq!(detail.last_message, entry.last_message, "detail and list entry agree");
+    detail.last_message
+}
+
+async fn updated_at(r: &Repositories, agent: &AgentId, activity: &ActivityId) -> Timestamp {
+    r.activities.get(agent, activity).await.unwrap().unwrap().activity.updated_at
+}
+
+pub async fn messages_round_trip_every_content_kind(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let mut stored = Vec::new();
+    for (i, content) in contents().into_iter().enumerate() {
+        let bare = Message { content: content.clone(), ..message(&a, &act.id, "", t(10 + i as i64)) };
+        let full = full(&a, &act.id, content, t(10 + i as i64));
+        for m in [bare, full] {
+            assert!(r.messages.insert(&m).await.unwrap(), "{m:?}");
+            assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap().as_ref(), Some(&m), "get reads back what was stored");
+            stored.push(m);
+        }
+    }
+    let listed = r.messages.list(&a, &act.id, MessageFilter::default(), page(100, 0)).await.unwrap();
+    assert_eq!(listed.total, stored.len() as u64);
+    for m in &stored {
+        assert_eq!(listed.items.iter().find(|x| x.id == m.id), Some(m), "a page reads back what was stored");
+    }
+    assert!(r.messages.get(&a, &act.id, &MessageId::new("msg_nope")).await.unwrap().is_none());
+}
+
+/// The platform delivers webhooks more than once: a platform message id the agent already has
+/// stores nothing and changes nothing, whichever activity it names; another agent's is its own;
+/// messages without one (refused sends) are never duplicates of each other.
+pub async fn message_platform_ids_are_unique_per_agent(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    let theirs = conversation(&r, &b, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let first = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &ana.id, "first", t(5)) };
+    assert!(r.messages.insert(&first).await.unwrap());
+    let summary = last_message(&r, &a, &ana.id).await;
+
+    let again = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &ana.id, "again", t(9)) };
+    assert!(!r.messages.insert(&again).await.unwrap(), "a duplicate is not stored");
+    let elsewhere = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &bo.id, "elsewhere", t(9)) };
+    assert!(!r.messages.insert(&elsewhere).await.unwrap(), "unique per agent, not per activity");
+    assert!(r.messages.get(&a, &ana.id, &again.id).await.unwrap().is_none());
+    assert!(r.messages.get(&a, &bo.id, &elsewhere.id).await.unwrap().is_none());
+    assert_eq!(timeline(&r, &a, &ana.id, None, 10, 0).await, (vec![first.id.clone()], 1));
+    assert_eq!(timeline(&r, &a, &bo.id, None, 10, 0).await, (vec![], 0));
+    assert_eq!(r.messages.find_by_platform_id(&a, "wamid.X").await.unwrap(), Some(first.clone()));
+    assert_eq!((updated_at(&r, &a, &ana.id).await, updated_at(&r, &a, &bo.id).await), (t(5), t(0)), "nothing moved");
+    assert_eq!(last_message(&r, &a, &ana.id).await, summary);
+    assert_eq!(last_message(&r, &a, &bo.id).await, None);
+
+    let other_agent = Message { platform_message_id: Some("wamid.X".into()), ..message(&b, &theirs.id, "theirs", t(9)) };
+    assert!(r.messages.insert(&other_agent).await.unwrap(), "another agent's platform ids are its own");
+    assert_eq!(r.messages.find_by_platform_id(&b, "wamid.X").await.unwrap(), Some(other_agent));
+
+    let refused: Vec<Message> = (0..3).map(|i| Message { platform_message_id: None, ..sent(&a, &bo.id, "", t(10 + i)) }).collect();
+    for m in &refused {
+        assert!(r.messages.insert(m).await.unwrap(), "no platform id is no duplicate");
+    }
+    assert_eq!(timeline(&r, &a, &bo.id, None, 10, 0).await.1, 3);
+}
+
+/// Newest first by `created_at`, ties by id (desc), whatever the insert order; pages and
+/// totals; `since` keeps what was created or changed after it, a status change included.
+pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let other = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    let made: Vec<Message> =
+        (0..6).map(|i| Message { updated_at: t(100 + i), ..sent(&a, &act.id, &format!("wamid.{i}"), t(10 + i / 3)) }).collect();
+    for i in [3, 0, 5, 1, 4, 2] {
+        assert!(r.messages.insert(&made[i]).await.unwrap());
+    }
+    r.messages.insert(&sent(&a, &other.id, "wamid.other", t(50))).await.unwrap();
+    let expected = newest_first(&made.iter().collect::<Vec<_>>());
+
+    let mut seen = Vec::new();
+    for offset in [0, 4] {
+        let (ids, total) = timeline(&r, &a, &act.id, None, 4, offset).await;
+        assert_eq!(total, 6, "the total counts the activity's messages, not the page");
+        seen.extend(ids);
+    }
+    assert_eq!(seen, expected);
+    assert_eq!(timeline(&r, &a, &act.id, None, 4, 8).await, (vec![], 6), "past the end");
+
+    let since = Some(t(102));
+    let changed = newest_first(&made[3..].iter().collect::<Vec<_>>());
+    assert_eq!(timeline(&r, &a, &act.id, since, 10, 0).await, (changed.clone(), 3), "updated_at > since, strictly");
+    assert_eq!(timeline(&r, &a, &act.id, since, 1, 1).await, (vec![changed[1].clone()], 3));
+
+    let read = Message { status: MessageStatus::Read, read_at: Some(t(150)), updated_at: t(150), ..made[0].clone() };
+    assert!(r.messages.update_status(&read, MessageStatus::Sent).await.unwrap());
+    assert_eq!(timeline(&r, &a, &act.id, Some(t(105)), 10, 0).await, (vec![read.id.clone()], 1), "a status change is a change");
+    assert_eq!(timeline(&r, &a, &act.id, Some(t(150)), 10, 0).await, (vec![], 0));
+    assert_eq!(timeline(&r, &a, &ActivityId::new("act_nope"), None, 10, 0).await, (vec![], 0));
+}
+
+pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let m = sent(&a, &act.id, "wamid.1", t(1));
+    r.messages.insert(&m).await.unwrap();
+
+    let delivered = Message { status: MessageStatus::Delivered, delivered_at: Some(t(2)), updated_at: t(2), ..m.clone() };
+    assert!(r.messages.update_status(&delivered, MessageStatus::Sent).await.unwrap());
+    assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(delivered.clone()));
+    let stale = Message { status: MessageStatus::Read, read_at: Some(t(3)), updated_at: t(3), ..m.clone() };
+    assert!(!r.messages.update_status(&stale, MessageStatus::Sent).await.unwrap(), "the stored status is no longer sent");
+    assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(delivered.clone()));
+
+    let foreign = Message { agent_id: b.clone(), ..stale.clone() };
+    assert!(!r.messages.update_status(&foreign, MessageStatus::Delivered).await.unwrap(), "another agent's message is unknown");
+    assert!(
+        !r.messages.update_status(&Message { id: MessageId::new("msg_nope"), ..stale.clone() }, MessageStatus::Delivered).await.unwrap()
+    );
+    assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(delivered.clone()));
+
+    // Status, times, error and updated_at are written; what the message is, never.
+    let failed = Message {
+        status: MessageStatus::Failed,
+        error_message: Some("131026: Message undeliverable".into()),
+        read_at: Some(t(4)),
+        updated_at: t(4),
+        content: MessageContent::Text { body: "rewritten".into() },
+        cart_code: CartCode::parse("Ab3kP9z"),
+        ..delivered.clone()
+    };
+    assert!(r.messages.update_status(&failed, MessageStatus::Delivered).await.unwrap());
+    let expected = Message { content: delivered.content.clone(), cart_code: None, ..failed };
+    assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(expected));
+}
+
+pub async fn messages_are_found_by_platform_id_within_the_agent(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    let theirs = conversation(&r, &b, "Cy", "5215550003", ActivityStatus::Open, t(0)).await;
+    let on_ana = sent(&a, &ana.id, "wamid.A1", t(1));
+    let on_bo = sent(&a, &bo.id, "wamid.A2", t(2));
+    let their = sent(&b, &theirs.id, "wamid.B1", t(3));
+    for m in [&on_ana, &on_bo, &their] {
+        r.messages.insert(m).await.unwrap();
+    }
+    assert_eq!(r.messages.find_by_platform_id(&a, "wamid.A1").await.unwrap(), Some(on_ana.clone()));
+    assert_eq!(r.messages.find_by_platform_id(&a, "wamid.A2").await.unwrap(), Some(on_bo), "on any activity of the agent");
+    assert!(r.messages.find_by_platform_id(&a, "wamid.B1").await.unwrap().is_none(), "another agent's message is unknown");
+    assert!(r.messages.find_by_platform_id(&b, "wamid.A1").await.unwrap().is_none());
+    assert!(r.messages.find_by_platform_id(&a, "wamid.nope").await.unwrap().is_none());
+    assert_eq!(r.messages.find_by_platform_id(&b, "wamid.B1").await.unwrap(), Some(their));
+}
+
+pub async fn last_inbound_is_the_newest_inbound_message(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let other = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    assert!(r.messages.last_inbound(&a, &act.id).await.unwrap().is_none());
+
+    let older = message(&a, &act.id, "older", t(1));
+    let (tie_low, tie_high) = (message(&a, &act.id, "low", t(3)), message(&a, &act.id, "high", t(3)));
+    let outbound = sent(&a, &act.id, "wamid.out", t(5));
+    let elsewhere = message(&a, &other.id, "elsewhere", t(9));
+    for m in [&tie_high, &older, &outbound, &tie_low, &elsewhere] {
+        r.messages.insert(m).await.unwrap();
+    }
+    assert_eq!(r.messages.last_inbound(&a, &act.id).await.unwrap(), Some(tie_high), "by created_at, then id; outbound ignored");
+    assert_eq!(r.messages.last_inbound(&a, &other.id).await.unwrap(), Some(elsewhere));
+    assert!(r.messages.last_inbound(&b, &act.id).await.unwrap().is_none(), "another agent sees nothing");
+}
+
+pub async fn message_carts_are_distinct_newest_first_and_scoped(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let other = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    let cart = |agent: &AgentId, code: &str, at: Timestamp| Cart {
+        code: CartCode::parse(code).unwrap(),
+        agent_id: agent.clone(),
+        items: vec![],
+        created_at: at,
+        expires_at: at + CART_VALIDITY,
+    };
+    let (older, newer, unmentioned) = (cart(&a, "Ab3kP91", t(10)), cart(&a, "Ab3kP92", t(20)), cart(&a, "Ab3kP93", t(30)));
+    let foreign = cart(&b, "Ab3kP94", t(40));
+    for c in [&older, &newer, &unmentioned, &foreign] {
+        r.carts.insert(c).await.unwrap();
+    }
+    assert!(r.messages.carts(&a, &act.id).await.unwrap().is_empty());
+    let carrying =
+        |activity: &ActivityId, code: &str, at| Message { cart_code: CartCode::parse(code), ..message(&a, activity, code, t(at)) };
+    for m in [
+        carrying(&act.id, "Ab3kP91", 50),
+        carrying(&act.id, "Ab3kP92", 51),
+        carrying(&act.id, "Ab3kP91", 52),
+        // Another agent's cart, and a code of no cart at all: neither is the agent's cart.
+        carrying(&act.id, "Ab3kP94", 53),
+        carrying(&act.id, "Ab3kP95", 54),
+        carrying(&other.id, "Ab3kP93", 55),
+        message(&a, &act.id, "no cart", t(56)),
+    ] {
+        r.messages.insert(&m).await.unwrap();
+    }
+    let mention = |c: &Cart| CartMention { code: c.code.clone(), created_at: c.created_at };
+    assert_eq!(r.messages.carts(&a, &act.id).await.unwrap(), [mention(&newer), mention(&older)], "each once, newest cart first");
+    assert_eq!(r.messages.carts(&a, &other.id).await.unwrap(), [mention(&unmentioned)]);
+    assert!(r.messages.carts(&b, &act.id).await.unwrap().is_empty(), "another agent sees nothing");
+}
+
+/// Every insert moves the activity's `updated_at` to the message's: the plain list, the
+/// tag-filtered list and the search (which walk kept copies of it) follow; a duplicate moves
+/// nothing.
+pub async fn message_inserts_move_the_activity_and_its_kept_copies(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let vip = tag(&a, "vip", t(0));
+    r.tags.insert(&vip).await.unwrap();
+    let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    r.activities.attach_tags(&a, &ana.id, std::slice::from_ref(&vip.id), t(2)).await.unwrap();
+    r.activities.attach_tags(&a, &bo.id, std::slice::from_ref(&vip.id), t(3)).await.unwrap();
+    let lists = || {
+        let search = Some(ActivitySearch::new("555000").unwrap());
+        [
+            ActivityFilter::default(),
+            ActivityFilter { tag: Some(vip.id.clone()), ..Default::default() },
+            ActivityFilter { tag: Some(vip.id.clone()), status: Some(ActivityStatus::Open), ..Default::default() },
+            ActivityFilter { search: search.clone(), ..Default::default() },
+            ActivityFilter { search, status: Some(ActivityStatus::Open), ..Default::default() },
+        ]
+    };
+    for filter in lists() {
+        assert_eq!(list_ids(&r, &a, filter.clone()).await, [bo.id.clone(), ana.id.clone()], "{filter:?}");
+    }
+
+    let to_ana = Message { updated_at: t(10), ..message(&a, &ana.id, "hi", t(8)) };
+    assert!(r.messages.insert(&to_ana).await.unwrap());
+    assert_eq!(updated_at(&r, &a, &ana.id).await, t(10), "to the message's updated_at");
+    for filter in lists() {
+        assert_eq!(list_ids(&r, &a, filter.clone()).await, [ana.id.clone(), bo.id.clone()], "{filter:?}");
+    }
+
+    let to_bo = Message { platform_message_id: Some("wamid.bo".into()), ..message(&a, &bo.id, "hello", t(11)) };
+    assert!(r.messages.insert(&to_bo).await.unwrap());
+    let again = Message { platform_message_id: Some("wamid.bo".into()), ..message(&a, &ana.id, "again", t(20)) };
+    assert!(!r.messages.insert(&again).await.unwrap());
+    assert_eq!((updated_at(&r, &a, &ana.id).await, updated_at(&r, &a, &bo.id).await), (t(10), t(11)));
+    for filter in lists() {
+        assert_eq!(list_ids(&r, &a, filter.clone()).await, [bo.id.clone(), ana.id.clone()], "{filter:?}");
+    }
+}
+
+/// `last_message` is the newest message by `created_at`, then id, whatever the insert order (a
+/// late webhook may bring an older one), its text cut to [`MessageSummary::TEXT_CHARS`].
+pub async fn last_message_follows_the_newest_message(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    assert_eq!(last_message(&r, &a, &act.id).await, None, "no message yet");
+
+    let first = message(&a, &act.id, "first", t(10));
+    r.messages.insert(&first).await.unwrap();
+    assert_eq!(last_message(&r, &a, &act.id).await, Some(MessageSummary::of(&first)));
+    let late = Message { updated_at: t(30), ..message(&a, &act.id, "late", t(5)) };
+    r.messages.insert(&late).await.unwrap();
+    assert_eq!(last_message(&r, &a, &act.id).await, Some(MessageSummary::of(&first)), "an older message is not the last");
+    assert_eq!(updated_at(&r, &a, &act.id).await, t(30), "though it moves the activity");
+
+    // Two messages created at the same instant: the greater id is the newer, whichever came in first.
+    let (low, high) = (message(&a, &act.id, "low", t(10)), message(&a, &act.id, "high", t(10)));
+    r.messages.insert(&high).await.unwrap();
+    r.messages.insert(&low).await.unwrap();
+    assert_eq!(last_message(&r, &a, &act.id).await, Some(MessageSummary::of(&high)));
+
+    let long = Message { content: MessageContent::Text { body: "é".repeat(250) }, ..sent(&a, &act.id, "wamid.long", t(20)) };
+    r.messages.insert(&long).await.unwrap();
+    let summary = last_message(&r, &a, &act.id).await.unwrap();
+    assert_eq!(summary, MessageSummary::of(&long));
+    assert_eq!(summary.text.map(|text| text.chars().count()), Some(MessageSummary::TEXT_CHARS));
+    assert_eq!(summary.direction, MessageDirection::Outbound);
+    assert_eq!(
+        r.messages.get(&a, &act.id, &long.id).await.unwrap().unwrap().text().map(|x| x.chars().count()),
+        Some(250),
+        "the message keeps it whole"
+    );
+
+    let audio = Message { content: MessageContent::Audio(Media::default()), ..message(&a, &act.id, "", t(21)) };
+    r.messages.insert(&audio).await.unwrap();
+    let summary = last_message(&r, &a, &act.id).await.unwrap();
+    assert_eq!((summary.message_type, summary.text), (MessageType::Audio, None));
+}
+
+/// Another agent's activity is an unknown one: inserting on it is `NotFound` and stores nothing,
+/// and no read of another agent shows the agent's messages.
+pub async fn messages_are_scoped_by_agent(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+
+    let intruder = Message { platform_message_id: Some("wamid.I".into()), ..message(&b, &act.id, "hi", t(5)) };
+    assert!(matches!(r.messages.insert(&intruder).await, Err(StoreError::NotFound(_))));
+    let nowhere = message(&a, &ActivityId::new("act_nope"), "hi", t(5));
+    assert!(matches!(r.messages.insert(&nowhere).await, Err(StoreError::NotFound(_))));
+    for agent in [&a, &b] {
+        assert_eq!(timeline(&r, agent, &act.id, None, 10, 0).await, (vec![], 0));
+        assert!(r.messages.get(agent, &act.id, &intruder.id).await.unwrap().is_none());
+        assert!(r.messages.find_by_platform_id(agent, "wamid.I").await.unwrap().is_none());
+    }
+    assert_eq!((updated_at(&r, &a, &act.id).await, last_message(&r, &a, &act.id).await), (t(0), None), "nothing moved");
+
+    let cart = Cart {
+        code: CartCode::parse("Ab3kP9z").unwrap(),
+        agent_id: a.clone(),
+        items: vec![],
+        created_at: t(1),
+        expires_at: t(1) + CART_VALIDITY,
+    };
+    r.carts.insert(&cart).await.unwrap();
+    let own =
+        Message { platform_message_id: Some("wamid.A".into()), cart_code: Some(cart.code.clone()), ..message(&a, &act.id, "hi", t(6)) };
+    assert!(r.messages.insert(&own).await.unwrap());
+    let second = contact(&a, "Bo", phone("5215550002"), t(0));
+    r.contacts.insert(&second).await.unwrap();
+    let sibling = activity(&a, &second.id, ActivityStatus::Open, t(0));
+    r.activities.insert(&sibling).await.unwrap();
+    assert!(r.messages.get(&a, &sibling.id, &own.id).await.unwrap().is_none(), "a message is got through its own activity");
+    assert!(r.messages.get(&b, &act.id, &own.id).await.unwrap().is_none());
+    assert_eq!(timeline(&r, &b, &act.id, None, 10, 0).await, (vec![], 0));
+    assert_eq!(timeline(&r, &b, &act.id, Some(t(0)), 10, 0).await, (vec![], 0));
+    assert!(r.messages.find_by_platform_id(&b, "wamid.A").await.unwrap().is_none());
+    assert!(r.messages.last_inbound(&b, &act.id).await.unwrap().is_none());
+    assert!(r.messages.carts(&b, &act.id).await.unwrap().is_empty());
+    assert_eq!(r.messages.get(&a, &act.id, &own.id).await.unwrap(), Some(own));
+}
