@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use parley_domain::ports::{EmbedError, Embedder};
+use parley_domain::services::ProcessSummary;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -45,6 +46,11 @@ struct EmbedderLabels {
     embedder: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: String,
+}
+
 type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
 
 fn latency_histogram() -> Histogram {
@@ -64,6 +70,7 @@ pub struct Metrics {
     database_up: Gauge,
     webhook_backlog: Gauge,
     webhook_failed: Gauge,
+    webhook_deliveries: Family<OutcomeLabels, Counter>,
     embed_seconds: HistogramFamily<EmbedderLabels>,
     embed_texts: Family<EmbedderLabels, Counter>,
     embed_errors: Family<EmbedderLabels, Counter>,
@@ -109,6 +116,13 @@ impl Metrics {
             "webhook_failed",
             "Webhook deliveries given up on (unreadable, or failed too often): see `parley webhooks failed`",
         );
+        let webhook_deliveries = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "webhook_deliveries",
+            "Webhook deliveries this process handled, by outcome: processed, retrying (failed, tried again later), given_up, \
+             or claimed_elsewhere (another instance processes it)",
+            webhook_deliveries.clone(),
+        );
         let embed_seconds: HistogramFamily<EmbedderLabels> = Family::new_with_constructor(latency_histogram);
         registry.register_with_unit(
             "embedder_duration",
@@ -132,6 +146,7 @@ impl Metrics {
             database_up,
             webhook_backlog,
             webhook_failed,
+            webhook_deliveries,
             embed_seconds,
             embed_texts,
             embed_errors,
@@ -145,6 +160,20 @@ impl Metrics {
         let method = method.to_string();
         self.latency.get_or_create(&RouteLabels { method: method.clone(), route: route.clone() }).observe(elapsed.as_secs_f64());
         self.requests.get_or_create(&RequestLabels { method, route, status }).inc();
+    }
+
+    /// Counts what one webhook processing pass of this process did.
+    pub fn observe_webhook_pass(&self, summary: &ProcessSummary) {
+        for (outcome, n) in [
+            ("processed", summary.processed),
+            ("retrying", summary.failed),
+            ("given_up", summary.gave_up),
+            ("claimed_elsewhere", summary.claimed_elsewhere),
+        ] {
+            if n > 0 {
+                self.webhook_deliveries.get_or_create(&OutcomeLabels { outcome: outcome.to_string() }).inc_by(n as u64);
+            }
+        }
     }
 
     /// Marks a request in flight until the guard drops.

@@ -86,8 +86,12 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
                 return;
             }
             let stop = || *stopping.borrow();
-            match state.webhooks.process_due_until(WEBHOOK_BATCH, &stop).await {
-                Ok(s) if s.handled() > 0 => {
+            let pass = state.webhooks.process_due_until(WEBHOOK_BATCH, &stop).await;
+            if let Ok(summary) = &pass {
+                state.metrics.observe_webhook_pass(summary);
+            }
+            match pass {
+                Ok(s) if s.handled() > 0 || s.claimed_elsewhere > 0 => {
                     failures = 0;
                     continue;
                 }

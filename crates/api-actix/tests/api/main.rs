@@ -16,6 +16,7 @@ mod channels_cli;
 mod concurrent_writes;
 mod contacts;
 mod hostile_bodies;
+mod message_instances;
 mod messaging;
 mod metrics;
 mod pg_restart;
