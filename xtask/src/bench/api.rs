@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::generate::{self, CATEGORIES};
 use super::http::{Client, encode};
+use super::inbound;
 use super::json::{self, Json, quote};
 use super::wrk::{Figures, Load, Wrk};
 use super::{Server, analyze, free_port, fresh_database, json_field, parley, parley_shown, release_binary, scratch, write_report};
@@ -97,7 +98,17 @@ pub struct Seeded {
     tag_id: String,
     product_ids: Vec<String>,
     cart_codes: Vec<String>,
+    /// A conversation with [`TIMELINE`] inbound messages.
+    timeline_activity: String,
+    /// Conversations whose contacts just wrote (one message each): replies go there.
+    reply_activities: Vec<String>,
 }
+
+/// Deliveries the ingestion run POSTs.
+const INGESTED: usize = 5_000;
+
+/// Messages in the conversation whose timeline `list messages` reads.
+const TIMELINE: usize = 1_000;
 
 /// The generated catalog file of `options.products` products (written once per run).
 pub fn catalog_file(options: &ApiOptions) -> Result<std::path::PathBuf, String> {
@@ -110,7 +121,8 @@ pub fn catalog_file(options: &ApiOptions) -> Result<std::path::PathBuf, String> 
 
 /// Environment of every server the API benches start: the built-in embedder, and sandbox
 /// statuses pushed past the run (else they would be processed while endpoints are measured).
-pub const SERVER_ENV: [(&str, &str); 2] = [("PARLEY_EMBEDDER", "static"), ("PARLEY_SANDBOX_STEP_MS", "3600000")];
+pub const SERVER_ENV: [(&str, &str); 3] =
+    [("PARLEY_EMBEDDER", "static"), ("PARLEY_SANDBOX_STEP_MS", "3600000"), ("PARLEY_WHATSAPP_APP_SECRET", inbound::APP_SECRET)];
 
 /// A fresh database of `backend` with the bench's agent, catalog, contacts, activities and
 /// carts, analyzed; returns its URL, the agent's secret key and what was seeded.
@@ -145,6 +157,8 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
 
     let mut table =
         String::from("| backend | endpoint | requests/s | p50 ms | p99 ms | throughput ÷ `/healthz` |\n|---|---|---:|---:|---:|---:|\n");
+    let mut ingestion =
+        String::from("| backend | messages | messages/s | receipt → visible p50 ms | p99 ms |\n|---|---:|---:|---:|---:|\n");
     for backend in &options.backends {
         let (url, key, seeded) = prepare(&bin, backend, &catalog, options.contacts)?;
         // Started again: SQLite connections read the statistics when they open, and those of
@@ -173,6 +187,17 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
             row(&mut table, backend, name, figures, ceiling);
         }
         row(&mut table, backend, "`GET /healthz` again, after the endpoints", &again, ceiling);
+        if options.wanted("inbound ingestion") {
+            let run = inbound::ingest(port, &key, INGESTED, 500, 8)?;
+            eprintln!(
+                "{backend}: inbound ingestion: {:.0} messages/s, receipt to visible p50 {:.0} ms, p99 {:.0} ms",
+                run.per_second,
+                ms(run.p50),
+                ms(run.p99)
+            );
+            let _ =
+                writeln!(ingestion, "| {backend} | {} | {:.0} | {:.0} | {:.0} |", run.messages, run.per_second, ms(run.p50), ms(run.p99));
+        }
         drop(server);
     }
     let section = format!(
@@ -181,7 +206,11 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
          wrk ({} connections, one thread) loads each endpoint for {} s from a second process on the same 2-core machine; \
          requests cycle through many ids and queries where the endpoint takes one. `GET /healthz` (no key, no database) is the HTTP ceiling, measured first and again last (the higher of the two counts); \
          the last column is each endpoint's throughput as a fraction of it, in the same run. \
-         The database is analyzed after seeding (`parley analyze`), as a live server soon has it: PostgreSQL's autovacuum, and the `PRAGMA optimize` that `parley` runs on SQLite.\n\n{table}\n",
+         The database is analyzed after seeding (`parley analyze`), as a live server soon has it: PostgreSQL's autovacuum, and the `PRAGMA optimize` that `parley` runs on SQLite.\n\n{table}\n\
+         ### Inbound ingestion\n\n\
+         {INGESTED} signed webhook deliveries (one text message each, from 500 contacts) POSTed at full speed over 8 connections to the same server, \
+         then every message read back: throughput from the first POST until the last message was visible, and each message's time from its delivery's answer \
+         (stored) until its insert committed (its `updated_at`), as the webhook processor works through the backlog. Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
         options.products, options.contacts, options.connections, options.seconds
     );
     println!("{section}");
@@ -236,6 +265,18 @@ pub fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
         ("search", Load::get_each(queries.iter().map(|q| format!("/v1/products/search?q={}", encode(q))).collect())),
         ("create cart", Load::post("/v1/carts", seeded.product_ids.iter().map(cart).collect())),
         ("get cart", Load::get_each(every(&|code| format!("/v1/carts/{code}"), &seeded.cart_codes))),
+        ("list messages (1,000 in the activity)", Load::get(format!("/v1/activities/{}/messages", seeded.timeline_activity))),
+        (
+            "send reply (sandbox)",
+            Load::each(
+                (0..1000)
+                    .map(|n| {
+                        let activity = &seeded.reply_activities[n % seeded.reply_activities.len()];
+                        ("POST", format!("/v1/activities/{activity}/messages"), Some(reply_body(n)))
+                    })
+                    .collect(),
+            ),
+        ),
         (
             "send template (sandbox)",
             Load::post(format!("/v1/templates/{}/send", seeded.template_id), seeded.phones.iter().take(1000).map(send).collect()),
@@ -279,8 +320,14 @@ fn seed(client: &mut Client, contacts: usize, backend: &str) -> Result<Seeded, S
         let cart = call(client, "POST", "/v1/carts", Some(&cart_body(id, 1)))?;
         cart_codes.push(cart.get("data").ok_or("no data")?.str_field("code")?.to_string());
     }
-    eprintln!("{backend}: seeded {contacts} activities, a tag on every tenth, {} carts", cart_codes.len());
-    Ok(Seeded { template_id, phones, activity_ids, tag_id, product_ids, cart_codes })
+    let timeline_activity = inbound::seed_conversation(client, "17770000001", TIMELINE)?;
+    let reply_activities =
+        (0..20).map(|n| inbound::seed_conversation(client, &format!("1777100{n:04}"), 1)).collect::<Result<Vec<_>, _>>()?;
+    eprintln!(
+        "{backend}: seeded {contacts} activities, a tag on every tenth, {} carts, a conversation of {TIMELINE} messages",
+        cart_codes.len()
+    );
+    Ok(Seeded { template_id, phones, activity_ids, tag_id, product_ids, cart_codes, timeline_activity, reply_activities })
 }
 
 /// The id of the sandbox line's `welcome` template, which [`send_body`] fills.
@@ -307,6 +354,11 @@ const CAMPAIGN: &str = "bench";
 fn campaign_send_body(phone: &str) -> String {
     let body = send_body(phone);
     format!(r#"{},"campaign":{{"key":"{CAMPAIGN}","name":"Bench"}}}}"#, &body[..body.len() - 1])
+}
+
+/// A text reply.
+fn reply_body(n: usize) -> String {
+    format!(r#"{{"type":"text","text":{{"body":"Yes, it is in stock ({n})."}}}}"#)
 }
 
 /// A cart of one product.

@@ -25,13 +25,18 @@ impl Client {
 
     /// Sends a request with an optional JSON body and reads the whole response.
     pub fn send(&mut self, method: &str, path: &str, json: Option<&str>) -> Result<(u16, Vec<u8>), String> {
+        self.send_with(method, path, "", json)
+    }
+
+    /// [`send`](Self::send) with extra header lines (`Name: value\r\n` each).
+    pub fn send_with(&mut self, method: &str, path: &str, headers: &str, json: Option<&str>) -> Result<(u16, Vec<u8>), String> {
         let key = &self.key;
         let request = match json {
             Some(body) => format!(
-                "{method} {path} HTTP/1.1\r\nHost: bench\r\nX-API-Key: {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                "{method} {path} HTTP/1.1\r\nHost: bench\r\nX-API-Key: {key}\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
                 body.len()
             ),
-            None => format!("{method} {path} HTTP/1.1\r\nHost: bench\r\nX-API-Key: {key}\r\n\r\n"),
+            None => format!("{method} {path} HTTP/1.1\r\nHost: bench\r\nX-API-Key: {key}\r\n{headers}\r\n"),
         };
         self.writer.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
         let mut line = String::new();

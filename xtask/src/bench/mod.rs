@@ -7,6 +7,7 @@ mod catalog;
 mod devset;
 mod generate;
 mod http;
+mod inbound;
 mod index;
 mod instructions;
 mod json;
