@@ -41,7 +41,8 @@ macro_rules! storage_conformance {
             message_pages_newest_first_with_totals_and_since, message_status_updates_are_compare_and_set,
             messages_are_found_by_platform_id_within_the_agent, last_inbound_is_the_newest_inbound_message,
             message_carts_are_distinct_newest_first_and_scoped, message_inserts_move_the_activity_and_its_kept_copies,
-            last_message_follows_the_newest_message, messages_are_scoped_by_agent);
+            last_message_follows_the_newest_message, messages_are_scoped_by_agent,
+            inbound_messages_reopen_their_activity_and_raise_last_inbound_at);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

@@ -104,7 +104,9 @@ pub trait ActivityRepository: Send + Sync {
 pub trait MessageRepository: Send + Sync {
     /// Stores a message on its activity, in one transaction that also moves the activity's
     /// `updated_at` to the message's `updated_at` and makes the message the activity's
-    /// `last_message` when it is the newest (by `created_at`, then id). Returns `false`, storing
+    /// `last_message` when it is the newest (by `created_at`, then id). An inbound message also
+    /// reopens the activity (status `open`) and raises its `last_inbound_at` to the message's
+    /// `created_at` when later, never lowering it. Returns `false`, storing
     /// nothing, when the agent already has a message with the same platform message id (the
     /// platform retries webhooks). MUST return `NotFound` when the activity is not the agent's.
     async fn insert(&self, message: &Message) -> StoreResult<bool>;

@@ -43,9 +43,11 @@ impl ActivityRow {
 }
 
 /// Adds `$delta` to the agent's count of activities in `$status` (see the `activity_counts`
-/// migration); run in the transaction that makes the change.
+/// migration); run in the transaction that makes the change. Self-contained, as [`touch!`]: a
+/// message's insert reopens its activity too.
 macro_rules! count_status {
     ($conn:expr, $agent:expr, $status:expr, $delta:expr) => {{
+        use crate::schema::activity_counts;
         let delta: i64 = $delta;
         diesel::insert_into(activity_counts::table)
             .values((activity_counts::agent_id.eq($agent), activity_counts::status.eq($status), activity_counts::count.eq(delta)))
@@ -109,7 +111,7 @@ macro_rules! owned {
     }};
 }
 
-pub(crate) use {mirror_updated_at, owned, touch};
+pub(crate) use {count_status, mirror_updated_at, owned, touch};
 
 /// Loads the rows of page query `$q` over activities, only those in `$status` when given: two
 /// queries of fixed shape rather than one boxed (see [`page_of_activities!`]).

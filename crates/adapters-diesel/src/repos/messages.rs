@@ -9,9 +9,11 @@ use parley_domain::StoreError;
 use parley_domain::model::*;
 use parley_domain::ports::{MessageRepository, StoreResult};
 
-use super::activities::{owned, touch};
+use super::activities::{count_status, owned, touch};
+use super::activity_search::mirror_to_terms;
 use crate::Store;
 use crate::error::DbError;
+use crate::locks::status_move;
 use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, carts, messages};
@@ -75,6 +77,25 @@ impl MessageRow {
             activity_id: ActivityId::new(self.activity_id),
         })
     }
+}
+
+/// The contact wrote: their activity `$activity` (locked) reopens, with its counts and search
+/// terms, and `last_inbound_at` rises to `$at` when later (never back: deliveries of one contact
+/// may be processed out of order, or at once by several instances).
+macro_rules! reopen {
+    ($conn:expr, $agent:expr, $activity:expr, $at:expr, $updated_at:expr) => {{
+        let target = || activities::table.filter(activities::id.eq($activity));
+        let (status, last): (String, Option<i64>) = target().select((activities::status, activities::last_inbound_at)).first($conn).await?;
+        let open = ActivityStatus::Open.as_str();
+        let last = last.map_or($at, |l: i64| l.max($at));
+        diesel::update(target()).set((activities::status.eq(open), activities::last_inbound_at.eq(last))).execute($conn).await?;
+        if status != open {
+            for (status, delta) in status_move(&status, open) {
+                count_status!($conn, $agent, status, delta);
+            }
+            mirror_to_terms!($conn, $activity, open, $updated_at);
+        }
+    }};
 }
 
 /// One page of an activity's messages, newest first, with its total under the same filter, run
@@ -164,6 +185,9 @@ impl MessageRepository for Store {
                 return Ok(Some(false));
             }
             touch!(conn, activity, m.updated_at);
+            if m.direction == MessageDirection::Inbound {
+                reopen!(conn, agent, activity, created, millis(m.updated_at));
+            }
             // Only a newer message (by created_at, then id) replaces the summary: an older one
             // (a late webhook) joins the timeline without becoming the activity's last message.
             let newer = activities::last_message_at

@@ -465,3 +465,46 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
     assert!(r.messages.carts(&b, &act.id).await.unwrap().is_empty());
     assert_eq!(r.messages.get(&a, &act.id, &own.id).await.unwrap(), Some(own));
 }
+
+/// The activity's status, `last_inbound_at`, and its total and search listing under `open`.
+async fn reopened(r: &Repositories, agent: &AgentId, activity: &Activity) -> (ActivityStatus, Option<Timestamp>, u64, bool) {
+    let view = r.activities.get(agent, &activity.id).await.unwrap().unwrap().activity;
+    let open = ActivityFilter { status: Some(ActivityStatus::Open), ..Default::default() };
+    let total = r.activities.list(agent, &open, page(1, 0)).await.unwrap().total;
+    let search = ActivityFilter { search: Some(ActivitySearch::new("Reopened").unwrap()), ..open };
+    let found = list_ids(r, agent, search).await.contains(&activity.id);
+    (view.status, view.last_inbound_at, total, found)
+}
+
+pub async fn inbound_messages_reopen_their_activity_and_raise_last_inbound_at(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let act = conversation(&r, &a, "Reopened Ann", "5215550101", ActivityStatus::Closed, t(0)).await;
+    assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, None, 0, false));
+
+    // An outbound message leaves status and window alone.
+    assert!(r.messages.insert(&sent(&a, &act.id, "wamid.out1", t(5))).await.unwrap());
+    assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, None, 0, false));
+
+    // The contact writes: open (counted, searchable as open), the window from their message.
+    let first = Message { platform_message_id: Some("wamid.in1".into()), updated_at: t(20), ..message(&a, &act.id, "hi", t(10)) };
+    assert!(r.messages.insert(&first).await.unwrap());
+    assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Open, Some(t(10)), 1, true));
+
+    // An older message processed later never moves the window back; a newer one moves it on.
+    let late = Message { platform_message_id: Some("wamid.in0".into()), updated_at: t(30), ..message(&a, &act.id, "earlier", t(8)) };
+    assert!(r.messages.insert(&late).await.unwrap());
+    assert_eq!(reopened(&r, &a, &act).await.1, Some(t(10)));
+    let newer = Message { platform_message_id: Some("wamid.in2".into()), updated_at: t(40), ..message(&a, &act.id, "again", t(35)) };
+    assert!(r.messages.insert(&newer).await.unwrap());
+    assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Open, Some(t(35)), 1, true));
+
+    // Closed again by the agent, then the platform repeats an old delivery: nothing changes.
+    let mut closed = r.activities.get(&a, &act.id).await.unwrap().unwrap().activity;
+    closed.status = ActivityStatus::Closed;
+    closed.updated_at = t(50);
+    assert!(r.activities.update(&closed, None).await.unwrap());
+    let repeated = Message { id: MessageId::new(id("msg")), updated_at: t(60), ..first };
+    assert!(!r.messages.insert(&repeated).await.unwrap());
+    assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, Some(t(35)), 0, false));
+    assert_eq!(updated_at(&r, &a, &act.id).await, t(50), "a repeated delivery does not bump the activity");
+}

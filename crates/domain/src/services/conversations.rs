@@ -95,9 +95,11 @@ impl Conversations {
         }
     }
 
-    /// A message from a contact: keeps their profile name current, (re)opens their activity and
-    /// records when they last wrote (the start of the 24-hour messaging window). Returns the
-    /// activity as it now is.
+    /// A message from a contact: keeps their profile name current and returns their activity,
+    /// opened (with `last_inbound_at`) when they have none. Reopening an existing activity and
+    /// raising its `last_inbound_at` (the start of the 24-hour messaging window) happen with the
+    /// message's insert, in one transaction ([`MessageRepository::insert`](crate::ports::MessageRepository::insert)),
+    /// so a repeated delivery changes nothing and concurrent ones never move it back.
     pub(crate) async fn inbound(
         &self,
         agent: &AgentId,
@@ -105,20 +107,13 @@ impl Conversations {
         name: Option<&str>,
         at: Timestamp,
     ) -> Result<Activity, DomainError> {
-        let (mut contact, mut activity) = self.ensure(agent, channel, name, ActivityStatus::Open, Some(at)).await?;
+        let (mut contact, activity) = self.ensure(agent, channel, name, ActivityStatus::Open, Some(at)).await?;
         if let Some(name) = name.and_then(|n| ProfileName::new(n).ok())
             && name != contact.profile_name
         {
             contact.profile_name = name;
             contact.updated_at = self.clock.now();
             self.contacts.update(&contact).await?;
-        }
-        let last = activity.last_inbound_at.map_or(at, |t| t.max(at));
-        if activity.status != ActivityStatus::Open || activity.last_inbound_at != Some(last) {
-            activity.status = ActivityStatus::Open;
-            activity.last_inbound_at = Some(last);
-            activity.updated_at = self.clock.now();
-            self.activities.update(&activity, None).await?;
         }
         Ok(activity)
     }

@@ -39,13 +39,9 @@ impl Timeline {
         Self { messages, carts, clock, ids }
     }
 
-    /// Whether the agent already has the message with this platform id: a delivery the
-    /// platform repeated, or one processed again.
-    pub(crate) async fn knows(&self, agent: &AgentId, platform_message_id: &str) -> Result<bool, DomainError> {
-        Ok(self.messages.find_by_platform_id(agent, platform_message_id).await?.is_some())
-    }
-
-    /// Records a message the contact sent on `line`, once: `false` when it was already stored.
+    /// Records a message the contact sent on `line`, once: `false` when it was already stored
+    /// (a delivery the platform repeated, or one processed again). Storing it reopens the
+    /// activity and moves its `last_inbound_at`, in the same transaction.
     /// Its `context` becomes `reply_to` when it names a message of the same activity, and a
     /// link to one of the agent's carts sets `cart_code`.
     pub(crate) async fn record_inbound(

@@ -235,11 +235,6 @@ impl WebhookService {
                     tracing::info!("inbound message from an unusable WhatsApp id ignored");
                     continue;
                 };
-                // A repeated delivery changes nothing: not even reopening a conversation the
-                // agent closed since the first one.
-                if self.timeline.knows(&line.agent_id, &message.platform_message_id).await? {
-                    continue;
-                }
                 let activity = self.conversations.inbound(&line.agent_id, &channel, message.profile_name.as_deref(), message.at).await?;
                 self.timeline.record_inbound(&line, &activity, channel, message).await?;
             }
