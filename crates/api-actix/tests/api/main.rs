@@ -23,6 +23,7 @@ mod pg_restart;
 mod rate_limits;
 mod readme;
 mod request_deadline;
+mod sandbox_cli;
 mod search;
 mod search_instances;
 mod serve_cli;

@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
 use chrono::TimeDelta;
+use futures_util::StreamExt;
 
 use super::conversations::Conversations;
 use super::timeline::{CAS_ATTEMPTS, Timeline};
@@ -71,6 +72,19 @@ fn backoff(attempts: u32) -> TimeDelta {
     TimeDelta::seconds(1i64 << attempts.min(12)).min(TimeDelta::hours(1))
 }
 
+/// Deliveries one process works on at once (see [`WebhookService::process_due_until`]).
+pub const PARALLEL_DELIVERIES: usize = 8;
+
+/// What became of one due delivery in a pass.
+enum Outcome {
+    Processed,
+    Retrying,
+    GaveUp,
+    ClaimedElsewhere,
+    /// Read as due without a due time (never, by the port's contract): left alone.
+    NotDue,
+}
+
 /// Why processing a delivery failed: whether another attempt could go differently.
 enum Failure {
     /// The body is not a webhook payload. It is stored exactly as signed and the parser is
@@ -135,45 +149,65 @@ impl WebhookService {
     }
 
     /// Like [`process_due`](Self::process_due), but asks `stop` before each delivery and
-    /// returns early when it says so: a shutdown finishes the delivery in hand, never cuts one.
+    /// returns early when it says so: a shutdown finishes the deliveries in hand, never cuts one.
+    ///
+    /// Up to [`PARALLEL_DELIVERIES`] deliveries are processed at once: each waits on the
+    /// database most of its time (a commit is a disk flush on PostgreSQL), so one at a time
+    /// would leave the platform's bursts queueing. Deliveries of one contact may then run
+    /// together: every write they share is idempotent or only moves forward (one message per
+    /// platform id, `last_inbound_at` raised in the message's insert, statuses compare-and-set).
     pub async fn process_due_until(&self, limit: u32, stop: &(dyn Fn() -> bool + Sync)) -> Result<ProcessSummary, DomainError> {
+        let due = self.events.due(self.clock.now(), limit).await?;
+        let outcomes: Vec<Result<Outcome, DomainError>> = futures_util::stream::iter(due)
+            .take_while(|_| std::future::ready(!stop()))
+            .map(|event| self.handle(event))
+            .buffer_unordered(PARALLEL_DELIVERIES)
+            .collect()
+            .await;
         let mut summary = ProcessSummary::default();
-        for event in self.events.due(self.clock.now(), limit).await? {
-            if stop() {
-                break;
-            }
-            // Another process may have read the same event: only the one whose claim lands
-            // processes it.
-            let Some(due_at) = event.next_attempt_at else { continue };
-            if !self.events.claim(&event.id, due_at, self.clock.now() + CLAIM_LEASE).await? {
-                summary.claimed_elsewhere += 1;
-                continue;
-            }
-            let attempt = event.attempts + 1;
-            match self.process(&event).await {
-                Ok(()) => {
-                    self.events.mark_processed(&event.id, self.clock.now()).await?;
-                    summary.processed += 1;
-                }
-                Err(Failure::Permanent(error)) => {
-                    tracing::warn!(event = %event.id, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
-                    self.events.give_up(&event.id, &error, self.clock.now()).await?;
-                    summary.gave_up += 1;
-                }
-                Err(Failure::Transient(e)) if attempt >= MAX_ATTEMPTS => {
-                    tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley webhooks failed)");
-                    self.events.give_up(&event.id, &e.to_string(), self.clock.now()).await?;
-                    summary.gave_up += 1;
-                }
-                Err(Failure::Transient(e)) => {
-                    let retry_at = self.clock.now() + backoff(attempt);
-                    tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed; will retry");
-                    self.events.mark_failed(&event.id, &e.to_string(), retry_at).await?;
-                    summary.failed += 1;
-                }
+        for outcome in outcomes {
+            match outcome? {
+                Outcome::Processed => summary.processed += 1,
+                Outcome::Retrying => summary.failed += 1,
+                Outcome::GaveUp => summary.gave_up += 1,
+                Outcome::ClaimedElsewhere => summary.claimed_elsewhere += 1,
+                Outcome::NotDue => {}
             }
         }
         Ok(summary)
+    }
+
+    /// Claims one due delivery and processes it, recording the outcome.
+    async fn handle(&self, event: WebhookEvent) -> Result<Outcome, DomainError> {
+        // Another process may have read the same event: only the one whose claim lands
+        // processes it.
+        let Some(due_at) = event.next_attempt_at else { return Ok(Outcome::NotDue) };
+        if !self.events.claim(&event.id, due_at, self.clock.now() + CLAIM_LEASE).await? {
+            return Ok(Outcome::ClaimedElsewhere);
+        }
+        let attempt = event.attempts + 1;
+        Ok(match self.process(&event).await {
+            Ok(()) => {
+                self.events.mark_processed(&event.id, self.clock.now()).await?;
+                Outcome::Processed
+            }
+            Err(Failure::Permanent(error)) => {
+                tracing::warn!(event = %event.id, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
+                self.events.give_up(&event.id, &error, self.clock.now()).await?;
+                Outcome::GaveUp
+            }
+            Err(Failure::Transient(e)) if attempt >= MAX_ATTEMPTS => {
+                tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley webhooks failed)");
+                self.events.give_up(&event.id, &e.to_string(), self.clock.now()).await?;
+                Outcome::GaveUp
+            }
+            Err(Failure::Transient(e)) => {
+                let retry_at = self.clock.now() + backoff(attempt);
+                tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed; will retry");
+                self.events.mark_failed(&event.id, &e.to_string(), retry_at).await?;
+                Outcome::Retrying
+            }
+        })
     }
 
     /// How many deliveries are stored and not processed yet (given-up ones excluded).

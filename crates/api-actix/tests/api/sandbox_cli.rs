@@ -1,0 +1,70 @@
+//! `parley sandbox receive` through the real binary: a newcomer plays the contact, and the
+//! message lands on the timeline through the stored-webhook path, as a real one would.
+
+use crate::common::cli::{parley, stdout_json};
+use parley_adapters_diesel::testing::TestDb;
+use parley_api::runtime::state::AppState;
+use parley_domain::model::{ActivityId, AgentId, MessageContent, MessageType};
+use parley_domain::services::MessageListQuery;
+
+async fn the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let state = AppState::with_system(db.store.repositories());
+    let agent = state.keys.create_agent("Sandbox").await.unwrap().id;
+    let a = agent.as_str();
+
+    // No sandbox line yet: a clear error, nothing stored.
+    let out = parley(&db, &["sandbox", "receive", "--agent", a, "--from", "+1 415 555 0100", "--text", "hi"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("channels add --sandbox"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(state.webhooks.backlog().await.unwrap(), 0);
+
+    state.lines.add(&agent, "200000000000055", "300000000000055", None).await.unwrap();
+    let text = stdout_json(&parley(
+        &db,
+        &["sandbox", "receive", "--agent", a, "--from", "+1 415 555 0100", "--name", "Ann Lee", "--text", "Is the blue mug in stock?"],
+    ));
+    let activity = ActivityId::new(text["activity_id"].as_str().expect("processed at once: an activity"));
+    assert!(text["message_id"].as_str().unwrap().starts_with("msg_"), "{text}");
+    stdout_json(&parley(&db, &["sandbox", "receive", "--agent", a, "--from", "14155550100", "--image", "--caption", "This one"]));
+    stdout_json(&parley(&db, &["sandbox", "receive", "--agent", a, "--from", "14155550100", "--location", "38.72,-9.14"]));
+
+    let page = state.messages.list(&agent, &activity, MessageListQuery::default()).await.unwrap();
+    let kinds: Vec<MessageType> = page.items.iter().map(|m| m.message_type()).collect();
+    assert_eq!(kinds, [MessageType::Location, MessageType::Image, MessageType::Text], "one conversation, newest first");
+    assert_eq!(page.items[1].text(), Some("This one"));
+    assert_eq!(page.items[2].content, MessageContent::Text { body: "Is the blue mug in stock?".into() });
+    let location = page.items[0].location().unwrap();
+    assert_eq!((location.latitude, location.longitude), (38.72, -9.14));
+    let detail = state.activities.get(&agent, &activity).await.unwrap();
+    assert_eq!(detail.view.profile_name.as_str(), "Ann Lee");
+    assert!(detail.view.activity.last_inbound_at.is_some(), "the window is open: a reply may go out");
+    // The sandbox serves its picture.
+    let file = state.messages.media(&agent, &activity, &page.items[1].id).await.unwrap();
+    assert_eq!(file.mime_type, "image/png");
+
+    for (args, complaint) in [
+        (vec!["--from", "14155550100"], "required"),
+        (vec!["--from", "call me", "--text", "x"], "--from"),
+        (vec!["--from", "14155550100", "--location", "north"], "--location"),
+        (vec!["--from", "14155550100", "--location", "91,0"], "--location"),
+    ] {
+        let mut all = vec!["sandbox", "receive", "--agent", a];
+        all.extend(args.iter().copied());
+        let out = parley(&db, &all);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(complaint), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let other = AgentId::new("agt_unknown");
+    let out = parley(&db, &["sandbox", "receive", "--agent", other.as_str(), "--from", "1415", "--text", "x"]);
+    assert!(!out.status.success());
+}
+
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name("sqlite").await } )* }
+        mod postgres { $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name("postgres").await } )* }
+    };
+}
+
+on_both_backends!(the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line);
