@@ -138,7 +138,11 @@ pub fn inbound_webhook(line: &Line, from: &str, name: Option<&str>, message_id: 
             object["location"] = serde_json::json!({"latitude": latitude, "longitude": longitude});
         }
     }
-    let contact = serde_json::json!({"profile": {"name": name.unwrap_or(from)}, "wa_id": from});
+    // Without a name, no profile: the contact keeps the name they have.
+    let contact = match name {
+        Some(name) => serde_json::json!({"profile": {"name": name}, "wa_id": from}),
+        None => serde_json::json!({"wa_id": from}),
+    };
     serde_json::json!({
         "object": "whatsapp_business_account",
         "entry": [{"id": line.waba_id.as_str(), "changes": [{"field": "messages", "value": {
