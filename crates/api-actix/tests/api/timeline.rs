@@ -303,7 +303,7 @@ async fn outside_the_window_or_without_whatsapp_nothing_is_sent(backend: &str) {
     app.post(&replies(&activity), &app.a.secret, hi.clone()).await.assert_error(422, "WINDOW_CLOSED");
     assert_eq!(timeline(&app, &activity, 1).await.len(), 1, "a refused reply is not on the timeline");
 
-    // Bad bodies are 400 naming the field, before anything is looked up.
+    // Bad bodies are 400 naming the field, and nothing is sent.
     for (body, field) in [
         (json!({"type": "text", "text": {"body": ""}}), "text.body"),
         (json!({"type": "image", "image": {"link": "http://insecure.example.com/a.jpg"}}), "image.link"),

@@ -73,8 +73,10 @@ impl MessageService {
     /// Sends a free-form reply to the activity's contact, through the line they last wrote to,
     /// while the 24-hour window is open; records it as `sent` once the platform accepts it.
     pub async fn reply(&self, agent: &AgentId, activity_id: &ActivityId, input: ReplyInput) -> Result<Message, DomainError> {
-        let reply = ReplyContent::new(input).map_err(DomainError::Validation)?;
+        // The activity first, as a template send looks its template up first: an unknown one is
+        // 404 whatever the body.
         let view = self.activity(agent, activity_id).await?;
+        let reply = ReplyContent::new(input).map_err(DomainError::Validation)?;
         let last_inbound = self.messages.last_inbound(agent, activity_id).await?;
         // Where the contact last wrote, else their first WhatsApp channel.
         let channel = match &last_inbound {
@@ -351,14 +353,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_bad_reply_is_refused_before_anything_is_read() {
-        let world = World {
-            activities: MockActivityRepository::new(),
-            messages: MockMessageRepository::new(),
-            lines: MockLineRepository::new(),
-            platform: MockMessagingPlatform::new(),
-            now: t(0),
-        };
+    async fn a_bad_reply_is_refused_before_anything_is_sent() {
+        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
+        world.platform.expect_send_message().never();
+        world.messages.expect_insert().never();
         let e = reply(world, text("")).await.unwrap_err();
         assert!(matches!(e, DomainError::Validation(ref errors) if errors[0].field == "text.body"), "{e:?}");
     }
