@@ -1414,9 +1414,9 @@ pub async fn webhook_events_are_claimed_once(r: Repositories) {
     // Two processors read them due; the first claim wins, the second finds them taken.
     let read_by_both = r.webhooks.due(t(5), 10).await.unwrap();
     assert_eq!(read_by_both.len(), 2);
-    assert_eq!(r.webhooks.claim(&[claim(&event.id, 1)], t(100)).await.unwrap(), vec![event.id.clone()], "the first claim takes it");
+    assert_eq!(r.webhooks.claim(&[claim(&event.id, 1)], t(100)).await.unwrap(), [event.id.clone()], "the first claim takes it");
     let both = [claim(&event.id, 1), claim(&other.id, 2)];
-    assert_eq!(r.webhooks.claim(&both, t(100)).await.unwrap(), vec![other.id.clone()], "a claim of the same read leaves out what is taken");
+    assert_eq!(r.webhooks.claim(&both, t(100)).await.unwrap(), [other.id.clone()], "a claim of the same read leaves out what is taken");
     assert!(r.webhooks.claim(&both, t(100)).await.unwrap().is_empty());
     assert!(r.webhooks.due(t(99), 10).await.unwrap().is_empty(), "a claimed event is nobody else's until its lease ends");
     assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "claimed events are still in the backlog");
