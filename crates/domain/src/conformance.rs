@@ -1212,7 +1212,7 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     assert_eq!(r.webhooks.backlog().await.unwrap(), 3, "the backlog counts every unprocessed event, due or not");
 
     r.webhooks.mark_failed(&first.id, "boom", t(30)).await.unwrap();
-    r.webhooks.mark_processed(std::slice::from_ref(&second.id), t(11)).await.unwrap();
+    r.webhooks.mark_processed(&second.id, t(11)).await.unwrap();
     assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "a failed event waiting for a retry is still in the backlog");
     assert!(r.webhooks.due(t(29), 10).await.unwrap().is_empty(), "a failed event waits for its next attempt; a processed one is done");
     let failed = r.webhooks.failed(10).await.unwrap();
@@ -1227,7 +1227,7 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     r.webhooks.mark_failed(&later.id, "once", t(60)).await.unwrap();
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), [first.id.clone(), later.id.clone()], "failed: oldest first");
     assert_eq!(ids(r.webhooks.failed(1).await.unwrap()), vec![first.id.clone()]);
-    r.webhooks.mark_processed(std::slice::from_ref(&first.id), t(41)).await.unwrap();
+    r.webhooks.mark_processed(&first.id, t(41)).await.unwrap();
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
     assert_eq!(r.webhooks.backlog().await.unwrap(), 1);
     assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
@@ -1279,7 +1279,7 @@ pub async fn given_up_webhook_events_wait_for_an_operator(r: Repositories) {
     // Every given-up event at once; processed ones are never touched.
     r.webhooks.give_up(&bad.id, "still not", t(13)).await.unwrap();
     r.webhooks.give_up(&flaky.id, "unavailable for too long", t(14)).await.unwrap();
-    r.webhooks.mark_processed(std::slice::from_ref(&fine.id), t(15)).await.unwrap();
+    r.webhooks.mark_processed(&fine.id, t(15)).await.unwrap();
     r.webhooks.give_up(&fine.id, "too late", t(16)).await.unwrap();
     assert_eq!(r.webhooks.given_up().await.unwrap(), 2, "a processed event cannot be given up");
     assert_eq!(r.webhooks.retry_all(t(17)).await.unwrap(), 2);
@@ -1407,27 +1407,19 @@ pub async fn vectors_and_revisions_are_scoped_by_agent(r: Repositories) {
 
 pub async fn webhook_events_are_claimed_once(r: Repositories) {
     let event = webhook_event(r#"{"n":1}"#, t(1));
-    let other = webhook_event(r#"{"n":2}"#, t(2));
     r.webhooks.insert(&event).await.unwrap();
-    r.webhooks.insert(&other).await.unwrap();
-    let claim = |id: &str, due_at: i64| (id.to_string(), t(due_at));
-    // Two processors read them due; the first claim wins, the second finds them taken.
+    // Two processors read it due; the first claim wins, the second finds it taken.
     let read_by_both = r.webhooks.due(t(5), 10).await.unwrap();
-    assert_eq!(read_by_both.len(), 2);
-    assert_eq!(r.webhooks.claim(&[claim(&event.id, 1)], t(100)).await.unwrap(), [event.id.clone()], "the first claim takes it");
-    let both = [claim(&event.id, 1), claim(&other.id, 2)];
-    assert_eq!(r.webhooks.claim(&both, t(100)).await.unwrap(), [other.id.clone()], "a claim of the same read leaves out what is taken");
-    assert!(r.webhooks.claim(&both, t(100)).await.unwrap().is_empty());
+    assert_eq!(read_by_both.len(), 1);
+    assert!(r.webhooks.claim(&event.id, t(1), t(100)).await.unwrap(), "the first claim takes it");
+    assert!(!r.webhooks.claim(&event.id, t(1), t(100)).await.unwrap(), "a second claim of the same read finds it taken");
     assert!(r.webhooks.due(t(99), 10).await.unwrap().is_empty(), "a claimed event is nobody else's until its lease ends");
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "claimed events are still in the backlog");
-    // Their processor died: due again when the lease ends, claimed by the due time read then.
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 1, "a claimed event is still in the backlog");
+    // Its processor died: due again when the lease ends, claimed by the due time read then.
     let again = r.webhooks.due(t(100), 10).await.unwrap();
     assert_eq!(again[0].next_attempt_at, Some(t(100)));
-    let ids = r.webhooks.claim(&[claim(&event.id, 100), claim(&other.id, 100)], t(200)).await.unwrap();
-    assert_eq!(ids, [event.id.clone(), other.id.clone()]);
-    r.webhooks.mark_processed(&ids, t(101)).await.unwrap();
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 0, "both processed at once");
-    assert!(r.webhooks.claim(&[claim(&event.id, 200)], t(300)).await.unwrap().is_empty(), "a processed event is never claimed");
-    assert!(r.webhooks.claim(&[claim("whk_unknown", 1)], t(2)).await.unwrap().is_empty());
-    r.webhooks.mark_processed(&[], t(300)).await.unwrap();
+    assert!(r.webhooks.claim(&event.id, t(100), t(200)).await.unwrap());
+    r.webhooks.mark_processed(&event.id, t(101)).await.unwrap();
+    assert!(!r.webhooks.claim(&event.id, t(200), t(300)).await.unwrap(), "a processed event is never claimed");
+    assert!(!r.webhooks.claim("whk_unknown", t(1), t(2)).await.unwrap());
 }

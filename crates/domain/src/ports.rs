@@ -347,15 +347,12 @@ pub trait WebhookEventRepository: Send + Sync {
     async fn insert(&self, event: &WebhookEvent) -> StoreResult<()>;
     /// Unprocessed events due by `now`, oldest first, at most `limit`.
     async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
-    /// Takes due events for one processor until `until` (their next attempt moves there), each
-    /// only if its next attempt is still the `due_at` read with it: an event another processor
-    /// took (or finished) since is left out. Returns the ids taken. Several `parley serve`
-    /// processes share the table, and each event must be processed by one; one that crashes
-    /// mid-way leaves its events due again at `until`. One transaction for them all: a
-    /// processing pass takes a chunk of events at once.
-    async fn claim(&self, due: &[(String, Timestamp)], until: Timestamp) -> StoreResult<Vec<String>>;
-    /// Marks events processed (never due again), in one transaction.
-    async fn mark_processed(&self, ids: &[String], at: Timestamp) -> StoreResult<()>;
+    /// Takes a due event for one processor until `until` (its next attempt moves there), if
+    /// its next attempt is still `due_at`, as read: false when another processor took it (or
+    /// finished it) since. Several `parley serve` processes share the table, and each event
+    /// must be processed by one; one that crashes mid-way leaves it due again at `until`.
+    async fn claim(&self, id: &str, due_at: Timestamp, until: Timestamp) -> StoreResult<bool>;
+    async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()>;
     /// Records a failed attempt and when to try again.
     async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()>;
     /// Records a failed attempt as the last one: the event gets `failed_at = at`, no next

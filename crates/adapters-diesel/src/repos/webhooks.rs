@@ -6,7 +6,7 @@ use parley_domain::ports::{StoreResult, WebhookEventRepository};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, with_conn, write_conn};
+use crate::pool::{with_conn, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis};
 use crate::schema::webhook_events;
 
@@ -79,37 +79,25 @@ impl WebhookEventRepository for Store {
         Ok(to_domain(rows)?)
     }
 
-    async fn claim(&self, due: &[(String, Timestamp)], until: Timestamp) -> StoreResult<Vec<String>> {
-        // Compare-and-set on the next attempt read with each event: of two processes that read
+    async fn claim(&self, id: &str, due_at: Timestamp, until: Timestamp) -> StoreResult<bool> {
+        // Compare-and-set on the next attempt read with the event: of two processes that read
         // it, the second's update finds it moved (PostgreSQL re-checks the condition after the
-        // first commits; SQLite runs the writes one after the other) and changes nothing. One
-        // transaction for the chunk: one commit, where a commit is most of a write's cost.
-        let claimed = in_transaction!(self, |conn| {
-            let mut claimed = Vec::with_capacity(due.len());
-            for (id, due_at) in due {
-                let taken = diesel::update(
-                    webhook_events::table
-                        .find(id)
-                        .filter(webhook_events::processed_at.is_null())
-                        .filter(webhook_events::next_attempt_at.eq(millis(*due_at))),
-                )
-                .set(webhook_events::next_attempt_at.eq(Some(millis(until))))
-                .execute(conn)
-                .await?;
-                if taken == 1 {
-                    claimed.push(id.clone());
-                }
-            }
-            Ok(claimed)
-        })?;
-        Ok(claimed)
+        // first commits; SQLite runs the writes one after the other) and changes nothing.
+        let claimed = write_conn!(self, |conn| diesel::update(
+            webhook_events::table
+                .find(id)
+                .filter(webhook_events::processed_at.is_null())
+                .filter(webhook_events::next_attempt_at.eq(millis(due_at)))
+        )
+        .set(webhook_events::next_attempt_at.eq(Some(millis(until))))
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
+        Ok(claimed == 1)
     }
 
-    async fn mark_processed(&self, ids: &[String], at: Timestamp) -> StoreResult<()> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        write_conn!(self, |conn| diesel::update(webhook_events::table.filter(webhook_events::id.eq_any(ids)))
+    async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()> {
+        write_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
             .set((webhook_events::processed_at.eq(Some(millis(at))), webhook_events::next_attempt_at.eq(None::<i64>)))
             .execute(conn)
             .await

@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
 use chrono::TimeDelta;
+use futures_util::StreamExt;
 
 use super::conversations::Conversations;
 use super::timeline::{CAS_ATTEMPTS, Timeline};
@@ -74,11 +75,14 @@ fn backoff(attempts: u32) -> TimeDelta {
 /// Deliveries one process works on at once (see [`WebhookService::process_due_until`]).
 pub const PARALLEL_DELIVERIES: usize = 8;
 
-/// What became of one claimed delivery.
+/// What became of one due delivery in a pass.
 enum Outcome {
     Processed,
     Retrying,
     GaveUp,
+    ClaimedElsewhere,
+    /// Read as due without a due time (never, by the port's contract): left alone.
+    NotDue,
 }
 
 /// Why processing a delivery failed: whether another attempt could go differently.
@@ -144,73 +148,66 @@ impl WebhookService {
         self.process_due_until(limit, &|| false).await
     }
 
-    /// Like [`process_due`](Self::process_due), but asks `stop` before each chunk of
-    /// deliveries and returns early when it says so: a shutdown finishes the deliveries in
-    /// hand, never cuts one.
+    /// Like [`process_due`](Self::process_due), but asks `stop` before each delivery and
+    /// returns early when it says so: a shutdown finishes the deliveries in hand, never cuts one.
     ///
-    /// Deliveries are claimed and processed in chunks of [`PARALLEL_DELIVERIES`], the chunk's
-    /// deliveries at once, with one claim and one mark for the chunk. Each delivery waits on the
+    /// Up to [`PARALLEL_DELIVERIES`] deliveries are processed at once: each waits on the
     /// database most of its time (a commit is a disk flush on PostgreSQL), so one at a time
     /// would leave the platform's bursts queueing. Deliveries of one contact may then run
     /// together: every write they share is idempotent or only moves forward (one message per
     /// platform id, `last_inbound_at` raised in the message's insert, statuses compare-and-set).
     pub async fn process_due_until(&self, limit: u32, stop: &(dyn Fn() -> bool + Sync)) -> Result<ProcessSummary, DomainError> {
         let due = self.events.due(self.clock.now(), limit).await?;
+        let outcomes: Vec<Result<Outcome, DomainError>> = futures_util::stream::iter(due)
+            .take_while(|_| std::future::ready(!stop()))
+            .map(|event| self.handle(event))
+            .buffer_unordered(PARALLEL_DELIVERIES)
+            .collect()
+            .await;
         let mut summary = ProcessSummary::default();
-        for chunk in due.chunks(PARALLEL_DELIVERIES) {
-            if stop() {
-                break;
-            }
-            // Another process may have read the same events: it processes those its claim
-            // took first. One claim and one mark for the chunk: a commit each, not two per
-            // delivery.
-            let reads: Vec<(String, Timestamp)> = chunk.iter().filter_map(|e| Some((e.id.clone(), e.next_attempt_at?))).collect();
-            let claimed = self.events.claim(&reads, self.clock.now() + CLAIM_LEASE).await?;
-            summary.claimed_elsewhere += reads.len() - claimed.len();
-            let mine = chunk.iter().filter(|e| claimed.contains(&e.id));
-            let outcomes = futures_util::future::join_all(mine.map(|event| self.attempt(event))).await;
-            let mut processed = Vec::with_capacity(outcomes.len());
-            let mut first_error = None;
-            for (id, outcome) in outcomes {
-                match outcome {
-                    Ok(Outcome::Processed) => processed.push(id),
-                    Ok(Outcome::Retrying) => summary.failed += 1,
-                    Ok(Outcome::GaveUp) => summary.gave_up += 1,
-                    Err(e) => first_error = first_error.or(Some(e)),
-                }
-            }
-            if !processed.is_empty() {
-                self.events.mark_processed(&processed, self.clock.now()).await?;
-            }
-            summary.processed += processed.len();
-            if let Some(e) = first_error {
-                return Err(e);
+        for outcome in outcomes {
+            match outcome? {
+                Outcome::Processed => summary.processed += 1,
+                Outcome::Retrying => summary.failed += 1,
+                Outcome::GaveUp => summary.gave_up += 1,
+                Outcome::ClaimedElsewhere => summary.claimed_elsewhere += 1,
+                Outcome::NotDue => {}
             }
         }
         Ok(summary)
     }
 
-    /// Processes one claimed delivery; a failure is recorded here, a success by the caller
-    /// (with the chunk's others).
-    async fn attempt(&self, event: &WebhookEvent) -> (String, Result<Outcome, DomainError>) {
+    /// Claims one due delivery and processes it, recording the outcome.
+    async fn handle(&self, event: WebhookEvent) -> Result<Outcome, DomainError> {
+        // Another process may have read the same event: only the one whose claim lands
+        // processes it.
+        let Some(due_at) = event.next_attempt_at else { return Ok(Outcome::NotDue) };
+        if !self.events.claim(&event.id, due_at, self.clock.now() + CLAIM_LEASE).await? {
+            return Ok(Outcome::ClaimedElsewhere);
+        }
         let attempt = event.attempts + 1;
-        let outcome = match self.process(event).await {
-            Ok(()) => Ok(Outcome::Processed),
+        Ok(match self.process(&event).await {
+            Ok(()) => {
+                self.events.mark_processed(&event.id, self.clock.now()).await?;
+                Outcome::Processed
+            }
             Err(Failure::Permanent(error)) => {
                 tracing::warn!(event = %event.id, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
-                self.events.give_up(&event.id, &error, self.clock.now()).await.map(|()| Outcome::GaveUp).map_err(DomainError::from)
+                self.events.give_up(&event.id, &error, self.clock.now()).await?;
+                Outcome::GaveUp
             }
             Err(Failure::Transient(e)) if attempt >= MAX_ATTEMPTS => {
                 tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley webhooks failed)");
-                self.events.give_up(&event.id, &e.to_string(), self.clock.now()).await.map(|()| Outcome::GaveUp).map_err(DomainError::from)
+                self.events.give_up(&event.id, &e.to_string(), self.clock.now()).await?;
+                Outcome::GaveUp
             }
             Err(Failure::Transient(e)) => {
                 let retry_at = self.clock.now() + backoff(attempt);
                 tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed; will retry");
-                self.events.mark_failed(&event.id, &e.to_string(), retry_at).await.map(|()| Outcome::Retrying).map_err(DomainError::from)
+                self.events.mark_failed(&event.id, &e.to_string(), retry_at).await?;
+                Outcome::Retrying
             }
-        };
-        (event.id.clone(), outcome)
+        })
     }
 
     /// How many deliveries are stored and not processed yet (given-up ones excluded).
@@ -370,7 +367,7 @@ mod tests {
     #[tokio::test]
     async fn an_unparseable_body_is_given_up_at_its_first_attempt() {
         let mut events = MockWebhookEventRepository::new();
-        events.expect_claim().returning(|due, _| Ok(due.iter().map(|(id, _)| id.clone()).collect()));
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(|_, _| Ok(vec![WebhookEvent { attempts: 0, ..event("garbage") }]));
         // It can never parse: no retry is scheduled, it waits for an operator.
         events.expect_mark_failed().never();
@@ -387,7 +384,7 @@ mod tests {
     async fn a_failure_that_may_pass_is_retried_with_backoff_below_the_bound() {
         let mut events = MockWebhookEventRepository::new();
         // Two attempts failed before: the third fails too and is retried after 2^3 s.
-        events.expect_claim().returning(|due, _| Ok(due.iter().map(|(id, _)| id.clone()).collect()));
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(|_, _| Ok(vec![event(STATUS_BODY)]));
         events
             .expect_mark_failed()
@@ -402,7 +399,7 @@ mod tests {
     #[tokio::test]
     async fn the_last_allowed_attempt_that_fails_gives_up_with_its_error() {
         let mut events = MockWebhookEventRepository::new();
-        events.expect_claim().returning(|due, _| Ok(due.iter().map(|(id, _)| id.clone()).collect()));
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(|_, _| Ok(vec![WebhookEvent { attempts: MAX_ATTEMPTS - 1, ..event(STATUS_BODY) }]));
         events.expect_mark_failed().never();
         events.expect_give_up().withf(|id, err, _| id == "whk_1" && err.contains("pool timed out")).times(1).returning(|_, _, _| Ok(()));
@@ -418,7 +415,7 @@ mod tests {
         assert!(total > TimeDelta::minutes(30) && total < TimeDelta::hours(2), "{total}");
         for attempts in 0..MAX_ATTEMPTS {
             let mut events = MockWebhookEventRepository::new();
-            events.expect_claim().returning(|due, _| Ok(due.iter().map(|(id, _)| id.clone()).collect()));
+            events.expect_claim().returning(|_, _, _| Ok(true));
             events.expect_due().returning(move |_, _| Ok(vec![WebhookEvent { attempts, ..event(STATUS_BODY) }]));
             let last = attempts + 1 == MAX_ATTEMPTS;
             events.expect_mark_failed().times(usize::from(!last)).returning(|_, _, _| Ok(()));
@@ -452,7 +449,7 @@ mod tests {
     async fn a_delivery_another_process_claimed_first_is_left_to_it() {
         let mut events = MockWebhookEventRepository::new();
         events.expect_due().returning(|_, _| Ok(vec![event(STATUS_BODY)]));
-        events.expect_claim().times(1).returning(|_, _| Ok(vec![]));
+        events.expect_claim().times(1).returning(|_, _, _| Ok(false));
         // No mark_processed, mark_failed or give_up expected: touching it would be a panic.
         let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
         assert_eq!((summary.handled(), summary.claimed_elsewhere), (0, 1));
@@ -465,11 +462,7 @@ mod tests {
         let due = event(r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[]}}]}]}"#);
         let due_at = due.next_attempt_at.unwrap();
         events.expect_due().returning(move |_, _| Ok(vec![due.clone()]));
-        events
-            .expect_claim()
-            .withf(move |due, until| due == [("whk_1".to_string(), due_at)] && *until > due_at)
-            .times(1)
-            .returning(|due, _| Ok(due.iter().map(|(id, _)| id.clone()).collect()));
+        events.expect_claim().withf(move |_, at, until| *at == due_at && *until > due_at).times(1).returning(|_, _, _| Ok(true));
         events.expect_mark_processed().times(1).returning(|_, _| Ok(()));
         let mut lines = MockLineRepository::new();
         lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
@@ -481,7 +474,7 @@ mod tests {
     async fn unknown_lines_are_ignored_and_the_event_completes() {
         let mut events = MockWebhookEventRepository::new();
         let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
-        events.expect_claim().returning(|due, _| Ok(due.iter().map(|(id, _)| id.clone()).collect()));
+        events.expect_claim().returning(|_, _, _| Ok(true));
         events.expect_due().returning(move |_, _| Ok(vec![event(body)]));
         events.expect_mark_processed().times(1).returning(|_, _| Ok(()));
         let mut lines = MockLineRepository::new();
@@ -493,34 +486,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_stop_request_ends_processing_between_chunks_never_inside_one() {
+    async fn a_stop_request_ends_processing_between_deliveries_never_inside_one() {
         let mut events = MockWebhookEventRepository::new();
         let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
-        // Only the first chunk is claimed: the others stay due for whoever comes next.
-        events.expect_claim().times(1).returning(|due, _| Ok(due.iter().map(|(id, _)| id.clone()).collect()));
-        let due = (1..=PARALLEL_DELIVERIES + 2).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect::<Vec<_>>();
-        events.expect_due().returning(move |_, _| Ok(due.clone()));
-        // The first chunk is in hand when the stop arrives: it completes, marked at once.
-        let first_chunk: Vec<String> = (1..=PARALLEL_DELIVERIES).map(|n| format!("whk_{n}")).collect();
-        events
-            .expect_mark_processed()
-            .withf(move |ids, _| {
-                let mut ids = ids.to_vec();
-                ids.sort();
-                let mut want = first_chunk.clone();
-                want.sort();
-                ids == want
-            })
-            .times(1)
-            .returning(|_, _| Ok(()));
+        events.expect_claim().returning(|_, _, _| Ok(true));
+        events.expect_due().returning(move |_, _| Ok((1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect()));
+        // The first delivery is in hand when the stop arrives: it completes, the others wait.
+        events.expect_mark_processed().withf(|id, _| id == "whk_1").times(1).returning(|_, _| Ok(()));
         let mut lines = MockLineRepository::new();
         lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
         let stop = std::sync::atomic::AtomicBool::new(false);
         let service = service(repos(events, lines, MockExecutionRepository::new()));
-        // "Go" when asked before the first chunk, "stop" from then on.
+        // "Go" when asked before the first delivery, "stop" from then on.
         let stop_after_first = || stop.swap(true, std::sync::atomic::Ordering::SeqCst);
-        let summary = service.process_due_until(100, &stop_after_first).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: PARALLEL_DELIVERIES, failed: 0, gave_up: 0, claimed_elsewhere: 0 });
+        let summary = service.process_due_until(10, &stop_after_first).await.unwrap();
+        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0, claimed_elsewhere: 0 });
     }
 
     #[test]
