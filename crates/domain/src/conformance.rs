@@ -35,7 +35,7 @@ macro_rules! storage_conformance {
             template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
             execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
-            webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, webhook_events_are_claimed_once, imports_store_vectors_and_raise_the_revision,
+            webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, webhook_events_are_claimed_once, concurrent_claims_split_the_backlog, imports_store_vectors_and_raise_the_revision,
             changes_page_by_revision_then_id, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent,
             messages_round_trip_every_content_kind, message_platform_ids_are_unique_per_agent,
             message_pages_newest_first_with_totals_and_since, message_status_updates_are_compare_and_set,
@@ -1212,7 +1212,7 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     assert_eq!(r.webhooks.backlog().await.unwrap(), 3, "the backlog counts every unprocessed event, due or not");
 
     r.webhooks.mark_failed(&first.id, "boom", t(30)).await.unwrap();
-    r.webhooks.mark_processed(&second.id, t(11)).await.unwrap();
+    r.webhooks.mark_processed(&[second.id.clone()], t(11)).await.unwrap();
     assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "a failed event waiting for a retry is still in the backlog");
     assert!(r.webhooks.due(t(29), 10).await.unwrap().is_empty(), "a failed event waits for its next attempt; a processed one is done");
     let failed = r.webhooks.failed(10).await.unwrap();
@@ -1227,7 +1227,7 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     r.webhooks.mark_failed(&later.id, "once", t(60)).await.unwrap();
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), [first.id.clone(), later.id.clone()], "failed: oldest first");
     assert_eq!(ids(r.webhooks.failed(1).await.unwrap()), vec![first.id.clone()]);
-    r.webhooks.mark_processed(&first.id, t(41)).await.unwrap();
+    r.webhooks.mark_processed(&[first.id.clone()], t(41)).await.unwrap();
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
     assert_eq!(r.webhooks.backlog().await.unwrap(), 1);
     assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
@@ -1279,7 +1279,7 @@ pub async fn given_up_webhook_events_wait_for_an_operator(r: Repositories) {
     // Every given-up event at once; processed ones are never touched.
     r.webhooks.give_up(&bad.id, "still not", t(13)).await.unwrap();
     r.webhooks.give_up(&flaky.id, "unavailable for too long", t(14)).await.unwrap();
-    r.webhooks.mark_processed(&fine.id, t(15)).await.unwrap();
+    r.webhooks.mark_processed(&[fine.id.clone()], t(15)).await.unwrap();
     r.webhooks.give_up(&fine.id, "too late", t(16)).await.unwrap();
     assert_eq!(r.webhooks.given_up().await.unwrap(), 2, "a processed event cannot be given up");
     assert_eq!(r.webhooks.retry_all(t(17)).await.unwrap(), 2);
@@ -1406,20 +1406,50 @@ pub async fn vectors_and_revisions_are_scoped_by_agent(r: Repositories) {
 }
 
 pub async fn webhook_events_are_claimed_once(r: Repositories) {
-    let event = webhook_event(r#"{"n":1}"#, t(1));
-    r.webhooks.insert(&event).await.unwrap();
-    // Two processors read it due; the first claim wins, the second finds it taken.
-    let read_by_both = r.webhooks.due(t(5), 10).await.unwrap();
-    assert_eq!(read_by_both.len(), 1);
-    assert!(r.webhooks.claim(&event.id, t(1), t(100)).await.unwrap(), "the first claim takes it");
-    assert!(!r.webhooks.claim(&event.id, t(1), t(100)).await.unwrap(), "a second claim of the same read finds it taken");
-    assert!(r.webhooks.due(t(99), 10).await.unwrap().is_empty(), "a claimed event is nobody else's until its lease ends");
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 1, "a claimed event is still in the backlog");
-    // Its processor died: due again when the lease ends, claimed by the due time read then.
-    let again = r.webhooks.due(t(100), 10).await.unwrap();
-    assert_eq!(again[0].next_attempt_at, Some(t(100)));
-    assert!(r.webhooks.claim(&event.id, t(100), t(200)).await.unwrap());
-    r.webhooks.mark_processed(&event.id, t(101)).await.unwrap();
-    assert!(!r.webhooks.claim(&event.id, t(200), t(300)).await.unwrap(), "a processed event is never claimed");
-    assert!(!r.webhooks.claim("whk_unknown", t(1), t(2)).await.unwrap());
+    let events: Vec<WebhookEvent> = (1..=3).map(|n| webhook_event(&format!(r#"{{"n":{n}}}"#), t(n))).collect();
+    for e in events.iter().rev() {
+        r.webhooks.insert(e).await.unwrap();
+    }
+    let ids = |v: &[WebhookEvent]| v.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+    let first = r.webhooks.claim_due(t(5), t(100), 2).await.unwrap();
+    assert_eq!(ids(&first), ids(&events[..2]), "the oldest due, at most limit");
+    assert!(first.iter().all(|e| e.next_attempt_at == Some(t(100))), "returned as claimed: held until the lease ends");
+    let second = r.webhooks.claim_due(t(5), t(150), 10).await.unwrap();
+    assert_eq!(ids(&second), ids(&events[2..]), "a claimed event is nobody else's until its lease ends");
+    assert!(r.webhooks.claim_due(t(99), t(200), 10).await.unwrap().is_empty());
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 3, "claimed events are still in the backlog");
+
+    // The second processor stops before starting its event: handed back, due at once.
+    r.webhooks.release(&ids(&second), t(150), t(6)).await.unwrap();
+    r.webhooks.mark_processed(&ids(&first[..1]), t(7)).await.unwrap();
+    // A release hands back only what its own claim holds: not the released or processed ones,
+    // nor the first processor's.
+    r.webhooks.release(&ids(&events), t(150), t(8)).await.unwrap();
+    let again = r.webhooks.claim_due(t(9), t(300), 10).await.unwrap();
+    assert_eq!(ids(&again), ids(&events[2..]), "the released one, due again; the processed one never");
+    assert_eq!(again[0].next_attempt_at, Some(t(300)));
+
+    // The first processor died holding its other event: due again when the lease ends.
+    assert_eq!(ids(&r.webhooks.claim_due(t(100), t(400), 10).await.unwrap()), ids(&events[1..2]));
+    r.webhooks.mark_processed(&ids(&events), t(101)).await.unwrap();
+    assert_eq!(r.webhooks.backlog().await.unwrap(), 0, "marked in one write");
+    assert!(r.webhooks.claim_due(t(1000), t(2000), 10).await.unwrap().is_empty(), "a processed event is never claimed");
+}
+
+/// Processors claiming one backlog at the same moment share it: each event is claimed once.
+pub async fn concurrent_claims_split_the_backlog(r: Repositories) {
+    let events: Vec<WebhookEvent> = (0..60).map(|n| webhook_event(&format!(r#"{{"n":{n}}}"#), t(n))).collect();
+    for e in &events {
+        r.webhooks.insert(e).await.unwrap();
+    }
+    let claims = (0..6).map(|_| {
+        let r = r.clone();
+        async move { r.webhooks.claim_due(t(100), t(1000), 15).await }
+    });
+    let mut claimed: Vec<String> =
+        futures_util::future::join_all(claims).await.into_iter().flat_map(|c| c.unwrap()).map(|e| e.id).collect();
+    claimed.sort();
+    let mut expected: Vec<String> = events.iter().map(|e| e.id.clone()).collect();
+    expected.sort();
+    assert_eq!(claimed, expected, "every event claimed, none twice");
 }

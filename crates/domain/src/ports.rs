@@ -347,12 +347,17 @@ pub trait WebhookEventRepository: Send + Sync {
     async fn insert(&self, event: &WebhookEvent) -> StoreResult<()>;
     /// Unprocessed events due by `now`, oldest first, at most `limit`.
     async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
-    /// Takes a due event for one processor until `until` (its next attempt moves there), if
-    /// its next attempt is still `due_at`, as read: false when another processor took it (or
-    /// finished it) since. Several `parley serve` processes share the table, and each event
-    /// must be processed by one; one that crashes mid-way leaves it due again at `until`.
-    async fn claim(&self, id: &str, due_at: Timestamp, until: Timestamp) -> StoreResult<bool>;
-    async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()>;
+    /// Takes up to `limit` events due by `now`, oldest first, for one processor until `until`
+    /// (their next attempt moves there), in one write, and returns them as they are now.
+    /// Several `parley serve` processes share the table and each event must be processed by
+    /// one: events another processor holds (claimed, or being claimed at this moment) are
+    /// skipped, never waited for. A processor that crashes leaves its events due again at `until`.
+    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    /// Hands back events claimed until `until` and not started: due again at `at`. Events no
+    /// longer held by that claim (processed, or claimed again after it ran out) are left alone.
+    async fn release(&self, ids: &[String], until: Timestamp, at: Timestamp) -> StoreResult<()>;
+    /// Marks events processed, in one write.
+    async fn mark_processed(&self, ids: &[String], at: Timestamp) -> StoreResult<()>;
     /// Records a failed attempt and when to try again.
     async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()>;
     /// Records a failed attempt as the last one: the event gets `failed_at = at`, no next

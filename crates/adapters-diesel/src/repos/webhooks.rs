@@ -6,7 +6,8 @@ use parley_domain::ports::{StoreResult, WebhookEventRepository};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{with_conn, write_conn};
+use crate::in_list::in_list;
+use crate::pool::{in_transaction, with_conn, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis};
 use crate::schema::webhook_events;
 
@@ -40,6 +41,52 @@ impl EventRow {
 
 fn to_domain(rows: Vec<EventRow>) -> Result<Vec<WebhookEvent>, DbError> {
     rows.into_iter().map(EventRow::into_domain).collect()
+}
+
+/// The oldest unprocessed events due by `$now`, at most `$limit`: the ids a claim takes.
+macro_rules! due_ids {
+    ($now:expr, $limit:expr) => {
+        webhook_events::table
+            .filter(webhook_events::processed_at.is_null())
+            .filter(webhook_events::next_attempt_at.le($now))
+            .order((webhook_events::received_at.asc(), webhook_events::id.asc()))
+            .limit($limit)
+            .select(webhook_events::id)
+    };
+}
+
+/// The ids a claim takes (see [`claim_due`](WebhookEventRepository::claim_due)), read in the
+/// claiming transaction.
+trait DueIds {
+    async fn due_ids(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError>;
+}
+
+#[cfg(feature = "postgres")]
+impl DueIds for crate::pool::PgConn {
+    async fn due_ids(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
+        // `FOR UPDATE SKIP LOCKED`: rows another process is claiming right now are passed over
+        // instead of waited for (and then found taken), so concurrent claims split the backlog.
+        Ok(due_ids!(now, limit).for_update().skip_locked().load(self).await?)
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl DueIds for crate::pool::SqliteConn {
+    async fn due_ids(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
+        // Write transactions run one at a time: nobody claims between this read and the update.
+        Ok(due_ids!(now, limit).load(self).await?)
+    }
+}
+
+/// Moves the events `ids` to `until` and returns them.
+macro_rules! claim_ids {
+    ($conn:expr, $ids:expr, $until:expr) => {
+        diesel::update(webhook_events::table.filter(in_list(webhook_events::id, $ids)))
+            .set(webhook_events::next_attempt_at.eq(Some($until)))
+            .returning(EventRow::as_returning())
+            .get_results($conn)
+            .await
+    };
 }
 
 #[async_trait]
@@ -79,25 +126,42 @@ impl WebhookEventRepository for Store {
         Ok(to_domain(rows)?)
     }
 
-    async fn claim(&self, id: &str, due_at: Timestamp, until: Timestamp) -> StoreResult<bool> {
-        // Compare-and-set on the next attempt read with the event: of two processes that read
-        // it, the second's update finds it moved (PostgreSQL re-checks the condition after the
-        // first commits; SQLite runs the writes one after the other) and changes nothing.
-        let claimed = write_conn!(self, |conn| diesel::update(
+    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+        let (now, until, limit) = (millis(now), millis(until), i64::from(limit));
+        let mut rows: Vec<EventRow> = in_transaction!(self, |conn| {
+            let ids = conn.due_ids(now, limit).await?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            Ok(claim_ids!(conn, &ids, until)?)
+        })?;
+        // RETURNING gives rows in no promised order.
+        rows.sort_by(|a, b| (a.received_at, &a.id).cmp(&(b.received_at, &b.id)));
+        Ok(to_domain(rows)?)
+    }
+
+    async fn release(&self, ids: &[String], until: Timestamp, at: Timestamp) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        write_conn!(self, |conn| diesel::update(
             webhook_events::table
-                .find(id)
+                .filter(in_list(webhook_events::id, ids))
                 .filter(webhook_events::processed_at.is_null())
-                .filter(webhook_events::next_attempt_at.eq(millis(due_at)))
+                .filter(webhook_events::next_attempt_at.eq(millis(until)))
         )
-        .set(webhook_events::next_attempt_at.eq(Some(millis(until))))
+        .set(webhook_events::next_attempt_at.eq(Some(millis(at))))
         .execute(conn)
         .await
         .map_err(DbError::from))?;
-        Ok(claimed == 1)
+        Ok(())
     }
 
-    async fn mark_processed(&self, id: &str, at: Timestamp) -> StoreResult<()> {
-        write_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
+    async fn mark_processed(&self, ids: &[String], at: Timestamp) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        write_conn!(self, |conn| diesel::update(webhook_events::table.filter(in_list(webhook_events::id, ids)))
             .set((webhook_events::processed_at.eq(Some(millis(at))), webhook_events::next_attempt_at.eq(None::<i64>)))
             .execute(conn)
             .await

@@ -119,8 +119,7 @@ impl Metrics {
         let webhook_deliveries = Family::<OutcomeLabels, Counter>::default();
         registry.register(
             "webhook_deliveries",
-            "Webhook deliveries this process handled, by outcome: processed, retrying (failed, tried again later), given_up, \
-             or claimed_elsewhere (another instance processes it)",
+            "Webhook deliveries this process handled, by outcome: processed, retrying (failed, tried again later), or given_up",
             webhook_deliveries.clone(),
         );
         let embed_seconds: HistogramFamily<EmbedderLabels> = Family::new_with_constructor(latency_histogram);
@@ -164,12 +163,7 @@ impl Metrics {
 
     /// Counts what one webhook processing pass of this process did.
     pub fn observe_webhook_pass(&self, summary: &ProcessSummary) {
-        for (outcome, n) in [
-            ("processed", summary.processed),
-            ("retrying", summary.failed),
-            ("given_up", summary.gave_up),
-            ("claimed_elsewhere", summary.claimed_elsewhere),
-        ] {
+        for (outcome, n) in [("processed", summary.processed), ("retrying", summary.failed), ("given_up", summary.gave_up)] {
             if n > 0 {
                 self.webhook_deliveries.get_or_create(&OutcomeLabels { outcome: outcome.to_string() }).inc_by(n as u64);
             }

@@ -91,7 +91,7 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
                 state.metrics.observe_webhook_pass(summary);
             }
             match pass {
-                Ok(s) if s.handled() > 0 || s.claimed_elsewhere > 0 => {
+                Ok(s) if s.handled() > 0 => {
                     failures = 0;
                     continue;
                 }

@@ -30,8 +30,6 @@ pub struct ProcessSummary {
     pub failed: usize,
     /// Failed for the last time: given up, kept for an operator.
     pub gave_up: usize,
-    /// Due, but another process claimed it first: that one processes it.
-    pub claimed_elsewhere: usize,
 }
 
 impl ProcessSummary {
@@ -75,14 +73,11 @@ fn backoff(attempts: u32) -> TimeDelta {
 /// Deliveries one process works on at once (see [`WebhookService::process_due_until`]).
 pub const PARALLEL_DELIVERIES: usize = 8;
 
-/// What became of one due delivery in a pass.
+/// What became of one claimed delivery in a pass.
 enum Outcome {
     Processed,
     Retrying,
     GaveUp,
-    ClaimedElsewhere,
-    /// Read as due without a due time (never, by the port's contract): left alone.
-    NotDue,
 }
 
 /// Why processing a delivery failed: whether another attempt could go differently.
@@ -149,46 +144,80 @@ impl WebhookService {
     }
 
     /// Like [`process_due`](Self::process_due), but asks `stop` before each delivery and
-    /// returns early when it says so: a shutdown finishes the deliveries in hand, never cuts one.
+    /// returns early when it says so: a shutdown finishes the deliveries in hand, never cuts
+    /// one, and hands the claimed ones it did not start back to be due at once.
+    ///
+    /// The due deliveries are claimed in one write, and marked processed in batches as they
+    /// finish (whatever finished while the last mark was being written): each write is a disk
+    /// flush on PostgreSQL and a turn of the single writer on SQLite, so one claim and one mark
+    /// per delivery were half of ingestion's writes.
     ///
     /// Up to [`PARALLEL_DELIVERIES`] deliveries are processed at once: each waits on the
-    /// database most of its time (a commit is a disk flush on PostgreSQL), so one at a time
-    /// would leave the platform's bursts queueing. Deliveries of one contact may then run
-    /// together: every write they share is idempotent or only moves forward (one message per
-    /// platform id, `last_inbound_at` raised in the message's insert, statuses compare-and-set).
+    /// database most of its time, so one at a time would leave the platform's bursts queueing.
+    /// Deliveries of one contact may then run together: every write they share is idempotent
+    /// or only moves forward (one message per platform id, `last_inbound_at` raised in the
+    /// message's insert, statuses compare-and-set).
     pub async fn process_due_until(&self, limit: u32, stop: &(dyn Fn() -> bool + Sync)) -> Result<ProcessSummary, DomainError> {
-        let due = self.events.due(self.clock.now(), limit).await?;
-        let outcomes: Vec<Result<Outcome, DomainError>> = futures_util::stream::iter(due)
-            .take_while(|_| std::future::ready(!stop()))
-            .map(|event| self.handle(event))
-            .buffer_unordered(PARALLEL_DELIVERIES)
-            .collect()
-            .await;
+        let now = self.clock.now();
+        let until = now + CLAIM_LEASE;
+        let claimed = self.events.claim_due(now, until, limit).await?;
+        let claimed_ids: Vec<String> = claimed.iter().map(|e| e.id.clone()).collect();
+        let mut started = Vec::with_capacity(claimed.len());
+        let (done, finished) = futures_channel::mpsc::unbounded::<String>();
+        let work = async {
+            let outcomes: Vec<Result<Outcome, DomainError>> = futures_util::stream::iter(claimed)
+                .take_while(|_| std::future::ready(!stop()))
+                .map(|event| {
+                    started.push(event.id.clone());
+                    self.handle(event, &done)
+                })
+                .buffer_unordered(PARALLEL_DELIVERIES)
+                .collect()
+                .await;
+            drop(done);
+            outcomes
+        };
+        let (outcomes, marked) = futures_util::join!(work, self.mark_as_they_finish(finished));
+        let unstarted: Vec<String> = claimed_ids.into_iter().filter(|id| !started.contains(id)).collect();
+        self.events.release(&unstarted, until, self.clock.now()).await?;
+        marked?;
         let mut summary = ProcessSummary::default();
         for outcome in outcomes {
             match outcome? {
                 Outcome::Processed => summary.processed += 1,
                 Outcome::Retrying => summary.failed += 1,
                 Outcome::GaveUp => summary.gave_up += 1,
-                Outcome::ClaimedElsewhere => summary.claimed_elsewhere += 1,
-                Outcome::NotDue => {}
             }
         }
         Ok(summary)
     }
 
-    /// Claims one due delivery and processes it, recording the outcome.
-    async fn handle(&self, event: WebhookEvent) -> Result<Outcome, DomainError> {
-        // Another process may have read the same event: only the one whose claim lands
-        // processes it.
-        let Some(due_at) = event.next_attempt_at else { return Ok(Outcome::NotDue) };
-        if !self.events.claim(&event.id, due_at, self.clock.now() + CLAIM_LEASE).await? {
-            return Ok(Outcome::ClaimedElsewhere);
+    /// Marks deliveries processed as their ids arrive, each write taking every id that arrived
+    /// meanwhile. A failed mark leaves its deliveries claimed: due again when the lease ends,
+    /// and processing them again changes nothing (every write is idempotent).
+    async fn mark_as_they_finish(&self, mut finished: futures_channel::mpsc::UnboundedReceiver<String>) -> Result<(), DomainError> {
+        let mut result = Ok(());
+        while let Some(first) = finished.next().await {
+            let mut batch = vec![first];
+            while let Ok(id) = finished.try_recv() {
+                batch.push(id);
+            }
+            if let Err(e) = self.events.mark_processed(&batch, self.clock.now()).await {
+                tracing::warn!(deliveries = batch.len(), error = %e, "processed webhook deliveries could not be marked; they will be processed again");
+                result = Err(e.into());
+            }
         }
+        result
+    }
+
+    /// Processes one claimed delivery and records a failure; a success is sent to `done`, to
+    /// be marked with others.
+    async fn handle(&self, event: WebhookEvent, done: &futures_channel::mpsc::UnboundedSender<String>) -> Result<Outcome, DomainError> {
         let attempt = event.attempts + 1;
         Ok(match self.process(&event).await {
             Ok(()) => {
-                self.events.mark_processed(&event.id, self.clock.now()).await?;
+                // The receiver lives until every delivery is handled.
+                let _ = done.unbounded_send(event.id);
                 Outcome::Processed
             }
             Err(Failure::Permanent(error)) => {
@@ -298,6 +327,17 @@ mod tests {
     use super::*;
     use crate::ports::{MockClock, MockExecutionRepository, MockIdSource, MockLineRepository, MockWebhookEventRepository};
 
+    /// Events whose claims return `claimed`, and whose unstarted deliveries are handed back.
+    fn claiming(claimed: Vec<WebhookEvent>) -> MockWebhookEventRepository {
+        let mut events = MockWebhookEventRepository::new();
+        events.expect_claim_due().times(1).returning(move |_, _, _| Ok(claimed.clone()));
+        events
+    }
+
+    fn releasing_none(events: &mut MockWebhookEventRepository) {
+        events.expect_release().withf(|ids, _, _| ids.is_empty()).returning(|_, _, _| Ok(()));
+    }
+
     fn repos(events: MockWebhookEventRepository, lines: MockLineRepository, executions: MockExecutionRepository) -> Repositories {
         use crate::ports::*;
         Repositories {
@@ -366,9 +406,8 @@ mod tests {
 
     #[tokio::test]
     async fn an_unparseable_body_is_given_up_at_its_first_attempt() {
-        let mut events = MockWebhookEventRepository::new();
-        events.expect_claim().returning(|_, _, _| Ok(true));
-        events.expect_due().returning(|_, _| Ok(vec![WebhookEvent { attempts: 0, ..event("garbage") }]));
+        let mut events = claiming(vec![WebhookEvent { attempts: 0, ..event("garbage") }]);
+        releasing_none(&mut events);
         // It can never parse: no retry is scheduled, it waits for an operator.
         events.expect_mark_failed().never();
         events
@@ -377,15 +416,14 @@ mod tests {
             .times(1)
             .returning(|_, _, _| Ok(()));
         let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1, claimed_elsewhere: 0 });
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1 });
     }
 
     #[tokio::test]
     async fn a_failure_that_may_pass_is_retried_with_backoff_below_the_bound() {
-        let mut events = MockWebhookEventRepository::new();
         // Two attempts failed before: the third fails too and is retried after 2^3 s.
-        events.expect_claim().returning(|_, _, _| Ok(true));
-        events.expect_due().returning(|_, _| Ok(vec![event(STATUS_BODY)]));
+        let mut events = claiming(vec![event(STATUS_BODY)]);
+        releasing_none(&mut events);
         events
             .expect_mark_failed()
             .withf(|id, err, at| id == "whk_1" && err.contains("pool timed out") && *at > chrono::Utc::now() + TimeDelta::seconds(7))
@@ -393,18 +431,17 @@ mod tests {
             .returning(|_, _, _| Ok(()));
         events.expect_give_up().never();
         let summary = service(repos(events, known_line(), unavailable_executions())).process_due(10).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 0, failed: 1, gave_up: 0, claimed_elsewhere: 0 });
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 1, gave_up: 0 });
     }
 
     #[tokio::test]
     async fn the_last_allowed_attempt_that_fails_gives_up_with_its_error() {
-        let mut events = MockWebhookEventRepository::new();
-        events.expect_claim().returning(|_, _, _| Ok(true));
-        events.expect_due().returning(|_, _| Ok(vec![WebhookEvent { attempts: MAX_ATTEMPTS - 1, ..event(STATUS_BODY) }]));
+        let mut events = claiming(vec![WebhookEvent { attempts: MAX_ATTEMPTS - 1, ..event(STATUS_BODY) }]);
+        releasing_none(&mut events);
         events.expect_mark_failed().never();
         events.expect_give_up().withf(|id, err, _| id == "whk_1" && err.contains("pool timed out")).times(1).returning(|_, _, _| Ok(()));
         let summary = service(repos(events, known_line(), unavailable_executions())).process_due(10).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1, claimed_elsewhere: 0 });
+        assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1 });
     }
 
     #[tokio::test]
@@ -414,9 +451,8 @@ mod tests {
         let total = waits.iter().copied().sum::<TimeDelta>();
         assert!(total > TimeDelta::minutes(30) && total < TimeDelta::hours(2), "{total}");
         for attempts in 0..MAX_ATTEMPTS {
-            let mut events = MockWebhookEventRepository::new();
-            events.expect_claim().returning(|_, _, _| Ok(true));
-            events.expect_due().returning(move |_, _| Ok(vec![WebhookEvent { attempts, ..event(STATUS_BODY) }]));
+            let mut events = claiming(vec![WebhookEvent { attempts, ..event(STATUS_BODY) }]);
+            releasing_none(&mut events);
             let last = attempts + 1 == MAX_ATTEMPTS;
             events.expect_mark_failed().times(usize::from(!last)).returning(|_, _, _| Ok(()));
             events.expect_give_up().times(usize::from(last)).returning(|_, _, _| Ok(()));
@@ -445,38 +481,63 @@ mod tests {
         assert!(matches!(service.retry("whk_2").await, Err(DomainError::NotFound { .. })));
     }
 
-    #[tokio::test]
-    async fn a_delivery_another_process_claimed_first_is_left_to_it() {
-        let mut events = MockWebhookEventRepository::new();
-        events.expect_due().returning(|_, _| Ok(vec![event(STATUS_BODY)]));
-        events.expect_claim().times(1).returning(|_, _, _| Ok(false));
-        // No mark_processed, mark_failed or give_up expected: touching it would be a panic.
-        let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
-        assert_eq!((summary.handled(), summary.claimed_elsewhere), (0, 1));
+    /// A body for a line Parley does not know: processed without touching anything else.
+    const UNKNOWN_LINE_BODY: &str = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[]}}]}]}"#;
+
+    fn unknown_lines() -> MockLineRepository {
+        let mut lines = MockLineRepository::new();
+        lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
+        lines
     }
 
     #[tokio::test]
-    async fn a_claim_holds_the_delivery_for_the_lease_from_its_due_time() {
+    async fn a_claim_holds_the_deliveries_for_the_lease() {
         let mut events = MockWebhookEventRepository::new();
-        // A delivery for a line Parley does not know: processed without touching anything else.
-        let due = event(r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[]}}]}]}"#);
-        let due_at = due.next_attempt_at.unwrap();
-        events.expect_due().returning(move |_, _| Ok(vec![due.clone()]));
-        events.expect_claim().withf(move |_, at, until| *at == due_at && *until > due_at).times(1).returning(|_, _, _| Ok(true));
+        events
+            .expect_claim_due()
+            .withf(|now, until, limit| *until == *now + CLAIM_LEASE && *limit == 10)
+            .times(1)
+            .returning(|_, _, _| Ok(vec![event(UNKNOWN_LINE_BODY)]));
         events.expect_mark_processed().times(1).returning(|_, _| Ok(()));
-        let mut lines = MockLineRepository::new();
-        lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
-        let summary = service(repos(events, lines, MockExecutionRepository::new())).process_due(10).await.unwrap();
-        assert_eq!(summary.claimed_elsewhere, 0);
+        releasing_none(&mut events);
+        let summary = service(repos(events, unknown_lines(), MockExecutionRepository::new())).process_due(10).await.unwrap();
+        assert_eq!(summary.processed, 1);
+    }
+
+    #[tokio::test]
+    async fn deliveries_that_finish_together_are_marked_processed_in_one_write() {
+        let claimed = (1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(UNKNOWN_LINE_BODY) }).collect();
+        let mut events = claiming(claimed);
+        events
+            .expect_mark_processed()
+            .withf(|ids, _| {
+                let mut ids = ids.to_vec();
+                ids.sort();
+                ids == ["whk_1", "whk_2", "whk_3"]
+            })
+            .times(1)
+            .returning(|_, _| Ok(()));
+        releasing_none(&mut events);
+        let summary = service(repos(events, unknown_lines(), MockExecutionRepository::new())).process_due(10).await.unwrap();
+        assert_eq!(summary.processed, 3);
+    }
+
+    #[tokio::test]
+    async fn a_failed_mark_fails_the_pass_and_leaves_the_deliveries_claimed() {
+        let mut events = claiming(vec![event(UNKNOWN_LINE_BODY)]);
+        events.expect_mark_processed().times(1).returning(|_, _| Err(crate::StoreError::Unavailable("pool timed out".into())));
+        // Not handed back: it was processed, and processing it again after the lease changes nothing.
+        releasing_none(&mut events);
+        let result = service(repos(events, unknown_lines(), MockExecutionRepository::new())).process_due(10).await;
+        assert!(matches!(result, Err(DomainError::Unavailable(_))), "{result:?}");
     }
 
     #[tokio::test]
     async fn unknown_lines_are_ignored_and_the_event_completes() {
-        let mut events = MockWebhookEventRepository::new();
         let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
-        events.expect_claim().returning(|_, _, _| Ok(true));
-        events.expect_due().returning(move |_, _| Ok(vec![event(body)]));
+        let mut events = claiming(vec![event(body)]);
         events.expect_mark_processed().times(1).returning(|_, _| Ok(()));
+        releasing_none(&mut events);
         let mut lines = MockLineRepository::new();
         lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
         let mut executions = MockExecutionRepository::new();
@@ -487,12 +548,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_stop_request_ends_processing_between_deliveries_never_inside_one() {
-        let mut events = MockWebhookEventRepository::new();
         let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
-        events.expect_claim().returning(|_, _, _| Ok(true));
-        events.expect_due().returning(move |_, _| Ok((1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect()));
-        // The first delivery is in hand when the stop arrives: it completes, the others wait.
-        events.expect_mark_processed().withf(|id, _| id == "whk_1").times(1).returning(|_, _| Ok(()));
+        let mut events = claiming((1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect());
+        // The first delivery is in hand when the stop arrives: it completes; the others are
+        // handed back, due at once for whichever process runs next.
+        events.expect_mark_processed().withf(|ids, _| ids == ["whk_1"]).times(1).returning(|_, _| Ok(()));
+        events.expect_release().withf(|ids, _, _| ids == ["whk_2", "whk_3"]).times(1).returning(|_, _, _| Ok(()));
         let mut lines = MockLineRepository::new();
         lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
         let stop = std::sync::atomic::AtomicBool::new(false);
@@ -500,7 +561,7 @@ mod tests {
         // "Go" when asked before the first delivery, "stop" from then on.
         let stop_after_first = || stop.swap(true, std::sync::atomic::Ordering::SeqCst);
         let summary = service.process_due_until(10, &stop_after_first).await.unwrap();
-        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0, claimed_elsewhere: 0 });
+        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0 });
     }
 
     #[test]
