@@ -209,8 +209,8 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
          The database is analyzed after seeding (`parley analyze`), as a live server soon has it: PostgreSQL's autovacuum, and the `PRAGMA optimize` that `parley` runs on SQLite.\n\n{table}\n\
          ### Inbound ingestion\n\n\
          {INGESTED} signed webhook deliveries (one text message each, from 500 contacts) POSTed at full speed over 8 connections to the same server, \
-         then every message read back: throughput from the first POST until the last message was visible, and each message's time from its delivery's answer \
-         (stored) until its insert committed (its `updated_at`), as the webhook processor works through the backlog. Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
+         then every message read back: throughput from the first POST until the last message was visible, and each message's time from its delivery's POST \
+         until its insert committed (its `updated_at`). Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
         options.products, options.contacts, options.connections, options.seconds
     );
     println!("{section}");

@@ -259,7 +259,8 @@ pub struct ServeArgs {
     /// Re-sync templates every this many seconds (0 = only at start).
     #[arg(long, env = "PARLEY_TEMPLATE_SYNC_SECS", default_value_t = 900)]
     pub template_sync_secs: u64,
-    /// Process stored webhook deliveries in this instance (`false` for ingest-only instances).
+    /// Process webhook deliveries in this instance, each as it arrives and stored ones due for a
+    /// retry (`false` for ingest-only instances: they store deliveries for the others).
     #[arg(long, env = "PARLEY_WEBHOOK_PROCESSING", default_value_t = true, action = clap::ArgAction::Set)]
     pub webhook_processing: bool,
     /// Milliseconds from a sandbox send to its `delivered` status, and again to `read`.

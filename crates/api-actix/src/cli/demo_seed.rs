@@ -109,9 +109,8 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
     ];
     for (n, (from, name, at, message)) in inbound.iter().enumerate() {
         let body = inbound_webhook(line, from, Some(name), &format!("wamid.demo{n}{at}"), *at, message);
-        state.webhooks.receive(body).await?;
+        state.webhooks.receive_and_process(body).await?;
     }
-    state.webhooks.process_due(10).await?;
     let reply = ReplyInput {
         kind: Some("text".into()),
         body: Some("Yes, both are in stock! Shall I reserve them for you until tomorrow?".into()),

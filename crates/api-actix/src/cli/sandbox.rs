@@ -34,10 +34,8 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
     let now = chrono::Utc::now().timestamp();
     let message_id = format!("wamid.sandbox{}", RandomIds.secret(24));
     let body = inbound_webhook(&line, &from, name.as_deref(), &message_id, now, &message);
-    let delivery = state.webhooks.receive(body).await?;
-    // Processed here at once; a running `parley serve` that picks it up first does the same
-    // work once (deliveries are claimed).
-    state.webhooks.process_due(100).await?;
+    // Processed here and stored with its outcome, as `parley serve` does with the platform's.
+    let (delivery, _) = state.webhooks.receive_and_process(body).await?;
     let stored = state.messages.by_platform_id(&agent, &message_id).await?;
     println!(
         "{}",

@@ -62,6 +62,7 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
         separate_metrics_address: args.metrics_bind.is_some(),
         rate_limits,
         body_deadline: crate::runtime::config::BodyDeadline(Duration::from_secs(args.request_read_timeout_secs)),
+        ingest_only: !args.webhook_processing,
     })
 }
 

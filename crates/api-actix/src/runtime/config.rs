@@ -49,6 +49,9 @@ pub struct ApiConfig {
     pub rate_limits: crate::runtime::limits::RateLimitConfig,
     /// How long a request's body may take to arrive (15 s unless `parley serve` is told otherwise).
     pub body_deadline: BodyDeadline,
+    /// Webhook deliveries are only stored here, for the instances that process them
+    /// (`PARLEY_WEBHOOK_PROCESSING=false`); otherwise each is processed as it arrives.
+    pub ingest_only: bool,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use parley_domain::ports::{EmbedError, Embedder};
-use parley_domain::services::ProcessSummary;
+use parley_domain::services::{DeliveryOutcome, ProcessSummary};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -159,6 +159,13 @@ impl Metrics {
         let method = method.to_string();
         self.latency.get_or_create(&RouteLabels { method: method.clone(), route: route.clone() }).observe(elapsed.as_secs_f64());
         self.requests.get_or_create(&RequestLabels { method, route, status }).inc();
+    }
+
+    /// Counts one webhook delivery processed as it arrived.
+    pub fn observe_webhook_delivery(&self, outcome: DeliveryOutcome) {
+        let mut summary = ProcessSummary::default();
+        summary.add(outcome);
+        self.observe_webhook_pass(&summary);
     }
 
     /// Counts what one webhook processing pass of this process did.

@@ -39,9 +39,13 @@ macro_rules! backends {
 // ---------- set-up ----------
 
 pub(crate) async fn start(backend: &str) -> (MockServer, TestApp) {
+    start_with(backend, ApiConfig::default()).await
+}
+
+/// [`start`] with `config`'s other settings.
+pub(crate) async fn start_with(backend: &str, config: ApiConfig) -> (MockServer, TestApp) {
     let server = MockServer::start().await;
-    let config =
-        ApiConfig { whatsapp_verify_token: Some(VERIFY_TOKEN.into()), whatsapp_app_secret: Some(APP_SECRET.into()), ..Default::default() };
+    let config = ApiConfig { whatsapp_verify_token: Some(VERIFY_TOKEN.into()), whatsapp_app_secret: Some(APP_SECRET.into()), ..config };
     let app = TestApp::build(backend, config, &server.uri()).await;
     (server, app)
 }

@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use crate::common::{Reply, TestApp};
 use crate::messaging::{
     B_PHONE, B_WABA, CLOUD_PHONE, CLOUD_WABA, TOKEN, accepted, cloud_line, issues, messages_path, order_send, poll, send_uri,
-    sends_received, signed_webhook, standard_templates, start, statuses_webhook, ts,
+    sends_received, signed_webhook, standard_templates, start, start_with, statuses_webhook, ts,
 };
+use parley_api::runtime::config::ApiConfig;
 use parley_domain::model::ActivityStatus;
 use serde_json::{Value, json};
 use wiremock::matchers::{body_json, header, method, path, query_param};
@@ -36,6 +37,7 @@ backends!(
     the_timeline_pages_newest_first_and_polls_by_since,
     template_sends_are_messages_and_move_with_their_execution,
     tenants_never_see_each_others_messages,
+    a_delivery_is_processed_before_its_answer_unless_the_instance_only_ingests,
 );
 
 const ANN: &str = "14155550100";
@@ -565,4 +567,22 @@ async fn poll_as(app: &TestApp, key: &str, uri: &str) -> Vec<Value> {
         assert!(Instant::now() < deadline, "gave up polling {uri}: {}", r.body);
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
+}
+
+async fn a_delivery_is_processed_before_its_answer_unless_the_instance_only_ingests(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.now", now(), "hi")])).await;
+    // Read once, no polling: the message was stored before the platform got its 200.
+    let found = app.get(&format!("/v1/activities?search={ANN}"), &app.a.secret).await;
+    let activity = found.data()[0]["id"].as_str().expect("the activity exists when the answer arrives").to_string();
+    assert_eq!(app.get(&replies(&activity), &app.a.secret).await.data()[0]["text"], "hi");
+    assert_eq!(app.state.webhooks.backlog().await.unwrap(), 0, "stored processed: nothing left for the processors");
+
+    // An ingest-only instance stores it for the processors (here, this app's own worker).
+    let (server, app) = start_with(backend, ApiConfig { ingest_only: true, ..Default::default() }).await;
+    cloud_line(&app, &server, vec![]).await;
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.later", now(), "hello later")])).await;
+    let activity = activity_of(&app, ANN).await;
+    assert_eq!(timeline(&app, &activity, 1).await[0]["text"], "hello later");
 }

@@ -37,6 +37,15 @@ impl ProcessSummary {
     pub fn handled(&self) -> usize {
         self.processed + self.failed + self.gave_up
     }
+
+    /// Counts one more delivery.
+    pub fn add(&mut self, outcome: DeliveryOutcome) {
+        match outcome {
+            DeliveryOutcome::Processed => self.processed += 1,
+            DeliveryOutcome::Retrying => self.failed += 1,
+            DeliveryOutcome::GaveUp => self.gave_up += 1,
+        }
+    }
 }
 
 /// A delivery that failed, with the lines it names when its body can be read (an unreadable
@@ -73,10 +82,13 @@ fn backoff(attempts: u32) -> TimeDelta {
 /// Deliveries one process works on at once (see [`WebhookService::process_due_until`]).
 pub const PARALLEL_DELIVERIES: usize = 8;
 
-/// What became of one claimed delivery in a pass.
-enum Outcome {
+/// What became of one delivery's attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryOutcome {
     Processed,
+    /// Failed; tried again later.
     Retrying,
+    /// Failed for the last time (or can never pass): kept for an operator.
     GaveUp,
 }
 
@@ -116,15 +128,58 @@ impl WebhookService {
         }
     }
 
-    /// Stores a delivery (already authenticated by its signature). Returns the event id.
+    /// Stores a delivery (already authenticated by its signature), due at once for the
+    /// processors. Returns the event id.
     pub async fn receive(&self, body: String) -> Result<String, DomainError> {
+        let event = self.received(body)?;
+        self.events.insert(&event).await?;
+        Ok(event.id)
+    }
+
+    /// Processes a delivery (already authenticated by its signature) as it arrives, then
+    /// stores it with the outcome: processed, to be retried (a failure that may pass, left to
+    /// the processors), or given up. Returns the event id and the outcome.
+    ///
+    /// The platform is answered after this returns, so a message is visible when its delivery
+    /// is acknowledged, and a burst is processed at the pace it is received instead of piling
+    /// up as a backlog. Nothing is lost in between: until the answer, the platform holds the
+    /// delivery and sends it again if this fails or the process dies (processing it twice
+    /// changes nothing, see [`process_due_until`](Self::process_due_until)). Storing it after
+    /// processing rather than before saves a write per delivery.
+    pub async fn receive_and_process(&self, body: String) -> Result<(String, DeliveryOutcome), DomainError> {
+        let mut event = self.received(body)?;
+        let outcome = self.process(&event).await;
+        let now = self.clock.now();
+        event.next_attempt_at = None;
+        let outcome = match outcome {
+            Ok(()) => {
+                event.processed_at = Some(now);
+                DeliveryOutcome::Processed
+            }
+            Err(Failure::Permanent(error)) => {
+                tracing::warn!(event = %event.id, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
+                (event.attempts, event.last_error, event.failed_at) = (1, Some(error), Some(now));
+                DeliveryOutcome::GaveUp
+            }
+            Err(Failure::Transient(e)) => {
+                tracing::warn!(event = %event.id, error = %e, "webhook processing failed; stored to retry");
+                (event.attempts, event.last_error, event.next_attempt_at) = (1, Some(e.to_string()), Some(now + backoff(1)));
+                DeliveryOutcome::Retrying
+            }
+        };
+        self.events.insert(&event).await?;
+        Ok((event.id, outcome))
+    }
+
+    /// A delivery as received: not attempted yet, due now.
+    fn received(&self, body: String) -> Result<WebhookEvent, DomainError> {
         // JSON has no raw NUL (it is escaped as \u0000), and PostgreSQL's text cannot hold one:
         // refused here, identically on both backends, rather than failing to store.
         if body.contains('\0') {
             return Err(FieldError::new("body", "must be JSON text; it holds a NUL byte").into());
         }
         let now = self.clock.now();
-        let event = WebhookEvent {
+        Ok(WebhookEvent {
             id: self.ids.new_id(IdKind::Webhook),
             body,
             received_at: now,
@@ -133,9 +188,7 @@ impl WebhookService {
             next_attempt_at: Some(now),
             processed_at: None,
             failed_at: None,
-        };
-        self.events.insert(&event).await?;
-        Ok(event.id)
+        })
     }
 
     /// Processes stored deliveries that are due, oldest first.
@@ -165,7 +218,7 @@ impl WebhookService {
         let mut started = Vec::with_capacity(claimed.len());
         let (done, finished) = futures_channel::mpsc::unbounded::<String>();
         let work = async {
-            let outcomes: Vec<Result<Outcome, DomainError>> = futures_util::stream::iter(claimed)
+            let outcomes: Vec<Result<DeliveryOutcome, DomainError>> = futures_util::stream::iter(claimed)
                 .take_while(|_| std::future::ready(!stop()))
                 .map(|event| {
                     started.push(event.id.clone());
@@ -183,11 +236,7 @@ impl WebhookService {
         marked?;
         let mut summary = ProcessSummary::default();
         for outcome in outcomes {
-            match outcome? {
-                Outcome::Processed => summary.processed += 1,
-                Outcome::Retrying => summary.failed += 1,
-                Outcome::GaveUp => summary.gave_up += 1,
-            }
+            summary.add(outcome?);
         }
         Ok(summary)
     }
@@ -212,29 +261,29 @@ impl WebhookService {
 
     /// Processes one claimed delivery and records a failure; a success is sent to `done`, to
     /// be marked with others.
-    async fn handle(&self, event: WebhookEvent, done: &futures_channel::mpsc::UnboundedSender<String>) -> Result<Outcome, DomainError> {
+    async fn handle(&self, event: WebhookEvent, done: &futures_channel::mpsc::UnboundedSender<String>) -> Result<DeliveryOutcome, DomainError> {
         let attempt = event.attempts + 1;
         Ok(match self.process(&event).await {
             Ok(()) => {
                 // The receiver lives until every delivery is handled.
                 let _ = done.unbounded_send(event.id);
-                Outcome::Processed
+                DeliveryOutcome::Processed
             }
             Err(Failure::Permanent(error)) => {
                 tracing::warn!(event = %event.id, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
                 self.events.give_up(&event.id, &error, self.clock.now()).await?;
-                Outcome::GaveUp
+                DeliveryOutcome::GaveUp
             }
             Err(Failure::Transient(e)) if attempt >= MAX_ATTEMPTS => {
                 tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley webhooks failed)");
                 self.events.give_up(&event.id, &e.to_string(), self.clock.now()).await?;
-                Outcome::GaveUp
+                DeliveryOutcome::GaveUp
             }
             Err(Failure::Transient(e)) => {
                 let retry_at = self.clock.now() + backoff(attempt);
                 tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed; will retry");
                 self.events.mark_failed(&event.id, &e.to_string(), retry_at).await?;
-                Outcome::Retrying
+                DeliveryOutcome::Retrying
             }
         })
     }
@@ -562,6 +611,47 @@ mod tests {
         let stop_after_first = || stop.swap(true, std::sync::atomic::Ordering::SeqCst);
         let summary = service.process_due_until(10, &stop_after_first).await.unwrap();
         assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0 });
+    }
+
+    #[tokio::test]
+    async fn a_delivery_processed_on_receipt_is_stored_processed() {
+        let mut events = MockWebhookEventRepository::new();
+        events
+            .expect_insert()
+            .withf(|e| e.processed_at.is_some() && e.next_attempt_at.is_none() && e.attempts == 0 && e.body == UNKNOWN_LINE_BODY)
+            .times(1)
+            .returning(|_| Ok(()));
+        let service = service(repos(events, unknown_lines(), MockExecutionRepository::new()));
+        let (id, outcome) = service.receive_and_process(UNKNOWN_LINE_BODY.into()).await.unwrap();
+        assert_eq!((id.as_str(), outcome), ("whk_1", DeliveryOutcome::Processed));
+    }
+
+    #[tokio::test]
+    async fn a_delivery_that_fails_on_receipt_is_stored_for_the_processors_to_retry() {
+        let mut events = MockWebhookEventRepository::new();
+        events
+            .expect_insert()
+            .withf(|e| {
+                let retry_at = e.next_attempt_at.is_some_and(|at| at >= e.received_at + backoff(1));
+                e.processed_at.is_none() && e.failed_at.is_none() && e.attempts == 1 && retry_at
+                    && e.last_error.as_deref().is_some_and(|err| err.contains("pool timed out"))
+            })
+            .times(1)
+            .returning(|_| Ok(()));
+        let service = service(repos(events, known_line(), unavailable_executions()));
+        assert_eq!(service.receive_and_process(STATUS_BODY.into()).await.unwrap().1, DeliveryOutcome::Retrying);
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_delivery_on_receipt_is_stored_given_up() {
+        let mut events = MockWebhookEventRepository::new();
+        events
+            .expect_insert()
+            .withf(|e| e.failed_at.is_some() && e.next_attempt_at.is_none() && e.attempts == 1 && e.processed_at.is_none())
+            .times(1)
+            .returning(|_| Ok(()));
+        let service = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new()));
+        assert_eq!(service.receive_and_process("garbage".into()).await.unwrap().1, DeliveryOutcome::GaveUp);
     }
 
     #[test]

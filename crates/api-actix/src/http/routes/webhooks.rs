@@ -42,8 +42,10 @@ pub async fn verify(state: Data<AppState>, query: Query<Handshake>) -> ApiResult
     }
 }
 
-/// Verifies `X-Hub-Signature-256` over the raw body, stores the delivery, answers 200 and lets
-/// the processor apply it. A bad or missing signature is 401 and nothing is stored.
+/// Verifies `X-Hub-Signature-256` over the raw body, processes the delivery and stores it with
+/// the outcome, then answers 200: its messages are visible when the platform hears back, and a
+/// failure that may pass is left to the processors' retries. An ingest-only instance stores it
+/// for the processing instances instead. A bad or missing signature is 401 and nothing is stored.
 pub async fn receive(state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
     let body = body_bytes(&req, payload, MAX_WEBHOOK_BYTES).await?;
     let signature = req.headers().get("x-hub-signature-256").and_then(|v| v.to_str().ok());
@@ -55,9 +57,15 @@ pub async fn receive(state: Data<AppState>, req: HttpRequest, payload: Payload) 
         return Err(ApiError::WebhookSignature);
     }
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::InvalidJson("the webhook body is not UTF-8".into()))?;
-    let id = state.webhooks.receive(text).await?;
-    state.webhook_wakeup.notify_one();
-    tracing::debug!(event = %id, "webhook stored");
+    if state.config.ingest_only {
+        let id = state.webhooks.receive(text).await?;
+        state.webhook_wakeup.notify_one();
+        tracing::debug!(event = %id, "webhook stored");
+    } else {
+        let (id, outcome) = state.webhooks.receive_and_process(text).await?;
+        state.metrics.observe_webhook_delivery(outcome);
+        tracing::debug!(event = %id, ?outcome, "webhook processed and stored");
+    }
     Ok(HttpResponse::Ok().json(serde_json::json!({"received": true})))
 }
 
