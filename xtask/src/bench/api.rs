@@ -158,7 +158,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
     let mut table =
         String::from("| backend | endpoint | requests/s | p50 ms | p99 ms | throughput ÷ `/healthz` |\n|---|---|---:|---:|---:|---:|\n");
     let mut ingestion =
-        String::from("| backend | messages | messages/s | receipt → visible p50 ms | p99 ms |\n|---|---:|---:|---:|---:|\n");
+        String::from("| backend | messages | messages/s | POST → visible p50 ms | p99 ms | POST → answer p99 ms |\n|---|---:|---:|---:|---:|---:|\n");
     for backend in &options.backends {
         let (url, key, seeded) = prepare(&bin, backend, &catalog, options.contacts)?;
         // Started again: SQLite connections read the statistics when they open, and those of
@@ -190,13 +190,21 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
         if options.wanted("inbound ingestion") {
             let run = inbound::ingest(port, &key, INGESTED, 500, 8)?;
             eprintln!(
-                "{backend}: inbound ingestion: {:.0} messages/s, receipt to visible p50 {:.0} ms, p99 {:.0} ms",
+                "{backend}: inbound ingestion: {:.0} messages/s, POST to visible p50 {:.0} ms, p99 {:.0} ms, POST to answer p99 {:.0} ms",
                 run.per_second,
                 ms(run.p50),
-                ms(run.p99)
+                ms(run.p99),
+                ms(run.answer_p99)
             );
-            let _ =
-                writeln!(ingestion, "| {backend} | {} | {:.0} | {:.0} | {:.0} |", run.messages, run.per_second, ms(run.p50), ms(run.p99));
+            let _ = writeln!(
+                ingestion,
+                "| {backend} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
+                run.messages,
+                run.per_second,
+                ms(run.p50),
+                ms(run.p99),
+                ms(run.answer_p99)
+            );
         }
         drop(server);
     }
@@ -210,7 +218,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
          ### Inbound ingestion\n\n\
          {INGESTED} signed webhook deliveries (one text message each, from 500 contacts) POSTed at full speed over 8 connections to the same server, \
          then every message read back: throughput from the first POST until the last message was visible, and each message's time from its delivery's POST \
-         until its insert committed (its `updated_at`). Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
+         until its insert (its `updated_at`), and until its answer. Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
         options.products, options.contacts, options.connections, options.seconds
     );
     println!("{section}");

@@ -91,6 +91,9 @@ pub struct Ingestion {
     /// From a delivery's POST until its message was visible.
     pub p50: Duration,
     pub p99: Duration,
+    /// From a delivery's POST until its answer: a server that processes before answering has
+    /// the message visible by then.
+    pub answer_p99: Duration,
 }
 
 /// POSTs `messages` deliveries (one message each, from `contacts` senders) over `connections`
@@ -102,7 +105,7 @@ pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connection
     let workers: Vec<_> = (0..connections)
         .map(|c| {
             let key = key.to_string();
-            std::thread::spawn(move || -> Result<Vec<(String, Duration)>, String> {
+            std::thread::spawn(move || -> Result<Vec<(String, (Duration, Duration))>, String> {
                 let mut client = Client::connect(port, &key)?;
                 let mut answered = Vec::with_capacity(per_connection);
                 for n in (c * per_connection)..((c + 1) * per_connection).min(messages) {
@@ -113,7 +116,7 @@ pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connection
                     // before it answers.
                     let sent = unix_now();
                     post(&mut client, &body)?;
-                    answered.push((wamid, sent));
+                    answered.push((wamid, (sent, unix_now())));
                 }
                 Ok(answered)
             })
@@ -127,6 +130,8 @@ pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connection
     drained(&mut client, Duration::from_secs(600))?;
 
     // Every message's `updated_at` is when its insert committed: when it became visible.
+    let mut answers: Vec<Duration> = answered.values().map(|(sent, answer)| answer.saturating_sub(*sent)).collect();
+    answers.sort();
     let mut latencies = Vec::with_capacity(messages);
     let mut last_visible = Duration::ZERO;
     for activity in activity_ids(&mut client, "1666")? {
@@ -135,10 +140,10 @@ pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connection
             let page = call(&mut client, "GET", &format!("/v1/activities/{activity}/messages?limit=100&offset={offset}"), None)?;
             let items = page.array_field("data")?;
             for m in items {
-                let Some(received) = m.get("platform_message_id").and_then(Json::as_str).and_then(|id| answered.get(id)) else { continue };
+                let Some((sent, _)) = m.get("platform_message_id").and_then(Json::as_str).and_then(|id| answered.get(id)) else { continue };
                 let visible = parse_time(m.str_field("updated_at")?)?;
                 last_visible = last_visible.max(visible);
-                latencies.push(visible.saturating_sub(*received));
+                latencies.push(visible.saturating_sub(*sent));
             }
             offset += items.len();
             if items.len() < 100 {
@@ -156,6 +161,7 @@ pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connection
         per_second: messages as f64 / elapsed.max(0.001),
         p50: latencies[messages / 2],
         p99: latencies[(messages * 99 / 100).min(messages - 1)],
+        answer_p99: answers[(messages * 99 / 100).min(messages - 1)],
     })
 }
 
