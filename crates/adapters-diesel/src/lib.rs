@@ -6,6 +6,7 @@
 //! types both share. Migrations for both are embedded and run by [`Store::migrate`]. Every
 //! mechanism, kept copy and count is listed in docs/storage.md.
 
+mod checkpoint;
 mod column_test;
 mod contains;
 mod error;

@@ -133,12 +133,13 @@ impl WriterTurn {
 }
 
 /// Per-connection SQLite settings: a busy timeout so writers queue instead of failing, WAL for
-/// concurrent readers, foreign keys for cascades, NORMAL sync (safe with WAL). The busy timeout
-/// comes first: setting the journal mode takes a lock, and without the timeout a connection
-/// opened while another one writes failed at once with "database is locked".
+/// concurrent readers, foreign keys for cascades, NORMAL sync (safe with WAL), and writers
+/// checkpointing the log only past 10,000 pages (see `checkpoint.rs`). The busy timeout comes first: setting the journal mode takes a lock, and
+/// without the timeout a connection opened while another one writes failed at once with
+/// "database is locked".
 #[cfg(feature = "sqlite")]
-pub(crate) const SQLITE_PRAGMAS: &str =
-    "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;";
+pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+     PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 10000;";
 
 impl Pools {
     pub(crate) fn build(url: &DatabaseUrl, options: &PoolOptions) -> Result<Self, DbError> {

@@ -157,8 +157,9 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
 
     let mut table =
         String::from("| backend | endpoint | requests/s | p50 ms | p99 ms | throughput ÷ `/healthz` |\n|---|---|---:|---:|---:|---:|\n");
-    let mut ingestion =
-        String::from("| backend | messages | messages/s | POST → visible p50 ms | p99 ms | POST → answer p99 ms |\n|---|---:|---:|---:|---:|---:|\n");
+    let mut ingestion = String::from(
+        "| backend | messages | messages/s | POST → visible p50 ms | p99 ms | POST → answer p99 ms |\n|---|---:|---:|---:|---:|---:|\n",
+    );
     for backend in &options.backends {
         let (url, key, seeded) = prepare(&bin, backend, &catalog, options.contacts)?;
         // Started again: SQLite connections read the statistics when they open, and those of
@@ -188,7 +189,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
         }
         row(&mut table, backend, "`GET /healthz` again, after the endpoints", &again, ceiling);
         if options.wanted("inbound ingestion") {
-            let run = inbound::ingest(port, &key, INGESTED, 500, 8)?;
+            let run = inbound::ingest(port, &key, INGESTED, 500, options.connections)?;
             eprintln!(
                 "{backend}: inbound ingestion: {:.0} messages/s, POST to visible p50 {:.0} ms, p99 {:.0} ms, POST to answer p99 {:.0} ms",
                 run.per_second,
@@ -216,10 +217,10 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
          the last column is each endpoint's throughput as a fraction of it, in the same run. \
          The database is analyzed after seeding (`parley analyze`), as a live server soon has it: PostgreSQL's autovacuum, and the `PRAGMA optimize` that `parley` runs on SQLite.\n\n{table}\n\
          ### Inbound ingestion\n\n\
-         {INGESTED} signed webhook deliveries (one text message each, from 500 contacts) POSTed at full speed over 8 connections to the same server, \
+         {INGESTED} signed webhook deliveries (one text message each, from 500 contacts) POSTed at full speed over {} connections (as many as wrk's) to the same server, \
          then every message read back: throughput from the first POST until the last message was visible, and each message's time from its delivery's POST \
          until its insert (its `updated_at`), and until its answer. Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
-        options.products, options.contacts, options.connections, options.seconds
+        options.products, options.contacts, options.connections, options.seconds, options.connections
     );
     println!("{section}");
     if !options.reported() {

@@ -129,7 +129,7 @@ pub(super) async fn serve(
             template_sync_every: every,
             sync_at_start: true,
             index_refresh_every: Duration::from_millis(args.index_refresh_ms.max(1)),
-            statistics: store.clone(),
+            store: store.clone(),
         },
     )?;
     let (server, metrics_server) = (server.run(), metrics_server.map(HttpServer::run));

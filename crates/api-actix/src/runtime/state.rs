@@ -29,6 +29,9 @@ pub struct AppState {
     pub health: Arc<dyn StorageHealth>,
     /// Wakes the webhook processor when a delivery was stored.
     pub webhook_wakeup: Arc<Notify>,
+    /// The background workers' runtime, once they run: deliveries received over HTTP are
+    /// processed there (see `routes/webhooks.rs`).
+    pub workers_runtime: std::sync::OnceLock<tokio::runtime::Handle>,
     pub config: ApiConfig,
     /// What `GET /metrics` reports.
     pub metrics: Arc<Metrics>,
@@ -74,6 +77,7 @@ impl AppState {
             webhooks: WebhookService::new(&repos, clock, ids),
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
+            workers_runtime: std::sync::OnceLock::new(),
             config: ApiConfig::default(),
             metrics,
             shutting_down: std::sync::atomic::AtomicBool::new(false),

@@ -1,6 +1,6 @@
 //! Background work: processing stored webhooks, the sandbox's delayed status deliveries, the
 //! periodic template sync, keeping the search index in step with catalog changes, and SQLite's
-//! query planner statistics fresh. It runs on a small multi-thread runtime of its own, so storage
+//! query planner statistics fresh and its write-ahead log checkpointed. It runs on a small multi-thread runtime of its own, so storage
 //! work is never cancelled half-way on actix's current-thread workers, even at shutdown.
 
 use std::sync::Arc;
@@ -26,8 +26,9 @@ pub struct WorkerConfig {
     pub sync_at_start: bool,
     /// How often the search index looks for catalog changes made by other processes.
     pub index_refresh_every: Duration,
-    /// The store whose stale query planner statistics are refreshed every `STATISTICS_EVERY`.
-    pub statistics: Store,
+    /// The store whose stale query planner statistics are refreshed every `STATISTICS_EVERY`,
+    /// and whose SQLite log is checkpointed every `CHECKPOINT_EVERY`.
+    pub store: Store,
 }
 
 /// How often a server refreshes stale SQLite statistics (SQLite advises every few hours on
@@ -46,10 +47,12 @@ impl Workers {
     pub fn start(state: Arc<AppState>, sandbox: mpsc::UnboundedReceiver<SandboxDelivery>, config: WorkerConfig) -> std::io::Result<Self> {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("parley-worker").enable_all().build()?;
         let (stop, stopping) = watch::channel(false);
+        let _ = state.workers_runtime.set(runtime.handle().clone());
         let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping)));
         runtime.spawn(deliver_sandbox_statuses(state.clone(), sandbox));
         runtime.spawn(refresh_search_index(state.clone(), config.index_refresh_every));
-        runtime.spawn(keep_statistics(config.statistics));
+        runtime.spawn(checkpoint(config.store.clone()));
+        runtime.spawn(keep_statistics(config.store));
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
@@ -120,6 +123,21 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
 /// a minute.
 fn failure_pause(failures: u32) -> Duration {
     (WEBHOOK_POLL * 2u32.saturating_pow(failures.min(16))).min(Duration::from_secs(60))
+}
+
+/// How often a server checkpoints SQLite's write-ahead log, so writers rarely do it in their
+/// commits (see the storage crate's `checkpoint.rs`).
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
+async fn checkpoint(store: Store) {
+    let mut ticks = tokio::time::interval(CHECKPOINT_EVERY);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if let Err(e) = store.checkpoint().await {
+            tracing::debug!(error = %e, "checkpoint of the write-ahead log failed; writers checkpoint past its bound");
+        }
+    }
 }
 
 async fn keep_statistics(store: Store) {

@@ -261,7 +261,11 @@ impl WebhookService {
 
     /// Processes one claimed delivery and records a failure; a success is sent to `done`, to
     /// be marked with others.
-    async fn handle(&self, event: WebhookEvent, done: &futures_channel::mpsc::UnboundedSender<String>) -> Result<DeliveryOutcome, DomainError> {
+    async fn handle(
+        &self,
+        event: WebhookEvent,
+        done: &futures_channel::mpsc::UnboundedSender<String>,
+    ) -> Result<DeliveryOutcome, DomainError> {
         let attempt = event.attempts + 1;
         Ok(match self.process(&event).await {
             Ok(()) => {
@@ -633,7 +637,10 @@ mod tests {
             .expect_insert()
             .withf(|e| {
                 let retry_at = e.next_attempt_at.is_some_and(|at| at >= e.received_at + backoff(1));
-                e.processed_at.is_none() && e.failed_at.is_none() && e.attempts == 1 && retry_at
+                e.processed_at.is_none()
+                    && e.failed_at.is_none()
+                    && e.attempts == 1
+                    && retry_at
                     && e.last_error.as_deref().is_some_and(|err| err.contains("pool timed out"))
             })
             .times(1)

@@ -154,7 +154,7 @@ impl TestApp {
                 template_sync_every: None,
                 sync_at_start: false,
                 index_refresh_every: std::time::Duration::from_secs(1),
-                statistics: db.store.clone(),
+                store: db.store.clone(),
             },
         )
         .unwrap();
