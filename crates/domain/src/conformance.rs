@@ -1212,7 +1212,7 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     assert_eq!(r.webhooks.backlog().await.unwrap(), 3, "the backlog counts every unprocessed event, due or not");
 
     r.webhooks.mark_failed(&first.id, "boom", t(30)).await.unwrap();
-    r.webhooks.mark_processed(&[second.id.clone()], t(11)).await.unwrap();
+    r.webhooks.mark_processed(std::slice::from_ref(&second.id), t(11)).await.unwrap();
     assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "a failed event waiting for a retry is still in the backlog");
     assert!(r.webhooks.due(t(29), 10).await.unwrap().is_empty(), "a failed event waits for its next attempt; a processed one is done");
     let failed = r.webhooks.failed(10).await.unwrap();
@@ -1227,7 +1227,7 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     r.webhooks.mark_failed(&later.id, "once", t(60)).await.unwrap();
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), [first.id.clone(), later.id.clone()], "failed: oldest first");
     assert_eq!(ids(r.webhooks.failed(1).await.unwrap()), vec![first.id.clone()]);
-    r.webhooks.mark_processed(&[first.id.clone()], t(41)).await.unwrap();
+    r.webhooks.mark_processed(std::slice::from_ref(&first.id), t(41)).await.unwrap();
     assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
     assert_eq!(r.webhooks.backlog().await.unwrap(), 1);
     assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
@@ -1279,7 +1279,7 @@ pub async fn given_up_webhook_events_wait_for_an_operator(r: Repositories) {
     // Every given-up event at once; processed ones are never touched.
     r.webhooks.give_up(&bad.id, "still not", t(13)).await.unwrap();
     r.webhooks.give_up(&flaky.id, "unavailable for too long", t(14)).await.unwrap();
-    r.webhooks.mark_processed(&[fine.id.clone()], t(15)).await.unwrap();
+    r.webhooks.mark_processed(std::slice::from_ref(&fine.id), t(15)).await.unwrap();
     r.webhooks.give_up(&fine.id, "too late", t(16)).await.unwrap();
     assert_eq!(r.webhooks.given_up().await.unwrap(), 2, "a processed event cannot be given up");
     assert_eq!(r.webhooks.retry_all(t(17)).await.unwrap(), 2);

@@ -83,6 +83,9 @@ pub fn seed_conversation(client: &mut Client, from: &str, count: usize) -> Resul
     Ok(found.array_field("data")?.first().ok_or("no activity for the seeded conversation")?.str_field("id")?.to_string())
 }
 
+/// When a delivery was POSTed, and when its answer arrived.
+type Timing = (Duration, Duration);
+
 /// What the ingestion run measured.
 pub struct Ingestion {
     pub messages: usize,
@@ -105,7 +108,7 @@ pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connection
     let workers: Vec<_> = (0..connections)
         .map(|c| {
             let key = key.to_string();
-            std::thread::spawn(move || -> Result<Vec<(String, (Duration, Duration))>, String> {
+            std::thread::spawn(move || -> Result<Vec<(String, Timing)>, String> {
                 let mut client = Client::connect(port, &key)?;
                 let mut answered = Vec::with_capacity(per_connection);
                 for n in (c * per_connection)..((c + 1) * per_connection).min(messages) {
