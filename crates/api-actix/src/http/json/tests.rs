@@ -205,40 +205,54 @@ fn float() -> impl Strategy<Value = f64> {
     prop_oneof![any::<f64>(), (-180.0..180.0f64), Just(1.0), Just(1e21), Just(-0.0), Just(f64::NAN), Just(f64::INFINITY)]
 }
 
-fn media() -> impl Strategy<Value = Media> {
-    (optional_string(), optional_string(), optional_string(), optional_string(), optional_string(), optional_string()).prop_map(
-        |(id, link, mime_type, sha256, caption, filename)| Media { id, link, mime_type, sha256, caption, filename },
-    )
+fn media() -> BoxedStrategy<Media> {
+    (optional_string(), optional_string(), optional_string(), optional_string(), optional_string(), optional_string())
+        .prop_map(|(id, link, mime_type, sha256, caption, filename)| Media { id, link, mime_type, sha256, caption, filename })
+        .boxed()
 }
 
-/// Every kind of content, each field present or not.
-fn content() -> impl Strategy<Value = MessageContent> {
+/// Every kind of content, each field present or not. Boxed: the unboxed union's value trees
+/// overflowed a debug build's test thread stack.
+fn content() -> BoxedStrategy<MessageContent> {
     let order_item = (string(), any::<u32>(), float(), string()).prop_map(|(product_retailer_id, quantity, item_price, currency)| {
         OrderItem { product_retailer_id, quantity, item_price, currency }
     });
-    let simple = prop_oneof![
-        string().prop_map(|body| MessageContent::Text { body }),
-        media().prop_map(MessageContent::Image),
-        media().prop_map(MessageContent::Video),
-        media().prop_map(MessageContent::Audio),
-        media().prop_map(MessageContent::Document),
-        media().prop_map(MessageContent::Sticker),
-        (float(), float(), optional_string(), optional_string())
-            .prop_map(|(latitude, longitude, name, address)| MessageContent::Location(Location { latitude, longitude, name, address })),
-        json_value().prop_map(|cards| MessageContent::Contacts { cards }),
+    let location = (float(), float(), optional_string(), optional_string()).prop_map(|(latitude, longitude, name, address)| Location {
+        latitude,
+        longitude,
+        name,
+        address,
+    });
+    let list =
+        (string(), string(), optional_string()).prop_map(|(id, title, description)| InteractiveReply::List { id, title, description });
+    let order = (string(), optional_string(), prop::collection::vec(order_item, 0..3)).prop_map(|(catalog_id, text, items)| Order {
+        catalog_id,
+        text,
+        items,
+    });
+    let template = (string(), string(), string()).prop_map(|(name, language, parsed_message)| MessageContent::Template {
+        name,
+        language,
+        parsed_message,
+    });
+    let kinds = vec![
+        string().prop_map(|body| MessageContent::Text { body }).boxed(),
+        media().prop_map(MessageContent::Image).boxed(),
+        media().prop_map(MessageContent::Video).boxed(),
+        media().prop_map(MessageContent::Audio).boxed(),
+        media().prop_map(MessageContent::Document).boxed(),
+        media().prop_map(MessageContent::Sticker).boxed(),
+        location.prop_map(MessageContent::Location).boxed(),
+        json_value().prop_map(|cards| MessageContent::Contacts { cards }).boxed(),
+        (string(), string()).prop_map(|(id, title)| MessageContent::Interactive(InteractiveReply::Button { id, title })).boxed(),
+        list.prop_map(MessageContent::Interactive).boxed(),
+        (optional_string(), string()).prop_map(|(payload, text)| MessageContent::Button { payload, text }).boxed(),
+        (string(), optional_string()).prop_map(|(message_id, emoji)| MessageContent::Reaction { message_id, emoji }).boxed(),
+        order.prop_map(MessageContent::Order).boxed(),
+        template.boxed(),
+        json_value().prop_map(|raw| MessageContent::Unsupported { raw }).boxed(),
     ];
-    let replies = prop_oneof![
-        (string(), string()).prop_map(|(id, title)| MessageContent::Interactive(InteractiveReply::Button { id, title })),
-        (string(), string(), optional_string())
-            .prop_map(|(id, title, description)| MessageContent::Interactive(InteractiveReply::List { id, title, description })),
-        (optional_string(), string()).prop_map(|(payload, text)| MessageContent::Button { payload, text }),
-        (string(), optional_string()).prop_map(|(message_id, emoji)| MessageContent::Reaction { message_id, emoji }),
-        (string(), optional_string(), prop::collection::vec(order_item, 0..3))
-            .prop_map(|(catalog_id, text, items)| MessageContent::Order(Order { catalog_id, text, items })),
-        (string(), string(), string()).prop_map(|(name, language, parsed_message)| MessageContent::Template { name, language, parsed_message }),
-        json_value().prop_map(|raw| MessageContent::Unsupported { raw }),
-    ];
-    prop_oneof![simple, replies]
+    proptest::strategy::Union::new(kinds).boxed()
 }
 
 prop_compose! {
