@@ -48,7 +48,7 @@ struct MessageRow {
 impl MessageRow {
     fn into_domain(self) -> Result<Message, DbError> {
         let corrupt = |what: &str, e: &dyn std::fmt::Display| DbError::Corrupt(format!("{what} of message {}: {e}", self.id));
-        let content: serde_json::Value = serde_json::from_str(&self.content).map_err(|e| corrupt("content", &e))?;
+        let content = MessageContent::from_json_text(&self.content).map_err(|e| corrupt("content", &e))?;
         let referral = self.referral.as_deref().map(serde_json::from_str).transpose().map_err(|e| corrupt("referral", &e))?;
         let cart_code = match &self.cart_code {
             Some(code) => Some(CartCode::parse(code).ok_or_else(|| corrupt("cart_code", code))?),
@@ -56,7 +56,7 @@ impl MessageRow {
         };
         Ok(Message {
             direction: valid(MessageDirection::parse(&self.direction))?,
-            content: MessageContent::from_json(&content),
+            content,
             reply_to: self.reply_to.map(MessageId::new),
             platform_message_id: self.platform_message_id,
             channel: Channel::from_stored(valid(ChannelType::parse(&self.channel_type))?, self.channel_id),

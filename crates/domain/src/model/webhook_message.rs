@@ -94,9 +94,10 @@ fn number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     }
 }
 
-/// The object under `message[kind]`, when it has the expected shape.
+/// The object under `message[kind]`, when it has the expected shape. Read in place, not from a
+/// clone: a timeline page reads every message's stored content through here.
 fn part<T: DeserializeOwned>(message: &Value, kind: &str) -> Option<T> {
-    serde_json::from_value(message.get(kind)?.clone()).ok()
+    T::deserialize(message.get(kind)?).ok()
 }
 
 fn media(raw: RawMedia) -> Media {

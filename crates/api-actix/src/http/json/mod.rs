@@ -9,6 +9,7 @@
 
 mod activities;
 mod contacts;
+mod messages;
 mod products;
 #[cfg(test)]
 mod tests;
@@ -34,11 +35,21 @@ pub trait JsonText {
 
 /// 200 with `{"data": <item>}`.
 pub fn one<T: JsonText>(item: &T) -> HttpResponse {
+    json_response(one_text(item))
+}
+
+/// 201 with `{"data": <item>}`.
+pub fn created<T: JsonText>(item: &T) -> HttpResponse {
+    HttpResponse::Created().content_type(ContentType::json()).body(one_text(item))
+}
+
+/// The body of [`one`] and [`created`].
+fn one_text<T: JsonText>(item: &T) -> String {
     let mut body = String::with_capacity(item.json_len_hint() + 10);
     body.push_str("{\"data\":");
     item.push_json(&mut body);
     body.push('}');
-    json_response(body)
+    body
 }
 
 /// 200 with `{"data": [<item>, …], "pagination": {…}}`.

@@ -11,7 +11,7 @@ use proptest::test_runner::TestRunner;
 use serde_json::{Map, Value};
 
 use super::*;
-use crate::http::dto::{ActivityDto, ContactDto, DataBody, PageBody, ProductDto};
+use crate::http::dto::{ActivityDto, ContactDto, DataBody, MessageDto, PageBody, ProductDto};
 
 /// Holds writer `T` to its DTO over `cases`: pairs of a value and the DTO the API maps it to.
 fn writes_its_dto<T: JsonText + Debug>(cases: impl Strategy<Value = (T, T::Dto)>)
@@ -55,6 +55,14 @@ fn contacts_are_written_as_their_dto() {
 #[test]
 fn product_documents_are_written_as_their_dto() {
     writes_its_dto(proptest::sample::select(products()).prop_map(|p| (ProductDocument::of(&p), ProductDto::from(&p))));
+}
+
+#[test]
+fn messages_are_written_as_their_dto() {
+    writes_its_dto(message().prop_map(|m| {
+        let dto = MessageDto::from(&m);
+        (m, dto)
+    }));
 }
 
 fn body(response: HttpResponse) -> String {
@@ -181,4 +189,114 @@ fn products() -> Vec<Product> {
         .chain([edge])
         .map(|line| Product::from_record(&agent, serde_json::from_str::<ProductRecord>(line).unwrap(), now, None).unwrap())
         .collect()
+}
+
+/// Any string, or one rich in what JSON escapes.
+fn string() -> impl Strategy<Value = String> {
+    prop_oneof![any::<String>(), "[ -~\\x00-\\x1f\"\\\\é☕𝄞]{0,12}"]
+}
+
+fn optional_string() -> impl Strategy<Value = Option<String>> {
+    prop::option::of(string())
+}
+
+/// Any float, the non-finite ones included (serde_json writes them as null).
+fn float() -> impl Strategy<Value = f64> {
+    prop_oneof![any::<f64>(), (-180.0..180.0f64), Just(1.0), Just(1e21), Just(-0.0), Just(f64::NAN), Just(f64::INFINITY)]
+}
+
+fn media() -> BoxedStrategy<Media> {
+    (optional_string(), optional_string(), optional_string(), optional_string(), optional_string(), optional_string())
+        .prop_map(|(id, link, mime_type, sha256, caption, filename)| Media { id, link, mime_type, sha256, caption, filename })
+        .boxed()
+}
+
+/// Every kind of content, each field present or not. Boxed: the unboxed union's value trees
+/// overflowed a debug build's test thread stack.
+fn content() -> BoxedStrategy<MessageContent> {
+    let order_item = (string(), any::<u32>(), float(), string()).prop_map(|(product_retailer_id, quantity, item_price, currency)| {
+        OrderItem { product_retailer_id, quantity, item_price, currency }
+    });
+    let location = (float(), float(), optional_string(), optional_string()).prop_map(|(latitude, longitude, name, address)| Location {
+        latitude,
+        longitude,
+        name,
+        address,
+    });
+    let list =
+        (string(), string(), optional_string()).prop_map(|(id, title, description)| InteractiveReply::List { id, title, description });
+    let order = (string(), optional_string(), prop::collection::vec(order_item, 0..3)).prop_map(|(catalog_id, text, items)| Order {
+        catalog_id,
+        text,
+        items,
+    });
+    let template = (string(), string(), string()).prop_map(|(name, language, parsed_message)| MessageContent::Template {
+        name,
+        language,
+        parsed_message,
+    });
+    let kinds = vec![
+        string().prop_map(|body| MessageContent::Text { body }).boxed(),
+        media().prop_map(MessageContent::Image).boxed(),
+        media().prop_map(MessageContent::Video).boxed(),
+        media().prop_map(MessageContent::Audio).boxed(),
+        media().prop_map(MessageContent::Document).boxed(),
+        media().prop_map(MessageContent::Sticker).boxed(),
+        location.prop_map(MessageContent::Location).boxed(),
+        json_value().prop_map(|cards| MessageContent::Contacts { cards }).boxed(),
+        (string(), string()).prop_map(|(id, title)| MessageContent::Interactive(InteractiveReply::Button { id, title })).boxed(),
+        list.prop_map(MessageContent::Interactive).boxed(),
+        (optional_string(), string()).prop_map(|(payload, text)| MessageContent::Button { payload, text }).boxed(),
+        (string(), optional_string()).prop_map(|(message_id, emoji)| MessageContent::Reaction { message_id, emoji }).boxed(),
+        order.prop_map(MessageContent::Order).boxed(),
+        template.boxed(),
+        json_value().prop_map(|raw| MessageContent::Unsupported { raw }).boxed(),
+    ];
+    proptest::strategy::Union::new(kinds).boxed()
+}
+
+prop_compose! {
+    fn message()(
+        id in "msg_[A-Za-z0-9]{1,24}",
+        direction in prop::sample::select(MessageDirection::ALL.to_vec()),
+        content in content(),
+        reply_to in prop::option::of("msg_[A-Za-z0-9]{1,24}"),
+        platform_message_id in optional_string(),
+        channel in channels().prop_filter("one", |c| !c.is_empty()),
+        line_id in prop::option::of("chn_[A-Za-z0-9]{1,24}"),
+        status in prop::sample::select(MessageStatus::ALL.to_vec()),
+        error_message in optional_string(),
+        links in (
+            prop::option::of("tpl_[A-Za-z0-9]{1,24}"),
+            prop::option::of("[A-Za-z0-9_.:-]{1,64}"),
+            prop::option::of("[1-9A-HJ-NP-Za-km-z]{7}"),
+            prop::option::of(json_value()),
+        ),
+        times in (time(), prop::option::of(time()), prop::option::of(time()), prop::option::of(time()), time()),
+    ) -> Message {
+        let (template_id, campaign_key, cart_code, referral) = links;
+        let (created_at, sent_at, delivered_at, read_at, updated_at) = times;
+        Message {
+            id: MessageId::new(id),
+            agent_id: AgentId::new("agt_a"),
+            activity_id: ActivityId::new("act_a"),
+            direction,
+            content,
+            reply_to: reply_to.map(MessageId::new),
+            platform_message_id,
+            channel: channel.into_iter().next().unwrap(),
+            line_id: line_id.map(LineId::new),
+            status,
+            error_message,
+            template_id: template_id.map(TemplateId::new),
+            campaign_key: campaign_key.map(|k| CampaignKey::new(&k).unwrap()),
+            cart_code: cart_code.map(|c| CartCode::parse(&c).unwrap()),
+            referral,
+            created_at,
+            sent_at,
+            delivered_at,
+            read_at,
+            updated_at,
+        }
+    }
 }

@@ -5,12 +5,13 @@ use futures_util::StreamExt;
 use parley_domain::model::{ActivityId, MessageId};
 use parley_domain::services::MessageListQuery;
 
-use super::{created, ok, resource};
+use super::resource;
 use crate::http::auth::SecretKey;
-use crate::http::dto::{DataBody, MessageDto, MessageListParams, PageBody, Pagination, SendReply};
+use crate::http::dto::{DataBody, MessageDto, MessageListParams, PageBody, SendReply};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, PathIds, Query};
 use crate::http::idempotency::IdempotencyKey;
+use crate::http::json;
 use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -33,8 +34,7 @@ pub async fn list_messages(
     let q = query.into_inner();
     let query = MessageListQuery { since: q.since, limit: q.limit, offset: q.offset };
     let page = state.messages.list(caller.agent(), &id.into_inner(), query).await?;
-    let pagination = Pagination::of(&page);
-    Ok(HttpResponse::Ok().json(PageBody { data: page.items.iter().map(MessageDto::from).collect(), pagination }))
+    Ok(json::page(&page))
 }
 
 /// One message of an activity.
@@ -45,7 +45,7 @@ pub async fn list_messages(
 pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<ActivityId, MessageId>) -> ApiResult<HttpResponse> {
     let PathIds(activity, message) = ids;
     let message = state.messages.get(caller.agent(), &activity, &message).await?;
-    Ok(ok(MessageDto::from(message)))
+    Ok(json::one(&message))
 }
 
 /// Reply to the contact in free form (text, or media by link) through the line they last wrote
@@ -75,7 +75,7 @@ pub async fn send_reply(
 
 async fn reply(state: &AppState, caller: &SecretKey, activity: &ActivityId, body: SendReply) -> Result<HttpResponse, ApiError> {
     let message = state.messages.reply(caller.agent(), activity, body.into()).await?;
-    Ok(created(MessageDto::from(message)))
+    Ok(json::created(&message))
 }
 
 /// The file of an inbound image, video, audio, document or sticker, streamed from the platform
