@@ -1,6 +1,7 @@
-//! Background work: processing stored webhooks, the sandbox's delayed status deliveries, the
-//! periodic template sync, keeping the search index in step with catalog changes, and SQLite's
-//! query planner statistics fresh and its write-ahead log checkpointed. It runs on a small multi-thread runtime of its own, so storage
+//! Background work: processing stored webhooks (and, handed over by the webhook route, those
+//! arriving), the sandbox's delayed status deliveries, the periodic template sync, keeping the
+//! search index in step with catalog changes, SQLite's query planner statistics fresh and its
+//! write-ahead log checkpointed. It runs on a small multi-thread runtime of its own, so storage
 //! work is never cancelled half-way on actix's current-thread workers, even at shutdown.
 
 use std::sync::Arc;
