@@ -92,6 +92,14 @@ pub enum DeliveryOutcome {
     GaveUp,
 }
 
+/// How a failed attempt ends, with the error to keep.
+enum Verdict {
+    /// Tried again at `at`.
+    Retry { error: String, at: Timestamp },
+    /// Never again, until an operator retries it.
+    GiveUp { error: String },
+}
+
 /// Why processing a delivery failed: whether another attempt could go differently.
 enum Failure {
     /// The body is not a webhook payload. It is stored exactly as signed and the parser is
@@ -148,23 +156,25 @@ impl WebhookService {
     /// processing rather than before saves a write per delivery.
     pub async fn receive_and_process(&self, body: String) -> Result<(String, DeliveryOutcome), DomainError> {
         let mut event = self.received(body)?;
-        let outcome = self.process(&event).await;
-        let now = self.clock.now();
+        let result = self.process(&event).await;
         event.next_attempt_at = None;
-        let outcome = match outcome {
+        let outcome = match result {
             Ok(()) => {
-                event.processed_at = Some(now);
+                event.processed_at = Some(self.clock.now());
                 DeliveryOutcome::Processed
             }
-            Err(Failure::Permanent(error)) => {
-                tracing::warn!(event = %event.id, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
-                (event.attempts, event.last_error, event.failed_at) = (1, Some(error), Some(now));
-                DeliveryOutcome::GaveUp
-            }
-            Err(Failure::Transient(e)) => {
-                tracing::warn!(event = %event.id, error = %e, "webhook processing failed; stored to retry");
-                (event.attempts, event.last_error, event.next_attempt_at) = (1, Some(e.to_string()), Some(now + backoff(1)));
-                DeliveryOutcome::Retrying
+            Err(failure) => {
+                event.attempts = 1;
+                match self.verdict(&event.id, event.attempts, failure) {
+                    Verdict::GiveUp { error } => {
+                        (event.last_error, event.failed_at) = (Some(error), Some(self.clock.now()));
+                        DeliveryOutcome::GaveUp
+                    }
+                    Verdict::Retry { error, at } => {
+                        (event.last_error, event.next_attempt_at) = (Some(error), Some(at));
+                        DeliveryOutcome::Retrying
+                    }
+                }
             }
         };
         self.events.insert(&event).await?;
@@ -215,13 +225,14 @@ impl WebhookService {
         let until = now + CLAIM_LEASE;
         let claimed = self.events.claim_due(now, until, limit).await?;
         let claimed_ids: Vec<String> = claimed.iter().map(|e| e.id.clone()).collect();
-        let mut started = Vec::with_capacity(claimed.len());
+        // The stream takes deliveries in order, so those started are a prefix of the claim.
+        let mut started = 0;
         let (done, finished) = futures_channel::mpsc::unbounded::<String>();
         let work = async {
             let outcomes: Vec<Result<DeliveryOutcome, DomainError>> = futures_util::stream::iter(claimed)
                 .take_while(|_| std::future::ready(!stop()))
                 .map(|event| {
-                    started.push(event.id.clone());
+                    started += 1;
                     self.handle(event, &done)
                 })
                 .buffer_unordered(PARALLEL_DELIVERIES)
@@ -231,8 +242,7 @@ impl WebhookService {
             outcomes
         };
         let (outcomes, marked) = futures_util::join!(work, self.mark_as_they_finish(finished));
-        let unstarted: Vec<String> = claimed_ids.into_iter().filter(|id| !started.contains(id)).collect();
-        self.events.release(&unstarted, until, self.clock.now()).await?;
+        self.events.release(&claimed_ids[started..], until, self.clock.now()).await?;
         marked?;
         let mut summary = ProcessSummary::default();
         for outcome in outcomes {
@@ -266,30 +276,44 @@ impl WebhookService {
         event: WebhookEvent,
         done: &futures_channel::mpsc::UnboundedSender<String>,
     ) -> Result<DeliveryOutcome, DomainError> {
-        let attempt = event.attempts + 1;
-        Ok(match self.process(&event).await {
+        let result = self.process(&event).await;
+        Ok(match result {
             Ok(()) => {
                 // The receiver lives until every delivery is handled.
                 let _ = done.unbounded_send(event.id);
                 DeliveryOutcome::Processed
             }
-            Err(Failure::Permanent(error)) => {
-                tracing::warn!(event = %event.id, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
-                self.events.give_up(&event.id, &error, self.clock.now()).await?;
-                DeliveryOutcome::GaveUp
-            }
-            Err(Failure::Transient(e)) if attempt >= MAX_ATTEMPTS => {
-                tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley webhooks failed)");
-                self.events.give_up(&event.id, &e.to_string(), self.clock.now()).await?;
-                DeliveryOutcome::GaveUp
-            }
-            Err(Failure::Transient(e)) => {
-                let retry_at = self.clock.now() + backoff(attempt);
-                tracing::warn!(event = %event.id, attempts = attempt, error = %e, "webhook processing failed; will retry");
-                self.events.mark_failed(&event.id, &e.to_string(), retry_at).await?;
-                DeliveryOutcome::Retrying
-            }
+            Err(failure) => match self.verdict(&event.id, event.attempts + 1, failure) {
+                Verdict::GiveUp { error } => {
+                    self.events.give_up(&event.id, &error, self.clock.now()).await?;
+                    DeliveryOutcome::GaveUp
+                }
+                Verdict::Retry { error, at } => {
+                    self.events.mark_failed(&event.id, &error, at).await?;
+                    DeliveryOutcome::Retrying
+                }
+            },
         })
+    }
+
+    /// How failed attempt number `attempt` of a delivery ends, logged: the one rule for
+    /// deliveries processed on receipt and from storage.
+    fn verdict(&self, event: &str, attempt: u32, failure: Failure) -> Verdict {
+        match failure {
+            Failure::Permanent(error) => {
+                tracing::warn!(event, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
+                Verdict::GiveUp { error }
+            }
+            Failure::Transient(e) if attempt >= MAX_ATTEMPTS => {
+                tracing::warn!(event, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley webhooks failed)");
+                Verdict::GiveUp { error: e.to_string() }
+            }
+            Failure::Transient(e) => {
+                let at = self.clock.now() + backoff(attempt);
+                tracing::warn!(event, attempts = attempt, error = %e, "webhook processing failed; will retry");
+                Verdict::Retry { error: e.to_string(), at }
+            }
+        }
     }
 
     /// How many deliveries are stored and not processed yet (given-up ones excluded).
