@@ -113,7 +113,8 @@ pub trait MessageRepository: Send + Sync {
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>>;
     /// The activity's messages, newest first (`created_at` desc, then id desc). With
     /// `filter.since`, only those whose `updated_at` is after it; `total` counts under the same
-    /// filter. An unknown activity (or another agent's) has none.
+    /// filter. MUST return `NotFound` when the activity is not the agent's (the caller reads
+    /// nothing else to answer 404).
     async fn list(&self, agent: &AgentId, activity: &ActivityId, filter: MessageFilter, page: PageRequest) -> StoreResult<Page<Message>>;
     /// The agent's message with this platform message id (`wamid.…`), on any activity.
     async fn find_by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> StoreResult<Option<Message>>;

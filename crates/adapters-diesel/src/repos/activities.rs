@@ -72,15 +72,19 @@ macro_rules! count_tag {
 }
 
 /// Moves `updated_at` of one activity and its kept copies (tag rows, search terms): attach,
-/// detach, and a message's insert (`repos/messages.rs`). Self-contained (its own `use`s) so
-/// other repositories reuse it instead of copying the mirroring.
+/// detach, and a message's insert (`repos/messages.rs`, which sets `$also` in the same
+/// statement). Self-contained (its own `use`s) so other repositories reuse it instead of copying
+/// the mirroring.
 macro_rules! touch {
-    ($conn:expr, $id:expr, $at:expr) => {{
+    ($conn:expr, $id:expr, $at:expr) => {
+        crate::repos::activities::touch!(@set $conn, $id, $at, crate::schema::activities::updated_at.eq(crate::rows::millis($at)))
+    };
+    ($conn:expr, $id:expr, $at:expr, also: $also:expr) => {
+        crate::repos::activities::touch!(@set $conn, $id, $at, (crate::schema::activities::updated_at.eq(crate::rows::millis($at)), $also))
+    };
+    (@set $conn:expr, $id:expr, $at:expr, $set:expr) => {{
         use crate::schema::activities;
-        diesel::update(activities::table.filter(activities::id.eq($id)))
-            .set(activities::updated_at.eq(crate::rows::millis($at)))
-            .execute($conn)
-            .await?;
+        diesel::update(activities::table.filter(activities::id.eq($id))).set($set).execute($conn).await?;
         crate::repos::activities::mirror_updated_at!($conn, $id, $at);
         crate::repos::activity_search::mirror_to_terms!($conn, $id, crate::rows::millis($at));
     }};

@@ -99,26 +99,30 @@ macro_rules! reopen {
 }
 
 /// One page of an activity's messages, newest first, with its total under the same filter, run
-/// as `$mode` says (see [`run!`]): two fixed shapes (with and without `since`), never boxed.
+/// as `$mode` says (see [`run!`]): `None` when the activity is not the agent's. Without `since`
+/// the total is the activity's kept `message_count`, read with the ownership check; with it, the
+/// changed messages are counted. Two fixed shapes, never boxed.
 macro_rules! page_of_messages {
     ($mode:ident, $conn:ident, $agent:ident, $activity:ident, $since:ident, $page:ident) => {{
         let (agent, activity, since, page): (&str, &str, Option<i64>, PageRequest) = ($agent.as_str(), $activity.as_str(), $since, $page);
+        let kept_count = activities::table.filter(activities::id.eq(activity)).filter(activities::agent_id.eq(agent));
+        let kept_count: Option<i64> = run!($mode, optional, $conn, kept_count.select(activities::message_count));
         let timeline = || messages::table.filter(messages::activity_id.eq(activity)).filter(messages::agent_id.eq(agent));
         let newest_first = (messages::created_at.desc(), messages::id.desc());
         let (limit, offset) = (i64::from(page.limit()), page.offset() as i64);
-        let loaded: (i64, Vec<MessageRow>) = match since {
-            Some(since) => {
+        let loaded: Option<(i64, Vec<MessageRow>)> = match (kept_count, since) {
+            (None, _) => None,
+            (Some(_), Some(since)) => {
                 let changed = || timeline().filter(messages::updated_at.gt(since));
                 let total = run!($mode, one, $conn, changed().count());
                 let rows =
                     run!($mode, load, $conn, changed().order(newest_first).limit(limit).offset(offset).select(MessageRow::as_select()));
-                (total, rows)
+                Some((total, rows))
             }
-            None => {
-                let total = run!($mode, one, $conn, timeline().count());
+            (Some(total), None) => {
                 let rows =
                     run!($mode, load, $conn, timeline().order(newest_first).limit(limit).offset(offset).select(MessageRow::as_select()));
-                (total, rows)
+                Some((total, rows))
             }
         };
         loaded
@@ -184,7 +188,7 @@ impl MessageRepository for Store {
             if inserted == 0 {
                 return Ok(Some(false));
             }
-            touch!(conn, activity, m.updated_at);
+            touch!(conn, activity, m.updated_at, also: activities::message_count.eq(activities::message_count + 1));
             if m.direction == MessageDirection::Inbound {
                 reopen!(conn, agent, activity, created, millis(m.updated_at));
             }
@@ -215,8 +219,9 @@ impl MessageRepository for Store {
 
     async fn list(&self, agent: &AgentId, activity: &ActivityId, filter: MessageFilter, page: PageRequest) -> StoreResult<Page<Message>> {
         let (agent, activity, since) = (agent.as_str().to_string(), activity.as_str().to_string(), filter.since.map(millis));
-        // The total and the page read one snapshot (SQLite), each an index range of one activity.
-        let (total, rows) = read_direct!(self, page_of_messages!(agent, activity, since, page))?;
+        // The ownership check, the total and the page read one snapshot (SQLite).
+        let loaded = read_direct!(self, page_of_messages!(agent, activity, since, page))?;
+        let (total, rows) = loaded.ok_or(StoreError::NotFound("activity"))?;
         let items = rows.into_iter().map(MessageRow::into_domain).collect::<Result<_, _>>()?;
         Ok(Page { items, total: total as u64, request: page })
     }

@@ -353,3 +353,45 @@ async fn sqlite_contacts_gain_their_kept_channel_lists() {
 async fn postgres_contacts_gain_their_kept_channel_lists() {
     contacts_gain_their_kept_channel_lists("postgres").await;
 }
+
+async fn activities_gain_their_kept_message_counts(backend: &str) {
+    use parley_domain::model::{ActivityId, MessageFilter, PageRequest};
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("message_counts").await.unwrap();
+    let mut sql = String::from("INSERT INTO agents (id, name, created_at) VALUES ('agt_a', 'A', 0);");
+    for n in 0..2 {
+        sql += &format!(
+            "INSERT INTO contacts (id, agent_id, profile_name, name_search, custom_attributes, created_at, updated_at) \
+                 VALUES ('con_{n}', 'agt_a', 'C{n}', 'c{n}', '{{}}', 0, 0);\
+             INSERT INTO activities (id, agent_id, contact_id, status, created_at, updated_at) \
+                 VALUES ('act_{n}', 'agt_a', 'con_{n}', 'open', 0, 0);"
+        );
+    }
+    for n in 0..3 {
+        sql += &format!(
+            "INSERT INTO messages (id, agent_id, activity_id, direction, type, content, text, channel_type, channel_id, status, created_at, updated_at) \
+                 VALUES ('msg_{n}', 'agt_a', 'act_0', 'inbound', 'text', '{{\"type\":\"text\",\"text\":{{\"body\":\"hi\"}}}}', 'hi', 'whatsapp', '15550001', 'received', {n}, {n});"
+        );
+    }
+    db.store.execute_sql(&sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    let agent = AgentId::new("agt_a");
+    for (activity, expected) in [("act_0", 3), ("act_1", 0)] {
+        let page = repos.messages.list(&agent, &ActivityId::new(activity), MessageFilter::default(), PageRequest::new(2, 0)).await.unwrap();
+        assert_eq!(page.total, expected, "{backend}: {activity}");
+        assert_eq!(page.items.len() as u64, expected.min(2), "{backend}: {activity}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_activities_gain_their_kept_message_counts() {
+    activities_gain_their_kept_message_counts("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_activities_gain_their_kept_message_counts() {
+    activities_gain_their_kept_message_counts("postgres").await;
+}

@@ -226,7 +226,7 @@ pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {
     assert!(r.messages.update_status(&read, MessageStatus::Sent).await.unwrap());
     assert_eq!(timeline(&r, &a, &act.id, Some(t(105)), 10, 0).await, (vec![read.id.clone()], 1), "a status change is a change");
     assert_eq!(timeline(&r, &a, &act.id, Some(t(150)), 10, 0).await, (vec![], 0));
-    assert_eq!(timeline(&r, &a, &ActivityId::new("act_nope"), None, 10, 0).await, (vec![], 0));
+    // An unknown activity is NotFound, not an empty page: `messages_are_scoped_by_agent`.
 }
 
 pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
@@ -423,8 +423,8 @@ pub async fn last_message_follows_the_newest_message(r: Repositories) {
     assert_eq!((summary.message_type, summary.text), (MessageType::Audio, None));
 }
 
-/// Another agent's activity is an unknown one: inserting on it is `NotFound` and stores nothing,
-/// and no read of another agent shows the agent's messages.
+/// Another agent's activity is an unknown one: inserting on it or listing its timeline is
+/// `NotFound` (inserting stores nothing), and no read of another agent shows the agent's messages.
 pub async fn messages_are_scoped_by_agent(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -434,8 +434,8 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
     assert!(matches!(r.messages.insert(&intruder).await, Err(StoreError::NotFound(_))));
     let nowhere = message(&a, &ActivityId::new("act_nope"), "hi", t(5));
     assert!(matches!(r.messages.insert(&nowhere).await, Err(StoreError::NotFound(_))));
+    assert_eq!(timeline(&r, &a, &act.id, None, 10, 0).await, (vec![], 0));
     for agent in [&a, &b] {
-        assert_eq!(timeline(&r, agent, &act.id, None, 10, 0).await, (vec![], 0));
         assert!(r.messages.get(agent, &act.id, &intruder.id).await.unwrap().is_none());
         assert!(r.messages.find_by_platform_id(agent, "wamid.I").await.unwrap().is_none());
     }
@@ -458,8 +458,12 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
     r.activities.insert(&sibling).await.unwrap();
     assert!(r.messages.get(&a, &sibling.id, &own.id).await.unwrap().is_none(), "a message is got through its own activity");
     assert!(r.messages.get(&b, &act.id, &own.id).await.unwrap().is_none());
-    assert_eq!(timeline(&r, &b, &act.id, None, 10, 0).await, (vec![], 0));
-    assert_eq!(timeline(&r, &b, &act.id, Some(t(0)), 10, 0).await, (vec![], 0));
+    for since in [None, Some(t(0))] {
+        let theirs = r.messages.list(&b, &act.id, MessageFilter { since }, page(10, 0)).await;
+        assert!(matches!(theirs, Err(StoreError::NotFound("activity"))), "another agent's timeline is unknown: {theirs:?}");
+        let nowhere = r.messages.list(&a, &ActivityId::new("act_nope"), MessageFilter { since }, page(10, 0)).await;
+        assert!(matches!(nowhere, Err(StoreError::NotFound("activity"))), "{nowhere:?}");
+    }
     assert!(r.messages.find_by_platform_id(&b, "wamid.A").await.unwrap().is_none());
     assert!(r.messages.last_inbound(&b, &act.id).await.unwrap().is_none());
     assert!(r.messages.carts(&b, &act.id).await.unwrap().is_empty());

@@ -51,7 +51,7 @@ impl MessageService {
         let since = query.since.map(|s| v.check(parse_timestamp("since", &s)));
         let page = v.check_all(PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::MESSAGES));
         v.finish()?;
-        self.activity(agent, activity).await?;
+        // The repository answers NotFound for another agent's activity (or none).
         let filter = MessageFilter { since: since.flatten() };
         Ok(self.messages.list(agent, activity, filter, page.expect(CHECKED)).await?)
     }
