@@ -52,7 +52,7 @@ impl OrderedLocks for crate::pool::PgConn {
 }
 
 #[cfg(feature = "sqlite")]
-impl OrderedLocks for crate::pool::SqliteConn {
+impl OrderedLocks for crate::pool::SqliteWriteConn {
     async fn lock_tags(&mut self, agent: &str, ids: &[&str]) -> DbResult<Vec<String>> {
         Ok(agent_tags!(agent, ids).load(self).await?)
     }

@@ -39,9 +39,10 @@ impl Store {
     /// keep the old ones until the next refresh.)
     fn reopen_sqlite_connections(&self, since: Instant) {
         #[cfg(feature = "sqlite")]
-        if let Pools::Sqlite { blocking, inline, .. } = &*self.pools {
+        if let Pools::Sqlite { blocking, inline, writes, .. } = &*self.pools {
             blocking.retain(|_, metrics| metrics.created > since);
             inline.retain(|_, metrics| metrics.created > since);
+            writes.retain(|_, metrics| metrics.created > since);
         }
         #[cfg(not(feature = "sqlite"))]
         let _ = since;

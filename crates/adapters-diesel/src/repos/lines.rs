@@ -6,7 +6,7 @@ use parley_domain::ports::{LineRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{with_conn, write_conn};
+use crate::pool::{read_conn, with_conn, write_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::lines;
 
@@ -96,7 +96,7 @@ impl LineRepository for Store {
     }
 
     async fn find_by_phone_number_id(&self, phone_number_id: &str) -> StoreResult<Option<Line>> {
-        let row = with_conn!(self, |conn| lines::table
+        let row = read_conn!(self, |conn| lines::table
             .filter(lines::phone_number_id.eq(phone_number_id))
             .select(LineRow::as_select())
             .first(conn)

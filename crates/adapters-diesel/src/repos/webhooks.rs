@@ -71,7 +71,7 @@ impl DueIds for crate::pool::PgConn {
 }
 
 #[cfg(feature = "sqlite")]
-impl DueIds for crate::pool::SqliteConn {
+impl DueIds for crate::pool::SqliteWriteConn {
     async fn due_ids(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
         // Write transactions run one at a time: nobody claims between this read and the update.
         Ok(due_ids!(now, limit).load(self).await?)
