@@ -146,7 +146,7 @@ impl WriterTurn {
 /// "database is locked".
 #[cfg(feature = "sqlite")]
 pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-     PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 10000;";
+     PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 40000;";
 
 impl Pools {
     pub(crate) fn build(url: &DatabaseUrl, options: &PoolOptions) -> Result<Self, DbError> {

@@ -71,20 +71,16 @@ macro_rules! count_tag {
     }};
 }
 
-/// Moves `updated_at` of one activity and its kept copies (tag rows, search terms): attach,
-/// detach, and a message's insert (`repos/messages.rs`, which sets `$also` in the same
-/// statement). Self-contained (its own `use`s) so other repositories reuse it instead of copying
-/// the mirroring.
+/// Moves `updated_at` of one activity and its kept copies (tag rows, search terms): attach and
+/// detach (`MessageRepository::insert` moves them in its own statements). Self-contained (its
+/// own `use`s) so other repositories reuse it instead of copying the mirroring.
 macro_rules! touch {
-    ($conn:expr, $id:expr, $at:expr) => {
-        crate::repos::activities::touch!(@set $conn, $id, $at, crate::schema::activities::updated_at.eq(crate::rows::millis($at)))
-    };
-    ($conn:expr, $id:expr, $at:expr, also: $also:expr) => {
-        crate::repos::activities::touch!(@set $conn, $id, $at, (crate::schema::activities::updated_at.eq(crate::rows::millis($at)), $also))
-    };
-    (@set $conn:expr, $id:expr, $at:expr, $set:expr) => {{
+    ($conn:expr, $id:expr, $at:expr) => {{
         use crate::schema::activities;
-        diesel::update(activities::table.filter(activities::id.eq($id))).set($set).execute($conn).await?;
+        diesel::update(activities::table.filter(activities::id.eq($id)))
+            .set(activities::updated_at.eq(crate::rows::millis($at)))
+            .execute($conn)
+            .await?;
         crate::repos::activities::mirror_updated_at!($conn, $id, $at);
         crate::repos::activity_search::mirror_to_terms!($conn, $id, crate::rows::millis($at));
     }};
@@ -115,7 +111,7 @@ macro_rules! owned {
     }};
 }
 
-pub(crate) use {count_status, mirror_updated_at, owned, touch};
+pub(crate) use {count_status, mirror_updated_at};
 
 /// Loads the rows of page query `$q` over activities, only those in `$status` when given: two
 /// queries of fixed shape rather than one boxed (see [`page_of_activities!`]).

@@ -9,7 +9,7 @@ use parley_domain::StoreError;
 use parley_domain::model::*;
 use parley_domain::ports::{MessageRepository, StoreResult};
 
-use super::activities::{count_status, owned, touch};
+use super::activities::{count_status, mirror_updated_at};
 use super::activity_search::mirror_to_terms;
 use crate::Store;
 use crate::error::DbError;
@@ -79,25 +79,6 @@ impl MessageRow {
     }
 }
 
-/// The contact wrote: their activity `$activity` (locked) reopens, with its counts and search
-/// terms, and `last_inbound_at` rises to `$at` when later (never back: deliveries of one contact
-/// may be processed out of order, or at once by several instances).
-macro_rules! reopen {
-    ($conn:expr, $agent:expr, $activity:expr, $at:expr, $updated_at:expr) => {{
-        let target = || activities::table.filter(activities::id.eq($activity));
-        let (status, last): (String, Option<i64>) = target().select((activities::status, activities::last_inbound_at)).first($conn).await?;
-        let open = ActivityStatus::Open.as_str();
-        let last = last.map_or($at, |l: i64| l.max($at));
-        diesel::update(target()).set((activities::status.eq(open), activities::last_inbound_at.eq(last))).execute($conn).await?;
-        if status != open {
-            for (status, delta) in status_move(&status, open) {
-                count_status!($conn, $agent, status, delta);
-            }
-            mirror_to_terms!($conn, $activity, open, $updated_at);
-        }
-    }};
-}
-
 /// One page of an activity's messages, newest first, with its total under the same filter, run
 /// as `$mode` says (see [`run!`]): `None` when the activity is not the agent's. Without `since`
 /// the total is the activity's kept `message_count`, read with the ownership check; with it, the
@@ -127,6 +108,41 @@ macro_rules! page_of_messages {
         };
         loaded
     }};
+}
+
+/// What an activity holds before a message joins it: status, `last_inbound_at`, and its last
+/// message's `created_at` and id.
+type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>);
+
+/// What a stored message changes on its activity, beside `updated_at` and the count.
+struct Moved<'a> {
+    /// An inbound message reopens the activity; an outbound one leaves its status.
+    status: &'a str,
+    /// Raised to an inbound message's `created_at` when later, never lowered: deliveries of one
+    /// contact may be processed out of order, or at once by several instances.
+    last_inbound_at: Option<i64>,
+    /// Whether the message is the activity's newest (by `created_at`, then id), and so its
+    /// `last_message`: a late, older one joins the timeline without replacing it.
+    newest: bool,
+}
+
+impl<'a> Moved<'a> {
+    fn by(before: &'a ActivityBefore, m: &Message) -> Self {
+        let (status, last_inbound_at, last_at, last_id) = before;
+        let created = millis(m.created_at);
+        let newest = match last_at {
+            None => true,
+            Some(at) => *at < created || (*at == created && last_id.as_deref().is_some_and(|id| id < m.id.as_str())),
+        };
+        match m.direction {
+            MessageDirection::Inbound => Self {
+                status: ActivityStatus::Open.as_str(),
+                last_inbound_at: Some(last_inbound_at.map_or(created, |l| l.max(created))),
+                newest,
+            },
+            MessageDirection::Outbound => Self { status, last_inbound_at: *last_inbound_at, newest },
+        }
+    }
 }
 
 #[async_trait]
@@ -165,19 +181,17 @@ impl MessageRepository for Store {
                 messages::updated_at.eq(millis(m.updated_at)),
             ),
         );
-        let last_message = (
-            activities::last_message_id.eq(m.id.as_str()),
-            activities::last_message_direction.eq(summary.direction.as_str()),
-            activities::last_message_type.eq(summary.message_type.as_str()),
-            activities::last_message_text.eq(summary.text.as_deref()),
-            activities::last_message_at.eq(created),
-        );
         let stored = in_transaction!(self, |conn| {
-            // The activity first, locked (lock order step 3; the message hangs off it, step 4):
-            // the kept copies written below are then this transaction's alone.
-            if !owned!(conn, agent, activity) {
-                return Ok(None);
-            }
+            // The activity first, locked by a no-op write (lock order step 3; the message hangs
+            // off it, step 4), which also checks whose it is and returns what the message moves.
+            let before: Option<ActivityBefore> =
+                diesel::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::id.eq(activity)))
+                    .set(activities::updated_at.eq(activities::updated_at))
+                    .returning((activities::status, activities::last_inbound_at, activities::last_message_at, activities::last_message_id))
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+            let Some(before) = before else { return Ok(None) };
             // A platform message id the agent already has: the platform delivered it again.
             let inserted = diesel::insert_into(messages::table)
                 .values(values)
@@ -188,17 +202,32 @@ impl MessageRepository for Store {
             if inserted == 0 {
                 return Ok(Some(false));
             }
-            touch!(conn, activity, m.updated_at, also: activities::message_count.eq(activities::message_count + 1));
-            if m.direction == MessageDirection::Inbound {
-                reopen!(conn, agent, activity, created, millis(m.updated_at));
+            let moved = Moved::by(&before, m);
+            let at = millis(m.updated_at);
+            let last_message = moved.newest.then_some((
+                activities::last_message_id.eq(m.id.as_str()),
+                activities::last_message_direction.eq(summary.direction.as_str()),
+                activities::last_message_type.eq(summary.message_type.as_str()),
+                activities::last_message_text.eq(summary.text.as_deref()),
+                activities::last_message_at.eq(created),
+            ));
+            diesel::update(activities::table.filter(activities::id.eq(activity)))
+                .set((
+                    activities::updated_at.eq(at),
+                    activities::message_count.eq(activities::message_count + 1),
+                    activities::status.eq(moved.status),
+                    activities::last_inbound_at.eq(moved.last_inbound_at),
+                    last_message,
+                ))
+                .execute(conn)
+                .await?;
+            mirror_updated_at!(conn, activity, m.updated_at);
+            mirror_to_terms!(conn, activity, moved.status, at);
+            if moved.status != before.0 {
+                for (status, delta) in status_move(&before.0, moved.status) {
+                    count_status!(conn, agent, status, delta);
+                }
             }
-            // Only a newer message (by created_at, then id) replaces the summary: an older one
-            // (a late webhook) joins the timeline without becoming the activity's last message.
-            let newer = activities::last_message_at
-                .is_null()
-                .or(activities::last_message_at.lt(created))
-                .or(activities::last_message_at.eq(created).and(activities::last_message_id.lt(m.id.as_str())));
-            diesel::update(activities::table.filter(activities::id.eq(activity)).filter(newer)).set(last_message).execute(conn).await?;
             Ok(Some(true))
         })?;
         stored.ok_or(StoreError::NotFound("activity"))

@@ -46,7 +46,7 @@ pub struct Workers {
 
 impl Workers {
     pub fn start(state: Arc<AppState>, sandbox: mpsc::UnboundedReceiver<SandboxDelivery>, config: WorkerConfig) -> std::io::Result<Self> {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("parley-worker").enable_all().build()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("parley-worker").enable_all().build()?;
         let (stop, stopping) = watch::channel(false);
         let _ = state.workers_runtime.set(runtime.handle().clone());
         let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping)));
@@ -128,7 +128,7 @@ fn failure_pause(failures: u32) -> Duration {
 
 /// How often a server checkpoints SQLite's write-ahead log, so writers rarely do it in their
 /// commits (see the storage crate's `checkpoint.rs`).
-const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 
 async fn checkpoint(store: Store) {
     let mut ticks = tokio::time::interval(CHECKPOINT_EVERY);
