@@ -134,19 +134,20 @@ impl ContactRepository for Store {
     }
 
     async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>> {
-        let contact_id = read_conn!(self, |conn| contact_channels::table
+        // One query: every inbound delivery asks it, and on PostgreSQL a round trip is most of
+        // a lookup's cost.
+        let row = read_conn!(self, |conn| contact_channels::table
+            .inner_join(contacts::table)
             .filter(contact_channels::agent_id.eq(agent.as_str()))
             .filter(contact_channels::channel_type.eq(channel.channel_type().as_str()))
             .filter(contact_channels::channel_id.eq(channel.channel_id()))
-            .select(contact_channels::contact_id)
-            .first::<String>(conn)
+            .filter(contacts::agent_id.eq(agent.as_str()))
+            .select(ContactRow::as_select())
+            .first::<ContactRow>(conn)
             .await
             .optional()
             .map_err(DbError::from))?;
-        match contact_id {
-            Some(id) => ContactRepository::get(self, agent, &ContactId::new(id)).await,
-            None => Ok(None),
-        }
+        Ok(row.map(ContactRow::into_domain).transpose()?)
     }
 
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>> {
