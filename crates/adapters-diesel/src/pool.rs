@@ -141,7 +141,7 @@ impl WriterTurn {
 
 /// Per-connection SQLite settings: a busy timeout so writers queue instead of failing, WAL for
 /// concurrent readers, foreign keys for cascades, NORMAL sync (safe with WAL), and writers
-/// checkpointing the log only past 10,000 pages (see `checkpoint.rs`). The busy timeout comes first: setting the journal mode takes a lock, and
+/// checkpointing the log only past 40,000 pages (see `checkpoint.rs`). The busy timeout comes first: setting the journal mode takes a lock, and
 /// without the timeout a connection opened while another one writes failed at once with
 /// "database is locked".
 #[cfg(feature = "sqlite")]
