@@ -277,10 +277,7 @@ pub fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
         ("list messages (1,000 in the activity)", Load::get(format!("/v1/activities/{}/messages", seeded.timeline_activity))),
         // The activities list's page size (its default, 20; the timeline's is 50): the two
         // compared item for item.
-        (
-            "list messages, 20 a page as activities",
-            Load::get(format!("/v1/activities/{}/messages?limit=20", seeded.timeline_activity)),
-        ),
+        ("list messages, 20 a page as activities", Load::get(format!("/v1/activities/{}/messages?limit=20", seeded.timeline_activity))),
         (
             "send reply (sandbox)",
             Load::each(
