@@ -1,6 +1,6 @@
 //! `MessageRepository`: an activity's timeline. A message's content is stored as one JSON text
 //! column (`MessageContent::to_json`); its insert also keeps the activity's `updated_at` (with
-//! its mirrors) and `last_message_*` columns, in the same transaction.
+//! its mirrors), `message_count` and `last_message_*` columns, in the same transaction.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
