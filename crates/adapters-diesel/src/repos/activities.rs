@@ -72,8 +72,8 @@ macro_rules! count_tag {
 }
 
 /// Moves `updated_at` of one activity and its kept copies (tag rows, search terms): attach and
-/// detach (`MessageRepository::insert` moves them in its own statements). Self-contained (its
-/// own `use`s) so other repositories reuse it instead of copying the mirroring.
+/// detach. `MessageRepository::insert` writes the activity in a statement of its own and calls
+/// the two mirrors itself, which stay `pub(crate)` for it.
 macro_rules! touch {
     ($conn:expr, $id:expr, $at:expr) => {{
         use crate::schema::activities;
