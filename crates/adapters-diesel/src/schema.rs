@@ -90,7 +90,6 @@ diesel::table! {
         term -> Text,
         activity_id -> Text,
         status -> Text,
-        updated_at -> BigInt,
     }
 }
 

@@ -71,9 +71,9 @@ macro_rules! count_tag {
     }};
 }
 
-/// Moves `updated_at` of one activity and its kept copies (tag rows, search terms): attach and
-/// detach. `MessageRepository::insert` writes the activity in a statement of its own and calls
-/// the two mirrors itself, which stay `pub(crate)` for it.
+/// Moves `updated_at` of one activity and its kept copy on its tag rows: attach and detach.
+/// `MessageRepository::insert` writes the activity in a statement of its own and calls the
+/// mirror itself, which stays `pub(crate)` for it.
 macro_rules! touch {
     ($conn:expr, $id:expr, $at:expr) => {{
         use crate::schema::activities;
@@ -82,7 +82,6 @@ macro_rules! touch {
             .execute($conn)
             .await?;
         crate::repos::activities::mirror_updated_at!($conn, $id, $at);
-        crate::repos::activity_search::mirror_to_terms!($conn, $id, crate::rows::millis($at));
     }};
 }
 
@@ -240,7 +239,7 @@ impl ActivityRepository for Store {
                 .execute(conn)
                 .await?;
             count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
-            insert_terms!(conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), millis(a.updated_at), &terms);
+            insert_terms!(conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), &terms);
             Ok(())
         })?;
         Ok(())
@@ -315,8 +314,8 @@ impl ActivityRepository for Store {
             let before: String = target().select(activities::status).first(conn).await?;
             let n = diesel::update(target()).set(changes).execute(conn).await?;
             mirror_updated_at!(conn, a.id.as_str(), a.updated_at);
-            mirror_to_terms!(conn, a.id.as_str(), a.status.as_str(), millis(a.updated_at));
             if before != a.status.as_str() {
+                mirror_to_terms!(conn, a.id.as_str(), a.status.as_str());
                 for (status, delta) in status_move(before.as_str(), a.status.as_str()) {
                     count_status!(conn, a.agent_id.as_str(), status, delta);
                 }

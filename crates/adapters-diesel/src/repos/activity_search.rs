@@ -1,15 +1,21 @@
 //! Activity search (`search=`) through terms kept per activity (`activity_search_terms`, see
 //! its migration): every suffix of the contact's lowercased name and of each channel's digits
-//! (three or more), cut to [`TERM_CHARS`] characters, with the activity's status and update time
-//! beside each (a name suffix that is also a digits term is kept short: see [`name_suffixes`]).
-//! A fragment of a name or a number is a prefix of some suffix, so matching is one range of the
-//! table's key per condition, and the rows of that range are all that counting the matches and
-//! ordering them needs. A search costs what it matches: when it scanned every contact of the
-//! agent, a whole phone number cost 16.6M instructions at 10,000 contacts (now 145k).
+//! (three or more), cut to [`TERM_CHARS`] characters, with the activity's status beside each (a
+//! name suffix that is also a digits term is kept short: see [`name_suffixes`]). A fragment of a
+//! name or a number is a prefix of some suffix, so matching is one range of the table's key per
+//! condition, and the rows of that range are all that counting the matches needs. A search costs
+//! what it matches: when it scanned every contact of the agent, a whole phone number cost 16.6M
+//! instructions at 10,000 contacts (now 145k).
+//!
+//! The page is ordered by the activities' own `updated_at`, which the terms do not copy (every
+//! message moves it, and rewriting twenty-odd term rows per message was most of an inbound
+//! message's writes): a few matches are looked up by key, many are found by walking the agent's
+//! activities in list order until the page is full, whichever reads fewer rows
+//! ([`walk_is_cheaper`]).
 //!
 //! The terms are written by the transactions that change what they copy: an activity's insert
-//! ([`insert_terms!`]), every change of its status or update time ([`mirror_to_terms!`]), and a
-//! rename of its contact ([`replace_name_terms!`]); channels never change.
+//! ([`insert_terms!`]), every change of its status ([`mirror_to_terms!`]), and a rename of its
+//! contact ([`replace_name_terms!`]); channels never change.
 
 use parley_domain::model::ActivitySearch;
 use rustc_hash::FxHashSet;
@@ -140,70 +146,118 @@ pub(crate) fn changes<'a>(kept: &'a [String], wanted: &'a [String]) -> (Vec<&'a 
     (missing(kept, wanted), missing(wanted, kept))
 }
 
-/// `(activity id, updated_at)` rows of a search's ranges, each activity once (an activity has
-/// one update time, so its rows are equal), in the order first seen. Hashed: sorting the ids
-/// compared thousands of strings, most of a broad search's time.
-pub(crate) fn distinct(rows: Vec<(String, i64)>) -> Vec<(String, i64)> {
-    let mut seen: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(rows.len(), Default::default());
-    let first: Vec<bool> = rows.iter().map(|(id, _)| seen.insert(id.as_str())).collect();
+/// The activity ids of a search's ranges, each once, in the order first seen. Hashed: sorting
+/// the ids compared thousands of strings, most of a broad search's time.
+pub(crate) fn distinct(ids: Vec<String>) -> Vec<String> {
+    let mut seen: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(ids.len(), Default::default());
+    let first: Vec<bool> = ids.iter().map(|id| seen.insert(id.as_str())).collect();
     drop(seen);
-    rows.into_iter().zip(first).filter_map(|(row, first)| first.then_some(row)).collect()
+    ids.into_iter().zip(first).filter_map(|(id, first)| first.then_some(id)).collect()
 }
 
 /// Keeps the matches whose activity is in `keep` (the candidates that passed a check).
-pub(crate) fn retain_in(matches: &mut Vec<(String, i64)>, keep: Vec<String>) {
+pub(crate) fn retain_in(matches: &mut Vec<String>, keep: Vec<String>) {
     let keep: FxHashSet<String> = keep.into_iter().collect();
-    matches.retain(|(id, _)| keep.contains(id));
+    matches.retain(|id| keep.contains(id));
 }
 
-/// The ids of one page of matches, in list order (`updated_at` descending, then id).
-pub(crate) fn page_ids(mut matches: Vec<(String, i64)>, offset: usize, limit: usize) -> Vec<String> {
-    let end = matches.len().min(offset.saturating_add(limit));
-    if offset >= end {
-        return Vec::new();
+/// Up to this many matches are always looked up by key: few enough that no walk reads fewer rows.
+pub(crate) const ALWAYS_LOOKED_UP: usize = 64;
+/// A key lookup reads a B-tree path (and, on SQLite, the row by its rowid) where a walk reads the
+/// next entry of an index it is on: about this many entries walked cost one lookup.
+const ENTRIES_PER_LOOKUP: usize = 4;
+
+/// A walk of the agent's activities in list order (`updated_at` descending, then id) that keeps
+/// the first `end` matches: reads that double, each going on where the last stopped (from its
+/// last update time, past the entries of that time already read), until it has `end`, the
+/// activities end, or it has read what looking every match up would cost. Matches can cluster in
+/// that order (a range of numbers made together), so the budget, not an estimate, bounds it: a
+/// walk that gives up has cost at most as much again as the lookups that follow.
+pub(crate) struct Walk {
+    found: Vec<String>,
+    end: usize,
+    reached: usize,
+    next: usize,
+    budget: usize,
+    /// The last update time read, and how many entries of that time were read.
+    last: Option<(i64, usize)>,
+    done: bool,
+}
+
+/// The next read of a [`Walk`]: entries at or before `until` (all when `None`), skipping the first `skip`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WalkRead {
+    pub until: Option<i64>,
+    pub skip: usize,
+    pub read: usize,
+}
+
+impl Walk {
+    pub(crate) fn new(matches: usize, end: usize) -> Self {
+        let budget = matches.saturating_mul(ENTRIES_PER_LOOKUP);
+        let next = ALWAYS_LOOKED_UP.max(end);
+        Self { found: Vec::with_capacity(end), end, reached: 0, next, budget, last: None, done: false }
     }
-    let order = |a: &(String, i64), b: &(String, i64)| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0));
-    // Only the first `end` in order are needed: select them, then sort just those.
-    if end < matches.len() {
-        matches.select_nth_unstable_by(end - 1, order);
-        matches.truncate(end);
+
+    /// The next read, or `None` when the walk is over.
+    pub(crate) fn next_read(&mut self) -> Option<WalkRead> {
+        if self.done || self.found.len() >= self.end {
+            return None;
+        }
+        if self.reached >= self.budget {
+            self.done = true;
+            return None;
+        }
+        let (until, skip) = self.last.map_or((None, 0), |(at, ties)| (Some(at), ties));
+        Some(WalkRead { until, skip, read: self.next })
     }
-    matches.sort_unstable_by(order);
-    matches.drain(offset..).map(|(id, _)| id).collect()
+
+    /// Takes a read's `(id, updated_at)` entries (as many as asked, unless the activities
+    /// ended), keeping the matches.
+    pub(crate) fn take(&mut self, entries: Vec<(String, i64)>, is_match: impl Fn(&str) -> bool) {
+        let read = entries.len();
+        if let Some((_, at)) = entries.last() {
+            let same = entries.iter().rev().take_while(|(_, t)| t == at).count();
+            let earlier = match self.last {
+                Some((last, ties)) if last == *at && same == read => ties,
+                _ => 0,
+            };
+            self.last = Some((*at, earlier + same));
+        }
+        let missing = self.end - self.found.len();
+        self.found.extend(entries.into_iter().map(|(id, _)| id).filter(|id| is_match(id)).take(missing));
+        self.reached += read;
+        if read < self.next {
+            self.done = true;
+        }
+        self.next = self.next.saturating_mul(2);
+    }
+
+    /// The page's ids from `offset`, or `None` when the walk gave up before finding them.
+    pub(crate) fn page(mut self, offset: usize) -> Option<Vec<String>> {
+        let complete = self.found.len() >= self.end || self.reached < self.budget;
+        complete.then(|| self.found.split_off(offset.min(self.found.len())))
+    }
 }
 
 /// Writes the terms of a new activity; run in the transaction that inserts it.
 macro_rules! insert_terms {
-    ($conn:expr, $agent:expr, $activity:expr, $status:expr, $updated_at:expr, $terms:expr) => {{
+    ($conn:expr, $agent:expr, $activity:expr, $status:expr, $terms:expr) => {{
         use crate::schema::activity_search_terms as t;
         for term in $terms {
             diesel::insert_into(t::table)
-                .values((
-                    t::agent_id.eq($agent),
-                    t::term.eq(term),
-                    t::activity_id.eq($activity),
-                    t::status.eq($status),
-                    t::updated_at.eq($updated_at),
-                ))
+                .values((t::agent_id.eq($agent), t::term.eq(term), t::activity_id.eq($activity), t::status.eq($status)))
                 .execute($conn)
                 .await?;
         }
     }};
 }
 
-/// Copies an activity's status and update time onto its terms; run by every write that moves
-/// either.
+/// Copies an activity's status onto its terms; run by every write that moves it.
 macro_rules! mirror_to_terms {
-    ($conn:expr, $activity:expr, $status:expr, $updated_at:expr) => {{
+    ($conn:expr, $activity:expr, $status:expr) => {{
         use crate::schema::activity_search_terms as t;
-        diesel::update(t::table.filter(t::activity_id.eq($activity)))
-            .set((t::status.eq($status), t::updated_at.eq($updated_at)))
-            .execute($conn)
-            .await?
-    }};
-    ($conn:expr, $activity:expr, $updated_at:expr) => {{
-        use crate::schema::activity_search_terms as t;
-        diesel::update(t::table.filter(t::activity_id.eq($activity))).set(t::updated_at.eq($updated_at)).execute($conn).await?
+        diesel::update(t::table.filter(t::activity_id.eq($activity))).set(t::status.eq($status)).execute($conn).await?
     }};
 }
 
@@ -212,14 +266,14 @@ macro_rules! mirror_to_terms {
 macro_rules! replace_name_terms {
     ($conn:expr, $agent:expr, $contact:expr, $name:expr) => {{
         use crate::schema::{activities, activity_search_terms as t, contact_channels};
-        let activity: Option<(String, String, i64)> = activities::table
+        let activity: Option<(String, String)> = activities::table
             .filter(activities::agent_id.eq($agent))
             .filter(activities::contact_id.eq($contact))
-            .select((activities::id, activities::status, activities::updated_at))
+            .select((activities::id, activities::status))
             .first($conn)
             .await
             .optional()?;
-        if let Some((id, status, updated_at)) = activity {
+        if let Some((id, status)) = activity {
             let (from, to) = crate::repos::activity_search::name_terms_span();
             let kept: Vec<String> = t::table
                 .filter(t::activity_id.eq(&id))
@@ -243,13 +297,12 @@ macro_rules! replace_name_terms {
                     .execute($conn)
                     .await?;
             }
-            crate::repos::activity_search::insert_terms!($conn, $agent, &id, &status, updated_at, new);
+            crate::repos::activity_search::insert_terms!($conn, $agent, &id, &status, new);
         }
     }};
 }
 
-/// `(activity id, updated_at)` of the agent's terms in `$range`, of activities in `$status` when
-/// given.
+/// The activity ids of the agent's terms in `$range`, of activities in `$status` when given.
 macro_rules! term_rows {
     ($mode:ident, $conn:expr, $agent:expr, $range:expr, $status:expr) => {{
         use crate::schema::activity_search_terms as t;
@@ -258,8 +311,8 @@ macro_rules! term_rows {
             .filter(t::agent_id.eq($agent))
             .filter(t::term.ge(range.from.as_str()))
             .filter(t::term.lt(range.to.as_str()))
-            .select((t::activity_id, t::updated_at));
-        let rows: Vec<(String, i64)> = match $status {
+            .select(t::activity_id);
+        let rows: Vec<String> = match $status {
             Some(status) => crate::pool::run!($mode, load, $conn, q.filter(t::status.eq(status))),
             None => crate::pool::run!($mode, load, $conn, q),
         };
@@ -286,7 +339,7 @@ macro_rules! page_of_search {
         let mut matches = s::term_rows!($mode, $conn, agent, &name, status);
         // A fragment longer than a term matched by its start: keep the contacts whose whole name holds it.
         if !name.complete && !matches.is_empty() {
-            let ids: Vec<&str> = matches.iter().map(|(id, _)| id.as_str()).collect();
+            let ids: Vec<&str> = matches.iter().map(String::as_str).collect();
             let keep: Vec<String> = run!(
                 $mode,
                 load,
@@ -302,7 +355,7 @@ macro_rules! page_of_search {
         if let Some(digits) = s::digits_range(search) {
             let mut by_digits = s::term_rows!($mode, $conn, agent, &digits, status);
             if !digits.complete && !by_digits.is_empty() {
-                let ids: Vec<&str> = by_digits.iter().map(|(id, _)| id.as_str()).collect();
+                let ids: Vec<&str> = by_digits.iter().map(String::as_str).collect();
                 let fragment = search.digit_fragment().unwrap_or_default();
                 let keep: Vec<String> = run!(
                     $mode,
@@ -322,7 +375,7 @@ macro_rules! page_of_search {
         if let Some(tag) = &filter.tag
             && !matches.is_empty()
         {
-            let ids: Vec<&str> = matches.iter().map(|(id, _)| id.as_str()).collect();
+            let ids: Vec<&str> = matches.iter().map(String::as_str).collect();
             let tagged: Vec<String> = run!(
                 $mode,
                 load,
@@ -335,11 +388,34 @@ macro_rules! page_of_search {
             s::retain_in(&mut matches, tagged);
         }
         let total = matches.len() as i64;
-        let ids = s::page_ids(matches, usize::try_from(page.offset()).unwrap_or(usize::MAX), page.limit() as usize);
-        let rows: Vec<ViewRow> = if ids.is_empty() {
-            Vec::new()
+        let (offset, limit) = (usize::try_from(page.offset()).unwrap_or(usize::MAX), page.limit() as usize);
+        let end = offset.saturating_add(limit);
+        // Many matches: the agent's activities in list order until `end` of them are matches,
+        // within a budget of what looking them all up would cost.
+        let walked: Option<Vec<String>> = if offset >= matches.len() || matches.len() <= s::ALWAYS_LOOKED_UP {
+            None
         } else {
-            run!(
+            let wanted: rustc_hash::FxHashSet<&str> = matches.iter().map(String::as_str).collect();
+            let mut walk = s::Walk::new(matches.len(), end);
+            while let Some(next) = walk.next_read() {
+                let q = activities::table
+                    .filter(activities::agent_id.eq(agent))
+                    .filter(activities::updated_at.le(next.until.unwrap_or(i64::MAX)))
+                    .order((activities::updated_at.desc(), activities::id.desc()))
+                    .select((activities::id, activities::updated_at))
+                    .limit(next.read as i64)
+                    .offset(next.skip as i64);
+                let entries: Vec<(String, i64)> = match status {
+                    Some(status) => run!($mode, load, $conn, q.filter(activities::status.eq(status))),
+                    None => run!($mode, load, $conn, q),
+                };
+                walk.take(entries, |id| wanted.contains(id));
+            }
+            walk.page(offset)
+        };
+        let rows: Vec<ViewRow> = match walked {
+            _ if offset >= matches.len() => Vec::new(),
+            Some(ids) => run!(
                 $mode,
                 load,
                 $conn,
@@ -348,7 +424,20 @@ macro_rules! page_of_search {
                     .filter(in_list(activities::id, &ids))
                     .order((activities::updated_at.desc(), activities::id.desc()))
                     .select(ViewRow::as_select())
-            )
+            ),
+            // Few matches, or a walk past its budget: every match looked up by key, sorted.
+            None => run!(
+                $mode,
+                load,
+                $conn,
+                activities::table
+                    .filter(activities::agent_id.eq(agent))
+                    .filter(in_list(activities::id, &matches))
+                    .order((activities::updated_at.desc(), activities::id.desc()))
+                    .limit(limit as i64)
+                    .offset(offset as i64)
+                    .select(ViewRow::as_select())
+            ),
         };
         (total, rows)
     }};
@@ -407,15 +496,58 @@ mod tests {
     }
 
     #[test]
-    fn pages_of_matches_in_list_order() {
-        let matches = || vec![("a".to_string(), 5), ("b".to_string(), 9), ("c".to_string(), 5), ("d".to_string(), 1)];
-        assert_eq!(page_ids(matches(), 0, 2), ["b", "c"]);
-        assert_eq!(page_ids(matches(), 2, 2), ["a", "d"]);
-        assert_eq!(page_ids(matches(), 1, 10), ["c", "a", "d"]);
-        assert!(page_ids(matches(), 4, 10).is_empty());
-        assert_eq!(
-            distinct(vec![("b".to_string(), 2), ("a".to_string(), 1), ("a".to_string(), 1)]),
-            [("b".to_string(), 2), ("a".to_string(), 1)]
-        );
+    fn matches_are_distinct_in_the_order_first_seen() {
+        let owned = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(distinct(owned(&["b", "a", "a", "b"])), ["b", "a"]);
+    }
+
+    #[test]
+    fn a_walk_doubles_its_reads_each_going_on_where_the_last_stopped() {
+        // Entry i updated at 10,000 - i / 2: two of each time.
+        let entries = |from: usize, n: usize| (from..from + n).map(|i| (format!("a{i}"), 10_000 - (i / 2) as i64)).collect::<Vec<_>>();
+        let from_100 = |id: &str| id[1..].parse::<usize>().unwrap() >= 100;
+        // 1,000 matches, the page's 20 from the 100th entry on.
+        let mut walk = Walk::new(1_000, 20);
+        assert_eq!(walk.next_read(), Some(WalkRead { until: None, skip: 0, read: 64 }));
+        walk.take(entries(0, 64), from_100);
+        assert_eq!(walk.next_read(), Some(WalkRead { until: Some(9_969), skip: 2, read: 128 }), "entries 62 and 63 had time 9,969");
+        walk.take(entries(64, 128), from_100);
+        assert_eq!(walk.next_read(), None, "twenty found");
+        assert_eq!(walk.page(5).unwrap(), entries(105, 15).into_iter().map(|(id, _)| id).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_walk_counts_ties_across_reads_of_one_time() {
+        let tied = |from: usize, n: usize| (from..from + n).map(|i| (format!("a{i}"), 7)).collect::<Vec<_>>();
+        let mut walk = Walk::new(1_000, 20);
+        walk.take(tied(0, 64), |_| false);
+        walk.take(tied(64, 128), |_| false);
+        assert_eq!(walk.next_read(), Some(WalkRead { until: Some(7), skip: 192, read: 256 }), "every entry so far had time 7");
+    }
+
+    #[test]
+    fn a_walk_ends_with_the_activities_or_gives_up_past_its_budget() {
+        let mut short = Walk::new(100, 20);
+        short.take(vec![("a".into(), 2), ("b".into(), 1)], |id| id == "b");
+        assert_eq!(short.next_read(), None, "fewer entries than asked: the activities ended");
+        assert_eq!(short.page(0).unwrap(), ["b"]);
+        // 100 matches may cost 400 entries: 64 + 128 + 256 read, none of them matches.
+        let mut far = Walk::new(100, 20);
+        let mut at = 1_000_000;
+        while let Some(next) = far.next_read() {
+            far.take(
+                (0..next.read)
+                    .map(|_| {
+                        ("x".to_string(), {
+                            at -= 1;
+                            at
+                        })
+                    })
+                    .collect(),
+                |_| false,
+            );
+        }
+        assert_eq!(far.reached, 448);
+        assert!(far.page(0).is_none(), "past the budget the matches are looked up instead");
     }
 }

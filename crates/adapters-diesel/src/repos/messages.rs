@@ -222,8 +222,8 @@ impl MessageRepository for Store {
                 .execute(conn)
                 .await?;
             mirror_updated_at!(conn, activity, m.updated_at);
-            mirror_to_terms!(conn, activity, moved.status, at);
             if moved.status != before.0 {
+                mirror_to_terms!(conn, activity, moved.status);
                 for (status, delta) in status_move(&before.0, moved.status) {
                     count_status!(conn, agent, status, delta);
                 }
