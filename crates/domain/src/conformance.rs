@@ -26,7 +26,7 @@ macro_rules! storage_conformance {
         $crate::storage_conformance!(@tests $fresh;
             agents_round_trip, keys_are_found_by_hash_and_revoked_once, tag_names_are_unique_per_agent_ignoring_case,
             tags_are_ordered_and_scoped, tag_delete_detaches_it_everywhere, contacts_are_unique_per_channel_and_scoped,
-            contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped,
+            contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped, conversations_are_found_by_channel_with_their_activity,
             activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
             activity_update_renames_contact_atomically, activity_search_matches_its_definition_after_writes, activity_search_orders_many_matches_by_update_time, activity_views_follow_their_contact_and_tags, tag_pages_follow_update_order, tag_attach_is_idempotent_and_bumps_only_on_change,
             concurrent_writers_neither_lose_nor_duplicate, activity_totals_follow_inserts_and_status_changes, products_list_active_newest_first_with_filters_and_totals,
@@ -283,6 +283,27 @@ pub async fn contact_updates_replace_fields(r: Repositories) {
     let mut foreign = c.clone();
     foreign.agent_id = b;
     assert!(!r.contacts.update(&foreign).await.unwrap(), "update is scoped by agent");
+}
+
+/// `find_conversation`: the contact on a channel with its activity, or without one, and never
+/// another agent's.
+pub async fn conversations_are_found_by_channel_with_their_activity(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let (found, activity) = r.contacts.find_conversation(&a, &phone("5215550001")).await.unwrap().unwrap();
+    assert_eq!(found, r.contacts.get(&a, &act.contact_id).await.unwrap().unwrap());
+    assert_eq!(activity, Some(act.clone()));
+    let alone = contact(&a, "Bea", phone("5215550002"), t(1));
+    r.contacts.insert(&alone).await.unwrap();
+    assert_eq!(r.contacts.find_conversation(&a, &phone("5215550002")).await.unwrap(), Some((alone, None)), "no activity yet");
+    // Agent B has a contact on the same number, with its own activity.
+    let theirs = conversation(&r, &b, "Ana B", "5215550001", ActivityStatus::Pending, t(2)).await;
+    let (found, activity) = r.contacts.find_conversation(&b, &phone("5215550001")).await.unwrap().unwrap();
+    assert_eq!((found.id, activity), (theirs.contact_id.clone(), Some(theirs)));
+    assert_eq!(r.contacts.find_conversation(&a, &phone("5215550001")).await.unwrap().unwrap().1, Some(act), "each agent's own");
+    assert!(r.contacts.find_conversation(&b, &phone("5215550002")).await.unwrap().is_none());
+    assert!(r.contacts.find_conversation(&a, &phone("5215559999")).await.unwrap().is_none());
 }
 
 pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {

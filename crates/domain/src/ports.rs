@@ -74,6 +74,9 @@ pub trait ContactRepository: Send + Sync {
     async fn insert(&self, contact: &Contact) -> StoreResult<()>;
     async fn get(&self, agent: &AgentId, id: &ContactId) -> StoreResult<Option<Contact>>;
     async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>>;
+    /// The contact on `channel` and its activity, if it has one: what every inbound message and
+    /// every send to a number asks first, in one read.
+    async fn find_conversation(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<(Contact, Option<Activity>)>>;
     /// Newest first (`created_at` desc, then id desc).
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>>;
     /// Replaces profile name, email, notes, custom attributes and `updated_at`; `false` when unknown.

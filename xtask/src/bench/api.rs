@@ -24,6 +24,9 @@ pub struct ApiOptions {
     pub contacts: usize,
     pub connections: usize,
     pub seconds: u64,
+    /// Signed deliveries the ingestion run POSTs (more for a steadier figure: a run of the
+    /// default is a few seconds long, and PostgreSQL's checkpoints come and go within it).
+    pub deliveries: usize,
     /// `bench instructions` only: requests counted per endpoint.
     pub requests: usize,
     /// Endpoints whose name contains one of these (the ceiling always runs); empty: all.
@@ -51,6 +54,7 @@ impl ApiOptions {
             contacts: 10_000,
             connections: 16,
             seconds: 5,
+            deliveries: INGESTED,
             requests: 200,
             only: Vec::new(),
             binary: None,
@@ -65,6 +69,7 @@ impl ApiOptions {
                 "--contacts" => options.contacts = number()?.max(100),
                 "--connections" if !instructions => options.connections = number()?.max(1),
                 "--seconds" if !instructions => options.seconds = number()?.max(1) as u64,
+                "--deliveries" if !instructions => options.deliveries = number()?.max(100),
                 "--requests" if instructions => options.requests = number()?.max(1),
                 "--only" => options.only = value.split(',').map(str::to_string).collect(),
                 "--binary" => options.binary = Some(value.into()),
@@ -104,7 +109,7 @@ pub struct Seeded {
     reply_activities: Vec<String>,
 }
 
-/// Deliveries the ingestion run POSTs.
+/// Deliveries the ingestion run POSTs by default.
 const INGESTED: usize = 5_000;
 
 /// Messages in the conversation whose timeline `list messages` reads.
@@ -189,7 +194,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
         }
         row(&mut table, backend, "`GET /healthz` again, after the endpoints", &again, ceiling);
         if options.wanted("inbound ingestion") {
-            let run = inbound::ingest(port, &key, INGESTED, 500, options.connections)?;
+            let run = inbound::ingest(port, &key, options.deliveries, 500, options.connections)?;
             eprintln!(
                 "{backend}: inbound ingestion: {:.0} messages/s, POST to visible p50 {:.0} ms, p99 {:.0} ms, POST to answer p99 {:.0} ms",
                 run.per_second,
@@ -217,10 +222,10 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
          the last column is each endpoint's throughput as a fraction of it, in the same run. \
          The database is analyzed after seeding (`parley analyze`), as a live server soon has it: PostgreSQL's autovacuum, and the `PRAGMA optimize` that `parley` runs on SQLite.\n\n{table}\n\
          ### Inbound ingestion\n\n\
-         {INGESTED} signed webhook deliveries (one text message each, from 500 contacts) POSTed at full speed over {} connections (as many as wrk's) to the same server, \
+         {} signed webhook deliveries (one text message each, from 500 contacts) POSTed at full speed over {} connections (as many as wrk's) to the same server, \
          then every message read back: throughput from the first POST until the last message was visible, and each message's time from its delivery's POST \
          until its insert (its `updated_at`), and until its answer. Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
-        options.products, options.contacts, options.connections, options.seconds, options.connections
+        options.products, options.contacts, options.connections, options.seconds, options.deliveries, options.connections
     );
     println!("{section}");
     if !options.reported() {

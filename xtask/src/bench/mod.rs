@@ -26,7 +26,7 @@ use crate::{cargo, root};
 const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
        cargo xtask bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
        cargo xtask bench index [--sizes 100000,1000000]
-       cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5] [--only \"get activity,search\"] [--binary PATH]
+       cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5] [--deliveries 5000] [--only \"get activity,search\"] [--binary PATH]
        cargo xtask bench instructions [--backends sqlite] [--products 100000] [--contacts 10000] [--requests 200] [--only \"get activity\"] [--binary PATH]
        cargo xtask bench writes [--backends sqlite,postgres] [--connections 64] [--seconds 10] [--activities 200] [--binary PATH]";
 

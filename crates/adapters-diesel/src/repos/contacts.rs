@@ -4,6 +4,7 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ContactRepository, StoreResult};
 
+use super::activities::ActivityRow;
 use super::activity_search::replace_name_terms;
 use super::channel_lists::{channel_list_of, parse_channel_list};
 use crate::Store;
@@ -148,6 +149,26 @@ impl ContactRepository for Store {
             .optional()
             .map_err(DbError::from))?;
         Ok(row.map(ContactRow::into_domain).transpose()?)
+    }
+
+    async fn find_conversation(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<(Contact, Option<Activity>)>> {
+        let row = read_conn!(self, |conn| contact_channels::table
+            .inner_join(contacts::table)
+            .left_join(
+                activities::table
+                    .on(activities::contact_id.eq(contacts::id).and(activities::agent_id.eq(agent.as_str()))),
+            )
+            .filter(contact_channels::agent_id.eq(agent.as_str()))
+            .filter(contact_channels::channel_type.eq(channel.channel_type().as_str()))
+            .filter(contact_channels::channel_id.eq(channel.channel_id()))
+            .filter(contacts::agent_id.eq(agent.as_str()))
+            .select((ContactRow::as_select(), Option::<ActivityRow>::as_select()))
+            .first::<(ContactRow, Option<ActivityRow>)>(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        let Some((contact, activity)) = row else { return Ok(None) };
+        Ok(Some((contact.into_domain()?, activity.map(ActivityRow::into_domain).transpose()?)))
     }
 
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>> {

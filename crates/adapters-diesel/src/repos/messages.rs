@@ -16,7 +16,7 @@ use crate::error::DbError;
 use crate::locks::status_move;
 use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
-use crate::schema::{activities, carts, messages};
+use crate::schema::{activities, activity_tags, carts, messages};
 
 /// A stored message. `type` and `text` are left out: both derive from `content`.
 #[derive(Queryable, Selectable)]
@@ -110,9 +110,9 @@ macro_rules! page_of_messages {
     }};
 }
 
-/// What an activity holds before a message joins it: status, `last_inbound_at`, and its last
-/// message's `created_at` and id.
-type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>);
+/// What an activity holds before a message joins it: status, `last_inbound_at`, its last
+/// message's `created_at` and id, and whether it has tags (whose rows copy its `updated_at`).
+type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool);
 
 /// What a stored message changes on its activity, beside `updated_at` and the count.
 struct Moved<'a> {
@@ -128,7 +128,7 @@ struct Moved<'a> {
 
 impl<'a> Moved<'a> {
     fn by(before: &'a ActivityBefore, m: &Message) -> Self {
-        let (status, last_inbound_at, last_at, last_id) = before;
+        let (status, last_inbound_at, last_at, last_id, _) = before;
         let created = millis(m.created_at);
         let newest = match last_at {
             None => true,
@@ -187,7 +187,13 @@ impl MessageRepository for Store {
             let before: Option<ActivityBefore> =
                 diesel::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::id.eq(activity)))
                     .set(activities::updated_at.eq(activities::updated_at))
-                    .returning((activities::status, activities::last_inbound_at, activities::last_message_at, activities::last_message_id))
+                    .returning((
+                        activities::status,
+                        activities::last_inbound_at,
+                        activities::last_message_at,
+                        activities::last_message_id,
+                        diesel::dsl::exists(activity_tags::table.filter(activity_tags::activity_id.eq(activities::id))),
+                    ))
                     .get_result(conn)
                     .await
                     .optional()?;
@@ -221,7 +227,11 @@ impl MessageRepository for Store {
                 ))
                 .execute(conn)
                 .await?;
-            mirror_updated_at!(conn, activity, m.updated_at);
+            // Most conversations carry no tag: no statement for their (absent) tag rows. The
+            // activity's lock keeps its links as they are until this commits (lock order).
+            if before.4 {
+                mirror_updated_at!(conn, activity, m.updated_at);
+            }
             if moved.status != before.0 {
                 mirror_to_terms!(conn, activity, moved.status);
                 for (status, delta) in status_move(&before.0, moved.status) {

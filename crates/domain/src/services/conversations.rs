@@ -33,8 +33,9 @@ impl Conversations {
         status: ActivityStatus,
         last_inbound_at: Option<Timestamp>,
     ) -> Result<(Contact, Activity), DomainError> {
-        let contact = match self.contacts.find_by_channel(agent, channel).await? {
-            Some(c) => c,
+        let contact = match self.contacts.find_conversation(agent, channel).await? {
+            Some((contact, Some(activity))) => return Ok((contact, activity)),
+            Some((contact, None)) => contact,
             None => {
                 let now = self.clock.now();
                 let profile_name =
