@@ -154,10 +154,7 @@ impl ContactRepository for Store {
     async fn find_conversation(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<(Contact, Option<Activity>)>> {
         let row = read_conn!(self, |conn| contact_channels::table
             .inner_join(contacts::table)
-            .left_join(
-                activities::table
-                    .on(activities::contact_id.eq(contacts::id).and(activities::agent_id.eq(agent.as_str()))),
-            )
+            .left_join(activities::table.on(activities::contact_id.eq(contacts::id).and(activities::agent_id.eq(agent.as_str()))),)
             .filter(contact_channels::agent_id.eq(agent.as_str()))
             .filter(contact_channels::channel_type.eq(channel.channel_type().as_str()))
             .filter(contact_channels::channel_id.eq(channel.channel_id()))
