@@ -427,9 +427,16 @@ macro_rules! page_of_search {
             }
             walk.page(offset)
         };
-        let rows: Vec<ViewRow> = match walked {
-            _ if offset >= matches.len() => Vec::new(),
-            Some(ids) => run!(
+        // The walk found the page's ids; otherwise (few matches, PostgreSQL, or a walk past its
+        // budget) every match is looked up by key and the page taken from them in order.
+        let (ids, skip) = match walked {
+            Some(ids) => (ids, 0),
+            None => (matches, offset),
+        };
+        let rows: Vec<ViewRow> = if ids.is_empty() || skip >= ids.len() {
+            Vec::new()
+        } else {
+            run!(
                 $mode,
                 load,
                 $conn,
@@ -437,21 +444,10 @@ macro_rules! page_of_search {
                     .filter(activities::agent_id.eq(agent))
                     .filter(in_list(activities::id, &ids))
                     .order((activities::updated_at.desc(), activities::id.desc()))
-                    .select(ViewRow::as_select())
-            ),
-            // Few matches, or a walk past its budget: every match looked up by key, sorted.
-            None => run!(
-                $mode,
-                load,
-                $conn,
-                activities::table
-                    .filter(activities::agent_id.eq(agent))
-                    .filter(in_list(activities::id, &matches))
-                    .order((activities::updated_at.desc(), activities::id.desc()))
                     .limit(limit as i64)
-                    .offset(offset as i64)
+                    .offset(skip as i64)
                     .select(ViewRow::as_select())
-            ),
+            )
         };
         (total, rows)
     }};

@@ -135,23 +135,12 @@ impl ContactRepository for Store {
     }
 
     async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>> {
-        // One query: every inbound delivery asks it, and on PostgreSQL a round trip is most of
-        // a lookup's cost.
-        let row = read_conn!(self, |conn| contact_channels::table
-            .inner_join(contacts::table)
-            .filter(contact_channels::agent_id.eq(agent.as_str()))
-            .filter(contact_channels::channel_type.eq(channel.channel_type().as_str()))
-            .filter(contact_channels::channel_id.eq(channel.channel_id()))
-            .filter(contacts::agent_id.eq(agent.as_str()))
-            .select(ContactRow::as_select())
-            .first::<ContactRow>(conn)
-            .await
-            .optional()
-            .map_err(DbError::from))?;
-        Ok(row.map(ContactRow::into_domain).transpose()?)
+        Ok(self.find_conversation(agent, channel).await?.map(|(contact, _)| contact))
     }
 
     async fn find_conversation(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<(Contact, Option<Activity>)>> {
+        // One query: every inbound delivery asks it, and on PostgreSQL a round trip is most of
+        // a lookup's cost. `find_by_channel` asks it too: its activity is one more key lookup.
         let row = read_conn!(self, |conn| contact_channels::table
             .inner_join(contacts::table)
             .left_join(activities::table.on(activities::contact_id.eq(contacts::id).and(activities::agent_id.eq(agent.as_str()))),)
