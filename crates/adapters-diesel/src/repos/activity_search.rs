@@ -9,9 +9,9 @@
 //!
 //! The page is ordered by the activities' own `updated_at`, which the terms do not copy (every
 //! message moves it, and rewriting twenty-odd term rows per message was most of an inbound
-//! message's writes): a few matches are looked up by key, many are found by walking the agent's
-//! activities in list order until the page is full, whichever reads fewer rows
-//! ([`walk_is_cheaper`]).
+//! message's writes): a few matches are looked up by key; many, on SQLite, are found by a
+//! [`Walk`] of the agent's activities in list order until the page is full, within a budget of
+//! what the lookups would cost ([`walks!`] says why PostgreSQL looks them up instead).
 //!
 //! The terms are written by the transactions that change what they copy: an activity's insert
 //! ([`insert_terms!`]), every change of its status ([`mirror_to_terms!`]), and a rename of its
@@ -181,7 +181,8 @@ pub(crate) struct Walk {
     budget: usize,
     /// The last update time read, and how many entries of that time were read.
     last: Option<(i64, usize)>,
-    done: bool,
+    /// A read returned fewer entries than asked: every activity in scope was read.
+    ended: bool,
 }
 
 /// The next read of a [`Walk`]: entries at or before `until` (all when `None`), skipping the first `skip`.
@@ -196,16 +197,13 @@ impl Walk {
     pub(crate) fn new(matches: usize, end: usize) -> Self {
         let budget = matches.saturating_mul(ENTRIES_PER_LOOKUP);
         let next = ALWAYS_LOOKED_UP.max(end);
-        Self { found: Vec::with_capacity(end), end, reached: 0, next, budget, last: None, done: false }
+        Self { found: Vec::with_capacity(end), end, reached: 0, next, budget, last: None, ended: false }
     }
 
-    /// The next read, or `None` when the walk is over.
-    pub(crate) fn next_read(&mut self) -> Option<WalkRead> {
-        if self.done || self.found.len() >= self.end {
-            return None;
-        }
-        if self.reached >= self.budget {
-            self.done = true;
+    /// The next read, or `None` when the walk is over: the page found, the activities ended, or
+    /// the budget spent.
+    pub(crate) fn next_read(&self) -> Option<WalkRead> {
+        if self.ended || self.found.len() >= self.end || self.reached >= self.budget {
             return None;
         }
         let (until, skip) = self.last.map_or((None, 0), |(at, ties)| (Some(at), ties));
@@ -228,14 +226,14 @@ impl Walk {
         self.found.extend(entries.into_iter().map(|(id, _)| id).filter(|id| is_match(id)).take(missing));
         self.reached += read;
         if read < self.next {
-            self.done = true;
+            self.ended = true;
         }
         self.next = self.next.saturating_mul(2);
     }
 
     /// The page's ids from `offset`, or `None` when the walk gave up before finding them.
     pub(crate) fn page(mut self, offset: usize) -> Option<Vec<String>> {
-        let complete = self.found.len() >= self.end || self.reached < self.budget;
+        let complete = self.found.len() >= self.end || self.ended;
         complete.then(|| self.found.split_off(offset.min(self.found.len())))
     }
 }
@@ -433,7 +431,7 @@ macro_rules! page_of_search {
             Some(ids) => (ids, 0),
             None => (matches, offset),
         };
-        let rows: Vec<ViewRow> = if ids.is_empty() || skip >= ids.len() {
+        let rows: Vec<ViewRow> = if skip >= ids.len() {
             Vec::new()
         } else {
             run!(

@@ -143,7 +143,7 @@ impl ContactRepository for Store {
         // a lookup's cost. `find_by_channel` asks it too: its activity is one more key lookup.
         let row = read_conn!(self, |conn| contact_channels::table
             .inner_join(contacts::table)
-            .left_join(activities::table.on(activities::contact_id.eq(contacts::id).and(activities::agent_id.eq(agent.as_str()))),)
+            .left_join(activities::table.on(activities::contact_id.eq(contacts::id).and(activities::agent_id.eq(agent.as_str()))))
             .filter(contact_channels::agent_id.eq(agent.as_str()))
             .filter(contact_channels::channel_type.eq(channel.channel_type().as_str()))
             .filter(contact_channels::channel_id.eq(channel.channel_id()))
