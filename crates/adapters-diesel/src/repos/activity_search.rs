@@ -255,14 +255,58 @@ macro_rules! walks {
 /// Writes the terms of a new activity; run in the transaction that inserts it.
 macro_rules! insert_terms {
     ($conn:expr, $agent:expr, $activity:expr, $status:expr, $terms:expr) => {{
-        use crate::schema::activity_search_terms as t;
-        for term in $terms {
-            diesel::insert_into(t::table)
-                .values((t::agent_id.eq($agent), t::term.eq(term), t::activity_id.eq($activity), t::status.eq($status)))
-                .execute($conn)
-                .await?;
-        }
+        let rows: Vec<crate::repos::activity_search::TermRow> = $terms
+            .into_iter()
+            .map(|term| crate::repos::activity_search::TermRow {
+                agent_id: $agent.to_string(),
+                term: term.to_string(),
+                activity_id: $activity.to_string(),
+                status: $status.to_string(),
+            })
+            .collect();
+        crate::repos::activity_search::WriteTerms::write_terms($conn, rows).await?
     }};
+}
+
+/// One row of `activity_search_terms`.
+#[derive(diesel::Insertable)]
+#[diesel(table_name = crate::schema::activity_search_terms)]
+pub(crate) struct TermRow {
+    pub agent_id: String,
+    pub term: String,
+    pub activity_id: String,
+    pub status: String,
+}
+
+/// Inserts term rows, as each backend does it best.
+pub(crate) trait WriteTerms {
+    async fn write_terms(&mut self, rows: Vec<TermRow>) -> diesel::QueryResult<()>;
+}
+
+#[cfg(feature = "postgres")]
+impl WriteTerms for crate::pool::PgConn {
+    async fn write_terms(&mut self, rows: Vec<TermRow>) -> diesel::QueryResult<()> {
+        use diesel_async::RunQueryDsl;
+        // One multi-row statement: an activity has twenty-odd terms, and a round trip each
+        // was most of a new conversation's cost.
+        if !rows.is_empty() {
+            diesel::insert_into(crate::schema::activity_search_terms::table).values(rows).execute(self).await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl WriteTerms for crate::pool::SqliteWriteConn {
+    async fn write_terms(&mut self, rows: Vec<TermRow>) -> diesel::QueryResult<()> {
+        use diesel_async::RunQueryDsl;
+        // A cached statement per row costs microseconds in process (diesel-async cannot run
+        // diesel's SQLite batch insert).
+        for row in rows {
+            diesel::insert_into(crate::schema::activity_search_terms::table).values(row).execute(self).await?;
+        }
+        Ok(())
+    }
 }
 
 /// Copies an activity's status onto its terms; run by every write that moves it.

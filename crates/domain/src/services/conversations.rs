@@ -60,7 +60,8 @@ impl Conversations {
                 }
             }
         };
-        let activity = self.open_activity(agent, &contact.id, status, last_inbound_at).await?;
+        // The lookup above found no activity for this contact: insert one straight away.
+        let activity = self.insert_activity(agent, &contact.id, status, last_inbound_at).await?;
         Ok((contact, activity))
     }
 
@@ -76,6 +77,18 @@ impl Conversations {
         if let Some(existing) = self.activities.find_by_contact(agent, contact).await? {
             return Ok(existing);
         }
+        self.insert_activity(agent, contact, status, last_inbound_at).await
+    }
+
+    /// A new activity for a contact that had none when last looked at; the stored one when
+    /// another request opened it since.
+    async fn insert_activity(
+        &self,
+        agent: &AgentId,
+        contact: &ContactId,
+        status: ActivityStatus,
+        last_inbound_at: Option<Timestamp>,
+    ) -> Result<Activity, DomainError> {
         let now = self.clock.now();
         let activity = Activity {
             id: ActivityId::new(self.ids.new_id(IdKind::Activity)),
