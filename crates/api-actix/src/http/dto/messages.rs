@@ -189,38 +189,35 @@ pub struct MessageListParams {
 }
 
 /// `text` of a text reply.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReplyText {
     /// 1–4096 characters.
-    #[schema(min_length = 1, max_length = 4096)]
     pub body: Option<String>,
     /// Whether the platform may show a preview of the first link. Default false.
     pub preview_url: Option<bool>,
 }
 
 /// The object of a media reply, by link.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReplyMedia {
     /// An https URL the platform fetches the file from.
-    #[schema(pattern = "^[Hh][Tt][Tt][Pp][Ss]://")]
     pub link: Option<String>,
     /// Up to 1024 characters; not for audio or stickers.
-    #[schema(max_length = 1024)]
     pub caption: Option<String>,
     /// Documents only: the name the contact sees.
-    #[schema(max_length = 255)]
     pub filename: Option<String>,
 }
 
-/// A free-form reply, in the platform's message shape: `type` and the object it names.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+/// A free-form reply, in the platform's message shape: `type` and the object it names (as
+/// [`ReplyBody`](super::ReplyBody) documents it). Every field optional, so that the domain
+/// names every wrong one at once.
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SendReply {
     /// text, image, video, audio, document or sticker.
     #[serde(rename = "type")]
-    #[schema(required = true, example = "text")]
     pub kind: Option<String>,
     pub text: Option<ReplyText>,
     pub image: Option<ReplyMedia>,

@@ -7,7 +7,7 @@ use parley_domain::services::MessageListQuery;
 
 use super::resource;
 use crate::http::auth::SecretKey;
-use crate::http::dto::{DataBody, MessageDto, MessageListParams, PageBody, SendReply};
+use crate::http::dto::{DataBody, MessageDto, MessageListParams, PageBody, ReplyBody, SendReply};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, PathIds, Query};
 use crate::http::idempotency::IdempotencyKey;
@@ -51,7 +51,7 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
 /// Reply to the contact in free form (text, or media by link) through the line they last wrote
 /// to, within 24 hours of their last message. With an `Idempotency-Key` header, a retry with the
 /// same key and body within 24 hours answers the first response again and sends nothing.
-#[utoipa::path(post, path = "/v1/activities/{id}/messages", tag = "Messages", security(("api_key" = [])), request_body = SendReply,
+#[utoipa::path(post, path = "/v1/activities/{id}/messages", tag = "Messages", security(("api_key" = [])), request_body = ReplyBody,
     params(("id" = String, Path, description = "Activity id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
     responses((status = 201, body = DataBody<MessageDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
