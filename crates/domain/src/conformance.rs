@@ -26,7 +26,7 @@ macro_rules! storage_conformance {
         $crate::storage_conformance!(@tests $fresh;
             agents_round_trip, keys_are_found_by_hash_and_revoked_once, tag_names_are_unique_per_agent_ignoring_case,
             tags_are_ordered_and_scoped, tag_delete_detaches_it_everywhere, contacts_are_unique_per_channel_and_scoped,
-            contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped, conversations_are_found_by_channel_with_their_activity,
+            contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped, conversations_are_found_by_channel_with_their_activity, conversations_are_inserted_whole_or_not_at_all,
             activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
             activity_update_renames_contact_atomically, activity_search_matches_its_definition_after_writes, activity_search_orders_many_matches_by_update_time, activity_views_follow_their_contact_and_tags, tag_pages_follow_update_order, tag_attach_is_idempotent_and_bumps_only_on_change,
             concurrent_writers_neither_lose_nor_duplicate, activity_totals_follow_inserts_and_status_changes, products_list_active_newest_first_with_filters_and_totals,
@@ -304,6 +304,34 @@ pub async fn conversations_are_found_by_channel_with_their_activity(r: Repositor
     assert_eq!(r.contacts.find_conversation(&a, &phone("5215550001")).await.unwrap().unwrap().1, Some(act), "each agent's own");
     assert!(r.contacts.find_conversation(&b, &phone("5215550002")).await.unwrap().is_none());
     assert!(r.contacts.find_conversation(&a, &phone("5215559999")).await.unwrap().is_none());
+}
+
+/// `insert_conversation`: the contact and its activity as the two inserts make them (kept
+/// counts, the activity's kept copies, its search terms), or, when the channel is taken,
+/// neither.
+pub async fn conversations_are_inserted_whole_or_not_at_all(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let ana = contact(&a, "Ana Lima", phone("5215550001"), t(0));
+    let opened = Activity { last_inbound_at: Some(t(0)), ..activity(&a, &ana.id, ActivityStatus::Open, t(0)) };
+    r.contacts.insert_conversation(&ana, &opened).await.unwrap();
+    assert_eq!(r.contacts.find_conversation(&a, &phone("5215550001")).await.unwrap(), Some((ana.clone(), Some(opened.clone()))));
+    let view = r.activities.get(&a, &opened.id).await.unwrap().unwrap();
+    assert_eq!((view.profile_name.as_str(), view.channels.clone()), ("Ana Lima", vec![phone("5215550001")]));
+    let search = |s: &str| ActivityFilter { search: Some(ActivitySearch::new(s).unwrap()), ..Default::default() };
+    assert_eq!(list_ids(&r, &a, search("lima")).await, vec![opened.id.clone()]);
+    assert_eq!(list_ids(&r, &a, search("550001")).await, vec![opened.id.clone()]);
+    assert_eq!((total(&r, &a, None, None).await, total(&r, &a, Some(ActivityStatus::Open), None).await), (1, 1));
+    assert_eq!(r.contacts.list(&a, page(10, 0)).await.unwrap().total, 1);
+
+    // Someone else on the same channel: refused, and neither row written nor counted.
+    let other = contact(&a, "Other", phone("5215550001"), t(1));
+    let theirs = activity(&a, &other.id, ActivityStatus::Pending, t(1));
+    assert!(matches!(r.contacts.insert_conversation(&other, &theirs).await, Err(StoreError::Conflict(_))));
+    assert!(r.contacts.get(&a, &other.id).await.unwrap().is_none());
+    assert!(r.activities.get(&a, &theirs.id).await.unwrap().is_none());
+    assert_eq!((total(&r, &a, None, None).await, total(&r, &a, Some(ActivityStatus::Pending), None).await), (1, 0));
+    assert_eq!(r.contacts.list(&a, page(10, 0)).await.unwrap().total, 1);
+    assert!(list_ids(&r, &a, search("other")).await.is_empty());
 }
 
 pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {

@@ -72,6 +72,9 @@ pub trait TagRepository: Send + Sync {
 pub trait ContactRepository: Send + Sync {
     /// MUST return `Conflict` when one of its channels already belongs to a contact of the agent.
     async fn insert(&self, contact: &Contact) -> StoreResult<()>;
+    /// A new contact and its first activity, in one transaction: what a message from (or a send
+    /// to) someone new makes. `Conflict` as [`insert`](Self::insert), and then nothing is written.
+    async fn insert_conversation(&self, contact: &Contact, activity: &Activity) -> StoreResult<()>;
     async fn get(&self, agent: &AgentId, id: &ContactId) -> StoreResult<Option<Contact>>;
     async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>>;
     /// The contact on `channel` and its activity, if it has one: what every inbound message and

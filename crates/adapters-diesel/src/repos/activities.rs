@@ -4,9 +4,8 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ActivityRepository, StoreResult};
 
-use super::activity_search::{insert_terms, mirror_to_terms, page_of_search, replace_name_terms, terms};
+use super::activity_search::{mirror_to_terms, page_of_search, replace_name_terms};
 use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
-use super::channel_lists::parse_channel_list;
 use crate::Store;
 use crate::error::DbError;
 use crate::locks::{OrderedLocks, status_move};
@@ -200,6 +199,38 @@ macro_rules! page_of_activities {
     }};
 }
 
+/// Writes new activity `$a` (`&Activity`) of a contact named `$contact_name` with channels
+/// `$channel_list` (its kept copies), its count and its search terms; run in the transaction
+/// that inserts it, which has the contact's row (locked, or written by itself).
+macro_rules! write_activity {
+    ($conn:expr, $a:expr, $contact_name:expr, $channel_list:expr) => {{
+        let a: &Activity = $a;
+        let (contact_name, channel_list): (&str, &str) = ($contact_name, $channel_list);
+        let channels = crate::repos::channel_lists::parse_channel_list(channel_list, ("contact", a.contact_id.as_str()))?;
+        let digits: Vec<String> = channels.iter().map(|c| text::digits_of(c.channel_id())).collect();
+        let terms = crate::repos::activity_search::terms(&text::search_key(contact_name), digits.iter().map(String::as_str));
+        diesel::insert_into(activities::table)
+            .values((
+                activities::id.eq(a.id.as_str()),
+                activities::agent_id.eq(a.agent_id.as_str()),
+                activities::contact_id.eq(a.contact_id.as_str()),
+                activities::status.eq(a.status.as_str()),
+                activities::assigned_to.eq(a.assigned_to.as_ref().map(Assignee::as_str)),
+                activities::last_inbound_at.eq(a.last_inbound_at.map(crate::rows::millis)),
+                activities::created_at.eq(crate::rows::millis(a.created_at)),
+                activities::updated_at.eq(crate::rows::millis(a.updated_at)),
+                activities::contact_name.eq(contact_name),
+                activities::channel_list.eq(channel_list),
+            ))
+            .execute($conn)
+            .await?;
+        crate::repos::activity_search::insert_terms!($conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), &terms);
+        // Last: the agent's count row is every new activity's, so its lock is held the least.
+        crate::repos::activities::count_status!($conn, a.agent_id.as_str(), a.status.as_str(), 1);
+    }};
+}
+pub(crate) use write_activity;
+
 /// The agent's activity `$id` with what it shows, if any, run as `$mode` says (see [`run!`]).
 macro_rules! one_activity {
     ($mode:ident, $conn:ident, $agent:ident, $id:ident) => {{
@@ -219,27 +250,9 @@ macro_rules! one_activity {
 #[async_trait]
 impl ActivityRepository for Store {
     async fn insert(&self, a: &Activity) -> StoreResult<()> {
-        let values = (
-            activities::id.eq(a.id.as_str()),
-            activities::agent_id.eq(a.agent_id.as_str()),
-            activities::contact_id.eq(a.contact_id.as_str()),
-            activities::status.eq(a.status.as_str()),
-            activities::assigned_to.eq(a.assigned_to.as_ref().map(Assignee::as_str)),
-            activities::last_inbound_at.eq(a.last_inbound_at.map(millis)),
-            activities::created_at.eq(millis(a.created_at)),
-            activities::updated_at.eq(millis(a.updated_at)),
-        );
         in_transaction!(self, |conn| {
             let (contact_name, channel_list) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
-            let channels = parse_channel_list(&channel_list, ("contact", a.contact_id.as_str()))?;
-            let digits: Vec<String> = channels.iter().map(|c| text::digits_of(c.channel_id())).collect();
-            let terms = terms(&text::search_key(&contact_name), digits.iter().map(String::as_str));
-            diesel::insert_into(activities::table)
-                .values((values, activities::contact_name.eq(&contact_name), activities::channel_list.eq(&channel_list)))
-                .execute(conn)
-                .await?;
-            count_status!(conn, a.agent_id.as_str(), a.status.as_str(), 1);
-            insert_terms!(conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), &terms);
+            write_activity!(conn, a, &contact_name, &channel_list);
             Ok(())
         })?;
         Ok(())

@@ -4,7 +4,7 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ContactRepository, StoreResult};
 
-use super::activities::ActivityRow;
+use super::activities::{ActivityRow, write_activity};
 use super::activity_search::replace_name_terms;
 use super::channel_lists::{channel_list_of, parse_channel_list};
 use crate::Store;
@@ -75,48 +75,74 @@ macro_rules! page_of_contacts {
     }};
 }
 
-#[async_trait]
-impl ContactRepository for Store {
-    async fn insert(&self, contact: &Contact) -> StoreResult<()> {
-        let values = (
-            contacts::id.eq(contact.id.as_str()),
-            contacts::agent_id.eq(contact.agent_id.as_str()),
-            contacts::profile_name.eq(contact.profile_name.as_str()),
-            contacts::name_search.eq(contact.profile_name.search_key()),
-            contacts::email.eq(contact.email.as_ref().map(Email::as_str)),
-            contacts::notes.eq(contact.notes.as_ref().map(Notes::as_str)),
-            contacts::custom_attributes.eq(attributes_json(contact)),
-            contacts::created_at.eq(millis(contact.created_at)),
-            contacts::updated_at.eq(millis(contact.updated_at)),
-            contacts::channel_list.eq(channel_list_of(&contact.channels)),
-        );
+/// Writes new contact `$contact` (`&Contact`): its row and its channels; run in the transaction
+/// that inserts it, with [`count_contact!`].
+macro_rules! write_contact {
+    ($conn:expr, $contact:expr) => {{
+        let contact: &Contact = $contact;
+        diesel::insert_into(contacts::table)
+            .values((
+                contacts::id.eq(contact.id.as_str()),
+                contacts::agent_id.eq(contact.agent_id.as_str()),
+                contacts::profile_name.eq(contact.profile_name.as_str()),
+                contacts::name_search.eq(contact.profile_name.search_key()),
+                contacts::email.eq(contact.email.as_ref().map(Email::as_str)),
+                contacts::notes.eq(contact.notes.as_ref().map(Notes::as_str)),
+                contacts::custom_attributes.eq(attributes_json(contact)),
+                contacts::created_at.eq(millis(contact.created_at)),
+                contacts::updated_at.eq(millis(contact.updated_at)),
+                contacts::channel_list.eq(channel_list_of(&contact.channels)),
+            ))
+            .execute($conn)
+            .await?;
         // Inserted in (type, id) order, not position order: two contacts claiming the same two
         // channels then wait on the same unique key first instead of deadlocking (`locks.rs`).
         let mut by_key: Vec<_> = contact.channels.iter().enumerate().collect();
         by_key.sort_by_key(|(_, ch)| (ch.channel_type().as_str(), ch.channel_id()));
-        let channels: Vec<_> = by_key
-            .into_iter()
-            .map(|(position, ch)| {
-                (
+        for (position, ch) in by_key {
+            diesel::insert_into(contact_channels::table)
+                .values((
                     contact_channels::agent_id.eq(contact.agent_id.as_str()),
                     contact_channels::channel_type.eq(ch.channel_type().as_str()),
                     contact_channels::channel_id.eq(ch.channel_id()),
                     contact_channels::contact_id.eq(contact.id.as_str()),
                     contact_channels::digits.eq(ch.digits()),
                     contact_channels::position.eq(position as i32),
-                )
-            })
-            .collect();
-        in_transaction!(self, |conn| {
-            diesel::insert_into(contacts::table).values(values.clone()).execute(conn).await?;
-            for row in &channels {
-                diesel::insert_into(contact_channels::table).values(row.clone()).execute(conn).await?;
-            }
-            // The agent's kept count of contacts (`agents.contact_count`), last: a kept count.
-            diesel::update(agents::table.filter(agents::id.eq(contact.agent_id.as_str())))
-                .set(agents::contact_count.eq(agents::contact_count + 1))
-                .execute(conn)
+                ))
+                .execute($conn)
                 .await?;
+        }
+    }};
+}
+
+/// Adds one to the agent's kept count of contacts (`agents.contact_count`): run last in the
+/// transaction that writes a contact, as the agent's row is every new contact's.
+macro_rules! count_contact {
+    ($conn:expr, $agent:expr) => {{
+        diesel::update(agents::table.filter(agents::id.eq($agent)))
+            .set(agents::contact_count.eq(agents::contact_count + 1))
+            .execute($conn)
+            .await?;
+    }};
+}
+
+#[async_trait]
+impl ContactRepository for Store {
+    async fn insert(&self, contact: &Contact) -> StoreResult<()> {
+        in_transaction!(self, |conn| {
+            write_contact!(conn, contact);
+            count_contact!(conn, contact.agent_id.as_str());
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn insert_conversation(&self, contact: &Contact, activity: &Activity) -> StoreResult<()> {
+        let channel_list = channel_list_of(&contact.channels);
+        in_transaction!(self, |conn| {
+            write_contact!(conn, contact);
+            write_activity!(conn, activity, contact.profile_name.as_str(), &channel_list);
+            count_contact!(conn, contact.agent_id.as_str());
             Ok(())
         })?;
         Ok(())

@@ -51,11 +51,16 @@ impl Conversations {
                     created_at: now,
                     updated_at: now,
                 };
-                match self.contacts.insert(&contact).await {
-                    Ok(()) => contact,
-                    Err(StoreError::Conflict(_)) => {
-                        self.contacts.find_by_channel(agent, channel).await?.ok_or(DomainError::not_found("contact"))?
-                    }
+                let activity = self.new_activity(agent, &contact.id, status, last_inbound_at);
+                // Both in one transaction: someone new's first message is otherwise two commits.
+                match self.contacts.insert_conversation(&contact, &activity).await {
+                    Ok(()) => return Ok((contact, activity)),
+                    // Another request made the contact first: theirs, with its activity if any.
+                    Err(StoreError::Conflict(_)) => match self.contacts.find_conversation(agent, channel).await? {
+                        Some((contact, Some(activity))) => return Ok((contact, activity)),
+                        Some((contact, None)) => contact,
+                        None => return Err(DomainError::not_found("contact")),
+                    },
                     Err(e) => return Err(e.into()),
                 }
             }
@@ -89,8 +94,20 @@ impl Conversations {
         status: ActivityStatus,
         last_inbound_at: Option<Timestamp>,
     ) -> Result<Activity, DomainError> {
+        let activity = self.new_activity(agent, contact, status, last_inbound_at);
+        match self.activities.insert(&activity).await {
+            Ok(()) => Ok(activity),
+            Err(StoreError::Conflict(_)) => {
+                self.activities.find_by_contact(agent, contact).await?.ok_or(DomainError::not_found("activity"))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// An activity of `contact`, opened now in `status`, not stored yet.
+    fn new_activity(&self, agent: &AgentId, contact: &ContactId, status: ActivityStatus, last_inbound_at: Option<Timestamp>) -> Activity {
         let now = self.clock.now();
-        let activity = Activity {
+        Activity {
             id: ActivityId::new(self.ids.new_id(IdKind::Activity)),
             agent_id: agent.clone(),
             contact_id: contact.clone(),
@@ -99,13 +116,6 @@ impl Conversations {
             last_inbound_at,
             created_at: now,
             updated_at: now,
-        };
-        match self.activities.insert(&activity).await {
-            Ok(()) => Ok(activity),
-            Err(StoreError::Conflict(_)) => {
-                self.activities.find_by_contact(agent, contact).await?.ok_or(DomainError::not_found("activity"))
-            }
-            Err(e) => Err(e.into()),
         }
     }
 
