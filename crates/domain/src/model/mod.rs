@@ -6,6 +6,8 @@ pub mod api_key;
 pub mod cart;
 pub mod contact;
 pub mod currency;
+pub mod delivery_schedule;
+pub mod event;
 pub mod execution;
 pub mod ids;
 pub mod line;
@@ -23,8 +25,10 @@ pub mod template;
 pub mod text;
 pub mod time_format;
 pub mod webhook;
+pub mod webhook_endpoint;
 mod webhook_message;
 pub mod webhook_payload;
+pub mod webhook_signature;
 
 pub use activity::*;
 pub use agent::*;
@@ -32,6 +36,7 @@ pub use api_key::*;
 pub use cart::*;
 pub use contact::*;
 pub use currency::Currency;
+pub use event::*;
 pub use execution::*;
 pub use ids::*;
 pub use line::*;
@@ -47,7 +52,9 @@ pub use tag::*;
 pub use template::*;
 pub use time_format::{format_timestamp, push_timestamp};
 pub use webhook::*;
+pub use webhook_endpoint::*;
 pub use webhook_payload::*;
+pub use webhook_signature::*;
 
 /// Every instant in Parley: UTC, millisecond precision (the clock truncates).
 pub type Timestamp = chrono::DateTime<chrono::Utc>;

@@ -1,0 +1,181 @@
+//! Events: a change as the API showed its object at that moment, for the events list and the
+//! webhook endpoints that subscribe to its type. Written in the transaction that makes the
+//! change (an outbox), so a change that rolls back emits nothing and a committed one is never
+//! lost.
+
+use std::fmt;
+
+use super::{AgentId, Timestamp};
+use crate::FieldError;
+
+/// What happened. The wire names are Stripe's style: `resource.verb`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventType {
+    /// An inbound message was stored.
+    MessageReceived,
+    /// An outbound message's status moved (sent, delivered, read, failed).
+    MessageUpdated,
+    ActivityCreated,
+    /// Status, assignee, contact name or tags changed.
+    ActivityUpdated,
+    ContactCreated,
+    ContactUpdated,
+    /// A storefront made a shareable cart (the handover).
+    CartCreated,
+    /// A template send's execution moved.
+    ExecutionUpdated,
+    /// A template sync changed a template's status.
+    TemplateUpdated,
+    /// A test delivery (`POST /v1/webhook_endpoints/:id/test`); never subscribed to.
+    Ping,
+}
+
+impl EventType {
+    /// Every type an endpoint can subscribe to, in documentation order.
+    pub const SUBSCRIBABLE: [EventType; 9] = [
+        EventType::MessageReceived,
+        EventType::MessageUpdated,
+        EventType::ActivityCreated,
+        EventType::ActivityUpdated,
+        EventType::ContactCreated,
+        EventType::ContactUpdated,
+        EventType::CartCreated,
+        EventType::ExecutionUpdated,
+        EventType::TemplateUpdated,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::MessageReceived => "message.received",
+            EventType::MessageUpdated => "message.updated",
+            EventType::ActivityCreated => "activity.created",
+            EventType::ActivityUpdated => "activity.updated",
+            EventType::ContactCreated => "contact.created",
+            EventType::ContactUpdated => "contact.updated",
+            EventType::CartCreated => "cart.created",
+            EventType::ExecutionUpdated => "execution.updated",
+            EventType::TemplateUpdated => "template.updated",
+            EventType::Ping => "ping",
+        }
+    }
+
+    /// Exactly a wire name (`ping` included: the events list can be filtered by it).
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::SUBSCRIBABLE.into_iter().chain([EventType::Ping]).find(|t| t.as_str() == raw)
+    }
+}
+
+impl fmt::Display for EventType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The types an endpoint receives: at least one, each once, in [`EventType::SUBSCRIBABLE`]
+/// order; `*` subscribes to every type, present and future.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventSelection {
+    All,
+    Only(Vec<EventType>),
+}
+
+impl EventSelection {
+    /// From the request's `events`: wire names, or `["*"]`.
+    pub fn new(raw: &[String]) -> Result<Self, FieldError> {
+        if raw.is_empty() {
+            return Err(FieldError::new("events", "must name at least one event type, or \"*\" for all"));
+        }
+        if raw.iter().any(|r| r == "*") {
+            return if raw.len() == 1 {
+                Ok(EventSelection::All)
+            } else {
+                Err(FieldError::new("events", "\"*\" already selects every type: list it alone"))
+            };
+        }
+        let mut types = Vec::with_capacity(raw.len());
+        for (i, name) in raw.iter().enumerate() {
+            match EventType::parse(name).filter(|t| *t != EventType::Ping) {
+                Some(t) => types.push(t),
+                None => {
+                    let known: Vec<&str> = EventType::SUBSCRIBABLE.iter().map(|t| t.as_str()).collect();
+                    return Err(FieldError::new(format!("events[{i}]"), format!("must be one of {}, or \"*\"", known.join(", "))));
+                }
+            }
+        }
+        types.sort();
+        types.dedup();
+        Ok(EventSelection::Only(types))
+    }
+
+    /// Whether an event of type `t` goes to the endpoint (a ping goes wherever it is sent).
+    pub fn includes(&self, t: EventType) -> bool {
+        match self {
+            EventSelection::All => t != EventType::Ping,
+            EventSelection::Only(types) => types.contains(&t),
+        }
+    }
+
+    /// The wire names, as the API shows them (`["*"]` for all).
+    pub fn names(&self) -> Vec<&'static str> {
+        match self {
+            EventSelection::All => vec!["*"],
+            EventSelection::Only(types) => types.iter().map(|t| t.as_str()).collect(),
+        }
+    }
+}
+
+/// One event: `data` is `{"object": …}`, the object as the API showed it after the change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// `evt_…`: also the `webhook-id` of each delivery, the same on every retry.
+    pub id: String,
+    pub agent_id: AgentId,
+    pub event_type: EventType,
+    pub created_at: Timestamp,
+    pub data: serde_json::Value,
+}
+
+/// Which events a list shows: of one type, created after an instant.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    pub event_type: Option<EventType>,
+    pub since: Option<Timestamp>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(raw: &[&str]) -> Vec<String> {
+        raw.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_type_parses_from_its_wire_name() {
+        for t in EventType::SUBSCRIBABLE.into_iter().chain([EventType::Ping]) {
+            assert_eq!(EventType::parse(t.as_str()), Some(t));
+        }
+        assert_eq!(EventType::parse("Message.Received"), None);
+        assert_eq!(EventType::parse("message"), None);
+    }
+
+    #[test]
+    fn a_selection_is_sorted_each_once_and_never_empty() {
+        let s = EventSelection::new(&names(&["contact.created", "message.received", "contact.created"])).unwrap();
+        assert_eq!(s.names(), vec!["message.received", "contact.created"]);
+        assert!(s.includes(EventType::ContactCreated) && !s.includes(EventType::ContactUpdated));
+        assert!(EventSelection::new(&[]).is_err());
+        let e = EventSelection::new(&names(&["contact.created", "nope"])).unwrap_err();
+        assert_eq!(e.field, "events[1]");
+        assert!(EventSelection::new(&names(&["ping"])).is_err(), "ping is sent on request, never subscribed");
+    }
+
+    #[test]
+    fn star_selects_every_type_but_ping_and_stands_alone() {
+        let all = EventSelection::new(&names(&["*"])).unwrap();
+        assert!(EventType::SUBSCRIBABLE.into_iter().all(|t| all.includes(t)));
+        assert!(!all.includes(EventType::Ping));
+        assert_eq!(all.names(), vec!["*"]);
+        assert!(EventSelection::new(&names(&["*", "contact.created"])).is_err());
+    }
+}
