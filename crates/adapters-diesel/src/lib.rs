@@ -136,6 +136,8 @@ impl Store {
             executions: s.clone(),
             idempotency: s.clone(),
             webhooks: s.clone(),
+            webhook_endpoints: s.clone(),
+            events: s.clone(),
             health: s,
         }
     }

@@ -260,6 +260,61 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhook_endpoints (id) {
+        id -> Text,
+        agent_id -> Text,
+        url -> Text,
+        description -> Nullable<Text>,
+        events -> Text,
+        disabled_at -> Nullable<BigInt>,
+        disabled_reason -> Nullable<Text>,
+        secret -> Text,
+        previous_secret -> Nullable<Text>,
+        previous_expires_at -> Nullable<BigInt>,
+        failing_since -> Nullable<BigInt>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    events (id) {
+        id -> Text,
+        agent_id -> Text,
+        #[sql_name = "type"]
+        event_type -> Text,
+        body -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    event_deliveries (event_id, endpoint_id) {
+        event_id -> Text,
+        endpoint_id -> Text,
+        agent_id -> Text,
+        event_created_at -> BigInt,
+        attempts -> Integer,
+        next_attempt_at -> Nullable<BigInt>,
+        delivered_at -> Nullable<BigInt>,
+        given_up_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    delivery_attempts (event_id, endpoint_id, attempt) {
+        event_id -> Text,
+        endpoint_id -> Text,
+        attempt -> Integer,
+        attempted_at -> BigInt,
+        response_status -> Nullable<Integer>,
+        duration_ms -> BigInt,
+        error -> Nullable<Text>,
+        next_attempt_at -> Nullable<BigInt>,
+    }
+}
+
 diesel::joinable!(api_keys -> agents (agent_id));
 diesel::joinable!(tags -> agents (agent_id));
 diesel::joinable!(contacts -> agents (agent_id));
@@ -271,6 +326,8 @@ diesel::joinable!(activity_tags -> tags (tag_id));
 diesel::joinable!(lines -> agents (agent_id));
 diesel::joinable!(templates -> lines (line_id));
 diesel::joinable!(messages -> activities (activity_id));
+diesel::joinable!(event_deliveries -> events (event_id));
+diesel::joinable!(event_deliveries -> webhook_endpoints (endpoint_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     agents,
@@ -292,5 +349,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     templates,
     executions,
     idempotency_keys,
-    webhook_events
+    webhook_events,
+    webhook_endpoints,
+    events,
+    event_deliveries,
+    delivery_attempts
 );

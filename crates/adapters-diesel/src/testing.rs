@@ -91,7 +91,8 @@ impl TestDb {
         admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.expect("create schema");
 
         let sep = if admin_url.contains('?') { '&' } else { '?' };
-        let url = format!("{admin_url}{sep}options=-c%20search_path%3D{schema}");
+        // Named after the schema, so that the cleanup can end what a test left connected.
+        let url = format!("{admin_url}{sep}options=-c%20search_path%3D{schema}&application_name={schema}");
         let store = Store::open(&url, PoolOptions { max_size: 8, ..PoolOptions::default() }).expect("open postgres");
         Self { store, url, cleanup: Cleanup::Schema { admin_url, schema } }
     }
@@ -166,7 +167,15 @@ impl Drop for TestDb {
                 let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
                 rt.block_on(async {
                     if let Ok(mut admin) = AsyncPgConnection::establish(&admin_url).await {
-                        let _ = admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE")).await;
+                        // A connection the test left inside a transaction (a worker stopped
+                        // between a claim's statements) holds locks the drop would wait on for
+                        // ever: end those connections first, and bound the wait regardless.
+                        let _ = admin
+                            .batch_execute(&format!(
+                                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{schema}'; \
+                                 SET lock_timeout = '30s'; DROP SCHEMA IF EXISTS {schema} CASCADE"
+                            ))
+                            .await;
                     }
                 });
             })

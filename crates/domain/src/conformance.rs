@@ -15,7 +15,9 @@ use crate::model::*;
 use crate::ports::Repositories;
 
 // The message checks (`MessageRepository`), in a file of their own.
+mod events;
 mod messages;
+pub use events::*;
 pub use messages::*;
 
 /// Expands to one `#[tokio::test]` per contract check. `$fresh` is an async expression that
@@ -42,7 +44,8 @@ macro_rules! storage_conformance {
             messages_are_found_by_platform_id_within_the_agent, last_inbound_is_the_newest_inbound_message,
             message_carts_are_distinct_newest_first_and_scoped, message_inserts_move_the_activity_and_its_kept_copies,
             last_message_follows_the_newest_message, messages_are_scoped_by_agent,
-            inbound_messages_reopen_their_activity_and_raise_last_inbound_at);
+            inbound_messages_reopen_their_activity_and_raise_last_inbound_at,
+            webhook_endpoints_round_trip_whole_and_stay_their_agents, events_list_newest_first_by_type_and_time_and_stay_their_agents);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

@@ -449,6 +449,33 @@ pub trait StorageHealth: Send + Sync {
     fn pool(&self) -> PoolStatus;
 }
 
+/// Webhook endpoints, each agent's own.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait WebhookEndpointRepository: Send + Sync {
+    async fn insert(&self, endpoint: &WebhookEndpoint) -> StoreResult<()>;
+    async fn get(&self, agent: &AgentId, id: &EndpointId) -> StoreResult<Option<WebhookEndpoint>>;
+    /// Newest first (`created_at` desc, then id desc), with the agent's total.
+    async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<WebhookEndpoint>>;
+    /// Replaces url, events, description, secrets, `disabled`, `failing_since` and `updated_at`;
+    /// `false` when the agent has no such endpoint.
+    async fn update(&self, endpoint: &WebhookEndpoint) -> StoreResult<bool>;
+    /// Removes it with its deliveries; `false` when the agent has no such endpoint.
+    async fn delete(&self, agent: &AgentId, id: &EndpointId) -> StoreResult<bool>;
+}
+
+/// Events, kept 30 days, each agent's own.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait EventRepository: Send + Sync {
+    /// Stores `event` with a delivery, due now, for each of its agent's enabled endpoints
+    /// subscribed to its type (to `only` alone when given, enabled or not: a test ping).
+    async fn emit<'a>(&self, event: &Event, only: Option<&'a EndpointId>) -> StoreResult<()>;
+    async fn get(&self, agent: &AgentId, id: &EventId) -> StoreResult<Option<Event>>;
+    /// Newest first (`created_at` desc, then id desc), with the total of those matching.
+    async fn list(&self, agent: &AgentId, filter: &EventFilter, page: PageRequest) -> StoreResult<Page<Event>>;
+}
+
 /// Every repository port, as one storage backend provides them.
 #[derive(Clone)]
 pub struct Repositories {
@@ -466,5 +493,7 @@ pub struct Repositories {
     pub executions: std::sync::Arc<dyn ExecutionRepository>,
     pub idempotency: std::sync::Arc<dyn IdempotencyRepository>,
     pub webhooks: std::sync::Arc<dyn WebhookEventRepository>,
+    pub webhook_endpoints: std::sync::Arc<dyn WebhookEndpointRepository>,
+    pub events: std::sync::Arc<dyn EventRepository>,
     pub health: std::sync::Arc<dyn StorageHealth>,
 }

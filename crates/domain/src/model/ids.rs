@@ -16,6 +16,8 @@ pub enum IdKind {
     Execution,
     Webhook,
     Message,
+    Event,
+    WebhookEndpoint,
 }
 
 impl IdKind {
@@ -31,6 +33,8 @@ impl IdKind {
             IdKind::Execution => "exe",
             IdKind::Webhook => "whk",
             IdKind::Message => "msg",
+            IdKind::Event => "evt",
+            IdKind::WebhookEndpoint => "we",
         }
     }
 }
@@ -77,7 +81,8 @@ macro_rules! received_id {
 }
 
 received_id!(TagId => "tag", ContactId => "contact", ActivityId => "activity",
-    crate::model::TemplateId => "template", crate::model::LineId => "channel", MessageId => "message");
+    crate::model::TemplateId => "template", crate::model::LineId => "channel", MessageId => "message", EventId => "event",
+    EndpointId => "webhook endpoint");
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -121,3 +126,7 @@ id_type!(/// Identifies an activity (a conversation).
     ActivityId);
 id_type!(/// Identifies a message of an activity's timeline (`msg_…`).
     MessageId);
+id_type!(/// Identifies an event (`evt_…`), also each delivery's `webhook-id`.
+    EventId);
+id_type!(/// Identifies a webhook endpoint (`we_…`).
+    EndpointId);

@@ -6,7 +6,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::{AgentId, EventSelection, SigningKey, Timestamp};
+use super::{AgentId, EndpointId, EventSelection, SigningKey, Timestamp};
 use crate::FieldError;
 
 /// Longest URL accepted, as browsers and proxies commonly allow.
@@ -128,36 +128,88 @@ pub fn endpoint_description(raw: &str) -> Result<Option<String>, FieldError> {
     Ok((!text.is_empty()).then_some(text))
 }
 
-/// A secret that signs an endpoint's deliveries: the newest always, a rotated one beside it
-/// until `expires_at` (24 hours after the rotation).
+/// The keys that sign an endpoint's deliveries: the current one always; after a rotation the
+/// previous one too, until 24 hours later, so a receiver can switch without losing a delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EndpointSecret {
+pub struct EndpointSecrets {
+    pub current: SigningKey,
+    pub previous: Option<RotatedKey>,
+}
+
+/// A rotated key, still signing until `expires_at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RotatedKey {
     pub key: SigningKey,
-    pub created_at: Timestamp,
-    pub expires_at: Option<Timestamp>,
+    pub expires_at: Timestamp,
+}
+
+/// How long a rotated key keeps signing beside the new one.
+pub const ROTATION_OVERLAP: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+
+impl EndpointSecrets {
+    /// The keys that sign a delivery made at `now`, the current one first.
+    pub fn signing(&self, now: Timestamp) -> Vec<&SigningKey> {
+        let previous = self.previous.as_ref().filter(|p| p.expires_at > now).map(|p| &p.key);
+        std::iter::once(&self.current).chain(previous).collect()
+    }
+
+    /// `new` becomes the current key; the current one signs beside it for [`ROTATION_OVERLAP`]
+    /// (a key rotated out earlier stops at once: two keys sign at most).
+    pub fn rotate(&mut self, new: SigningKey, now: Timestamp) {
+        let old = std::mem::replace(&mut self.current, new);
+        self.previous = Some(RotatedKey { key: old, expires_at: now + ROTATION_OVERLAP });
+    }
+}
+
+/// Why an endpoint is off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DisabledReason {
+    /// Its owner set `enabled: false`.
+    ByOwner,
+    /// Its deliveries did nothing but fail for 3 days.
+    Failing,
+}
+
+impl DisabledReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DisabledReason::ByOwner => "by_owner",
+            DisabledReason::Failing => "failing",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        [DisabledReason::ByOwner, DisabledReason::Failing].into_iter().find(|r| r.as_str() == raw)
+    }
+}
+
+/// When and why an endpoint was turned off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Disabled {
+    pub at: Timestamp,
+    pub reason: DisabledReason,
 }
 
 /// An agent's webhook endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookEndpoint {
-    /// `we_…`
-    pub id: String,
+    pub id: EndpointId,
     pub agent_id: AgentId,
     pub url: EndpointUrl,
     pub events: EventSelection,
     pub description: Option<String>,
-    /// Off when its owner turned it off, or Parley did after 3 days of nothing but failures.
-    pub enabled: bool,
-    /// Newest first; those past `expires_at` no longer sign.
-    pub secrets: Vec<EndpointSecret>,
+    pub secrets: EndpointSecrets,
+    /// `None` while deliveries go out.
+    pub disabled: Option<Disabled>,
+    /// The first failure since the last success: 3 days of it disables the endpoint.
+    pub failing_since: Option<Timestamp>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
 
 impl WebhookEndpoint {
-    /// The keys that sign a delivery made at `now`: the newest, and a rotated one until it expires.
-    pub fn signing_keys(&self, now: Timestamp) -> Vec<&SigningKey> {
-        self.secrets.iter().filter(|s| s.expires_at.is_none_or(|at| at > now)).map(|s| &s.key).collect()
+    pub fn enabled(&self) -> bool {
+        self.disabled.is_none()
     }
 }
 
@@ -171,7 +223,9 @@ mod tests {
 
     #[test]
     fn https_urls_to_names_and_public_addresses_are_accepted() {
-        for raw in ["https://example.com/hooks", "https://example.com:8443/a?b=c", "https://93.184.216.34/x", "https://[2606:2800:220:1::]/"] {
+        for raw in
+            ["https://example.com/hooks", "https://example.com:8443/a?b=c", "https://93.184.216.34/x", "https://[2606:2800:220:1::]/"]
+        {
             assert!(EndpointUrl::new(raw, false).is_ok(), "{raw}");
         }
         assert_eq!(EndpointUrl::new("  https://Example.COM/h ", false).unwrap().as_str(), "https://example.com/h");
@@ -224,5 +278,26 @@ mod tests {
         assert_eq!(endpoint_description("  Orders  ").unwrap().as_deref(), Some("Orders"));
         assert_eq!(endpoint_description("   ").unwrap(), None);
         assert!(endpoint_description(&"x".repeat(MAX_DESCRIPTION_CHARS + 1)).is_err());
+    }
+    #[test]
+    fn a_rotated_key_signs_beside_the_new_one_for_a_day() {
+        let t0 = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let (a, b, c) =
+            (SigningKey::new(vec![1; 24]).unwrap(), SigningKey::new(vec![2; 24]).unwrap(), SigningKey::new(vec![3; 24]).unwrap());
+        let mut secrets = EndpointSecrets { current: a.clone(), previous: None };
+        assert_eq!(secrets.signing(t0), vec![&a]);
+        secrets.rotate(b.clone(), t0);
+        assert_eq!(secrets.signing(t0 + ROTATION_OVERLAP - chrono::TimeDelta::seconds(1)), vec![&b, &a]);
+        assert_eq!(secrets.signing(t0 + ROTATION_OVERLAP), vec![&b]);
+        secrets.rotate(c.clone(), t0 + chrono::TimeDelta::hours(1));
+        assert_eq!(secrets.signing(t0 + chrono::TimeDelta::hours(1)), vec![&c, &b], "two keys at most");
+    }
+
+    #[test]
+    fn disabled_reasons_parse_exactly() {
+        for r in [DisabledReason::ByOwner, DisabledReason::Failing] {
+            assert_eq!(DisabledReason::parse(r.as_str()), Some(r));
+        }
+        assert_eq!(DisabledReason::parse("Failing"), None);
     }
 }

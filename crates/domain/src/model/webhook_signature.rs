@@ -91,7 +91,9 @@ mod tests {
     #[test]
     fn every_part_of_the_message_is_signed() {
         let key = SigningKey::from_secret(SPEC_SECRET).unwrap();
-        for (id, ts, body) in [("msg_other", SPEC_TIMESTAMP, SPEC_BODY), (SPEC_ID, SPEC_TIMESTAMP + 1, SPEC_BODY), (SPEC_ID, SPEC_TIMESTAMP, "{}")] {
+        for (id, ts, body) in
+            [("msg_other", SPEC_TIMESTAMP, SPEC_BODY), (SPEC_ID, SPEC_TIMESTAMP + 1, SPEC_BODY), (SPEC_ID, SPEC_TIMESTAMP, "{}")]
+        {
             assert_ne!(key.sign(id, ts, body), SPEC_SIGNATURE);
         }
     }

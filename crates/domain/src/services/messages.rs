@@ -285,6 +285,8 @@ mod tests {
                 executions: Arc::new(MockExecutionRepository::new()),
                 idempotency: Arc::new(MockIdempotencyRepository::new()),
                 webhooks: Arc::new(MockWebhookEventRepository::new()),
+                webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
+                events: Arc::new(MockEventRepository::new()),
                 health: Arc::new(MockStorageHealth::new()),
             };
             MessageService::new(&repos, Arc::new(self.platform), Arc::new(clock), Arc::new(ids))

@@ -432,6 +432,8 @@ mod tests {
             executions: Arc::new(executions),
             idempotency: Arc::new(MockIdempotencyRepository::new()),
             webhooks: Arc::new(events),
+            webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
+            events: Arc::new(MockEventRepository::new()),
             health: Arc::new(MockStorageHealth::new()),
         }
     }

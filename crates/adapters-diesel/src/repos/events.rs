@@ -1,0 +1,147 @@
+//! Events and their outbox (`events`, `event_deliveries`). [`emit!`] writes an event and one
+//! delivery, due at once, per endpoint subscribed to its type, inside the caller's transaction:
+//! the transaction that makes a change emits its event, so a rollback emits nothing and a
+//! commit loses nothing.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+use diesel_async::RunQueryDsl;
+use parley_domain::model::*;
+use parley_domain::ports::{EventRepository, StoreResult};
+
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::{in_transaction, read_conn};
+use crate::rows::millis;
+use crate::schema::{event_deliveries, events, webhook_endpoints};
+
+/// Writes `$event` (`&Event`) and its deliveries: to `$only` (`Option<&EndpointId>`) alone
+/// when given, else to each of its agent's enabled endpoints subscribed to its type; run in the
+/// transaction that makes the change the event reports.
+macro_rules! emit {
+    ($conn:expr, $event:expr, $only:expr) => {{
+        use diesel::IntoSql as _;
+        let event: &Event = $event;
+        let only: Option<&EndpointId> = $only;
+        let at = crate::rows::millis(event.created_at);
+        diesel::insert_into(events::table)
+            .values((
+                events::id.eq(event.id.as_str()),
+                events::agent_id.eq(event.agent_id.as_str()),
+                events::event_type.eq(event.event_type.as_str()),
+                events::body.eq(event.body()),
+                events::created_at.eq(at),
+            ))
+            .execute($conn)
+            .await?;
+        let columns = (
+            event_deliveries::event_id,
+            event_deliveries::endpoint_id,
+            event_deliveries::agent_id,
+            event_deliveries::event_created_at,
+            event_deliveries::attempts,
+            event_deliveries::next_attempt_at,
+        );
+        let fields = (
+            event.id.as_str().into_sql::<Text>(),
+            webhook_endpoints::id,
+            webhook_endpoints::agent_id,
+            at.into_sql::<BigInt>(),
+            0.into_sql::<Integer>(),
+            Some(at).into_sql::<Nullable<BigInt>>(),
+        );
+        let of_agent = webhook_endpoints::table.filter(webhook_endpoints::agent_id.eq(event.agent_id.as_str()));
+        match only {
+            Some(endpoint) => {
+                of_agent
+                    .filter(webhook_endpoints::id.eq(endpoint.as_str()))
+                    .select(fields)
+                    .insert_into(event_deliveries::table)
+                    .into_columns(columns)
+                    .execute($conn)
+                    .await?
+            }
+            None => {
+                let subscribed = format!("%,{},%", event.event_type.as_str());
+                of_agent
+                    .filter(webhook_endpoints::disabled_at.is_null())
+                    .filter(webhook_endpoints::events.eq("*").or(webhook_endpoints::events.like(subscribed)))
+                    .select(fields)
+                    .insert_into(event_deliveries::table)
+                    .into_columns(columns)
+                    .execute($conn)
+                    .await?
+            }
+        }
+    }};
+}
+
+fn to_domain(agent: &AgentId, bodies: Vec<String>) -> Result<Vec<Event>, DbError> {
+    bodies.into_iter().map(|body| Event::from_body(agent.clone(), &body).map_err(DbError::Corrupt)).collect()
+}
+
+#[async_trait]
+impl EventRepository for Store {
+    async fn emit<'a>(&self, event: &Event, only: Option<&'a EndpointId>) -> StoreResult<()> {
+        in_transaction!(self, |conn| {
+            emit!(conn, event, only);
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn get(&self, agent: &AgentId, id: &EventId) -> StoreResult<Option<Event>> {
+        let body: Option<String> = read_conn!(self, |conn| events::table
+            .filter(events::agent_id.eq(agent.as_str()))
+            .filter(events::id.eq(id.as_str()))
+            .select(events::body)
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(to_domain(agent, body.into_iter().collect())?.pop())
+    }
+
+    async fn list(&self, agent: &AgentId, filter: &EventFilter, page: PageRequest) -> StoreResult<Page<Event>> {
+        let since = filter.since.map(millis).unwrap_or(i64::MIN);
+        let (total, bodies) = read_conn!(self, |conn| {
+            // Two fixed shapes (with and without the type), each one index range.
+            let (total, bodies): (i64, Vec<String>) = match filter.event_type {
+                Some(t) => {
+                    let of = || {
+                        events::table
+                            .filter(events::agent_id.eq(agent.as_str()))
+                            .filter(events::event_type.eq(t.as_str()))
+                            .filter(events::created_at.gt(since))
+                    };
+                    let total = of().count().get_result(conn).await.map_err(DbError::from)?;
+                    let bodies = of()
+                        .order((events::created_at.desc(), events::id.desc()))
+                        .limit(i64::from(page.limit()))
+                        .offset(page.offset() as i64)
+                        .select(events::body)
+                        .load(conn)
+                        .await
+                        .map_err(DbError::from)?;
+                    (total, bodies)
+                }
+                None => {
+                    let of = || events::table.filter(events::agent_id.eq(agent.as_str())).filter(events::created_at.gt(since));
+                    let total = of().count().get_result(conn).await.map_err(DbError::from)?;
+                    let bodies = of()
+                        .order((events::created_at.desc(), events::id.desc()))
+                        .limit(i64::from(page.limit()))
+                        .offset(page.offset() as i64)
+                        .select(events::body)
+                        .load(conn)
+                        .await
+                        .map_err(DbError::from)?;
+                    (total, bodies)
+                }
+            };
+            Ok::<_, DbError>((total, bodies))
+        })?;
+        Ok(Page { items: to_domain(agent, bodies)?, total: total as u64, request: page })
+    }
+}

@@ -1,0 +1,114 @@
+//! The contract of [`WebhookEndpointRepository`](crate::ports::WebhookEndpointRepository) and
+//! [`EventRepository`](crate::ports::EventRepository): endpoints round trip whole and stay
+//! their agent's; events list newest first with their filters and exact totals.
+
+use serde_json::json;
+
+use super::{agent, id, page, t};
+use crate::model::*;
+use crate::ports::Repositories;
+
+fn endpoint(agent: &AgentId, url: &str, at: Timestamp) -> WebhookEndpoint {
+    WebhookEndpoint {
+        id: EndpointId::new(id("we")),
+        agent_id: agent.clone(),
+        url: EndpointUrl::new(url, false).unwrap(),
+        events: EventSelection::new(&["contact.created".into(), "message.received".into()]).unwrap(),
+        description: None,
+        secrets: EndpointSecrets { current: SigningKey::new(vec![1; KEY_BYTES]).unwrap(), previous: None },
+        disabled: None,
+        failing_since: None,
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+fn event(agent: &AgentId, event_type: EventType, at: Timestamp) -> Event {
+    let id = EventId::new(id("evt"));
+    Event { data: json!({"object": {"id": id.as_str(), "n": 1}}), id, agent_id: agent.clone(), event_type, created_at: at }
+}
+
+pub async fn webhook_endpoints_round_trip_whole_and_stay_their_agents(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let first = endpoint(&a, "https://example.com/one", t(0));
+    let second = WebhookEndpoint {
+        events: EventSelection::All,
+        description: Some("Orders".into()),
+        ..endpoint(&a, "https://example.com/two", t(1))
+    };
+    let theirs = endpoint(&b, "https://example.com/b", t(2));
+    for e in [&first, &second, &theirs] {
+        r.webhook_endpoints.insert(e).await.unwrap();
+    }
+    assert_eq!(r.webhook_endpoints.get(&a, &first.id).await.unwrap(), Some(first.clone()));
+    assert_eq!(r.webhook_endpoints.get(&a, &second.id).await.unwrap(), Some(second.clone()));
+    assert_eq!(r.webhook_endpoints.get(&a, &theirs.id).await.unwrap(), None, "another agent's");
+    let listed = r.webhook_endpoints.list(&a, page(10, 0)).await.unwrap();
+    assert_eq!((listed.total, listed.items), (2, vec![second.clone(), first.clone()]), "newest first");
+    assert_eq!(r.webhook_endpoints.list(&a, page(1, 1)).await.unwrap().items, vec![first.clone()]);
+
+    // An update replaces every field but the keys and the creation time.
+    let mut changed = first.clone();
+    changed.url = EndpointUrl::new("https://example.org/new?x=1", false).unwrap();
+    changed.events = EventSelection::new(&["template.updated".into()]).unwrap();
+    changed.description = Some("New".into());
+    changed.secrets.rotate(SigningKey::new(vec![2; KEY_BYTES]).unwrap(), t(5));
+    changed.disabled = Some(Disabled { at: t(6), reason: DisabledReason::Failing });
+    changed.failing_since = Some(t(3));
+    changed.updated_at = t(6);
+    assert!(r.webhook_endpoints.update(&changed).await.unwrap());
+    assert_eq!(r.webhook_endpoints.get(&a, &first.id).await.unwrap(), Some(changed.clone()));
+    assert!(!r.webhook_endpoints.update(&WebhookEndpoint { agent_id: b.clone(), ..changed.clone() }).await.unwrap());
+    assert_eq!(r.webhook_endpoints.get(&a, &first.id).await.unwrap(), Some(changed), "not through another agent");
+
+    assert!(!r.webhook_endpoints.delete(&b, &first.id).await.unwrap());
+    assert!(r.webhook_endpoints.delete(&a, &first.id).await.unwrap());
+    assert!(!r.webhook_endpoints.delete(&a, &first.id).await.unwrap());
+    assert_eq!(r.webhook_endpoints.list(&a, page(10, 0)).await.unwrap().total, 1);
+    assert!(r.webhook_endpoints.get(&b, &theirs.id).await.unwrap().is_some());
+}
+
+pub async fn events_list_newest_first_by_type_and_time_and_stay_their_agents(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let endpoint = endpoint(&a, "https://example.com/hook", t(0));
+    r.webhook_endpoints.insert(&endpoint).await.unwrap();
+    let mut made = Vec::new();
+    for (i, kind) in [EventType::ContactCreated, EventType::MessageReceived, EventType::ContactCreated, EventType::ActivityUpdated]
+        .into_iter()
+        .enumerate()
+    {
+        let e = event(&a, kind, t(10 * i as i64));
+        r.events.emit(&e, None).await.unwrap();
+        made.push(e);
+    }
+    // Two at the same millisecond: the id breaks the tie, descending.
+    let tied = event(&a, EventType::ContactUpdated, t(30));
+    r.events.emit(&tied, None).await.unwrap();
+    let ping = event(&a, EventType::Ping, t(40));
+    r.events.emit(&ping, Some(&endpoint.id)).await.unwrap();
+    r.events.emit(&event(&b, EventType::ContactCreated, t(50)), None).await.unwrap();
+
+    let ids = |events: &[Event]| events.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+    let all = r.events.list(&a, &EventFilter::default(), page(100, 0)).await.unwrap();
+    let mut at_30 = vec![made[3].id.clone(), tied.id.clone()];
+    at_30.sort_by(|x, y| y.cmp(x));
+    let expected: Vec<EventId> = [vec![ping.id.clone()], at_30, vec![made[2].id.clone(), made[1].id.clone(), made[0].id.clone()]].concat();
+    assert_eq!((all.total, ids(&all.items)), (6, expected.clone()));
+    assert_eq!(all.items[4], made[1], "each event reads back whole");
+
+    let filter = |event_type, since| EventFilter { event_type, since };
+    let created = r.events.list(&a, &filter(Some(EventType::ContactCreated), None), page(100, 0)).await.unwrap();
+    assert_eq!((created.total, ids(&created.items)), (2, vec![made[2].id.clone(), made[0].id.clone()]));
+    let recent = r.events.list(&a, &filter(None, Some(t(20))), page(100, 0)).await.unwrap();
+    assert_eq!(recent.total, 3, "strictly after `since`");
+    let both = r.events.list(&a, &filter(Some(EventType::ContactCreated), Some(t(0))), page(100, 0)).await.unwrap();
+    assert_eq!(ids(&both.items), vec![made[2].id.clone()]);
+    let second_page = r.events.list(&a, &EventFilter::default(), page(2, 2)).await.unwrap();
+    assert_eq!((second_page.total, ids(&second_page.items)), (6, expected[2..4].to_vec()));
+
+    assert_eq!(r.events.get(&a, &made[1].id).await.unwrap(), Some(made[1].clone()));
+    assert_eq!(r.events.get(&b, &made[1].id).await.unwrap(), None, "another agent's");
+    assert_eq!(r.events.list(&b, &EventFilter::default(), page(100, 0)).await.unwrap().total, 1);
+}
