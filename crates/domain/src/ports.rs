@@ -474,6 +474,10 @@ pub trait EventRepository: Send + Sync {
     async fn get(&self, agent: &AgentId, id: &EventId) -> StoreResult<Option<Event>>;
     /// Newest first (`created_at` desc, then id desc), with the total of those matching.
     async fn list(&self, agent: &AgentId, filter: &EventFilter, page: PageRequest) -> StoreResult<Page<Event>>;
+    /// Up to `limit` deliveries due by `now`, oldest event first, each claimed until `until`:
+    /// no other claim takes it before then (several processes share the work), and one whose
+    /// claimant died is due again after it.
+    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>>;
 }
 
 /// Every repository port, as one storage backend provides them.

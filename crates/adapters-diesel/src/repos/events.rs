@@ -10,6 +10,7 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{EventRepository, StoreResult};
 
+use super::webhook_endpoints::EndpointRow;
 use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, read_conn};
@@ -77,6 +78,38 @@ macro_rules! emit {
     }};
 }
 
+/// The (event, endpoint) keys of the oldest deliveries due by `$now`, at most `$limit`.
+macro_rules! due_keys {
+    ($now:expr, $limit:expr) => {
+        event_deliveries::table
+            .filter(event_deliveries::next_attempt_at.le($now))
+            .order((event_deliveries::event_created_at.asc(), event_deliveries::event_id.asc(), event_deliveries::endpoint_id.asc()))
+            .limit($limit)
+            .select((event_deliveries::event_id, event_deliveries::endpoint_id))
+    };
+}
+
+/// The keys a claim takes, read in the claiming transaction.
+trait DueKeys {
+    async fn due_keys(&mut self, now: i64, limit: i64) -> Result<Vec<(String, String)>, DbError>;
+}
+
+#[cfg(feature = "postgres")]
+impl DueKeys for crate::pool::PgConn {
+    async fn due_keys(&mut self, now: i64, limit: i64) -> Result<Vec<(String, String)>, DbError> {
+        // Rows another process is claiming right now are passed over, not waited for.
+        Ok(due_keys!(now, limit).for_update().skip_locked().load(self).await?)
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl DueKeys for crate::pool::SqliteWriteConn {
+    async fn due_keys(&mut self, now: i64, limit: i64) -> Result<Vec<(String, String)>, DbError> {
+        // Write transactions run one at a time: nobody claims between this read and the update.
+        Ok(due_keys!(now, limit).load(self).await?)
+    }
+}
+
 fn to_domain(agent: &AgentId, bodies: Vec<String>) -> Result<Vec<Event>, DbError> {
     bodies.into_iter().map(|body| Event::from_body(agent.clone(), &body).map_err(DbError::Corrupt)).collect()
 }
@@ -89,6 +122,46 @@ impl EventRepository for Store {
             Ok(())
         })?;
         Ok(())
+    }
+
+    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>> {
+        let (now, until, limit) = (millis(now), millis(until), i64::from(limit));
+        let rows: Vec<(String, String, i32, i64, EndpointRow)> = in_transaction!(self, |conn| {
+            let keys = conn.due_keys(now, limit).await?;
+            let mut rows = Vec::with_capacity(keys.len());
+            // At most `limit` keys (a pass's batch): one short statement each.
+            for (event, endpoint) in keys {
+                let key = event_deliveries::table
+                    .filter(event_deliveries::event_id.eq(&event))
+                    .filter(event_deliveries::endpoint_id.eq(&endpoint));
+                diesel::update(key).set(event_deliveries::next_attempt_at.eq(Some(until))).execute(conn).await?;
+                let row: (String, String, i32, i64, EndpointRow) = event_deliveries::table
+                    .inner_join(events::table)
+                    .inner_join(webhook_endpoints::table)
+                    .filter(event_deliveries::event_id.eq(&event))
+                    .filter(event_deliveries::endpoint_id.eq(&endpoint))
+                    .select((
+                        events::agent_id,
+                        events::body,
+                        event_deliveries::attempts,
+                        event_deliveries::event_created_at,
+                        EndpointRow::as_select(),
+                    ))
+                    .first(conn)
+                    .await?;
+                rows.push(row);
+            }
+            Ok(rows)
+        })?;
+        let mut due = Vec::with_capacity(rows.len());
+        for (agent, body, attempts, _, endpoint) in rows {
+            due.push(DueDelivery {
+                event: Event::from_body(AgentId::new(agent), &body).map_err(DbError::Corrupt)?,
+                endpoint: endpoint.into_domain()?,
+                attempts: u32::try_from(attempts).map_err(|_| DbError::Corrupt(format!("delivery attempts {attempts}")))?,
+            });
+        }
+        Ok(due)
     }
 
     async fn get(&self, agent: &AgentId, id: &EventId) -> StoreResult<Option<Event>> {

@@ -32,7 +32,7 @@ fn parse_selection(stored: &str, id: &str) -> Result<EventSelection, DbError> {
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = webhook_endpoints)]
-struct EndpointRow {
+pub(crate) struct EndpointRow {
     id: String,
     agent_id: String,
     url: String,
@@ -49,7 +49,7 @@ struct EndpointRow {
 }
 
 impl EndpointRow {
-    fn into_domain(self) -> Result<WebhookEndpoint, DbError> {
+    pub(crate) fn into_domain(self) -> Result<WebhookEndpoint, DbError> {
         let corrupt = |what: &str| DbError::Corrupt(format!("{what} of webhook endpoint {}", self.id));
         // Stored URLs passed the rules when written; private ones only where allowed, so the
         // stored form is read back as allowed.

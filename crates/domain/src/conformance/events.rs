@@ -112,3 +112,51 @@ pub async fn events_list_newest_first_by_type_and_time_and_stay_their_agents(r: 
     assert_eq!(r.events.get(&b, &made[1].id).await.unwrap(), None, "another agent's");
     assert_eq!(r.events.list(&b, &EventFilter::default(), page(100, 0)).await.unwrap().total, 1);
 }
+
+/// The outbox's fan-out: an event is due once for each of its agent's enabled endpoints
+/// subscribed to its type (a ping to the one endpoint named), and a claim holds it until its
+/// lease ends.
+pub async fn emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_once(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let subscribed = endpoint(&a, "https://example.com/contacts", t(0));
+    let everything = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, "https://example.com/all", t(0)) };
+    let elsewhere = WebhookEndpoint {
+        events: EventSelection::new(&["template.updated".into()]).unwrap(),
+        ..endpoint(&a, "https://example.com/t", t(0))
+    };
+    let off = WebhookEndpoint {
+        events: EventSelection::All,
+        disabled: Some(Disabled { at: t(0), reason: DisabledReason::ByOwner }),
+        ..endpoint(&a, "https://example.com/off", t(0))
+    };
+    let theirs = WebhookEndpoint { events: EventSelection::All, ..endpoint(&b, "https://example.com/b", t(0)) };
+    for e in [&subscribed, &everything, &elsewhere, &off, &theirs] {
+        r.webhook_endpoints.insert(e).await.unwrap();
+    }
+    let created = event(&a, EventType::ContactCreated, t(10));
+    r.events.emit(&created, None).await.unwrap();
+    let ping = event(&a, EventType::Ping, t(11));
+    r.events.emit(&ping, Some(&off.id)).await.unwrap();
+
+    let key = |d: &DueDelivery| (d.event.id.clone(), d.endpoint.id.clone());
+    let mut expected = vec![(created.id.clone(), subscribed.id.clone()), (created.id.clone(), everything.id.clone())];
+    expected.sort();
+    assert!(r.events.claim_due(t(9), t(100), 10).await.unwrap().is_empty(), "not due before the event");
+    let claimed = r.events.claim_due(t(10), t(100), 10).await.unwrap();
+    let mut keys: Vec<_> = claimed.iter().map(key).collect();
+    keys.sort();
+    assert_eq!(keys, expected, "the subscribed and enabled endpoints of the event's agent");
+    let first = claimed.iter().find(|d| d.endpoint.id == subscribed.id).unwrap();
+    assert_eq!((&first.event, &first.endpoint, first.attempts), (&created, &subscribed, 0), "each read back whole");
+
+    let ping_claim = r.events.claim_due(t(11), t(100), 10).await.unwrap();
+    assert_eq!(ping_claim.iter().map(key).collect::<Vec<_>>(), vec![(ping.id.clone(), off.id.clone())], "a ping goes where it is sent");
+    assert!(r.events.claim_due(t(99), t(200), 10).await.unwrap().is_empty(), "claimed until the lease ends");
+    let again = r.events.claim_due(t(100), t(200), 1).await.unwrap();
+    assert_eq!((again.len(), &again[0].event), (1, &created), "due again after the lease, oldest first, within the limit");
+    assert!(
+        r.events.claim_due(t(1000), t(2000), 10).await.unwrap().iter().all(|d| d.endpoint.agent_id == a),
+        "never another agent's endpoint"
+    );
+}

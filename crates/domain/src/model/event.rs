@@ -165,6 +165,14 @@ impl Event {
     }
 }
 
+/// A delivery to make: an event to one endpoint, after `attempts` failed tries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DueDelivery {
+    pub event: Event,
+    pub endpoint: super::WebhookEndpoint,
+    pub attempts: u32,
+}
+
 /// Which events a list shows: of one type, created after an instant.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EventFilter {
