@@ -75,10 +75,10 @@ macro_rules! page_of_contacts {
     }};
 }
 
-/// Writes new contact `$contact` (`&Contact`): its row and its channels; run in the transaction
-/// that inserts it, with [`count_contact!`].
+/// Writes new contact `$contact` (`&Contact`) with its kept `$channel_list`: its row and its
+/// channels; run in the transaction that inserts it, with [`count_contact!`].
 macro_rules! write_contact {
-    ($conn:expr, $contact:expr) => {{
+    ($conn:expr, $contact:expr, $channel_list:expr) => {{
         let contact: &Contact = $contact;
         diesel::insert_into(contacts::table)
             .values((
@@ -91,7 +91,7 @@ macro_rules! write_contact {
                 contacts::custom_attributes.eq(attributes_json(contact)),
                 contacts::created_at.eq(millis(contact.created_at)),
                 contacts::updated_at.eq(millis(contact.updated_at)),
-                contacts::channel_list.eq(channel_list_of(&contact.channels)),
+                contacts::channel_list.eq($channel_list),
             ))
             .execute($conn)
             .await?;
@@ -129,8 +129,9 @@ macro_rules! count_contact {
 #[async_trait]
 impl ContactRepository for Store {
     async fn insert(&self, contact: &Contact) -> StoreResult<()> {
+        let channel_list = channel_list_of(&contact.channels);
         in_transaction!(self, |conn| {
-            write_contact!(conn, contact);
+            write_contact!(conn, contact, &channel_list);
             count_contact!(conn, contact.agent_id.as_str());
             Ok(())
         })?;
@@ -140,7 +141,7 @@ impl ContactRepository for Store {
     async fn insert_conversation(&self, contact: &Contact, activity: &Activity) -> StoreResult<()> {
         let channel_list = channel_list_of(&contact.channels);
         in_transaction!(self, |conn| {
-            write_contact!(conn, contact);
+            write_contact!(conn, contact, &channel_list);
             write_activity!(conn, activity, contact.profile_name.as_str(), &channel_list);
             count_contact!(conn, contact.agent_id.as_str());
             Ok(())

@@ -178,43 +178,26 @@ impl EventRepository for Store {
 
     async fn list(&self, agent: &AgentId, filter: &EventFilter, page: PageRequest) -> StoreResult<Page<Event>> {
         let since = filter.since.map(millis).unwrap_or(i64::MIN);
-        let (total, bodies) = read_conn!(self, |conn| {
-            // Two fixed shapes (with and without the type), each one index range.
-            let (total, bodies): (i64, Vec<String>) = match filter.event_type {
-                Some(t) => {
-                    let of = || {
-                        events::table
-                            .filter(events::agent_id.eq(agent.as_str()))
-                            .filter(events::event_type.eq(t.as_str()))
-                            .filter(events::created_at.gt(since))
-                    };
-                    let total = of().count().get_result(conn).await.map_err(DbError::from)?;
-                    let bodies = of()
-                        .order((events::created_at.desc(), events::id.desc()))
-                        .limit(i64::from(page.limit()))
-                        .offset(page.offset() as i64)
-                        .select(events::body)
-                        .load(conn)
-                        .await
-                        .map_err(DbError::from)?;
-                    (total, bodies)
-                }
-                None => {
-                    let of = || events::table.filter(events::agent_id.eq(agent.as_str())).filter(events::created_at.gt(since));
-                    let total = of().count().get_result(conn).await.map_err(DbError::from)?;
-                    let bodies = of()
-                        .order((events::created_at.desc(), events::id.desc()))
-                        .limit(i64::from(page.limit()))
-                        .offset(page.offset() as i64)
-                        .select(events::body)
-                        .load(conn)
-                        .await
-                        .map_err(DbError::from)?;
-                    (total, bodies)
-                }
-            };
-            Ok::<_, DbError>((total, bodies))
-        })?;
+        // Two fixed shapes (with and without the type), each one index range.
+        macro_rules! page_of {
+            ($conn:ident, $of:expr) => {{
+                let total: i64 = $of.count().get_result($conn).await.map_err(DbError::from)?;
+                let bodies: Vec<String> = $of
+                    .order((events::created_at.desc(), events::id.desc()))
+                    .limit(i64::from(page.limit()))
+                    .offset(page.offset() as i64)
+                    .select(events::body)
+                    .load($conn)
+                    .await
+                    .map_err(DbError::from)?;
+                Ok::<_, DbError>((total, bodies))
+            }};
+        }
+        let of_agent = || events::table.filter(events::agent_id.eq(agent.as_str())).filter(events::created_at.gt(since));
+        let (total, bodies) = match filter.event_type {
+            Some(t) => read_conn!(self, |conn| page_of!(conn, of_agent().filter(events::event_type.eq(t.as_str()))))?,
+            None => read_conn!(self, |conn| page_of!(conn, of_agent()))?,
+        };
         Ok(Page { items: to_domain(agent, bodies)?, total: total as u64, request: page })
     }
 }
