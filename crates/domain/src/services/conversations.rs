@@ -142,3 +142,108 @@ impl Conversations {
         Ok(activity)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockActivityRepository, MockClock, MockContactRepository, MockIdSource};
+    use chrono::{TimeZone, Utc};
+
+    fn now() -> Timestamp {
+        Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap()
+    }
+
+    fn conversations(contacts: MockContactRepository, activities: MockActivityRepository) -> Conversations {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(now);
+        let mut ids = MockIdSource::new();
+        ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
+        Conversations::new(Arc::new(contacts), Arc::new(activities), Arc::new(clock), Arc::new(ids))
+    }
+
+    fn channel() -> Channel {
+        Channel::new(ChannelType::Whatsapp, "5215550001").unwrap()
+    }
+
+    fn stored(contact: &str) -> (Contact, Activity) {
+        let contact = Contact {
+            id: ContactId::new(contact),
+            agent_id: AgentId::new("agt_1"),
+            profile_name: ProfileName::new("Ana").unwrap(),
+            email: None,
+            notes: None,
+            channels: vec![channel()],
+            custom_attributes: CustomAttributes::default(),
+            created_at: now(),
+            updated_at: now(),
+        };
+        let activity = Activity {
+            id: ActivityId::new("act_theirs"),
+            agent_id: AgentId::new("agt_1"),
+            contact_id: contact.id.clone(),
+            status: ActivityStatus::Open,
+            assigned_to: None,
+            last_inbound_at: None,
+            created_at: now(),
+            updated_at: now(),
+        };
+        (contact, activity)
+    }
+
+    #[tokio::test]
+    async fn someone_new_gets_a_contact_and_an_activity_in_one_write() {
+        let mut contacts = MockContactRepository::new();
+        contacts.expect_find_conversation().times(1).returning(|_, _| Ok(None));
+        contacts
+            .expect_insert_conversation()
+            .withf(|c, a| c.id.as_str() == "con_new" && a.contact_id == c.id && a.last_inbound_at == Some(now()))
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let mut activities = MockActivityRepository::new();
+        activities.expect_insert().never();
+        activities.expect_find_by_contact().never();
+        let (contact, activity) = conversations(contacts, activities)
+            .ensure(&AgentId::new("agt_1"), &channel(), Some("Ana"), ActivityStatus::Open, Some(now()))
+            .await
+            .unwrap();
+        assert_eq!((contact.profile_name.as_str(), activity.id.as_str()), ("Ana", "act_new"));
+    }
+
+    #[tokio::test]
+    async fn when_another_request_made_the_contact_first_theirs_is_returned() {
+        let mut contacts = MockContactRepository::new();
+        let mut seq = mockall::Sequence::new();
+        contacts.expect_find_conversation().times(1).in_sequence(&mut seq).returning(|_, _| Ok(None));
+        contacts
+            .expect_insert_conversation()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _| Err(StoreError::Conflict("channel taken".into())));
+        contacts.expect_find_conversation().times(1).in_sequence(&mut seq).returning(|_, _| {
+            let (c, a) = stored("con_theirs");
+            Ok(Some((c, Some(a))))
+        });
+        let mut activities = MockActivityRepository::new();
+        activities.expect_insert().never();
+        let (contact, activity) = conversations(contacts, activities)
+            .ensure(&AgentId::new("agt_1"), &channel(), None, ActivityStatus::Pending, None)
+            .await
+            .unwrap();
+        assert_eq!((contact.id.as_str(), activity.id.as_str()), ("con_theirs", "act_theirs"));
+    }
+
+    #[tokio::test]
+    async fn a_known_contact_without_an_activity_gets_one_without_a_second_lookup() {
+        let mut contacts = MockContactRepository::new();
+        contacts.expect_find_conversation().times(1).returning(|_, _| Ok(Some((stored("con_known").0, None))));
+        contacts.expect_insert_conversation().never();
+        let mut activities = MockActivityRepository::new();
+        activities.expect_find_by_contact().never();
+        activities.expect_insert().withf(|a| a.contact_id.as_str() == "con_known").times(1).returning(|_| Ok(()));
+        let (_, activity) = conversations(contacts, activities)
+            .ensure(&AgentId::new("agt_1"), &channel(), None, ActivityStatus::Pending, None)
+            .await
+            .unwrap();
+        assert_eq!((activity.id.as_str(), activity.status), ("act_new", ActivityStatus::Pending));
+    }
+}
