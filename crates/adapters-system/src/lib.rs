@@ -1,8 +1,8 @@
-//! The clock and the id source, backed by the operating system.
+//! The clock, the id source and the address resolver, backed by the operating system.
 
 use chrono::{DurationRound, TimeDelta, Utc};
 use parley_domain::model::{IdKind, Timestamp};
-use parley_domain::ports::{Clock, IdSource};
+use parley_domain::ports::{AddressResolver, Clock, IdSource};
 use rand::Rng;
 use rand::distr::Alphanumeric;
 
@@ -38,6 +38,21 @@ impl IdSource for RandomIds {
     }
 }
 
+/// The operating system's resolver (`getaddrinfo`, on tokio's blocking pool).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemResolver;
+
+#[async_trait::async_trait]
+impl AddressResolver for SystemResolver {
+    async fn resolve(&self, host: &str, port: u16) -> Result<Vec<std::net::IpAddr>, String> {
+        let addresses = tokio::net::lookup_host((host, port)).await.map_err(|e| format!("{host} does not resolve: {e}"))?;
+        let mut ips: Vec<std::net::IpAddr> = addresses.map(|a| a.ip()).collect();
+        ips.sort();
+        ips.dedup();
+        Ok(ips)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +75,11 @@ mod tests {
     #[test]
     fn clock_has_millisecond_precision() {
         assert_eq!(SystemClock.now().timestamp_subsec_nanos() % 1_000_000, 0);
+    }
+    #[tokio::test]
+    async fn localhost_resolves_to_loopback_and_an_invalid_name_to_an_error() {
+        let ips = SystemResolver.resolve("localhost", 443).await.unwrap();
+        assert!(!ips.is_empty() && ips.iter().all(|ip| ip.is_loopback()), "{ips:?}");
+        assert!(SystemResolver.resolve("name.invalid", 443).await.is_err(), ".invalid never resolves (RFC 6761)");
     }
 }

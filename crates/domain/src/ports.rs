@@ -449,6 +449,15 @@ pub trait StorageHealth: Send + Sync {
     fn pool(&self) -> PoolStatus;
 }
 
+/// Host names to addresses, for the webhook endpoints' address rules: checked when an endpoint
+/// is created or changed, and again at each delivery (DNS can change).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait AddressResolver: Send + Sync {
+    /// Every address `host` resolves to, or why it does not resolve.
+    async fn resolve(&self, host: &str, port: u16) -> Result<Vec<std::net::IpAddr>, String>;
+}
+
 /// Webhook endpoints, each agent's own.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]

@@ -122,6 +122,22 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         || s[..6] == [0, 0, 0, 0, 0, 0]) // IPv4-compatible (deprecated)
 }
 
+/// Checks what an endpoint URL's host name resolved to: at least one address, and (unless
+/// `allow_private`) every one public, since a name with one private address among public ones
+/// reaches it as well.
+pub fn check_resolved(host: &str, addresses: &[IpAddr], allow_private: bool) -> Result<(), FieldError> {
+    if addresses.is_empty() {
+        return Err(FieldError::new("url", format!("its host {host} resolves to no address")));
+    }
+    match addresses.iter().find(|ip| !allow_private && !is_public(**ip)) {
+        Some(ip) => Err(FieldError::new(
+            "url",
+            format!("its host {host} resolves to {ip}, a loopback, private, link-local or other non-public address"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// An endpoint's free-text description: at most [`MAX_DESCRIPTION_CHARS`], trimmed; empty is none.
 pub fn endpoint_description(raw: &str) -> Result<Option<String>, FieldError> {
     let text = super::text::bounded("description", raw, 0, MAX_DESCRIPTION_CHARS)?;
@@ -299,5 +315,14 @@ mod tests {
             assert_eq!(DisabledReason::parse(r.as_str()), Some(r));
         }
         assert_eq!(DisabledReason::parse("Failing"), None);
+    }
+    #[test]
+    fn a_name_is_refused_when_any_of_its_addresses_is_not_public() {
+        let ips = |list: &[&str]| list.iter().map(|s| s.parse().unwrap()).collect::<Vec<IpAddr>>();
+        assert!(check_resolved("example.com", &ips(&["93.184.216.34", "2606:2800:220:1::"]), false).is_ok());
+        let e = check_resolved("sneaky.example", &ips(&["93.184.216.34", "::1"]), false).unwrap_err();
+        assert!(e.issue.contains("::1"), "{}", e.issue);
+        assert!(check_resolved("sneaky.example", &ips(&["::1"]), true).is_ok(), "allowed");
+        assert!(check_resolved("nothing.example", &[], true).unwrap_err().issue.contains("no address"));
     }
 }
