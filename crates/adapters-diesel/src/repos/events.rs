@@ -126,7 +126,7 @@ impl EventRepository for Store {
 
     async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>> {
         let (now, until, limit) = (millis(now), millis(until), i64::from(limit));
-        let rows: Vec<(String, String, i32, i64, EndpointRow)> = in_transaction!(self, |conn| {
+        let rows: Vec<(String, String, i32, EndpointRow)> = in_transaction!(self, |conn| {
             let keys = conn.due_keys(now, limit).await?;
             let mut rows = Vec::with_capacity(keys.len());
             // At most `limit` keys (a pass's batch): one short statement each.
@@ -135,18 +135,12 @@ impl EventRepository for Store {
                     .filter(event_deliveries::event_id.eq(&event))
                     .filter(event_deliveries::endpoint_id.eq(&endpoint));
                 diesel::update(key).set(event_deliveries::next_attempt_at.eq(Some(until))).execute(conn).await?;
-                let row: (String, String, i32, i64, EndpointRow) = event_deliveries::table
+                let row: (String, String, i32, EndpointRow) = event_deliveries::table
                     .inner_join(events::table)
                     .inner_join(webhook_endpoints::table)
                     .filter(event_deliveries::event_id.eq(&event))
                     .filter(event_deliveries::endpoint_id.eq(&endpoint))
-                    .select((
-                        events::agent_id,
-                        events::body,
-                        event_deliveries::attempts,
-                        event_deliveries::event_created_at,
-                        EndpointRow::as_select(),
-                    ))
+                    .select((events::agent_id, events::body, event_deliveries::attempts, EndpointRow::as_select()))
                     .first(conn)
                     .await?;
                 rows.push(row);
@@ -154,7 +148,7 @@ impl EventRepository for Store {
             Ok(rows)
         })?;
         let mut due = Vec::with_capacity(rows.len());
-        for (agent, body, attempts, _, endpoint) in rows {
+        for (agent, body, attempts, endpoint) in rows {
             due.push(DueDelivery {
                 event: Event::from_body(AgentId::new(agent), &body).map_err(DbError::Corrupt)?,
                 endpoint: endpoint.into_domain()?,
