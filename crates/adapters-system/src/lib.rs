@@ -36,6 +36,16 @@ impl IdSource for RandomIds {
         let mut rng = rand::rng();
         (0..len).map(|_| char::from(alphabet[rng.random_range(0..alphabet.len())])).collect()
     }
+
+    fn bytes(&self, len: usize) -> Vec<u8> {
+        let mut out = vec![0u8; len];
+        rand::rng().fill(&mut out[..]);
+        out
+    }
+
+    fn unit(&self) -> f64 {
+        rand::rng().random::<f64>()
+    }
 }
 
 /// The operating system's resolver (`getaddrinfo`, on tokio's blocking pool).

@@ -26,6 +26,10 @@ pub trait IdSource: Send + Sync {
     fn secret(&self, len: usize) -> String;
     /// `len` random characters drawn uniformly from `alphabet` (cart codes).
     fn code(&self, alphabet: &'static [u8], len: usize) -> String;
+    /// `len` random bytes (signing keys).
+    fn bytes(&self, len: usize) -> Vec<u8>;
+    /// A number drawn uniformly from [0, 1) (retry jitter).
+    fn unit(&self) -> f64;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -486,7 +490,60 @@ pub trait EventRepository: Send + Sync {
     /// Up to `limit` deliveries due by `now`, oldest event first, each claimed until `until`:
     /// no other claim takes it before then (several processes share the work), and one whose
     /// claimant died is due again after it.
+    /// Deliveries to disabled endpoints wait, unclaimed, until the endpoint is enabled again.
     async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>>;
+    /// Hands back a delivery claimed until `until` and not tried: due again at `at`. Left
+    /// alone when that claim no longer holds it.
+    async fn release(&self, event: &EventId, endpoint: &EndpointId, until: Timestamp, at: Timestamp) -> StoreResult<()>;
+    /// Records a try of a delivery claimed until `until`, in one transaction: the attempt,
+    /// the delivery's count and next try (none once delivered or given up), and `after` on
+    /// the endpoint. Returns `false`, writing nothing, when that claim no longer holds the
+    /// delivery (its lease ran out and another process took it).
+    async fn record_attempt(&self, attempt: &DeliveryAttempt, until: Timestamp, after: EndpointAfterAttempt) -> StoreResult<bool>;
+    /// The endpoint's attempts, newest first (`attempted_at` desc, then event id, then
+    /// attempt desc), with its total. MUST return `NotFound` when the endpoint is not the agent's.
+    async fn attempts(&self, agent: &AgentId, endpoint: &EndpointId, page: PageRequest) -> StoreResult<Page<DeliveryAttempt>>;
+    /// Makes the event due to the endpoint at `now`, whether it was delivered, given up,
+    /// still retrying or never sent there; its attempts keep counting. `false` when the agent
+    /// has no such event or no such endpoint.
+    async fn redeliver(&self, agent: &AgentId, event: &EventId, endpoint: &EndpointId, now: Timestamp) -> StoreResult<bool>;
+    /// Deletes events created before `before`, with their deliveries and attempts, at most
+    /// `limit` events per call (retention runs in short transactions); returns how many.
+    async fn delete_before(&self, before: Timestamp, limit: u32) -> StoreResult<u64>;
+    /// Deliveries waiting for a try (due, retrying or claimed), across agents: for metrics.
+    async fn backlog(&self) -> StoreResult<u64>;
+}
+
+/// A delivery as it goes on the wire: POSTed to `url` with `Content-Type: application/json`
+/// and the Standard Webhooks headers.
+#[derive(Debug, Clone)]
+pub struct OutgoingDelivery<'a> {
+    pub url: &'a EndpointUrl,
+    /// `webhook-id`: the event id.
+    pub id: &'a str,
+    /// `webhook-timestamp`: unix seconds of this attempt.
+    pub timestamp: i64,
+    /// `webhook-signature`.
+    pub signature: String,
+    pub body: &'a str,
+}
+
+/// How a receiver answered a delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReceiverAnswer {
+    /// It answered with this status (any: 2xx is success, the caller decides).
+    Status(u16),
+    /// It never answered: the address was refused, the connection failed, or the time ran out.
+    NoAnswer(String),
+}
+
+/// Sends deliveries to webhook endpoints over HTTP: one POST, a bounded wait, no redirects
+/// followed, and a host name's addresses checked against the address rules at each send
+/// (unless private addresses are allowed), since DNS can change after an endpoint was made.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait WebhookSender: Send + Sync {
+    async fn send<'a>(&self, delivery: &OutgoingDelivery<'a>) -> ReceiverAnswer;
 }
 
 /// Every repository port, as one storage backend provides them.
@@ -509,4 +566,23 @@ pub struct Repositories {
     pub webhook_endpoints: std::sync::Arc<dyn WebhookEndpointRepository>,
     pub events: std::sync::Arc<dyn EventRepository>,
     pub health: std::sync::Arc<dyn StorageHealth>,
+}
+
+/// An object an event reports, before it is shown.
+#[derive(Debug, Clone, Copy)]
+pub enum ApiObject<'a> {
+    WebhookEndpoint(&'a WebhookEndpoint),
+    Contact(&'a Contact),
+    Activity(&'a ActivityView),
+    Message(&'a Message),
+    Cart(&'a Cart),
+    Execution(&'a Execution),
+    Template(&'a Template),
+}
+
+/// Shows objects exactly as the API does, for events' `data.object`: the API's own
+/// representation, so an event and a `GET` of the same object at that moment agree.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait ApiObjects: Send + Sync {
+    fn render<'a>(&self, object: ApiObject<'a>) -> serde_json::Value;
 }

@@ -6,6 +6,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+use parley_domain::StoreError;
 use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{EventRepository, StoreResult};
@@ -13,9 +14,9 @@ use parley_domain::ports::{EventRepository, StoreResult};
 use super::webhook_endpoints::EndpointRow;
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, read_conn};
-use crate::rows::millis;
-use crate::schema::{event_deliveries, events, webhook_endpoints};
+use crate::pool::{in_transaction, read_conn, write_conn};
+use crate::rows::{from_millis, millis, opt_from_millis};
+use crate::schema::{delivery_attempts, event_deliveries, events, webhook_endpoints};
 
 /// Writes `$event` (`&Event`) and its deliveries: to `$only` (`Option<&EndpointId>`) alone
 /// when given, else to each of its agent's enabled endpoints subscribed to its type; run in the
@@ -83,6 +84,11 @@ macro_rules! due_keys {
     ($now:expr, $limit:expr) => {
         event_deliveries::table
             .filter(event_deliveries::next_attempt_at.le($now))
+            // A subquery, so a PostgreSQL claim locks delivery rows alone, never endpoints.
+            .filter(diesel::dsl::not(
+                event_deliveries::endpoint_id
+                    .eq_any(webhook_endpoints::table.filter(webhook_endpoints::disabled_at.is_not_null()).select(webhook_endpoints::id)),
+            ))
             .order((event_deliveries::event_created_at.asc(), event_deliveries::event_id.asc(), event_deliveries::endpoint_id.asc()))
             .limit($limit)
             .select((event_deliveries::event_id, event_deliveries::endpoint_id))
@@ -156,6 +162,205 @@ impl EventRepository for Store {
             });
         }
         Ok(due)
+    }
+
+    async fn release(&self, event: &EventId, endpoint: &EndpointId, until: Timestamp, at: Timestamp) -> StoreResult<()> {
+        let held = event_deliveries::table
+            .filter(event_deliveries::event_id.eq(event.as_str()))
+            .filter(event_deliveries::endpoint_id.eq(endpoint.as_str()))
+            .filter(event_deliveries::next_attempt_at.eq(millis(until)));
+        write_conn!(self, |conn| diesel::update(held)
+            .set(event_deliveries::next_attempt_at.eq(millis(at)))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn record_attempt(&self, attempt: &DeliveryAttempt, until: Timestamp, after: EndpointAfterAttempt) -> StoreResult<bool> {
+        let at = millis(attempt.attempted_at);
+        let next = attempt.next_attempt_at.map(millis);
+        let (delivered_at, given_up_at) = match (attempt.delivered(), next) {
+            (true, _) => (Some(at), None),
+            (false, None) => (None, Some(at)),
+            (false, Some(_)) => (None, None),
+        };
+        let number = i32::try_from(attempt.attempt).unwrap_or(i32::MAX);
+        let recorded = in_transaction!(self, |conn| {
+            let held = event_deliveries::table
+                .filter(event_deliveries::event_id.eq(attempt.event_id.as_str()))
+                .filter(event_deliveries::endpoint_id.eq(attempt.endpoint_id.as_str()))
+                .filter(event_deliveries::next_attempt_at.eq(millis(until)));
+            let n = diesel::update(held)
+                .set((
+                    event_deliveries::attempts.eq(number),
+                    event_deliveries::next_attempt_at.eq(next),
+                    event_deliveries::delivered_at.eq(delivered_at),
+                    event_deliveries::given_up_at.eq(given_up_at),
+                ))
+                .execute(conn)
+                .await?;
+            if n == 0 {
+                return Ok(false);
+            }
+            diesel::insert_into(delivery_attempts::table)
+                .values((
+                    delivery_attempts::event_id.eq(attempt.event_id.as_str()),
+                    delivery_attempts::endpoint_id.eq(attempt.endpoint_id.as_str()),
+                    delivery_attempts::attempt.eq(number),
+                    delivery_attempts::attempted_at.eq(at),
+                    delivery_attempts::response_status.eq(attempt.response_status.map(i32::from)),
+                    delivery_attempts::duration_ms.eq(i64::try_from(attempt.duration_ms).unwrap_or(i64::MAX)),
+                    delivery_attempts::error.eq(attempt.error.as_deref()),
+                    delivery_attempts::next_attempt_at.eq(next),
+                ))
+                .execute(conn)
+                .await?;
+            let endpoint = webhook_endpoints::table.filter(webhook_endpoints::id.eq(attempt.endpoint_id.as_str()));
+            match after {
+                EndpointAfterAttempt::Healthy => {
+                    diesel::update(endpoint.filter(webhook_endpoints::failing_since.is_not_null()))
+                        .set(webhook_endpoints::failing_since.eq(None::<i64>))
+                        .execute(conn)
+                        .await?;
+                }
+                EndpointAfterAttempt::Failing => {
+                    diesel::update(endpoint.filter(webhook_endpoints::failing_since.is_null()))
+                        .set(webhook_endpoints::failing_since.eq(Some(at)))
+                        .execute(conn)
+                        .await?;
+                }
+                EndpointAfterAttempt::Disable => {
+                    diesel::update(endpoint.filter(webhook_endpoints::disabled_at.is_null()))
+                        .set((
+                            webhook_endpoints::disabled_at.eq(Some(at)),
+                            webhook_endpoints::disabled_reason.eq(Some(DisabledReason::Failing.as_str())),
+                        ))
+                        .execute(conn)
+                        .await?;
+                }
+            }
+            Ok(true)
+        })?;
+        Ok(recorded)
+    }
+
+    async fn attempts(&self, agent: &AgentId, endpoint: &EndpointId, page: PageRequest) -> StoreResult<Page<DeliveryAttempt>> {
+        type Row = (String, String, i32, i64, Option<i32>, i64, Option<String>, Option<i64>);
+        let loaded: Option<(i64, Vec<Row>)> = read_conn!(self, |conn| async {
+            let known: i64 = webhook_endpoints::table
+                .filter(webhook_endpoints::agent_id.eq(agent.as_str()))
+                .filter(webhook_endpoints::id.eq(endpoint.as_str()))
+                .count()
+                .get_result(conn)
+                .await?;
+            if known == 0 {
+                return Ok::<_, DbError>(None);
+            }
+            let of_endpoint = delivery_attempts::table.filter(delivery_attempts::endpoint_id.eq(endpoint.as_str()));
+            let total: i64 = of_endpoint.count().get_result(conn).await?;
+            let rows: Vec<Row> = of_endpoint
+                .order((delivery_attempts::attempted_at.desc(), delivery_attempts::event_id.desc(), delivery_attempts::attempt.desc()))
+                .limit(i64::from(page.limit()))
+                .offset(page.offset() as i64)
+                .select((
+                    delivery_attempts::event_id,
+                    delivery_attempts::endpoint_id,
+                    delivery_attempts::attempt,
+                    delivery_attempts::attempted_at,
+                    delivery_attempts::response_status,
+                    delivery_attempts::duration_ms,
+                    delivery_attempts::error,
+                    delivery_attempts::next_attempt_at,
+                ))
+                .load(conn)
+                .await?;
+            Ok::<_, DbError>(Some((total, rows)))
+        }
+        .await)?;
+        let (total, rows) = loaded.ok_or(StoreError::NotFound("webhook endpoint"))?;
+        let corrupt = |what: &str| DbError::Corrupt(format!("delivery attempt {what}"));
+        let mut items = Vec::with_capacity(rows.len());
+        for (event, endpoint, attempt, at, status, duration, error, next) in rows {
+            items.push(DeliveryAttempt {
+                event_id: EventId::new(event),
+                endpoint_id: EndpointId::new(endpoint),
+                attempt: u32::try_from(attempt).map_err(|_| corrupt("number"))?,
+                attempted_at: from_millis(at)?,
+                response_status: status.map(u16::try_from).transpose().map_err(|_| corrupt("status"))?,
+                duration_ms: u64::try_from(duration).map_err(|_| corrupt("duration"))?,
+                error,
+                next_attempt_at: opt_from_millis(next)?,
+            });
+        }
+        Ok(Page { items, total: total as u64, request: page })
+    }
+
+    async fn redeliver(&self, agent: &AgentId, event: &EventId, endpoint: &EndpointId, now: Timestamp) -> StoreResult<bool> {
+        let now = millis(now);
+        let done = in_transaction!(self, |conn| {
+            let created: Option<i64> = events::table
+                .filter(events::agent_id.eq(agent.as_str()))
+                .filter(events::id.eq(event.as_str()))
+                .select(events::created_at)
+                .first(conn)
+                .await
+                .optional()?;
+            let known: i64 = webhook_endpoints::table
+                .filter(webhook_endpoints::agent_id.eq(agent.as_str()))
+                .filter(webhook_endpoints::id.eq(endpoint.as_str()))
+                .count()
+                .get_result(conn)
+                .await?;
+            let Some(created) = created.filter(|_| known == 1) else { return Ok(false) };
+            let key = event_deliveries::table
+                .filter(event_deliveries::event_id.eq(event.as_str()))
+                .filter(event_deliveries::endpoint_id.eq(endpoint.as_str()));
+            let n = diesel::update(key)
+                .set((event_deliveries::next_attempt_at.eq(Some(now)), event_deliveries::given_up_at.eq(None::<i64>)))
+                .execute(conn)
+                .await?;
+            if n == 0 {
+                diesel::insert_into(event_deliveries::table)
+                    .values((
+                        event_deliveries::event_id.eq(event.as_str()),
+                        event_deliveries::endpoint_id.eq(endpoint.as_str()),
+                        event_deliveries::agent_id.eq(agent.as_str()),
+                        event_deliveries::event_created_at.eq(created),
+                        event_deliveries::attempts.eq(0),
+                        event_deliveries::next_attempt_at.eq(Some(now)),
+                    ))
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(true)
+        })?;
+        Ok(done)
+    }
+
+    async fn delete_before(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
+        let n = in_transaction!(self, |conn| {
+            let oldest: Vec<String> = events::table
+                .filter(events::created_at.lt(millis(before)))
+                .order(events::created_at.asc())
+                .limit(i64::from(limit))
+                .select(events::id)
+                .load(conn)
+                .await?;
+            // Deliveries and attempts go with their event (ON DELETE CASCADE).
+            Ok(diesel::delete(events::table.filter(events::id.eq_any(&oldest))).execute(conn).await?)
+        })?;
+        Ok(n as u64)
+    }
+
+    async fn backlog(&self) -> StoreResult<u64> {
+        let n: i64 = read_conn!(self, |conn| event_deliveries::table
+            .filter(event_deliveries::next_attempt_at.is_not_null())
+            .count()
+            .get_result(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(n as u64)
     }
 
     async fn get(&self, agent: &AgentId, id: &EventId) -> StoreResult<Option<Event>> {

@@ -137,7 +137,7 @@ pub async fn emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_onc
     let created = event(&a, EventType::ContactCreated, t(10));
     r.events.emit(&created, None).await.unwrap();
     let ping = event(&a, EventType::Ping, t(11));
-    r.events.emit(&ping, Some(&off.id)).await.unwrap();
+    r.events.emit(&ping, Some(&elsewhere.id)).await.unwrap();
 
     let key = |d: &DueDelivery| (d.event.id.clone(), d.endpoint.id.clone());
     let mut expected = vec![(created.id.clone(), subscribed.id.clone()), (created.id.clone(), everything.id.clone())];
@@ -151,7 +151,11 @@ pub async fn emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_onc
     assert_eq!((&first.event, &first.endpoint, first.attempts), (&created, &subscribed, 0), "each read back whole");
 
     let ping_claim = r.events.claim_due(t(11), t(100), 10).await.unwrap();
-    assert_eq!(ping_claim.iter().map(key).collect::<Vec<_>>(), vec![(ping.id.clone(), off.id.clone())], "a ping goes where it is sent");
+    assert_eq!(
+        ping_claim.iter().map(key).collect::<Vec<_>>(),
+        vec![(ping.id.clone(), elsewhere.id.clone())],
+        "a ping goes where it is sent, subscribed or not"
+    );
     assert!(r.events.claim_due(t(99), t(200), 10).await.unwrap().is_empty(), "claimed until the lease ends");
     let again = r.events.claim_due(t(100), t(200), 1).await.unwrap();
     assert_eq!((again.len(), &again[0].event), (1, &created), "due again after the lease, oldest first, within the limit");
@@ -159,4 +163,104 @@ pub async fn emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_onc
         r.events.claim_due(t(1000), t(2000), 10).await.unwrap().iter().all(|d| d.endpoint.agent_id == a),
         "never another agent's endpoint"
     );
+}
+
+/// Attempts are recorded under the claim that made them, with what they change about the
+/// delivery and the endpoint; an endpoint's attempts list newest first and stay its agent's.
+pub async fn attempts_are_recorded_under_their_claim_and_listed_newest_first(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let target = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, "https://example.com/all", t(0)) };
+    r.webhook_endpoints.insert(&target).await.unwrap();
+    let created = event(&a, EventType::ContactCreated, t(10));
+    r.events.emit(&created, None).await.unwrap();
+    assert_eq!(r.events.backlog().await.unwrap(), 1);
+
+    let failed = DeliveryAttempt {
+        event_id: created.id.clone(),
+        endpoint_id: target.id.clone(),
+        attempt: 1,
+        attempted_at: t(20),
+        response_status: Some(500),
+        duration_ms: 12,
+        error: Some("the endpoint answered 500".into()),
+        next_attempt_at: Some(t(80)),
+    };
+    assert!(!r.events.record_attempt(&failed, t(100), EndpointAfterAttempt::Failing).await.unwrap(), "not claimed: not recorded");
+    assert_eq!(r.events.claim_due(t(20), t(100), 10).await.unwrap().len(), 1);
+    assert!(r.events.record_attempt(&failed, t(100), EndpointAfterAttempt::Failing).await.unwrap());
+    assert_eq!(r.webhook_endpoints.get(&a, &target.id).await.unwrap().unwrap().failing_since, Some(t(20)));
+    assert!(r.events.claim_due(t(79), t(200), 10).await.unwrap().is_empty(), "waits for its retry");
+
+    let retry = r.events.claim_due(t(80), t(200), 10).await.unwrap();
+    assert_eq!(retry[0].attempts, 1, "the count carries to the next claim");
+    // A claim handed back untried is due again when asked, and only under that claim.
+    r.events.release(&created.id, &target.id, t(999), t(81)).await.unwrap();
+    assert!(r.events.claim_due(t(81), t(300), 10).await.unwrap().is_empty(), "another claim's release changes nothing");
+    r.events.release(&created.id, &target.id, t(200), t(81)).await.unwrap();
+    assert_eq!(r.events.claim_due(t(81), t(300), 10).await.unwrap().len(), 1);
+    let delivered = DeliveryAttempt {
+        attempt: 2,
+        attempted_at: t(90),
+        response_status: Some(204),
+        duration_ms: 3,
+        error: None,
+        next_attempt_at: None,
+        ..failed.clone()
+    };
+    assert!(!r.events.record_attempt(&delivered, t(200), EndpointAfterAttempt::Healthy).await.unwrap(), "that claim was taken over");
+    assert!(r.events.record_attempt(&delivered, t(300), EndpointAfterAttempt::Healthy).await.unwrap());
+    assert_eq!(r.webhook_endpoints.get(&a, &target.id).await.unwrap().unwrap().failing_since, None, "healthy again");
+    assert_eq!(r.events.backlog().await.unwrap(), 0);
+    assert!(r.events.claim_due(t(10_000), t(20_000), 10).await.unwrap().is_empty(), "delivered: never due again");
+
+    let listed = r.events.attempts(&a, &target.id, page(10, 0)).await.unwrap();
+    assert_eq!((listed.total, listed.items), (2, vec![delivered.clone(), failed.clone()]), "newest first, whole");
+    assert_eq!(r.events.attempts(&a, &target.id, page(1, 1)).await.unwrap().items, vec![failed.clone()]);
+    assert!(matches!(r.events.attempts(&b, &target.id, page(10, 0)).await, Err(crate::StoreError::NotFound(_))), "another agent's");
+
+    // Redelivery makes it due now, counting on; never across agents.
+    assert!(!r.events.redeliver(&b, &created.id, &target.id, t(500)).await.unwrap());
+    assert!(r.events.redeliver(&a, &created.id, &target.id, t(500)).await.unwrap());
+    let again = r.events.claim_due(t(500), t(600), 10).await.unwrap();
+    assert_eq!((again.len(), again[0].attempts), (1, 2));
+
+    // A failure after 3 days of them disables the endpoint, whose deliveries then wait.
+    let last = DeliveryAttempt { attempt: 3, attempted_at: t(510), next_attempt_at: None, ..failed.clone() };
+    assert!(r.events.record_attempt(&last, t(600), EndpointAfterAttempt::Disable).await.unwrap());
+    let off = r.webhook_endpoints.get(&a, &target.id).await.unwrap().unwrap();
+    assert_eq!(off.disabled.map(|d| (d.at, d.reason)), Some((t(510), DisabledReason::Failing)));
+    assert!(r.events.redeliver(&a, &created.id, &target.id, t(700)).await.unwrap());
+    assert!(r.events.claim_due(t(700), t(800), 10).await.unwrap().is_empty(), "a disabled endpoint's deliveries wait");
+    let on = WebhookEndpoint { disabled: None, failing_since: None, ..off };
+    assert!(r.webhook_endpoints.update(&on).await.unwrap());
+    assert_eq!(r.events.claim_due(t(700), t(800), 10).await.unwrap().len(), 1, "and go once it is enabled");
+
+    // A ping to an endpoint that never subscribed can be redelivered too.
+    let other = WebhookEndpoint {
+        events: EventSelection::new(&["template.updated".into()]).unwrap(),
+        ..endpoint(&a, "https://example.com/t", t(0))
+    };
+    r.webhook_endpoints.insert(&other).await.unwrap();
+    assert!(r.events.redeliver(&a, &created.id, &other.id, t(900)).await.unwrap());
+    let first_time = r.events.claim_due(t(900), t(1000), 10).await.unwrap();
+    let to_other: Vec<_> = first_time.iter().filter(|d| d.endpoint.id == other.id).map(|d| (&d.event.id, d.attempts)).collect();
+    assert_eq!(to_other, vec![(&created.id, 0)]);
+}
+
+/// Retention deletes the oldest events with their deliveries and attempts, a batch at a time.
+pub async fn old_events_are_deleted_with_their_deliveries_in_batches(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let target = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, "https://example.com/all", t(0)) };
+    r.webhook_endpoints.insert(&target).await.unwrap();
+    let made: Vec<Event> = (0..5).map(|i| event(&a, EventType::ContactUpdated, t(10 + i))).collect();
+    for e in &made {
+        r.events.emit(e, None).await.unwrap();
+    }
+    assert_eq!(r.events.delete_before(t(13), 2).await.unwrap(), 2, "at most the batch");
+    assert_eq!(r.events.delete_before(t(13), 2).await.unwrap(), 1);
+    assert_eq!(r.events.delete_before(t(13), 2).await.unwrap(), 0);
+    let left = r.events.list(&a, &EventFilter::default(), page(10, 0)).await.unwrap();
+    assert_eq!(left.items.iter().map(|e| e.id.clone()).collect::<Vec<_>>(), vec![made[4].id.clone(), made[3].id.clone()]);
+    assert_eq!(r.events.backlog().await.unwrap(), 2, "the deleted events' deliveries went with them");
 }

@@ -1,0 +1,416 @@
+//! Webhook endpoints and the events list: what an integration registers to hear about changes,
+//! and what it reads to catch up (decisions.md, "Event webhooks"; docs/events.md).
+
+use std::sync::Arc;
+
+use super::{Patch, not_null, required};
+use crate::error::{CHECKED, Violations};
+use crate::model::*;
+use crate::ports::{AddressResolver, ApiObject, ApiObjects, Clock, EventRepository, IdSource, WebhookEndpointRepository};
+use crate::{DomainError, FieldError};
+
+#[derive(Debug, Clone, Default)]
+pub struct NewEndpointInput {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct EndpointPatchInput {
+    pub url: Patch<String>,
+    pub events: Patch<Vec<String>>,
+    pub description: Patch<String>,
+    pub enabled: Patch<bool>,
+}
+
+/// Raw events-list query, validated here.
+#[derive(Debug, Clone, Default)]
+pub struct EventListQuery {
+    pub event_type: Option<String>,
+    pub since: Option<String>,
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+}
+
+/// Raw page of an endpoint's attempts.
+#[derive(Debug, Clone, Default)]
+pub struct AttemptListQuery {
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+}
+
+/// An endpoint with the secret that signs its deliveries: shown when the endpoint is made and
+/// when its secret is rotated, never again.
+#[derive(Debug, Clone)]
+pub struct EndpointWithSecret {
+    pub endpoint: WebhookEndpoint,
+    pub secret: String,
+}
+
+/// Pages of endpoints, events and attempts.
+pub const WEBHOOK_PAGES: PageBounds = PageBounds::CONVERSATIONS;
+
+/// A disabled endpoint gets nothing, a test or a redelivery included, until it is enabled.
+fn refuse_disabled(endpoint: &WebhookEndpoint) -> Result<(), DomainError> {
+    match endpoint.disabled {
+        None => Ok(()),
+        Some(_) => Err(DomainError::Conflict {
+            message: "the webhook endpoint is disabled: enable it (PATCH with \"enabled\": true) to deliver to it".into(),
+            details: vec![FieldError::new("endpoint", "is disabled")],
+        }),
+    }
+}
+
+#[derive(Clone)]
+pub struct WebhookEndpointService {
+    endpoints: Arc<dyn WebhookEndpointRepository>,
+    events: Arc<dyn EventRepository>,
+    resolver: Arc<dyn AddressResolver>,
+    objects: Arc<dyn ApiObjects>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+    allow_private: bool,
+}
+
+impl WebhookEndpointService {
+    pub fn new(
+        endpoints: Arc<dyn WebhookEndpointRepository>,
+        events: Arc<dyn EventRepository>,
+        resolver: Arc<dyn AddressResolver>,
+        objects: Arc<dyn ApiObjects>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+    ) -> Self {
+        Self { endpoints, events, resolver, objects, clock, ids, allow_private: false }
+    }
+
+    /// Lifts the address rules: `http` and private addresses allowed (the operator's
+    /// `PARLEY_WEBHOOK_ALLOW_PRIVATE`, for tests and on-premise receivers).
+    pub fn allowing_private(mut self, allow: bool) -> Self {
+        self.allow_private = allow;
+        self
+    }
+
+    /// A URL by the address rules: its form, and what its host name resolves to now.
+    async fn checked_url(&self, raw: &str) -> Result<EndpointUrl, FieldError> {
+        let url = EndpointUrl::new(raw, self.allow_private)?;
+        if let Host::Name(host) = url.host()
+            && !self.allow_private
+        {
+            let addresses =
+                self.resolver.resolve(host, url.port()).await.map_err(|e| FieldError::new("url", format!("its host {host} does not resolve ({e})")))?;
+            check_resolved(host, &addresses, false)?;
+        }
+        Ok(url)
+    }
+
+    fn new_key(&self) -> SigningKey {
+        SigningKey::new(self.ids.bytes(KEY_BYTES)).expect("KEY_BYTES is within the specification's 24 to 64")
+    }
+
+    pub async fn create(&self, agent: &AgentId, input: NewEndpointInput) -> Result<EndpointWithSecret, DomainError> {
+        let mut v = Violations::default();
+        let events = v.check(required("events", input.events).and_then(|e| EventSelection::new(&e)));
+        let description = match input.description {
+            None => Some(None),
+            Some(d) => v.check(endpoint_description(&d)),
+        };
+        let url = match required("url", input.url) {
+            Ok(raw) => v.check(self.checked_url(&raw).await),
+            Err(e) => v.check::<EndpointUrl>(Err(e)),
+        };
+        v.finish()?;
+        let now = self.clock.now();
+        let endpoint = WebhookEndpoint {
+            id: EndpointId::new(self.ids.new_id(IdKind::WebhookEndpoint)),
+            agent_id: agent.clone(),
+            url: url.expect(CHECKED),
+            events: events.expect(CHECKED),
+            description: description.expect(CHECKED),
+            secrets: EndpointSecrets { current: self.new_key(), previous: None },
+            disabled: None,
+            failing_since: None,
+            created_at: now,
+            updated_at: now,
+        };
+        self.endpoints.insert(&endpoint).await?;
+        let secret = endpoint.secrets.current.secret();
+        Ok(EndpointWithSecret { endpoint, secret })
+    }
+
+    pub async fn list(&self, agent: &AgentId, query: AttemptListQuery) -> Result<Page<WebhookEndpoint>, DomainError> {
+        let page = PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), WEBHOOK_PAGES).map_err(DomainError::Validation)?;
+        Ok(self.endpoints.list(agent, page).await?)
+    }
+
+    pub async fn get(&self, agent: &AgentId, id: &EndpointId) -> Result<WebhookEndpoint, DomainError> {
+        self.endpoints.get(agent, id).await?.ok_or(DomainError::not_found("webhook endpoint"))
+    }
+
+    /// Changes url, events, description or `enabled`. Enabling a disabled endpoint clears its
+    /// failing record, so it gets a fresh 3 days.
+    pub async fn update(&self, agent: &AgentId, id: &EndpointId, input: EndpointPatchInput) -> Result<WebhookEndpoint, DomainError> {
+        let mut v = Violations::default();
+        let events = v.check(not_null("events", input.events).and_then(|e| e.map(|e| EventSelection::new(&e)).transpose()));
+        let description = v.check(input.description.try_map(|d| endpoint_description(&d)).map(Patch::flatten));
+        let enabled = v.check(not_null("enabled", input.enabled));
+        let url = match not_null("url", input.url) {
+            Ok(Some(raw)) => v.check(self.checked_url(&raw).await.map(Some)),
+            Ok(None) => Some(None),
+            Err(e) => v.check::<Option<EndpointUrl>>(Err(e)),
+        };
+        v.finish()?;
+
+        let mut endpoint = self.get(agent, id).await?;
+        let now = self.clock.now();
+        if let Some(url) = url.flatten() {
+            endpoint.url = url;
+        }
+        if let Some(events) = events.flatten() {
+            endpoint.events = events;
+        }
+        description.expect(CHECKED).apply_to(&mut endpoint.description);
+        match (enabled.flatten(), endpoint.disabled) {
+            (Some(true), Some(_)) => {
+                endpoint.disabled = None;
+                endpoint.failing_since = None;
+            }
+            (Some(false), None) => endpoint.disabled = Some(Disabled { at: now, reason: DisabledReason::ByOwner }),
+            _ => {}
+        }
+        endpoint.updated_at = now;
+        if self.endpoints.update(&endpoint).await? { Ok(endpoint) } else { Err(DomainError::not_found("webhook endpoint")) }
+    }
+
+    /// Removes the endpoint and its pending deliveries; its events stay in the events list.
+    pub async fn delete(&self, agent: &AgentId, id: &EndpointId) -> Result<(), DomainError> {
+        if self.endpoints.delete(agent, id).await? { Ok(()) } else { Err(DomainError::not_found("webhook endpoint")) }
+    }
+
+    /// A new signing secret; the old one keeps signing beside it for 24 hours.
+    pub async fn rotate_secret(&self, agent: &AgentId, id: &EndpointId) -> Result<EndpointWithSecret, DomainError> {
+        let mut endpoint = self.get(agent, id).await?;
+        let now = self.clock.now();
+        endpoint.secrets.rotate(self.new_key(), now);
+        endpoint.updated_at = now;
+        if !self.endpoints.update(&endpoint).await? {
+            return Err(DomainError::not_found("webhook endpoint"));
+        }
+        let secret = endpoint.secrets.current.secret();
+        Ok(EndpointWithSecret { endpoint, secret })
+    }
+
+    /// Sends a `ping` event (the endpoint as the API shows it) to this endpoint alone, whatever
+    /// it subscribes to: to check a receiver. The endpoint must be enabled.
+    pub async fn test(&self, agent: &AgentId, id: &EndpointId) -> Result<Event, DomainError> {
+        let endpoint = self.get(agent, id).await?;
+        refuse_disabled(&endpoint)?;
+        let event = Event {
+            id: EventId::new(self.ids.new_id(IdKind::Event)),
+            agent_id: agent.clone(),
+            event_type: EventType::Ping,
+            created_at: self.clock.now(),
+            data: serde_json::json!({ "object": self.objects.render(ApiObject::WebhookEndpoint(&endpoint)) }),
+        };
+        self.events.emit(&event, Some(&endpoint.id)).await?;
+        Ok(event)
+    }
+
+    /// The endpoint's delivery attempts, newest first.
+    pub async fn attempts(&self, agent: &AgentId, id: &EndpointId, query: AttemptListQuery) -> Result<Page<DeliveryAttempt>, DomainError> {
+        let page = PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), WEBHOOK_PAGES).map_err(DomainError::Validation)?;
+        Ok(self.events.attempts(agent, id, page).await?)
+    }
+
+    /// Sends an event to an endpoint again, now (or for the first time, when the endpoint was
+    /// not subscribed to it or did not exist yet). The endpoint must be enabled.
+    pub async fn redeliver(&self, agent: &AgentId, event: &EventId, endpoint: Option<String>) -> Result<(), DomainError> {
+        let endpoint = required("endpoint", endpoint)
+            .and_then(|raw| EndpointId::field("endpoint", raw))
+            .map_err(|e| DomainError::Validation(vec![e]))?;
+        self.get_event(agent, event).await?;
+        refuse_disabled(&self.get(agent, &endpoint).await?)?;
+        if self.events.redeliver(agent, event, &endpoint, self.clock.now()).await? {
+            Ok(())
+        } else {
+            Err(DomainError::not_found("event"))
+        }
+    }
+
+    /// Events of the last 30 days, newest first.
+    pub async fn list_events(&self, agent: &AgentId, query: EventListQuery) -> Result<Page<Event>, DomainError> {
+        let mut v = Violations::default();
+        let event_type = query.event_type.map(|t| {
+            v.check(EventType::parse(&t).ok_or_else(|| {
+                let known: Vec<&str> = EventType::SUBSCRIBABLE.iter().chain(&[EventType::Ping]).map(|t| t.as_str()).collect();
+                FieldError::new("type", format!("must be one of {}", known.join(", ")))
+            }))
+        });
+        let since = query.since.map(|s| v.check(parse_timestamp("since", &s)));
+        let page = v.check_all(PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), WEBHOOK_PAGES));
+        v.finish()?;
+        let filter = EventFilter { event_type: event_type.flatten(), since: since.flatten() };
+        Ok(self.events.list(agent, &filter, page.expect(CHECKED)).await?)
+    }
+
+    pub async fn get_event(&self, agent: &AgentId, id: &EventId) -> Result<Event, DomainError> {
+        self.events.get(agent, id).await?.ok_or(DomainError::not_found("event"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockAddressResolver, MockApiObjects, MockClock, MockEventRepository, MockIdSource, MockWebhookEndpointRepository};
+    use chrono::TimeZone;
+
+    struct Mocks {
+        endpoints: MockWebhookEndpointRepository,
+        events: MockEventRepository,
+        resolver: MockAddressResolver,
+    }
+
+    fn mocks() -> Mocks {
+        Mocks { endpoints: MockWebhookEndpointRepository::new(), events: MockEventRepository::new(), resolver: MockAddressResolver::new() }
+    }
+
+    fn service(m: Mocks) -> WebhookEndpointService {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
+        let mut ids = MockIdSource::new();
+        ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
+        ids.expect_bytes().returning(|n| vec![7; n]);
+        let mut objects = MockApiObjects::new();
+        objects.expect_render().returning(|_| serde_json::json!({"id": "we_1"}));
+        WebhookEndpointService::new(
+            Arc::new(m.endpoints),
+            Arc::new(m.events),
+            Arc::new(m.resolver),
+            Arc::new(objects),
+            Arc::new(clock),
+            Arc::new(ids),
+        )
+    }
+
+    fn input(url: &str) -> NewEndpointInput {
+        NewEndpointInput { url: Some(url.into()), events: Some(vec!["*".into()]), description: None }
+    }
+
+    fn agent() -> AgentId {
+        AgentId::new("agt_1")
+    }
+
+    #[tokio::test]
+    async fn a_new_endpoint_gets_a_whsec_secret_shown_once_and_stored_as_its_key() {
+        let mut m = mocks();
+        m.resolver.expect_resolve().returning(|_, _| Ok(vec!["93.184.216.34".parse().unwrap()]));
+        m.endpoints.expect_insert().times(1).returning(|_| Ok(()));
+        let made = service(m).create(&agent(), input("https://example.com/hooks")).await.unwrap();
+        assert!(made.secret.starts_with("whsec_"));
+        assert_eq!(SigningKey::from_secret(&made.secret).unwrap(), made.endpoint.secrets.current);
+        assert_eq!(made.endpoint.id.as_str(), "we_1");
+        assert!(made.endpoint.enabled());
+    }
+
+    #[tokio::test]
+    async fn a_name_resolving_to_a_private_address_is_refused_before_anything_is_stored() {
+        let mut m = mocks();
+        m.resolver.expect_resolve().returning(|_, _| Ok(vec!["::1".parse().unwrap()]));
+        m.endpoints.expect_insert().never();
+        let e = service(m).create(&agent(), input("https://sneaky.example/hooks")).await.unwrap_err();
+        let DomainError::Validation(errors) = e else { panic!("{e:?}") };
+        assert_eq!(errors[0].field, "url");
+        assert!(errors[0].issue.contains("::1"), "{}", errors[0].issue);
+    }
+
+    #[tokio::test]
+    async fn every_bad_field_is_reported_at_once() {
+        let mut m = mocks();
+        m.endpoints.expect_insert().never();
+        let bad = NewEndpointInput { url: Some("http://example.com".into()), events: Some(vec![]), description: Some("x".repeat(501)) };
+        let DomainError::Validation(errors) = service(m).create(&agent(), bad).await.unwrap_err() else { panic!() };
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["events", "description", "url"]);
+    }
+
+    #[tokio::test]
+    async fn private_addresses_are_allowed_without_resolving_when_the_operator_says_so() {
+        let mut m = mocks();
+        m.resolver.expect_resolve().never();
+        m.endpoints.expect_insert().returning(|_| Ok(()));
+        let made = service(m).allowing_private(true).create(&agent(), input("http://localhost:9000/h")).await.unwrap();
+        assert_eq!(made.endpoint.url.as_str(), "http://localhost:9000/h");
+    }
+
+    fn stored() -> WebhookEndpoint {
+        let t = chrono::Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+        WebhookEndpoint {
+            id: EndpointId::new("we_1"),
+            agent_id: agent(),
+            url: EndpointUrl::new("https://93.184.216.34/h", false).unwrap(),
+            events: EventSelection::All,
+            description: None,
+            secrets: EndpointSecrets { current: SigningKey::new(vec![1; 32]).unwrap(), previous: None },
+            disabled: Some(Disabled { at: t, reason: DisabledReason::Failing }),
+            failing_since: Some(t),
+            created_at: t,
+            updated_at: t,
+        }
+    }
+
+    #[tokio::test]
+    async fn enabling_a_disabled_endpoint_clears_its_failing_record() {
+        let mut m = mocks();
+        m.endpoints.expect_get().returning(|_, _| Ok(Some(stored())));
+        m.endpoints.expect_update().withf(|e| e.disabled.is_none() && e.failing_since.is_none()).returning(|_| Ok(true));
+        let patch = EndpointPatchInput { enabled: Patch::Set(true), ..Default::default() };
+        assert!(service(m).update(&agent(), &EndpointId::new("we_1"), patch).await.unwrap().enabled());
+    }
+
+    #[tokio::test]
+    async fn rotating_keeps_the_old_key_signing_for_a_day() {
+        let mut m = mocks();
+        m.endpoints.expect_get().returning(|_, _| Ok(Some(stored())));
+        m.endpoints.expect_update().returning(|_| Ok(true));
+        let rotated = service(m).rotate_secret(&agent(), &EndpointId::new("we_1")).await.unwrap();
+        let previous = rotated.endpoint.secrets.previous.as_ref().unwrap();
+        assert_eq!(previous.key, stored().secrets.current);
+        assert_eq!(previous.expires_at, chrono::Utc.with_ymd_and_hms(2026, 1, 3, 3, 4, 5).unwrap());
+        assert_eq!(SigningKey::from_secret(&rotated.secret).unwrap(), rotated.endpoint.secrets.current);
+    }
+
+    #[tokio::test]
+    async fn a_test_ping_goes_to_that_endpoint_alone() {
+        let mut m = mocks();
+        m.endpoints.expect_get().returning(|_, _| Ok(Some(WebhookEndpoint { disabled: None, ..stored() })));
+        m.events
+            .expect_emit()
+            .withf(|e, only| e.event_type == EventType::Ping && only.map(|o| o.as_str()) == Some("we_1"))
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let event = service(m).test(&agent(), &EndpointId::new("we_1")).await.unwrap();
+        assert_eq!(event.data["object"]["id"], "we_1");
+    }
+
+    #[tokio::test]
+    async fn redelivery_needs_an_endpoint_and_an_enabled_one() {
+        let mut m = mocks();
+        m.events.expect_get().returning(|a, id| {
+            Ok(Some(Event {
+                id: id.clone(),
+                agent_id: a.clone(),
+                event_type: EventType::Ping,
+                created_at: chrono::Utc::now(),
+                data: serde_json::json!({}),
+            }))
+        });
+        m.endpoints.expect_get().returning(|_, _| Ok(Some(stored())));
+        m.events.expect_redeliver().never();
+        let s = service(m);
+        let DomainError::Validation(e) = s.redeliver(&agent(), &EventId::new("evt_1"), None).await.unwrap_err() else { panic!() };
+        assert_eq!(e[0].field, "endpoint");
+        let e = s.redeliver(&agent(), &EventId::new("evt_1"), Some("we_1".into())).await.unwrap_err();
+        assert!(matches!(e, DomainError::Conflict { .. }), "{e:?}");
+    }
+}
