@@ -6,8 +6,8 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
-use parley_domain::StoreError;
 use diesel_async::RunQueryDsl;
+use parley_domain::StoreError;
 use parley_domain::model::*;
 use parley_domain::ports::{EventRepository, StoreResult};
 

@@ -263,6 +263,10 @@ pub struct ServeArgs {
     /// retry (`false` for ingest-only instances: they store deliveries for the others).
     #[arg(long, env = "PARLEY_WEBHOOK_PROCESSING", default_value_t = true, action = clap::ArgAction::Set)]
     pub webhook_processing: bool,
+    /// Let webhook endpoints use `http` and private, loopback or link-local addresses: for tests
+    /// and receivers inside your own network. Off, every endpoint must be `https` to a public address.
+    #[arg(long, env = "PARLEY_WEBHOOK_ALLOW_PRIVATE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub webhook_allow_private: bool,
     /// Milliseconds from a sandbox send to its `delivered` status, and again to `read`.
     #[arg(long, env = "PARLEY_SANDBOX_STEP_MS", default_value_t = 3000)]
     pub sandbox_step_ms: u64,

@@ -44,6 +44,9 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
     if whatsapp_app_secret.is_none() {
         tracing::warn!("PARLEY_WHATSAPP_APP_SECRET is not set: WhatsApp webhook deliveries will be refused");
     }
+    if args.webhook_allow_private {
+        tracing::warn!("PARLEY_WEBHOOK_ALLOW_PRIVATE is on: webhook endpoints may use http and reach this network's private addresses");
+    }
     let rate_limits = args.rate_limits.to_config()?;
     tracing::info!(
         per_key = rate_limits.per_minute,
@@ -63,6 +66,8 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
         rate_limits,
         body_deadline: crate::runtime::config::BodyDeadline(Duration::from_secs(args.request_read_timeout_secs)),
         ingest_only: !args.webhook_processing,
+        webhook_allow_private: args.webhook_allow_private,
+        webhook_send_timeout: None,
     })
 }
 

@@ -9,7 +9,9 @@ use actix_web::{App, Error};
 
 use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
-use crate::http::routes::{self, activities, campaigns, carts, catalog, contacts, messages, meta, tags, templates, webhooks};
+use crate::http::routes::{
+    self, activities, campaigns, carts, catalog, contacts, event_webhooks, messages, meta, tags, templates, webhooks,
+};
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::state::AppState;
 
@@ -41,6 +43,7 @@ pub fn build(
                 .configure(|cfg| carts::routes(cfg, &origins))
                 .configure(templates::routes)
                 .configure(campaigns::routes)
+                .configure(event_webhooks::routes)
                 // Behind the key and its limits like every /v1 resource: an unknown path is 401
                 // without a valid key, and with one a counted 404 with the RateLimit headers.
                 .default_service(

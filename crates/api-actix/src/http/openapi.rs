@@ -5,7 +5,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::http::limits::openapi::RateLimitDocs;
-use crate::http::routes::{activities, campaigns, carts, catalog, contacts, messages, tags, templates};
+use crate::http::routes::{activities, campaigns, carts, catalog, contacts, event_webhooks, messages, tags, templates};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -27,6 +27,10 @@ use crate::http::routes::{activities, campaigns, carts, catalog, contacts, messa
         carts::create_cart, carts::get_cart,
         templates::list_templates, templates::get_template, templates::channel_templates, templates::send_template,
         campaigns::list_executions,
+        event_webhooks::list_endpoints, event_webhooks::create_endpoint, event_webhooks::get_endpoint,
+        event_webhooks::update_endpoint, event_webhooks::delete_endpoint, event_webhooks::rotate_secret,
+        event_webhooks::test_endpoint, event_webhooks::list_attempts,
+        event_webhooks::list_events, event_webhooks::get_event, event_webhooks::redeliver,
     ),
     modifiers(&ApiKeyAuth, &RateLimitDocs),
     tags(
@@ -37,6 +41,7 @@ use crate::http::routes::{activities, campaigns, carts, catalog, contacts, messa
         (name = "Catalog", description = "The published product catalog; publishable keys allowed, CORS enabled"),
         (name = "Carts", description = "Shareable cart snapshots; publishable keys allowed, CORS enabled"),
         (name = "Templates", description = "WhatsApp message templates, sends and campaign delivery records"),
+        (name = "Event webhooks", description = "Signed deliveries of every change to your endpoints (Standard Webhooks), and the events list"),
     )
 )]
 pub struct ApiDoc;

@@ -52,6 +52,11 @@ pub struct ApiConfig {
     /// Webhook deliveries are only stored here, for the instances that process them
     /// (`PARLEY_WEBHOOK_PROCESSING=false`); otherwise each is processed as it arrives.
     pub ingest_only: bool,
+    /// Webhook endpoints may use `http` and reach private addresses
+    /// (`PARLEY_WEBHOOK_ALLOW_PRIVATE=true`: tests and on-premise receivers).
+    pub webhook_allow_private: bool,
+    /// How long a webhook endpoint has to answer a delivery; `None`: 10 s (tests shorten it).
+    pub webhook_send_timeout: Option<std::time::Duration>,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.

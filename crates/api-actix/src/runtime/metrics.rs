@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use parley_domain::ports::{EmbedError, Embedder};
-use parley_domain::services::{DeliveryOutcome, ProcessSummary};
+use parley_domain::services::{AttemptOutcome, AttemptReport, DeliveryOutcome, ProcessSummary};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -71,6 +71,9 @@ pub struct Metrics {
     webhook_backlog: Gauge,
     webhook_failed: Gauge,
     webhook_deliveries: Family<OutcomeLabels, Counter>,
+    event_backlog: Gauge,
+    event_deliveries: Family<OutcomeLabels, Counter>,
+    event_delivery_latency: Histogram,
     embed_seconds: HistogramFamily<EmbedderLabels>,
     embed_texts: Family<EmbedderLabels, Counter>,
     embed_errors: Family<EmbedderLabels, Counter>,
@@ -122,6 +125,24 @@ impl Metrics {
             "Webhook deliveries this process handled, by outcome: processed, retrying (failed, tried again later), or given_up",
             webhook_deliveries.clone(),
         );
+        let event_backlog = gauge(
+            &mut registry,
+            "event_backlog",
+            "Event deliveries to webhook endpoints waiting for a try (due, retrying, or in flight), across every process",
+        );
+        let event_deliveries = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "event_deliveries",
+            "Event delivery attempts this process made, by outcome: delivered, retrying, given_up, or superseded (its claim ran out first)",
+            event_deliveries.clone(),
+        );
+        let event_delivery_latency = latency_histogram();
+        registry.register_with_unit(
+            "event_delivery_latency",
+            "From an event's commit to its endpoint's 2xx answer, for deliveries that succeeded",
+            Unit::Seconds,
+            event_delivery_latency.clone(),
+        );
         let embed_seconds: HistogramFamily<EmbedderLabels> = Family::new_with_constructor(latency_histogram);
         registry.register_with_unit(
             "embedder_duration",
@@ -146,6 +167,9 @@ impl Metrics {
             webhook_backlog,
             webhook_failed,
             webhook_deliveries,
+            event_backlog,
+            event_deliveries,
+            event_delivery_latency,
             embed_seconds,
             embed_texts,
             embed_errors,
@@ -177,6 +201,14 @@ impl Metrics {
         }
     }
 
+    /// Counts one event delivery attempt; a success also observes its commit-to-receipt time.
+    pub fn observe_event_attempt(&self, report: &AttemptReport, since_commit: Option<Duration>) {
+        self.event_deliveries.get_or_create(&OutcomeLabels { outcome: report.outcome.as_str().to_string() }).inc();
+        if let (AttemptOutcome::Delivered, Some(latency)) = (report.outcome, since_commit) {
+            self.event_delivery_latency.observe(latency.as_secs_f64());
+        }
+    }
+
     /// Marks a request in flight until the guard drops.
     pub fn request_started(self: &Arc<Self>) -> InFlight {
         self.in_flight.inc();
@@ -196,11 +228,18 @@ impl Metrics {
         self.pool_available.set(pool.available as i64);
         self.pool_waiting.set(pool.waiting as i64);
         // Both counts read indexes only (`webhook_events_due`, `webhook_events_failed`).
-        let counts = async { Ok::<_, parley_domain::DomainError>((state.webhooks.backlog().await?, state.webhooks.given_up().await?)) };
+        let counts = async {
+            Ok::<_, parley_domain::DomainError>((
+                state.webhooks.backlog().await?,
+                state.webhooks.given_up().await?,
+                state.deliveries.backlog().await?,
+            ))
+        };
         match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, counts).await {
-            Ok(Ok((backlog, failed))) => {
+            Ok(Ok((backlog, failed, events))) => {
                 self.webhook_backlog.set(i64::try_from(backlog).unwrap_or(i64::MAX));
                 self.webhook_failed.set(i64::try_from(failed).unwrap_or(i64::MAX));
+                self.event_backlog.set(i64::try_from(events).unwrap_or(i64::MAX));
                 self.database_up.set(1);
             }
             // The counts keep their last known values; `database_up` tells they are stale.

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod embedding;
+pub mod event_worker;
 pub mod limits;
 pub mod metrics;
 pub mod platform;

@@ -7,6 +7,7 @@ use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, Reposit
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
+use crate::http::dto::ApiRepresentation;
 use crate::runtime::config::ApiConfig;
 use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Metrics, TimedEmbedder};
@@ -25,6 +26,11 @@ pub struct AppState {
     pub idempotency: IdempotencyService,
     pub campaigns: CampaignService,
     pub webhooks: WebhookService,
+    pub webhook_endpoints: WebhookEndpointService,
+    /// Delivers events to webhook endpoints (the workers run it).
+    pub deliveries: Arc<EventDeliveryService>,
+    /// Wakes the event delivery worker when a delivery was made due in this process.
+    pub event_wakeup: Arc<Notify>,
     /// Whether the database answers, for readiness probes.
     pub health: Arc<dyn StorageHealth>,
     /// Wakes the webhook processor when a delivery was stored.
@@ -74,6 +80,21 @@ impl AppState {
             messages: MessageService::new(&repos, platform, clock.clone(), ids.clone()),
             idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
             campaigns: CampaignService::new(repos.executions.clone()),
+            webhook_endpoints: WebhookEndpointService::new(
+                repos.webhook_endpoints.clone(),
+                repos.events.clone(),
+                Arc::new(parley_adapters_system::SystemResolver),
+                Arc::new(ApiRepresentation),
+                clock.clone(),
+                ids.clone(),
+            ),
+            deliveries: Arc::new(EventDeliveryService::new(
+                repos.events.clone(),
+                webhook_sender(false, parley_adapters_webhooks::SEND_TIMEOUT),
+                clock.clone(),
+                ids.clone(),
+            )),
+            event_wakeup: Arc::new(Notify::new()),
             webhooks: WebhookService::new(&repos, clock, ids),
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
@@ -98,7 +119,19 @@ impl AppState {
     /// Call inside a tokio runtime when the limits use Redis (its connection task runs there).
     pub fn with_config(mut self, config: ApiConfig) -> Self {
         self.limits = Arc::new(Limiter::new(config.rate_limits.clone()));
+        let allow_private = config.webhook_allow_private;
+        self.webhook_endpoints = self.webhook_endpoints.clone().allowing_private(allow_private);
+        let timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
+        self.deliveries = Arc::new(self.deliveries.with_sender(webhook_sender(allow_private, timeout)));
         self.config = config;
         self
     }
+}
+
+/// The HTTP sender of event deliveries, with the address rules unless `allow_private`.
+fn webhook_sender(allow_private: bool, timeout: std::time::Duration) -> Arc<dyn parley_domain::ports::WebhookSender> {
+    Arc::new(
+        parley_adapters_webhooks::HttpWebhookSender::new(allow_private, timeout)
+            .expect("the webhook HTTP client builds with rustls and fixed settings"),
+    )
 }

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, watch};
 
 use parley_adapters_diesel::Store;
 
+use crate::runtime::event_worker;
 use crate::runtime::state::AppState;
 use parley_adapters_whatsapp::SandboxDelivery;
 
@@ -42,6 +43,7 @@ pub struct Workers {
     runtime: Option<tokio::runtime::Runtime>,
     stop: watch::Sender<bool>,
     webhooks: Option<tokio::task::JoinHandle<()>>,
+    events: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Workers {
@@ -49,7 +51,11 @@ impl Workers {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("parley-worker").enable_all().build()?;
         let (stop, stopping) = watch::channel(false);
         let _ = state.workers_runtime.set(runtime.handle().clone());
-        let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping)));
+        let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping.clone())));
+        let events = config.process_webhooks.then(|| runtime.spawn(event_worker::deliver_events(state.clone(), stopping)));
+        if config.process_webhooks {
+            runtime.spawn(event_worker::expire_events(state.clone()));
+        }
         runtime.spawn(deliver_sandbox_statuses(state.clone(), sandbox));
         runtime.spawn(refresh_search_index(state.clone(), config.index_refresh_every));
         runtime.spawn(checkpoint(config.store.clone()));
@@ -57,18 +63,16 @@ impl Workers {
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
-        Ok(Self { runtime: Some(runtime), stop, webhooks })
+        Ok(Self { runtime: Some(runtime), stop, webhooks, events })
     }
 
-    /// Stops the workers: webhook processing finishes the delivery in hand (at most `deadline`)
-    /// and stops; the other tasks stop at once (the template sync and index refresh run again
+    /// Stops the workers: webhook processing finishes the delivery in hand and event delivery
+    /// the attempts in hand (together at most `deadline`), and both stop; the other tasks stop at once (the template sync and index refresh run again
     /// at the next start; sandbox statuses not yet stored are lost). False when the deadline passed.
     pub async fn shutdown(mut self, deadline: Duration) -> bool {
         let _ = self.stop.send(true);
-        match self.webhooks.take() {
-            Some(task) => tokio::time::timeout(deadline, task).await.is_ok(),
-            None => true,
-        }
+        let tasks: Vec<_> = self.webhooks.take().into_iter().chain(self.events.take()).collect();
+        tokio::time::timeout(deadline, futures_util::future::join_all(tasks)).await.is_ok()
     }
 }
 

@@ -67,6 +67,11 @@ impl EventDeliveryService {
         Self { events, sender, clock, ids }
     }
 
+    /// The same service sending through `sender`.
+    pub fn with_sender(&self, sender: Arc<dyn WebhookSender>) -> Self {
+        Self { events: self.events.clone(), sender, clock: self.clock.clone(), ids: self.ids.clone() }
+    }
+
     /// Claims up to `limit` due deliveries for [`DELIVERY_LEASE`].
     pub async fn claim(&self, limit: u32) -> StoreResult<Claimed> {
         let now = self.clock.now();
@@ -255,13 +260,10 @@ mod tests {
     async fn retention_deletes_in_batches_until_a_short_one() {
         let mut events = MockEventRepository::new();
         let mut calls = 0;
-        events
-            .expect_delete_before()
-            .withf(|before, _| *before == t0() - EVENT_RETENTION)
-            .returning(move |_, _| {
-                calls += 1;
-                Ok(if calls < 3 { 10 } else { 4 })
-            });
+        events.expect_delete_before().withf(|before, _| *before == t0() - EVENT_RETENTION).returning(move |_, _| {
+            calls += 1;
+            Ok(if calls < 3 { 10 } else { 4 })
+        });
         let s = service(t0(), ReceiverAnswer::Status(200), events);
         assert_eq!(s.expire_events(10).await.unwrap(), 24);
     }

@@ -98,8 +98,11 @@ impl WebhookEndpointService {
         if let Host::Name(host) = url.host()
             && !self.allow_private
         {
-            let addresses =
-                self.resolver.resolve(host, url.port()).await.map_err(|e| FieldError::new("url", format!("its host {host} does not resolve ({e})")))?;
+            let addresses = self
+                .resolver
+                .resolve(host, url.port())
+                .await
+                .map_err(|e| FieldError::new("url", format!("its host {host} does not resolve ({e})")))?;
             check_resolved(host, &addresses, false)?;
         }
         Ok(url)
@@ -231,11 +234,7 @@ impl WebhookEndpointService {
             .map_err(|e| DomainError::Validation(vec![e]))?;
         self.get_event(agent, event).await?;
         refuse_disabled(&self.get(agent, &endpoint).await?)?;
-        if self.events.redeliver(agent, event, &endpoint, self.clock.now()).await? {
-            Ok(())
-        } else {
-            Err(DomainError::not_found("event"))
-        }
+        if self.events.redeliver(agent, event, &endpoint, self.clock.now()).await? { Ok(()) } else { Err(DomainError::not_found("event")) }
     }
 
     /// Events of the last 30 days, newest first.

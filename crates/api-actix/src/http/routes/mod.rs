@@ -6,6 +6,7 @@ pub mod campaigns;
 pub mod carts;
 pub mod catalog;
 pub mod contacts;
+pub mod event_webhooks;
 pub mod messages;
 pub mod meta;
 pub mod metrics;

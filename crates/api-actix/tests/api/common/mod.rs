@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod server;
+pub mod standard_webhooks;
 
 use actix_service::boxed::{self, BoxService};
 use actix_web::body::BoxBody;
