@@ -47,7 +47,8 @@ macro_rules! storage_conformance {
             inbound_messages_reopen_their_activity_and_raise_last_inbound_at,
             webhook_endpoints_round_trip_whole_and_stay_their_agents, events_list_newest_first_by_type_and_time_and_stay_their_agents,
             emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_once,
-            attempts_are_recorded_under_their_claim_and_listed_newest_first, old_events_are_deleted_with_their_deliveries_in_batches);
+            attempts_are_recorded_under_their_claim_and_listed_newest_first, old_events_are_deleted_with_their_deliveries_in_batches,
+            events_are_written_with_their_change_and_only_when_it_takes_effect);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(
@@ -122,9 +123,9 @@ fn activity(agent: &AgentId, contact: &ContactId, status: ActivityStatus, at: Ti
 /// A contact with an activity; returns the activity.
 async fn conversation(r: &Repositories, agent: &AgentId, name: &str, digits: &str, status: ActivityStatus, at: Timestamp) -> Activity {
     let c = contact(agent, name, phone(digits), at);
-    r.contacts.insert(&c).await.unwrap();
+    r.contacts.insert(&c, &[]).await.unwrap();
     let a = activity(agent, &c.id, status, at);
-    r.activities.insert(&a).await.unwrap();
+    r.activities.insert(&a, &[]).await.unwrap();
     a
 }
 
@@ -219,7 +220,7 @@ pub async fn tag_delete_detaches_it_everywhere(r: Repositories) {
     r.tags.insert(&keep).await.unwrap();
     r.tags.insert(&gone).await.unwrap();
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
-    r.activities.attach_tags(&a, &act.id, &[keep.id.clone(), gone.id.clone()], t(1)).await.unwrap();
+    r.activities.attach_tags(&a, &act.id, &[keep.id.clone(), gone.id.clone()], t(1), &[]).await.unwrap();
 
     assert!(r.tags.delete(&a, &gone.id).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
@@ -231,14 +232,14 @@ pub async fn contacts_are_unique_per_channel_and_scoped(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     let ana = contact(&a, "Ana", phone("5215550001"), t(0));
-    r.contacts.insert(&ana).await.unwrap();
-    let dup = r.contacts.insert(&contact(&a, "Other", phone("5215550001"), t(1))).await;
+    r.contacts.insert(&ana, &[]).await.unwrap();
+    let dup = r.contacts.insert(&contact(&a, "Other", phone("5215550001"), t(1)), &[]).await;
     assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
     assert!(r.contacts.list(&a, page(10, 0)).await.unwrap().total == 1, "a refused insert writes nothing");
     let same_number_b = contact(&b, "Ana B", phone("5215550001"), t(1));
-    r.contacts.insert(&same_number_b).await.expect("another agent may hold the same number");
+    r.contacts.insert(&same_number_b, &[]).await.expect("another agent may hold the same number");
     let email = contact(&a, "Ana", Channel::new(ChannelType::Email, "ana@example.com").unwrap(), t(2));
-    r.contacts.insert(&email).await.expect("same person on another channel type is another row");
+    r.contacts.insert(&email, &[]).await.expect("same person on another channel type is another row");
 
     assert_eq!(r.contacts.get(&a, &ana.id).await.unwrap().unwrap(), ana);
     assert!(r.contacts.get(&a, &same_number_b.id).await.unwrap().is_none());
@@ -254,10 +255,10 @@ pub async fn contacts_page_newest_first_with_totals(r: Repositories) {
     for i in 0..7 {
         // Pairs share a creation time, so the id tie-break decides their order.
         let c = contact(&a, &format!("C{i}"), phone(&format!("52155500{i:02}")), t(i / 2));
-        r.contacts.insert(&c).await.unwrap();
+        r.contacts.insert(&c, &[]).await.unwrap();
         made.push(c);
     }
-    r.contacts.insert(&contact(&b, "B", phone("5215550099"), t(100))).await.unwrap();
+    r.contacts.insert(&contact(&b, "B", phone("5215550099"), t(100)), &[]).await.unwrap();
     made.sort_by(|x, y| (y.created_at, y.id.as_str()).cmp(&(x.created_at, x.id.as_str())));
     let expected: Vec<_> = made.iter().map(|c| c.id.clone()).collect();
 
@@ -276,18 +277,18 @@ pub async fn contact_updates_replace_fields(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     let mut c = contact(&a, "Ana", phone("5215550001"), t(0));
-    r.contacts.insert(&c).await.unwrap();
+    r.contacts.insert(&c, &[]).await.unwrap();
     c.profile_name = ProfileName::new("Ana María").unwrap();
     c.email = Some(Email::new("ana@example.com").unwrap());
     c.notes = Some(Notes::new("prefers mornings").unwrap());
     c.custom_attributes = CustomAttributes::new(json!({"tier": "gold", "n": 3}).as_object().unwrap().clone()).unwrap();
     c.updated_at = t(5);
-    assert!(r.contacts.update(&c).await.unwrap());
+    assert!(r.contacts.update(&c, &[]).await.unwrap());
     assert_eq!(r.contacts.get(&a, &c.id).await.unwrap().unwrap(), c);
 
     let mut foreign = c.clone();
     foreign.agent_id = b;
-    assert!(!r.contacts.update(&foreign).await.unwrap(), "update is scoped by agent");
+    assert!(!r.contacts.update(&foreign, &[]).await.unwrap(), "update is scoped by agent");
 }
 
 /// `find_conversation`: the contact on a channel with its activity, or without one, and never
@@ -300,7 +301,7 @@ pub async fn conversations_are_found_by_channel_with_their_activity(r: Repositor
     assert_eq!(found, r.contacts.get(&a, &act.contact_id).await.unwrap().unwrap());
     assert_eq!(activity, Some(act.clone()));
     let alone = contact(&a, "Bea", phone("5215550002"), t(1));
-    r.contacts.insert(&alone).await.unwrap();
+    r.contacts.insert(&alone, &[]).await.unwrap();
     assert_eq!(r.contacts.find_conversation(&a, &phone("5215550002")).await.unwrap(), Some((alone, None)), "no activity yet");
     // Agent B has a contact on the same number, with its own activity.
     let theirs = conversation(&r, &b, "Ana B", "5215550001", ActivityStatus::Pending, t(2)).await;
@@ -318,7 +319,7 @@ pub async fn conversations_are_inserted_whole_or_not_at_all(r: Repositories) {
     let a = agent(&r, "A").await;
     let ana = contact(&a, "Ana Lima", phone("5215550001"), t(0));
     let opened = Activity { last_inbound_at: Some(t(0)), ..activity(&a, &ana.id, ActivityStatus::Open, t(0)) };
-    r.contacts.insert_conversation(&ana, &opened).await.unwrap();
+    r.contacts.insert_conversation(&ana, &opened, &[]).await.unwrap();
     assert_eq!(r.contacts.find_conversation(&a, &phone("5215550001")).await.unwrap(), Some((ana.clone(), Some(opened.clone()))));
     let view = r.activities.get(&a, &opened.id).await.unwrap().unwrap();
     assert_eq!((view.profile_name.as_str(), view.channels.clone()), ("Ana Lima", vec![phone("5215550001")]));
@@ -331,7 +332,7 @@ pub async fn conversations_are_inserted_whole_or_not_at_all(r: Repositories) {
     // Someone else on the same channel: refused, and neither row written nor counted.
     let other = contact(&a, "Other", phone("5215550001"), t(1));
     let theirs = activity(&a, &other.id, ActivityStatus::Pending, t(1));
-    assert!(matches!(r.contacts.insert_conversation(&other, &theirs).await, Err(StoreError::Conflict(_))));
+    assert!(matches!(r.contacts.insert_conversation(&other, &theirs, &[]).await, Err(StoreError::Conflict(_))));
     assert!(r.contacts.get(&a, &other.id).await.unwrap().is_none());
     assert!(r.activities.get(&a, &theirs.id).await.unwrap().is_none());
     assert_eq!((total(&r, &a, None, None).await, total(&r, &a, Some(ActivityStatus::Pending), None).await), (1, 0));
@@ -344,7 +345,7 @@ pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
     let b = agent(&r, "B").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Pending, t(0)).await;
     let second = activity(&a, &act.contact_id, ActivityStatus::Open, t(1));
-    assert!(matches!(r.activities.insert(&second).await, Err(StoreError::Conflict(_))));
+    assert!(matches!(r.activities.insert(&second, &[]).await, Err(StoreError::Conflict(_))));
     assert_eq!(r.activities.find_by_contact(&a, &act.contact_id).await.unwrap().unwrap(), act);
 
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
@@ -355,16 +356,16 @@ pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
     assert!(r.activities.get(&b, &act.id).await.unwrap().is_none());
     assert!(r.activities.find_by_contact(&b, &act.contact_id).await.unwrap().is_none());
     assert!(r.activities.list(&b, &ActivityFilter::default(), page(10, 0)).await.unwrap().items.is_empty());
-    assert!(!r.activities.attach_tags(&b, &act.id, &[], t(2)).await.unwrap());
+    assert!(!r.activities.attach_tags(&b, &act.id, &[], t(2), &[]).await.unwrap());
     let foreign_tag = tag(&b, "theirs", t(0));
     r.tags.insert(&foreign_tag).await.unwrap();
-    assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&foreign_tag.id), t(3)).await.unwrap());
+    assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&foreign_tag.id), t(3), &[]).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
     assert!(view.tags.is_empty(), "another agent's tag is never attached");
     assert_eq!(view.activity.updated_at, act.updated_at, "and nothing changed");
     let mut foreign = act.clone();
     foreign.agent_id = b;
-    assert!(!r.activities.update(&foreign, None).await.unwrap());
+    assert!(!r.activities.update(&foreign, None, &[]).await.unwrap());
 }
 
 pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) {
@@ -376,7 +377,7 @@ pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) 
     conversation(&r, &b, "Ana López", "5215550001", ActivityStatus::Open, t(3)).await;
     let vip = tag(&a, "vip", t(0));
     r.tags.insert(&vip).await.unwrap();
-    r.activities.attach_tags(&a, &bob.id, std::slice::from_ref(&vip.id), t(0)).await.unwrap();
+    r.activities.attach_tags(&a, &bob.id, std::slice::from_ref(&vip.id), t(0), &[]).await.unwrap();
 
     let search = |s: &str| ActivityFilter { search: Some(ActivitySearch::new(s).unwrap()), ..Default::default() };
     assert_eq!(list_ids(&r, &a, ActivityFilter { status: Some(ActivityStatus::Pending), ..Default::default() }).await, vec![cy.id.clone()]);
@@ -457,9 +458,9 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     }
     let mut two = contact(&a, "Two Ways", phone("4470001234"), t(10));
     two.channels.push(Channel::new(ChannelType::Email, "anna.99887@x.test").unwrap());
-    r.contacts.insert(&two).await.unwrap();
+    r.contacts.insert(&two, &[]).await.unwrap();
     let activity = activity(&a, &two.id, Closed, t(10));
-    r.activities.insert(&activity).await.unwrap();
+    r.activities.insert(&activity, &[]).await.unwrap();
     all.push(Searchable { activity, name: "Two Ways".into(), digits: vec!["4470001234".into(), "99887".into()] });
     for (name, digits) in people {
         conversation(&r, &b, name, digits, Open, t(20)).await;
@@ -505,33 +506,33 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     // A status change; a tag attached (moves the activity to the top); renames through both ports.
     all[1].activity.status = Closed;
     all[1].activity.updated_at = t(30);
-    assert!(r.activities.update(&all[1].activity, None).await.unwrap());
+    assert!(r.activities.update(&all[1].activity, None, &[]).await.unwrap());
     let vip = tag(&a, "vip", t(0));
     r.tags.insert(&vip).await.unwrap();
-    r.activities.attach_tags(&a, &all[0].activity.id, std::slice::from_ref(&vip.id), t(40)).await.unwrap();
+    r.activities.attach_tags(&a, &all[0].activity.id, std::slice::from_ref(&vip.id), t(40), &[]).await.unwrap();
     all[0].activity.updated_at = t(40);
     let mut renamed = r.contacts.get(&a, &all[2].activity.contact_id).await.unwrap().unwrap();
     renamed.profile_name = ProfileName::new("Zed Renamed").unwrap();
     renamed.updated_at = t(50);
-    assert!(r.contacts.update(&renamed).await.unwrap());
+    assert!(r.contacts.update(&renamed, &[]).await.unwrap());
     all[2].name = "Zed Renamed".into();
     all[3].activity.updated_at = t(60);
-    assert!(r.activities.update(&all[3].activity, Some(&ProfileName::new("Ana Long").unwrap())).await.unwrap());
+    assert!(r.activities.update(&all[3].activity, Some(&ProfileName::new("Ana Long").unwrap()), &[]).await.unwrap());
     all[3].name = "Ana Long".into();
     // A contact named by its number renamed, and one renamed to its number.
     all[5].activity.updated_at = t(70);
-    assert!(r.activities.update(&all[5].activity, Some(&ProfileName::new("Numbered Nine").unwrap())).await.unwrap());
+    assert!(r.activities.update(&all[5].activity, Some(&ProfileName::new("Numbered Nine").unwrap()), &[]).await.unwrap());
     all[5].name = "Numbered Nine".into();
     let mut to_number = r.contacts.get(&a, &all[1].activity.contact_id).await.unwrap().unwrap();
     to_number.profile_name = ProfileName::new("4470009999").unwrap();
     to_number.updated_at = t(80);
-    assert!(r.contacts.update(&to_number).await.unwrap());
+    assert!(r.contacts.update(&to_number, &[]).await.unwrap());
     all[1].name = "4470009999".into();
     // An update that keeps the name keeps every term.
     let mut noted = r.contacts.get(&a, &all[0].activity.contact_id).await.unwrap().unwrap();
     noted.notes = Some(Notes::new("called back").unwrap());
     noted.updated_at = t(90);
-    assert!(r.contacts.update(&noted).await.unwrap());
+    assert!(r.contacts.update(&noted, &[]).await.unwrap());
     let after = [
         "a",
         "smile",
@@ -598,7 +599,7 @@ pub async fn activity_search_orders_many_matches_by_update_time(r: Repositories)
     // A status change moves one match to the top.
     all[70].activity.status = Closed;
     all[70].activity.updated_at = t(5_000);
-    assert!(r.activities.update(&all[70].activity, None).await.unwrap());
+    assert!(r.activities.update(&all[70].activity, None, &[]).await.unwrap());
     assert_search(&r, &a, &all, "777", None).await;
     assert_search(&r, &a, &all, "777", Some(Closed)).await;
 }
@@ -627,7 +628,7 @@ pub async fn activity_update_renames_contact_atomically(r: Repositories) {
     act.last_inbound_at = Some(t(3));
     act.updated_at = t(4);
     let new_name = ProfileName::new("Ana María").unwrap();
-    assert!(r.activities.update(&act, Some(&new_name)).await.unwrap());
+    assert!(r.activities.update(&act, Some(&new_name), &[]).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
     assert_eq!(view.activity, act);
     assert_eq!(view.profile_name, new_name);
@@ -661,19 +662,19 @@ pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
     r.tags.insert(&alpha).await.unwrap();
     let mut c = contact(&a, "Ana", phone("5215550001"), t(0));
     c.channels.push(Channel::new(ChannelType::Email, "ana@example.com").unwrap());
-    r.contacts.insert(&c).await.unwrap();
+    r.contacts.insert(&c, &[]).await.unwrap();
     let act = activity(&a, &c.id, ActivityStatus::Open, t(0));
-    r.activities.insert(&act).await.unwrap();
+    r.activities.insert(&act, &[]).await.unwrap();
     let grey = TagColor::default_color().as_str().to_string();
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana".to_string(), c.channels.clone(), vec![]));
 
-    r.activities.attach_tags(&a, &act.id, &[zeta.id.clone(), alpha.id.clone()], t(1)).await.unwrap();
+    r.activities.attach_tags(&a, &act.id, &[zeta.id.clone(), alpha.id.clone()], t(1), &[]).await.unwrap();
     let tags = vec![("Alpha".to_string(), grey.clone()), ("zeta".to_string(), grey.clone())];
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana".to_string(), c.channels.clone(), tags));
 
     c.profile_name = ProfileName::new("Ana María").unwrap();
     c.updated_at = t(2);
-    assert!(r.contacts.update(&c).await.unwrap());
+    assert!(r.contacts.update(&c, &[]).await.unwrap());
     let mut renamed = alpha.clone();
     renamed.name = TagName::new("Zulu").unwrap();
     renamed.color = TagColor::new("#ff0000").unwrap();
@@ -682,7 +683,7 @@ pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
     let tags = vec![("zeta".to_string(), grey.clone()), ("Zulu".to_string(), "#ff0000".to_string())];
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), tags));
 
-    assert!(r.activities.detach_tag(&a, &act.id, &zeta.id, t(4)).await.unwrap());
+    assert!(r.activities.detach_tag(&a, &act.id, &zeta.id, t(4), &[]).await.unwrap());
     let tags = vec![("Zulu".to_string(), "#ff0000".to_string())];
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), tags));
     assert!(r.tags.delete(&a, &renamed.id).await.unwrap());
@@ -698,14 +699,14 @@ pub async fn tag_pages_follow_update_order(r: Repositories) {
     let mut first = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let second = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     let untagged = conversation(&r, &a, "Cy", "5215550003", ActivityStatus::Open, t(9)).await;
-    r.activities.attach_tags(&a, &first.id, std::slice::from_ref(&vip.id), t(1)).await.unwrap();
-    r.activities.attach_tags(&a, &second.id, std::slice::from_ref(&vip.id), t(2)).await.unwrap();
+    r.activities.attach_tags(&a, &first.id, std::slice::from_ref(&vip.id), t(1), &[]).await.unwrap();
+    r.activities.attach_tags(&a, &second.id, std::slice::from_ref(&vip.id), t(2), &[]).await.unwrap();
     let by_tag = |status: Option<ActivityStatus>| ActivityFilter { tag: Some(vip.id.clone()), status, ..Default::default() };
     assert_eq!(list_ids(&r, &a, by_tag(None)).await, [second.id.clone(), first.id.clone()]);
 
     first.status = ActivityStatus::Closed;
     first.updated_at = t(3);
-    assert!(r.activities.update(&first, None).await.unwrap());
+    assert!(r.activities.update(&first, None, &[]).await.unwrap());
     assert_eq!(list_ids(&r, &a, by_tag(None)).await, [first.id.clone(), second.id.clone()]);
     assert_eq!(list_ids(&r, &a, by_tag(Some(ActivityStatus::Open))).await, std::slice::from_ref(&second.id));
     assert_eq!(list_ids(&r, &a, by_tag(Some(ActivityStatus::Closed))).await, [first.id.clone()]);
@@ -725,18 +726,18 @@ pub async fn tag_attach_is_idempotent_and_bumps_only_on_change(r: Repositories) 
     r.tags.insert(&x).await.unwrap();
     r.tags.insert(&y).await.unwrap();
 
-    assert!(r.activities.attach_tags(&a, &act.id, &[x.id.clone(), y.id.clone()], t(5)).await.unwrap());
-    assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&x.id), t(9)).await.unwrap());
+    assert!(r.activities.attach_tags(&a, &act.id, &[x.id.clone(), y.id.clone()], t(5), &[]).await.unwrap());
+    assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&x.id), t(9), &[]).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
     assert_eq!(view.tags.iter().map(|t| t.id.clone()).collect::<Vec<_>>(), [y.id.clone(), x.id.clone()], "tags by name");
     assert_eq!(view.activity.updated_at, t(5), "a no-op attach does not bump updated_at");
 
-    assert!(r.activities.detach_tag(&a, &act.id, &x.id, t(12)).await.unwrap());
-    assert!(r.activities.detach_tag(&a, &act.id, &x.id, t(15)).await.unwrap());
+    assert!(r.activities.detach_tag(&a, &act.id, &x.id, t(12), &[]).await.unwrap());
+    assert!(r.activities.detach_tag(&a, &act.id, &x.id, t(15), &[]).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
     assert_eq!(view.tags.len(), 1);
     assert_eq!(view.activity.updated_at, t(12));
-    assert!(!r.activities.detach_tag(&a, &ActivityId::new("act_nope"), &x.id, t(1)).await.unwrap());
+    assert!(!r.activities.detach_tag(&a, &ActivityId::new("act_nope"), &x.id, t(1), &[]).await.unwrap());
 }
 
 pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
@@ -764,7 +765,7 @@ pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
     let attaches = ids.chunks(4).map(|chunk| {
         let r = r.clone();
         let (a, act, chunk) = (a.clone(), act.id.clone(), chunk.to_vec());
-        async move { r.activities.attach_tags(&a, &act, &chunk, t(30)).await }
+        async move { r.activities.attach_tags(&a, &act, &chunk, t(30), &[]).await }
     });
     let results = futures_util::future::join_all(attaches).await;
     assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
@@ -800,15 +801,15 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
 
     // A refused insert (second activity of a contact) changes nothing.
     let again = activity(&a, &made[0].contact_id, Open, t(9));
-    assert!(r.activities.insert(&again).await.is_err());
+    assert!(r.activities.insert(&again, &[]).await.is_err());
     // Updates that keep the status, and another agent's update, change nothing.
     let mut same = made[0].clone();
     same.updated_at = t(10);
-    assert!(r.activities.update(&same, None).await.unwrap());
+    assert!(r.activities.update(&same, None, &[]).await.unwrap());
     let mut foreign = made[1].clone();
     foreign.agent_id = b.clone();
     foreign.status = Closed;
-    assert!(!r.activities.update(&foreign, None).await.unwrap());
+    assert!(!r.activities.update(&foreign, None, &[]).await.unwrap());
     assert_eq!(totals(&r).await, (5, 3, 2, 0));
 
     // Eight writers close the same open activity at once: it moves once.
@@ -817,13 +818,13 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
         let mut act = made[1].clone();
         act.status = Closed;
         act.updated_at = t(20 + i);
-        async move { r.activities.update(&act, None).await }
+        async move { r.activities.update(&act, None, &[]).await }
     });
     let results = futures_util::future::join_all(closing).await;
     assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
     let mut reopened = made[3].clone();
     reopened.status = Open;
-    assert!(r.activities.update(&reopened, None).await.unwrap());
+    assert!(r.activities.update(&reopened, None, &[]).await.unwrap());
     assert_eq!(totals(&r).await, (5, 3, 1, 1));
     assert_eq!(total(&r, &b, Some(Closed), None).await, 0);
 
@@ -831,7 +832,7 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
     let vip = tag(&a, "vip", t(0));
     r.tags.insert(&vip).await.unwrap();
     for act in [&made[1], &made[2]] {
-        r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(30)).await.unwrap();
+        r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(30), &[]).await.unwrap();
     }
     assert_eq!(total(&r, &a, None, Some(&vip.id)).await, 2);
     assert_eq!(total(&r, &a, Some(Closed), Some(&vip.id)).await, 1);
@@ -839,13 +840,13 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
 
     // Tag totals move only when a link is made or removed: attaching again or detaching twice
     // changes nothing, and eight writers attaching the same tag at once count once.
-    r.activities.attach_tags(&a, &made[1].id, std::slice::from_ref(&vip.id), t(31)).await.unwrap();
-    assert!(r.activities.detach_tag(&a, &made[2].id, &vip.id, t(32)).await.unwrap());
-    assert!(r.activities.detach_tag(&a, &made[2].id, &vip.id, t(33)).await.unwrap());
+    r.activities.attach_tags(&a, &made[1].id, std::slice::from_ref(&vip.id), t(31), &[]).await.unwrap();
+    assert!(r.activities.detach_tag(&a, &made[2].id, &vip.id, t(32), &[]).await.unwrap());
+    assert!(r.activities.detach_tag(&a, &made[2].id, &vip.id, t(33), &[]).await.unwrap());
     assert_eq!(total(&r, &a, None, Some(&vip.id)).await, 1);
     let attaching = (0..8).map(|i| {
         let (r, a, act, tag) = (r.clone(), a.clone(), made[3].id.clone(), vip.id.clone());
-        async move { r.activities.attach_tags(&a, &act, &[tag], t(40 + i)).await }
+        async move { r.activities.attach_tags(&a, &act, &[tag], t(40 + i), &[]).await }
     });
     let results = futures_util::future::join_all(attaching).await;
     assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
@@ -995,11 +996,11 @@ pub async fn carts_store_snapshots_under_unique_codes(r: Repositories) {
         created_at: t(10),
         expires_at: t(10) + CART_VALIDITY,
     };
-    r.carts.insert(&cart).await.unwrap();
+    r.carts.insert(&cart, &[]).await.unwrap();
     assert_eq!(r.carts.get(&a, &cart.code).await.unwrap().unwrap(), cart);
     assert!(r.carts.get(&b, &cart.code).await.unwrap().is_none(), "other agents' carts are invisible");
     let clash = Cart { agent_id: b.clone(), ..cart.clone() };
-    assert!(matches!(r.carts.insert(&clash).await, Err(StoreError::Conflict(_))), "codes are unique across agents");
+    assert!(matches!(r.carts.insert(&clash, &[]).await, Err(StoreError::Conflict(_))), "codes are unique across agents");
 
     let mut changed = p.clone();
     changed.title = "Changed".into();
@@ -1114,8 +1115,8 @@ pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositori
     let welcome = definition("111", "welcome", "en_US", "Hi {{1}}");
     let promo = definition("222", "promo", "es_MX", "Oferta {{1}} {{2}}");
     let gone = definition("333", "gone", "en_US", "Bye");
-    r.templates.replace_for_line(&one, &[welcome.clone(), promo.clone(), gone.clone()], t(10)).await.unwrap();
-    r.templates.replace_for_line(&two, std::slice::from_ref(&gone), t(10)).await.unwrap();
+    r.templates.replace_for_line(&one, &[welcome.clone(), promo.clone(), gone.clone()], t(10), &[]).await.unwrap();
+    r.templates.replace_for_line(&two, std::slice::from_ref(&gone), t(10), &[]).await.unwrap();
     let stored = r.templates.get(&a, &TemplateId::new("111")).await.unwrap().unwrap();
     assert_eq!(stored, Template { definition: welcome.clone(), agent_id: a.clone(), line_id: one.id.clone(), created_at: t(10) });
 
@@ -1123,7 +1124,7 @@ pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositori
     renewed.status = "PAUSED".into();
     renewed.components.truncate(1);
     let added = definition("444", "added", "en_US", "New");
-    r.templates.replace_for_line(&one, &[renewed.clone(), added.clone(), promo.clone()], t(20)).await.unwrap();
+    r.templates.replace_for_line(&one, &[renewed.clone(), added.clone(), promo.clone()], t(20), &[]).await.unwrap();
 
     let on_one = r.templates.list_for_line(&a, &one.id).await.unwrap();
     let summary: Vec<_> = on_one.iter().map(|t| (t.definition.id.as_str(), t.created_at)).collect();
@@ -1132,7 +1133,7 @@ pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositori
     let on_two: Vec<_> = r.templates.list_for_line(&a, &two.id).await.unwrap().into_iter().map(|t| t.definition.id).collect();
     assert_eq!(on_two, [TemplateId::new("333")], "other lines are untouched");
 
-    r.templates.replace_for_line(&one, &[], t(30)).await.unwrap();
+    r.templates.replace_for_line(&one, &[], t(30), &[]).await.unwrap();
     assert!(r.templates.list_for_line(&a, &one.id).await.unwrap().is_empty(), "an empty list clears the line");
     assert_eq!(r.templates.list(&a).await.unwrap().len(), 1);
 }
@@ -1149,10 +1150,10 @@ pub async fn templates_are_ordered_scoped_and_got_from_the_oldest_line(r: Reposi
     }
     let shared =
         [definition("500", "order", "es_MX", "x"), definition("501", "order", "en_US", "x"), definition("502", "alert", "en_US", "x")];
-    r.templates.replace_for_line(&young, &shared, t(2)).await.unwrap();
-    r.templates.replace_for_line(&old, &shared[..2], t(3)).await.unwrap();
+    r.templates.replace_for_line(&young, &shared, t(2), &[]).await.unwrap();
+    r.templates.replace_for_line(&old, &shared[..2], t(3), &[]).await.unwrap();
     r.templates
-        .replace_for_line(&theirs, &[definition("999", "aaa", "en_US", "x"), definition("500", "order", "es_MX", "x")], t(4))
+        .replace_for_line(&theirs, &[definition("999", "aaa", "en_US", "x"), definition("500", "order", "es_MX", "x")], t(4), &[])
         .await
         .unwrap();
 
@@ -1197,20 +1198,20 @@ pub async fn execution_updates_are_compare_and_set(r: Repositories) {
     delivered.status = ExecutionStatus::Delivered;
     delivered.delivered_at = Some(t(2));
     delivered.updated_at = t(3);
-    assert!(r.executions.update(&delivered, ExecutionStatus::Sent).await.unwrap());
+    assert!(r.executions.update(&delivered, ExecutionStatus::Sent, &[]).await.unwrap());
     assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered);
 
     let mut stale = sent.clone();
     stale.status = ExecutionStatus::Failed;
     stale.error_message = Some("late".into());
     stale.updated_at = t(9);
-    assert!(!r.executions.update(&stale, ExecutionStatus::Sent).await.unwrap(), "the stored status is no longer the expected one");
+    assert!(!r.executions.update(&stale, ExecutionStatus::Sent, &[]).await.unwrap(), "the stored status is no longer the expected one");
     assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered, "and nothing changed");
 
     let foreign = Execution { agent_id: b.clone(), ..delivered.clone() };
     let mut read = foreign.clone();
     read.status = ExecutionStatus::Read;
-    assert!(!r.executions.update(&read, ExecutionStatus::Delivered).await.unwrap(), "update is scoped by agent");
+    assert!(!r.executions.update(&read, ExecutionStatus::Delivered, &[]).await.unwrap(), "update is scoped by agent");
     assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered);
     assert_eq!(r.executions.find_by_message(&b, "wamid.A1").await.unwrap().unwrap().status, ExecutionStatus::Sent);
 }
@@ -1241,7 +1242,7 @@ pub async fn executions_list_changes_since_in_order(r: Repositories) {
     moved.status = ExecutionStatus::Read;
     moved.read_at = Some(t(7));
     moved.updated_at = t(7);
-    assert!(r.executions.update(&moved, ExecutionStatus::Sent).await.unwrap());
+    assert!(r.executions.update(&moved, ExecutionStatus::Sent, &[]).await.unwrap());
     assert_eq!(ids(r.executions.list(&a, &key, Some(t(2)), 100).await.unwrap()), [moved.id.clone()], "an update makes it new again");
 
     assert!(r.executions.key_exists(&a, &key).await.unwrap());

@@ -75,10 +75,10 @@ pub trait TagRepository: Send + Sync {
 #[async_trait]
 pub trait ContactRepository: Send + Sync {
     /// MUST return `Conflict` when one of its channels already belongs to a contact of the agent.
-    async fn insert(&self, contact: &Contact) -> StoreResult<()>;
+    async fn insert(&self, contact: &Contact, events: &[Event]) -> StoreResult<()>;
     /// A new contact and its first activity, in one transaction: what a message from (or a send
     /// to) someone new makes. `Conflict` as [`insert`](Self::insert), and then nothing is written.
-    async fn insert_conversation(&self, contact: &Contact, activity: &Activity) -> StoreResult<()>;
+    async fn insert_conversation(&self, contact: &Contact, activity: &Activity, events: &[Event]) -> StoreResult<()>;
     async fn get(&self, agent: &AgentId, id: &ContactId) -> StoreResult<Option<Contact>>;
     async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>>;
     /// The contact on `channel` and its activity, if it has one: what every inbound message and
@@ -87,26 +87,26 @@ pub trait ContactRepository: Send + Sync {
     /// Newest first (`created_at` desc, then id desc).
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>>;
     /// Replaces profile name, email, notes, custom attributes and `updated_at`; `false` when unknown.
-    async fn update(&self, contact: &Contact) -> StoreResult<bool>;
+    async fn update(&self, contact: &Contact, events: &[Event]) -> StoreResult<bool>;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ActivityRepository: Send + Sync {
     /// MUST return `Conflict` when the contact already has an activity.
-    async fn insert(&self, activity: &Activity) -> StoreResult<()>;
+    async fn insert(&self, activity: &Activity, events: &[Event]) -> StoreResult<()>;
     async fn get(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<Option<ActivityView>>;
     async fn find_by_contact(&self, agent: &AgentId, contact: &ContactId) -> StoreResult<Option<Activity>>;
     /// Most recently updated first (`updated_at` desc, then id desc).
     async fn list(&self, agent: &AgentId, filter: &ActivityFilter, page: PageRequest) -> StoreResult<Page<ActivityView>>;
     /// Replaces status, assignee, `last_inbound_at` and `updated_at`, and renames the contact
     /// when `rename` is given, all in one transaction; `false` when unknown.
-    async fn update<'a>(&self, activity: &Activity, rename: Option<&'a ProfileName>) -> StoreResult<bool>;
+    async fn update<'a>(&self, activity: &Activity, rename: Option<&'a ProfileName>, events: &[Event]) -> StoreResult<bool>;
     /// Attaches the agent's tags among `tags` (others are ignored); attaching twice is a no-op.
     /// Bumps `updated_at` to `at` only when something was attached. `false` when the activity is unknown.
-    async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tags: &[TagId], at: Timestamp) -> StoreResult<bool>;
+    async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tags: &[TagId], at: Timestamp, events: &[Event]) -> StoreResult<bool>;
     /// Detaches one tag; bumps `updated_at` only when it was attached. `false` when the activity is unknown.
-    async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp) -> StoreResult<bool>;
+    async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp, events: &[Event]) -> StoreResult<bool>;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -119,7 +119,7 @@ pub trait MessageRepository: Send + Sync {
     /// `created_at` when later, never lowering it. Returns `false`, storing
     /// nothing, when the agent already has a message with the same platform message id (the
     /// platform retries webhooks). MUST return `NotFound` when the activity is not the agent's.
-    async fn insert(&self, message: &Message) -> StoreResult<bool>;
+    async fn insert(&self, message: &Message, events: &[Event]) -> StoreResult<bool>;
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>>;
     /// The activity's messages, newest first (`created_at` desc, then id desc). With
     /// `filter.since`, only those whose `updated_at` is after it; `total` counts under the same
@@ -130,7 +130,7 @@ pub trait MessageRepository: Send + Sync {
     async fn find_by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> StoreResult<Option<Message>>;
     /// Writes status, times, error and `updated_at` only if the stored status is still
     /// `expected` (compare-and-set, as for executions); `false` otherwise.
-    async fn update_status(&self, message: &Message, expected: MessageStatus) -> StoreResult<bool>;
+    async fn update_status(&self, message: &Message, expected: MessageStatus, events: &[Event]) -> StoreResult<bool>;
     /// The activity's newest inbound message: the line a reply goes out through.
     async fn last_inbound(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Option<Message>>;
     /// The agent's carts that the activity's messages carry, each once, newest cart first
@@ -207,7 +207,7 @@ pub trait ProductVectorRepository: Send + Sync {
 #[async_trait]
 pub trait CartRepository: Send + Sync {
     /// MUST return `Conflict` when the code is taken (by any agent).
-    async fn insert(&self, cart: &Cart) -> StoreResult<()>;
+    async fn insert(&self, cart: &Cart, events: &[Event]) -> StoreResult<()>;
     /// The agent's cart, expired or not; another agent's cart is `None`.
     async fn get(&self, agent: &AgentId, code: &CartCode) -> StoreResult<Option<Cart>>;
 }
@@ -310,7 +310,7 @@ pub trait LineRepository: Send + Sync {
 pub trait TemplateRepository: Send + Sync {
     /// Makes the line's stored templates exactly `templates` (the platform's current list), in one
     /// transaction: new ones get `created_at = at`, known ones keep theirs, missing ones go.
-    async fn replace_for_line(&self, line: &Line, templates: &[TemplateDefinition], at: Timestamp) -> StoreResult<()>;
+    async fn replace_for_line(&self, line: &Line, templates: &[TemplateDefinition], at: Timestamp, events: &[Event]) -> StoreResult<()>;
     /// All the agent's templates, by name, then language, then line's age, then line id.
     async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Template>>;
     /// One line's templates, by name, then language.
@@ -327,7 +327,7 @@ pub trait ExecutionRepository: Send + Sync {
     async fn find_by_message(&self, agent: &AgentId, message_id: &str) -> StoreResult<Option<Execution>>;
     /// Writes `execution` only if the stored status is still `expected` (compare-and-set, so
     /// concurrent webhook processors never lose an update); `false` otherwise.
-    async fn update(&self, execution: &Execution, expected: ExecutionStatus) -> StoreResult<bool>;
+    async fn update(&self, execution: &Execution, expected: ExecutionStatus, events: &[Event]) -> StoreResult<bool>;
     /// The key's executions changed after `since`, by `updated_at` then id, at most `limit`.
     async fn list(&self, agent: &AgentId, key: &CampaignKey, since: Option<Timestamp>, limit: u32) -> StoreResult<Vec<Execution>>;
     /// Whether the agent ever sent under `key`.
@@ -545,6 +545,11 @@ pub enum ReceiverAnswer {
 pub trait WebhookSender: Send + Sync {
     async fn send<'a>(&self, delivery: &OutgoingDelivery<'a>) -> ReceiverAnswer;
 }
+
+// Every write that changes what the API shows takes `events`: the events that report the change
+// (decisions.md, "Event webhooks"), written in the same transaction only when the write takes
+// effect (not for a duplicate message, a lost compare-and-set, a tag already attached), so a
+// change and its events commit together or not at all.
 
 /// Every repository port, as one storage backend provides them.
 #[derive(Clone)]

@@ -10,6 +10,7 @@ use crate::Store;
 use crate::error::DbError;
 use crate::locks::{OrderedLocks, status_move};
 use crate::pool::{in_transaction, read_conn, read_direct, run};
+use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contacts, tags};
 
@@ -249,10 +250,11 @@ macro_rules! one_activity {
 
 #[async_trait]
 impl ActivityRepository for Store {
-    async fn insert(&self, a: &Activity) -> StoreResult<()> {
+    async fn insert(&self, a: &Activity, events: &[Event]) -> StoreResult<()> {
         in_transaction!(self, |conn| {
             let (contact_name, channel_list) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
             write_activity!(conn, a, &contact_name, &channel_list);
+            emit_all!(conn, events);
             Ok(())
         })?;
         Ok(())
@@ -291,7 +293,7 @@ impl ActivityRepository for Store {
         Ok(Page { items, total: total as u64, request: page })
     }
 
-    async fn update<'a>(&self, a: &Activity, rename: Option<&'a ProfileName>) -> StoreResult<bool> {
+    async fn update<'a>(&self, a: &Activity, rename: Option<&'a ProfileName>, events: &[Event]) -> StoreResult<bool> {
         let changes = (
             activities::status.eq(a.status.as_str()),
             activities::assigned_to.eq(a.assigned_to.as_ref().map(Assignee::as_str)),
@@ -345,12 +347,15 @@ impl ActivityRepository for Store {
                 diesel::update(target()).set(*shown).execute(conn).await?;
                 replace_name_terms!(conn, a.agent_id.as_str(), a.contact_id.as_str(), &lowercase);
             }
+            if n > 0 {
+                emit_all!(conn, events);
+            }
             Ok(n > 0)
         })?;
         Ok(updated)
     }
 
-    async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tag_ids: &[TagId], at: Timestamp) -> StoreResult<bool> {
+    async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tag_ids: &[TagId], at: Timestamp, events: &[Event]) -> StoreResult<bool> {
         let ids: Vec<&str> = tag_ids.iter().map(TagId::as_str).collect();
         let found = in_transaction!(self, |conn| {
             // Tags before their activity, as every writer of both (`locks.rs`). Only the agent's
@@ -379,13 +384,14 @@ impl ActivityRepository for Store {
             if attached > 0 {
                 touch!(conn, id.as_str(), at);
                 refresh_tag_list!(conn, id.as_str());
+                emit_all!(conn, events);
             }
             Ok(true)
         })?;
         Ok(found)
     }
 
-    async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp) -> StoreResult<bool> {
+    async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp, events: &[Event]) -> StoreResult<bool> {
         let found = in_transaction!(self, |conn| {
             // The tag before its activity, as every writer of both (`locks.rs`).
             conn.lock_tags(agent.as_str(), &[tag.as_str()]).await?;
@@ -401,6 +407,7 @@ impl ActivityRepository for Store {
                 count_tag!(conn, tag.as_str(), -1);
                 touch!(conn, id.as_str(), at);
                 refresh_tag_list!(conn, id.as_str());
+                emit_all!(conn, events);
             }
             Ok(true)
         })?;

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{read_conn, write_conn};
+use crate::pool::{in_transaction, read_conn};
+use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis};
 use crate::schema::carts;
 
@@ -48,7 +49,7 @@ impl CartRow {
 
 #[async_trait]
 impl CartRepository for Store {
-    async fn insert(&self, cart: &Cart) -> StoreResult<()> {
+    async fn insert(&self, cart: &Cart, events: &[Event]) -> StoreResult<()> {
         let items: Vec<StoredItem> = cart.items.iter().map(|i| StoredItem { product: i.product.to_record(), qty: i.qty }).collect();
         let items = serde_json::to_string(&items).map_err(|e| DbError::Corrupt(e.to_string()))?;
         let values = (
@@ -58,7 +59,11 @@ impl CartRepository for Store {
             carts::created_at.eq(millis(cart.created_at)),
             carts::expires_at.eq(millis(cart.expires_at)),
         );
-        write_conn!(self, |conn| diesel::insert_into(carts::table).values(values).execute(conn).await.map_err(DbError::from))?;
+        in_transaction!(self, |conn| {
+            diesel::insert_into(carts::table).values(values.clone()).execute(conn).await?;
+            emit_all!(conn, events);
+            Ok(())
+        })?;
         Ok(())
     }
 

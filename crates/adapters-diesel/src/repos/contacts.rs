@@ -10,6 +10,7 @@ use super::channel_lists::{channel_list_of, parse_channel_list};
 use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, read_conn, read_direct, run};
+use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::{activities, agents, contact_channels, contacts};
 
@@ -128,22 +129,24 @@ macro_rules! count_contact {
 
 #[async_trait]
 impl ContactRepository for Store {
-    async fn insert(&self, contact: &Contact) -> StoreResult<()> {
+    async fn insert(&self, contact: &Contact, events: &[Event]) -> StoreResult<()> {
         let channel_list = channel_list_of(&contact.channels);
         in_transaction!(self, |conn| {
             write_contact!(conn, contact, &channel_list);
             count_contact!(conn, contact.agent_id.as_str());
+            emit_all!(conn, events);
             Ok(())
         })?;
         Ok(())
     }
 
-    async fn insert_conversation(&self, contact: &Contact, activity: &Activity) -> StoreResult<()> {
+    async fn insert_conversation(&self, contact: &Contact, activity: &Activity, events: &[Event]) -> StoreResult<()> {
         let channel_list = channel_list_of(&contact.channels);
         in_transaction!(self, |conn| {
             write_contact!(conn, contact, &channel_list);
             write_activity!(conn, activity, contact.profile_name.as_str(), &channel_list);
             count_contact!(conn, contact.agent_id.as_str());
+            emit_all!(conn, events);
             Ok(())
         })?;
         Ok(())
@@ -191,7 +194,7 @@ impl ContactRepository for Store {
         Ok(Page { items, total: total as u64, request: page })
     }
 
-    async fn update(&self, contact: &Contact) -> StoreResult<bool> {
+    async fn update(&self, contact: &Contact, events: &[Event]) -> StoreResult<bool> {
         let changes = (
             contacts::profile_name.eq(contact.profile_name.as_str()),
             contacts::name_search.eq(contact.profile_name.search_key()),
@@ -213,6 +216,9 @@ impl ContactRepository for Store {
                 .execute(conn)
                 .await?;
             replace_name_terms!(conn, agent, id, &contact.profile_name.search_key());
+            if n > 0 {
+                emit_all!(conn, events);
+            }
             Ok(n > 0)
         })?;
         Ok(updated)

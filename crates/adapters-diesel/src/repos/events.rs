@@ -5,7 +5,6 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel_async::RunQueryDsl;
 use parley_domain::StoreError;
 use parley_domain::model::*;
@@ -24,42 +23,43 @@ use crate::schema::{delivery_attempts, event_deliveries, events, webhook_endpoin
 macro_rules! emit {
     ($conn:expr, $event:expr, $only:expr) => {{
         use diesel::IntoSql as _;
-        let event: &Event = $event;
-        let only: Option<&EndpointId> = $only;
+        let event: &parley_domain::model::Event = $event;
+        let only: Option<&parley_domain::model::EndpointId> = $only;
         let at = crate::rows::millis(event.created_at);
-        diesel::insert_into(events::table)
+        diesel::insert_into(crate::schema::events::table)
             .values((
-                events::id.eq(event.id.as_str()),
-                events::agent_id.eq(event.agent_id.as_str()),
-                events::event_type.eq(event.event_type.as_str()),
-                events::body.eq(event.body()),
-                events::created_at.eq(at),
+                crate::schema::events::id.eq(event.id.as_str()),
+                crate::schema::events::agent_id.eq(event.agent_id.as_str()),
+                crate::schema::events::event_type.eq(event.event_type.as_str()),
+                crate::schema::events::body.eq(event.body()),
+                crate::schema::events::created_at.eq(at),
             ))
             .execute($conn)
             .await?;
         let columns = (
-            event_deliveries::event_id,
-            event_deliveries::endpoint_id,
-            event_deliveries::agent_id,
-            event_deliveries::event_created_at,
-            event_deliveries::attempts,
-            event_deliveries::next_attempt_at,
+            crate::schema::event_deliveries::event_id,
+            crate::schema::event_deliveries::endpoint_id,
+            crate::schema::event_deliveries::agent_id,
+            crate::schema::event_deliveries::event_created_at,
+            crate::schema::event_deliveries::attempts,
+            crate::schema::event_deliveries::next_attempt_at,
         );
         let fields = (
-            event.id.as_str().into_sql::<Text>(),
-            webhook_endpoints::id,
-            webhook_endpoints::agent_id,
-            at.into_sql::<BigInt>(),
-            0.into_sql::<Integer>(),
-            Some(at).into_sql::<Nullable<BigInt>>(),
+            event.id.as_str().into_sql::<diesel::sql_types::Text>(),
+            crate::schema::webhook_endpoints::id,
+            crate::schema::webhook_endpoints::agent_id,
+            at.into_sql::<diesel::sql_types::BigInt>(),
+            0.into_sql::<diesel::sql_types::Integer>(),
+            Some(at).into_sql::<diesel::sql_types::Nullable<diesel::sql_types::BigInt>>(),
         );
-        let of_agent = webhook_endpoints::table.filter(webhook_endpoints::agent_id.eq(event.agent_id.as_str()));
+        let of_agent =
+            crate::schema::webhook_endpoints::table.filter(crate::schema::webhook_endpoints::agent_id.eq(event.agent_id.as_str()));
         match only {
             Some(endpoint) => {
                 of_agent
-                    .filter(webhook_endpoints::id.eq(endpoint.as_str()))
+                    .filter(crate::schema::webhook_endpoints::id.eq(endpoint.as_str()))
                     .select(fields)
-                    .insert_into(event_deliveries::table)
+                    .insert_into(crate::schema::event_deliveries::table)
                     .into_columns(columns)
                     .execute($conn)
                     .await?
@@ -67,10 +67,10 @@ macro_rules! emit {
             None => {
                 let subscribed = format!("%,{},%", event.event_type.as_str());
                 of_agent
-                    .filter(webhook_endpoints::disabled_at.is_null())
-                    .filter(webhook_endpoints::events.eq("*").or(webhook_endpoints::events.like(subscribed)))
+                    .filter(crate::schema::webhook_endpoints::disabled_at.is_null())
+                    .filter(crate::schema::webhook_endpoints::events.eq("*").or(crate::schema::webhook_endpoints::events.like(subscribed)))
                     .select(fields)
-                    .insert_into(event_deliveries::table)
+                    .insert_into(crate::schema::event_deliveries::table)
                     .into_columns(columns)
                     .execute($conn)
                     .await?
@@ -78,6 +78,18 @@ macro_rules! emit {
         }
     }};
 }
+
+/// [`emit!`] for each of `$events` (`&[Event]`), in the caller's transaction: what every
+/// change's writer runs once its change is made.
+macro_rules! emit_all {
+    ($conn:expr, $events:expr) => {{
+        for event in $events {
+            crate::repos::events::emit!($conn, event, None);
+        }
+    }};
+}
+
+pub(crate) use {emit, emit_all};
 
 /// The (event, endpoint) keys of the oldest deliveries due by `$now`, at most `$limit`.
 macro_rules! due_keys {

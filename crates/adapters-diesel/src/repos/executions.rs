@@ -6,7 +6,8 @@ use parley_domain::ports::{ExecutionRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{with_conn, write_conn};
+use crate::pool::{in_transaction, with_conn, write_conn};
+use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::executions;
 
@@ -82,7 +83,7 @@ impl ExecutionRepository for Store {
         Ok(row.map(ExecutionRow::into_domain).transpose()?)
     }
 
-    async fn update(&self, e: &Execution, expected: ExecutionStatus) -> StoreResult<bool> {
+    async fn update(&self, e: &Execution, expected: ExecutionStatus, events: &[Event]) -> StoreResult<bool> {
         // The identity of a record (agent, key, recipient, template, message) never changes:
         // only what the platform reports about it does.
         let changes = (
@@ -93,17 +94,22 @@ impl ExecutionRepository for Store {
             executions::read_at.eq(e.read_at.map(millis)),
             executions::updated_at.eq(millis(e.updated_at)),
         );
-        let n = write_conn!(self, |conn| diesel::update(
-            executions::table
-                .filter(executions::id.eq(e.id.as_str()))
-                .filter(executions::agent_id.eq(e.agent_id.as_str()))
-                .filter(executions::status.eq(expected.as_str()))
-        )
-        .set(changes)
-        .execute(conn)
-        .await
-        .map_err(DbError::from))?;
-        Ok(n > 0)
+        let moved = in_transaction!(self, |conn| {
+            let n = diesel::update(
+                executions::table
+                    .filter(executions::id.eq(e.id.as_str()))
+                    .filter(executions::agent_id.eq(e.agent_id.as_str()))
+                    .filter(executions::status.eq(expected.as_str())),
+            )
+            .set(changes)
+            .execute(conn)
+            .await?;
+            if n > 0 {
+                emit_all!(conn, events);
+            }
+            Ok(n > 0)
+        })?;
+        Ok(moved)
     }
 
     async fn list(&self, agent: &AgentId, key: &CampaignKey, since: Option<Timestamp>, limit: u32) -> StoreResult<Vec<Execution>> {

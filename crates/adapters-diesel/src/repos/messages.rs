@@ -14,7 +14,8 @@ use super::activity_search::mirror_to_terms;
 use crate::Store;
 use crate::error::DbError;
 use crate::locks::status_move;
-use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
+use crate::pool::{in_transaction, read_conn, read_direct, run};
+use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_tags, carts, messages};
 
@@ -147,7 +148,7 @@ impl<'a> Moved<'a> {
 
 #[async_trait]
 impl MessageRepository for Store {
-    async fn insert(&self, m: &Message) -> StoreResult<bool> {
+    async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
         let content = m.content.to_json().to_string();
         let referral = m.referral.as_ref().map(serde_json::Value::to_string);
         let summary = MessageSummary::of(m);
@@ -208,6 +209,7 @@ impl MessageRepository for Store {
             if inserted == 0 {
                 return Ok(Some(false));
             }
+            emit_all!(conn, events);
             let moved = Moved::by(&before, m);
             let at = millis(m.updated_at);
             let last_message = moved.newest.then_some((
@@ -277,7 +279,7 @@ impl MessageRepository for Store {
         Ok(row.map(MessageRow::into_domain).transpose()?)
     }
 
-    async fn update_status(&self, m: &Message, expected: MessageStatus) -> StoreResult<bool> {
+    async fn update_status(&self, m: &Message, expected: MessageStatus, events: &[Event]) -> StoreResult<bool> {
         // What the platform reports about a message, nothing else: its content never changes.
         let changes = (
             messages::status.eq(m.status.as_str()),
@@ -287,17 +289,22 @@ impl MessageRepository for Store {
             messages::error_message.eq(m.error_message.as_deref()),
             messages::updated_at.eq(millis(m.updated_at)),
         );
-        let n = write_conn!(self, |conn| diesel::update(
-            messages::table
-                .filter(messages::id.eq(m.id.as_str()))
-                .filter(messages::agent_id.eq(m.agent_id.as_str()))
-                .filter(messages::status.eq(expected.as_str()))
-        )
-        .set(changes)
-        .execute(conn)
-        .await
-        .map_err(DbError::from))?;
-        Ok(n > 0)
+        let moved = in_transaction!(self, |conn| {
+            let n = diesel::update(
+                messages::table
+                    .filter(messages::id.eq(m.id.as_str()))
+                    .filter(messages::agent_id.eq(m.agent_id.as_str()))
+                    .filter(messages::status.eq(expected.as_str())),
+            )
+            .set(changes)
+            .execute(conn)
+            .await?;
+            if n > 0 {
+                emit_all!(conn, events);
+            }
+            Ok(n > 0)
+        })?;
+        Ok(moved)
     }
 
     async fn last_inbound(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Option<Message>> {

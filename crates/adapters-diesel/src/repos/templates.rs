@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, with_conn};
+use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis};
 use crate::schema::{lines, templates};
 
@@ -98,7 +99,7 @@ fn to_domain(rows: Vec<TemplateRow>) -> Result<Vec<Template>, DbError> {
 
 #[async_trait]
 impl TemplateRepository for Store {
-    async fn replace_for_line(&self, line: &Line, items: &[TemplateDefinition], at: Timestamp) -> StoreResult<()> {
+    async fn replace_for_line(&self, line: &Line, items: &[TemplateDefinition], at: Timestamp, events: &[Event]) -> StoreResult<()> {
         let (agent, line_id, at) = (line.agent_id.as_str(), line.id.as_str(), millis(at));
         let mut rows = Vec::with_capacity(items.len());
         for d in items {
@@ -142,6 +143,7 @@ impl TemplateRepository for Store {
             )
             .execute(conn)
             .await?;
+            emit_all!(conn, events);
             Ok(())
         })?;
         Ok(())

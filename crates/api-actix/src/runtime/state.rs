@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use parley_adapters_embeddings::ExactIndex;
-use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, Repositories, StorageHealth};
+use parley_domain::ports::{ApiObjects, Clock, Embedder, IdSource, MessagingPlatform, Repositories, StorageHealth};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
@@ -60,10 +60,12 @@ impl AppState {
         let embedder: Arc<dyn Embedder> = Arc::new(TimedEmbedder::new(embedder, metrics.clone()));
         let index = Arc::new(ExactIndex::new(embedder.dimensions()));
         let search = Arc::new(SearchService::new(repos.products.clone(), repos.vectors.clone(), embedder, index));
+        // Events show objects as the API does.
+        let objects: Arc<dyn ApiObjects> = Arc::new(ApiRepresentation);
         Self {
             keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
             tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone()),
-            contacts: ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone()),
+            contacts: ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone(), objects.clone()),
             activities: ActivityService::new(
                 repos.activities.clone(),
                 repos.messages.clone(),
@@ -71,20 +73,28 @@ impl AppState {
                 repos.tags.clone(),
                 clock.clone(),
                 ids.clone(),
+                objects.clone(),
             ),
             catalog: CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone(), search.clone()),
             search,
-            carts: CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone()),
-            lines: LineService::new(repos.lines.clone(), repos.templates.clone(), platform.clone(), clock.clone(), ids.clone()),
-            sends: SendService::new(&repos, platform.clone(), clock.clone(), ids.clone()),
-            messages: MessageService::new(&repos, platform, clock.clone(), ids.clone()),
+            carts: CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone(), objects.clone()),
+            lines: LineService::new(
+                repos.lines.clone(),
+                repos.templates.clone(),
+                platform.clone(),
+                clock.clone(),
+                ids.clone(),
+                objects.clone(),
+            ),
+            sends: SendService::new(&repos, platform.clone(), clock.clone(), ids.clone(), objects.clone()),
+            messages: MessageService::new(&repos, platform, clock.clone(), ids.clone(), objects.clone()),
             idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
             campaigns: CampaignService::new(repos.executions.clone()),
             webhook_endpoints: WebhookEndpointService::new(
                 repos.webhook_endpoints.clone(),
                 repos.events.clone(),
                 Arc::new(parley_adapters_system::SystemResolver),
-                Arc::new(ApiRepresentation),
+                objects.clone(),
                 clock.clone(),
                 ids.clone(),
             ),
@@ -95,7 +105,7 @@ impl AppState {
                 ids.clone(),
             )),
             event_wakeup: Arc::new(Notify::new()),
-            webhooks: WebhookService::new(&repos, clock, ids),
+            webhooks: WebhookService::new(&repos, clock, ids, objects),
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
             workers_runtime: std::sync::OnceLock::new(),

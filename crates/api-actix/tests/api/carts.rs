@@ -364,9 +364,9 @@ struct CountingCarts {
 
 #[async_trait::async_trait]
 impl CartRepository for CountingCarts {
-    async fn insert(&self, cart: &Cart) -> StoreResult<()> {
+    async fn insert(&self, cart: &Cart, events: &[parley_domain::model::Event]) -> StoreResult<()> {
         self.inserts.fetch_add(1, Ordering::SeqCst);
-        self.inner.insert(cart).await
+        self.inner.insert(cart, events).await
     }
 
     async fn get(&self, agent: &AgentId, code: &CartCode) -> StoreResult<Option<Cart>> {

@@ -264,3 +264,40 @@ pub async fn old_events_are_deleted_with_their_deliveries_in_batches(r: Reposito
     assert_eq!(left.items.iter().map(|e| e.id.clone()).collect::<Vec<_>>(), vec![made[4].id.clone(), made[3].id.clone()]);
     assert_eq!(r.events.backlog().await.unwrap(), 2, "the deleted events' deliveries went with them");
 }
+
+/// Writes carry their events: written with a change that takes effect, never with one that
+/// does not (a conflict, a tag already attached, a lost compare-and-set).
+pub async fn events_are_written_with_their_change_and_only_when_it_takes_effect(r: Repositories) {
+    use super::{contact, phone, tag};
+    let a = agent(&r, "A").await;
+    let types = |r: Repositories, a: AgentId| async move {
+        let listed = r.events.list(&a, &EventFilter::default(), page(100, 0)).await.unwrap();
+        let mut types: Vec<&'static str> = listed.items.iter().map(|e| e.event_type.as_str()).collect();
+        types.sort();
+        types
+    };
+    let ana = contact(&a, "Ana", phone("5215550001"), t(1));
+    r.contacts.insert(&ana, &[event(&a, EventType::ContactCreated, t(1))]).await.unwrap();
+    let twin = contact(&a, "Twin", phone("5215550001"), t(2));
+    assert!(r.contacts.insert(&twin, &[event(&a, EventType::ContactCreated, t(2))]).await.is_err(), "the channel is taken");
+    assert_eq!(types(r.clone(), a.clone()).await, vec!["contact.created"], "a refused insert emits nothing");
+
+    let unknown = contact(&a, "Nobody", phone("5215550002"), t(3));
+    assert!(!r.contacts.update(&unknown, &[event(&a, EventType::ContactUpdated, t(3))]).await.unwrap());
+    assert_eq!(types(r.clone(), a.clone()).await.len(), 1, "an update of nothing emits nothing");
+
+    let act = super::activity(&a, &ana.id, ActivityStatus::Open, t(4));
+    r.activities.insert(&act, &[event(&a, EventType::ActivityCreated, t(4))]).await.unwrap();
+    let vip = tag(&a, "vip", t(5));
+    r.tags.insert(&vip).await.unwrap();
+    let attach = |at: i64| event(&a, EventType::ActivityUpdated, t(at));
+    assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(6), &[attach(6)]).await.unwrap());
+    assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(7), &[attach(7)]).await.unwrap());
+    assert!(r.activities.detach_tag(&a, &act.id, &vip.id, t(8), &[attach(8)]).await.unwrap());
+    assert!(r.activities.detach_tag(&a, &act.id, &vip.id, t(9), &[attach(9)]).await.unwrap());
+    assert_eq!(
+        types(r.clone(), a.clone()).await,
+        vec!["activity.created", "activity.updated", "activity.updated", "contact.created"],
+        "attaching what is attached, or detaching what is not, emits nothing"
+    );
+}

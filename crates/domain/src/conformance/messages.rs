@@ -144,7 +144,7 @@ pub async fn messages_round_trip_every_content_kind(r: Repositories) {
         let bare = Message { content: content.clone(), ..message(&a, &act.id, "", t(10 + i as i64)) };
         let full = full(&a, &act.id, content, t(10 + i as i64));
         for m in [bare, full] {
-            assert!(r.messages.insert(&m).await.unwrap(), "{m:?}");
+            assert!(r.messages.insert(&m, &[]).await.unwrap(), "{m:?}");
             assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap().as_ref(), Some(&m), "get reads back what was stored");
             stored.push(m);
         }
@@ -167,13 +167,13 @@ pub async fn message_platform_ids_are_unique_per_agent(r: Repositories) {
     let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     let theirs = conversation(&r, &b, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let first = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &ana.id, "first", t(5)) };
-    assert!(r.messages.insert(&first).await.unwrap());
+    assert!(r.messages.insert(&first, &[]).await.unwrap());
     let summary = last_message(&r, &a, &ana.id).await;
 
     let again = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &ana.id, "again", t(9)) };
-    assert!(!r.messages.insert(&again).await.unwrap(), "a duplicate is not stored");
+    assert!(!r.messages.insert(&again, &[]).await.unwrap(), "a duplicate is not stored");
     let elsewhere = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &bo.id, "elsewhere", t(9)) };
-    assert!(!r.messages.insert(&elsewhere).await.unwrap(), "unique per agent, not per activity");
+    assert!(!r.messages.insert(&elsewhere, &[]).await.unwrap(), "unique per agent, not per activity");
     assert!(r.messages.get(&a, &ana.id, &again.id).await.unwrap().is_none());
     assert!(r.messages.get(&a, &bo.id, &elsewhere.id).await.unwrap().is_none());
     assert_eq!(timeline(&r, &a, &ana.id, None, 10, 0).await, (vec![first.id.clone()], 1));
@@ -184,12 +184,12 @@ pub async fn message_platform_ids_are_unique_per_agent(r: Repositories) {
     assert_eq!(last_message(&r, &a, &bo.id).await, None);
 
     let other_agent = Message { platform_message_id: Some("wamid.X".into()), ..message(&b, &theirs.id, "theirs", t(9)) };
-    assert!(r.messages.insert(&other_agent).await.unwrap(), "another agent's platform ids are its own");
+    assert!(r.messages.insert(&other_agent, &[]).await.unwrap(), "another agent's platform ids are its own");
     assert_eq!(r.messages.find_by_platform_id(&b, "wamid.X").await.unwrap(), Some(other_agent));
 
     let refused: Vec<Message> = (0..3).map(|i| Message { platform_message_id: None, ..sent(&a, &bo.id, "", t(10 + i)) }).collect();
     for m in &refused {
-        assert!(r.messages.insert(m).await.unwrap(), "no platform id is no duplicate");
+        assert!(r.messages.insert(m, &[]).await.unwrap(), "no platform id is no duplicate");
     }
     assert_eq!(timeline(&r, &a, &bo.id, None, 10, 0).await.1, 3);
 }
@@ -203,9 +203,9 @@ pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {
     let made: Vec<Message> =
         (0..6).map(|i| Message { updated_at: t(100 + i), ..sent(&a, &act.id, &format!("wamid.{i}"), t(10 + i / 3)) }).collect();
     for i in [3, 0, 5, 1, 4, 2] {
-        assert!(r.messages.insert(&made[i]).await.unwrap());
+        assert!(r.messages.insert(&made[i], &[]).await.unwrap());
     }
-    r.messages.insert(&sent(&a, &other.id, "wamid.other", t(50))).await.unwrap();
+    r.messages.insert(&sent(&a, &other.id, "wamid.other", t(50)), &[]).await.unwrap();
     let expected = newest_first(&made.iter().collect::<Vec<_>>());
 
     let mut seen = Vec::new();
@@ -223,7 +223,7 @@ pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {
     assert_eq!(timeline(&r, &a, &act.id, since, 1, 1).await, (vec![changed[1].clone()], 3));
 
     let read = Message { status: MessageStatus::Read, read_at: Some(t(150)), updated_at: t(150), ..made[0].clone() };
-    assert!(r.messages.update_status(&read, MessageStatus::Sent).await.unwrap());
+    assert!(r.messages.update_status(&read, MessageStatus::Sent, &[]).await.unwrap());
     assert_eq!(timeline(&r, &a, &act.id, Some(t(105)), 10, 0).await, (vec![read.id.clone()], 1), "a status change is a change");
     assert_eq!(timeline(&r, &a, &act.id, Some(t(150)), 10, 0).await, (vec![], 0));
     // An unknown activity is NotFound, not an empty page: `messages_are_scoped_by_agent`.
@@ -234,19 +234,22 @@ pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
     let b = agent(&r, "B").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let m = sent(&a, &act.id, "wamid.1", t(1));
-    r.messages.insert(&m).await.unwrap();
+    r.messages.insert(&m, &[]).await.unwrap();
 
     let delivered = Message { status: MessageStatus::Delivered, delivered_at: Some(t(2)), updated_at: t(2), ..m.clone() };
-    assert!(r.messages.update_status(&delivered, MessageStatus::Sent).await.unwrap());
+    assert!(r.messages.update_status(&delivered, MessageStatus::Sent, &[]).await.unwrap());
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(delivered.clone()));
     let stale = Message { status: MessageStatus::Read, read_at: Some(t(3)), updated_at: t(3), ..m.clone() };
-    assert!(!r.messages.update_status(&stale, MessageStatus::Sent).await.unwrap(), "the stored status is no longer sent");
+    assert!(!r.messages.update_status(&stale, MessageStatus::Sent, &[]).await.unwrap(), "the stored status is no longer sent");
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(delivered.clone()));
 
     let foreign = Message { agent_id: b.clone(), ..stale.clone() };
-    assert!(!r.messages.update_status(&foreign, MessageStatus::Delivered).await.unwrap(), "another agent's message is unknown");
+    assert!(!r.messages.update_status(&foreign, MessageStatus::Delivered, &[]).await.unwrap(), "another agent's message is unknown");
     assert!(
-        !r.messages.update_status(&Message { id: MessageId::new("msg_nope"), ..stale.clone() }, MessageStatus::Delivered).await.unwrap()
+        !r.messages
+            .update_status(&Message { id: MessageId::new("msg_nope"), ..stale.clone() }, MessageStatus::Delivered, &[])
+            .await
+            .unwrap()
     );
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(delivered.clone()));
 
@@ -260,7 +263,7 @@ pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
         cart_code: CartCode::parse("Ab3kP9z"),
         ..delivered.clone()
     };
-    assert!(r.messages.update_status(&failed, MessageStatus::Delivered).await.unwrap());
+    assert!(r.messages.update_status(&failed, MessageStatus::Delivered, &[]).await.unwrap());
     let expected = Message { content: delivered.content.clone(), cart_code: None, ..failed };
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(expected));
 }
@@ -275,7 +278,7 @@ pub async fn messages_are_found_by_platform_id_within_the_agent(r: Repositories)
     let on_bo = sent(&a, &bo.id, "wamid.A2", t(2));
     let their = sent(&b, &theirs.id, "wamid.B1", t(3));
     for m in [&on_ana, &on_bo, &their] {
-        r.messages.insert(m).await.unwrap();
+        r.messages.insert(m, &[]).await.unwrap();
     }
     assert_eq!(r.messages.find_by_platform_id(&a, "wamid.A1").await.unwrap(), Some(on_ana.clone()));
     assert_eq!(r.messages.find_by_platform_id(&a, "wamid.A2").await.unwrap(), Some(on_bo), "on any activity of the agent");
@@ -297,7 +300,7 @@ pub async fn last_inbound_is_the_newest_inbound_message(r: Repositories) {
     let outbound = sent(&a, &act.id, "wamid.out", t(5));
     let elsewhere = message(&a, &other.id, "elsewhere", t(9));
     for m in [&tie_high, &older, &outbound, &tie_low, &elsewhere] {
-        r.messages.insert(m).await.unwrap();
+        r.messages.insert(m, &[]).await.unwrap();
     }
     assert_eq!(r.messages.last_inbound(&a, &act.id).await.unwrap(), Some(tie_high), "by created_at, then id; outbound ignored");
     assert_eq!(r.messages.last_inbound(&a, &other.id).await.unwrap(), Some(elsewhere));
@@ -319,7 +322,7 @@ pub async fn message_carts_are_distinct_newest_first_and_scoped(r: Repositories)
     let (older, newer, unmentioned) = (cart(&a, "Ab3kP91", t(10)), cart(&a, "Ab3kP92", t(20)), cart(&a, "Ab3kP93", t(30)));
     let foreign = cart(&b, "Ab3kP94", t(40));
     for c in [&older, &newer, &unmentioned, &foreign] {
-        r.carts.insert(c).await.unwrap();
+        r.carts.insert(c, &[]).await.unwrap();
     }
     assert!(r.messages.carts(&a, &act.id).await.unwrap().is_empty());
     let carrying =
@@ -334,7 +337,7 @@ pub async fn message_carts_are_distinct_newest_first_and_scoped(r: Repositories)
         carrying(&other.id, "Ab3kP93", 55),
         message(&a, &act.id, "no cart", t(56)),
     ] {
-        r.messages.insert(&m).await.unwrap();
+        r.messages.insert(&m, &[]).await.unwrap();
     }
     let mention = |c: &Cart| CartMention { code: c.code.clone(), created_at: c.created_at };
     assert_eq!(r.messages.carts(&a, &act.id).await.unwrap(), [mention(&newer), mention(&older)], "each once, newest cart first");
@@ -351,8 +354,8 @@ pub async fn message_inserts_move_the_activity_and_its_kept_copies(r: Repositori
     r.tags.insert(&vip).await.unwrap();
     let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
-    r.activities.attach_tags(&a, &ana.id, std::slice::from_ref(&vip.id), t(2)).await.unwrap();
-    r.activities.attach_tags(&a, &bo.id, std::slice::from_ref(&vip.id), t(3)).await.unwrap();
+    r.activities.attach_tags(&a, &ana.id, std::slice::from_ref(&vip.id), t(2), &[]).await.unwrap();
+    r.activities.attach_tags(&a, &bo.id, std::slice::from_ref(&vip.id), t(3), &[]).await.unwrap();
     let lists = || {
         let search = Some(ActivitySearch::new("555000").unwrap());
         [
@@ -368,16 +371,16 @@ pub async fn message_inserts_move_the_activity_and_its_kept_copies(r: Repositori
     }
 
     let to_ana = Message { updated_at: t(10), ..message(&a, &ana.id, "hi", t(8)) };
-    assert!(r.messages.insert(&to_ana).await.unwrap());
+    assert!(r.messages.insert(&to_ana, &[]).await.unwrap());
     assert_eq!(updated_at(&r, &a, &ana.id).await, t(10), "to the message's updated_at");
     for filter in lists() {
         assert_eq!(list_ids(&r, &a, filter.clone()).await, [ana.id.clone(), bo.id.clone()], "{filter:?}");
     }
 
     let to_bo = Message { platform_message_id: Some("wamid.bo".into()), ..message(&a, &bo.id, "hello", t(11)) };
-    assert!(r.messages.insert(&to_bo).await.unwrap());
+    assert!(r.messages.insert(&to_bo, &[]).await.unwrap());
     let again = Message { platform_message_id: Some("wamid.bo".into()), ..message(&a, &ana.id, "again", t(20)) };
-    assert!(!r.messages.insert(&again).await.unwrap());
+    assert!(!r.messages.insert(&again, &[]).await.unwrap());
     assert_eq!((updated_at(&r, &a, &ana.id).await, updated_at(&r, &a, &bo.id).await), (t(10), t(11)));
     for filter in lists() {
         assert_eq!(list_ids(&r, &a, filter.clone()).await, [bo.id.clone(), ana.id.clone()], "{filter:?}");
@@ -392,21 +395,21 @@ pub async fn last_message_follows_the_newest_message(r: Repositories) {
     assert_eq!(last_message(&r, &a, &act.id).await, None, "no message yet");
 
     let first = message(&a, &act.id, "first", t(10));
-    r.messages.insert(&first).await.unwrap();
+    r.messages.insert(&first, &[]).await.unwrap();
     assert_eq!(last_message(&r, &a, &act.id).await, Some(MessageSummary::of(&first)));
     let late = Message { updated_at: t(30), ..message(&a, &act.id, "late", t(5)) };
-    r.messages.insert(&late).await.unwrap();
+    r.messages.insert(&late, &[]).await.unwrap();
     assert_eq!(last_message(&r, &a, &act.id).await, Some(MessageSummary::of(&first)), "an older message is not the last");
     assert_eq!(updated_at(&r, &a, &act.id).await, t(30), "though it moves the activity");
 
     // Two messages created at the same instant: the greater id is the newer, whichever came in first.
     let (low, high) = (message(&a, &act.id, "low", t(10)), message(&a, &act.id, "high", t(10)));
-    r.messages.insert(&high).await.unwrap();
-    r.messages.insert(&low).await.unwrap();
+    r.messages.insert(&high, &[]).await.unwrap();
+    r.messages.insert(&low, &[]).await.unwrap();
     assert_eq!(last_message(&r, &a, &act.id).await, Some(MessageSummary::of(&high)));
 
     let long = Message { content: MessageContent::Text { body: "é".repeat(250) }, ..sent(&a, &act.id, "wamid.long", t(20)) };
-    r.messages.insert(&long).await.unwrap();
+    r.messages.insert(&long, &[]).await.unwrap();
     let summary = last_message(&r, &a, &act.id).await.unwrap();
     assert_eq!(summary, MessageSummary::of(&long));
     assert_eq!(summary.text.map(|text| text.chars().count()), Some(MessageSummary::TEXT_CHARS));
@@ -418,7 +421,7 @@ pub async fn last_message_follows_the_newest_message(r: Repositories) {
     );
 
     let audio = Message { content: MessageContent::Audio(Media::default()), ..message(&a, &act.id, "", t(21)) };
-    r.messages.insert(&audio).await.unwrap();
+    r.messages.insert(&audio, &[]).await.unwrap();
     let summary = last_message(&r, &a, &act.id).await.unwrap();
     assert_eq!((summary.message_type, summary.text), (MessageType::Audio, None));
 }
@@ -431,9 +434,9 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
 
     let intruder = Message { platform_message_id: Some("wamid.I".into()), ..message(&b, &act.id, "hi", t(5)) };
-    assert!(matches!(r.messages.insert(&intruder).await, Err(StoreError::NotFound(_))));
+    assert!(matches!(r.messages.insert(&intruder, &[]).await, Err(StoreError::NotFound(_))));
     let nowhere = message(&a, &ActivityId::new("act_nope"), "hi", t(5));
-    assert!(matches!(r.messages.insert(&nowhere).await, Err(StoreError::NotFound(_))));
+    assert!(matches!(r.messages.insert(&nowhere, &[]).await, Err(StoreError::NotFound(_))));
     assert_eq!(timeline(&r, &a, &act.id, None, 10, 0).await, (vec![], 0));
     for agent in [&a, &b] {
         assert!(r.messages.get(agent, &act.id, &intruder.id).await.unwrap().is_none());
@@ -448,14 +451,14 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
         created_at: t(1),
         expires_at: t(1) + CART_VALIDITY,
     };
-    r.carts.insert(&cart).await.unwrap();
+    r.carts.insert(&cart, &[]).await.unwrap();
     let own =
         Message { platform_message_id: Some("wamid.A".into()), cart_code: Some(cart.code.clone()), ..message(&a, &act.id, "hi", t(6)) };
-    assert!(r.messages.insert(&own).await.unwrap());
+    assert!(r.messages.insert(&own, &[]).await.unwrap());
     let second = contact(&a, "Bo", phone("5215550002"), t(0));
-    r.contacts.insert(&second).await.unwrap();
+    r.contacts.insert(&second, &[]).await.unwrap();
     let sibling = activity(&a, &second.id, ActivityStatus::Open, t(0));
-    r.activities.insert(&sibling).await.unwrap();
+    r.activities.insert(&sibling, &[]).await.unwrap();
     assert!(r.messages.get(&a, &sibling.id, &own.id).await.unwrap().is_none(), "a message is got through its own activity");
     assert!(r.messages.get(&b, &act.id, &own.id).await.unwrap().is_none());
     for since in [None, Some(t(0))] {
@@ -486,29 +489,29 @@ pub async fn inbound_messages_reopen_their_activity_and_raise_last_inbound_at(r:
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, None, 0, false));
 
     // An outbound message leaves status and window alone.
-    assert!(r.messages.insert(&sent(&a, &act.id, "wamid.out1", t(5))).await.unwrap());
+    assert!(r.messages.insert(&sent(&a, &act.id, "wamid.out1", t(5)), &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, None, 0, false));
 
     // The contact writes: open (counted, searchable as open), the window from their message.
     let first = Message { platform_message_id: Some("wamid.in1".into()), updated_at: t(20), ..message(&a, &act.id, "hi", t(10)) };
-    assert!(r.messages.insert(&first).await.unwrap());
+    assert!(r.messages.insert(&first, &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Open, Some(t(10)), 1, true));
 
     // An older message processed later never moves the window back; a newer one moves it on.
     let late = Message { platform_message_id: Some("wamid.in0".into()), updated_at: t(30), ..message(&a, &act.id, "earlier", t(8)) };
-    assert!(r.messages.insert(&late).await.unwrap());
+    assert!(r.messages.insert(&late, &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await.1, Some(t(10)));
     let newer = Message { platform_message_id: Some("wamid.in2".into()), updated_at: t(40), ..message(&a, &act.id, "again", t(35)) };
-    assert!(r.messages.insert(&newer).await.unwrap());
+    assert!(r.messages.insert(&newer, &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Open, Some(t(35)), 1, true));
 
     // Closed again by the agent, then the platform repeats an old delivery: nothing changes.
     let mut closed = r.activities.get(&a, &act.id).await.unwrap().unwrap().activity;
     closed.status = ActivityStatus::Closed;
     closed.updated_at = t(50);
-    assert!(r.activities.update(&closed, None).await.unwrap());
+    assert!(r.activities.update(&closed, None, &[]).await.unwrap());
     let repeated = Message { id: MessageId::new(id("msg")), updated_at: t(60), ..first };
-    assert!(!r.messages.insert(&repeated).await.unwrap());
+    assert!(!r.messages.insert(&repeated, &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, Some(t(35)), 0, false));
     assert_eq!(updated_at(&r, &a, &act.id).await, t(50), "a repeated delivery does not bump the activity");
 }

@@ -2,11 +2,12 @@ use crate::error::CHECKED;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use super::EventMaker;
 use super::conversations::Conversations;
 use super::{Patch, not_null, required};
 use crate::error::Violations;
 use crate::model::*;
-use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource, MessageRepository, TagRepository};
+use crate::ports::{ActivityRepository, ApiObject, ApiObjects, Clock, ContactRepository, IdSource, MessageRepository, TagRepository};
 use crate::{DomainError, FieldError};
 
 /// Raw list query: every value as received, validated here.
@@ -44,6 +45,12 @@ pub struct ActivityService {
     tags: Arc<dyn TagRepository>,
     conversations: Conversations,
     clock: Arc<dyn Clock>,
+    events: EventMaker,
+}
+
+/// Tags as an activity shows them: by name ignoring case, then id.
+fn sort_tags(tags: &mut [TagRef]) {
+    tags.sort_by(|a, b| a.name.as_str().to_lowercase().cmp(&b.name.as_str().to_lowercase()).then_with(|| a.id.cmp(&b.id)));
 }
 
 impl ActivityService {
@@ -54,9 +61,16 @@ impl ActivityService {
         tags: Arc<dyn TagRepository>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
+        objects: Arc<dyn ApiObjects>,
     ) -> Self {
-        let conversations = Conversations::new(contacts.clone(), activities.clone(), clock.clone(), ids);
-        Self { activities, messages, contacts, tags, conversations, clock }
+        let events = EventMaker::new(ids.clone(), objects);
+        let conversations = Conversations::new(contacts.clone(), activities.clone(), clock.clone(), ids, events.clone());
+        Self { activities, messages, contacts, tags, conversations, clock, events }
+    }
+
+    /// `activity.updated` with the activity as `view` now shows it.
+    fn updated(&self, view: &ActivityView) -> Event {
+        self.events.make(&view.activity.agent_id, EventType::ActivityUpdated, view.activity.updated_at, ApiObject::Activity(view))
     }
 
     pub async fn list(&self, agent: &AgentId, query: ActivityListQuery) -> Result<Page<ActivityView>, DomainError> {
@@ -82,10 +96,8 @@ impl ActivityService {
 
     /// Opens the conversation with a contact, or returns the one it already has.
     pub async fn start(&self, agent: &AgentId, contact: &ContactId, status: ActivityStatus) -> Result<Activity, DomainError> {
-        if self.contacts.get(agent, contact).await?.is_none() {
-            return Err(DomainError::not_found("contact"));
-        }
-        self.conversations.open_activity(agent, contact, status, None).await
+        let contact = self.contacts.get(agent, contact).await?.ok_or(DomainError::not_found("contact"))?;
+        self.conversations.open_activity(agent, &contact, status, None).await
     }
 
     pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityDetail, DomainError> {
@@ -95,14 +107,26 @@ impl ActivityService {
         let rename = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));
         v.finish()?;
 
-        let mut activity = self.view(agent, id).await?.activity;
+        let mut view = self.view(agent, id).await?;
+        let activity = &mut view.activity;
         if let Some(status) = status.flatten() {
             activity.status = status;
         }
         assignee.expect("validated").apply_to(&mut activity.assigned_to);
         activity.updated_at = self.clock.now();
         let rename = rename.flatten();
-        if !self.activities.update(&activity, rename.as_ref()).await? {
+        let mut events = Vec::with_capacity(2);
+        if let Some(name) = &rename {
+            view.profile_name = name.clone();
+            // The contact is renamed too: reported as the contact after it.
+            if let Some(mut contact) = self.contacts.get(agent, &view.activity.contact_id).await? {
+                contact.profile_name = name.clone();
+                contact.updated_at = view.activity.updated_at;
+                events.push(self.events.make(agent, EventType::ContactUpdated, contact.updated_at, ApiObject::Contact(&contact)));
+            }
+        }
+        events.insert(0, self.updated(&view));
+        if !self.activities.update(&view.activity, rename.as_ref(), &events).await? {
             return Err(DomainError::not_found("activity"));
         }
         self.get(agent, id).await
@@ -120,13 +144,22 @@ impl ActivityService {
         v.finish()?;
         let wanted: Vec<TagId> = wanted.into_iter().collect();
 
-        self.view(agent, id).await?;
+        let mut view = self.view(agent, id).await?;
         let found = self.tags.find_many(agent, &wanted).await?;
         let missing: Vec<String> = wanted.iter().filter(|w| !found.iter().any(|t| &t.id == *w)).map(|t| t.as_str().to_string()).collect();
         if !missing.is_empty() {
             return Err(DomainError::NotFound { resource: "tag", ids: missing });
         }
-        if !self.activities.attach_tags(agent, id, &wanted, self.clock.now()).await? {
+        let now = self.clock.now();
+        // Written only when a tag was attached (the repository knows): nothing else changes.
+        for tag in &found {
+            if !view.tags.iter().any(|t| t.id == tag.id) {
+                view.tags.push(TagRef::from(tag));
+            }
+        }
+        sort_tags(&mut view.tags);
+        view.activity.updated_at = now;
+        if !self.activities.attach_tags(agent, id, &wanted, now, &[self.updated(&view)]).await? {
             return Err(DomainError::not_found("activity"));
         }
         self.get(agent, id).await
@@ -135,11 +168,14 @@ impl ActivityService {
     /// Detaches one tag. A tag of the agent that is not attached is a no-op; an unknown tag is 404.
     pub async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag_id: Option<String>) -> Result<ActivityDetail, DomainError> {
         let tag_id = TagId::field("tag_id", required("tag_id", tag_id.filter(|t| !t.trim().is_empty()))?)?;
-        self.view(agent, id).await?;
+        let mut view = self.view(agent, id).await?;
         if self.tags.get(agent, &tag_id).await?.is_none() {
             return Err(DomainError::NotFound { resource: "tag", ids: vec![tag_id.into_string()] });
         }
-        if !self.activities.detach_tag(agent, id, &tag_id, self.clock.now()).await? {
+        let now = self.clock.now();
+        view.tags.retain(|t| t.id != tag_id);
+        view.activity.updated_at = now;
+        if !self.activities.detach_tag(agent, id, &tag_id, now, &[self.updated(&view)]).await? {
             return Err(DomainError::not_found("activity"));
         }
         self.get(agent, id).await
@@ -194,13 +230,18 @@ mod tests {
         clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
         let mut messages = crate::ports::MockMessageRepository::new();
         messages.expect_carts().returning(|_, _| Ok(vec![]));
+        let mut ids = MockIdSource::new();
+        ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
+        let mut contacts = MockContactRepository::new();
+        contacts.expect_get().returning(|_, _| Ok(None));
         ActivityService::new(
             Arc::new(activities),
             Arc::new(messages),
-            Arc::new(MockContactRepository::new()),
+            Arc::new(contacts),
             Arc::new(tags),
             Arc::new(clock),
-            Arc::new(MockIdSource::new()),
+            Arc::new(ids),
+            crate::services::event_maker::test_objects(),
         )
     }
 
@@ -232,7 +273,7 @@ mod tests {
     async fn attach_deduplicates_ids_and_enforces_bounds() {
         let mut activities = MockActivityRepository::new();
         activities.expect_get().returning(|_, id| Ok(Some(view(id))));
-        activities.expect_attach_tags().withf(|_, _, tags, _| tags.len() == 1).times(1).returning(|_, _, _, _| Ok(true));
+        activities.expect_attach_tags().withf(|_, _, tags, _, _| tags.len() == 1).times(1).returning(|_, _, _, _, _| Ok(true));
         let mut tags = MockTagRepository::new();
         tags.expect_find_many().returning(|_, _| Ok(vec![tag("tag_1")]));
         let svc = service(activities, tags);
@@ -249,11 +290,11 @@ mod tests {
         activities.expect_get().returning(|_, id| Ok(Some(view(id))));
         activities
             .expect_update()
-            .withf(|a, rename| {
+            .withf(|a, rename, _| {
                 a.status == ActivityStatus::Closed && a.assigned_to.is_none() && rename.map(|r| r.as_str()) == Some("Ana María")
             })
             .times(1)
-            .returning(|_, _| Ok(true));
+            .returning(|_, _, _| Ok(true));
         service(activities, MockTagRepository::new())
             .update(
                 &agent(),

@@ -20,6 +20,7 @@ pub struct CartService {
     products: Arc<dyn ProductRepository>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    events: super::EventMaker,
 }
 
 /// Collisions of a fresh code are rare (58^7 codes); a few retries make them harmless.
@@ -31,8 +32,10 @@ impl CartService {
         products: Arc<dyn ProductRepository>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
+        objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
-        Self { carts, products, clock, ids }
+        let events = super::EventMaker::new(ids.clone(), objects);
+        Self { carts, products, clock, ids, events }
     }
 
     /// Snapshots 1–50 distinct active products of the agent with quantities 1–99.
@@ -101,7 +104,8 @@ impl CartService {
                 created_at,
                 expires_at: created_at + CART_VALIDITY,
             };
-            match self.carts.insert(&cart).await {
+            let created = self.events.make(agent, EventType::CartCreated, created_at, crate::ports::ApiObject::Cart(&cart));
+            match self.carts.insert(&cart, &[created]).await {
                 Ok(()) => return Ok(cart),
                 Err(StoreError::Conflict(_)) => continue,
                 Err(e) => return Err(e.into()),
@@ -139,7 +143,7 @@ mod tests {
         clock.expect_now().returning(chrono::Utc::now);
         let mut ids = MockIdSource::new();
         ids.expect_code().returning(|_, _| "Ab3kP9z".into());
-        CartService::new(Arc::new(carts), Arc::new(products), Arc::new(clock), Arc::new(ids))
+        CartService::new(Arc::new(carts), Arc::new(products), Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
     }
 
     fn item(id: &str, qty: Value) -> NewCartItem {

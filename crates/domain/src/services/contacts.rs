@@ -39,6 +39,7 @@ pub struct ContactService {
     repo: Arc<dyn ContactRepository>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    events: super::EventMaker,
 }
 
 /// Empty notes mean "no notes".
@@ -48,8 +49,14 @@ fn notes(raw: &str) -> Result<Option<Notes>, FieldError> {
 }
 
 impl ContactService {
-    pub fn new(repo: Arc<dyn ContactRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
-        Self { repo, clock, ids }
+    pub fn new(
+        repo: Arc<dyn ContactRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+        objects: Arc<dyn crate::ports::ApiObjects>,
+    ) -> Self {
+        let events = super::EventMaker::new(ids.clone(), objects);
+        Self { repo, clock, ids, events }
     }
 
     pub async fn list(&self, agent: &AgentId, query: ContactListQuery) -> Result<Page<Contact>, DomainError> {
@@ -93,7 +100,8 @@ impl ContactService {
             created_at: now,
             updated_at: now,
         };
-        match self.repo.insert(&contact).await {
+        let created = self.events.make(agent, EventType::ContactCreated, now, crate::ports::ApiObject::Contact(&contact));
+        match self.repo.insert(&contact, &[created]).await {
             Ok(()) => Ok(contact),
             Err(StoreError::Conflict(_)) => Err(self.duplicate_channel(agent, &contact.channels[0]).await),
             Err(e) => Err(e.into()),
@@ -131,7 +139,8 @@ impl ContactService {
             contact.custom_attributes = contact.custom_attributes.merged(patch)?;
         }
         contact.updated_at = self.clock.now();
-        if self.repo.update(&contact).await? { Ok(contact) } else { Err(DomainError::not_found("contact")) }
+        let updated = self.events.make(agent, EventType::ContactUpdated, contact.updated_at, crate::ports::ApiObject::Contact(&contact));
+        if self.repo.update(&contact, &[updated]).await? { Ok(contact) } else { Err(DomainError::not_found("contact")) }
     }
 }
 
@@ -147,7 +156,7 @@ mod tests {
         clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
-        ContactService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids))
+        ContactService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
     }
 
     fn agent() -> AgentId {
@@ -157,7 +166,7 @@ mod tests {
     #[tokio::test]
     async fn profile_name_defaults_to_the_channel_id() {
         let mut repo = MockContactRepository::new();
-        repo.expect_insert().times(1).returning(|_| Ok(()));
+        repo.expect_insert().times(1).returning(|_, _| Ok(()));
         let c = service(repo)
             .create(
                 &agent(),
@@ -187,7 +196,7 @@ mod tests {
     #[tokio::test]
     async fn duplicate_channel_names_the_existing_contact() {
         let mut repo = MockContactRepository::new();
-        repo.expect_insert().returning(|_| Err(StoreError::Conflict("channel".into())));
+        repo.expect_insert().returning(|_, _| Err(StoreError::Conflict("channel".into())));
         repo.expect_find_by_channel().returning(|agent, ch| {
             Ok(Some(Contact {
                 id: ContactId::new("con_old"),
@@ -228,7 +237,7 @@ mod tests {
                 updated_at: chrono::Utc::now(),
             }))
         });
-        repo.expect_update().returning(|_| Ok(true));
+        repo.expect_update().returning(|_, _| Ok(true));
         let c = service(repo)
             .update(
                 &agent(),

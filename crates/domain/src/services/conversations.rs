@@ -1,8 +1,20 @@
 use std::sync::Arc;
 
+use super::EventMaker;
 use crate::model::*;
-use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource};
+use crate::ports::{ActivityRepository, ApiObject, Clock, ContactRepository, IdSource};
 use crate::{DomainError, StoreError};
+
+/// How a new activity looks in the API: no tags, no message yet.
+pub(crate) fn fresh_view(activity: &Activity, contact: &Contact) -> ActivityView {
+    ActivityView {
+        activity: activity.clone(),
+        profile_name: contact.profile_name.clone(),
+        channels: contact.channels.clone(),
+        tags: Vec::new(),
+        last_message: None,
+    }
+}
 
 /// Contacts and their activity, as messaging creates them: a send to someone new (a pending
 /// conversation) or a message from someone (an open one). Races resolve to the stored row.
@@ -11,6 +23,7 @@ pub(crate) struct Conversations {
     activities: Arc<dyn ActivityRepository>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    events: EventMaker,
 }
 
 impl Conversations {
@@ -19,8 +32,9 @@ impl Conversations {
         activities: Arc<dyn ActivityRepository>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
+        events: EventMaker,
     ) -> Self {
-        Self { contacts, activities, clock, ids }
+        Self { contacts, activities, clock, ids, events }
     }
 
     /// The contact on `channel` and its activity, created when missing (named `name`, or the
@@ -52,8 +66,12 @@ impl Conversations {
                     updated_at: now,
                 };
                 let activity = self.new_activity(agent, &contact.id, status, last_inbound_at);
+                let events = [
+                    self.events.make(agent, EventType::ContactCreated, now, ApiObject::Contact(&contact)),
+                    self.events.make(agent, EventType::ActivityCreated, now, ApiObject::Activity(&fresh_view(&activity, &contact))),
+                ];
                 // Both in one transaction: someone new's first message is otherwise two commits.
-                match self.contacts.insert_conversation(&contact, &activity).await {
+                match self.contacts.insert_conversation(&contact, &activity, &events).await {
                     Ok(()) => return Ok((contact, activity)),
                     // Another request made the contact first: theirs, with its activity if any.
                     Err(StoreError::Conflict(_)) => match self.contacts.find_conversation(agent, channel).await? {
@@ -66,7 +84,7 @@ impl Conversations {
             }
         };
         // The lookup above found no activity for this contact: insert one straight away.
-        let activity = self.insert_activity(agent, &contact.id, status, last_inbound_at).await?;
+        let activity = self.insert_activity(agent, &contact, status, last_inbound_at).await?;
         Ok((contact, activity))
     }
 
@@ -75,11 +93,11 @@ impl Conversations {
     pub(crate) async fn open_activity(
         &self,
         agent: &AgentId,
-        contact: &ContactId,
+        contact: &Contact,
         status: ActivityStatus,
         last_inbound_at: Option<Timestamp>,
     ) -> Result<Activity, DomainError> {
-        if let Some(existing) = self.activities.find_by_contact(agent, contact).await? {
+        if let Some(existing) = self.activities.find_by_contact(agent, &contact.id).await? {
             return Ok(existing);
         }
         self.insert_activity(agent, contact, status, last_inbound_at).await
@@ -90,15 +108,17 @@ impl Conversations {
     async fn insert_activity(
         &self,
         agent: &AgentId,
-        contact: &ContactId,
+        contact: &Contact,
         status: ActivityStatus,
         last_inbound_at: Option<Timestamp>,
     ) -> Result<Activity, DomainError> {
-        let activity = self.new_activity(agent, contact, status, last_inbound_at);
-        match self.activities.insert(&activity).await {
+        let activity = self.new_activity(agent, &contact.id, status, last_inbound_at);
+        let created =
+            self.events.make(agent, EventType::ActivityCreated, activity.created_at, ApiObject::Activity(&fresh_view(&activity, contact)));
+        match self.activities.insert(&activity, &[created]).await {
             Ok(()) => Ok(activity),
             Err(StoreError::Conflict(_)) => {
-                self.activities.find_by_contact(agent, contact).await?.ok_or(DomainError::not_found("activity"))
+                self.activities.find_by_contact(agent, &contact.id).await?.ok_or(DomainError::not_found("activity"))
             }
             Err(e) => Err(e.into()),
         }
@@ -137,7 +157,8 @@ impl Conversations {
         {
             contact.profile_name = name;
             contact.updated_at = self.clock.now();
-            self.contacts.update(&contact).await?;
+            let updated = self.events.make(agent, EventType::ContactUpdated, contact.updated_at, ApiObject::Contact(&contact));
+            self.contacts.update(&contact, &[updated]).await?;
         }
         Ok(activity)
     }
@@ -158,7 +179,14 @@ mod tests {
         clock.expect_now().returning(now);
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
-        Conversations::new(Arc::new(contacts), Arc::new(activities), Arc::new(clock), Arc::new(ids))
+        let ids: Arc<dyn IdSource> = Arc::new(ids);
+        Conversations::new(
+            Arc::new(contacts),
+            Arc::new(activities),
+            Arc::new(clock),
+            ids.clone(),
+            EventMaker::new(ids, super::super::event_maker::test_objects()),
+        )
     }
 
     fn channel() -> Channel {
@@ -196,9 +224,9 @@ mod tests {
         contacts.expect_find_conversation().times(1).returning(|_, _| Ok(None));
         contacts
             .expect_insert_conversation()
-            .withf(|c, a| c.id.as_str() == "con_new" && a.contact_id == c.id && a.last_inbound_at == Some(now()))
+            .withf(|c, a, _| c.id.as_str() == "con_new" && a.contact_id == c.id && a.last_inbound_at == Some(now()))
             .times(1)
-            .returning(|_, _| Ok(()));
+            .returning(|_, _, _| Ok(()));
         let mut activities = MockActivityRepository::new();
         activities.expect_insert().never();
         activities.expect_find_by_contact().never();
@@ -218,7 +246,7 @@ mod tests {
             .expect_insert_conversation()
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_, _| Err(StoreError::Conflict("channel taken".into())));
+            .returning(|_, _, _| Err(StoreError::Conflict("channel taken".into())));
         contacts.expect_find_conversation().times(1).in_sequence(&mut seq).returning(|_, _| {
             let (c, a) = stored("con_theirs");
             Ok(Some((c, Some(a))))
@@ -239,7 +267,7 @@ mod tests {
         contacts.expect_insert_conversation().never();
         let mut activities = MockActivityRepository::new();
         activities.expect_find_by_contact().never();
-        activities.expect_insert().withf(|a| a.contact_id.as_str() == "con_known").times(1).returning(|_| Ok(()));
+        activities.expect_insert().withf(|a, _| a.contact_id.as_str() == "con_known").times(1).returning(|_, _| Ok(()));
         let (_, activity) = conversations(contacts, activities)
             .ensure(&AgentId::new("agt_1"), &channel(), None, ActivityStatus::Pending, None)
             .await

@@ -13,6 +13,7 @@ pub struct LineService {
     platform: Arc<dyn MessagingPlatform>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    events: super::EventMaker,
 }
 
 /// How one line's template sync went.
@@ -29,8 +30,10 @@ impl LineService {
         platform: Arc<dyn MessagingPlatform>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
+        objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
-        Self { lines, templates, platform, clock, ids }
+        let events = super::EventMaker::new(ids.clone(), objects);
+        Self { lines, templates, platform, clock, ids, events }
     }
 
     /// Adds a line. `access_token` `None` makes a sandbox line (no network).
@@ -71,10 +74,21 @@ impl LineService {
         Ok(self.lines.list(agent).await?)
     }
 
-    /// Replaces a line's templates with the platform's current list.
+    /// Replaces a line's templates with the platform's current list; each known template whose
+    /// status the platform changed (approved, paused, rejected…) emits `template.updated`.
     pub async fn sync_line(&self, line: &Line) -> Result<usize, DomainError> {
         let definitions = self.platform.templates(line).await.map_err(|e| DomainError::Upstream(e.to_string()))?;
-        self.templates.replace_for_line(line, &definitions, self.clock.now()).await?;
+        let known = self.templates.list_for_line(&line.agent_id, &line.id).await?;
+        let now = self.clock.now();
+        let events: Vec<Event> = definitions
+            .iter()
+            .filter_map(|d| {
+                let before = known.iter().find(|t| t.definition.id == d.id && t.definition.status != d.status)?;
+                let after = Template { definition: d.clone(), ..before.clone() };
+                Some(self.events.make(&line.agent_id, EventType::TemplateUpdated, now, crate::ports::ApiObject::Template(&after)))
+            })
+            .collect();
+        self.templates.replace_for_line(line, &definitions, now, &events).await?;
         Ok(definitions.len())
     }
 
@@ -117,7 +131,14 @@ mod tests {
         clock.expect_now().returning(chrono::Utc::now);
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
-        LineService::new(Arc::new(lines), Arc::new(templates), Arc::new(platform), Arc::new(clock), Arc::new(ids))
+        LineService::new(
+            Arc::new(lines),
+            Arc::new(templates),
+            Arc::new(platform),
+            Arc::new(clock),
+            Arc::new(ids),
+            crate::services::event_maker::test_objects(),
+        )
     }
 
     fn line(id: &str) -> Line {
@@ -140,7 +161,8 @@ mod tests {
             .expect_templates()
             .returning(|l| if l.id.as_str() == "chn_a" { Err(PlatformError::Unavailable { message: "down".into() }) } else { Ok(vec![]) });
         let mut templates = MockTemplateRepository::new();
-        templates.expect_replace_for_line().times(1).returning(|_, _, _| Ok(()));
+        templates.expect_list_for_line().returning(|_, _| Ok(vec![]));
+        templates.expect_replace_for_line().times(1).returning(|_, _, _, _| Ok(()));
         let reports = service(lines, templates, platform).sync(None).await.unwrap();
         assert!(reports[0].result.is_err());
         assert_eq!(reports[1].result, Ok(0));

@@ -30,13 +30,20 @@ pub struct MessageService {
 }
 
 impl MessageService {
-    pub fn new(repos: &Repositories, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+    pub fn new(
+        repos: &Repositories,
+        platform: Arc<dyn MessagingPlatform>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+        objects: Arc<dyn crate::ports::ApiObjects>,
+    ) -> Self {
+        let events = super::EventMaker::new(ids.clone(), objects);
         Self {
             activities: repos.activities.clone(),
             messages: repos.messages.clone(),
             lines: repos.lines.clone(),
             platform,
-            timeline: Timeline::new(repos.messages.clone(), repos.carts.clone(), clock.clone(), ids),
+            timeline: Timeline::new(repos.messages.clone(), repos.carts.clone(), repos.activities.clone(), clock.clone(), ids, events),
             clock,
         }
     }
@@ -289,7 +296,13 @@ mod tests {
                 events: Arc::new(MockEventRepository::new()),
                 health: Arc::new(MockStorageHealth::new()),
             };
-            MessageService::new(&repos, Arc::new(self.platform), Arc::new(clock), Arc::new(ids))
+            MessageService::new(
+                &repos,
+                Arc::new(self.platform),
+                Arc::new(clock),
+                Arc::new(ids),
+                crate::services::event_maker::test_objects(),
+            )
         }
     }
 
@@ -316,7 +329,7 @@ mod tests {
             })
             .times(1)
             .returning(|_, _| Ok(SentMessage { message_id: "wamid.out1".into(), wa_id: None }));
-        world.messages.expect_insert().times(1).returning(|_| Ok(true));
+        world.messages.expect_insert().times(1).returning(|_, _| Ok(true));
         let sent = reply(world, ReplyInput { reply_to: Some("msg_wamid.in1".into()), ..text("Yes!") }).await.unwrap();
         assert_eq!((sent.status, sent.direction), (MessageStatus::Sent, MessageDirection::Outbound));
         assert_eq!((sent.platform_message_id.as_deref(), sent.sent_at), (Some("wamid.out1"), Some(t(3600))));

@@ -44,14 +44,28 @@ pub struct SendService {
 }
 
 impl SendService {
-    pub fn new(repos: &Repositories, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+    pub fn new(
+        repos: &Repositories,
+        platform: Arc<dyn MessagingPlatform>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+        objects: Arc<dyn crate::ports::ApiObjects>,
+    ) -> Self {
+        let events = super::EventMaker::new(ids.clone(), objects);
         Self {
             lines: repos.lines.clone(),
             templates: repos.templates.clone(),
             platform,
             executions: repos.executions.clone(),
-            conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone()),
-            timeline: Timeline::new(repos.messages.clone(), repos.carts.clone(), clock.clone(), ids.clone()),
+            conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone(), events.clone()),
+            timeline: Timeline::new(
+                repos.messages.clone(),
+                repos.carts.clone(),
+                repos.activities.clone(),
+                clock.clone(),
+                ids.clone(),
+                events,
+            ),
             clock,
             ids,
         }

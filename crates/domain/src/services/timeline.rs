@@ -1,8 +1,9 @@
 use std::sync::Arc;
 
+use super::EventMaker;
 use crate::DomainError;
 use crate::model::*;
-use crate::ports::{CartRepository, Clock, IdSource, MessageRepository};
+use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, IdSource, MessageRepository};
 
 /// Compare-and-set attempts before a status update gives up for this pass.
 pub(crate) const CAS_ATTEMPTS: usize = 3;
@@ -13,8 +14,10 @@ pub(crate) const CAS_ATTEMPTS: usize = 3;
 pub(crate) struct Timeline {
     messages: Arc<dyn MessageRepository>,
     carts: Arc<dyn CartRepository>,
+    activities: Arc<dyn ActivityRepository>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    events: EventMaker,
 }
 
 /// An outbound message the platform accepted, to be recorded on its activity.
@@ -33,10 +36,12 @@ impl Timeline {
     pub(crate) fn new(
         messages: Arc<dyn MessageRepository>,
         carts: Arc<dyn CartRepository>,
+        activities: Arc<dyn ActivityRepository>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
+        events: EventMaker,
     ) -> Self {
-        Self { messages, carts, clock, ids }
+        Self { messages, carts, activities, clock, ids, events }
     }
 
     /// Records a message the contact sent on `line`, once: `false` when it was already stored
@@ -82,7 +87,23 @@ impl Timeline {
             read_at: None,
             updated_at: self.clock.now(),
         };
-        Ok(self.messages.insert(&message).await?)
+        let mut events = vec![self.events.make(agent, EventType::MessageReceived, message.updated_at, ApiObject::Message(&message))];
+        // A message reopens a closed or archived conversation: that status change is reported
+        // as the activity after it, as its next read shows it.
+        if activity.status != ActivityStatus::Open
+            && let Some(mut view) = self.activities.get(agent, &activity.id).await?
+            && view.activity.status != ActivityStatus::Open
+        {
+            view.activity.status = ActivityStatus::Open;
+            view.activity.updated_at = view.activity.updated_at.max(message.updated_at);
+            view.activity.last_inbound_at = Some(view.activity.last_inbound_at.map_or(message.created_at, |t| t.max(message.created_at)));
+            let newer = view.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (message.created_at, &message.id));
+            if newer {
+                view.last_message = Some(MessageSummary::of(&message));
+            }
+            events.push(self.events.make(agent, EventType::ActivityUpdated, message.updated_at, ApiObject::Activity(&view)));
+        }
+        Ok(self.messages.insert(&message, &events).await?)
     }
 
     /// Records an outbound message the platform accepted (`sent`), and returns it.
@@ -110,7 +131,7 @@ impl Timeline {
             read_at: None,
             updated_at: now,
         };
-        self.messages.insert(&message).await?;
+        self.messages.insert(&message, &[]).await?;
         Ok(message)
     }
 
@@ -123,7 +144,8 @@ impl Timeline {
             if !message.apply(update, self.clock.now()) {
                 return Ok(());
             }
-            if self.messages.update_status(&message, expected).await? {
+            let updated = self.events.make(agent, EventType::MessageUpdated, message.updated_at, ApiObject::Message(&message));
+            if self.messages.update_status(&message, expected, &[updated]).await? {
                 return Ok(());
             }
         }

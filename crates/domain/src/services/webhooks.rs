@@ -20,6 +20,7 @@ pub struct WebhookService {
     timeline: Timeline,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    maker: super::EventMaker,
 }
 
 /// What one processing pass did.
@@ -124,13 +125,22 @@ impl From<crate::StoreError> for Failure {
 }
 
 impl WebhookService {
-    pub fn new(repos: &Repositories, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+    pub fn new(repos: &Repositories, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, objects: Arc<dyn crate::ports::ApiObjects>) -> Self {
+        let maker = super::EventMaker::new(ids.clone(), objects);
         Self {
             events: repos.webhooks.clone(),
             lines: repos.lines.clone(),
             executions: repos.executions.clone(),
-            conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone()),
-            timeline: Timeline::new(repos.messages.clone(), repos.carts.clone(), clock.clone(), ids.clone()),
+            conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone(), maker.clone()),
+            timeline: Timeline::new(
+                repos.messages.clone(),
+                repos.carts.clone(),
+                repos.activities.clone(),
+                clock.clone(),
+                ids.clone(),
+                maker.clone(),
+            ),
+            maker,
             clock,
             ids,
         }
@@ -391,7 +401,9 @@ impl WebhookService {
             if !execution.apply(update, self.clock.now()) {
                 return Ok(());
             }
-            if self.executions.update(&execution, expected).await? {
+            let updated =
+                self.maker.make(agent, EventType::ExecutionUpdated, execution.updated_at, crate::ports::ApiObject::Execution(&execution));
+            if self.executions.update(&execution, expected, &[updated]).await? {
                 return Ok(());
             }
         }
@@ -443,7 +455,7 @@ mod tests {
         clock.expect_now().returning(chrono::Utc::now);
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
-        WebhookService::new(&r, Arc::new(clock), Arc::new(ids))
+        WebhookService::new(&r, Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
     }
 
     fn event(body: &str) -> WebhookEvent {
