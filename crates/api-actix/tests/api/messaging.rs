@@ -50,7 +50,7 @@ pub(crate) async fn start_with(backend: &str, config: ApiConfig) -> (MockServer,
     (server, app)
 }
 
-fn templates_path(waba: &str) -> String {
+pub(crate) fn templates_path(waba: &str) -> String {
     format!("/v23.0/{waba}/message_templates")
 }
 
@@ -75,7 +75,7 @@ fn order_update_wire(id: &str, language: &str) -> Value {
     })
 }
 
-fn body_only_wire(id: &str, name: &str, status: &str, category: &str, text: &str) -> Value {
+pub(crate) fn body_only_wire(id: &str, name: &str, status: &str, category: &str, text: &str) -> Value {
     json!({"id": id, "name": name, "language": "en_US", "status": status, "category": category,
         "components": [{"type": "BODY", "text": text}]})
 }
@@ -218,7 +218,7 @@ pub(crate) fn statuses_webhook(phone: &str, waba: &str, key: &str, statuses: &[(
     .to_string()
 }
 
-fn inbound_webhook(phone: &str, from: &str, name: &str, wamid: &str, at: i64) -> String {
+pub(crate) fn inbound_webhook(phone: &str, from: &str, name: &str, wamid: &str, at: i64) -> String {
     json!({"object": "whatsapp_business_account", "entry": [{"id": CLOUD_WABA, "changes": [{"field": "messages", "value": {
         "messaging_product": "whatsapp",
         "metadata": {"display_phone_number": "15550001111", "phone_number_id": phone},
