@@ -15,6 +15,7 @@ mod catalog_cli;
 mod channels_cli;
 mod concurrent_writes;
 mod contacts;
+mod event_instances;
 mod event_types;
 mod event_webhooks;
 mod hostile_bodies;
