@@ -492,6 +492,11 @@ pub trait EventRepository: Send + Sync {
     /// claimant died is due again after it.
     /// Deliveries to disabled endpoints wait, unclaimed, until the endpoint is enabled again.
     async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>>;
+    /// [`claim_due`](Self::claim_due) of one endpoint's deliveries.
+    async fn claim_due_for(&self, endpoint: &EndpointId, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>>;
+    /// Up to `limit` enabled endpoints (of any agent) with deliveries due by `now`: a worker
+    /// claims each one's share, so a slow endpoint's backlog never stands before the others'.
+    async fn due_endpoints(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<EndpointId>>;
     /// Hands back a delivery claimed until `until` and not tried: due again at `at`. Left
     /// alone when that claim no longer holds it.
     async fn release(&self, event: &EventId, endpoint: &EndpointId, until: Timestamp, at: Timestamp) -> StoreResult<()>;

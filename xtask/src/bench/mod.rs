@@ -5,6 +5,7 @@ mod api;
 mod bm25;
 mod catalog;
 mod devset;
+mod events;
 mod generate;
 mod http;
 mod inbound;
@@ -28,7 +29,8 @@ const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--
        cargo xtask bench index [--sizes 100000,1000000]
        cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5] [--deliveries 5000] [--only \"get activity,search\"] [--binary PATH]
        cargo xtask bench instructions [--backends sqlite] [--products 100000] [--contacts 10000] [--requests 200] [--only \"get activity\"] [--binary PATH]
-       cargo xtask bench writes [--backends sqlite,postgres] [--connections 64] [--seconds 10] [--activities 200] [--binary PATH]";
+       cargo xtask bench writes [--backends sqlite,postgres] [--connections 64] [--seconds 10] [--activities 200] [--binary PATH]
+       cargo xtask bench events [--backends sqlite,postgres] [--changes 10000] [--seconds 5] [--binary PATH]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     match args {
@@ -37,6 +39,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         ["api", rest @ ..] => api::run(&api::ApiOptions::parse(rest)?),
         ["instructions", rest @ ..] => instructions::run(&api::ApiOptions::parse_instructions(rest)?),
         ["writes", rest @ ..] => writes::run(&writes::WritesOptions::parse(rest)?),
+        ["events", rest @ ..] => events::run(&events::EventsOptions::parse(rest)?),
         ["index"] => index::run(&[100_000, 1_000_000]),
         ["index", "--sizes", sizes] => {
             index::run(&sizes.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<Vec<usize>, _>>()?)

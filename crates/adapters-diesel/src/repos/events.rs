@@ -109,43 +109,38 @@ macro_rules! due_keys {
 
 /// The keys a claim takes, read in the claiming transaction.
 trait DueKeys {
-    async fn due_keys(&mut self, now: i64, limit: i64) -> Result<Vec<(String, String)>, DbError>;
+    /// Of every endpoint, or of `endpoint` alone.
+    async fn due_keys(&mut self, now: i64, limit: i64, endpoint: Option<&str>) -> Result<Vec<(String, String)>, DbError>;
 }
 
 #[cfg(feature = "postgres")]
 impl DueKeys for crate::pool::PgConn {
-    async fn due_keys(&mut self, now: i64, limit: i64) -> Result<Vec<(String, String)>, DbError> {
+    async fn due_keys(&mut self, now: i64, limit: i64, endpoint: Option<&str>) -> Result<Vec<(String, String)>, DbError> {
         // Rows another process is claiming right now are passed over, not waited for.
-        Ok(due_keys!(now, limit).for_update().skip_locked().load(self).await?)
+        Ok(match endpoint {
+            Some(e) => due_keys!(now, limit).filter(event_deliveries::endpoint_id.eq(e)).for_update().skip_locked().load(self).await?,
+            None => due_keys!(now, limit).for_update().skip_locked().load(self).await?,
+        })
     }
 }
 
 #[cfg(feature = "sqlite")]
 impl DueKeys for crate::pool::SqliteWriteConn {
-    async fn due_keys(&mut self, now: i64, limit: i64) -> Result<Vec<(String, String)>, DbError> {
+    async fn due_keys(&mut self, now: i64, limit: i64, endpoint: Option<&str>) -> Result<Vec<(String, String)>, DbError> {
         // Write transactions run one at a time: nobody claims between this read and the update.
-        Ok(due_keys!(now, limit).load(self).await?)
+        Ok(match endpoint {
+            Some(e) => due_keys!(now, limit).filter(event_deliveries::endpoint_id.eq(e)).load(self).await?,
+            None => due_keys!(now, limit).load(self).await?,
+        })
     }
 }
 
-fn to_domain(agent: &AgentId, bodies: Vec<String>) -> Result<Vec<Event>, DbError> {
-    bodies.into_iter().map(|body| Event::from_body(agent.clone(), &body).map_err(DbError::Corrupt)).collect()
-}
-
-#[async_trait]
-impl EventRepository for Store {
-    async fn emit<'a>(&self, event: &Event, only: Option<&'a EndpointId>) -> StoreResult<()> {
-        in_transaction!(self, |conn| {
-            emit!(conn, event, only);
-            Ok(())
-        })?;
-        Ok(())
-    }
-
-    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>> {
+impl Store {
+    /// [`EventRepository::claim_due`], of every endpoint or of one.
+    async fn claim(&self, now: Timestamp, until: Timestamp, limit: u32, endpoint: Option<&str>) -> StoreResult<Vec<DueDelivery>> {
         let (now, until, limit) = (millis(now), millis(until), i64::from(limit));
         let rows: Vec<(String, String, i32, EndpointRow)> = in_transaction!(self, |conn| {
-            let keys = conn.due_keys(now, limit).await?;
+            let keys = conn.due_keys(now, limit, endpoint).await?;
             let mut rows = Vec::with_capacity(keys.len());
             // At most `limit` keys (a pass's batch): one short statement each.
             for (event, endpoint) in keys {
@@ -174,6 +169,45 @@ impl EventRepository for Store {
             });
         }
         Ok(due)
+    }
+}
+
+fn to_domain(agent: &AgentId, bodies: Vec<String>) -> Result<Vec<Event>, DbError> {
+    bodies.into_iter().map(|body| Event::from_body(agent.clone(), &body).map_err(DbError::Corrupt)).collect()
+}
+
+#[async_trait]
+impl EventRepository for Store {
+    async fn emit<'a>(&self, event: &Event, only: Option<&'a EndpointId>) -> StoreResult<()> {
+        in_transaction!(self, |conn| {
+            emit!(conn, event, only);
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>> {
+        self.claim(now, until, limit, None).await
+    }
+
+    async fn claim_due_for(&self, endpoint: &EndpointId, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>> {
+        self.claim(now, until, limit, Some(endpoint.as_str())).await
+    }
+
+    async fn due_endpoints(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<EndpointId>> {
+        let ids: Vec<String> = read_conn!(self, |conn| event_deliveries::table
+            .filter(event_deliveries::next_attempt_at.le(millis(now)))
+            .filter(diesel::dsl::not(
+                event_deliveries::endpoint_id
+                    .eq_any(webhook_endpoints::table.filter(webhook_endpoints::disabled_at.is_not_null()).select(webhook_endpoints::id)),
+            ))
+            .select(event_deliveries::endpoint_id)
+            .distinct()
+            .limit(i64::from(limit))
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(ids.into_iter().map(EndpointId::new).collect())
     }
 
     async fn release(&self, event: &EventId, endpoint: &EndpointId, until: Timestamp, at: Timestamp) -> StoreResult<()> {

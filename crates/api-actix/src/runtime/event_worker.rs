@@ -1,8 +1,9 @@
-//! The event delivery worker: claims due deliveries and sends each on a task of its own, at most
-//! [`MAX_IN_FLIGHT`] at once and [`MAX_PER_ENDPOINT`] per endpoint, so a slow or dead receiver
-//! holds a few slots for at most its 10-second limit each, never the API or other endpoints.
-//! A claimed delivery whose endpoint is busy is handed back for a moment. At shutdown no new
-//! claims are made and the attempts in hand finish; the rest stay due for the next process.
+//! The event delivery worker: finds the endpoints with deliveries due, claims each one's share
+//! (at most [`MAX_PER_ENDPOINT`] in flight per endpoint, [`MAX_IN_FLIGHT`] in all) and sends each
+//! on a task of its own. A slow or dead receiver holds its own slots for at most its 10-second
+//! limit each, never the API (this runtime is the workers') nor other endpoints, whose deliveries
+//! are claimed on their own. At shutdown no new claims are made and the attempts in hand finish;
+//! the rest stay due for the next process.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,14 +17,14 @@ use tokio::task::JoinSet;
 use crate::runtime::state::AppState;
 
 /// Attempts in flight in this process, across endpoints.
-pub const MAX_IN_FLIGHT: usize = 64;
+pub const MAX_IN_FLIGHT: usize = 128;
 /// Attempts in flight to one endpoint.
-pub const MAX_PER_ENDPOINT: usize = 8;
+pub const MAX_PER_ENDPOINT: usize = 16;
+/// Endpoints looked at per pass.
+const ENDPOINTS_PER_PASS: u32 = 64;
 /// How often due deliveries are looked for without a wake-up (retries come due, other
 /// processes commit events).
-const POLL: Duration = Duration::from_millis(200);
-/// How long a delivery handed back because its endpoint is busy waits.
-const BUSY_RETRY: chrono::TimeDelta = chrono::TimeDelta::milliseconds(500);
+const POLL: Duration = Duration::from_millis(100);
 /// How often events past their 30 days are deleted.
 const RETENTION_EVERY: Duration = Duration::from_secs(3600);
 const RETENTION_BATCH: u32 = 1000;
@@ -33,15 +34,14 @@ const RETENTION_BATCH: u32 = 1000;
 struct Busy(Mutex<HashMap<EndpointId, usize>>);
 
 impl Busy {
-    /// Takes a slot for the endpoint, unless all of its slots are taken.
-    fn take(&self, endpoint: &EndpointId) -> bool {
-        let mut busy = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let n = busy.entry(endpoint.clone()).or_default();
-        if *n >= MAX_PER_ENDPOINT {
-            return false;
-        }
-        *n += 1;
-        true
+    /// How many more attempts the endpoint may have in flight.
+    fn room(&self, endpoint: &EndpointId) -> usize {
+        let busy = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        MAX_PER_ENDPOINT - busy.get(endpoint).copied().unwrap_or(0)
+    }
+
+    fn take(&self, endpoint: &EndpointId) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()).entry(endpoint.clone()).or_default() += 1;
     }
 
     fn give_back(&self, endpoint: &EndpointId) {
@@ -55,6 +55,31 @@ impl Busy {
     }
 }
 
+/// One pass: each endpoint with deliveries due gets up to its room, while slots last. Returns
+/// how many attempts started.
+async fn pass(state: &Arc<AppState>, slots: &Arc<Semaphore>, busy: &Arc<Busy>, in_hand: &mut JoinSet<()>) -> Result<usize, String> {
+    let mut started = 0;
+    for endpoint in state.deliveries.due_endpoints(ENDPOINTS_PER_PASS).await.map_err(|e| e.to_string())? {
+        let room = busy.room(&endpoint).min(slots.available_permits());
+        if room == 0 {
+            continue;
+        }
+        let claimed = state.deliveries.claim_for(&endpoint, room as u32).await.map_err(|e| e.to_string())?;
+        for due in claimed.deliveries {
+            let permit = slots.clone().try_acquire_owned().expect("claimed no more than the free slots");
+            busy.take(&due.endpoint.id);
+            let (state, busy) = (state.clone(), busy.clone());
+            started += 1;
+            in_hand.spawn(async move {
+                attempt(&state, &due, claimed.until).await;
+                busy.give_back(&due.endpoint.id);
+                drop(permit);
+            });
+        }
+    }
+    Ok(started)
+}
+
 pub async fn deliver_events(state: Arc<AppState>, mut stopping: watch::Receiver<bool>) {
     let slots = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let busy = Arc::new(Busy::default());
@@ -65,28 +90,12 @@ pub async fn deliver_events(state: Arc<AppState>, mut stopping: watch::Receiver<
         if *stopping.borrow() {
             break;
         }
-        let free = slots.available_permits();
-        let mut full_batch = false;
-        if free > 0 {
-            match state.deliveries.claim(free as u32).await {
-                Ok(claimed) => {
+        let mut started = 0;
+        if slots.available_permits() > 0 {
+            match pass(&state, &slots, &busy, &mut in_hand).await {
+                Ok(n) => {
                     failures = 0;
-                    full_batch = claimed.deliveries.len() == free;
-                    for due in claimed.deliveries {
-                        if !busy.take(&due.endpoint.id) {
-                            if let Err(e) = state.deliveries.release(&due, claimed.until, BUSY_RETRY).await {
-                                tracing::debug!(error = %e, "a busy endpoint's delivery could not be handed back; due when its claim ends");
-                            }
-                            continue;
-                        }
-                        let permit = slots.clone().try_acquire_owned().expect("claimed no more than the free slots");
-                        let (state, busy) = (state.clone(), busy.clone());
-                        in_hand.spawn(async move {
-                            attempt(&state, &due, claimed.until).await;
-                            busy.give_back(&due.endpoint.id);
-                            drop(permit);
-                        });
-                    }
+                    started = n;
                 }
                 Err(e) => {
                     failures += 1;
@@ -94,14 +103,14 @@ pub async fn deliver_events(state: Arc<AppState>, mut stopping: watch::Receiver<
                 }
             }
         }
-        if full_batch {
+        if started > 0 {
             continue;
         }
         let pause = if failures > 0 { (POLL * 2u32.saturating_pow(failures.min(8))).min(Duration::from_secs(30)) } else { POLL };
         tokio::select! {
             _ = tokio::time::timeout(pause, state.event_wakeup.notified()), if failures == 0 => {}
             _ = tokio::time::sleep(pause), if failures > 0 => {}
-            Some(_) = in_hand.join_next(), if free == 0 => {}
+            Some(_) = in_hand.join_next(), if !in_hand.is_empty() => {}
             _ = stopping.changed() => {}
         }
     }
@@ -182,11 +191,11 @@ mod tests {
         let busy = Busy::default();
         let id = EndpointId::new("we_1");
         for _ in 0..MAX_PER_ENDPOINT {
-            assert!(busy.take(&id));
+            busy.take(&id);
         }
-        assert!(!busy.take(&id), "full");
-        assert!(busy.take(&EndpointId::new("we_2")), "other endpoints are not held up");
+        assert_eq!(busy.room(&id), 0, "full");
+        assert_eq!(busy.room(&EndpointId::new("we_2")), MAX_PER_ENDPOINT, "other endpoints are not held up");
         busy.give_back(&id);
-        assert!(busy.take(&id));
+        assert_eq!(busy.room(&id), 1);
     }
 }

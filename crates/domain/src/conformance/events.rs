@@ -301,3 +301,37 @@ pub async fn events_are_written_with_their_change_and_only_when_it_takes_effect(
         "attaching what is attached, or detaching what is not, emits nothing"
     );
 }
+
+/// A worker claims endpoint by endpoint: the endpoints with deliveries due (enabled ones), and
+/// each one's own deliveries, so a slow endpoint's backlog never stands before another's.
+pub async fn deliveries_are_claimed_endpoint_by_endpoint(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let slow = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, "https://example.com/slow", t(0)) };
+    let quick = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, "https://example.com/quick", t(0)) };
+    let off = WebhookEndpoint {
+        events: EventSelection::All,
+        disabled: Some(Disabled { at: t(0), reason: DisabledReason::ByOwner }),
+        ..endpoint(&a, "https://example.com/off", t(0))
+    };
+    for e in [&slow, &quick, &off] {
+        r.webhook_endpoints.insert(e).await.unwrap();
+    }
+    for i in 0..5 {
+        r.events.emit(&event(&a, EventType::ContactCreated, t(10 + i)), None).await.unwrap();
+    }
+    let mut due = r.events.due_endpoints(t(20), 10).await.unwrap();
+    due.sort();
+    let mut expected = vec![slow.id.clone(), quick.id.clone()];
+    expected.sort();
+    assert_eq!(due, expected, "enabled endpoints with deliveries due, each once");
+    assert!(r.events.due_endpoints(t(9), 10).await.unwrap().is_empty(), "nothing due yet");
+
+    let slow_share = r.events.claim_due_for(&slow.id, t(20), t(100), 3).await.unwrap();
+    assert_eq!(slow_share.len(), 3);
+    assert!(slow_share.iter().all(|d| d.endpoint.id == slow.id), "only that endpoint's");
+    assert_eq!(slow_share[0].event.created_at, t(10), "oldest first");
+    let quick_share = r.events.claim_due_for(&quick.id, t(20), t(100), 10).await.unwrap();
+    assert_eq!(quick_share.len(), 5, "another endpoint's share is untouched by the first claim");
+    assert_eq!(r.events.due_endpoints(t(20), 10).await.unwrap(), vec![slow.id.clone()], "the quick one is all claimed");
+    assert!(r.events.claim_due_for(&off.id, t(20), t(100), 10).await.unwrap().is_empty(), "a disabled endpoint's wait");
+}

@@ -79,9 +79,16 @@ impl EventDeliveryService {
         Ok(Claimed { deliveries: self.events.claim_due(now, until, limit).await?, until })
     }
 
-    /// Hands a claimed delivery back untried, due again after `delay` (its endpoint is busy).
-    pub async fn release(&self, due: &DueDelivery, until: Timestamp, delay: TimeDelta) -> StoreResult<()> {
-        self.events.release(&due.event.id, &due.endpoint.id, until, self.clock.now() + delay).await
+    /// Claims up to `limit` of one endpoint's due deliveries for [`DELIVERY_LEASE`].
+    pub async fn claim_for(&self, endpoint: &EndpointId, limit: u32) -> StoreResult<Claimed> {
+        let now = self.clock.now();
+        let until = now + DELIVERY_LEASE;
+        Ok(Claimed { deliveries: self.events.claim_due_for(endpoint, now, until, limit).await?, until })
+    }
+
+    /// Up to `limit` endpoints with deliveries due now.
+    pub async fn due_endpoints(&self, limit: u32) -> StoreResult<Vec<EndpointId>> {
+        self.events.due_endpoints(self.clock.now(), limit).await
     }
 
     /// One attempt of a claimed delivery: signed with every active key, sent, and recorded.
