@@ -1,6 +1,8 @@
 //! The sender against real local receivers (wiremock): headers, statuses, redirects not
 //! followed, timeouts, and the address rules for names and written addresses.
 
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+
 use std::time::Duration;
 
 use parley_adapters_webhooks::HttpWebhookSender;
