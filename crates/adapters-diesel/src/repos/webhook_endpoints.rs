@@ -51,9 +51,8 @@ pub(crate) struct EndpointRow {
 impl EndpointRow {
     pub(crate) fn into_domain(self) -> Result<WebhookEndpoint, DbError> {
         let corrupt = |what: &str| DbError::Corrupt(format!("{what} of webhook endpoint {}", self.id));
-        // Stored URLs passed the rules when written; private ones only where allowed, so the
-        // stored form is read back as allowed.
-        let url = EndpointUrl::new(&self.url, true).map_err(|_| corrupt("url"))?;
+        // Stored URLs passed the rules when written: read back as they are.
+        let url = EndpointUrl::stored(&self.url).map_err(|_| corrupt("url"))?;
         let key = |secret: &str| SigningKey::from_secret(secret).map_err(|_| corrupt("secret"));
         let previous = match (&self.previous_secret, self.previous_expires_at) {
             (Some(secret), Some(at)) => Some(RotatedKey { key: key(secret)?, expires_at: from_millis(at)? }),

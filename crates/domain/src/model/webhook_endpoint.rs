@@ -49,6 +49,13 @@ impl EndpointUrl {
         Ok(endpoint)
     }
 
+    /// A URL as stored: it passed [`new`](Self::new) when written, and its normalized form
+    /// (percent-encoded, which can make it longer than the limit on what clients send) is read
+    /// back as it is.
+    pub fn stored(normalized: &str) -> Result<Self, String> {
+        url::Url::parse(normalized).map(|url| Self { url }).map_err(|e| e.to_string())
+    }
+
     pub fn as_str(&self) -> &str {
         self.url.as_str()
     }
@@ -307,6 +314,13 @@ mod tests {
         assert_eq!(secrets.signing(t0 + ROTATION_OVERLAP), vec![&b]);
         secrets.rotate(c.clone(), t0 + chrono::TimeDelta::hours(1));
         assert_eq!(secrets.signing(t0 + chrono::TimeDelta::hours(1)), vec![&c, &b], "two keys at most");
+    }
+
+    #[test]
+    fn a_long_url_reads_back_whole_once_encoded() {
+        let url = EndpointUrl::new(&format!("https://example.com/{}", "é".repeat(1000)), false).unwrap();
+        assert!(url.as_str().len() > MAX_URL_CHARS, "percent-encoding made it longer");
+        assert_eq!(EndpointUrl::stored(url.as_str()).unwrap(), url);
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub struct WebhookEndpointDto {
     #[schema(example = "https://example.com/parley/events")]
     pub url: String,
     /// Subscribed event types, or `["*"]` for every type.
-    #[schema(example = json!(["message.received", "activity.updated"]))]
+    #[schema(value_type = EventSelectionSchema, example = json!(["message.received", "activity.updated"]))]
     pub events: Vec<String>,
     pub description: Option<String>,
     /// Whether deliveries go out.
@@ -67,17 +67,19 @@ impl From<EndpointWithSecret> for WebhookEndpointWithSecretDto {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhookEndpoint {
-    /// Required. `https`, to a public address (a host name must resolve only to public
-    /// addresses); at most 2048 characters.
-    #[schema(value_type = String, required = true, max_length = 2048, example = "https://example.com/parley/events")]
+    /// Required. `https` to a public address: a host name must resolve to public addresses
+    /// only (`http` and private addresses only where the operator allows them); no user name,
+    /// password or fragment; at most 2048 characters.
+    #[schema(value_type = String, required = true, max_length = 2048, example = "https://example.com/parley/events",
+        pattern = "^https?://")]
     pub url: Option<String>,
     /// Required: event types (`message.received`, `message.updated`, `activity.created`,
     /// `activity.updated`, `contact.created`, `contact.updated`, `cart.created`,
     /// `execution.updated`, `template.updated`), or `["*"]` for every type.
-    #[schema(value_type = Vec<String>, required = true, min_items = 1)]
+    #[schema(value_type = EventSelectionSchema, required = true)]
     pub events: Option<Vec<String>>,
     /// At most 500 characters.
-    #[schema(max_length = 500)]
+    #[schema(max_length = 500, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub description: Option<String>,
 }
 
@@ -92,13 +94,14 @@ impl From<CreateWebhookEndpoint> for NewEndpointInput {
 #[serde(deny_unknown_fields)]
 pub struct UpdateWebhookEndpoint {
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = String, required = false, max_length = 2048)]
+    #[schema(value_type = String, required = false, max_length = 2048,
+        pattern = "^https?://")]
     pub url: Option<Option<String>>,
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Vec<String>, required = false, min_items = 1)]
+    #[schema(value_type = EventSelectionSchema, required = false)]
     pub events: Option<Option<Vec<String>>>,
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>, max_length = 500)]
+    #[schema(value_type = Option<String>, max_length = 500, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub description: Option<Option<String>>,
     /// `false` stops deliveries (they wait); `true` resumes them and clears a `failing` record.
     #[serde(default, deserialize_with = "double_option")]
@@ -123,7 +126,7 @@ pub struct EventDto {
     #[schema(example = "evt_2bQ0mVhT3sYwR2cLd9a8ZkXq")]
     pub id: String,
     #[serde(rename = "type")]
-    #[schema(example = "message.received")]
+    #[schema(value_type = EventTypeName, example = "message.received")]
     pub event_type: &'static str,
     #[schema(format = DateTime)]
     pub created_at: String,
@@ -199,7 +202,7 @@ impl From<WebhookPageParams> for AttemptListQuery {
 pub struct EventListParams {
     /// Only events of this type (`ping` included).
     #[serde(rename = "type")]
-    #[param(rename = "type", value_type = Option<String>)]
+    #[param(rename = "type", value_type = Option<EventTypeName>)]
     pub event_type: Option<String>,
     /// RFC 3339: only events created after it.
     #[param(value_type = Option<String>, format = DateTime)]
@@ -222,6 +225,6 @@ impl From<EventListParams> for EventListQuery {
 #[into_params(parameter_in = Query)]
 pub struct RedeliverParams {
     /// Required: the endpoint (`we_…`) to deliver the event to.
-    #[param(value_type = String, required = true)]
+    #[param(value_type = String, required = true, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
     pub endpoint: Option<String>,
 }

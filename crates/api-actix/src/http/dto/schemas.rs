@@ -92,6 +92,75 @@ pub enum MessageTypeName {
     Unsupported,
 }
 
+/// An event type.
+#[derive(Debug, ToSchema)]
+pub enum EventTypeName {
+    #[schema(rename = "message.received")]
+    MessageReceived,
+    #[schema(rename = "message.updated")]
+    MessageUpdated,
+    #[schema(rename = "activity.created")]
+    ActivityCreated,
+    #[schema(rename = "activity.updated")]
+    ActivityUpdated,
+    #[schema(rename = "contact.created")]
+    ContactCreated,
+    #[schema(rename = "contact.updated")]
+    ContactUpdated,
+    #[schema(rename = "cart.created")]
+    CartCreated,
+    #[schema(rename = "execution.updated")]
+    ExecutionUpdated,
+    #[schema(rename = "template.updated")]
+    TemplateUpdated,
+    #[schema(rename = "ping")]
+    Ping,
+}
+
+/// An event type an endpoint can subscribe to (every one but `ping`, which is sent on request).
+#[derive(Debug, ToSchema)]
+pub enum SubscribableEventName {
+    #[schema(rename = "message.received")]
+    MessageReceived,
+    #[schema(rename = "message.updated")]
+    MessageUpdated,
+    #[schema(rename = "activity.created")]
+    ActivityCreated,
+    #[schema(rename = "activity.updated")]
+    ActivityUpdated,
+    #[schema(rename = "contact.created")]
+    ContactCreated,
+    #[schema(rename = "contact.updated")]
+    ContactUpdated,
+    #[schema(rename = "cart.created")]
+    CartCreated,
+    #[schema(rename = "execution.updated")]
+    ExecutionUpdated,
+    #[schema(rename = "template.updated")]
+    TemplateUpdated,
+}
+
+/// An endpoint's `events`: `["*"]` alone (every type, present and future), or event types.
+pub struct EventSelectionSchema;
+
+impl utoipa::PartialSchema for EventSelectionSchema {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+        let everything = ArrayBuilder::new()
+            .items(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["*"])))
+            .min_items(Some(1))
+            .max_items(Some(1));
+        let types = ArrayBuilder::new().items(utoipa::openapi::Ref::from_schema_name("SubscribableEventName")).min_items(Some(1));
+        OneOfBuilder::new().item(everything).item(types).into()
+    }
+}
+
+impl ToSchema for EventSelectionSchema {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        schemas.push(("SubscribableEventName".into(), <SubscribableEventName as utoipa::PartialSchema>::schema()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use parley_domain::model::{ActivityStatus, ChannelType, MessageDirection, MessageStatus, MessageType, ProductKind};
@@ -103,6 +172,15 @@ mod tests {
     fn listed<T: PartialSchema>() -> Vec<String> {
         let schema = serde_json::to_value(T::schema()).unwrap();
         schema["enum"].as_array().expect("an enum schema").iter().map(|v| v.as_str().unwrap().to_string()).collect()
+    }
+
+    #[test]
+    fn the_documented_event_types_are_the_domains() {
+        use parley_domain::model::EventType;
+        let all: Vec<String> = EventType::SUBSCRIBABLE.iter().chain(&[EventType::Ping]).map(|t| t.as_str().to_string()).collect();
+        assert_eq!(listed::<EventTypeName>(), all);
+        let subscribable: Vec<String> = EventType::SUBSCRIBABLE.iter().map(|t| t.as_str().to_string()).collect();
+        assert_eq!(listed::<SubscribableEventName>(), subscribable);
     }
 
     #[test]
