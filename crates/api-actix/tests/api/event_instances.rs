@@ -9,7 +9,7 @@ use parley_adapters_diesel::testing::TestDb;
 use parley_api::runtime::config::ApiConfig;
 use parley_api::runtime::state::AppState;
 use parley_domain::model::{AgentId, KeyKind};
-use parley_domain::services::{NewContactInput, NewEndpointInput};
+use parley_domain::services::{AttemptListQuery, EndpointWithSecret, NewContactInput, NewEndpointInput};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -28,13 +28,19 @@ fn serve(db: &TestDb, processing: bool) -> ParleyServer {
 /// An agent with a secret key and an endpoint subscribed to every event at `receiver`;
 /// returns (state, agent, key, endpoint secret).
 async fn tenant(db: &TestDb, receiver: &MockServer) -> (AppState, AgentId, String, String) {
+    let (state, agent, key, made) = tenant_with_endpoint(db, receiver).await;
+    (state, agent, key, made.secret)
+}
+
+/// [`tenant`] with the endpoint as made.
+async fn tenant_with_endpoint(db: &TestDb, receiver: &MockServer) -> (AppState, AgentId, String, EndpointWithSecret) {
     let config = ApiConfig { webhook_allow_private: true, ..ApiConfig::default() };
     let state = AppState::with_system(db.store.repositories()).with_config(config);
     let agent = state.keys.create_agent("Events").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     let endpoint = NewEndpointInput { url: Some(receiver.uri()), events: Some(vec!["*".into()]), description: None };
-    let secret = state.webhook_endpoints.create(&agent, endpoint).await.unwrap().secret;
-    (state, agent, key, secret)
+    let made = state.webhook_endpoints.create(&agent, endpoint).await.unwrap();
+    (state, agent, key, made)
 }
 
 async fn receiver() -> MockServer {
@@ -132,4 +138,25 @@ async fn two_instances_deliver_each_event_once() {
     let delivered: Vec<u64> = servers.iter().map(|s| attempts(s, "delivered")).collect();
     assert_eq!(delivered.iter().sum::<u64>(), CHANGES as u64, "{delivered:?}");
     assert!(delivered.iter().all(|&n| n > 0), "both instances took part: {delivered:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graceful_shutdown_finishes_the_attempt_in_hand() {
+    let db = TestDb::postgres().await;
+    let server = MockServer::start().await;
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200).set_delay(Duration::from_millis(1500))).mount(&server).await;
+    let (state, agent, _key, made) = tenant_with_endpoint(&db, &server).await;
+    let mut parley = serve(&db, true);
+    let input = NewContactInput { channel_type: Some("whatsapp".into()), channel_id: Some("5215550009".into()), ..Default::default() };
+    state.contacts.create(&agent, input).await.unwrap();
+    received(&server, 1).await;
+
+    // SIGTERM while the receiver is still answering: the attempt finishes and is recorded.
+    parley.terminate();
+    let exit = tokio::task::spawn_blocking(move || parley.wait_exit(Duration::from_secs(20))).await.unwrap();
+    assert!(exit.is_some_and(|s| s.success()), "a clean exit: {exit:?}");
+    let attempts = state.webhook_endpoints.attempts(&agent, &made.endpoint.id, AttemptListQuery::default()).await.unwrap();
+    assert_eq!(attempts.items.len(), 1, "the attempt in hand was recorded");
+    assert_eq!(attempts.items[0].response_status, Some(200));
+    assert_eq!(state.deliveries.backlog().await.unwrap(), 0, "and nothing is left to deliver again");
 }
