@@ -139,29 +139,42 @@ impl Store {
     /// [`EventRepository::claim_due`], of every endpoint or of one.
     async fn claim(&self, now: Timestamp, until: Timestamp, limit: u32, endpoint: Option<&str>) -> StoreResult<Vec<DueDelivery>> {
         let (now, until, limit) = (millis(now), millis(until), i64::from(limit));
-        let rows: Vec<(String, String, i32, EndpointRow)> = in_transaction!(self, |conn| {
+        type Row = (i64, String, String, i32, EndpointRow);
+        let mut rows: Vec<Row> = in_transaction!(self, |conn| {
             let keys = conn.due_keys(now, limit, endpoint).await?;
-            let mut rows = Vec::with_capacity(keys.len());
-            // At most `limit` keys (a pass's batch): one short statement each.
+            // Two statements per endpoint (a worker claims one endpoint at a time), not per key.
+            let mut by_endpoint: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
             for (event, endpoint) in keys {
-                let key = event_deliveries::table
-                    .filter(event_deliveries::event_id.eq(&event))
-                    .filter(event_deliveries::endpoint_id.eq(&endpoint));
-                diesel::update(key).set(event_deliveries::next_attempt_at.eq(Some(until))).execute(conn).await?;
-                let row: (String, String, i32, EndpointRow) = event_deliveries::table
+                by_endpoint.entry(endpoint).or_default().push(event);
+            }
+            let mut rows = Vec::new();
+            for (endpoint, events) in &by_endpoint {
+                let held = || {
+                    event_deliveries::table
+                        .filter(event_deliveries::endpoint_id.eq(endpoint))
+                        .filter(event_deliveries::event_id.eq_any(events))
+                };
+                diesel::update(held()).set(event_deliveries::next_attempt_at.eq(Some(until))).execute(conn).await?;
+                let claimed: Vec<Row> = held()
                     .inner_join(events::table)
                     .inner_join(webhook_endpoints::table)
-                    .filter(event_deliveries::event_id.eq(&event))
-                    .filter(event_deliveries::endpoint_id.eq(&endpoint))
-                    .select((events::agent_id, events::body, event_deliveries::attempts, EndpointRow::as_select()))
-                    .first(conn)
+                    .select((
+                        event_deliveries::event_created_at,
+                        events::agent_id,
+                        events::body,
+                        event_deliveries::attempts,
+                        EndpointRow::as_select(),
+                    ))
+                    .load(conn)
                     .await?;
-                rows.push(row);
+                rows.extend(claimed);
             }
             Ok(rows)
         })?;
+        // Oldest event first, as they were picked.
+        rows.sort_by_key(|r| r.0);
         let mut due = Vec::with_capacity(rows.len());
-        for (agent, body, attempts, endpoint) in rows {
+        for (_, agent, body, attempts, endpoint) in rows {
             due.push(DueDelivery {
                 event: Event::from_body(AgentId::new(agent), &body).map_err(DbError::Corrupt)?,
                 endpoint: endpoint.into_domain()?,
@@ -264,6 +277,7 @@ impl EventRepository for Store {
                 .await?;
             let endpoint = webhook_endpoints::table.filter(webhook_endpoints::id.eq(attempt.endpoint_id.as_str()));
             match after {
+                EndpointAfterAttempt::Unchanged => {}
                 EndpointAfterAttempt::Healthy => {
                     diesel::update(endpoint.filter(webhook_endpoints::failing_since.is_not_null()))
                         .set(webhook_endpoints::failing_since.eq(None::<i64>))

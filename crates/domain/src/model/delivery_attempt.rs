@@ -34,6 +34,9 @@ impl DeliveryAttempt {
 /// What an attempt does to its endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndpointAfterAttempt {
+    /// Nothing to write: a success of an endpoint that was not failing, or a failure of one
+    /// already failing (and not yet for 3 days).
+    Unchanged,
     /// A success: the endpoint is no longer failing.
     Healthy,
     /// A failure: the endpoint is failing since its first failure after its last success.

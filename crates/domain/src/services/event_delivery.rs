@@ -110,10 +110,15 @@ impl EventDeliveryService {
             None => None,
             Some(_) => next_try(due.event.created_at, number, finished, self.ids.unit()),
         };
-        let after = match error {
-            None => EndpointAfterAttempt::Healthy,
-            Some(_) if failing_too_long(Some(due.endpoint.failing_since.unwrap_or(finished)), finished) => EndpointAfterAttempt::Disable,
-            Some(_) => EndpointAfterAttempt::Failing,
+        // As the claim read the endpoint: most attempts change nothing about it, and then
+        // nothing is written.
+        let failing_since = due.endpoint.failing_since;
+        let after = match (&error, failing_since) {
+            (None, None) => EndpointAfterAttempt::Unchanged,
+            (None, Some(_)) => EndpointAfterAttempt::Healthy,
+            (Some(_), since) if failing_too_long(Some(since.unwrap_or(finished)), finished) => EndpointAfterAttempt::Disable,
+            (Some(_), None) => EndpointAfterAttempt::Failing,
+            (Some(_), Some(_)) => EndpointAfterAttempt::Unchanged,
         };
         let attempt = DeliveryAttempt {
             event_id: due.event.id.clone(),
@@ -212,11 +217,25 @@ mod tests {
         let mut events = MockEventRepository::new();
         events
             .expect_record_attempt()
-            .withf(|a, _, after| a.attempt == 1 && a.next_attempt_at.is_none() && *after == EndpointAfterAttempt::Healthy)
+            .withf(|a, _, after| a.attempt == 1 && a.next_attempt_at.is_none() && *after == EndpointAfterAttempt::Unchanged)
             .returning(|_, _, _| Ok(true));
         let report = service(t0(), ReceiverAnswer::Status(204), events).deliver(&due(0, None), t0()).await.unwrap();
         assert_eq!(report.outcome, AttemptOutcome::Delivered);
         assert_eq!(report.attempt.response_status, Some(204));
+    }
+
+    #[tokio::test]
+    async fn a_success_after_failures_makes_the_endpoint_healthy_and_a_further_failure_changes_nothing() {
+        let mut events = MockEventRepository::new();
+        events.expect_record_attempt().withf(|_, _, after| *after == EndpointAfterAttempt::Healthy).times(1).returning(|_, _, _| Ok(true));
+        service(t0(), ReceiverAnswer::Status(200), events).deliver(&due(1, Some(t0())), t0()).await.unwrap();
+        let mut events = MockEventRepository::new();
+        events
+            .expect_record_attempt()
+            .withf(|_, _, after| *after == EndpointAfterAttempt::Unchanged)
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        service(t0(), ReceiverAnswer::Status(500), events).deliver(&due(1, Some(t0())), t0()).await.unwrap();
     }
 
     #[tokio::test]
