@@ -262,3 +262,34 @@ receiver_tests!(
     a_hanging_receiver_times_out_and_is_retried,
     events_are_redelivered_on_request_and_rotated_secrets_sign_beside_the_new_one,
 );
+
+mod hanging {
+    #[actix_web::test]
+    async fn sqlite() {
+        super::a_hanging_endpoint_never_holds_up_another("sqlite").await
+    }
+    #[actix_web::test]
+    async fn postgres() {
+        super::a_hanging_endpoint_never_holds_up_another("postgres").await
+    }
+}
+
+/// With the real 10-second limit: a receiver that takes 8 s holds its endpoint's slots that long.
+async fn a_hanging_endpoint_never_holds_up_another(backend: &str) {
+    let app = TestApp::with_config(backend, ApiConfig { webhook_allow_private: true, ..ApiConfig::default() }).await;
+    let hanging = MockServer::start().await;
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(8))).mount(&hanging).await;
+    let healthy = receiver(204).await;
+    endpoint(&app, &app.a, &hanging.uri(), json!(["contact.created"])).await;
+    endpoint(&app, &app.a, &healthy.uri(), json!(["contact.created"])).await;
+    let started = std::time::Instant::now();
+    for n in 0..40 {
+        let body = json!({"channel_type": "whatsapp", "channel_id": format!("52155500{n:02}")});
+        app.post("/v1/contacts", &app.a.secret, body).await.assert_status(201);
+    }
+    // The hanging endpoint holds its own slots, 8 s each; the healthy one gets every event
+    // meanwhile, long before the hanging one's first attempts end.
+    received(&healthy, 40).await;
+    assert!(started.elapsed() < Duration::from_secs(6), "the healthy endpoint waited: {:?}", started.elapsed());
+    assert_eq!(hanging.received_requests().await.unwrap().len(), 16, "the hanging one holds its 16 slots, no more");
+}
