@@ -497,9 +497,6 @@ pub trait EventRepository: Send + Sync {
     /// Up to `limit` enabled endpoints (of any agent) with deliveries due by `now`: a worker
     /// claims each one's share, so a slow endpoint's backlog never stands before the others'.
     async fn due_endpoints(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<EndpointId>>;
-    /// Hands back a delivery claimed until `until` and not tried: due again at `at`. Left
-    /// alone when that claim no longer holds it.
-    async fn release(&self, event: &EventId, endpoint: &EndpointId, until: Timestamp, at: Timestamp) -> StoreResult<()>;
     /// Records a try of a delivery claimed until `until`, in one transaction: the attempt,
     /// the delivery's count and next try (none once delivered or given up), and `after` on
     /// the endpoint. Returns `false`, writing nothing, when that claim no longer holds the

@@ -13,7 +13,7 @@ use parley_domain::ports::{EventRepository, StoreResult};
 use super::webhook_endpoints::EndpointRow;
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, read_conn, write_conn};
+use crate::pool::{in_transaction, read_conn};
 use crate::rows::{from_millis, millis, opt_from_millis};
 use crate::schema::{delivery_attempts, event_deliveries, events, webhook_endpoints};
 
@@ -221,19 +221,6 @@ impl EventRepository for Store {
             .await
             .map_err(DbError::from))?;
         Ok(ids.into_iter().map(EndpointId::new).collect())
-    }
-
-    async fn release(&self, event: &EventId, endpoint: &EndpointId, until: Timestamp, at: Timestamp) -> StoreResult<()> {
-        let held = event_deliveries::table
-            .filter(event_deliveries::event_id.eq(event.as_str()))
-            .filter(event_deliveries::endpoint_id.eq(endpoint.as_str()))
-            .filter(event_deliveries::next_attempt_at.eq(millis(until)));
-        write_conn!(self, |conn| diesel::update(held)
-            .set(event_deliveries::next_attempt_at.eq(millis(at)))
-            .execute(conn)
-            .await
-            .map_err(DbError::from))?;
-        Ok(())
     }
 
     async fn record_attempt(&self, attempt: &DeliveryAttempt, until: Timestamp, after: EndpointAfterAttempt) -> StoreResult<bool> {
