@@ -9,7 +9,7 @@ use parley_adapters_diesel::testing::TestDb;
 use parley_api::runtime::config::ApiConfig;
 use parley_api::runtime::state::AppState;
 use parley_domain::model::{AgentId, KeyKind};
-use parley_domain::services::{AttemptListQuery, EndpointWithSecret, NewContactInput, NewEndpointInput};
+use parley_domain::services::{EndpointWithSecret, NewContactInput, NewEndpointInput, WebhookPageQuery};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -155,7 +155,7 @@ async fn a_graceful_shutdown_finishes_the_attempt_in_hand() {
     parley.terminate();
     let exit = tokio::task::spawn_blocking(move || parley.wait_exit(Duration::from_secs(20))).await.unwrap();
     assert!(exit.is_some_and(|s| s.success()), "a clean exit: {exit:?}");
-    let attempts = state.webhook_endpoints.attempts(&agent, &made.endpoint.id, AttemptListQuery::default()).await.unwrap();
+    let attempts = state.webhook_endpoints.attempts(&agent, &made.endpoint.id, WebhookPageQuery::default()).await.unwrap();
     assert_eq!(attempts.items.len(), 1, "the attempt in hand was recorded");
     assert_eq!(attempts.items[0].response_status, Some(200));
     assert_eq!(state.deliveries.backlog().await.unwrap(), 0, "and nothing is left to deliver again");

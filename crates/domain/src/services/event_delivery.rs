@@ -72,13 +72,6 @@ impl EventDeliveryService {
         Self { events: self.events.clone(), sender, clock: self.clock.clone(), ids: self.ids.clone() }
     }
 
-    /// Claims up to `limit` due deliveries for [`DELIVERY_LEASE`].
-    pub async fn claim(&self, limit: u32) -> StoreResult<Claimed> {
-        let now = self.clock.now();
-        let until = now + DELIVERY_LEASE;
-        Ok(Claimed { deliveries: self.events.claim_due(now, until, limit).await?, until })
-    }
-
     /// Claims up to `limit` of one endpoint's due deliveries for [`DELIVERY_LEASE`].
     pub async fn claim_for(&self, endpoint: &EndpointId, limit: u32) -> StoreResult<Claimed> {
         let now = self.clock.now();

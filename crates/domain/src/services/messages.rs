@@ -43,7 +43,7 @@ impl MessageService {
             messages: repos.messages.clone(),
             lines: repos.lines.clone(),
             platform,
-            timeline: Timeline::new(repos.messages.clone(), repos.carts.clone(), repos.activities.clone(), clock.clone(), ids, events),
+            timeline: Timeline::new(repos, clock.clone(), ids, events),
             clock,
         }
     }

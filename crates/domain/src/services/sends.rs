@@ -58,14 +58,7 @@ impl SendService {
             platform,
             executions: repos.executions.clone(),
             conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone(), events.clone()),
-            timeline: Timeline::new(
-                repos.messages.clone(),
-                repos.carts.clone(),
-                repos.activities.clone(),
-                clock.clone(),
-                ids.clone(),
-                events,
-            ),
+            timeline: Timeline::new(repos, clock.clone(), ids.clone(), events),
             clock,
             ids,
         }

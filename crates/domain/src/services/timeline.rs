@@ -3,7 +3,7 @@ use std::sync::Arc;
 use super::EventMaker;
 use crate::DomainError;
 use crate::model::*;
-use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, IdSource, MessageRepository};
+use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, IdSource, MessageRepository, Repositories};
 
 /// Compare-and-set attempts before a status update gives up for this pass.
 pub(crate) const CAS_ATTEMPTS: usize = 3;
@@ -33,15 +33,8 @@ pub(crate) struct Accepted<'a> {
 }
 
 impl Timeline {
-    pub(crate) fn new(
-        messages: Arc<dyn MessageRepository>,
-        carts: Arc<dyn CartRepository>,
-        activities: Arc<dyn ActivityRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdSource>,
-        events: EventMaker,
-    ) -> Self {
-        Self { messages, carts, activities, clock, ids, events }
+    pub(crate) fn new(repos: &Repositories, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, events: EventMaker) -> Self {
+        Self { messages: repos.messages.clone(), carts: repos.carts.clone(), activities: repos.activities.clone(), clock, ids, events }
     }
 
     /// Records a message the contact sent on `line`, once: `false` when it was already stored

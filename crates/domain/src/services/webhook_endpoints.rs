@@ -33,11 +33,17 @@ pub struct EventListQuery {
     pub offset: Option<String>,
 }
 
-/// Raw page of an endpoint's attempts.
+/// A raw page of endpoints or of an endpoint's attempts.
 #[derive(Debug, Clone, Default)]
-pub struct AttemptListQuery {
+pub struct WebhookPageQuery {
     pub limit: Option<String>,
     pub offset: Option<String>,
+}
+
+impl WebhookPageQuery {
+    fn page(&self) -> Result<PageRequest, DomainError> {
+        PageRequest::parse(self.limit.as_deref(), self.offset.as_deref(), WEBHOOK_PAGES).map_err(DomainError::Validation)
+    }
 }
 
 /// An endpoint with the secret that signs its deliveries: shown when the endpoint is made and
@@ -142,9 +148,8 @@ impl WebhookEndpointService {
         Ok(EndpointWithSecret { endpoint, secret })
     }
 
-    pub async fn list(&self, agent: &AgentId, query: AttemptListQuery) -> Result<Page<WebhookEndpoint>, DomainError> {
-        let page = PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), WEBHOOK_PAGES).map_err(DomainError::Validation)?;
-        Ok(self.endpoints.list(agent, page).await?)
+    pub async fn list(&self, agent: &AgentId, query: WebhookPageQuery) -> Result<Page<WebhookEndpoint>, DomainError> {
+        Ok(self.endpoints.list(agent, query.page()?).await?)
     }
 
     pub async fn get(&self, agent: &AgentId, id: &EndpointId) -> Result<WebhookEndpoint, DomainError> {
@@ -221,9 +226,8 @@ impl WebhookEndpointService {
     }
 
     /// The endpoint's delivery attempts, newest first.
-    pub async fn attempts(&self, agent: &AgentId, id: &EndpointId, query: AttemptListQuery) -> Result<Page<DeliveryAttempt>, DomainError> {
-        let page = PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), WEBHOOK_PAGES).map_err(DomainError::Validation)?;
-        Ok(self.events.attempts(agent, id, page).await?)
+    pub async fn attempts(&self, agent: &AgentId, id: &EndpointId, query: WebhookPageQuery) -> Result<Page<DeliveryAttempt>, DomainError> {
+        Ok(self.events.attempts(agent, id, query.page()?).await?)
     }
 
     /// Sends an event to an endpoint again, now (or for the first time, when the endpoint was

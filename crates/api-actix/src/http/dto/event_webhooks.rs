@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::http::extract::double_option;
-use parley_domain::services::{AttemptListQuery, EndpointPatchInput, EndpointWithSecret, EventListQuery, NewEndpointInput, Patch};
+use parley_domain::services::{EndpointPatchInput, EndpointWithSecret, EventListQuery, NewEndpointInput, Patch, WebhookPageQuery};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
@@ -191,7 +191,7 @@ pub struct WebhookPageParams {
     pub offset: Option<String>,
 }
 
-impl From<WebhookPageParams> for AttemptListQuery {
+impl From<WebhookPageParams> for WebhookPageQuery {
     fn from(p: WebhookPageParams) -> Self {
         Self { limit: p.limit, offset: p.offset }
     }
