@@ -244,8 +244,10 @@ async fn a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses(
     let list = app.get("/v1/activities", &app.a.secret).await;
     assert_eq!(list.data()[0]["id"], other, "a new activity is newer still");
     app.tick();
-    // The platform's times have whole seconds: one second on, surely after the replies.
-    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.thanks", now() + 1, "Thanks!")])).await;
+    // The platform's times have whole seconds: one second on from the app's clock (which the
+    // ticks above moved past the wall clock), surely after the replies.
+    let after_replies = parley_domain::ports::Clock::now(&*app.clock).timestamp() + 1;
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.thanks", after_replies, "Thanks!")])).await;
     let list = poll(&app, "/v1/activities", |d| d[0]["id"] == activity).await;
     assert_eq!(list[0]["last_message"]["text"], "Thanks!");
     assert_eq!(list[0]["last_message"]["direction"], "inbound");
