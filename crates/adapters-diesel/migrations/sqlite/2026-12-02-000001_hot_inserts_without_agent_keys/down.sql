@@ -1,0 +1,4 @@
+-- Nothing to change on SQLite. PostgreSQL drops the `messages → agents` and `events → agents`
+-- foreign keys in this step because concurrent inserts shared a lock on the agent's row; SQLite
+-- has one writer at a time, and its foreign-key check is one index probe. The twin keeps the
+-- two backends' migrations in step.
