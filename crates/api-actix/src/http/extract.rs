@@ -192,6 +192,17 @@ pub async fn body_bytes(req: &HttpRequest, payload: web::Payload, limit: usize) 
     }
 }
 
+/// An optional integer, written `1` or `1.0` (JSON Schema's integers; Python's `json.dumps`
+/// writes floats so); a fraction, or anything but a number, is `INVALID_JSON` as before.
+pub fn option_integral<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None => Ok(None),
+        Some(v) => parley_domain::model::integral::integral_i64(&v)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom(format!("invalid value: {v}, expected an integer"))),
+    }
+}
+
 /// For PATCH fields: absent → `None`, `null` → `Some(None)`, a value → `Some(Some(v))`.
 pub fn double_option<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)

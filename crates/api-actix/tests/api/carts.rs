@@ -296,6 +296,10 @@ async fn qty_that_is_not_an_integer_is_400_naming_the_entry(app: TestApp) {
     }
     let r = app.post("/v1/carts", &app.a.publishable, json!({"items": [{"id": "p1"}]})).await;
     assert_invalid(&r, &["items[0].qty"]);
+    // An integral float is that integer (JSON Schema's integers; Python's `json.dumps` writes them).
+    let code = cart(&app, &app.a.publishable, json!([{"id": "p1", "qty": 2.0}])).await;
+    let r = app.get(&format!("/v1/carts/{code}"), &app.a.publishable).await;
+    assert_eq!(r.data()["items"][0]["qty"], json!(2));
 }
 
 async fn a_missing_product_id_is_400_naming_the_entry(app: TestApp) {

@@ -396,6 +396,11 @@ async fn patch_merges_custom_attributes_and_null_removes_a_key(app: TestApp) {
     r.assert_status(200);
     assert_eq!(r.data()["custom_attributes"], json!({"tier": "silver", "n": 1, "vip": true}));
     assert_eq!(app.get(&path, &app.a.secret).await.data()["custom_attributes"], json!({"tier": "silver", "n": 1, "vip": true}));
+    // A key no attribute can have is refused in a patch too, even as a removal (the document
+    // says keys are 1–128 characters).
+    for bad in [json!({"": null}), json!({"": 1}), json!({" ": null})] {
+        assert_invalid(&app.patch(&path, &app.a.secret, json!({"custom_attributes": bad})).await, "custom_attributes");
+    }
 }
 
 async fn patch_rejects_attributes_that_would_exceed_50_keys(app: TestApp) {

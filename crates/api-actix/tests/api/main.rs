@@ -8,6 +8,7 @@
 mod common;
 
 mod activities;
+mod api_document;
 mod browser;
 mod carts;
 mod catalog;

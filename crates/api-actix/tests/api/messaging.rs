@@ -423,7 +423,10 @@ async fn send_with_parameters_posts_the_exact_graph_request_and_creates_a_pendin
         .mount_as_scoped(&server)
         .await;
 
-    let r = app.post(&send_uri("9001"), &app.a.secret, order_send("+1 415-555-0100", Some("orders-2026.05"))).await;
+    // `0.0` is the integer 0 (Python's `json.dumps` writes floats so): the same wire body.
+    let mut campaign_send = order_send("+1 415-555-0100", Some("orders-2026.05"));
+    campaign_send["components"][2]["index"] = json!(0.0);
+    let r = app.post(&send_uri("9001"), &app.a.secret, campaign_send).await;
     r.assert_status(200);
     assert_eq!(r.body, json!({"data": {"message_sent": true, "message_id": wamid, "parsed_message": ORDER_PARSED}}));
 
@@ -530,6 +533,10 @@ async fn invalid_sends_are_400_naming_the_problem_and_reach_nothing(backend: &st
         let found = issues(&r);
         assert!(found.iter().any(|(f, i)| f == field && i.contains(issue)), "expected {field:?} ~ {issue:?} for {body}, got {found:?}");
     }
+    // A button index that is not an integer is not JSON the API reads.
+    let mut fractional = order_send("14155550100", None);
+    fractional["components"][2]["index"] = json!(0.5);
+    app.post(&send_uri("9001"), &app.a.secret, fractional).await.assert_error(400, "INVALID_JSON");
     // Only the named problem is reported for a send that is otherwise right.
     let r = app.post(&send_uri("9001"), &app.a.secret, order_send("12ab34", None)).await;
     assert_eq!(issues(&r).iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(), ["to"], "{}", r.body);

@@ -156,9 +156,7 @@ impl CustomAttributes {
         if map.len() > Self::MAX_KEYS {
             return Err(FieldError::new(field, format!("must have at most {} keys", Self::MAX_KEYS)));
         }
-        if map.keys().any(|k| k.trim().is_empty() || k.chars().count() > 128) {
-            return Err(FieldError::new(field, "keys must be 1 to 128 characters"));
-        }
+        Self::check_keys(&map)?;
         if Value::Object(map.clone()).to_string().len() > Self::MAX_BYTES {
             return Err(FieldError::new(field, "must be at most 16 KiB of JSON"));
         }
@@ -171,6 +169,13 @@ impl CustomAttributes {
     pub fn received(map: Map<String, Value>) -> Result<Self, FieldError> {
         Self::check_text(&map)?;
         Self::new(map)
+    }
+
+    fn check_keys(map: &Map<String, Value>) -> Result<(), FieldError> {
+        if map.keys().any(|k| k.trim().is_empty() || k.chars().count() > 128) {
+            return Err(FieldError::new("custom_attributes", "keys must be 1 to 128 characters"));
+        }
+        Ok(())
     }
 
     fn check_text(map: &Map<String, Value>) -> Result<(), FieldError> {
@@ -190,9 +195,11 @@ impl CustomAttributes {
     }
 
     /// Applies a merge patch: keys set to null are removed, others replaced, the rest kept.
-    /// The patch is checked like [`received`](Self::received) attributes.
+    /// The patch is checked like [`received`](Self::received) attributes, its removals too (a
+    /// key no attribute can have is refused, not ignored).
     pub fn merged(&self, patch: Map<String, Value>) -> Result<Self, FieldError> {
         Self::check_text(&patch)?;
+        Self::check_keys(&patch)?;
         let mut merged = self.0.clone();
         for (k, v) in patch {
             if v.is_null() {
@@ -263,5 +270,13 @@ mod tests {
         assert!(CustomAttributes::new(too_many).is_err());
         let too_big: Map<String, Value> = [("k".to_string(), json!("x".repeat(17 * 1024)))].into_iter().collect();
         assert!(CustomAttributes::new(too_big).is_err());
+    }
+
+    #[test]
+    fn a_patch_that_removes_a_key_no_attribute_can_have_is_refused() {
+        let base = CustomAttributes::new(json!({"a": 1}).as_object().unwrap().clone()).unwrap();
+        for bad in [json!({"": null}), json!({" ": null}), json!({"": 1}), json!({"k".repeat(129): null})] {
+            assert!(base.merged(bad.as_object().unwrap().clone()).is_err(), "{bad}");
+        }
     }
 }

@@ -11,6 +11,7 @@ pub mod delivery_schedule;
 pub mod event;
 pub mod execution;
 pub mod ids;
+pub mod integral;
 pub mod line;
 pub mod message;
 pub mod message_content;

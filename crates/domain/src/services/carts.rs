@@ -49,7 +49,7 @@ impl CartService {
         let mut wanted: Vec<(usize, ProductId, Option<u8>)> = Vec::with_capacity(items.len());
         let mut seen: HashMap<String, usize> = HashMap::new();
         for (i, item) in items.into_iter().enumerate() {
-            let qty = match item.qty.as_ref().and_then(Value::as_u64) {
+            let qty = match item.qty.as_ref().and_then(crate::model::integral::integral_u64) {
                 Some(q @ 1..=99) => Some(q as u8),
                 _ => {
                     errors.push((i, FieldError::new(format!("items[{i}].qty"), "must be an integer from 1 to 99")));

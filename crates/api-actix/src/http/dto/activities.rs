@@ -19,7 +19,7 @@ pub struct ActivityDto {
     #[schema(example = "act_1nQv8ZpXr3TyLk5bW0cMd7Hs")]
     pub id: String,
     /// open, closed or pending.
-    #[schema(example = "open")]
+    #[schema(value_type = ActivityStatusName, example = "open")]
     pub status: String,
     pub profile_name: String,
     pub channel_identifiers: Vec<String>,
@@ -109,7 +109,7 @@ pub struct ActivityListParams {
     #[param(
         min_length = 1,
         max_length = 100,
-        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
     )]
     pub search: Option<String>,
 }
@@ -124,11 +124,11 @@ pub struct UpdateActivity {
     pub status: Option<Option<String>>,
     /// A user id, 1–128 characters, or null.
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>, min_length = 1, max_length = 128, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 128, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub assigned_to: Option<Option<String>>,
     /// Renames the contact: 1–256 characters, cannot be null.
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = String, required = false, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub profile_name: Option<Option<String>>,
 }
 
@@ -157,7 +157,7 @@ pub struct DetachTagParams {
     #[param(
         required = true,
         min_length = 1,
-        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
     )]
     pub tag_id: Option<String>,
 }

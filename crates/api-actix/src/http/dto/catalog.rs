@@ -41,6 +41,7 @@ pub struct ProductDto {
     #[schema(example = "prd_thermos_500")]
     pub id: String,
     /// product or service.
+    #[schema(value_type = ProductKindName)]
     pub kind: String,
     pub title: String,
     pub description: String,
@@ -130,7 +131,7 @@ pub struct SearchParams {
         required = true,
         min_length = 1,
         max_length = 500,
-        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
         example = "something to keep my coffee hot"
     )]
     pub q: Option<String>,
@@ -146,6 +147,7 @@ pub struct SearchResultDto {
     #[schema(example = "prd_thermos_500")]
     pub id: String,
     /// product or service.
+    #[schema(value_type = ProductKindName)]
     pub kind: String,
     pub title: String,
     /// ISO 4217.

@@ -11,7 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 pub struct ChannelDto {
     pub channel_id: String,
     /// whatsapp, instagram, messenger, email, sms or webchat.
-    #[schema(example = "whatsapp")]
+    #[schema(value_type = ChannelTypeName, example = "whatsapp")]
     pub channel_type: String,
 }
 
@@ -69,11 +69,14 @@ fn attributes_schema(kind: utoipa::openapi::schema::SchemaType) -> utoipa::opena
         .schema_type(Type::String)
         .min_length(Some(1))
         .max_length(Some(128))
-        .pattern(Some(r"[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"));
+        .pattern(Some(r"\S"));
     ObjectBuilder::new()
         .schema_type(kind)
         .max_properties(Some(50))
         .property_names(Some(key))
+        // Values are any JSON; said outright, since generators read an object that names no
+        // property and allows none as one that can hold nothing.
+        .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(true)))
         .description(Some("A JSON object of at most 50 keys (1–128 characters each) and 16 KiB of JSON."))
         .build()
 }
@@ -86,12 +89,12 @@ pub struct CreateContact {
     pub channel_type: Option<String>,
     /// Required. Phone channels: 7–15 digits after removing `+`, spaces and dashes. Email: an address.
     /// Other channels: 1–256 characters.
-    #[schema(value_type = String, required = true, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub channel_id: Option<String>,
     /// Defaults to the channel id; 1–256 characters.
     #[schema(
         max_length = 256,
-        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
     )]
     pub profile_name: Option<String>,
     /// An address of at most 254 characters (stored lowercase).
@@ -125,7 +128,7 @@ impl From<CreateContact> for NewContactInput {
 pub struct UpdateContact {
     /// 1–256 characters; cannot be cleared.
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = String, required = false, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub profile_name: Option<Option<String>>,
     /// An address of at most 254 characters, or null to clear.
     #[serde(default, deserialize_with = "double_option")]

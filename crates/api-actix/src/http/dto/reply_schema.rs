@@ -87,7 +87,7 @@ struct ReplyText {
     #[schema(
         min_length = 1,
         max_length = 4096,
-        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
     )]
     body: String,
     /// Whether the platform may show a preview of the first link. Default false.
@@ -128,7 +128,7 @@ struct ReplyDocument {
     #[schema(
         min_length = 1,
         max_length = 255,
-        pattern = r"^[^\x00-\x1f\x7f-\x9f/\\]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f/\\][^\x00-\x1f\x7f-\x9f/\\]*$"
+        pattern = r"^[^\x00-\x1f\x7f-\x9f/\\]*[^\s\x00-\x1f\x7f-\x9f/\\][^\x00-\x1f\x7f-\x9f/\\]*$"
     )]
     filename: Option<String>,
 }

@@ -38,7 +38,7 @@ impl From<Tag> for TagDto {
 #[serde(deny_unknown_fields)]
 pub struct CreateTag {
     /// Required; trimmed, 1–64 characters, unique per agent ignoring case.
-    #[schema(value_type = String, required = true, min_length = 1, max_length = 64, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 64, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub name: Option<String>,
     /// `#rrggbb`; a default gray when absent.
     #[schema(pattern = "^#[0-9a-fA-F]{6}$")]
@@ -60,7 +60,7 @@ impl From<CreateTag> for NewTagInput {
 pub struct UpdateTag {
     /// Trimmed, 1–64 characters; cannot be cleared.
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = String, required = false, min_length = 1, max_length = 64, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 64, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub name: Option<Option<String>>,
     /// `#rrggbb`; cannot be cleared.
     #[serde(default, deserialize_with = "double_option")]

@@ -88,7 +88,9 @@ pub struct SendComponentBody {
     pub kind: Option<String>,
     /// Buttons: quick_reply or url.
     pub sub_type: Option<String>,
-    /// Buttons: the template button's position, from 0.
+    /// Buttons: the template button's position, from 0 (`1.0` is read as `1`).
+    #[serde(default, deserialize_with = "crate::http::extract::option_integral")]
+    #[schema(value_type = Option<i64>)]
     pub index: Option<i64>,
     #[serde(default, deserialize_with = "option_objects")]
     pub parameters: Option<Vec<SendParameterBody>>,
@@ -155,6 +157,7 @@ pub struct ExecutionDto {
     /// Null when the platform refused the send outright.
     pub message_id: Option<String>,
     /// sent, delivered, read or failed.
+    #[schema(value_type = ExecutionStatusName)]
     pub status: String,
     pub error_message: Option<String>,
     #[schema(format = DateTime)]

@@ -15,11 +15,9 @@ pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
 }
 
 /// Snapshot products and quantities behind a 7-character code, valid for 90 days.
-#[utoipa::path(post, path = "/v1/carts", tag = "Carts", security(("api_key" = [])), request_body = CreateCart,
+#[utoipa::path(post, path = "/v1/carts", tag = "Carts", security(("secret_key" = []), ("publishable_key" = [])), request_body = CreateCart,
     responses((status = 201, body = DataBody<CartCreatedDto>),
-        (status = 400, description = "Bad items: each is named in details (unknown, draft or foreign products, duplicates, bad quantities)", body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+        (status = 400, description = "Bad items: each is named in details (unknown, draft or foreign products, duplicates, bad quantities)", body = ErrorBody)))]
 pub async fn create_cart(caller: PublishableKey, state: Data<AppState>, body: Json<Object<CreateCart>>) -> ApiResult<HttpResponse> {
     let cart = state.carts.create(caller.agent(), body.into_inner().into_inner().into_items()).await?;
     let url = state.config.storefront_url.as_ref().map(|base| format!("{base}/c/{}", cart.code.as_str()));
@@ -27,9 +25,9 @@ pub async fn create_cart(caller: PublishableKey, state: Data<AppState>, body: Js
 }
 
 /// Read a cart: its products exactly as they were when it was made.
-#[utoipa::path(get, path = "/v1/carts/{code}", tag = "Carts", security(("api_key" = [])),
+#[utoipa::path(get, path = "/v1/carts/{code}", tag = "Carts", security(("secret_key" = []), ("publishable_key" = [])),
     params(("code" = String, Path, description = "The cart's 7-character code")),
-    responses((status = 200, body = DataBody<CartDto>), (status = 401, body = ErrorBody),
+    responses((status = 200, body = DataBody<CartDto>),
         (status = 404, description = "Unknown code, or another agent's cart", body = ErrorBody),
         (status = 410, description = "The cart is older than 90 days", body = ErrorBody)))]
 pub async fn get_cart(caller: PublishableKey, state: Data<AppState>, code: Path<String>) -> ApiResult<HttpResponse> {

@@ -17,8 +17,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
 }
 
 /// List contacts, newest first.
-#[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), params(ContactListParams),
-    responses((status = 200, body = PageBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+#[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("secret_key" = [])), params(ContactListParams),
+    responses((status = 200, body = PageBody<ContactDto>), (status = 400, body = ErrorBody)))]
 pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
     let query = query.into_inner();
     let contacts = state.contacts.list(caller.agent(), ContactListQuery { limit: query.limit, offset: query.offset }).await?;
@@ -26,30 +26,28 @@ pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Quer
 }
 
 /// Fetch one contact.
-#[utoipa::path(get, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])),
+#[utoipa::path(get, path = "/v1/contacts/{id}", tag = "Contacts", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Contact id")),
-    responses((status = 200, body = DataBody<ContactDto>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<ContactDto>), (status = 404, body = ErrorBody)))]
 pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
     let contact = state.contacts.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(ContactDto::from(contact)))
 }
 
 /// Create a contact on one channel.
-#[utoipa::path(post, path = "/v1/contacts", tag = "Contacts", security(("api_key" = [])), request_body = CreateContact,
-    responses((status = 201, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/contacts", tag = "Contacts", security(("secret_key" = [])), request_body = CreateContact,
+    responses((status = 201, body = DataBody<ContactDto>), (status = 400, body = ErrorBody),
+        (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody)))]
 pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateContact>>) -> ApiResult<HttpResponse> {
     let contact = state.contacts.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(ContactDto::from(contact)))
 }
 
 /// Change a contact's name, email, notes or custom attributes.
-#[utoipa::path(patch, path = "/v1/contacts/{id}", tag = "Contacts", security(("api_key" = [])), request_body = UpdateContact,
+#[utoipa::path(patch, path = "/v1/contacts/{id}", tag = "Contacts", security(("secret_key" = [])), request_body = UpdateContact,
     params(("id" = String, Path, description = "Contact id")),
-    responses((status = 200, body = DataBody<ContactDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<ContactDto>), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
 pub async fn update_contact(
     caller: SecretKey,
     state: Data<AppState>,

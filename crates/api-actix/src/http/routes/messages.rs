@@ -21,10 +21,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
 }
 
 /// An activity's messages in both directions, newest first.
-#[utoipa::path(get, path = "/v1/activities/{id}/messages", tag = "Messages", security(("api_key" = [])),
+#[utoipa::path(get, path = "/v1/activities/{id}/messages", tag = "Messages", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id"), MessageListParams),
-    responses((status = 200, body = PageBody<MessageDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = PageBody<MessageDto>), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn list_messages(
     caller: SecretKey,
     state: Data<AppState>,
@@ -38,9 +37,9 @@ pub async fn list_messages(
 }
 
 /// One message of an activity.
-#[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}", tag = "Messages", security(("api_key" = [])),
+#[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}", tag = "Messages", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
-    responses((status = 200, body = DataBody<MessageDto>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    responses((status = 200, body = DataBody<MessageDto>),
         (status = 404, body = ErrorBody)))]
 pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<ActivityId, MessageId>) -> ApiResult<HttpResponse> {
     let PathIds(activity, message) = ids;
@@ -51,16 +50,14 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
 /// Reply to the contact in free form (text, or media by link) through the line they last wrote
 /// to, within 24 hours of their last message. With an `Idempotency-Key` header, a retry with the
 /// same key and body within 24 hours answers the first response again and sends nothing.
-#[utoipa::path(post, path = "/v1/activities/{id}/messages", tag = "Messages", security(("api_key" = [])), request_body = ReplyBody,
+#[utoipa::path(post, path = "/v1/activities/{id}/messages", tag = "Messages", security(("secret_key" = [])), request_body = ReplyBody,
     params(("id" = String, Path, description = "Activity id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
-    responses((status = 201, body = DataBody<MessageDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+    responses((status = 201, body = DataBody<MessageDto>), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 422, description = "WINDOW_CLOSED (more than 24 hours since the contact last wrote, or never: send a template), \
             CHANNEL_UNSUPPORTED (no WhatsApp number), or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
-        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody)))]
 pub async fn send_reply(
     caller: SecretKey,
     state: Data<AppState>,
@@ -80,10 +77,9 @@ async fn reply(state: &AppState, caller: &SecretKey, activity: &ActivityId, body
 
 /// The file of an inbound image, video, audio, document or sticker, streamed from the platform
 /// with its content type. The platform keeps media for a limited time (about 30 days).
-#[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}/media", tag = "Messages", security(("api_key" = [])),
+#[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}/media", tag = "Messages", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
     responses((status = 200, description = "The file, in its content type", content_type = "application/octet-stream", body = Vec<u8>),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, description = "Unknown message, a message without an inbound file, or a file the platform no longer has", body = ErrorBody),
         (status = 502, description = "The platform failed or timed out", body = ErrorBody)))]
 pub async fn get_media(caller: SecretKey, state: Data<AppState>, ids: PathIds<ActivityId, MessageId>) -> ApiResult<HttpResponse> {

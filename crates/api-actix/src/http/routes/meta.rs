@@ -1,11 +1,9 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::DomainError;
-use utoipa::OpenApi;
 
 use super::open_resource;
 use crate::http::error::ApiResult;
-use crate::http::openapi::ApiDoc;
 use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -29,7 +27,11 @@ pub async fn readyz(state: Data<AppState>) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(serde_json::json!({"status": "ready", "database": state.health.backend()})))
 }
 
-/// The OpenAPI 3.1 document of this API (no key needed).
+/// The OpenAPI 3.1 document of this API (no key needed), readable from any origin so browser
+/// tools (Swagger UI, Redoc, a generator's web page) can load it from another site.
 pub async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok().json(ApiDoc::openapi())
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .insert_header(("Access-Control-Allow-Origin", "*"))
+        .body(crate::http::openapi::document())
 }

@@ -15,29 +15,27 @@ pub fn routes(cfg: &mut ServiceConfig) {
 }
 
 /// List the agent's tags, by name.
-#[utoipa::path(get, path = "/v1/tags", tag = "Tags", security(("api_key" = [])),
-    responses((status = 200, body = DataBody<Vec<TagDto>>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+#[utoipa::path(get, path = "/v1/tags", tag = "Tags", security(("secret_key" = [])),
+    responses((status = 200, body = DataBody<Vec<TagDto>>)))]
 pub async fn list_tags(caller: SecretKey, state: Data<AppState>) -> ApiResult<HttpResponse> {
     let tags = state.tags.list(caller.agent()).await?;
     Ok(ok(tags.into_iter().map(TagDto::from).collect::<Vec<_>>()))
 }
 
 /// Create a tag.
-#[utoipa::path(post, path = "/v1/tags", tag = "Tags", security(("api_key" = [])), request_body = CreateTag,
-    responses((status = 201, body = DataBody<TagDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 409, description = "A tag of that name exists (names ignore case)", body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/tags", tag = "Tags", security(("secret_key" = [])), request_body = CreateTag,
+    responses((status = 201, body = DataBody<TagDto>), (status = 400, body = ErrorBody),
+        (status = 409, description = "A tag of that name exists (names ignore case)", body = ErrorBody)))]
 pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateTag>>) -> ApiResult<HttpResponse> {
     let tag = state.tags.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(TagDto::from(tag)))
 }
 
 /// Change a tag's name, color or description.
-#[utoipa::path(patch, path = "/v1/tags/{id}", tag = "Tags", security(("api_key" = [])), request_body = UpdateTag,
+#[utoipa::path(patch, path = "/v1/tags/{id}", tag = "Tags", security(("secret_key" = [])), request_body = UpdateTag,
     params(("id" = String, Path, description = "Tag id")),
-    responses((status = 200, body = DataBody<TagDto>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<TagDto>), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn update_tag(
     caller: SecretKey,
     state: Data<AppState>,
@@ -49,9 +47,9 @@ pub async fn update_tag(
 }
 
 /// Delete a tag; it is detached from every activity.
-#[utoipa::path(delete, path = "/v1/tags/{id}", tag = "Tags", security(("api_key" = [])),
+#[utoipa::path(delete, path = "/v1/tags/{id}", tag = "Tags", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Tag id")),
-    responses((status = 200, body = DataBody<Deleted>), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<Deleted>), (status = 404, body = ErrorBody)))]
 pub async fn delete_tag(caller: SecretKey, state: Data<AppState>, id: PathId<TagId>) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state.tags.delete(caller.agent(), &id).await?;

@@ -1,10 +1,20 @@
 //! The OpenAPI 3.1 document, generated from the handlers' annotations. Committed as
-//! `docs/openapi.json`; `cargo xtask codegen --check` and a test fail when it is stale.
+//! `docs/openapi.json`; `cargo xtask codegen --check` and a test fail when it is stale, and the
+//! check also validates it against the OpenAPI 3.1 schema (docs/api-document.md).
+
+mod conditional;
+mod free_form;
+mod references;
+mod responses;
+
+use std::sync::OnceLock;
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use crate::http::dto::ProductKindName;
 use crate::http::limits::openapi::RateLimitDocs;
+use responses::CommonResponses;
 use crate::http::routes::{activities, campaigns, carts, catalog, contacts, event_webhooks, messages, tags, templates};
 
 #[derive(OpenApi)]
@@ -14,9 +24,9 @@ use crate::http::routes::{activities, campaigns, carts, catalog, contacts, event
         description = "Conversations, contacts, tags, a product catalog and shareable carts for a business agent that sells over chat. \
             Every request carries `X-API-Key`; all data is scoped to the key's agent. \
             Errors have the shape `{\"error\":{\"code\",\"message\",\"details\",\"request_id\"}}`.",
-        license(name = "Apache-2.0")
+        license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
-    servers((url = "/", description = "This server")),
+    servers((url = "http://127.0.0.1:8080", description = "`parley serve` on its default address; point clients at your deployment's base URL")),
     paths(
         tags::list_tags, tags::create_tag, tags::update_tag, tags::delete_tag,
         activities::list_activities, activities::get_activity, activities::update_activity,
@@ -32,7 +42,9 @@ use crate::http::routes::{activities, campaigns, carts, catalog, contacts, event
         event_webhooks::test_endpoint, event_webhooks::list_attempts,
         event_webhooks::list_events, event_webhooks::get_event, event_webhooks::redeliver,
     ),
-    modifiers(&ApiKeyAuth, &RateLimitDocs),
+    // Types that only query parameters name, which utoipa does not register by itself.
+    components(schemas(ProductKindName)),
+    modifiers(&ApiKeyAuth, &CommonResponses, &RateLimitDocs),
     tags(
         (name = "Tags", description = "Labels that organize activities"),
         (name = "Activities", description = "Conversations, one per contact"),
@@ -51,19 +63,34 @@ struct ApiKeyAuth;
 impl Modify for ApiKeyAuth {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
+        // Two schemes on the one header, so each operation says which keys it takes: catalog and
+        // cart operations list both, every other operation the secret key alone (and answers a
+        // publishable key 403, which `CommonResponses` documents from that).
         components.add_security_scheme(
-            "api_key",
+            responses::SECRET_KEY,
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description("X-API-Key", "A secret key (`sk_…`): server side only"))),
+        );
+        components.add_security_scheme(
+            responses::PUBLISHABLE_KEY,
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "X-API-Key",
-                "A secret key (sk_…), or a publishable key (pk_…) on catalog and cart endpoints",
+                "A publishable key (`pk_…`): safe in browser code; catalog and cart operations only",
             ))),
         );
     }
 }
 
-/// The document as committed: pretty JSON with a trailing newline.
-pub fn document() -> String {
-    let mut json = ApiDoc::openapi().to_pretty_json().expect("the OpenAPI document serializes");
-    json.push('\n');
-    json
+/// The document as served and committed: pretty JSON with a trailing newline, each resource
+/// inline copy replaced by a reference to its component ([`references`]).
+pub fn document() -> &'static str {
+    static DOCUMENT: OnceLock<String> = OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        let mut value = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serializes");
+        references::share_components(&mut value);
+        conditional::add(&mut value);
+        free_form::open(&mut value);
+        let mut json = serde_json::to_string_pretty(&value).expect("JSON values serialize");
+        json.push('\n');
+        json
+    })
 }
