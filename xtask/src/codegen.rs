@@ -1,4 +1,5 @@
-//! `cargo xtask codegen [--check]`: files generated from the code.
+//! `cargo xtask codegen [--check]`: files generated from the code, the OpenAPI document checked
+//! first ([`crate::api_document`]).
 
 use crate::{cargo, root};
 
@@ -13,6 +14,10 @@ pub fn codegen(check: bool) -> Result<(), String> {
         return Err(format!("`parley openapi` failed:\n{}", String::from_utf8_lossy(&out.stderr)));
     }
     let generated = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
+    let problems = crate::api_document::problems(&generated);
+    if !problems.is_empty() {
+        return Err(format!("the OpenAPI document has {} problem(s):\n  {}", problems.len(), problems.join("\n  ")));
+    }
     let path = root().join(OPENAPI);
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     if generated == committed {

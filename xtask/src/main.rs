@@ -12,6 +12,7 @@
 //!
 //! Its one dependency, sha2, is small: it checks the model's weights.
 
+mod api_document;
 mod bench;
 mod codegen;
 mod distill;

@@ -375,7 +375,7 @@ fn place(body: &[u8], count: usize, expected: Option<usize>) -> Result<Vec<Vec<f
     }
     let mut width = expected;
     let mut slots: Vec<Option<Vec<f32>>> = vec![None; count];
-    for mut item in response.data {
+    for item in response.data {
         let index = item.index;
         let Some(slot) = slots.get_mut(index) else {
             return Err(EmbedError::Failed(format!("the embeddings service returned index {index} for a batch of {count} texts")));
@@ -383,7 +383,9 @@ fn place(body: &[u8], count: usize, expected: Option<usize>) -> Result<Vec<Vec<f
         if slot.is_some() {
             return Err(EmbedError::Failed(format!("the embeddings service returned index {index} twice")));
         }
-        let len = item.embedding.len();
+        #[allow(clippy::cast_possible_truncation)] // narrowing is the point: beyond f32 is infinite, refused below
+        let mut embedding: Vec<f32> = item.embedding.iter().map(|&x| x as f32).collect();
+        let len = embedding.len();
         match width {
             Some(w) if len != w => {
                 return Err(EmbedError::Failed(format!(
@@ -394,11 +396,11 @@ fn place(body: &[u8], count: usize, expected: Option<usize>) -> Result<Vec<Vec<f
             None => width = Some(len),
             Some(_) => {}
         }
-        if !item.embedding.iter().all(|x| x.is_finite()) {
+        if !embedding.iter().all(|x| x.is_finite()) {
             return Err(EmbedError::Failed(format!("the embeddings service returned a non-finite number at index {index}")));
         }
-        normalize(&mut item.embedding);
-        *slot = Some(item.embedding);
+        normalize(&mut embedding);
+        *slot = Some(embedding);
     }
     // The count matched and no index repeated, so every slot is filled.
     slots.into_iter().collect::<Option<Vec<_>>>().ok_or_else(|| EmbedError::Failed("the embeddings service skipped an index".into()))

@@ -23,7 +23,10 @@ pub(super) struct EmbeddingResponse {
 pub(super) struct EmbeddingItem {
     /// The position of the text in the request's `input`; items may come in any order.
     pub index: usize,
-    pub embedding: Vec<f32>,
+    /// Read as f64 and narrowed by `place`, so a number beyond f32 is refused as non-finite
+    /// whatever serde_json's float features (with `float_roundtrip`, which a workspace build
+    /// may enable, an f32 out of range is a parse error instead).
+    pub embedding: Vec<f64>,
 }
 
 /// OpenAI's `{"error": {"message", "type", "param", "code"}}`; some compatible servers send

@@ -13,7 +13,8 @@ fn operations(document: &Value) -> Vec<(String, String, Vec<String>)> {
     for (path, item) in document["paths"].as_object().unwrap() {
         for method in METHODS {
             if let Some(op) = item.get(method) {
-                let filled: String = path.split('/').map(|s| if s.starts_with('{') { "unknown_1" } else { s }).collect::<Vec<_>>().join("/");
+                let filled: String =
+                    path.split('/').map(|s| if s.starts_with('{') { "unknown_1" } else { s }).collect::<Vec<_>>().join("/");
                 found.push((method.to_uppercase(), filled, op["responses"].as_object().unwrap().keys().cloned().collect()));
             }
         }
@@ -28,10 +29,8 @@ async fn a_publishable_key_is_403_exactly_where_the_document_says(app: TestApp) 
     let ops = operations(&document);
     assert!(ops.len() > 30, "{} operations", ops.len());
     for (method, path, statuses) in ops {
-        let mut req = TestRequest::default()
-            .method(method.parse().unwrap())
-            .uri(&path)
-            .insert_header(("X-API-Key", app.a.publishable.as_str()));
+        let mut req =
+            TestRequest::default().method(method.parse().unwrap()).uri(&path).insert_header(("X-API-Key", app.a.publishable.as_str()));
         if method != "GET" && method != "DELETE" {
             req = req.set_json(json!({}));
         }

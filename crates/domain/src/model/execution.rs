@@ -33,7 +33,8 @@ pub enum ExecutionStatus {
 }
 
 impl ExecutionStatus {
-    pub const ALL: [ExecutionStatus; 4] = [ExecutionStatus::Sent, ExecutionStatus::Delivered, ExecutionStatus::Read, ExecutionStatus::Failed];
+    pub const ALL: [ExecutionStatus; 4] =
+        [ExecutionStatus::Sent, ExecutionStatus::Delivered, ExecutionStatus::Read, ExecutionStatus::Failed];
 
     pub fn as_str(self) -> &'static str {
         match self {

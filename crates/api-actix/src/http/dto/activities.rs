@@ -106,11 +106,7 @@ pub struct ActivityListParams {
     #[param(pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
     pub tag: Option<String>,
     /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number: 1–100 characters, none a control character.
-    #[param(
-        min_length = 1,
-        max_length = 100,
-        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
-    )]
+    #[param(min_length = 1, max_length = 100, pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$")]
     pub search: Option<String>,
 }
 
@@ -154,10 +150,6 @@ pub struct AttachTags {
 #[into_params(parameter_in = Query)]
 pub struct DetachTagParams {
     /// The tag to remove.
-    #[param(
-        required = true,
-        min_length = 1,
-        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
-    )]
+    #[param(required = true, min_length = 1, pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$")]
     pub tag_id: Option<String>,
 }

@@ -65,11 +65,7 @@ fn nullable_custom_attributes_schema() -> utoipa::openapi::Object {
 
 fn attributes_schema(kind: utoipa::openapi::schema::SchemaType) -> utoipa::openapi::Object {
     use utoipa::openapi::{ObjectBuilder, Type};
-    let key = ObjectBuilder::new()
-        .schema_type(Type::String)
-        .min_length(Some(1))
-        .max_length(Some(128))
-        .pattern(Some(r"\S"));
+    let key = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(128)).pattern(Some(r"\S"));
     ObjectBuilder::new()
         .schema_type(kind)
         .max_properties(Some(50))
@@ -92,10 +88,7 @@ pub struct CreateContact {
     #[schema(value_type = String, required = true, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub channel_id: Option<String>,
     /// Defaults to the channel id; 1–256 characters.
-    #[schema(
-        max_length = 256,
-        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
-    )]
+    #[schema(max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub profile_name: Option<String>,
     /// An address of at most 254 characters (stored lowercase).
     #[schema(max_length = 254, pattern = r"^[!-?A-~]{1,64}@([!-\-/-?A-~]{1,63}\.)+[!-\-/-?A-~]{1,63}$")]

@@ -14,8 +14,8 @@ use utoipa::{Modify, OpenApi};
 
 use crate::http::dto::ProductKindName;
 use crate::http::limits::openapi::RateLimitDocs;
-use responses::CommonResponses;
 use crate::http::routes::{activities, campaigns, carts, catalog, contacts, event_webhooks, messages, tags, templates};
+use responses::CommonResponses;
 
 #[derive(OpenApi)]
 #[openapi(

@@ -35,9 +35,11 @@ pub struct CommonResponses;
 
 /// Whether the operation accepts a publishable key (its security lists that scheme).
 fn takes_publishable_key(operation: &Operation) -> bool {
-    operation.security.iter().flatten().any(|requirement| {
-        serde_json::to_value(requirement).is_ok_and(|v| v.as_object().is_some_and(|o| o.contains_key(PUBLISHABLE_KEY)))
-    })
+    operation
+        .security
+        .iter()
+        .flatten()
+        .any(|requirement| serde_json::to_value(requirement).is_ok_and(|v| v.as_object().is_some_and(|o| o.contains_key(PUBLISHABLE_KEY))))
 }
 
 fn statuses(path: &str, operation: &Operation) -> Vec<&'static str> {

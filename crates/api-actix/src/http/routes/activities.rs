@@ -21,7 +21,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
 
 /// List activities, most recently updated first, with optional filters.
 #[utoipa::path(get, path = "/v1/activities", tag = "Activities", security(("secret_key" = [])), params(ActivityListParams),
-    responses((status = 200, body = PageBody<ActivityDto>), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = PageBody<ActivityDto>)))]
 pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Query<ActivityListParams>) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
     let query = ActivityListQuery { status: q.status, tag: q.tag, search: q.search, limit: q.limit, offset: q.offset };
@@ -32,7 +32,7 @@ pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Qu
 /// Fetch one activity with its contact and channels.
 #[utoipa::path(get, path = "/v1/activities/{id}", tag = "Activities", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id")),
-    responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<ActivityDetailDto>)))]
 pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: PathId<ActivityId>) -> ApiResult<HttpResponse> {
     let detail = state.activities.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
@@ -41,8 +41,7 @@ pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: PathId<A
 /// Change status or assignee, or rename the contact.
 #[utoipa::path(patch, path = "/v1/activities/{id}", tag = "Activities", security(("secret_key" = [])), request_body = UpdateActivity,
     params(("id" = String, Path, description = "Activity id")),
-    responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<ActivityDetailDto>)))]
 pub async fn update_activity(
     caller: SecretKey,
     state: Data<AppState>,
@@ -56,7 +55,7 @@ pub async fn update_activity(
 /// Attach tags; attaching one twice changes nothing.
 #[utoipa::path(post, path = "/v1/activities/{id}/tags", tag = "Activities", security(("secret_key" = [])), request_body = AttachTags,
     params(("id" = String, Path, description = "Activity id")),
-    responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody),
+    responses((status = 200, body = DataBody<ActivityDetailDto>),
         (status = 404, description = "Unknown activity, or tags not found (named in details)", body = ErrorBody)))]
 pub async fn attach_tags(
     caller: SecretKey,
@@ -71,8 +70,7 @@ pub async fn attach_tags(
 /// Remove one tag; removing a tag that is not attached is a no-op.
 #[utoipa::path(delete, path = "/v1/activities/{id}/tags", tag = "Activities", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id"), DetachTagParams),
-    responses((status = 200, body = DataBody<ActivityDetailDto>), (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<ActivityDetailDto>)))]
 pub async fn detach_tag(
     caller: SecretKey,
     state: Data<AppState>,

@@ -16,7 +16,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// `since` = the newest `updated_at` seen to get each change once.
 #[utoipa::path(get, path = "/v1/campaigns/{key}/executions", tag = "Templates", security(("secret_key" = [])),
     params(("key" = String, Path, description = "The campaign key", pattern = "^[A-Za-z0-9_.:-]{1,64}$"), ExecutionParams),
-    responses((status = 200, body = DataBody<Vec<ExecutionDto>>), (status = 400, body = ErrorBody),
+    responses((status = 200, body = DataBody<Vec<ExecutionDto>>),
         (status = 404, description = "A key this agent never sent under", body = ErrorBody)))]
 pub async fn list_executions(
     caller: SecretKey,

@@ -22,7 +22,7 @@ pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
 
 /// List published products, newest first.
 #[utoipa::path(get, path = "/v1/products", tag = "Catalog", security(("secret_key" = []), ("publishable_key" = [])), params(ProductListParams),
-    responses((status = 200, body = PageBody<ProductDto>), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = PageBody<ProductDto>)))]
 pub async fn list_products(caller: PublishableKey, state: Data<AppState>, query: Query<ProductListParams>) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
     let page = state.catalog.list(caller.agent(), ProductListQuery { limit: q.limit, offset: q.offset, tag: q.tag, kind: q.kind }).await?;
@@ -33,7 +33,7 @@ pub async fn list_products(caller: PublishableKey, state: Data<AppState>, query:
 /// vector (cosine similarity), so "something to keep my coffee hot" finds a vacuum bottle whose
 /// text never says coffee. Best match first.
 #[utoipa::path(get, path = "/v1/products/search", tag = "Catalog", security(("secret_key" = []), ("publishable_key" = [])), params(SearchParams),
-    responses((status = 200, body = DataBody<Vec<SearchResultDto>>), (status = 400, body = ErrorBody),
+    responses((status = 200, body = DataBody<Vec<SearchResultDto>>),
         (status = 502, body = ErrorBody, description = "A remote embedding service failed")))]
 pub async fn search_products(caller: PublishableKey, state: Data<AppState>, query: Query<SearchParams>) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
@@ -44,7 +44,7 @@ pub async fn search_products(caller: PublishableKey, state: Data<AppState>, quer
 /// Fetch one published product. Drafts, unknown ids and other agents' products are 404.
 #[utoipa::path(get, path = "/v1/products/{id}", tag = "Catalog", security(("secret_key" = []), ("publishable_key" = [])),
     params(("id" = String, Path, description = "The product's `_id`")),
-    responses((status = 200, body = DataBody<ProductDto>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<ProductDto>)))]
 pub async fn get_product(caller: PublishableKey, state: Data<AppState>, id: PathId<ProductId>) -> ApiResult<HttpResponse> {
     let product = state.catalog.get(caller.agent(), &id.into_inner()).await?;
     Ok(json::one(&product))

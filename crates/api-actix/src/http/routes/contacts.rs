@@ -18,7 +18,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
 
 /// List contacts, newest first.
 #[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("secret_key" = [])), params(ContactListParams),
-    responses((status = 200, body = PageBody<ContactDto>), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = PageBody<ContactDto>)))]
 pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
     let query = query.into_inner();
     let contacts = state.contacts.list(caller.agent(), ContactListQuery { limit: query.limit, offset: query.offset }).await?;
@@ -28,7 +28,7 @@ pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Quer
 /// Fetch one contact.
 #[utoipa::path(get, path = "/v1/contacts/{id}", tag = "Contacts", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Contact id")),
-    responses((status = 200, body = DataBody<ContactDto>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<ContactDto>)))]
 pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
     let contact = state.contacts.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(ContactDto::from(contact)))
@@ -36,7 +36,7 @@ pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: PathId<Co
 
 /// Create a contact on one channel.
 #[utoipa::path(post, path = "/v1/contacts", tag = "Contacts", security(("secret_key" = [])), request_body = CreateContact,
-    responses((status = 201, body = DataBody<ContactDto>), (status = 400, body = ErrorBody),
+    responses((status = 201, body = DataBody<ContactDto>),
         (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody)))]
 pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateContact>>) -> ApiResult<HttpResponse> {
     let contact = state.contacts.create(caller.agent(), body.into_inner().into_inner().into()).await?;
@@ -46,8 +46,7 @@ pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json
 /// Change a contact's name, email, notes or custom attributes.
 #[utoipa::path(patch, path = "/v1/contacts/{id}", tag = "Contacts", security(("secret_key" = [])), request_body = UpdateContact,
     params(("id" = String, Path, description = "Contact id")),
-    responses((status = 200, body = DataBody<ContactDto>), (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<ContactDto>)))]
 pub async fn update_contact(
     caller: SecretKey,
     state: Data<AppState>,

@@ -37,7 +37,7 @@ fn page<D, T>(page: parley_domain::model::Page<D>, f: impl FnMut(D) -> T) -> Pag
 
 /// List webhook endpoints, newest first.
 #[utoipa::path(get, path = "/v1/webhook_endpoints", tag = "Event webhooks", security(("secret_key" = [])), params(WebhookPageParams),
-    responses((status = 200, body = PageBody<WebhookEndpointDto>), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = PageBody<WebhookEndpointDto>)))]
 pub async fn list_endpoints(caller: SecretKey, state: Data<AppState>, query: Query<WebhookPageParams>) -> ApiResult<HttpResponse> {
     let endpoints = state.webhook_endpoints.list(caller.agent(), query.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(page(endpoints, |e| WebhookEndpointDto::from(&e))))
@@ -60,8 +60,7 @@ pub async fn create_endpoint(
 /// Fetch one webhook endpoint (its secret is never shown again).
 #[utoipa::path(get, path = "/v1/webhook_endpoints/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
-    responses((status = 200, body = DataBody<WebhookEndpointDto>),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<WebhookEndpointDto>)))]
 pub async fn get_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<EndpointId>) -> ApiResult<HttpResponse> {
     let endpoint = state.webhook_endpoints.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(WebhookEndpointDto::from(&endpoint)))
@@ -70,7 +69,7 @@ pub async fn get_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<E
 /// Change an endpoint's url, events, description, or turn it off and on.
 #[utoipa::path(patch, path = "/v1/webhook_endpoints/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     request_body = UpdateWebhookEndpoint, params(("id" = String, Path, description = "Webhook endpoint id")),
-    responses((status = 200, body = DataBody<WebhookEndpointDto>), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<WebhookEndpointDto>)))]
 pub async fn update_endpoint(
     caller: SecretKey,
     state: Data<AppState>,
@@ -84,8 +83,7 @@ pub async fn update_endpoint(
 /// Delete an endpoint; its pending deliveries go with it, its events stay listed.
 #[utoipa::path(delete, path = "/v1/webhook_endpoints/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
-    responses((status = 200, body = DataBody<Deleted>),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<Deleted>)))]
 pub async fn delete_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<EndpointId>) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state.webhook_endpoints.delete(caller.agent(), &id).await?;
@@ -95,7 +93,7 @@ pub async fn delete_endpoint(caller: SecretKey, state: Data<AppState>, id: PathI
 /// A new signing secret, shown only here; the old one keeps signing beside it for 24 hours.
 #[utoipa::path(post, path = "/v1/webhook_endpoints/{id}/rotate_secret", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
-    responses((status = 200, body = DataBody<WebhookEndpointWithSecretDto>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<WebhookEndpointWithSecretDto>)))]
 pub async fn rotate_secret(caller: SecretKey, state: Data<AppState>, id: PathId<EndpointId>) -> ApiResult<HttpResponse> {
     let rotated = state.webhook_endpoints.rotate_secret(caller.agent(), &id.into_inner()).await?;
     Ok(ok(WebhookEndpointWithSecretDto::from(rotated)))
@@ -104,7 +102,7 @@ pub async fn rotate_secret(caller: SecretKey, state: Data<AppState>, id: PathId<
 /// Send a `ping` event to this endpoint alone, to check its receiver; its attempts show how it went.
 #[utoipa::path(post, path = "/v1/webhook_endpoints/{id}/test", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
-    responses((status = 202, description = "The ping is on its way", body = DataBody<EventDto>), (status = 404, body = ErrorBody),
+    responses((status = 202, description = "The ping is on its way", body = DataBody<EventDto>),
         (status = 409, description = "The endpoint is disabled", body = ErrorBody)))]
 pub async fn test_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<EndpointId>) -> ApiResult<HttpResponse> {
     let event = state.webhook_endpoints.test(caller.agent(), &id.into_inner()).await?;
@@ -115,7 +113,7 @@ pub async fn test_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<
 /// The endpoint's delivery attempts, newest first.
 #[utoipa::path(get, path = "/v1/webhook_endpoints/{id}/deliveries", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id"), WebhookPageParams),
-    responses((status = 200, body = PageBody<DeliveryAttemptDto>), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = PageBody<DeliveryAttemptDto>)))]
 pub async fn list_attempts(
     caller: SecretKey,
     state: Data<AppState>,
@@ -128,7 +126,7 @@ pub async fn list_attempts(
 
 /// Events of the last 30 days, newest first: to catch up, or to poll without an endpoint.
 #[utoipa::path(get, path = "/v1/events", tag = "Event webhooks", security(("secret_key" = [])), params(EventListParams),
-    responses((status = 200, body = PageBody<EventDto>), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = PageBody<EventDto>)))]
 pub async fn list_events(caller: SecretKey, state: Data<AppState>, query: Query<EventListParams>) -> ApiResult<HttpResponse> {
     let events = state.webhook_endpoints.list_events(caller.agent(), query.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(page(events, EventDto::from)))
@@ -137,8 +135,7 @@ pub async fn list_events(caller: SecretKey, state: Data<AppState>, query: Query<
 /// Fetch one event.
 #[utoipa::path(get, path = "/v1/events/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Event id")),
-    responses((status = 200, body = DataBody<EventDto>),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<EventDto>)))]
 pub async fn get_event(caller: SecretKey, state: Data<AppState>, id: PathId<EventId>) -> ApiResult<HttpResponse> {
     let event = state.webhook_endpoints.get_event(caller.agent(), &id.into_inner()).await?;
     Ok(ok(EventDto::from(event)))
@@ -147,7 +144,7 @@ pub async fn get_event(caller: SecretKey, state: Data<AppState>, id: PathId<Even
 /// Deliver an event to an endpoint again, now (or for the first time, if it never went there).
 #[utoipa::path(post, path = "/v1/events/{id}/redeliver", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Event id"), RedeliverParams),
-    responses((status = 202, description = "The delivery is due now", body = DataBody<RedeliveryDto>), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+    responses((status = 202, description = "The delivery is due now", body = DataBody<RedeliveryDto>),
         (status = 409, description = "The endpoint is disabled", body = ErrorBody)))]
 pub async fn redeliver(
     caller: SecretKey,

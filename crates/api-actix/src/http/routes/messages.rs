@@ -23,7 +23,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// An activity's messages in both directions, newest first.
 #[utoipa::path(get, path = "/v1/activities/{id}/messages", tag = "Messages", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id"), MessageListParams),
-    responses((status = 200, body = PageBody<MessageDto>), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = PageBody<MessageDto>)))]
 pub async fn list_messages(
     caller: SecretKey,
     state: Data<AppState>,
@@ -39,8 +39,7 @@ pub async fn list_messages(
 /// One message of an activity.
 #[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}", tag = "Messages", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
-    responses((status = 200, body = DataBody<MessageDto>),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<MessageDto>)))]
 pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<ActivityId, MessageId>) -> ApiResult<HttpResponse> {
     let PathIds(activity, message) = ids;
     let message = state.messages.get(caller.agent(), &activity, &message).await?;
@@ -53,7 +52,7 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
 #[utoipa::path(post, path = "/v1/activities/{id}/messages", tag = "Messages", security(("secret_key" = [])), request_body = ReplyBody,
     params(("id" = String, Path, description = "Activity id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
-    responses((status = 201, body = DataBody<MessageDto>), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+    responses((status = 201, body = DataBody<MessageDto>),
         (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 422, description = "WINDOW_CLOSED (more than 24 hours since the contact last wrote, or never: send a template), \
             CHANNEL_UNSUPPORTED (no WhatsApp number), or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),

@@ -24,7 +24,7 @@ pub async fn list_tags(caller: SecretKey, state: Data<AppState>) -> ApiResult<Ht
 
 /// Create a tag.
 #[utoipa::path(post, path = "/v1/tags", tag = "Tags", security(("secret_key" = [])), request_body = CreateTag,
-    responses((status = 201, body = DataBody<TagDto>), (status = 400, body = ErrorBody),
+    responses((status = 201, body = DataBody<TagDto>),
         (status = 409, description = "A tag of that name exists (names ignore case)", body = ErrorBody)))]
 pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateTag>>) -> ApiResult<HttpResponse> {
     let tag = state.tags.create(caller.agent(), body.into_inner().into_inner().into()).await?;
@@ -34,8 +34,7 @@ pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Obj
 /// Change a tag's name, color or description.
 #[utoipa::path(patch, path = "/v1/tags/{id}", tag = "Tags", security(("secret_key" = [])), request_body = UpdateTag,
     params(("id" = String, Path, description = "Tag id")),
-    responses((status = 200, body = DataBody<TagDto>), (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<TagDto>), (status = 409, body = ErrorBody)))]
 pub async fn update_tag(
     caller: SecretKey,
     state: Data<AppState>,
@@ -49,7 +48,7 @@ pub async fn update_tag(
 /// Delete a tag; it is detached from every activity.
 #[utoipa::path(delete, path = "/v1/tags/{id}", tag = "Tags", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Tag id")),
-    responses((status = 200, body = DataBody<Deleted>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<Deleted>)))]
 pub async fn delete_tag(caller: SecretKey, state: Data<AppState>, id: PathId<TagId>) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state.tags.delete(caller.agent(), &id).await?;

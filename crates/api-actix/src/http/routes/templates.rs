@@ -28,7 +28,7 @@ pub async fn list_templates(caller: SecretKey, state: Data<AppState>) -> ApiResu
 /// One template by the platform's id.
 #[utoipa::path(get, path = "/v1/templates/{id}", tag = "Templates", security(("secret_key" = [])),
     params(("id" = String, Path, description = "The platform's template id")),
-    responses((status = 200, body = DataBody<TemplateDto>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<TemplateDto>)))]
 pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: PathId<TemplateId>) -> ApiResult<HttpResponse> {
     let template = state.lines.template(caller.agent(), &id.into_inner()).await?;
     Ok(ok(TemplateDto::from(template)))
@@ -37,7 +37,7 @@ pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: PathId<T
 /// The approved templates of one of the agent's lines.
 #[utoipa::path(get, path = "/v1/channels/{channel_id}/templates", tag = "Templates", security(("secret_key" = [])),
     params(("channel_id" = String, Path, description = "The line's id (chn_…)")),
-    responses((status = 200, body = DataBody<Vec<TemplateDto>>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = DataBody<Vec<TemplateDto>>)))]
 pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
     let templates = state.lines.approved_templates(caller.agent(), &id.into_inner()).await?;
     Ok(ok(templates.into_iter().map(TemplateDto::from).collect::<Vec<_>>()))
@@ -49,8 +49,7 @@ pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: Pat
 #[utoipa::path(post, path = "/v1/templates/{id}/send", tag = "Templates", security(("secret_key" = [])), request_body = SendTemplate,
     params(("id" = String, Path, description = "The platform's template id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
-    responses((status = 200, body = DataBody<SendResultDto>), (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
+    responses((status = 200, body = DataBody<SendResultDto>), (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 422, description = "TEMPLATE_NOT_APPROVED, or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
         (status = 502, description = "The platform failed or timed out, or this retries a request that was cut before it answered; the message may not have been sent", body = ErrorBody)))]
 pub async fn send_template(
