@@ -57,8 +57,8 @@ from parley_client.models import (
     SearchResultDto,
     SendComponentBody,
     SendParameterBody,
-    SendReplyType0,
-    SendReplyType0Type,
+    SendReplyText,
+    SendReplyTextType,
     SendResultDto,
     SendTemplate,
     TagDto,
@@ -310,8 +310,8 @@ def main() -> None:
         send_reply.sync_detailed(
             ana,
             client=sk,
-            body=SendReplyType0(
-                type_=SendReplyType0Type.TEXT, text=ReplyText(body="Reserved! They are yours until tomorrow.")
+            body=SendReplyText(
+                type_=SendReplyTextType.TEXT, text=ReplyText(body="Reserved! They are yours until tomorrow.")
             ),
         ),
         201,
@@ -325,7 +325,7 @@ def main() -> None:
     bruno = activities(sk, "GET /v1/activities?search=bruno", search="bruno")[0].id
     error(
         send_reply.sync_detailed(
-            bruno, client=sk, body=SendReplyType0(type_=SendReplyType0Type.TEXT, text=ReplyText(body="Hello?"))
+            bruno, client=sk, body=SendReplyText(type_=SendReplyTextType.TEXT, text=ReplyText(body="Hello?"))
         ),
         422,
         "WINDOW_CLOSED",

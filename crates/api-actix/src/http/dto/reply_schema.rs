@@ -12,17 +12,25 @@ use utoipa::openapi::schema::{AdditionalProperties, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
 /// The `SendReply` component: [`ReplyShapes`] with each shape closed to other fields, as the
-/// server is (a `text` reply with an `image` is a 400). utoipa's derive does not close the
-/// shapes of a tagged enum, so this does.
+/// server is (a `text` reply with an `image` is a 400), and titled, so generated clients name
+/// each shape's class (`SendReplyText`, not `SendReplyType0`). utoipa's derive does neither for
+/// a tagged enum, so this does.
 pub struct ReplyBody;
+
+/// The shapes' titles, in [`ReplyShapes`]' order. (Not the `Reply…` component names: a title
+/// equal to a component made a generator drop the operation.)
+const SHAPE_TITLES: [&str; 6] =
+    ["SendReplyText", "SendReplyImage", "SendReplyVideo", "SendReplyAudio", "SendReplyDocument", "SendReplySticker"];
 
 impl PartialSchema for ReplyBody {
     fn schema() -> RefOr<Schema> {
         let mut schema = ReplyShapes::schema();
         if let RefOr::T(Schema::OneOf(shapes)) = &mut schema {
-            for shape in &mut shapes.items {
+            assert_eq!(shapes.items.len(), SHAPE_TITLES.len(), "a title for every reply shape");
+            for (shape, title) in shapes.items.iter_mut().zip(SHAPE_TITLES) {
                 if let RefOr::T(Schema::Object(object)) = shape {
                     object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+                    object.title = Some(title.into());
                 }
             }
         }
