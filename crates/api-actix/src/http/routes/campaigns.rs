@@ -12,8 +12,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/campaigns/{key}/executions").route(web::get().to(list_executions)));
 }
 
-/// Delivery records of the sends made under a campaign key, oldest change first. Poll with
-/// `since` = the newest `updated_at` seen to get each change once.
+/// Delivery records of a campaign's sends.
+///
+/// Oldest change first. Poll with `since` = the newest `updated_at` seen to get each change once.
 #[utoipa::path(get, path = "/v1/campaigns/{key}/executions", tag = "Templates", security(("secret_key" = [])),
     params(("key" = String, Path, description = "The campaign key", pattern = "^[A-Za-z0-9_.:-]{1,64}$"), ExecutionParams),
     responses((status = 200, body = DataBody<Vec<ExecutionDto>>),

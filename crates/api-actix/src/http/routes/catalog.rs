@@ -29,9 +29,11 @@ pub async fn list_products(caller: PublishableKey, state: Data<AppState>, query:
     Ok(json::page(&page))
 }
 
-/// Search published products by meaning: the query is embedded and compared with every product's
-/// vector (cosine similarity), so "something to keep my coffee hot" finds a vacuum bottle whose
-/// text never says coffee. Best match first.
+/// Search published products by meaning.
+///
+/// The query is embedded and compared with every product's vector (cosine similarity), so
+/// "something to keep my coffee hot" finds a vacuum bottle whose text never says coffee. Best
+/// match first.
 #[utoipa::path(get, path = "/v1/products/search", tag = "Catalog", security(("secret_key" = []), ("publishable_key" = [])), params(SearchParams),
     responses((status = 200, body = DataBody<Vec<SearchResultDto>>),
         (status = 502, body = ErrorBody, description = "A remote embedding service failed")))]
@@ -41,7 +43,9 @@ pub async fn search_products(caller: PublishableKey, state: Data<AppState>, quer
     Ok(ok(hits.into_iter().map(SearchResultDto::from).collect::<Vec<_>>()))
 }
 
-/// Fetch one published product. Drafts, unknown ids and other agents' products are 404.
+/// Fetch one published product.
+///
+/// Drafts, unknown ids and other agents' products are 404.
 #[utoipa::path(get, path = "/v1/products/{id}", tag = "Catalog", security(("secret_key" = []), ("publishable_key" = [])),
     params(("id" = String, Path, description = "The product's `_id`")),
     responses((status = 200, body = DataBody<ProductDto>)))]

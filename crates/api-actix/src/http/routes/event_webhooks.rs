@@ -43,7 +43,9 @@ pub async fn list_endpoints(caller: SecretKey, state: Data<AppState>, query: Que
     Ok(HttpResponse::Ok().json(page(endpoints, |e| WebhookEndpointDto::from(&e))))
 }
 
-/// Register an endpoint for events. The answer carries its signing `secret`, shown only here.
+/// Register an endpoint for events.
+///
+/// The answer carries its signing `secret`, shown only here.
 #[utoipa::path(post, path = "/v1/webhook_endpoints", tag = "Event webhooks", security(("secret_key" = [])),
     request_body = CreateWebhookEndpoint,
     responses((status = 201, body = DataBody<WebhookEndpointWithSecretDto>),
@@ -57,7 +59,9 @@ pub async fn create_endpoint(
     Ok(created(WebhookEndpointWithSecretDto::from(made)))
 }
 
-/// Fetch one webhook endpoint (its secret is never shown again).
+/// Fetch one webhook endpoint.
+///
+/// Its secret is never shown again.
 #[utoipa::path(get, path = "/v1/webhook_endpoints/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
     responses((status = 200, body = DataBody<WebhookEndpointDto>)))]
@@ -80,7 +84,9 @@ pub async fn update_endpoint(
     Ok(ok(WebhookEndpointDto::from(&endpoint)))
 }
 
-/// Delete an endpoint; its pending deliveries go with it, its events stay listed.
+/// Delete an endpoint.
+///
+/// Its pending deliveries go with it; its events stay listed.
 #[utoipa::path(delete, path = "/v1/webhook_endpoints/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
     responses((status = 200, body = DataBody<Deleted>)))]
@@ -90,7 +96,9 @@ pub async fn delete_endpoint(caller: SecretKey, state: Data<AppState>, id: PathI
     Ok(ok(Deleted { id: id.into_string(), deleted: true }))
 }
 
-/// A new signing secret, shown only here; the old one keeps signing beside it for 24 hours.
+/// Rotate an endpoint's signing secret.
+///
+/// The new secret is shown only here; the old one keeps signing beside it for 24 hours.
 #[utoipa::path(post, path = "/v1/webhook_endpoints/{id}/rotate_secret", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
     responses((status = 200, body = DataBody<WebhookEndpointWithSecretDto>)))]
@@ -99,7 +107,9 @@ pub async fn rotate_secret(caller: SecretKey, state: Data<AppState>, id: PathId<
     Ok(ok(WebhookEndpointWithSecretDto::from(rotated)))
 }
 
-/// Send a `ping` event to this endpoint alone, to check its receiver; its attempts show how it went.
+/// Send a test `ping` event.
+///
+/// To this endpoint alone, to check its receiver; its attempts show how it went.
 #[utoipa::path(post, path = "/v1/webhook_endpoints/{id}/test", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
     responses((status = 202, description = "The ping is on its way", body = DataBody<EventDto>),
@@ -124,7 +134,9 @@ pub async fn list_attempts(
     Ok(HttpResponse::Ok().json(page(attempts, DeliveryAttemptDto::from)))
 }
 
-/// Events of the last 30 days, newest first: to catch up, or to poll without an endpoint.
+/// List events of the last 30 days.
+///
+/// Newest first: to catch up, or to poll without an endpoint.
 #[utoipa::path(get, path = "/v1/events", tag = "Event webhooks", security(("secret_key" = [])), params(EventListParams),
     responses((status = 200, body = PageBody<EventDto>)))]
 pub async fn list_events(caller: SecretKey, state: Data<AppState>, query: Query<EventListParams>) -> ApiResult<HttpResponse> {

@@ -46,9 +46,11 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
     Ok(json::one(&message))
 }
 
-/// Reply to the contact in free form (text, or media by link) through the line they last wrote
-/// to, within 24 hours of their last message. With an `Idempotency-Key` header, a retry with the
-/// same key and body within 24 hours answers the first response again and sends nothing.
+/// Reply to the contact in free form.
+///
+/// Text, or media by link, through the line the contact last wrote to, within 24 hours of their
+/// last message. With an `Idempotency-Key` header, a retry with the same key and body within 24
+/// hours answers the first response again and sends nothing.
 #[utoipa::path(post, path = "/v1/activities/{id}/messages", tag = "Messages", security(("secret_key" = [])), request_body = ReplyBody,
     params(("id" = String, Path, description = "Activity id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
@@ -74,8 +76,10 @@ async fn reply(state: &AppState, caller: &SecretKey, activity: &ActivityId, body
     Ok(json::created(&message))
 }
 
-/// The file of an inbound image, video, audio, document or sticker, streamed from the platform
-/// with its content type. The platform keeps media for a limited time (about 30 days).
+/// Download an inbound message's media.
+///
+/// The file of an image, video, audio, document or sticker, streamed from the platform with its
+/// content type. The platform keeps media for a limited time (about 30 days).
 #[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}/media", tag = "Messages", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
     responses((status = 200, description = "The file, in its content type", content_type = "application/octet-stream", body = Vec<u8>),

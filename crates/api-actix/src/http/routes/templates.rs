@@ -43,9 +43,11 @@ pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: Pat
     Ok(ok(templates.into_iter().map(TemplateDto::from).collect::<Vec<_>>()))
 }
 
-/// Send an approved template to a recipient through the line it belongs to. With an
-/// `Idempotency-Key` header, a retry with the same key and body within 24 hours answers the
-/// first response again and sends nothing; the same key with another body is 409.
+/// Send an approved template.
+///
+/// To a recipient, through the line the template belongs to. With an `Idempotency-Key` header, a
+/// retry with the same key and body within 24 hours answers the first response again and sends
+/// nothing; the same key with another body is 409.
 #[utoipa::path(post, path = "/v1/templates/{id}/send", tag = "Templates", security(("secret_key" = [])), request_body = SendTemplate,
     params(("id" = String, Path, description = "The platform's template id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
