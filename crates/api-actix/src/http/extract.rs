@@ -192,14 +192,18 @@ pub async fn body_bytes(req: &HttpRequest, payload: web::Payload, limit: usize) 
     }
 }
 
-/// An optional integer, written `1` or `1.0` (JSON Schema's integers; Python's `json.dumps`
-/// writes floats so); a fraction, or anything but a number, is `INVALID_JSON` as before.
-pub fn option_integral<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+/// A template button's index: an integer, written `1` or `1.0` (JSON Schema's integers;
+/// Python's `json.dumps` writes floats so), or a string of digits, which is how the platform's
+/// own send examples write it (`"index": "0"`). Anything else, `2.5` included, is `INVALID_JSON`.
+pub fn option_button_index<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
     match Option::<serde_json::Value>::deserialize(d)? {
         None => Ok(None),
+        Some(serde_json::Value::String(s)) if !s.is_empty() && s.len() <= 3 && s.bytes().all(|b| b.is_ascii_digit()) => {
+            s.parse().map(Some).map_err(serde::de::Error::custom)
+        }
         Some(v) => parley_domain::model::integral::integral_i64(&v)
             .map(Some)
-            .ok_or_else(|| serde::de::Error::custom(format!("invalid value: {v}, expected an integer"))),
+            .ok_or_else(|| serde::de::Error::custom(format!("invalid value: {v}, expected an integer or a string of digits"))),
     }
 }
 

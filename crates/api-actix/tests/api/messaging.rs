@@ -423,10 +423,7 @@ async fn send_with_parameters_posts_the_exact_graph_request_and_creates_a_pendin
         .mount_as_scoped(&server)
         .await;
 
-    // `0.0` is the integer 0 (Python's `json.dumps` writes floats so): the same wire body.
-    let mut campaign_send = order_send("+1 415-555-0100", Some("orders-2026.05"));
-    campaign_send["components"][2]["index"] = json!(0.0);
-    let r = app.post(&send_uri("9001"), &app.a.secret, campaign_send).await;
+    let r = app.post(&send_uri("9001"), &app.a.secret, order_send("+1 415-555-0100", Some("orders-2026.05"))).await;
     r.assert_status(200);
     assert_eq!(r.body, json!({"data": {"message_sent": true, "message_id": wamid, "parsed_message": ORDER_PARSED}}));
 
@@ -533,10 +530,13 @@ async fn invalid_sends_are_400_naming_the_problem_and_reach_nothing(backend: &st
         let found = issues(&r);
         assert!(found.iter().any(|(f, i)| f == field && i.contains(issue)), "expected {field:?} ~ {issue:?} for {body}, got {found:?}");
     }
-    // A button index that is not an integer is not JSON the API reads.
-    let mut fractional = order_send("14155550100", None);
-    fractional["components"][2]["index"] = json!(0.5);
-    app.post(&send_uri("9001"), &app.a.secret, fractional).await.assert_error(400, "INVALID_JSON");
+    // A button index that is neither an integer nor a string of digits is not JSON the API reads.
+    for bad in [json!(0.5), json!("x"), json!("-1"), json!(""), json!("0.0"), json!(true)] {
+        let mut body = order_send("14155550100", None);
+        body["components"][2]["index"] = bad.clone();
+        let r = app.post(&send_uri("9001"), &app.a.secret, body).await;
+        assert_eq!((r.status, r.body["error"]["code"].as_str()), (400, Some("INVALID_JSON")), "index {bad}: {}", r.body);
+    }
     // Only the named problem is reported for a send that is otherwise right.
     let r = app.post(&send_uri("9001"), &app.a.secret, order_send("12ab34", None)).await;
     assert_eq!(issues(&r).iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(), ["to"], "{}", r.body);
@@ -664,6 +664,27 @@ async fn a_refusal_under_a_campaign_records_a_failed_execution_and_an_outage_rec
 }
 
 // ---------- 6. idempotency ----------
+
+/// `0` (client libraries), `"0"` (the platform's own examples) and `0.0` (Python's `json.dumps`
+/// of a float) name the same button: each sends the exact same wire body.
+async fn a_button_index_as_a_number_a_string_or_an_integral_float_is_the_same_button(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, standard_templates()).await;
+    let _send = Mock::given(method("POST"))
+        .and(path(messages_path(CLOUD_PHONE)))
+        .and(body_json(order_wire("14155550100", None)))
+        .respond_with(accepted("14155550100", "wamid.same"))
+        .expect(3)
+        .mount_as_scoped(&server)
+        .await;
+    for index in [json!(0), json!("0"), json!(0.0)] {
+        let mut body = order_send("14155550100", None);
+        body["components"][2]["index"] = index.clone();
+        let r = app.post(&send_uri("9001"), &app.a.secret, body).await;
+        assert_eq!(r.status, 200, "index {index}: {}", r.body);
+    }
+    server.verify().await;
+}
 
 async fn an_idempotent_retry_sends_once_and_replays_the_first_answer(backend: &str) {
     let (server, app) = start(backend).await;
@@ -1107,6 +1128,7 @@ backends!(
     platform_refusals_are_422_message_rejected_with_the_platform_code,
     platform_failures_and_timeouts_are_502_upstream_error,
     a_refusal_under_a_campaign_records_a_failed_execution_and_an_outage_records_nothing,
+    a_button_index_as_a_number_a_string_or_an_integral_float_is_the_same_button,
     an_idempotent_retry_sends_once_and_replays_the_first_answer,
     a_retry_after_a_cut_first_request_is_502_and_never_sends_again,
     the_webhook_handshake_echoes_the_challenge_only_for_the_verify_token,

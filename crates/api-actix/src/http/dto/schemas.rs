@@ -26,6 +26,23 @@ impl utoipa::PartialSchema for IdText {
 
 impl ToSchema for IdText {}
 
+/// A template button's position, as the platform's own examples write it (`"0"`) or as most
+/// client libraries do (`0`): the same button.
+pub struct ButtonIndex;
+
+impl utoipa::PartialSchema for ButtonIndex {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(9)))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some("^[0-9]$")))
+            .description(Some("The template button's position, from 0: a number or a string of its digit."))
+            .into()
+    }
+}
+
+impl ToSchema for ButtonIndex {}
+
 /// An activity's status.
 #[derive(Debug, ToSchema)]
 #[schema(rename_all = "lowercase")]

@@ -88,9 +88,10 @@ pub struct SendComponentBody {
     pub kind: Option<String>,
     /// Buttons: quick_reply or url.
     pub sub_type: Option<String>,
-    /// Buttons: the template button's position, from 0 (`1.0` is read as `1`).
-    #[serde(default, deserialize_with = "crate::http::extract::option_integral")]
-    #[schema(value_type = Option<i64>)]
+    /// Buttons: the template button's position, from 0: `0` or `"0"` as the platform writes it
+    /// (`1.0` is read as `1`).
+    #[serde(default, deserialize_with = "crate::http::extract::option_button_index")]
+    #[schema(value_type = Option<ButtonIndex>)]
     pub index: Option<i64>,
     #[serde(default, deserialize_with = "option_objects")]
     pub parameters: Option<Vec<SendParameterBody>>,
