@@ -122,53 +122,43 @@ pub enum MessageTypeName {
     Unsupported,
 }
 
-/// An event type.
-#[derive(Debug, ToSchema)]
-pub enum EventTypeName {
-    #[schema(rename = "message.received")]
-    MessageReceived,
-    #[schema(rename = "message.updated")]
-    MessageUpdated,
-    #[schema(rename = "activity.created")]
-    ActivityCreated,
-    #[schema(rename = "activity.updated")]
-    ActivityUpdated,
-    #[schema(rename = "contact.created")]
-    ContactCreated,
-    #[schema(rename = "contact.updated")]
-    ContactUpdated,
-    #[schema(rename = "cart.created")]
-    CartCreated,
-    #[schema(rename = "execution.updated")]
-    ExecutionUpdated,
-    #[schema(rename = "template.updated")]
-    TemplateUpdated,
-    #[schema(rename = "ping")]
-    Ping,
-}
+/// An event type. Both event-type schemas are built from the domain's list, which names
+/// nine types that a hand-written enum had to repeat twice.
+pub struct EventTypeName;
 
 /// An event type an endpoint can subscribe to (every one but `ping`, which is sent on request).
-#[derive(Debug, ToSchema)]
-pub enum SubscribableEventName {
-    #[schema(rename = "message.received")]
-    MessageReceived,
-    #[schema(rename = "message.updated")]
-    MessageUpdated,
-    #[schema(rename = "activity.created")]
-    ActivityCreated,
-    #[schema(rename = "activity.updated")]
-    ActivityUpdated,
-    #[schema(rename = "contact.created")]
-    ContactCreated,
-    #[schema(rename = "contact.updated")]
-    ContactUpdated,
-    #[schema(rename = "cart.created")]
-    CartCreated,
-    #[schema(rename = "execution.updated")]
-    ExecutionUpdated,
-    #[schema(rename = "template.updated")]
-    TemplateUpdated,
+pub struct SubscribableEventName;
+
+fn event_type_enum(
+    description: &str,
+    types: impl Iterator<Item = parley_domain::model::EventType>,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(types.map(|t| t.as_str())))
+        .description(Some(description))
+        .into()
 }
+
+impl utoipa::PartialSchema for EventTypeName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use parley_domain::model::EventType;
+        event_type_enum("An event type.", EventType::SUBSCRIBABLE.into_iter().chain([EventType::Ping]))
+    }
+}
+
+impl ToSchema for EventTypeName {}
+
+impl utoipa::PartialSchema for SubscribableEventName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        event_type_enum(
+            "An event type an endpoint can subscribe to (every one but `ping`, which is sent on request).",
+            parley_domain::model::EventType::SUBSCRIBABLE.into_iter(),
+        )
+    }
+}
+
+impl ToSchema for SubscribableEventName {}
 
 /// An endpoint's `events`: `["*"]` alone (every type, present and future), or event types.
 pub struct EventSelectionSchema;
