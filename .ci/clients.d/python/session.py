@@ -21,6 +21,7 @@ from parley_client.models import (
     ActivityDto,
     ActivityStatusName,
     AttachTags,
+    ButtonSubTypeName,
     CampaignBody,
     CartCreatedDto,
     CartDto,
@@ -262,16 +263,19 @@ def main() -> None:
     # WhatsApp: send the sandbox line's order_update template under a campaign key
     templates = expect(list_templates.sync_detailed(client=sk), 200, DataBodyVecTemplateDto, "GET /v1/templates")
     all_of(templates.data, TemplateDto, "templates")
+    order_update = [t for t in templates.data if t.name == "order_update"]
+    if not order_update:
+        fail("templates: no order_update")
     sent = expect(
         send_template.sync_detailed(
-            templates.data[0].id,
+            order_update[0].id,
             client=sk,
             body=SendTemplate(
                 to="+1 415 555 0100",
                 components=[
                     SendComponentBody(type_="header", parameters=[text("A-17")]),
                     SendComponentBody(type_="body", parameters=[text("Iris"), text("A-17"), text("Friday")]),
-                    SendComponentBody(type_="button", sub_type="url", index=0, parameters=[text("A-17")]),
+                    SendComponentBody(type_="button", sub_type=ButtonSubTypeName.URL, index=0, parameters=[text("A-17")]),
                 ],
                 campaign=CampaignBody(key="readme-demo", name="README demo"),
             ),

@@ -126,8 +126,9 @@ const items = each("cart.items", cart.items, CART_ITEM);
 if (items.length !== 1 || items[0]?._id !== product || items[0]?.qty !== 2) fail(`cart: ${JSON.stringify(cart)}`);
 
 // WhatsApp: send the sandbox line's order_update template under a campaign key
-const template = first("templates",
-  each("templates", (await ok("GET /v1/templates", 200, sk.GET("/v1/templates"))).data, TEMPLATE));
+const template = first("order_update",
+  each("templates", (await ok("GET /v1/templates", 200, sk.GET("/v1/templates"))).data, TEMPLATE)
+    .filter((t) => t.name === "order_update"));
 const text = (value: string): S["SendParameterBody"] => ({ type: "text", text: value });
 const sent = shape("send result", (await ok("POST /v1/templates/{id}/send", 200, sk.POST("/v1/templates/{id}/send", {
   params: { path: { id: template.id } },

@@ -215,6 +215,7 @@ diesel::table! {
         components -> Text,
         created_at -> BigInt,
         updated_at -> BigInt,
+        parameter_format -> Text,
     }
 }
 

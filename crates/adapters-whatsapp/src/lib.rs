@@ -18,6 +18,7 @@ use reqwest::{Method, StatusCode, Url};
 
 mod routing;
 mod sandbox;
+mod template_wire;
 mod wire;
 
 pub use routing::RoutingPlatform;
@@ -261,7 +262,7 @@ impl MessagingPlatform for CloudApi {
         message: &TemplateMessage,
         callback_data: Option<&'a str>,
     ) -> Result<SentMessage, PlatformError> {
-        self.send(line, &wire::SendRequest::new(message, callback_data)).await
+        self.send(line, &template_wire::SendRequest::new(message, callback_data)).await
     }
 
     async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError> {

@@ -39,51 +39,98 @@ fn component(kind: &str, text: &str) -> TemplateComponent {
     TemplateComponent { kind: kind.into(), format: (kind == "HEADER").then(|| "TEXT".into()), text: Some(text.into()), buttons: vec![] }
 }
 
+fn buttons(buttons: Vec<TemplateButton>) -> TemplateComponent {
+    TemplateComponent { kind: "BUTTONS".into(), buttons, ..Default::default() }
+}
+
+fn button(kind: &str, text: &str) -> TemplateButton {
+    TemplateButton { kind: kind.into(), text: text.into(), ..Default::default() }
+}
+
+fn definition(id: TemplateId, name: &str, status: &str, category: &str, components: Vec<TemplateComponent>) -> TemplateDefinition {
+    TemplateDefinition {
+        id,
+        name: name.into(),
+        language: "en_US".into(),
+        status: status.into(),
+        category: category.into(),
+        parameter_format: ParameterFormat::Positional,
+        components,
+    }
+}
+
 /// The sandbox's templates, with ids unique to the line's business account.
 fn sandbox_templates(waba: &WabaId) -> Vec<TemplateDefinition> {
     let id = |n: u32| TemplateId::new(format!("{}{n:03}", waba.as_str()));
     vec![
-        TemplateDefinition {
-            id: id(1),
-            name: "order_update".into(),
-            language: "en_US".into(),
-            status: APPROVED.into(),
-            category: "UTILITY".into(),
-            components: vec![
+        definition(
+            id(1),
+            "order_update",
+            APPROVED,
+            "UTILITY",
+            vec![
                 component("HEADER", "Order {{1}}"),
                 component("BODY", "Hi {{1}}, your order {{2}} ships on {{3}}."),
                 component("FOOTER", "Demo Shop"),
-                TemplateComponent {
-                    kind: "BUTTONS".into(),
-                    format: None,
-                    text: None,
-                    buttons: vec![
-                        TemplateButton {
-                            kind: "URL".into(),
-                            text: "Track order".into(),
-                            url: Some("https://shop.example.com/track/{{1}}".into()),
-                        },
-                        TemplateButton { kind: "QUICK_REPLY".into(), text: "Thanks!".into(), url: None },
-                    ],
-                },
+                buttons(vec![
+                    TemplateButton { url: Some("https://shop.example.com/track/{{1}}".into()), ..button("URL", "Track order") },
+                    button("QUICK_REPLY", "Thanks!"),
+                ]),
             ],
-        },
+        ),
+        definition(
+            id(2),
+            "welcome",
+            APPROVED,
+            "MARKETING",
+            vec![component("BODY", "Welcome to {{1}}! Reply to this message to chat with us.")],
+        ),
+        definition(
+            id(3),
+            "spring_sale",
+            "PENDING",
+            "MARKETING",
+            vec![component("BODY", "Our spring sale starts {{1}}: 20% off everything.")],
+        ),
+        // A media header: the send gives the picture (`{"type":"image","image":{"link":…}}`).
+        definition(
+            id(4),
+            "new_arrival",
+            APPROVED,
+            "MARKETING",
+            vec![
+                TemplateComponent { kind: "HEADER".into(), format: Some("IMAGE".into()), ..Default::default() },
+                component("BODY", "Just in: {{1}}, from {{2}}. Reply to reserve yours."),
+                buttons(vec![button("QUICK_REPLY", "Reserve")]),
+            ],
+        ),
+        // Named placeholders: the send names each parameter (`"parameter_name": "first_name"`).
         TemplateDefinition {
-            id: id(2),
-            name: "welcome".into(),
-            language: "en_US".into(),
-            status: APPROVED.into(),
-            category: "MARKETING".into(),
-            components: vec![component("BODY", "Welcome to {{1}}! Reply to this message to chat with us.")],
+            parameter_format: ParameterFormat::Named,
+            ..definition(
+                id(5),
+                "cart_reminder",
+                APPROVED,
+                "MARKETING",
+                vec![
+                    component("BODY", "Hi {{first_name}}, your cart with {{item_count}} item(s) is waiting: {{total}}."),
+                    component("FOOTER", "Demo Shop"),
+                    buttons(vec![TemplateButton { url: Some("https://shop.example.com/c/{{1}}".into()), ..button("URL", "Open cart") }]),
+                ],
+            )
         },
-        TemplateDefinition {
-            id: id(3),
-            name: "spring_sale".into(),
-            language: "en_US".into(),
-            status: "PENDING".into(),
-            category: "MARKETING".into(),
-            components: vec![component("BODY", "Our spring sale starts {{1}}: 20% off everything.")],
-        },
+        // Authentication: the code goes in the body and on the copy-code button.
+        definition(
+            id(6),
+            "verification_code",
+            APPROVED,
+            "AUTHENTICATION",
+            vec![
+                component("BODY", "*{{1}}* is your verification code. For your security, do not share this code."),
+                component("FOOTER", "This code expires in 10 minutes."),
+                buttons(vec![TemplateButton { otp_type: Some("COPY_CODE".into()), ..button("OTP", "Copy code") }]),
+            ],
+        ),
     ]
 }
 

@@ -1,105 +1,9 @@
 //! The Graph API's JSON, as this adapter sends and reads it. Unknown fields are ignored.
 
 use parley_domain::model::{
-    FreeFormMessage, MessageComponent, MessageContent, ParameterValue, TemplateButton, TemplateComponent, TemplateDefinition, TemplateId,
-    TemplateMessage,
+    FreeFormMessage, MessageContent, ParameterFormat, TemplateButton, TemplateComponent, TemplateDefinition, TemplateId,
 };
 use serde::{Deserialize, Serialize};
-
-// ----- POST /{version}/{phone_number_id}/messages -----
-
-#[derive(Debug, Serialize)]
-pub(crate) struct SendRequest<'a> {
-    messaging_product: &'static str,
-    recipient_type: &'static str,
-    to: &'a str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    template: TemplatePayload<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    biz_opaque_callback_data: Option<&'a str>,
-}
-
-#[derive(Debug, Serialize)]
-struct TemplatePayload<'a> {
-    name: &'a str,
-    language: Language<'a>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    components: Vec<ComponentPayload<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-struct Language<'a> {
-    code: &'a str,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum ComponentPayload<'a> {
-    Header {
-        parameters: Vec<ParameterPayload<'a>>,
-    },
-    Body {
-        parameters: Vec<ParameterPayload<'a>>,
-    },
-    /// `index` is a string on the wire: the platform wants `"0"`, not `0`.
-    Button {
-        sub_type: &'a str,
-        index: String,
-        parameters: Vec<ParameterPayload<'a>>,
-    },
-}
-
-#[derive(Debug, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum ParameterPayload<'a> {
-    Text { text: &'a str },
-    Payload { payload: &'a str },
-}
-
-fn parameters(values: &[ParameterValue]) -> Vec<ParameterPayload<'_>> {
-    values
-        .iter()
-        .map(|v| match v {
-            ParameterValue::Text(text) => ParameterPayload::Text { text },
-            ParameterValue::Payload(payload) => ParameterPayload::Payload { payload },
-        })
-        .collect()
-}
-
-impl<'a> SendRequest<'a> {
-    /// The request body of a template send. Components without parameters carry nothing to
-    /// fill and are left out (the platform refuses an empty `parameters` list).
-    pub(crate) fn new(message: &'a TemplateMessage, callback_data: Option<&'a str>) -> Self {
-        let components = message
-            .components
-            .iter()
-            .filter_map(|c| {
-                let component = match c {
-                    MessageComponent::Header(p) => ComponentPayload::Header { parameters: parameters(p) },
-                    MessageComponent::Body(p) => ComponentPayload::Body { parameters: parameters(p) },
-                    MessageComponent::Button { sub_type, index, parameters: p } => {
-                        ComponentPayload::Button { sub_type, index: index.to_string(), parameters: parameters(p) }
-                    }
-                };
-                let empty = match &component {
-                    ComponentPayload::Header { parameters }
-                    | ComponentPayload::Body { parameters }
-                    | ComponentPayload::Button { parameters, .. } => parameters.is_empty(),
-                };
-                (!empty).then_some(component)
-            })
-            .collect();
-        Self {
-            messaging_product: "whatsapp",
-            recipient_type: "individual",
-            to: &message.to,
-            kind: "template",
-            template: TemplatePayload { name: &message.template_name, language: Language { code: &message.language }, components },
-            biz_opaque_callback_data: callback_data,
-        }
-    }
-}
 
 // ----- POST /{version}/{phone_number_id}/messages, a free-form message -----
 
@@ -239,6 +143,8 @@ pub(crate) struct WireTemplate {
     #[serde(default)]
     category: Option<String>,
     #[serde(default)]
+    parameter_format: Option<String>,
+    #[serde(default)]
     components: Option<Vec<WireComponent>>,
 }
 
@@ -262,6 +168,10 @@ struct WireButton {
     text: Option<String>,
     #[serde(default)]
     url: Option<String>,
+    #[serde(default)]
+    phone_number: Option<String>,
+    #[serde(default)]
+    otp_type: Option<String>,
 }
 
 impl From<WireTemplate> for TemplateDefinition {
@@ -272,6 +182,7 @@ impl From<WireTemplate> for TemplateDefinition {
             language: t.language.unwrap_or_default(),
             status: t.status.unwrap_or_default(),
             category: t.category.unwrap_or_default(),
+            parameter_format: ParameterFormat::parse(t.parameter_format.as_deref()),
             components: t
                 .components
                 .unwrap_or_default()
@@ -284,7 +195,13 @@ impl From<WireTemplate> for TemplateDefinition {
                         .buttons
                         .unwrap_or_default()
                         .into_iter()
-                        .map(|b| TemplateButton { kind: b.kind.to_ascii_uppercase(), text: b.text.unwrap_or_default(), url: b.url })
+                        .map(|b| TemplateButton {
+                            kind: b.kind.to_ascii_uppercase(),
+                            text: b.text.unwrap_or_default(),
+                            url: b.url,
+                            phone_number: b.phone_number,
+                            otp_type: b.otp_type.map(|o| o.to_ascii_uppercase()),
+                        })
                         .collect(),
                 })
                 .collect(),
@@ -322,43 +239,6 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn message(components: Vec<MessageComponent>) -> TemplateMessage {
-        TemplateMessage {
-            to: "14155550100".into(),
-            template_name: "order_update".into(),
-            language: "en_US".into(),
-            components,
-            parsed_message: String::new(),
-        }
-    }
-
-    #[test]
-    fn a_send_body_has_the_platform_shape() {
-        let m = message(vec![
-            MessageComponent::Body(vec![ParameterValue::Text("Ana".into())]),
-            MessageComponent::Button { sub_type: "quick_reply".into(), index: 1, parameters: vec![ParameterValue::Payload("yes".into())] },
-        ]);
-        let body = serde_json::to_value(SendRequest::new(&m, Some("cmp_1"))).unwrap();
-        assert_eq!(
-            body,
-            json!({
-                "messaging_product": "whatsapp",
-                "recipient_type": "individual",
-                "to": "14155550100",
-                "type": "template",
-                "template": {
-                    "name": "order_update",
-                    "language": {"code": "en_US"},
-                    "components": [
-                        {"type": "body", "parameters": [{"type": "text", "text": "Ana"}]},
-                        {"type": "button", "sub_type": "quick_reply", "index": "1", "parameters": [{"type": "payload", "payload": "yes"}]}
-                    ]
-                },
-                "biz_opaque_callback_data": "cmp_1"
-            })
-        );
-    }
-
     #[test]
     fn free_form_messages_have_the_platform_shape() {
         let text = FreeFormMessage {
@@ -392,14 +272,6 @@ mod tests {
     }
 
     #[test]
-    fn empty_components_are_left_out() {
-        let m = message(vec![MessageComponent::Header(vec![])]);
-        let body = serde_json::to_value(SendRequest::new(&m, None)).unwrap();
-        assert_eq!(body["template"], json!({"name": "order_update", "language": {"code": "en_US"}}));
-        assert!(body.get("biz_opaque_callback_data").is_none());
-    }
-
-    #[test]
     fn templates_keep_component_order_and_ignore_unknown_fields() {
         let t: WireTemplate = serde_json::from_value(json!({
             "id": "123", "name": "hello", "language": "en_US", "status": "APPROVED", "category": "MARKETING",
@@ -416,6 +288,27 @@ mod tests {
         assert_eq!(kinds, ["BODY", "HEADER", "BUTTONS"]);
         assert_eq!(d.components[1].format.as_deref(), Some("IMAGE"));
         assert_eq!(d.components[2].buttons[0].url.as_deref(), Some("https://x.example/{{1}}"));
-        assert_eq!(d.components[2].buttons[1], TemplateButton { kind: "QUICK_REPLY".into(), text: "Ok".into(), url: None });
+        assert_eq!(d.components[2].buttons[1], TemplateButton { kind: "QUICK_REPLY".into(), text: "Ok".into(), ..Default::default() });
+        assert_eq!(d.parameter_format, ParameterFormat::Positional);
+    }
+
+    #[test]
+    fn named_templates_and_button_details_are_kept() {
+        let t: WireTemplate = serde_json::from_value(json!({
+            "id": "7", "name": "verify", "language": "en_US", "status": "APPROVED", "category": "AUTHENTICATION",
+            "parameter_format": "NAMED",
+            "components": [
+                {"type": "BODY", "text": "*{{1}}* is your verification code.", "add_security_recommendation": true},
+                {"type": "BUTTONS", "buttons": [
+                    {"type": "OTP", "otp_type": "copy_code", "text": "Copy code"},
+                    {"type": "PHONE_NUMBER", "text": "Call us", "phone_number": "+15550100"}
+                ]}
+            ]
+        }))
+        .unwrap();
+        let d = TemplateDefinition::from(t);
+        assert_eq!(d.parameter_format, ParameterFormat::Named);
+        assert_eq!(d.components[1].buttons[0].otp_type.as_deref(), Some("COPY_CODE"));
+        assert_eq!(d.components[1].buttons[1].phone_number.as_deref(), Some("+15550100"));
     }
 }

@@ -58,6 +58,7 @@ fn template() -> Template {
             language: "en_US".into(),
             status: "APPROVED".into(),
             category: "UTILITY".into(),
+            parameter_format: Default::default(),
             components: vec![
                 component("HEADER", Some("Order {{1}}"), vec![]),
                 component("BODY", Some("Hi {{1}}, your order ships on {{2}}."), vec![]),
@@ -65,8 +66,13 @@ fn template() -> Template {
                     "BUTTONS",
                     None,
                     vec![
-                        TemplateButton { kind: "URL".into(), text: "Track".into(), url: Some("https://shop.example/t/{{1}}".into()) },
-                        TemplateButton { kind: "QUICK_REPLY".into(), text: "Stop".into(), url: None },
+                        TemplateButton {
+                            kind: "URL".into(),
+                            text: "Track".into(),
+                            url: Some("https://shop.example/t/{{1}}".into()),
+                            ..Default::default()
+                        },
+                        TemplateButton { kind: "QUICK_REPLY".into(), text: "Stop".into(), ..Default::default() },
                     ],
                 ),
             ],
@@ -78,7 +84,7 @@ fn template() -> Template {
 }
 
 fn text(t: &str) -> ParameterInput {
-    ParameterInput { kind: Some("text".into()), text: Some(t.into()), payload: None }
+    ParameterInput { kind: Some("text".into()), text: Some(t.into()), ..Default::default() }
 }
 
 fn message() -> TemplateMessage {
@@ -90,7 +96,7 @@ fn message() -> TemplateMessage {
             kind: Some("button".into()),
             sub_type: Some("quick_reply".into()),
             index: Some(1),
-            parameters: Some(vec![ParameterInput { kind: Some("payload".into()), text: None, payload: Some("STOP".into()) }]),
+            parameters: Some(vec![ParameterInput { kind: Some("payload".into()), payload: Some("STOP".into()), ..Default::default() }]),
         },
     ];
     TemplateMessage::build(&template(), Some("14155550100"), Some(components)).unwrap()
@@ -363,7 +369,8 @@ async fn templates_follow_paging_next_to_the_last_page() {
                 buttons: vec![TemplateButton {
                     kind: "URL".into(),
                     text: "Track".into(),
-                    url: Some("https://shop.example/t/{{1}}".into())
+                    url: Some("https://shop.example/t/{{1}}".into()),
+                    ..Default::default()
                 }],
             },
         ]

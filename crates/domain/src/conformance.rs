@@ -1030,6 +1030,7 @@ fn definition(id: &str, name: &str, language: &str, body: &str) -> TemplateDefin
         language: language.into(),
         status: APPROVED.into(),
         category: "MARKETING".into(),
+        parameter_format: ParameterFormat::Positional,
         components: vec![
             TemplateComponent { kind: "HEADER".into(), format: Some("TEXT".into()), text: Some("Hello".into()), buttons: vec![] },
             TemplateComponent { kind: "BODY".into(), format: None, text: Some(body.into()), buttons: vec![] },
@@ -1038,8 +1039,25 @@ fn definition(id: &str, name: &str, language: &str, body: &str) -> TemplateDefin
                 format: None,
                 text: None,
                 buttons: vec![
-                    TemplateButton { kind: "URL".into(), text: "Open".into(), url: Some("https://shop.example.com/{{1}}".into()) },
-                    TemplateButton { kind: "QUICK_REPLY".into(), text: "Stop".into(), url: None },
+                    TemplateButton {
+                        kind: "URL".into(),
+                        text: "Open".into(),
+                        url: Some("https://shop.example.com/{{1}}".into()),
+                        ..Default::default()
+                    },
+                    TemplateButton { kind: "QUICK_REPLY".into(), text: "Stop".into(), ..Default::default() },
+                    TemplateButton {
+                        kind: "PHONE_NUMBER".into(),
+                        text: "Call".into(),
+                        phone_number: Some("+15550100".into()),
+                        ..Default::default()
+                    },
+                    TemplateButton {
+                        kind: "OTP".into(),
+                        text: "Copy code".into(),
+                        otp_type: Some("COPY_CODE".into()),
+                        ..Default::default()
+                    },
                 ],
             },
         ],
@@ -1113,12 +1131,14 @@ pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositori
     r.lines.insert(&two).await.unwrap();
 
     let welcome = definition("111", "welcome", "en_US", "Hi {{1}}");
-    let promo = definition("222", "promo", "es_MX", "Oferta {{1}} {{2}}");
+    let promo = TemplateDefinition { parameter_format: ParameterFormat::Named, ..definition("222", "promo", "es_MX", "Oferta {{oferta}}") };
     let gone = definition("333", "gone", "en_US", "Bye");
     r.templates.replace_for_line(&one, &[welcome.clone(), promo.clone(), gone.clone()], t(10), &[]).await.unwrap();
     r.templates.replace_for_line(&two, std::slice::from_ref(&gone), t(10), &[]).await.unwrap();
     let stored = r.templates.get(&a, &TemplateId::new("111")).await.unwrap().unwrap();
     assert_eq!(stored, Template { definition: welcome.clone(), agent_id: a.clone(), line_id: one.id.clone(), created_at: t(10) });
+    let named = r.templates.get(&a, &TemplateId::new("222")).await.unwrap().unwrap();
+    assert_eq!(named.definition, promo, "the parameter format and every button field round-trip");
 
     let mut renewed = welcome.clone();
     renewed.status = "PAUSED".into();

@@ -26,6 +26,10 @@ pub enum DomainError {
     /// Only APPROVED templates can be sent.
     #[error("the template is not approved (status {0})")]
     TemplateNotApproved(String),
+    /// The template, or this send of it, holds a kind Parley cannot check yet (a carousel, a
+    /// limited-time offer, a flow's own data): the error names the part; nothing was sent.
+    #[error("Parley cannot check a send of {} ({}) yet", .0.issue, .0.field)]
+    TemplateUnsupported(FieldError),
     /// The messaging platform refused the message (its 4xx).
     #[error("the platform refused the message: {message}")]
     MessageRejected { code: Option<i64>, message: String, details: Option<String> },

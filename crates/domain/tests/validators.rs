@@ -10,10 +10,10 @@ use parley_domain::model::text::{bounded, free_text};
 use parley_domain::model::{
     AccessToken, ActivityId, ActivitySearch, ActivityStatus, AgentId, AgentName, Assignee, CampaignKey, CartCode, Channel, ChannelType,
     ComponentInput, ContactId, Currency, CustomAttributes, Email, ExecutionStatus, KeyKind, LineId, MessageComponent, Notes, PageBounds,
-    PageRequest, ParameterInput, PhoneNumberId, PresentedKey, Price, ProductId, ProductKind, ProductStatus, ProfileName, ReceivedId,
-    SEARCH_BOUNDS, SearchQuery, TagColor, TagDescription, TagId, TagName, Template, TemplateButton, TemplateComponent, TemplateDefinition,
-    TemplateId, TemplateMessage, WabaId, fill, has_control_characters, parameter_count, parse_timestamp, parse_webhook, phone_digits,
-    placeholders,
+    PageRequest, ParameterFormat, ParameterInput, ParameterValue, PhoneNumberId, PresentedKey, Price, ProductId, ProductKind,
+    ProductStatus, ProfileName, ReceivedId, SEARCH_BOUNDS, SearchQuery, TagColor, TagDescription, TagId, TagName, Template, TemplateButton,
+    TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage, WabaId, fill, fill_named, has_control_characters, parameter_count,
+    parse_timestamp, parse_webhook, phone_digits, placeholder_names, placeholders,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -457,6 +457,45 @@ proptest! {
     }
 
     #[test]
+    fn named_placeholders_of_a_written_template_are_found_and_filled(parts in proptest::collection::vec(("[a-zA-Z ,.é{}]{0,8}", "[a-z_][a-z0-9_]{0,6}", any::<bool>()), 0..8), trailer in "[a-z .]{0,5}") {
+        let mut text = String::new();
+        let mut expected = String::new();
+        let mut names: Vec<String> = Vec::new();
+        for (literal, name, spaced) in &parts {
+            // A literal ending in `{` would make the placeholder's braces part of a longer run.
+            let literal = literal.replace(['{', '}'], "");
+            text.push_str(&literal);
+            text.push_str(&if *spaced { format!("{{{{ {name} }}}}") } else { format!("{{{{{name}}}}}") });
+            expected.push_str(&literal);
+            expected.push_str(&format!("<{name}>"));
+            if !names.contains(name) { names.push(name.clone()); }
+        }
+        text.push_str(&trailer);
+        expected.push_str(&trailer);
+        assert_eq!(placeholder_names(&text), names, "distinct, in order of first appearance");
+        assert_eq!(placeholders(&text), Vec::<u32>::new(), "no numbers among names");
+        let values: Vec<(String, String)> = names.iter().map(|n| (n.clone(), format!("<{n}>"))).collect();
+        assert_eq!(fill_named(&text, &values), expected);
+        assert_eq!(fill_named(&text, &[]), text.clone(), "no values: the text is left as it is");
+    }
+
+    #[test]
+    fn named_template_sends_never_panic_and_fill_every_name(names in proptest::collection::vec(prop_oneof![Just("first_name".to_string()), Just("order_id".to_string()), hostile()], 0..4), values in proptest::collection::vec(prop_oneof!["[A-Za-z0-9 ]{1,12}", hostile()], 0..4)) {
+        let mut t = template();
+        t.definition.parameter_format = ParameterFormat::Named;
+        t.definition.components = vec![TemplateComponent { kind: "BODY".into(), text: Some("Hi {{first_name}}, order {{order_id}}".into()), ..Default::default() }];
+        let parameters: Vec<ParameterInput> = names.iter().zip(&values).map(|(n, v)| ParameterInput { kind: Some("text".into()), parameter_name: Some(n.clone()), text: Some(v.clone()), ..Default::default() }).collect();
+        let body = ComponentInput { kind: Some("body".into()), parameters: Some(parameters), ..Default::default() };
+        if let Ok(message) = TemplateMessage::build(&t, Some("14155550100"), Some(vec![body])) {
+            let mut given: Vec<&str> = names.iter().take(values.len()).map(String::as_str).collect();
+            given.sort_unstable();
+            assert_eq!(given, ["first_name", "order_id"], "accepted only with each name exactly once");
+            let value_of = |name: &str| names.iter().zip(&values).find(|(n, _)| *n == name).map(|(_, v)| v.as_str()).unwrap();
+            assert_eq!(message.parsed_message, format!("Hi {}, order {}", value_of("first_name"), value_of("order_id")), "every placeholder filled by name");
+        }
+    }
+
+    #[test]
     fn webhook_bodies_never_panic_the_parser(body in prop_oneof![hostile(), json_value().prop_map(|v| v.to_string()), webhook_like().prop_map(|v| v.to_string())]) {
         if let Ok(news) = parse_webhook(&body) {
             for n in news {
@@ -492,14 +531,17 @@ proptest! {
                 .map(|c| match c {
                     MessageComponent::Header(p) => ("header".to_string(), p.len()),
                     MessageComponent::Body(p) => ("body".to_string(), p.len()),
-                    MessageComponent::Button { index, sub_type, parameters } => (format!("button {index} {sub_type}"), parameters.len()),
+                    MessageComponent::Button { index, sub_type, parameters } => (format!("button {index} {}", sub_type.as_str()), parameters.len()),
                 })
                 .filter(|(k, _)| !k.ends_with("quick_reply"))
                 .collect();
             assert_eq!(counts, vec![("header".to_string(), 1), ("body".to_string(), 2), ("button 0 url".to_string(), 1)]);
             for c in &message.components {
                 let (MessageComponent::Header(p) | MessageComponent::Body(p) | MessageComponent::Button { parameters: p, .. }) = c;
-                assert!(p.iter().all(|v| (1..=1024).contains(&v.value().chars().count()) && free_text(v.value())));
+                for v in p {
+                    let (ParameterValue::Text(t) | ParameterValue::Payload(t)) = &v.value else { panic!("only text and payloads fit this template: {v:?}") };
+                    assert!((1..=1024).contains(&t.chars().count()) && free_text(t));
+                }
             }
             assert!(message.parsed_message.starts_with("Order "));
         }
@@ -521,11 +563,17 @@ fn component_input() -> impl Strategy<Value = ComponentInput> {
     let kind =
         proptest::option::of(prop_oneof![Just("header".to_string()), Just("body".to_string()), Just("button".to_string()), hostile()]);
     let parameter = (
-        proptest::option::of(prop_oneof![Just("text".to_string()), Just("payload".to_string()), hostile()]),
+        proptest::option::of(prop_oneof![
+            Just("text".to_string()),
+            Just("payload".to_string()),
+            Just("coupon_code".to_string()),
+            hostile()
+        ]),
         proptest::option::of(hostile()),
         proptest::option::of(hostile()),
+        proptest::option::of(prop_oneof![Just("first_name".to_string()), hostile()]),
     )
-        .prop_map(|(kind, text, payload)| ParameterInput { kind, text, payload });
+        .prop_map(|(kind, text, payload, parameter_name)| ParameterInput { kind, text, payload, parameter_name, ..Default::default() });
     (
         kind,
         proptest::option::of(prop_oneof![Just("url".to_string()), Just("quick_reply".to_string()), hostile()]),
@@ -549,6 +597,7 @@ fn template() -> Template {
             language: "en_US".into(),
             status: "APPROVED".into(),
             category: "UTILITY".into(),
+            parameter_format: ParameterFormat::Positional,
             components: vec![
                 component("HEADER", Some("Order {{1}}"), vec![]),
                 component("BODY", Some("Hi {{1}}, your order ships on {{2}}."), vec![]),
@@ -556,8 +605,13 @@ fn template() -> Template {
                     "BUTTONS",
                     None,
                     vec![
-                        TemplateButton { kind: "URL".into(), text: "Track".into(), url: Some("https://shop.example/t/{{1}}".into()) },
-                        TemplateButton { kind: "QUICK_REPLY".into(), text: "Thanks".into(), url: None },
+                        TemplateButton {
+                            kind: "URL".into(),
+                            text: "Track".into(),
+                            url: Some("https://shop.example/t/{{1}}".into()),
+                            ..Default::default()
+                        },
+                        TemplateButton { kind: "QUICK_REPLY".into(), text: "Thanks".into(), ..Default::default() },
                     ],
                 ),
             ],
@@ -570,7 +624,7 @@ fn template() -> Template {
 
 #[test]
 fn a_send_with_every_parameter_is_accepted_and_rendered() {
-    let text = |t: &str| ParameterInput { kind: Some("text".into()), text: Some(t.into()), payload: None };
+    let text = |t: &str| ParameterInput { kind: Some("text".into()), text: Some(t.into()), ..Default::default() };
     let components = vec![
         ComponentInput { kind: Some("header".into()), parameters: Some(vec![text("A-17")]), ..Default::default() },
         ComponentInput { kind: Some("body".into()), parameters: Some(vec![text("Iris"), text("Friday")]), ..Default::default() },

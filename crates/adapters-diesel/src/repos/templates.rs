@@ -33,6 +33,10 @@ struct StoredButton {
     text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    phone_number: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    otp_type: Option<String>,
 }
 
 fn components_json(components: &[TemplateComponent]) -> Result<String, DbError> {
@@ -42,7 +46,17 @@ fn components_json(components: &[TemplateComponent]) -> Result<String, DbError> 
             kind: c.kind.clone(),
             format: c.format.clone(),
             text: c.text.clone(),
-            buttons: c.buttons.iter().map(|b| StoredButton { kind: b.kind.clone(), text: b.text.clone(), url: b.url.clone() }).collect(),
+            buttons: c
+                .buttons
+                .iter()
+                .map(|b| StoredButton {
+                    kind: b.kind.clone(),
+                    text: b.text.clone(),
+                    url: b.url.clone(),
+                    phone_number: b.phone_number.clone(),
+                    otp_type: b.otp_type.clone(),
+                })
+                .collect(),
         })
         .collect();
     serde_json::to_string(&stored).map_err(|e| DbError::Corrupt(e.to_string()))
@@ -56,7 +70,11 @@ fn components_from_json(raw: &str) -> Result<Vec<TemplateComponent>, DbError> {
             kind: c.kind,
             format: c.format,
             text: c.text,
-            buttons: c.buttons.into_iter().map(|b| TemplateButton { kind: b.kind, text: b.text, url: b.url }).collect(),
+            buttons: c
+                .buttons
+                .into_iter()
+                .map(|b| TemplateButton { kind: b.kind, text: b.text, url: b.url, phone_number: b.phone_number, otp_type: b.otp_type })
+                .collect(),
         })
         .collect())
 }
@@ -73,6 +91,7 @@ struct TemplateRow {
     category: String,
     components: String,
     created_at: i64,
+    parameter_format: String,
 }
 
 impl TemplateRow {
@@ -84,6 +103,7 @@ impl TemplateRow {
                 language: self.language,
                 status: self.status,
                 category: self.category,
+                parameter_format: ParameterFormat::parse(Some(&self.parameter_format)),
                 components: components_from_json(&self.components)?,
             },
             agent_id: AgentId::new(self.agent_id),
@@ -119,6 +139,7 @@ impl TemplateRepository for Store {
                         templates::status.eq(d.status.as_str()),
                         templates::category.eq(d.category.as_str()),
                         templates::components.eq(components.as_str()),
+                        templates::parameter_format.eq(d.parameter_format.as_str()),
                         templates::created_at.eq(at),
                         templates::updated_at.eq(at),
                     ))
@@ -130,6 +151,7 @@ impl TemplateRepository for Store {
                         templates::status.eq(excluded(templates::status)),
                         templates::category.eq(excluded(templates::category)),
                         templates::components.eq(excluded(templates::components)),
+                        templates::parameter_format.eq(excluded(templates::parameter_format)),
                         templates::updated_at.eq(excluded(templates::updated_at)),
                     ))
                     .execute(conn)

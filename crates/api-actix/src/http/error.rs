@@ -103,6 +103,16 @@ impl ApiError {
                 format!("only APPROVED templates can be sent; this one is {status}"),
                 vec![],
             ),
+            ApiError::Domain(D::TemplateUnsupported(part)) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "TEMPLATE_UNSUPPORTED",
+                format!(
+                    "this send holds {}, which Parley cannot check yet, so nothing was sent; \
+                     send it through the platform directly",
+                    part.issue
+                ),
+                details(std::slice::from_ref(part)),
+            ),
             ApiError::Domain(D::MessageRejected { code, message, details }) => {
                 let mut d = vec![ErrorDetail { field: "platform.message".into(), issue: message.clone() }];
                 if let Some(code) = code {

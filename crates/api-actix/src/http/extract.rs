@@ -207,6 +207,28 @@ pub fn option_button_index<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64
     }
 }
 
+/// A latitude or longitude: a number, or its decimal string, as the platform's own template
+/// examples write it (`"37.483307"`). The range is the domain's to check.
+pub fn option_coordinate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None => Ok(None),
+        Some(serde_json::Value::Number(n)) => n.as_f64().map(Some).ok_or_else(|| serde::de::Error::custom("invalid coordinate")),
+        Some(serde_json::Value::String(s)) => {
+            let decimal = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+            let digits = s.strip_prefix('-').unwrap_or(&s);
+            let ok = match digits.split_once('.') {
+                Some((whole, fraction)) => decimal(whole) && decimal(fraction),
+                None => decimal(digits),
+            };
+            match s.parse::<f64>() {
+                Ok(x) if ok && s.len() <= 32 => Ok(Some(x)),
+                _ => Err(serde::de::Error::custom(format!("invalid value: {s:?}, expected degrees as a number or a decimal string"))),
+            }
+        }
+        Some(v) => Err(serde::de::Error::custom(format!("invalid value: {v}, expected degrees as a number or a decimal string"))),
+    }
+}
+
 /// For PATCH fields: absent → `None`, `null` → `Some(None)`, a value → `Some(Some(v))`.
 pub fn double_option<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)

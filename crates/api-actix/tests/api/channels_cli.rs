@@ -96,7 +96,7 @@ async fn a_missing_token_variable_is_a_clear_error_and_sandbox_lines_need_none(b
     ));
     assert_eq!(
         (sandbox["sandbox"].as_bool(), sandbox["templates"].as_u64()),
-        (Some(true), Some(3)),
+        (Some(true), Some(6)),
         "the sandbox's own templates, no network"
     );
 }

@@ -33,6 +33,7 @@ mod search_instances;
 mod serve_cli;
 mod shutdown;
 mod tags;
+mod template_catalogue;
 mod timeline;
 mod webhook_restart;
 mod webhooks_cli;

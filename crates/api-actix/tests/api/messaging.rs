@@ -299,7 +299,7 @@ async fn sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones(ba
         .await;
     assert_eq!(app.state.lines.sync_line(&cloud).await.unwrap(), 4, "both pages were read");
     drop((page1, page2));
-    assert_eq!(app.state.lines.sync_line(&sandbox).await.unwrap(), 3);
+    assert_eq!(app.state.lines.sync_line(&sandbox).await.unwrap(), 6);
 
     let r = app.get("/v1/templates", &app.a.secret).await;
     r.assert_status(200);
@@ -308,11 +308,14 @@ async fn sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones(ba
     assert_eq!(
         order,
         [
+            ("cart_reminder", "en_US"),
+            ("new_arrival", "en_US"),
             ("order_update", "en_US"),
             ("order_update", "en_US"),
             ("order_update", "es_MX"),
             ("spring_sale", "en_US"),
             ("spring_sale", "en_US"),
+            ("verification_code", "en_US"),
             ("welcome", "en_US"),
             ("welcome", "en_US"),
         ],
@@ -333,6 +336,9 @@ async fn sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones(ba
             (format!("{SANDBOX_WABA}001"), s.clone()),
             (format!("{SANDBOX_WABA}002"), s.clone()),
             (format!("{SANDBOX_WABA}003"), s.clone()),
+            (format!("{SANDBOX_WABA}004"), s.clone()),
+            (format!("{SANDBOX_WABA}005"), s.clone()),
+            (format!("{SANDBOX_WABA}006"), s.clone()),
         ]
     );
     for t in list {
@@ -347,10 +353,11 @@ async fn sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones(ba
         (&t["id"], &t["name"], &t["language"], &t["status"], &t["category"], &t["channel_id"]),
         (&json!("1000001"), &json!("order_update"), &json!("en_US"), &json!("APPROVED"), &json!("UTILITY"), &json!(c))
     );
+    assert_eq!(t["parameter_format"], "POSITIONAL");
     assert_eq!(
         t["components"],
         json!([
-            {"type": "HEADER", "text": "Order {{1}}"},
+            {"type": "HEADER", "format": "TEXT", "text": "Order {{1}}"},
             {"type": "BODY", "text": "Hi {{1}}, your order {{2}} ships on {{3}}."},
             {"type": "FOOTER", "text": "Demo Shop"},
             {"type": "BUTTONS", "buttons": [
@@ -369,7 +376,8 @@ async fn sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones(ba
     assert_eq!(ids, ["1000001", "1000004", "1000002"], "approved only, by name then language");
     let r = app.get(&format!("/v1/channels/{s}/templates"), &app.a.secret).await;
     let ids: Vec<&str> = r.data().as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, [format!("{SANDBOX_WABA}001"), format!("{SANDBOX_WABA}002")]);
+    let sandbox_id = |n: u32| format!("{SANDBOX_WABA}{n:03}");
+    assert_eq!(ids, [sandbox_id(5), sandbox_id(4), sandbox_id(1), sandbox_id(6), sandbox_id(2)]);
     app.get("/v1/channels/chn_unknown/templates", &app.a.secret).await.assert_error(404, "NOT_FOUND");
 
     // Upstream drops es_MX: the next sync removes it here; the sandbox line is untouched.
@@ -387,7 +395,7 @@ async fn sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones(ba
     app.get("/v1/templates/1000004", &app.a.secret).await.assert_error(404, "NOT_FOUND");
     let r = app.get("/v1/templates", &app.a.secret).await;
     let ids: Vec<&str> = r.data().as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
-    assert_eq!(ids.len(), 6, "{ids:?}");
+    assert_eq!(ids.len(), 9, "{ids:?}");
     assert!(!ids.contains(&"1000004"));
     let r = app.get(&format!("/v1/channels/{c}/templates"), &app.a.secret).await;
     let ids: Vec<&str> = r.data().as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
@@ -1048,10 +1056,10 @@ async fn the_executions_endpoint_validates_since_and_limit_and_orders_by_updated
 async fn a_sandbox_send_moves_to_delivered_and_read_without_the_network(backend: &str) {
     let (server, app) = start(backend).await;
     let line = app.state.lines.add(&app.a.agent, SANDBOX_PHONE, SANDBOX_WABA, None).await.unwrap();
-    assert_eq!(app.state.lines.sync_line(&line).await.unwrap(), 3);
+    assert_eq!(app.state.lines.sync_line(&line).await.unwrap(), 6);
     let r = app.get(&format!("/v1/channels/{}/templates", line.id.as_str()), &app.a.secret).await;
     let names: Vec<&str> = r.data().as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["order_update", "welcome"]);
+    assert_eq!(names, ["cart_reminder", "new_arrival", "order_update", "verification_code", "welcome"]);
 
     let template = format!("{SANDBOX_WABA}001");
     let r = app.post(&send_uri(&template), &app.a.secret, order_send("+44 7700 900123", Some("sandbox-demo"))).await;

@@ -36,7 +36,7 @@ pub struct ReplyContent {
 }
 
 /// An `https://` URL with a host, without whitespace or control characters.
-fn https_link(field: &str, raw: &str) -> Result<String, FieldError> {
+pub(crate) fn https_link(field: &str, raw: &str) -> Result<String, FieldError> {
     let raw = raw.trim();
     let rest = raw.get(..8).filter(|s| s.eq_ignore_ascii_case("https://")).map(|_| &raw[8..]);
     let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
@@ -51,7 +51,7 @@ fn https_link(field: &str, raw: &str) -> Result<String, FieldError> {
     }
 }
 
-fn filename(field: &str, raw: &str) -> Result<String, FieldError> {
+pub(crate) fn filename(field: &str, raw: &str) -> Result<String, FieldError> {
     let name = text::bounded(field, raw, 1, MAX_FILENAME_CHARS)?;
     if has_control_characters(&name) || name.contains(['/', '\\']) {
         return Err(FieldError::new(field, "must be a file name, without control characters or slashes"));

@@ -1,4 +1,4 @@
-//! Message templates as the platform approves them, and their numbered placeholders.
+//! Message templates as the platform approves them.
 
 use super::{AgentId, LineId, Timestamp};
 
@@ -19,16 +19,50 @@ impl TemplateId {
 /// The only sendable status.
 pub const APPROVED: &str = "APPROVED";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How a template's placeholders are written: `{{1}}` or `{{first_name}}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ParameterFormat {
+    /// `{{1}}`, `{{2}}`…, filled by the n-th parameter. The platform's default.
+    #[default]
+    Positional,
+    /// `{{first_name}}`…, filled by the parameter of that `parameter_name`.
+    Named,
+}
+
+impl ParameterFormat {
+    pub const ALL: [ParameterFormat; 2] = [Self::Positional, Self::Named];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Positional => "POSITIONAL",
+            Self::Named => "NAMED",
+        }
+    }
+
+    /// The platform's name, any case; anything else (or nothing) is the default, positional.
+    pub fn parse(raw: Option<&str>) -> Self {
+        match raw {
+            Some(s) if s.eq_ignore_ascii_case("NAMED") => Self::Named,
+            _ => Self::Positional,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TemplateButton {
-    /// `URL`, `QUICK_REPLY`, `PHONE_NUMBER`, `COPY_CODE`… as the platform names it.
+    /// `URL`, `QUICK_REPLY`, `PHONE_NUMBER`, `COPY_CODE`, `OTP`, `FLOW`, `CATALOG`… as the
+    /// platform names it.
     pub kind: String,
     pub text: String,
     /// For `URL` buttons; may hold one `{{1}}` placeholder filled at send time.
     pub url: Option<String>,
+    /// For `PHONE_NUMBER` buttons.
+    pub phone_number: Option<String>,
+    /// For `OTP` buttons: `COPY_CODE`, `ONE_TAP` or `ZERO_TAP`.
+    pub otp_type: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TemplateComponent {
     /// `HEADER`, `BODY`, `FOOTER`, `BUTTONS`… uppercase, as the platform names it.
     pub kind: String,
@@ -47,6 +81,7 @@ pub struct TemplateDefinition {
     /// `APPROVED`, `PENDING`, `REJECTED`, `PAUSED`, `DISABLED`… stored as given.
     pub status: String,
     pub category: String,
+    pub parameter_format: ParameterFormat,
     pub components: Vec<TemplateComponent>,
 }
 
@@ -67,90 +102,5 @@ impl Template {
 
     pub fn component(&self, kind: &str) -> Option<&TemplateComponent> {
         self.definition.components.iter().find(|c| c.kind == kind)
-    }
-}
-
-/// The distinct numbers of the `{{n}}` placeholders in `text`, ascending.
-pub fn placeholders(text: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("{{") {
-        let after = &rest[start + 2..];
-        match after.find("}}") {
-            Some(end) => {
-                if let Some(n) = placeholder_number(&after[..end])
-                    && !found.contains(&n)
-                {
-                    found.push(n);
-                }
-                rest = &after[end + 2..];
-            }
-            None => break,
-        }
-    }
-    found.sort_unstable();
-    found
-}
-
-/// The number of a placeholder from what is between its braces: the platform's `1`, `2`, …
-/// (spaces around allowed), never `0`, a sign or a leading zero, which no template holds.
-fn placeholder_number(inner: &str) -> Option<u32> {
-    let digits = inner.trim();
-    let canonical = !digits.is_empty() && !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit());
-    canonical.then(|| digits.parse().ok()).flatten()
-}
-
-/// How many parameters `text` needs: as many as its highest placeholder, since the platform
-/// fills `{{n}}` with the n-th parameter (its templates number them 1…n without gaps).
-pub fn parameter_count(text: &str) -> usize {
-    placeholders(text).last().map_or(0, |&n| n as usize)
-}
-
-/// `text` with `{{n}}` replaced by `params[n - 1]`; unknown placeholders stay as written.
-pub fn fill(text: &str, params: &[String]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        match after.find("}}") {
-            Some(end) => {
-                let value = placeholder_number(&after[..end]).and_then(|n| params.get(n as usize - 1));
-                match value {
-                    Some(v) => out.push_str(v),
-                    None => out.push_str(&rest[start..start + 2 + end + 2]),
-                }
-                rest = &after[end + 2..];
-            }
-            None => {
-                out.push_str(&rest[start..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_are_distinct_numbers_in_order() {
-        assert_eq!(placeholders("Hi {{1}}, your order {{2}} ships {{ 3 }}; {{1}} again"), [1, 2, 3]);
-        assert_eq!(placeholders("No params, {{name}} or {{0}} or {{"), Vec::<u32>::new());
-        assert_eq!(parameter_count("{{2}} then {{1}}"), 2);
-        assert_eq!(parameter_count("only {{2}}"), 2, "the second parameter fills it");
-        assert_eq!(placeholders("{{01}} {{+1}} {{1x}} {{ }} {{99999999999}}"), Vec::<u32>::new(), "not numbers a template writes");
-        assert_eq!(fill("{{01}} {{+1}} {{2}}", &["a".into(), "b".into()]), "{{01}} {{+1}} b", "filled as counted");
-    }
-
-    #[test]
-    fn fill_replaces_each_placeholder_and_leaves_the_rest() {
-        let params = vec!["Ana".to_string(), "A-17".to_string()];
-        assert_eq!(fill("Hi {{1}}, order {{2}} for {{1}}.", &params), "Hi Ana, order A-17 for Ana.");
-        assert_eq!(fill("{{3}} stays, {{x}} too, and {{ unclosed", &params), "{{3}} stays, {{x}} too, and {{ unclosed");
-        assert_eq!(fill("ÿ {{1}} ü", &params), "ÿ Ana ü", "multibyte text is kept intact");
     }
 }

@@ -74,7 +74,11 @@ impl SendService {
             return Err(DomainError::TemplateNotApproved(template.definition.status.clone()));
         }
         let mut v = Violations::default();
-        let message = v.check_all(TemplateMessage::build(&template, input.to.as_deref(), input.components));
+        let message = match TemplateMessage::build(&template, input.to.as_deref(), input.components) {
+            Ok(message) => Some(message),
+            Err(SendRefusal::Unsupported(part)) => return Err(DomainError::TemplateUnsupported(part)),
+            Err(SendRefusal::Invalid(errors)) => v.check_all::<TemplateMessage>(Err(errors)),
+        };
         let campaign = input.campaign.map(|c| {
             let key = v.check(required("campaign.key", c.key).and_then(|k| CampaignKey::new(&k)));
             let name = v.check(required("campaign.name", c.name).and_then(|n| crate::model::text::bounded("campaign.name", &n, 1, 128)));

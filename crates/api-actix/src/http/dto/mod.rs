@@ -56,6 +56,7 @@ mod objects;
 mod reply_schema;
 mod schemas;
 mod tags;
+mod template_sends;
 mod templates;
 
 pub use activities::*;
@@ -68,4 +69,5 @@ pub use objects::ApiRepresentation;
 pub use reply_schema::ReplyBody;
 pub use schemas::*;
 pub use tags::*;
+pub use template_sends::*;
 pub use templates::*;

@@ -74,6 +74,42 @@ pub enum ExecutionStatusName {
     Failed,
 }
 
+/// How a template writes its placeholders.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "UPPERCASE")]
+pub enum ParameterFormatName {
+    Positional,
+    Named,
+}
+
+/// A button component's kind, as the platform names it (any case is read).
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum ButtonSubTypeName {
+    QuickReply,
+    Url,
+    CopyCode,
+    Catalog,
+    Flow,
+}
+
+/// A latitude or longitude in degrees: a number, or its decimal string as the platform's own
+/// examples write it (`"37.483307"`).
+pub struct Coordinate;
+
+impl utoipa::PartialSchema for Coordinate {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Number).minimum(Some(-180)).maximum(Some(180)))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some("^-?[0-9]{1,3}([.][0-9]+)?$")))
+            .description(Some("Degrees: a number or its decimal string."))
+            .into()
+    }
+}
+
+impl ToSchema for Coordinate {}
+
 /// A product's kind.
 #[derive(Debug, ToSchema)]
 #[schema(rename_all = "lowercase")]
@@ -209,6 +245,8 @@ mod tests {
         assert_eq!(listed::<ChannelTypeName>(), ChannelType::ALL.map(|c| c.as_str().to_string()));
         assert_eq!(listed::<ExecutionStatusName>(), parley_domain::model::ExecutionStatus::ALL.map(|s| s.as_str().to_string()));
         assert_eq!(listed::<ProductKindName>(), ProductKind::ALL.map(|k| k.as_str().to_string()));
+        assert_eq!(listed::<ParameterFormatName>(), parley_domain::model::ParameterFormat::ALL.map(|f| f.as_str().to_string()));
+        assert_eq!(listed::<ButtonSubTypeName>(), parley_domain::model::ButtonSubType::ALL.map(|s| s.as_str().to_string()));
         assert_eq!(listed::<MessageDirectionName>(), MessageDirection::ALL.map(|d| d.as_str().to_string()));
         assert_eq!(listed::<MessageStatusName>(), MessageStatus::ALL.map(|s| s.as_str().to_string()));
         assert_eq!(listed::<MessageTypeName>(), MessageType::ALL.map(|t| t.as_str().to_string()));

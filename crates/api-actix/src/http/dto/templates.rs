@@ -1,7 +1,6 @@
 //! The templates and campaigns DTOs: request bodies, query parameters and responses as the OpenAPI document describes them.
 
 use super::*;
-use crate::http::extract::{option_object, option_objects};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -13,6 +12,12 @@ pub struct TemplateButtonDto {
     pub text: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// PHONE_NUMBER buttons: the number it calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phone_number: Option<String>,
+    /// OTP buttons: COPY_CODE, ONE_TAP or ZERO_TAP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub otp_type: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -20,7 +25,12 @@ pub struct TemplateComponentDto {
     /// HEADER, BODY, FOOTER, BUTTONS…
     #[serde(rename = "type")]
     pub kind: String,
-    /// The text, with numbered placeholders `{{1}}`, `{{2}}`…
+    /// Headers: TEXT, IMAGE, VIDEO, DOCUMENT or LOCATION. A media or location header takes its
+    /// file or place as the send's header parameter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "TEXT")]
+    pub format: Option<String>,
+    /// The text, with placeholders: numbered `{{1}}`, `{{2}}`… or, in a NAMED template, `{{first_name}}`…
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -41,6 +51,10 @@ pub struct TemplateDto {
     pub category: String,
     /// The line (`chn_…`) the template is approved on.
     pub channel_id: String,
+    /// POSITIONAL (`{{1}}`, filled in order) or NAMED (`{{first_name}}`, each send parameter
+    /// names its placeholder with `parameter_name`).
+    #[schema(value_type = ParameterFormatName)]
+    pub parameter_format: &'static str,
     pub components: Vec<TemplateComponentDto>,
     #[schema(format = DateTime)]
     pub created_at: String,
@@ -56,86 +70,28 @@ impl From<Template> for TemplateDto {
             status: d.status,
             category: d.category,
             channel_id: t.line_id.as_str().to_string(),
+            parameter_format: d.parameter_format.as_str(),
             components: d
                 .components
                 .into_iter()
                 .map(|c| TemplateComponentDto {
                     kind: c.kind,
+                    format: c.format,
                     text: c.text,
-                    buttons: c.buttons.into_iter().map(|b| TemplateButtonDto { kind: b.kind, text: b.text, url: b.url }).collect(),
+                    buttons: c
+                        .buttons
+                        .into_iter()
+                        .map(|b| TemplateButtonDto {
+                            kind: b.kind,
+                            text: b.text,
+                            url: b.url,
+                            phone_number: b.phone_number,
+                            otp_type: b.otp_type,
+                        })
+                        .collect(),
                 })
                 .collect(),
             created_at: timestamp(t.created_at),
-        }
-    }
-}
-
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SendParameterBody {
-    /// `text` (buttons also take `payload`).
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    pub text: Option<String>,
-    pub payload: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SendComponentBody {
-    /// header, body or button.
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    /// Buttons: quick_reply or url.
-    pub sub_type: Option<String>,
-    /// Buttons: the template button's position, from 0: `0` or `"0"` as the platform writes it
-    /// (`1.0` is read as `1`).
-    #[serde(default, deserialize_with = "crate::http::extract::option_button_index")]
-    #[schema(value_type = Option<ButtonIndex>)]
-    pub index: Option<i64>,
-    #[serde(default, deserialize_with = "option_objects")]
-    pub parameters: Option<Vec<SendParameterBody>>,
-}
-
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CampaignBody {
-    /// 1–64 of `[A-Za-z0-9_.:-]`: poll `/v1/campaigns/{key}/executions` with it.
-    pub key: Option<String>,
-    pub name: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SendTemplate {
-    /// Recipient: 7–15 digits with country code (`+`, spaces and dashes are ignored).
-    #[schema(value_type = String, required = true, pattern = "^[+ -]*([0-9][+ -]*){7,15}$")]
-    pub to: Option<String>,
-    /// The platform's business message components; one parameter per placeholder.
-    #[serde(default, deserialize_with = "option_objects")]
-    pub components: Option<Vec<SendComponentBody>>,
-    #[serde(default, deserialize_with = "option_object")]
-    pub campaign: Option<CampaignBody>,
-}
-
-impl SendTemplate {
-    pub fn into_input(self) -> parley_domain::services::SendInput {
-        use parley_domain::model::{ComponentInput, ParameterInput};
-        parley_domain::services::SendInput {
-            to: self.to,
-            components: self.components.map(|cs| {
-                cs.into_iter()
-                    .map(|c| ComponentInput {
-                        kind: c.kind,
-                        sub_type: c.sub_type,
-                        index: c.index,
-                        parameters: c
-                            .parameters
-                            .map(|ps| ps.into_iter().map(|p| ParameterInput { kind: p.kind, text: p.text, payload: p.payload }).collect()),
-                    })
-                    .collect()
-            }),
-            campaign: self.campaign.map(|c| parley_domain::services::CampaignInput { key: c.key, name: c.name }),
         }
     }
 }

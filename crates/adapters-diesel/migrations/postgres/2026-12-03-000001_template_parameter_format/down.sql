@@ -1,0 +1,1 @@
+ALTER TABLE templates DROP COLUMN parameter_format;
