@@ -78,7 +78,7 @@ export const CART: Spec<S["CartDto"]> = { code: "string", created_at: "string", 
 export const CART_ITEM: Spec<S["CartItemDto"]> = { ...PRODUCT, qty: "number" };
 export const TEMPLATE: Spec<S["TemplateDto"]> = {
   id: "string", channel_id: "string", name: "string", language: "string", category: "string", status: "string",
-  components: "array", created_at: "string",
+  parameter_format: "string", components: "array", created_at: "string",
 };
 export const SEND_RESULT: Spec<S["SendResultDto"]> = { message_sent: "boolean", message_id: "string", parsed_message: "string" };
 export const EXECUTION: Spec<S["ExecutionDto"]> = {
