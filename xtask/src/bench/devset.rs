@@ -23,6 +23,9 @@ pub struct Query {
     pub text: String,
     /// Grade (1–3) by product id; every other product is 0.
     pub labels: HashMap<String, u8>,
+    /// Kept out of every tuning decision (`"held_out": true` in the file): the bench reports
+    /// these queries apart, so a gain that only fits the others shows.
+    pub held_out: bool,
 }
 
 pub struct LabeledCatalog {
@@ -79,9 +82,9 @@ pub fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(root().join(path)).map_err(|e| format!("{path}: {e}"))
 }
 
-/// A query as written in a dev-set file: its text and `(key, grade)` labels, keys not yet
-/// resolved to products.
-pub type RawQuery = (String, Vec<(String, u8)>);
+/// A query as written in a dev-set file: its text, `(key, grade)` labels (keys not yet
+/// resolved to products) and whether it is held out.
+pub type RawQuery = (String, Vec<(String, u8)>, bool);
 
 /// The `queries` of a dev-set file.
 pub fn queries(doc: &Json) -> Result<Vec<RawQuery>, String> {
@@ -99,7 +102,11 @@ pub fn queries(doc: &Json) -> Result<Vec<RawQuery>, String> {
                     _ => Err(format!("query {text:?}: the grade of {key:?} must be 0–3")),
                 })
                 .collect::<Result<_, _>>()?;
-            Ok((text, labels))
+            let held_out = match query.get("held_out") {
+                None => false,
+                Some(flag) => flag.as_bool().ok_or_else(|| format!("query {text:?}: held_out must be true or false"))?,
+            };
+            Ok((text, labels, held_out))
         })
         .collect()
 }
@@ -111,7 +118,7 @@ pub fn demo() -> Result<LabeledCatalog, String> {
     let products = jsonl.lines().filter(|l| !l.trim().is_empty()).map(product).collect::<Result<Vec<_>, _>>()?;
     let queries = queries(&doc)?
         .into_iter()
-        .map(|(text, labels)| Query { text, labels: labels.into_iter().filter(|&(_, g)| g > 0).collect() })
+        .map(|(text, labels, held_out)| Query { text, labels: labels.into_iter().filter(|&(_, g)| g > 0).collect(), held_out })
         .collect();
     let catalog = LabeledCatalog { name: "demo catalog", jsonl, products, queries };
     catalog.check().map_err(|e| format!("{DEVSET}: {e}"))?;
@@ -158,7 +165,7 @@ mod tests {
             name: "test",
             jsonl: String::new(),
             products: vec![product("a", true), product("d", false)],
-            queries: vec![Query { text: "q".into(), labels: labels.iter().map(|&(id, g)| (id.to_string(), g)).collect() }],
+            queries: vec![Query { text: "q".into(), labels: labels.iter().map(|&(id, g)| (id.to_string(), g)).collect(), held_out: false }],
         };
         assert!(catalog(&[("a", 3)]).check().is_ok());
         assert!(catalog(&[("d", 3)]).check().is_err(), "drafts cannot be labeled");

@@ -25,6 +25,10 @@ impl Json {
         if let Json::String(s) = self { Some(s) } else { None }
     }
 
+    pub fn as_bool(&self) -> Option<bool> {
+        if let Json::Bool(b) = self { Some(*b) } else { None }
+    }
+
     pub fn as_f64(&self) -> Option<f64> {
         if let Json::Number(n) = self { Some(*n) } else { None }
     }

@@ -78,13 +78,13 @@ fn expand(doc: &Json) -> Result<LabeledCatalog, String> {
     }
     let queries = devset::queries(doc)?
         .into_iter()
-        .map(|(text, grades)| {
+        .map(|(text, grades, held_out)| {
             let mut labels = HashMap::new();
             for (key, grade) in grades.into_iter().filter(|&(_, g)| g > 0) {
                 let ids = members.get(key.as_str()).ok_or_else(|| format!("query {text:?} labels unknown archetype {key:?}"))?;
                 labels.extend(ids.iter().map(|id| (id.clone(), grade)));
             }
-            Ok(Query { text, labels })
+            Ok(Query { text, labels, held_out })
         })
         .collect::<Result<_, String>>()?;
     let catalog = LabeledCatalog { name: "generated catalog", jsonl, products, queries };
