@@ -130,8 +130,9 @@ impl Log {
         let top: Vec<&str> = ranked.iter().take(3).map(String::as_str).collect();
         let _ = writeln!(
             self.0,
-            "{}\t{method}\t{}\t{:.3}\t{:.3}\t{:.3}\t{}",
+            "{}\t{method}\t{}\t{}\t{:.3}\t{:.3}\t{:.3}\t{}",
             catalog.name,
+            if query.held_out { "held out" } else { "tuned on" },
             query.text,
             scores.ndcg,
             scores.recall,
@@ -143,14 +144,13 @@ impl Log {
 
 /// The mean scores over every query, over those not held out, and over the held-out ones.
 fn split_means(catalog: &LabeledCatalog, scores: &[Scores]) -> (Scores, Scores, Scores) {
-    let part = |held: bool| -> Vec<Scores> {
-        catalog.queries.iter().zip(scores).filter(|(q, _)| q.held_out == held).map(|(_, s)| *s).collect()
-    };
+    let part =
+        |held: bool| -> Vec<Scores> { catalog.queries.iter().zip(scores).filter(|(q, _)| q.held_out == held).map(|(_, s)| *s).collect() };
     (Scores::mean(scores), Scores::mean(&part(false)), Scores::mean(&part(true)))
 }
 
 fn quality(bin: &Path, options: &Options, catalogs: &[LabeledCatalog]) -> Result<String, String> {
-    let mut log = Log("catalog\tmethod\tquery\tndcg@10\trecall@10\trr\ttop 3\n".into());
+    let mut log = Log("catalog\tmethod\tpart\tquery\tndcg@10\trecall@10\trr\ttop 3\n".into());
     let mut files = Vec::new();
     for (i, catalog) in catalogs.iter().enumerate() {
         let path = scratch()?.join(format!("search-labeled-{i}.jsonl"));
