@@ -63,7 +63,7 @@ fn header_slot(header: &TemplateComponent) -> Option<Slot> {
 
 /// The first part of `template` whose sends Parley cannot check (a carousel, a limited-time
 /// offer, a header or button kind it does not know), named by its place in the template.
-pub fn unsupported_part(template: &Template) -> Option<FieldError> {
+fn unsupported_part(template: &Template) -> Option<FieldError> {
     for (i, c) in template.definition.components.iter().enumerate() {
         let at = format!("template.components[{i}]");
         match c.kind.as_str() {
@@ -180,6 +180,8 @@ struct ButtonSend {
     parameters: Vec<Parameter>,
 }
 
+/// Checks one button component; `Err` when it holds what Parley cannot check yet (a flow's own
+/// data), which refuses the whole send.
 fn button(field: &str, c: ComponentInput, buttons: &[TemplateButton], v: &mut Violations) -> Result<Option<ButtonSend>, FieldError> {
     let index = match c.index {
         Some(n) if (0..buttons.len() as i64).contains(&n) => n as u8,
@@ -233,7 +235,7 @@ impl TemplateMessage {
         };
         let named = template.definition.parameter_format == ParameterFormat::Named;
         let text_of = |kind: &str| template.component(kind).and_then(|c| c.text.as_deref()).unwrap_or_default();
-        let header_slot = template.component("HEADER").and_then(header_slot);
+        let header_place = template.component("HEADER").and_then(header_slot);
         let header_part = TextPart { part: "header", text: text_of("HEADER"), named };
         let body_part = TextPart { part: "body", text: text_of("BODY"), named };
         let buttons = template.component("BUTTONS").map(|c| c.buttons.as_slice()).unwrap_or_default();
@@ -244,7 +246,7 @@ impl TemplateMessage {
         let mut unsupported = None;
         for (i, c) in components.unwrap_or_default().into_iter().enumerate() {
             let field = format!("components[{i}]");
-            match (c.kind.as_deref(), header_slot) {
+            match (c.kind.as_deref(), header_place) {
                 (Some("header"), _) if header.is_some() => v.push(FieldError::new(format!("{field}.type"), "appears twice")),
                 (Some("header"), None) => v.push(FieldError::new(format!("{field}.type"), "the template has no header")),
                 (Some("header"), Some(slot)) => {
@@ -273,7 +275,7 @@ impl TemplateMessage {
         }
 
         // Every placeholder, media header and required button gets its parameter.
-        match header_slot {
+        match header_place {
             Some(Slot::HeaderText) => check_placeholders(&header_part, header.as_ref(), &mut v),
             Some(slot) => {
                 let kind = one_of(slot.kinds());
@@ -301,7 +303,7 @@ impl TemplateMessage {
 
         let header_params = header.map(|(_, _, p)| p);
         let body_params = body.map(|(_, _, p)| p);
-        let header_text = match (&header_slot, &header_params) {
+        let header_text = match (&header_place, &header_params) {
             (Some(Slot::HeaderText), params) => render(&header_part, params.as_deref().unwrap_or_default()),
             _ => String::new(),
         };
