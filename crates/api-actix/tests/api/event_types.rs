@@ -12,18 +12,7 @@ use crate::messaging::{
     send_uri, signed_webhook, standard_templates, start, templates_path,
 };
 
-macro_rules! backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $( #[actix_web::test] async fn $name() { super::$name("sqlite").await } )*
-        }
-        mod postgres {
-            $( #[actix_web::test] async fn $name() { super::$name("postgres").await } )*
-        }
-    };
-}
-
-backends!(every_change_emits_its_event_type_and_nothing_else);
+backend_tests!(every_change_emits_its_event_type_and_nothing_else);
 
 /// The events tenant A got since the last call, oldest first. Known by id: events of one
 /// millisecond list in id order, so a new one may list below an older one.

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
-// First, in a group of its own: its macros (`http_tests!`) serve the modules below.
+// First, in a group of its own: its macros (`http_tests!`, `backend_tests!`) serve the modules below.
 #[macro_use]
 mod common;
 

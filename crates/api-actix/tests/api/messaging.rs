@@ -24,18 +24,6 @@ pub(crate) const B_WABA: &str = "102290129349999";
 /// 2026-01-01T00:00:00Z
 pub(crate) const T0: i64 = 1_767_225_600;
 
-/// Generates one `#[actix_web::test]` per backend for each `async fn name(backend: &str)`.
-macro_rules! backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $( #[actix_web::test] async fn $name() { super::$name("sqlite").await } )*
-        }
-        mod postgres {
-            $( #[actix_web::test] async fn $name() { super::$name("postgres").await } )*
-        }
-    };
-}
-
 // ---------- set-up ----------
 
 pub(crate) async fn start(backend: &str) -> (MockServer, TestApp) {
@@ -1128,7 +1116,7 @@ async fn other_tenants_get_404_and_publishable_keys_403(backend: &str) {
     app.get("/v1/templates", "sk_not_a_real_key_000000000000000000").await.assert_error(401, "UNAUTHORIZED");
 }
 
-backends!(
+backend_tests!(
     sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones,
     send_with_parameters_posts_the_exact_graph_request_and_creates_a_pending_contact,
     invalid_sends_are_400_naming_the_problem_and_reach_nothing,

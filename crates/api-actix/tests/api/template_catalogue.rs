@@ -10,18 +10,7 @@ use serde_json::{Value, json};
 use wiremock::Mock;
 use wiremock::matchers::{body_json, method, path};
 
-macro_rules! backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $( #[actix_web::test] async fn $name() { super::$name("sqlite").await } )*
-        }
-        mod postgres {
-            $( #[actix_web::test] async fn $name() { super::$name("postgres").await } )*
-        }
-    };
-}
-
-backends!(
+backend_tests!(
     every_template_of_the_catalogue_goes_out_exactly_as_the_platform_documents_it,
     every_incomplete_send_is_400_naming_the_part_and_nothing_is_sent,
     kinds_parley_cannot_check_are_422_template_unsupported_naming_the_part,

@@ -16,18 +16,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::{body_json, header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-macro_rules! backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $( #[actix_web::test] async fn $name() { super::$name("sqlite").await } )*
-        }
-        mod postgres {
-            $( #[actix_web::test] async fn $name() { super::$name("postgres").await } )*
-        }
-    };
-}
-
-backends!(
+backend_tests!(
     every_inbound_kind_is_stored_once_with_its_details,
     a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses,
     outside_the_window_or_without_whatsapp_nothing_is_sent,

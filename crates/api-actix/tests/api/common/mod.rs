@@ -39,6 +39,20 @@ macro_rules! http_tests {
     };
 }
 
+/// Expands each named `async fn(backend: &str)` into one test per storage backend, for tests
+/// that build their app themselves (against a fake Graph API, with other settings).
+#[macro_export]
+macro_rules! backend_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $( #[actix_web::test] async fn $name() { super::$name("sqlite").await } )*
+        }
+        mod postgres {
+            $( #[actix_web::test] async fn $name() { super::$name("postgres").await } )*
+        }
+    };
+}
+
 pub struct Tenant {
     pub agent: AgentId,
     pub secret: String,
