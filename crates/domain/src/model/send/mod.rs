@@ -346,13 +346,7 @@ mod tests {
     use crate::model::{AgentId, LineId, TemplateDefinition, TemplateId};
 
     fn component(kind: &str, text: Option<&str>, buttons: Vec<TemplateButton>) -> TemplateComponent {
-        TemplateComponent {
-            kind: kind.into(),
-            format: text.map(|_| "TEXT".into()),
-            text: text.map(Into::into),
-            buttons,
-            ..Default::default()
-        }
+        TemplateComponent { kind: kind.into(), format: text.map(|_| "TEXT".into()), text: text.map(Into::into), buttons }
     }
 
     fn template() -> Template {

@@ -4,7 +4,7 @@ use super::input::{MediaInput, ParameterInput};
 use crate::FieldError;
 use crate::error::Violations;
 use crate::model::reply::{filename, https_link};
-use crate::model::{Currency, Location, text};
+use crate::model::{Currency, Location, has_control_characters, text};
 
 /// The three media a template header can show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,7 +152,7 @@ fn placeholder_text(at: &str, raw: &str, max: usize) -> Result<String, FieldErro
     if chars == 0 || chars > max {
         return Err(FieldError::new(at, format!("must be 1 to {max} characters")));
     }
-    if raw.chars().any(char::is_control) || raw.contains("     ") {
+    if has_control_characters(raw) || raw.contains("     ") {
         return Err(FieldError::new(at, "must not contain newlines, tabs, control characters or more than 4 spaces in a row"));
     }
     Ok(raw.to_string())
@@ -166,7 +166,7 @@ fn media(at: &str, kind: HeaderMediaKind, input: MediaInput, v: &mut Violations)
     let source = match (input.link, input.id) {
         (Some(link), None) => v.check(https_link(&format!("{at}.link"), &link).map(MediaSource::Link)),
         (None, Some(id)) => v.check(text::bounded(&format!("{at}.id"), &id, 1, 128).and_then(|id| {
-            if id.chars().any(char::is_control) || id.contains(char::is_whitespace) {
+            if has_control_characters(&id) || id.contains(char::is_whitespace) {
                 Err(FieldError::new(format!("{at}.id"), "must be the platform's media id"))
             } else {
                 Ok(MediaSource::Id(id))
