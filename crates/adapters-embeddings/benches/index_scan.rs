@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use ndarray::{Array2, ArrayView1};
 use parley_adapters_embeddings::ExactIndex;
-use parley_domain::model::{AgentId, ProductId};
+use parley_domain::model::{AgentId, ProductFilter, ProductId, ProductKind, Searchable};
 use parley_domain::ports::VectorIndex;
 
 const DIMENSIONS: usize = 256;
@@ -274,7 +274,14 @@ fn main() {
         for i in 0..size {
             let v = mix(&[(&shared, 0.7), (&centers[i % centers.len()], 0.6), (&rng.vector(), 0.5)]);
             plain.row_mut(i).assign(&ArrayView1::from(&v[..]));
-            batch.push((ProductId::lookup(format!("p{i:07}")), v));
+            // Tags that keep 1% and 50% of the rows, for the filtered rows of the table.
+            let tags: &[&str] = match (i.is_multiple_of(100), i.is_multiple_of(2)) {
+                (true, _) => &["rare", "half"],
+                (false, true) => &["half"],
+                (false, false) => &[],
+            };
+            let category_tags = tags.iter().map(|t| t.to_string()).collect();
+            batch.push((ProductId::lookup(format!("p{i:07}")), Searchable { vector: v, kind: ProductKind::Product, category_tags }));
             if batch.len() == 2000 || i + 1 == size {
                 let started = Instant::now();
                 index.upsert(&agent, &batch);
@@ -293,6 +300,9 @@ fn main() {
         let ivf_build = started.elapsed();
         let (mut baseline, mut two_pass, mut by_codes, mut by_lists) =
             (Measured::default(), Measured::default(), Measured::default(), Measured::default());
+        let (mut rare, mut half) = (Measured::default(), Measured::default());
+        let tagged = |tag: &str| ProductFilter { tag: Some(tag.to_string()), kind: None };
+        let (rare_filter, half_filter) = (tagged("rare"), tagged("half"));
         for query in &queries {
             let ranked = baseline.time(|| {
                 let scores = plain.dot(&ArrayView1::from(&query[..]));
@@ -304,16 +314,30 @@ fn main() {
             });
             let exact = |rows: &[usize]| rows.iter().filter(|row| ranked.iter().any(|(_, at)| at == *row)).count();
             baseline.recalled += K;
-            let found = two_pass.time(|| index.top_k(&agent, query, K));
+            let found = two_pass.time(|| index.top_k(&agent, query, K, &ProductFilter::default()));
             // Same answer: the two-pass search is exact.
             assert!((found[K - 1].1 - ranked[K - 1].0).abs() < 1e-4, "the k-th scores differ");
             two_pass.recalled += K;
             by_codes.recalled += exact(&by_codes.time(|| binary.top_k(&plain, query, K)));
             by_lists.recalled += exact(&by_lists.time(|| ivf.top_k(query, K)));
+            // Filtered recall against brute force over the rows each filter keeps (untimed).
+            let scores = plain.dot(&ArrayView1::from(&query[..]));
+            let best_of = |keep: fn(usize) -> bool| {
+                let mut rows: Vec<(f32, usize)> = scores.iter().copied().zip(0..size).filter(|(_, row)| keep(*row)).collect();
+                rows.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+                rows.into_iter().take(K).map(|(_, row)| format!("p{row:07}")).collect::<Vec<_>>()
+            };
+            let recalled = |found: Vec<(ProductId, f32)>, expected: Vec<String>| {
+                found.iter().filter(|(id, _)| expected.iter().any(|e| e == id.as_str())).count()
+            };
+            rare.recalled += recalled(rare.time(|| index.top_k(&agent, query, K, &rare_filter)), best_of(|row| row % 100 == 0));
+            half.recalled += recalled(half.time(|| index.top_k(&agent, query, K, &half_filter)), best_of(|row| row % 2 == 0));
         }
         let base = percentile(&mut baseline.times, 50);
         println!("{}", baseline.row(size, "f32 scan (baseline, exact)", None, base));
         println!("{}", two_pass.row(size, &format!("two-pass int8 + f32 (the index, exact; {memory:.0} MiB)"), Some(build), base));
+        println!("{}", rare.row(size, "two-pass, filter keeping 1% (the index, exact)", None, base));
+        println!("{}", half.row(size, "two-pass, filter keeping 50% (the index, exact)", None, base));
         println!("{}", by_codes.row(size, "binary codes + f32 rescoring (approximate)", Some(binary_build), base));
         println!("{}", by_lists.row(size, "IVF, k-means lists, 1/64 probed (approximate)", Some(ivf_build), base));
     }

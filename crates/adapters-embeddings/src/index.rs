@@ -1,7 +1,9 @@
 //! [`ExactIndex`]: exact nearest-neighbour search in memory, one contiguous row-major matrix
-//! per agent (see [`collection`] for how a query scans it).
+//! per agent (see [`collection`] for how a query scans it, [`facets`] for how a filter finds its
+//! rows).
 
 mod collection;
+mod facets;
 // The one unsafe code of the workspace: calls into copies compiled for AVX2 and FMA, made only
 // after the CPU reported both at run time.
 #[allow(unsafe_code)]
@@ -10,7 +12,7 @@ mod kernels;
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use parley_domain::model::{AgentId, ProductId};
+use parley_domain::model::{AgentId, ProductFilter, ProductId, Searchable};
 use parley_domain::ports::VectorIndex;
 
 use collection::Collection;
@@ -62,8 +64,8 @@ fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
 }
 
 impl VectorIndex for ExactIndex {
-    fn upsert(&self, agent: &AgentId, items: &[(ProductId, Vec<f32>)]) {
-        let valid: Vec<&(ProductId, Vec<f32>)> = items.iter().filter(|(_, vector)| self.check(vector, "a vector")).collect();
+    fn upsert(&self, agent: &AgentId, items: &[(ProductId, Searchable)]) {
+        let valid: Vec<&(ProductId, Searchable)> = items.iter().filter(|(_, s)| self.check(&s.vector, "a vector")).collect();
         if valid.is_empty() {
             return;
         }
@@ -71,8 +73,8 @@ impl VectorIndex for ExactIndex {
             let agents = read(&self.agents);
             if let Some(collection) = agents.get(agent) {
                 let mut collection = write(collection);
-                for (id, vector) in valid {
-                    collection.upsert(id, vector);
+                for (id, searchable) in valid {
+                    collection.upsert(id, searchable);
                 }
                 return;
             }
@@ -82,8 +84,8 @@ impl VectorIndex for ExactIndex {
         let mut agents = write(&self.agents);
         let collection = agents.entry(agent.clone()).or_insert_with(|| RwLock::new(Collection::new(self.dimensions)));
         let collection = collection.get_mut().unwrap_or_else(PoisonError::into_inner);
-        for (id, vector) in valid {
-            collection.upsert(id, vector);
+        for (id, searchable) in valid {
+            collection.upsert(id, searchable);
         }
     }
 
@@ -105,13 +107,13 @@ impl VectorIndex for ExactIndex {
         }
     }
 
-    fn top_k(&self, agent: &AgentId, query: &[f32], k: usize) -> Vec<(ProductId, f32)> {
+    fn top_k(&self, agent: &AgentId, query: &[f32], k: usize, filter: &ProductFilter) -> Vec<(ProductId, f32)> {
         if !self.check(query, "a query") {
             return Vec::new();
         }
         let agents = read(&self.agents);
         match agents.get(agent) {
-            Some(collection) => read(collection).top_k(query, k),
+            Some(collection) => read(collection).top_k(query, k, filter),
             None => Vec::new(),
         }
     }

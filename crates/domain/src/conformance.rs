@@ -38,7 +38,7 @@ macro_rules! storage_conformance {
             execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
             webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, webhook_events_are_claimed_once, concurrent_claims_split_the_backlog, imports_store_vectors_and_raise_the_revision,
-            changes_page_by_revision_then_id, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent,
+            changes_page_by_revision_then_id, changes_carry_what_search_filters_on, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent,
             messages_round_trip_every_content_kind, message_platform_ids_are_unique_per_agent,
             message_pages_newest_first_with_totals_and_since, message_status_updates_are_compare_and_set,
             messages_are_found_by_platform_id_within_the_agent, last_inbound_is_the_newest_inbound_message,
@@ -1416,7 +1416,7 @@ fn vectors_for(products: &[Product], embedder: &str) -> ImportVectors {
 
 async fn all_changes(r: &Repositories, agent: &AgentId, embedder: &str, after: ChangeCursor) -> Vec<(String, u64, Option<Vec<f32>>)> {
     let changes = r.vectors.changes(agent, embedder, &after, 1000).await.unwrap();
-    changes.into_iter().map(|c| (c.product.as_str().to_string(), c.revision, c.vector)).collect()
+    changes.into_iter().map(|c| (c.product.as_str().to_string(), c.revision, c.searchable.map(|s| s.vector))).collect()
 }
 
 pub async fn imports_store_vectors_and_raise_the_revision(r: Repositories) {
@@ -1450,6 +1450,21 @@ pub async fn imports_store_vectors_and_raise_the_revision(r: Repositories) {
     r.products.import(&a, &[product(&a, "p2", "product", &[], "active", 1)], None, no_progress()).await.unwrap();
     let seen = ChangeCursor { revision: 2, product: None };
     assert_eq!(all_changes(&r, &a, EMBEDDER, seen).await, [("p2".into(), 3, None)], "imported without a vector: not searchable");
+}
+
+pub async fn changes_carry_what_search_filters_on(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let catalog =
+        vec![product(&a, "p1", "service", &["Outdoor Gear", "Sale"], "active", 1), product(&a, "p2", "product", &[], "active", 1)];
+    r.products.import(&a, &catalog, Some(&vectors_for(&catalog, EMBEDDER)), no_progress()).await.unwrap();
+    let changes = r.vectors.changes(&a, EMBEDDER, &ChangeCursor::default(), 10).await.unwrap();
+    let facets: Vec<(ProductKind, Vec<String>)> =
+        changes.into_iter().map(|c| c.searchable.map(|s| (s.kind, s.category_tags)).unwrap()).collect();
+    assert_eq!(
+        facets,
+        [(ProductKind::Service, vec!["Outdoor Gear".to_string(), "Sale".to_string()]), (ProductKind::Product, Vec::new())],
+        "the kind and the category tags, in the product's order"
+    );
 }
 
 pub async fn changes_page_by_revision_then_id(r: Repositories) {

@@ -416,14 +416,15 @@ pub trait Embedder: Send + Sync {
 /// Exact nearest-neighbour search over unit vectors, one collection per agent, in memory.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 pub trait VectorIndex: Send + Sync {
-    /// Adds or replaces the vectors of some of an agent's products. Every vector MUST have the
-    /// index's dimensions.
-    fn upsert(&self, agent: &AgentId, items: &[(ProductId, Vec<f32>)]);
+    /// Adds or replaces the vectors (and the facets filters match) of some of an agent's
+    /// products. Every vector MUST have the index's dimensions.
+    fn upsert(&self, agent: &AgentId, items: &[(ProductId, Searchable)]);
     /// Forgets some of an agent's products; unknown ids are ignored.
     fn remove(&self, agent: &AgentId, ids: &[ProductId]);
-    /// The `k` products of the agent most similar to `query` (cosine similarity, as vectors are
-    /// unit length), best first; equal scores by product id. Never another agent's products.
-    fn top_k(&self, agent: &AgentId, query: &[f32], k: usize) -> Vec<(ProductId, f32)>;
+    /// The `k` products of the agent that match `filter` most similar to `query` (cosine
+    /// similarity, as vectors are unit length), best first; equal scores by product id. Exact:
+    /// fewer than `k` only when fewer match. Never another agent's products.
+    fn top_k(&self, agent: &AgentId, query: &[f32], k: usize, filter: &ProductFilter) -> Vec<(ProductId, f32)>;
     /// How many vectors the agent has.
     fn len(&self, agent: &AgentId) -> usize;
 }

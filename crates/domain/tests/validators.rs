@@ -11,9 +11,9 @@ use parley_domain::model::{
     AccessToken, ActivityId, ActivitySearch, ActivityStatus, AgentId, AgentName, Assignee, CampaignKey, CartCode, Channel, ChannelType,
     ComponentInput, ContactId, Currency, CustomAttributes, Email, ExecutionStatus, KeyKind, LineId, MessageComponent, Notes, PageBounds,
     PageRequest, ParameterFormat, ParameterInput, ParameterValue, PhoneNumberId, PresentedKey, Price, ProductId, ProductKind,
-    ProductStatus, ProfileName, ReceivedId, SEARCH_BOUNDS, SearchQuery, TagColor, TagDescription, TagId, TagName, Template, TemplateButton,
-    TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage, WabaId, fill, fill_named, has_control_characters, parameter_count,
-    parse_timestamp, parse_webhook, phone_digits, placeholder_names, placeholders,
+    ProductStatus, ProfileName, ReceivedId, SEARCH_BOUNDS, SearchQuery, SearchRequest, TagColor, TagDescription, TagId, TagName, Template,
+    TemplateButton, TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage, WabaId, fill, fill_named, has_control_characters,
+    parameter_count, parse_timestamp, parse_webhook, phone_digits, placeholder_names, placeholders,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -314,21 +314,28 @@ proptest! {
     }
 
     #[test]
-    fn search_queries_are_trimmed_and_bounded(q in proptest::option::of(hostile()), limit in proptest::option::of(prop_oneof![hostile(), (-3i64..60).prop_map(|n| n.to_string())])) {
-        match SearchQuery::parse(q.as_deref(), limit.as_deref()) {
+    fn search_queries_are_trimmed_and_bounded(
+        q in proptest::option::of(hostile()),
+        limit in proptest::option::of(prop_oneof![hostile(), (-3i64..60).prop_map(|n| n.to_string())]),
+        kind in proptest::option::of(prop_oneof![hostile(), Just("product".to_string()), Just("service".to_string())]),
+    ) {
+        let request = SearchRequest { q: q.as_deref(), limit: limit.as_deref(), tag: None, kind: kind.as_deref() };
+        match SearchQuery::parse(request) {
             Ok(s) => {
                 assert_eq!(s.text(), q.as_deref().unwrap().trim());
                 assert!((1..=500).contains(&s.text().chars().count()));
                 assert!((1..=50).contains(&s.limit()));
+                assert_eq!(s.filter().kind.map(|k| k.as_str()), kind.as_deref());
             }
-            Err(errors) => assert!(!errors.is_empty() && errors.iter().all(|e| e.field == "q" || e.field == "limit")),
+            Err(errors) => assert!(!errors.is_empty() && errors.iter().all(|e| ["q", "limit", "kind"].contains(&e.field.as_str()))),
         }
     }
 
     #[test]
-    fn valid_searches_are_accepted(q in text_of(1, 500), limit in 1u32..=50) {
-        let s = SearchQuery::parse(Some(&q), Some(&limit.to_string())).unwrap();
-        assert_eq!((s.text(), s.limit()), (q.as_str(), limit));
+    fn valid_searches_are_accepted(q in text_of(1, 500), limit in 1u32..=50, tag in proptest::option::of(hostile())) {
+        let request = SearchRequest { q: Some(&q), limit: Some(&limit.to_string()), tag: tag.as_deref(), kind: None };
+        let s = SearchQuery::parse(request).unwrap();
+        assert_eq!((s.text(), s.limit(), s.filter().tag.as_deref()), (q.as_str(), limit, tag.as_deref()));
     }
 
     #[test]

@@ -110,6 +110,11 @@ pub fn catalog(count: usize) -> String {
 /// Writes `count` products as JSON Lines, one line at a time, so a million products (about
 /// 900 MB) never sit in memory at once.
 pub fn write_catalog(count: usize, out: &mut impl Write) -> io::Result<()> {
+    write_catalog_tagged(count, out, &|_| &[])
+}
+
+/// [`write_catalog`], with product `i` given the extra category tags `extra(i)` after its own.
+pub fn write_catalog_tagged(count: usize, out: &mut impl Write, extra: &dyn Fn(usize) -> &'static [&'static str]) -> io::Result<()> {
     let mut rng = Lcg(0x5eed);
     let start = 1_735_689_600; // 2025-01-01
     let mut line = String::with_capacity(2048);
@@ -118,7 +123,11 @@ pub fn write_catalog(count: usize, out: &mut impl Write) -> io::Result<()> {
         let kind = if i % 10 == 0 { "service" } else { "product" };
         let status = if i % 20 == 7 { "draft" } else { "active" };
         let (c1, c2) = (CATEGORIES[i % CATEGORIES.len()], CATEGORIES[(i * 7 + 3) % CATEGORIES.len()]);
-        let tags = if c1 == c2 { format!("[\"{c1}\"]") } else { format!("[\"{c1}\",\"{c2}\"]") };
+        let mut tags = if c1 == c2 { format!("[\"{c1}\"") } else { format!("[\"{c1}\",\"{c2}\"") };
+        for tag in extra(i) {
+            let _ = write!(tags, ",\"{tag}\"");
+        }
+        tags.push(']');
         let title = format!("{} {} {} No. {i}", capitalize(rng.pick(&WORDS)), rng.pick(&WORDS), c1.to_lowercase());
         let description: Vec<&str> = (0..40).map(|_| rng.pick(&WORDS)).collect();
         let price = 5 + (i * 37) % 500;

@@ -6,7 +6,8 @@
 //! BM25 over the same product texts, computed in-process in the same run, is the baseline that
 //! shows what meaning adds over keywords.
 //! Latency: the static embedder over the catalog bench's generated catalogs, search p50/p99 over
-//! the dev-set queries in rotation, against `GET /healthz` on the same server in the same run.
+//! the dev-set queries in rotation, unfiltered and filtered by tags that keep 1% and 50% of the
+//! products, against `GET /healthz` on the same server in the same run.
 
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write as _};
@@ -25,6 +26,18 @@ use super::{
 use crate::root;
 
 const WARMUP: usize = 50;
+/// Extra category tags the latency catalogs carry, so filtered search is timed on filters that
+/// keep 1% and 50% of the products.
+const RARE_TAG: &str = "bench-one-in-100";
+const HALF_TAG: &str = "bench-one-in-2";
+
+fn bench_tags(i: usize) -> &'static [&'static str] {
+    match (i.is_multiple_of(100), i.is_multiple_of(2)) {
+        (true, _) => &[RARE_TAG, HALF_TAG],
+        (false, true) => &[HALF_TAG],
+        (false, false) => &[],
+    }
+}
 const REQUESTS: usize = 1000;
 /// How long after spawning the server search may take to return results (loading vectors).
 const READY_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -297,15 +310,15 @@ fn latency(bin: &Path, options: &Options, queries: &[&str]) -> Result<String, St
     let paths: Vec<String> = queries.iter().map(|q| search_path(q)).collect();
     let env = [("PARLEY_EMBEDDER", "static")];
     let mut table = String::from(
-        "| backend | products | import | listening after | search ready after | RSS after load | `GET /healthz` p50 / p99 (baseline) | search p50 / p99 | search p50 ÷ baseline |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| backend | products | import | listening after | search ready after | RSS after load | `GET /healthz` p50 / p99 (baseline) | search p50 / p99 | search p50 ÷ baseline | tag keeping 1%: p50 / p99 | tag keeping 50%: p50 / p99 |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for backend in &options.backends {
         for &size in &options.sizes {
             let file = scratch()?.join(format!("catalog-{size}.jsonl"));
             eprintln!("generating {size} products into {}…", file.display());
             let mut out = BufWriter::new(std::fs::File::create(&file).map_err(|e| e.to_string())?);
-            generate::write_catalog(size, &mut out).and_then(|()| out.flush()).map_err(|e| e.to_string())?;
+            generate::write_catalog_tagged(size, &mut out, &bench_tags).and_then(|()| out.flush()).map_err(|e| e.to_string())?;
             drop(out);
             let url = fresh_database(backend)?;
             let (agent, _) = parley(bin, &url, &["agents", "create", "--name", &format!("search bench {size}")])?;
@@ -326,11 +339,14 @@ fn latency(bin: &Path, options: &Options, queries: &[&str]) -> Result<String, St
             );
             let baseline = http::measure(&mut client, "/healthz", WARMUP, REQUESTS)?;
             let search = http::measure_rotating(&mut client, &paths, WARMUP, REQUESTS)?;
+            let filtered = |tag: &str| paths.iter().map(|p| format!("{p}&tag={tag}")).collect::<Vec<_>>();
+            let rare = http::measure_rotating(&mut client, &filtered(RARE_TAG), WARMUP, REQUESTS)?;
+            let half = http::measure_rotating(&mut client, &filtered(HALF_TAG), WARMUP, REQUESTS)?;
             let rss = server.resident_kib().map_or("n/a".into(), |kib| format!("{:.0} MiB", kib as f64 / 1024.0));
             eprintln!("{backend}: {size} products: search p50 {:.3} ms, p99 {:.3} ms, {rss}", ms(search.p50), ms(search.p99));
             let _ = writeln!(
                 table,
-                "| {backend} | {size} | {:.2} s | {:.2} s | {:.2} s | {rss} | {:.3} / {:.3} ms | {:.3} / {:.3} ms | {:.1} |",
+                "| {backend} | {size} | {:.2} s | {:.2} s | {:.2} s | {rss} | {:.3} / {:.3} ms | {:.3} / {:.3} ms | {:.1} | {:.3} / {:.3} ms | {:.3} / {:.3} ms |",
                 import.as_secs_f64(),
                 server.listening_after.as_secs_f64(),
                 ready.as_secs_f64(),
@@ -338,14 +354,19 @@ fn latency(bin: &Path, options: &Options, queries: &[&str]) -> Result<String, St
                 ms(baseline.p99),
                 ms(search.p50),
                 ms(search.p99),
-                ms(search.p50) / ms(baseline.p50)
+                ms(search.p50) / ms(baseline.p50),
+                ms(rare.p50),
+                ms(rare.p99),
+                ms(half.p50),
+                ms(half.p99)
             );
         }
     }
     Ok(format!(
         "Latency with the static embedder over the catalog bench's generated catalogs (random words, so only timing means anything here): \
          {REQUESTS} sequential keep-alive requests after {WARMUP} warm-up ones, cycling through the {} dev-set queries with limit {K}, \
-         release build, one client. The baseline is `GET /healthz` on the same server in the same run. \
+         release build, one client. The filtered columns send the same queries with `tag`: one tag on every 100th generated product \
+         (1%), one on every other one (50%). The baseline is `GET /healthz` on the same server in the same run. \
          Start-up counts from spawning `parley serve`: until its port accepts connections, and until a search first returns results. \
          Resident memory (VmRSS) is read after the requests.\n\n{table}\n",
         queries.len()

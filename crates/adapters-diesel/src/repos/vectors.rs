@@ -13,8 +13,21 @@ use crate::pool::{in_transaction, with_conn};
 use crate::rows::{decode_vector, encode_vector};
 use crate::schema::{catalog_revisions, products};
 
-/// `(id, revision, status, embedder, embedding)` of a changed product.
-type ChangeRow = (String, i64, String, Option<String>, Option<Vec<u8>>);
+/// `(id, revision, status, kind, document, embedder, embedding)` of a changed product.
+type ChangeRow = (String, i64, String, String, String, Option<String>, Option<Vec<u8>>);
+
+/// The one part of a stored product document the index needs besides its vector and kind.
+#[derive(serde::Deserialize)]
+struct CategoryTags {
+    #[serde(default)]
+    category_tags: Vec<String>,
+}
+
+fn searchable(kind: &str, document: &str, embedding: &[u8]) -> Result<Searchable, DbError> {
+    let kind = ProductKind::parse(kind).map_err(|_| DbError::Corrupt(format!("product kind {kind}")))?;
+    let tags: CategoryTags = serde_json::from_str(document).map_err(|e| DbError::Corrupt(format!("product document: {e}")))?;
+    Ok(Searchable { vector: decode_vector(embedding)?, kind, category_tags: tags.category_tags })
+}
 
 fn revision_of(raw: i64) -> Result<u64, DbError> {
     u64::try_from(raw).map_err(|_| DbError::Corrupt(format!("catalog revision {raw}")))
@@ -43,7 +56,15 @@ impl ProductVectorRepository for Store {
             };
             q.order((products::revision.asc(), products::id.asc()))
                 .limit(i64::from(limit))
-                .select((products::id, products::revision, products::status, products::embedder, products::embedding))
+                .select((
+                    products::id,
+                    products::revision,
+                    products::status,
+                    products::kind,
+                    products::document,
+                    products::embedder,
+                    products::embedding,
+                ))
                 .load(conn)
                 .await
                 .map_err(DbError::from)
@@ -51,12 +72,12 @@ impl ProductVectorRepository for Store {
         let active = ProductStatus::Active.as_str();
         let changes = rows
             .into_iter()
-            .map(|(id, revision, status, made_by, embedding)| {
-                let vector = match (status == active && made_by.as_deref() == Some(embedder), embedding) {
-                    (true, Some(bytes)) => Some(decode_vector(&bytes)?),
+            .map(|(id, revision, status, kind, document, made_by, embedding)| {
+                let searchable = match (status == active && made_by.as_deref() == Some(embedder), embedding) {
+                    (true, Some(bytes)) => Some(searchable(&kind, &document, &bytes)?),
                     _ => None,
                 };
-                Ok(VectorChange { product: ProductId::lookup(id), revision: revision_of(revision)?, vector })
+                Ok(VectorChange { product: ProductId::lookup(id), revision: revision_of(revision)?, searchable })
             })
             .collect::<Result<_, DbError>>()?;
         Ok(changes)

@@ -129,6 +129,57 @@ async fn an_import_is_searchable_at_once(app: TestApp) {
     assert!(!ids(&search(&app, &app.a.publishable, q, Some(50)).await).contains(&"prd_dog_bed".to_string()), "a draft is gone at once");
 }
 
+/// The ids of every active product the product list returns for `filter` (a query string).
+async fn listed(app: &TestApp, filter: &str) -> Vec<String> {
+    let r = app.get(&format!("/v1/products?limit=100&{filter}"), &app.a.secret).await;
+    r.assert_status(200);
+    ids(&r)
+}
+
+async fn filters_answer_the_exact_top_among_matching_products(app: TestApp) {
+    app.import_demo_catalog(&app.a).await;
+    let q = "a warm gift for a cold weekend outside";
+    let everything = ids(&search(&app, &app.a.publishable, q, Some(50)).await);
+    for filter in ["tag=Outdoor", "kind=service", "tag=Outdoor&kind=service", "tag=Coffee%20%26%20Tea&kind=product"] {
+        let matching = listed(&app, filter).await;
+        assert!(!matching.is_empty(), "{filter}: the demo catalog has such products");
+        // The unfiltered ranking, restricted to the matching products: the filter's exact answer.
+        let expected: Vec<String> = everything.iter().filter(|id| matching.contains(id)).cloned().collect();
+        assert_eq!(expected.len(), matching.len(), "{filter}: every matching product is searchable");
+        let all = app.get(&format!("/v1/products/search?q={}&limit=50&{filter}", encode(q)), &app.a.publishable).await;
+        all.assert_status(200);
+        assert_eq!(ids(&all), expected, "{filter}");
+        // A small limit is the head of the same answer, never fewer than exist.
+        let head = app.get(&format!("/v1/products/search?q={}&limit=2&{filter}", encode(q)), &app.a.publishable).await;
+        assert_eq!(ids(&head), expected[..expected.len().min(2)], "{filter}");
+    }
+    let unknown = app.get(&format!("/v1/products/search?q={}&tag=outdoor", encode(q)), &app.a.publishable).await;
+    unknown.assert_status(200);
+    assert!(ids(&unknown).is_empty(), "tags match exactly: {}", unknown.body);
+    let theirs = app.get(&format!("/v1/products/search?q={}&tag=Outdoor", encode(q)), &app.b.publishable).await;
+    assert!(ids(&theirs).is_empty(), "another tenant's tag finds nothing: {}", theirs.body);
+    let bad = app.get("/v1/products/search?q=tea&kind=Service&limit=0", &app.a.publishable).await;
+    bad.assert_error(400, "VALIDATION_ERROR");
+    let named: Vec<&str> = bad.body["error"]["details"].as_array().unwrap().iter().map(|d| d["field"].as_str().unwrap()).collect();
+    assert_eq!(named, ["limit", "kind"]);
+}
+
+async fn filters_follow_the_catalog_as_tags_change(app: TestApp) {
+    let lantern = |tags: Value| {
+        json!({"_id": "prd_lantern", "kind": "product", "title": "Rechargeable camping lantern", "currency": "USD", "base_price": 35,
+            "category_tags": tags})
+    };
+    app.import_products(&app.a, vec![lantern(json!(["Outdoor"]))]).await;
+    let find = |tag: &'static str| {
+        let app = &app;
+        async move { ids(&app.get(&format!("/v1/products/search?q=lantern&tag={tag}"), &app.a.publishable).await) }
+    };
+    assert_eq!(find("Outdoor").await, ["prd_lantern"]);
+    app.import_products(&app.a, vec![lantern(json!(["Home", "Sale"]))]).await;
+    assert!(find("Outdoor").await.is_empty(), "the old tag no longer finds it");
+    assert_eq!(find("Sale").await, ["prd_lantern"]);
+}
+
 async fn browsers_may_search_with_a_publishable_key(app: TestApp) {
     app.import_demo_catalog(&app.a).await;
     let req = actix_web::test::TestRequest::get()
@@ -148,6 +199,8 @@ http_tests!(
     tenants_never_find_each_others_products,
     an_import_is_searchable_at_once,
     browsers_may_search_with_a_publishable_key,
+    filters_answer_the_exact_top_among_matching_products,
+    filters_follow_the_catalog_as_tags_change,
 );
 
 /// A remote embedding service that fails: search answers 502 in the API's error shape, and an

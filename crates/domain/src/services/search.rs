@@ -57,12 +57,13 @@ impl SearchService {
         self.embedder.identity()
     }
 
-    /// The agent's active products closest in meaning to `q`, best first.
-    pub async fn search(&self, agent: &AgentId, q: Option<&str>, limit: Option<&str>) -> Result<Vec<SearchHit>, DomainError> {
-        let query = SearchQuery::parse(q, limit).map_err(DomainError::Validation)?;
+    /// The agent's active products closest in meaning to the request's `q` among those that
+    /// match its filter, best first.
+    pub async fn search(&self, agent: &AgentId, request: SearchRequest<'_>) -> Result<Vec<SearchHit>, DomainError> {
+        let query = SearchQuery::parse(request).map_err(DomainError::Validation)?;
         let vector = self.embed_texts(vec![query.text().to_string()]).await?.pop().ok_or_else(|| wrong_count(1, 0))?;
         let limit = query.limit() as usize;
-        let ranked = self.index.top_k(agent, &vector, limit + CANDIDATE_SLACK);
+        let ranked = self.index.top_k(agent, &vector, limit + CANDIDATE_SLACK, query.filter());
         if ranked.is_empty() {
             return Ok(Vec::new());
         }
@@ -122,8 +123,8 @@ impl SearchService {
                 let full_page = changes.len() == REFRESH_PAGE as usize;
                 let (mut upserts, mut removals) = (Vec::new(), Vec::new());
                 for change in changes {
-                    match change.vector {
-                        Some(vector) => upserts.push((change.product, vector)),
+                    match change.searchable {
+                        Some(searchable) => upserts.push((change.product, searchable)),
                         None => removals.push(change.product),
                     }
                 }

@@ -138,6 +138,12 @@ pub struct SearchParams {
     /// Results, 1–50, default 10.
     #[param(value_type = Option<i64>, minimum = 1, maximum = 50)]
     pub limit: Option<String>,
+    /// Only products with this category tag, matched exactly (as listed by /v1/categories).
+    #[param(pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+    pub tag: Option<String>,
+    /// Only products of this kind: product or service.
+    #[param(value_type = Option<ProductKindName>)]
+    pub kind: Option<String>,
 }
 
 /// One search result: a published product and how close it is in meaning to the query.

@@ -1,6 +1,6 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
-use parley_domain::model::ProductId;
+use parley_domain::model::{ProductId, SearchRequest};
 use parley_domain::services::ProductListQuery;
 
 use super::{browser_resource, ok};
@@ -33,13 +33,15 @@ pub async fn list_products(caller: PublishableKey, state: Data<AppState>, query:
 ///
 /// The query is embedded and compared with every product's vector (cosine similarity), so
 /// "something to keep my coffee hot" finds a vacuum bottle whose text never says coffee. Best
-/// match first.
+/// match first. `tag` and `kind` narrow the search as they narrow the product list: the answer
+/// is the best `limit` among the products that match them.
 #[utoipa::path(get, path = "/v1/products/search", tag = "Catalog", security(("secret_key" = []), ("publishable_key" = [])), params(SearchParams),
     responses((status = 200, body = DataBody<Vec<SearchResultDto>>),
         (status = 502, body = ErrorBody, description = "A remote embedding service failed")))]
 pub async fn search_products(caller: PublishableKey, state: Data<AppState>, query: Query<SearchParams>) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
-    let hits = state.search.search(caller.agent(), q.q.as_deref(), q.limit.as_deref()).await?;
+    let request = SearchRequest { q: q.q.as_deref(), limit: q.limit.as_deref(), tag: q.tag.as_deref(), kind: q.kind.as_deref() };
+    let hits = state.search.search(caller.agent(), request).await?;
     Ok(ok(hits.into_iter().map(SearchResultDto::from).collect::<Vec<_>>()))
 }
 

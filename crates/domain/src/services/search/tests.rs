@@ -49,7 +49,12 @@ impl Parts {
 }
 
 fn change(id: &str, revision: u64, searchable: bool) -> VectorChange {
-    VectorChange { product: ProductId::lookup(id), revision, vector: searchable.then(|| vec![0.0, 1.0, 0.0]) }
+    let facets = || Searchable { vector: vec![0.0, 1.0, 0.0], kind: ProductKind::Product, category_tags: vec!["Home".into()] };
+    VectorChange { product: ProductId::lookup(id), revision, searchable: searchable.then(facets) }
+}
+
+fn request<'a>(q: Option<&'a str>, limit: Option<&'a str>) -> SearchRequest<'a> {
+    SearchRequest { q, limit, ..SearchRequest::default() }
 }
 
 #[tokio::test]
@@ -57,7 +62,7 @@ async fn bad_queries_are_refused_before_anything_is_embedded() {
     let mut parts = Parts::new();
     parts.embedder = MockEmbedder::new();
     parts.embedder.expect_embed().never();
-    let err = parts.service().search(&agent(), Some(" "), Some("51")).await.unwrap_err();
+    let err = parts.service().search(&agent(), request(Some(" "), Some("51"))).await.unwrap_err();
     let DomainError::Validation(fields) = err else { panic!("{err:?}") };
     assert_eq!(fields.iter().map(|f| f.field.as_str()).collect::<Vec<_>>(), ["q", "limit"]);
 }
@@ -65,22 +70,53 @@ async fn bad_queries_are_refused_before_anything_is_embedded() {
 #[tokio::test]
 async fn results_follow_the_index_order_skip_inactive_products_and_stop_at_the_limit() {
     let mut parts = Parts::new();
-    parts.index.expect_top_k().withf(|a, q, k| a == &agent() && q == [1.0, 0.0, 0.0] && *k == 2 + CANDIDATE_SLACK).returning(|_, _, _| {
-        vec![(ProductId::lookup("gone"), 0.9), (ProductId::lookup("b"), 0.8), (ProductId::lookup("a"), 0.7), (ProductId::lookup("c"), 0.6)]
-    });
+    let unfiltered = |f: &ProductFilter| f == &ProductFilter::default();
+    parts
+        .index
+        .expect_top_k()
+        .withf(move |a, q, k, f| a == &agent() && q == [1.0, 0.0, 0.0] && *k == 2 + CANDIDATE_SLACK && unfiltered(f))
+        .returning(|_, _, _, _| {
+            vec![
+                (ProductId::lookup("gone"), 0.9),
+                (ProductId::lookup("b"), 0.8),
+                (ProductId::lookup("a"), 0.7),
+                (ProductId::lookup("c"), 0.6),
+            ]
+        });
     // "gone" was turned into a draft by another process and is not yet out of this index.
     parts.products.expect_find_active().returning(|_, _| Ok(vec![product("a"), product("c"), product("b")]));
-    let hits = parts.service().search(&agent(), Some("warm socks"), Some("2")).await.unwrap();
+    let hits = parts.service().search(&agent(), request(Some("warm socks"), Some("2"))).await.unwrap();
     let got: Vec<(&str, f32)> = hits.iter().map(|h| (h.product.id.as_str(), h.score)).collect();
     assert_eq!(got, [("b", 0.8), ("a", 0.7)]);
 }
 
 #[tokio::test]
+async fn the_filter_goes_to_the_index_which_answers_only_matching_products() {
+    let mut parts = Parts::new();
+    let wanted = ProductFilter { tag: Some("Home".into()), kind: Some(ProductKind::Service) };
+    parts.index.expect_top_k().withf(move |_, _, _, f| f == &wanted).times(1).returning(|_, _, _, _| vec![(ProductId::lookup("a"), 0.5)]);
+    parts.products.expect_find_active().returning(|_, _| Ok(vec![product("a")]));
+    let filtered = SearchRequest { q: Some("sofa"), tag: Some("Home"), kind: Some("service"), ..SearchRequest::default() };
+    let hits = parts.service().search(&agent(), filtered).await.unwrap();
+    assert_eq!(hits.len(), 1);
+}
+
+#[tokio::test]
+async fn a_bad_kind_is_refused_before_anything_is_embedded() {
+    let mut parts = Parts::new();
+    parts.embedder = MockEmbedder::new();
+    parts.embedder.expect_embed().never();
+    let err = parts.service().search(&agent(), SearchRequest { q: Some("sofa"), kind: Some("goods"), ..SearchRequest::default() }).await;
+    let Err(DomainError::Validation(fields)) = err else { panic!("{err:?}") };
+    assert_eq!(fields[0].field, "kind");
+}
+
+#[tokio::test]
 async fn an_empty_index_answers_without_reading_storage() {
     let mut parts = Parts::new();
-    parts.index.expect_top_k().returning(|_, _, _| Vec::new());
+    parts.index.expect_top_k().returning(|_, _, _, _| Vec::new());
     parts.products.expect_find_active().never();
-    assert!(parts.service().search(&agent(), Some("anything"), None).await.unwrap().is_empty());
+    assert!(parts.service().search(&agent(), request(Some("anything"), None)).await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -88,7 +124,7 @@ async fn an_unavailable_embedder_is_an_upstream_failure() {
     let mut parts = Parts::new();
     parts.embedder = MockEmbedder::new();
     parts.embedder.expect_embed().returning(|_| Err(EmbedError::Unavailable("connection refused".into())));
-    let err = parts.service().search(&agent(), Some("tea"), None).await.unwrap_err();
+    let err = parts.service().search(&agent(), request(Some("tea"), None)).await.unwrap_err();
     assert!(matches!(&err, DomainError::EmbedderFailed(m) if m.contains("connection refused")), "{err:?}");
 }
 
@@ -98,7 +134,7 @@ async fn vectors_of_the_wrong_size_are_refused() {
     parts.embedder = MockEmbedder::new();
     parts.embedder.expect_dimensions().return_const(DIMS);
     parts.embedder.expect_embed().returning(|texts| Ok(texts.iter().map(|_| vec![1.0]).collect()));
-    assert!(matches!(parts.service().search(&agent(), Some("tea"), None).await, Err(DomainError::Internal(_))));
+    assert!(matches!(parts.service().search(&agent(), request(Some("tea"), None)).await, Err(DomainError::Internal(_))));
 }
 
 #[tokio::test]
