@@ -39,7 +39,7 @@ macro_rules! storage_conformance {
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
             webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, webhook_events_are_claimed_once, concurrent_claims_split_the_backlog, imports_store_vectors_and_raise_the_revision,
             changes_page_by_revision_then_id, changes_carry_what_search_filters_on, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent,
-            messages_round_trip_every_content_kind, message_platform_ids_are_unique_per_agent, a_delivery_is_stored_with_the_message_it_carried,
+            messages_round_trip_every_content_kind, message_platform_ids_are_unique_per_agent,
             message_pages_newest_first_with_totals_and_since, message_status_updates_are_compare_and_set,
             messages_are_found_by_platform_id_within_the_agent, last_inbound_is_the_newest_inbound_message,
             message_carts_are_distinct_newest_first_and_scoped, message_inserts_move_the_activity_and_its_kept_copies,

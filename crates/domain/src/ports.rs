@@ -120,11 +120,6 @@ pub trait MessageRepository: Send + Sync {
     /// nothing, when the agent already has a message with the same platform message id (the
     /// platform retries webhooks). MUST return `NotFound` when the activity is not the agent's.
     async fn insert(&self, message: &Message, events: &[Event]) -> StoreResult<bool>;
-    /// [`insert`](Self::insert), and in the same transaction the webhook delivery that carried
-    /// the message, stored as given (as [`WebhookEventRepository::insert`] would): a delivery
-    /// and its one message cost one commit, not two. The delivery is stored whether the
-    /// message is new or a duplicate; with `NotFound`, neither is.
-    async fn insert_delivered(&self, message: &Message, events: &[Event], delivery: &WebhookEvent) -> StoreResult<bool>;
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>>;
     /// The activity's messages, newest first (`created_at` desc, then id desc). With
     /// `filter.since`, only those whose `updated_at` is after it; `total` counts under the same

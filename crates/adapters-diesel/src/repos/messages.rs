@@ -17,8 +17,7 @@ use crate::locks::status_move;
 use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
-use crate::repos::webhooks::NewEventRow;
-use crate::schema::{activities, activity_tags, carts, messages, webhook_events};
+use crate::schema::{activities, activity_tags, carts, messages};
 
 /// A stored message. `type` and `text` are left out: both derive from `content`.
 #[derive(Queryable, Selectable)]
@@ -147,10 +146,9 @@ impl<'a> Moved<'a> {
     }
 }
 
-impl Store {
-    /// The message's transaction, with the delivery that carried it when given.
-    async fn insert_message(&self, m: &Message, events: &[Event], delivery: Option<&WebhookEvent>) -> StoreResult<bool> {
-        let delivery = delivery.map(NewEventRow::of).transpose()?;
+#[async_trait]
+impl MessageRepository for Store {
+    async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
         let content = m.content.to_json().to_string();
         let referral = m.referral.as_ref().map(serde_json::Value::to_string);
         let summary = MessageSummary::of(m);
@@ -208,9 +206,6 @@ impl Store {
                 .do_nothing()
                 .execute(conn)
                 .await?;
-            if let Some(delivery) = &delivery {
-                diesel::insert_into(webhook_events::table).values(delivery).execute(conn).await?;
-            }
             if inserted == 0 {
                 return Ok(Some(false));
             }
@@ -248,17 +243,6 @@ impl Store {
             Ok(Some(true))
         })?;
         stored.ok_or(StoreError::NotFound("activity"))
-    }
-}
-
-#[async_trait]
-impl MessageRepository for Store {
-    async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
-        self.insert_message(m, events, None).await
-    }
-
-    async fn insert_delivered(&self, m: &Message, events: &[Event], delivery: &WebhookEvent) -> StoreResult<bool> {
-        self.insert_message(m, events, Some(delivery)).await
     }
 
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>> {

@@ -24,42 +24,6 @@ struct EventRow {
     failed_at: Option<i64>,
 }
 
-/// A delivery's row as stored, from the domain's event: by [`WebhookEventRepository::insert`], or
-/// with the message it carried (`MessageRepository::insert_delivered`, `repos/messages.rs`).
-#[derive(Insertable)]
-#[diesel(table_name = webhook_events)]
-pub(crate) struct NewEventRow<'a> {
-    id: &'a str,
-    body: &'a str,
-    received_at: i64,
-    attempts: i32,
-    last_error: Option<&'a str>,
-    next_attempt_at: Option<i64>,
-    processed_at: Option<i64>,
-    failed_at: Option<i64>,
-}
-
-impl<'a> NewEventRow<'a> {
-    pub(crate) fn of(event: &'a WebhookEvent) -> Result<Self, DbError> {
-        // An unprocessed event without a next attempt would never be due: it is due on receipt
-        // (unless it was given up on).
-        let next_attempt_at = match (event.processed_at, event.failed_at) {
-            (None, None) => Some(event.next_attempt_at.unwrap_or(event.received_at)),
-            _ => None,
-        };
-        Ok(Self {
-            id: &event.id,
-            body: &event.body,
-            received_at: millis(event.received_at),
-            attempts: i32::try_from(event.attempts).map_err(|_| DbError::Corrupt(format!("webhook attempts {}", event.attempts)))?,
-            last_error: event.last_error.as_deref(),
-            next_attempt_at: next_attempt_at.map(millis),
-            processed_at: event.processed_at.map(millis),
-            failed_at: event.failed_at.map(millis),
-        })
-    }
-}
-
 impl EventRow {
     fn into_domain(self) -> Result<WebhookEvent, DbError> {
         Ok(WebhookEvent {
@@ -128,8 +92,24 @@ macro_rules! claim_ids {
 #[async_trait]
 impl WebhookEventRepository for Store {
     async fn insert(&self, event: &WebhookEvent) -> StoreResult<()> {
-        let row = NewEventRow::of(event)?;
-        write_conn!(self, |conn| diesel::insert_into(webhook_events::table).values(&row).execute(conn).await.map_err(DbError::from))?;
+        // An unprocessed event without a next attempt would never be due: it is due on receipt
+        // (unless it was given up on).
+        let next_attempt_at = match (event.processed_at, event.failed_at) {
+            (None, None) => Some(event.next_attempt_at.unwrap_or(event.received_at)),
+            _ => None,
+        };
+        let attempts = i32::try_from(event.attempts).map_err(|_| DbError::Corrupt(format!("webhook attempts {}", event.attempts)))?;
+        let values = (
+            webhook_events::id.eq(event.id.as_str()),
+            webhook_events::body.eq(event.body.as_str()),
+            webhook_events::received_at.eq(millis(event.received_at)),
+            webhook_events::attempts.eq(attempts),
+            webhook_events::last_error.eq(event.last_error.as_deref()),
+            webhook_events::next_attempt_at.eq(next_attempt_at.map(millis)),
+            webhook_events::processed_at.eq(event.processed_at.map(millis)),
+            webhook_events::failed_at.eq(event.failed_at.map(millis)),
+        );
+        write_conn!(self, |conn| diesel::insert_into(webhook_events::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }
 

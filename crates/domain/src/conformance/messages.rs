@@ -194,42 +194,6 @@ pub async fn message_platform_ids_are_unique_per_agent(r: Repositories) {
     assert_eq!(timeline(&r, &a, &bo.id, None, 10, 0).await.1, 3);
 }
 
-/// A delivery stored with its message commits with it: stored for a new message and for a
-/// duplicate, not at all when the activity is not the agent's. (Stored as given: an
-/// unprocessed delivery is due, which makes the row observable here.)
-pub async fn a_delivery_is_stored_with_the_message_it_carried(r: Repositories) {
-    let a = agent(&r, "A").await;
-    let b = agent(&r, "B").await;
-    let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
-    let delivery = |n: i64| WebhookEvent {
-        id: id("whk"),
-        body: format!("{{\"n\":{n}}}"),
-        received_at: t(n),
-        attempts: 0,
-        last_error: None,
-        next_attempt_at: Some(t(n)),
-        processed_at: None,
-        failed_at: None,
-    };
-    let due_ids = || async { r.webhooks.due(t(100), 10).await.unwrap().into_iter().map(|e| e.id).collect::<Vec<_>>() };
-    let first = Message { platform_message_id: Some("wamid.D".into()), ..message(&a, &ana.id, "hello", t(5)) };
-    let (one, two, three) = (delivery(1), delivery(2), delivery(3));
-    assert!(r.messages.insert_delivered(&first, &[], &one).await.unwrap());
-    assert_eq!(r.webhooks.due(t(100), 10).await.unwrap(), [one.clone()], "stored exactly as given");
-    let again = Message { platform_message_id: Some("wamid.D".into()), ..message(&a, &ana.id, "hello", t(6)) };
-    assert!(!r.messages.insert_delivered(&again, &[], &two).await.unwrap(), "a duplicate message is not stored");
-    assert_eq!(due_ids().await, [one.id.clone(), two.id.clone()], "its delivery is");
-    let not_theirs = message(&b, &ana.id, "hijack", t(7));
-    assert_eq!(r.messages.insert_delivered(&not_theirs, &[], &three).await.unwrap_err(), StoreError::NotFound("activity"));
-    assert_eq!(due_ids().await, [one.id, two.id], "nothing of a refused insert");
-
-    let processed = WebhookEvent { next_attempt_at: None, processed_at: Some(t(9)), ..delivery(9) };
-    let next = Message { platform_message_id: Some("wamid.E".into()), ..message(&a, &ana.id, "more", t(9)) };
-    assert!(r.messages.insert_delivered(&next, &[], &processed).await.unwrap());
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "a processed delivery is not backlog");
-    assert_eq!(timeline(&r, &a, &ana.id, None, 10, 0).await.1, 2);
-}
-
 /// Newest first by `created_at`, ties by id (desc), whatever the insert order; pages and
 /// totals; `since` keeps what was created or changed after it, a status change included.
 pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {

@@ -48,7 +48,6 @@ impl Timeline {
         activity: &Activity,
         channel: Channel,
         inbound: &InboundMessage,
-        delivery: Option<&WebhookEvent>,
     ) -> Result<bool, DomainError> {
         let agent = &line.agent_id;
         let reply_to = match &inbound.reply_to {
@@ -97,10 +96,7 @@ impl Timeline {
             }
             events.push(self.events.make(agent, EventType::ActivityUpdated, message.updated_at, ApiObject::Activity(&view)));
         }
-        Ok(match delivery {
-            Some(delivery) => self.messages.insert_delivered(&message, &events, delivery).await?,
-            None => self.messages.insert(&message, &events).await?,
-        })
+        Ok(self.messages.insert(&message, &events).await?)
     }
 
     /// Records an outbound message the platform accepted (`sent`), and returns it.

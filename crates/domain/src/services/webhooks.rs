@@ -101,12 +101,6 @@ enum Verdict {
     GiveUp { error: String },
 }
 
-/// Whether processing stored the delivery's own row (with its one message) or left it to the caller.
-enum Stored {
-    WithItsWork,
-    No,
-}
-
 /// Why processing a delivery failed: whether another attempt could go differently.
 enum Failure {
     /// The body is not a webhook payload. It is stored exactly as signed and the parser is
@@ -165,15 +159,11 @@ impl WebhookService {
     /// processing rather than before saves a write per delivery.
     pub async fn receive_and_process(&self, body: String) -> Result<(String, DeliveryOutcome), DomainError> {
         let mut event = self.received(body)?;
-        // What the delivery's row says once processed, written with its message when it
-        // carries exactly one (the usual case): one commit per delivery instead of two.
-        let processed = WebhookEvent { next_attempt_at: None, processed_at: Some(self.clock.now()), ..event.clone() };
-        let result = self.process(&event, Some(&processed)).await;
+        let result = self.process(&event).await;
         event.next_attempt_at = None;
         let outcome = match result {
-            Ok(Stored::WithItsWork) => return Ok((event.id, DeliveryOutcome::Processed)),
-            Ok(Stored::No) => {
-                event.processed_at = processed.processed_at;
+            Ok(()) => {
+                event.processed_at = Some(self.clock.now());
                 DeliveryOutcome::Processed
             }
             Err(failure) => {
@@ -289,9 +279,9 @@ impl WebhookService {
         event: WebhookEvent,
         done: &futures_channel::mpsc::UnboundedSender<String>,
     ) -> Result<DeliveryOutcome, DomainError> {
-        let result = self.process(&event, None).await;
+        let result = self.process(&event).await;
         Ok(match result {
-            Ok(_) => {
+            Ok(()) => {
                 // The receiver lives until every delivery is handled.
                 let _ = done.unbounded_send(event.id);
                 DeliveryOutcome::Processed
@@ -372,13 +362,8 @@ impl WebhookService {
         Ok(self.events.retry_all(self.clock.now()).await?)
     }
 
-    /// Applies a delivery. `processed`, when given, is the delivery's row as processed: stored
-    /// in the transaction of its message when the delivery carries one message and nothing else.
-    async fn process(&self, event: &WebhookEvent, processed: Option<&WebhookEvent>) -> Result<Stored, Failure> {
+    async fn process(&self, event: &WebhookEvent) -> Result<(), Failure> {
         let news = parse_webhook(&event.body).map_err(Failure::Permanent)?;
-        let one_message = matches!(news.as_slice(), [only] if only.statuses.is_empty() && only.inbound.len() == 1);
-        let mut carried = processed.filter(|_| one_message);
-        let mut stored = Stored::No;
         for line_news in news {
             let Some(line) = self.lines.find_by_phone_number_id(&line_news.phone_number_id).await? else {
                 tracing::info!(phone_number_id = %line_news.phone_number_id, "webhook for an unknown line ignored");
@@ -394,14 +379,10 @@ impl WebhookService {
                     continue;
                 };
                 let activity = self.conversations.inbound(&line.agent_id, &channel, message.profile_name.as_deref(), message.at).await?;
-                let delivery = carried.take();
-                self.timeline.record_inbound(&line, &activity, channel, message, delivery).await?;
-                if delivery.is_some() {
-                    stored = Stored::WithItsWork;
-                }
+                self.timeline.record_inbound(&line, &activity, channel, message).await?;
             }
         }
-        Ok(stored)
+        Ok(())
     }
 
     /// Moves an execution forward; duplicates, late reports and messages sent outside a
@@ -678,82 +659,6 @@ mod tests {
         let service = service(repos(events, unknown_lines(), MockExecutionRepository::new()));
         let (id, outcome) = service.receive_and_process(UNKNOWN_LINE_BODY.into()).await.unwrap();
         assert_eq!((id.as_str(), outcome), ("whk_1", DeliveryOutcome::Processed));
-    }
-
-    const ONE_MESSAGE_BODY: &str = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},
-        "contacts":[{"profile":{"name":"Ana"},"wa_id":"5215550001"}],
-        "messages":[{"from":"5215550001","id":"wamid.in1","timestamp":"1700000000","type":"text","text":{"body":"hi"}}]}}]}]}"#;
-
-    /// A contact that already has its activity, as `find_conversation` reads it.
-    fn known_contact() -> crate::ports::MockContactRepository {
-        let mut contacts = crate::ports::MockContactRepository::new();
-        contacts.expect_find_conversation().returning(|agent, channel| {
-            let now = chrono::Utc::now();
-            let contact = Contact {
-                id: ContactId::new("con_1"),
-                agent_id: agent.clone(),
-                profile_name: ProfileName::new("Ana").unwrap(),
-                email: None,
-                notes: None,
-                channels: vec![channel.clone()],
-                custom_attributes: CustomAttributes::default(),
-                created_at: now,
-                updated_at: now,
-            };
-            let activity = Activity {
-                id: ActivityId::new("act_1"),
-                agent_id: agent.clone(),
-                contact_id: contact.id.clone(),
-                status: ActivityStatus::Open,
-                assigned_to: None,
-                last_inbound_at: None,
-                created_at: now,
-                updated_at: now,
-            };
-            Ok(Some((contact, Some(activity))))
-        });
-        contacts
-    }
-
-    #[tokio::test]
-    async fn a_delivery_of_one_message_is_stored_processed_with_it_in_one_write() {
-        let mut events = MockWebhookEventRepository::new();
-        events.expect_insert().never();
-        let mut messages = crate::ports::MockMessageRepository::new();
-        messages.expect_insert().never();
-        messages
-            .expect_insert_delivered()
-            .withf(|m, _, d| {
-                m.platform_message_id.as_deref() == Some("wamid.in1")
-                    && d.id == "whk_1"
-                    && d.body == ONE_MESSAGE_BODY
-                    && d.processed_at.is_some()
-                    && d.next_attempt_at.is_none()
-                    && d.attempts == 0
-            })
-            .times(1)
-            .returning(|_, _, _| Ok(true));
-        let r = Repositories {
-            contacts: Arc::new(known_contact()),
-            messages: Arc::new(messages),
-            ..repos(events, known_line(), MockExecutionRepository::new())
-        };
-        let (id, outcome) = service(r).receive_and_process(ONE_MESSAGE_BODY.into()).await.unwrap();
-        assert_eq!((id.as_str(), outcome), ("whk_1", DeliveryOutcome::Processed));
-    }
-
-    #[tokio::test]
-    async fn a_delivery_whose_message_fails_is_stored_apart_for_a_retry() {
-        let mut events = MockWebhookEventRepository::new();
-        events.expect_insert().withf(|e| e.processed_at.is_none() && e.attempts == 1 && e.next_attempt_at.is_some()).times(1).returning(|_| Ok(()));
-        let mut messages = crate::ports::MockMessageRepository::new();
-        messages.expect_insert_delivered().times(1).returning(|_, _, _| Err(crate::StoreError::Unavailable("pool timed out".into())));
-        let r = Repositories {
-            contacts: Arc::new(known_contact()),
-            messages: Arc::new(messages),
-            ..repos(events, known_line(), MockExecutionRepository::new())
-        };
-        assert_eq!(service(r).receive_and_process(ONE_MESSAGE_BODY.into()).await.unwrap().1, DeliveryOutcome::Retrying);
     }
 
     #[tokio::test]
