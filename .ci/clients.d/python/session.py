@@ -242,6 +242,20 @@ def main() -> None:
     all_of(found.data, SearchResultDto, "search results")
     if not 1 <= len(found.data) <= 3:
         fail(f"search results {found!r}")
+    in_outdoor = expect(
+        search_products.sync_detailed(client=pk, q="stay warm on a cold night", tag="Outdoor", limit=3),
+        200,
+        DataBodyVecSearchResultDto,
+        "GET /v1/products/search?tag=Outdoor&limit=3",
+    )
+    outdoor_ids = {
+        p.field_id
+        for p in expect(
+            list_products.sync_detailed(client=pk, tag="Outdoor", limit=100), 200, PageBodyProductDto, "GET /v1/products?tag=Outdoor"
+        ).data
+    }
+    if not 1 <= len(in_outdoor.data) <= 3 or any(p.field_id not in outdoor_ids for p in in_outdoor.data):
+        fail(f"search in Outdoor {in_outdoor!r}, Outdoor products {outdoor_ids!r}")
 
     # A storefront hands a shopper over with a cart
     first = expect(list_products.sync_detailed(client=pk, limit=1), 200, PageBodyProductDto, "GET /v1/products?limit=1")

@@ -114,6 +114,15 @@ const found = each("search results", (await ok("GET /v1/products/search?limit=3"
   params: { query: { q: "my feet hurt after long hikes", limit: 3 } satisfies Query<"/v1/products/search"> },
 }))).data, SEARCH_RESULT);
 if (found.length < 1 || found.length > 3) fail(`search results: ${JSON.stringify(found)}`);
+const inOutdoor = each("search results in Outdoor", (await ok("GET /v1/products/search?tag=Outdoor&limit=3", 200,
+  pk.GET("/v1/products/search", {
+    params: { query: { q: "stay warm on a cold night", tag: "Outdoor", limit: 3 } satisfies Query<"/v1/products/search"> },
+  }))).data, SEARCH_RESULT);
+const outdoorIds = new Set((await ok("GET /v1/products?tag=Outdoor", 200,
+  pk.GET("/v1/products", { params: { query: { tag: "Outdoor", limit: 100 } satisfies Query<"/v1/products"> } }))).data.map((p) => p._id));
+if (inOutdoor.length < 1 || inOutdoor.length > 3 || inOutdoor.some((p) => !outdoorIds.has(p._id))) {
+  fail(`search in Outdoor: ${JSON.stringify(inOutdoor)}`);
+}
 
 // A storefront hands a shopper over with a cart
 const product = first("products", each("products", (await ok("GET /v1/products?limit=1", 200,
