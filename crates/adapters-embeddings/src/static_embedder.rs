@@ -1,6 +1,7 @@
 //! The default embedder: a static token table distilled from all-MiniLM-L6-v2 (`cargo xtask
 //! distill`), compiled into the binary. Offline, no download, microseconds per text: a text is
-//! the normalized sum of its WordPiece tokens' rows, each already weighted by informativeness.
+//! the normalized sum of its rows (a whole word's own row when the table has one, its WordPiece
+//! tokens' rows otherwise), each already weighted by informativeness.
 
 use std::sync::{Arc, OnceLock};
 
@@ -9,6 +10,7 @@ use parley_domain::ports::{EmbedError, Embedder};
 
 use crate::static_table::{StaticTable, TableError};
 use crate::tokenizer::{BertTokenizer, TokenizerError};
+use crate::whole_words::WholeWords;
 
 /// The distilled table shipped with Parley (see `docs/embedders.md` for its provenance).
 const BUNDLED_TABLE: &[u8] = include_bytes!("../assets/static-minilm-l6-v2.table");
@@ -24,8 +26,8 @@ pub enum StaticEmbedderError {
     Table(#[from] TableError),
     #[error(transparent)]
     Tokenizer(#[from] TokenizerError),
-    #[error("the table has {table} rows but the tokenizer knows {tokenizer} tokens")]
-    Mismatch { table: usize, tokenizer: usize },
+    #[error("the table has {table} rows ({words} of them whole words) but the tokenizer knows {tokenizer} tokens")]
+    Mismatch { table: usize, words: usize, tokenizer: usize },
 }
 
 /// Cheap to clone: the table and tokenizer are shared.
@@ -36,6 +38,7 @@ pub struct StaticEmbedder {
 
 struct Inner {
     tokenizer: BertTokenizer,
+    words: WholeWords,
     table: StaticTable,
 }
 
@@ -52,15 +55,20 @@ impl StaticEmbedder {
     pub fn from_bytes(table: &[u8], tokenizer: &[u8]) -> Result<Self, StaticEmbedderError> {
         let table = StaticTable::parse(table)?;
         let tokenizer = BertTokenizer::from_bytes(tokenizer)?.with_max_tokens(MAX_TOKENS)?;
-        if table.vocabulary() != tokenizer.vocab_size() {
-            return Err(StaticEmbedderError::Mismatch { table: table.vocabulary(), tokenizer: tokenizer.vocab_size() });
+        if table.vocabulary() != tokenizer.vocab_size() + table.words().len() {
+            return Err(StaticEmbedderError::Mismatch {
+                table: table.vocabulary(),
+                words: table.words().len(),
+                tokenizer: tokenizer.vocab_size(),
+            });
         }
-        Ok(Self { inner: Arc::new(Inner { tokenizer, table }) })
+        let words = WholeWords::new(tokenizer.vocab_size() as u32, table.words().to_vec());
+        Ok(Self { inner: Arc::new(Inner { tokenizer, words, table }) })
     }
 
     /// One text's unit vector (the zero vector when no token of it is known).
     pub fn embed_one(&self, text: &str) -> Result<Vec<f32>, TokenizerError> {
-        let ids = self.inner.tokenizer.encode(text, false)?;
+        let ids = self.inner.words.encode(&self.inner.tokenizer, text)?;
         Ok(self.inner.table.embed_ids(&ids))
     }
 }

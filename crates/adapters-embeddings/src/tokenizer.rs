@@ -69,6 +69,26 @@ impl BertTokenizer {
         Ok(encoding.get_ids().to_vec())
     }
 
+    /// The text's words (as the tokenizer normalized and split them: lowercased, punctuation
+    /// apart) with each word's ids, no special tokens, at most [`max_tokens`](Self::max_tokens)
+    /// ids in all.
+    pub fn encode_words(&self, text: &str) -> Result<Vec<(String, Vec<u32>)>, TokenizerError> {
+        // `encode_fast` leaves the tokens' text and word numbers out.
+        let encoding = self.inner.encode(text, false).map_err(|e| TokenizerError::Encode(e.to_string()))?;
+        let mut words: Vec<(Option<u32>, String, Vec<u32>)> = Vec::new();
+        for ((&id, token), word) in encoding.get_ids().iter().zip(encoding.get_tokens()).zip(encoding.get_word_ids()) {
+            let piece = token.strip_prefix("##").unwrap_or(token);
+            match words.last_mut() {
+                Some((last, text, ids)) if word.is_some() && *last == *word => {
+                    text.push_str(piece);
+                    ids.push(id);
+                }
+                _ => words.push((*word, piece.to_string(), vec![id])),
+            }
+        }
+        Ok(words.into_iter().map(|(_, text, ids)| (text, ids)).collect())
+    }
+
     pub fn max_tokens(&self) -> usize {
         self.max_tokens
     }
@@ -85,5 +105,24 @@ impl BertTokenizer {
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         self.inner.token_to_id(token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundled() -> BertTokenizer {
+        BertTokenizer::from_bytes(include_bytes!("../assets/minilm-tokenizer.json")).unwrap()
+    }
+
+    #[test]
+    fn words_keep_their_pieces_together() {
+        let words = bundled().encode_words("Raincoat, for TRAVELLING").unwrap();
+        let texts: Vec<&str> = words.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(texts, ["raincoat", ",", "for", "travelling"]);
+        assert!(words[0].1.len() > 1, "raincoat is split: {:?}", words[0].1);
+        let flat: Vec<u32> = words.into_iter().flat_map(|(_, ids)| ids).collect();
+        assert_eq!(flat, bundled().encode("Raincoat, for TRAVELLING", false).unwrap(), "the same ids as a plain encoding");
     }
 }

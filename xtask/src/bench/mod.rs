@@ -4,7 +4,7 @@
 mod api;
 mod bm25;
 mod catalog;
-mod devset;
+pub(crate) mod devset;
 mod events;
 mod generate;
 mod http;
@@ -12,7 +12,7 @@ mod inbound;
 mod index;
 mod instructions;
 mod json;
-mod labeled;
+pub(crate) mod labeled;
 mod metrics;
 mod search;
 mod writes;
