@@ -37,11 +37,10 @@ async fn two_instances_process_each_delivery_once_and_store_each_message_once() 
     let agent = state.keys.create_agent("Two instances").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     let line = state.lines.add(&agent, "200000000000077", "300000000000077", None).await.unwrap();
-    let servers: Vec<ParleyServer> =
-        (0..2).map(|_| ParleyServer::start_on(&db.url, free_port(), &[], |l| l.starts_with("Parley is serving"))).collect();
-
-    // The backlog arrives while both run: each copy of a delivery right after the other, so
-    // the two are often claimed by different processes at once.
+    // The backlog is waiting when both start, at the same time: each takes its first pass at once,
+    // and each copy of a delivery sits right after the other, so the two are often claimed by
+    // different processes at the same moment. (Started one after the other, the first could
+    // drain the whole backlog before the second is up.)
     let at = chrono::Utc::now().timestamp() - 60;
     for n in 0..MESSAGES {
         let from = format!("1415555{:04}", n % CONTACTS);
@@ -50,6 +49,11 @@ async fn two_instances_process_each_delivery_once_and_store_each_message_once() 
         state.webhooks.receive(body.clone()).await.unwrap();
         state.webhooks.receive(body).await.unwrap();
     }
+    let servers: Vec<ParleyServer> = std::thread::scope(|scope| {
+        let starting: Vec<_> =
+            (0..2).map(|_| scope.spawn(|| ParleyServer::start_on(&db.url, free_port(), &[], |l| l.starts_with("Parley is serving")))).collect();
+        starting.into_iter().map(|s| s.join().expect("a server starts")).collect()
+    });
     let started = Instant::now();
     while state.webhooks.backlog().await.unwrap() > 0 {
         assert!(started.elapsed() < Duration::from_secs(60), "the backlog never drained");
