@@ -50,8 +50,9 @@ async fn two_instances_process_each_delivery_once_and_store_each_message_once() 
         state.webhooks.receive(body).await.unwrap();
     }
     let servers: Vec<ParleyServer> = std::thread::scope(|scope| {
-        let starting: Vec<_> =
-            (0..2).map(|_| scope.spawn(|| ParleyServer::start_on(&db.url, free_port(), &[], |l| l.starts_with("Parley is serving")))).collect();
+        let starting: Vec<_> = (0..2)
+            .map(|_| scope.spawn(|| ParleyServer::start_on(&db.url, free_port(), &[], |l| l.starts_with("Parley is serving"))))
+            .collect();
         starting.into_iter().map(|s| s.join().expect("a server starts")).collect()
     });
     let started = Instant::now();
