@@ -109,10 +109,11 @@ impl BertTokenizer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn bundled() -> BertTokenizer {
+    /// The tokenizer compiled into the static embedder.
+    pub(crate) fn bundled() -> BertTokenizer {
         BertTokenizer::from_bytes(include_bytes!("../assets/minilm-tokenizer.json")).unwrap()
     }
 

@@ -57,10 +57,7 @@ impl WholeWords {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tokenizer() -> BertTokenizer {
-        BertTokenizer::from_bytes(include_bytes!("../assets/minilm-tokenizer.json")).unwrap()
-    }
+    use crate::tokenizer::tests::bundled as tokenizer;
 
     #[test]
     fn a_split_word_with_a_row_becomes_one_id_and_others_keep_their_pieces() {

@@ -54,7 +54,8 @@ pub fn tune(
     let (vocab, width) = rows.dim();
     assert_eq!(targets.ncols(), width, "targets live in the rows' space");
     assert_eq!(targets.nrows(), texts.len(), "one target per text");
-    let initial = rows.clone();
+    // The starting rows, kept only when something pulls toward them.
+    let initial = (options.anchor > 0.0).then(|| rows.clone());
     let mut adam = Adam::new(vocab, width, options.learning_rate);
     let mut gradient = Array2::<f32>::zeros((vocab, width));
     let mut touched = vec![false; vocab];
@@ -84,7 +85,9 @@ pub fn tune(
             adam.tick(options.learning_rate * (1.0 - adam.steps as f32 / total_batches as f32));
             for &id in &rows_touched {
                 let mut g = gradient.row_mut(id);
-                g.zip_mut_with(&(&rows.row(id) - &initial.row(id)), |g, d| *g += options.anchor * d);
+                if let Some(initial) = &initial {
+                    g.zip_mut_with(&(&rows.row(id) - &initial.row(id)), |g, d| *g += options.anchor * d);
+                }
                 adam.step(id, rows.row_mut(id).as_slice_mut().expect("rows are contiguous"), g.as_slice().expect("rows are contiguous"));
                 g.fill(0.0);
                 touched[id] = false;
