@@ -14,6 +14,7 @@ mod in_list;
 mod locks;
 mod migrate;
 mod pool;
+mod prepared;
 mod repos;
 mod rows;
 mod schema;

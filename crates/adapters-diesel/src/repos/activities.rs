@@ -47,6 +47,7 @@ impl ActivityRow {
 /// message's insert reopens its activity too.
 macro_rules! count_status {
     ($conn:expr, $agent:expr, $status:expr, $delta:expr) => {{
+        use crate::prepared::Prepare as _;
         use crate::schema::activity_counts;
         let delta: i64 = $delta;
         diesel::insert_into(activity_counts::table)
@@ -54,6 +55,7 @@ macro_rules! count_status {
             .on_conflict((activity_counts::agent_id, activity_counts::status))
             .do_update()
             .set(activity_counts::count.eq(activity_counts::count + delta))
+            .prepared()
             .execute($conn)
             .await?
     }};
@@ -63,9 +65,11 @@ macro_rules! count_status {
 /// transaction that attaches or detaches it, after the link row was written or removed.
 macro_rules! count_tag {
     ($conn:expr, $tag:expr, $delta:expr) => {{
+        use crate::prepared::Prepare as _;
         let delta: i64 = $delta;
         diesel::update(tags::table.filter(tags::id.eq($tag)))
             .set(tags::activity_count.eq(tags::activity_count + delta))
+            .prepared()
             .execute($conn)
             .await?
     }};
@@ -89,9 +93,11 @@ macro_rules! touch {
 /// that order (see the `activity_tag_order` migration); run by every write that moves it.
 macro_rules! mirror_updated_at {
     ($conn:expr, $id:expr, $at:expr) => {{
+        use crate::prepared::Prepare as _;
         use crate::schema::activity_tags;
         diesel::update(activity_tags::table.filter(activity_tags::activity_id.eq($id)))
             .set(activity_tags::activity_updated_at.eq(crate::rows::millis($at)))
+            .prepared()
             .execute($conn)
             .await?
     }};
@@ -101,9 +107,11 @@ macro_rules! mirror_updated_at {
 /// that follow in the transaction see it as they leave it.
 macro_rules! owned {
     ($conn:expr, $agent:expr, $id:expr) => {{
+        use crate::prepared::Prepare as _;
         use crate::schema::activities;
         diesel::update(activities::table.filter(activities::agent_id.eq($agent)).filter(activities::id.eq($id)))
             .set(activities::updated_at.eq(activities::updated_at))
+            .prepared()
             .execute($conn)
             .await?
             > 0

@@ -120,8 +120,10 @@ macro_rules! write_contact {
 /// transaction that writes a contact, as the agent's row is every new contact's.
 macro_rules! count_contact {
     ($conn:expr, $agent:expr) => {{
+        use crate::prepared::Prepare as _;
         diesel::update(agents::table.filter(agents::id.eq($agent)))
             .set(agents::contact_count.eq(agents::contact_count + 1))
+            .prepared()
             .execute($conn)
             .await?;
     }};

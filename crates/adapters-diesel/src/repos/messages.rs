@@ -15,6 +15,7 @@ use crate::Store;
 use crate::error::DbError;
 use crate::locks::status_move;
 use crate::pool::{in_transaction, read_conn, read_direct, run};
+use crate::prepared::Prepare;
 use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_tags, carts, messages};
@@ -146,6 +147,43 @@ impl<'a> Moved<'a> {
     }
 }
 
+/// The read of what the agent's activity `$id` holds before a message joins it
+/// ([`ActivityBefore`]).
+macro_rules! before_of {
+    ($agent:expr, $id:expr) => {
+        activities::table.filter(activities::agent_id.eq($agent)).filter(activities::id.eq($id)).select((
+            activities::status,
+            activities::last_inbound_at,
+            activities::last_message_at,
+            activities::last_message_id,
+            diesel::dsl::exists(activity_tags::table.filter(activity_tags::activity_id.eq(activities::id))),
+        ))
+    };
+}
+
+/// Locks the agent's activity for a message's insert and reads what it holds before: `None`
+/// when the agent has no such activity.
+trait LockForMessage {
+    async fn lock_for_message(&mut self, agent: &str, activity: &str) -> Result<Option<ActivityBefore>, DbError>;
+}
+
+#[cfg(feature = "postgres")]
+impl LockForMessage for crate::pool::PgConn {
+    async fn lock_for_message(&mut self, agent: &str, activity: &str) -> Result<Option<ActivityBefore>, DbError> {
+        // The lock the update that follows takes anyway, taken without writing a row version
+        // (the no-op update this replaces wrote a tuple and its WAL record, later pruned).
+        Ok(before_of!(agent, activity).for_no_key_update().get_result(self).await.optional()?)
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl LockForMessage for crate::pool::SqliteWriteConn {
+    async fn lock_for_message(&mut self, agent: &str, activity: &str) -> Result<Option<ActivityBefore>, DbError> {
+        // Write transactions run one at a time (`BEGIN IMMEDIATE`): a read is enough.
+        Ok(before_of!(agent, activity).get_result(self).await.optional()?)
+    }
+}
+
 #[async_trait]
 impl MessageRepository for Store {
     async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
@@ -183,21 +221,9 @@ impl MessageRepository for Store {
             ),
         );
         let stored = in_transaction!(self, |conn| {
-            // The activity first, locked by a no-op write (lock order step 3; the message hangs
-            // off it, step 4), which also checks whose it is and returns what the message moves.
-            let before: Option<ActivityBefore> =
-                diesel::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::id.eq(activity)))
-                    .set(activities::updated_at.eq(activities::updated_at))
-                    .returning((
-                        activities::status,
-                        activities::last_inbound_at,
-                        activities::last_message_at,
-                        activities::last_message_id,
-                        diesel::dsl::exists(activity_tags::table.filter(activity_tags::activity_id.eq(activities::id))),
-                    ))
-                    .get_result(conn)
-                    .await
-                    .optional()?;
+            // The activity first, locked (lock order step 3; the message hangs off it, step 4),
+            // which also checks whose it is and returns what the message moves.
+            let before = conn.lock_for_message(agent, activity).await?;
             let Some(before) = before else { return Ok(None) };
             // A platform message id the agent already has: the platform delivered it again.
             let inserted = diesel::insert_into(messages::table)
@@ -227,6 +253,7 @@ impl MessageRepository for Store {
                     activities::last_inbound_at.eq(moved.last_inbound_at),
                     last_message,
                 ))
+                .prepared()
                 .execute(conn)
                 .await?;
             // Most conversations carry no tag: no statement for their (absent) tag rows. The
@@ -297,6 +324,7 @@ impl MessageRepository for Store {
                     .filter(messages::status.eq(expected.as_str())),
             )
             .set(changes)
+            .prepared()
             .execute(conn)
             .await?;
             if n > 0 {
