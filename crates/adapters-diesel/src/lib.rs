@@ -9,6 +9,7 @@
 mod checkpoint;
 mod column_test;
 mod contains;
+mod count_shards;
 mod error;
 mod in_list;
 mod locks;

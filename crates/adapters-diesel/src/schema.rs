@@ -6,7 +6,6 @@ diesel::table! {
         id -> Text,
         name -> Text,
         created_at -> BigInt,
-        contact_count -> BigInt,
     }
 }
 
@@ -148,9 +147,18 @@ diesel::table! {
 }
 
 diesel::table! {
-    activity_counts (agent_id, status) {
+    activity_counts (agent_id, status, shard) {
         agent_id -> Text,
         status -> Text,
+        shard -> Integer,
+        count -> BigInt,
+    }
+}
+
+diesel::table! {
+    contact_counts (agent_id, shard) {
+        agent_id -> Text,
+        shard -> Integer,
         count -> BigInt,
     }
 }
@@ -345,6 +353,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     catalog_facets,
     catalog_revisions,
     activity_counts,
+    contact_counts,
     carts,
     lines,
     templates,

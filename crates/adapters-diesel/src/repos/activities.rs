@@ -42,17 +42,24 @@ impl ActivityRow {
     }
 }
 
-/// Adds `$delta` to the agent's count of activities in `$status` (see the `activity_counts`
-/// migration); run in the transaction that makes the change. Self-contained, as [`touch!`]: a
-/// message's insert reopens its activity too.
+/// Adds `$delta` to the agent's count of activities in `$status`, in activity `$activity`'s
+/// shard (see the `activity_counts` and `count_shards` migrations); run in the transaction
+/// that makes the change. Self-contained, as [`touch!`]: a message's insert reopens its
+/// activity too.
 macro_rules! count_status {
-    ($conn:expr, $agent:expr, $status:expr, $delta:expr) => {{
+    ($conn:expr, $agent:expr, $activity:expr, $status:expr, $delta:expr) => {{
         use crate::prepared::Prepare as _;
         use crate::schema::activity_counts;
         let delta: i64 = $delta;
+        let shard = crate::count_shards::shard(&*$conn, $activity);
         diesel::insert_into(activity_counts::table)
-            .values((activity_counts::agent_id.eq($agent), activity_counts::status.eq($status), activity_counts::count.eq(delta)))
-            .on_conflict((activity_counts::agent_id, activity_counts::status))
+            .values((
+                activity_counts::agent_id.eq($agent),
+                activity_counts::status.eq($status),
+                activity_counts::shard.eq(shard),
+                activity_counts::count.eq(delta),
+            ))
+            .on_conflict((activity_counts::agent_id, activity_counts::status, activity_counts::shard))
             .do_update()
             .set(activity_counts::count.eq(activity_counts::count + delta))
             .prepared()
@@ -209,7 +216,7 @@ macro_rules! page_of_activities {
 }
 
 /// Writes new activity `$a` (`&Activity`) of a contact named `$contact_name` with channels
-/// `$channel_list` (its kept copies), its count and its search terms; run in the transaction
+/// `$channel_list` (its kept copies), and its search terms (its count: `count_status!`, last); run in the transaction
 /// that inserts it, which has the contact's row (locked, or written by itself).
 macro_rules! write_activity {
     ($conn:expr, $a:expr, $contact_name:expr, $channel_list:expr) => {{
@@ -234,8 +241,6 @@ macro_rules! write_activity {
             .execute($conn)
             .await?;
         crate::repos::activity_search::insert_terms!($conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), &terms);
-        // Last: the agent's count row is every new activity's, so its lock is held the least.
-        crate::repos::activities::count_status!($conn, a.agent_id.as_str(), a.status.as_str(), 1);
     }};
 }
 pub(crate) use write_activity;
@@ -263,6 +268,9 @@ impl ActivityRepository for Store {
             let (contact_name, channel_list) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
             write_activity!(conn, a, &contact_name, &channel_list);
             emit_all!(conn, events);
+            // Last: the agent's count rows are every new activity's, so their locks are held
+            // the least.
+            count_status!(conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), 1);
             Ok(())
         })?;
         Ok(())
@@ -340,7 +348,7 @@ impl ActivityRepository for Store {
             if before != a.status.as_str() {
                 mirror_to_terms!(conn, a.id.as_str(), a.status.as_str());
                 for (status, delta) in status_move(before.as_str(), a.status.as_str()) {
-                    count_status!(conn, a.agent_id.as_str(), status, delta);
+                    count_status!(conn, a.agent_id.as_str(), a.id.as_str(), status, delta);
                 }
             }
             if n > 0

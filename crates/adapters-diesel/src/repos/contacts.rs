@@ -4,7 +4,7 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ContactRepository, StoreResult};
 
-use super::activities::{ActivityRow, write_activity};
+use super::activities::{ActivityRow, count_status, write_activity};
 use super::activity_search::replace_name_terms;
 use super::channel_lists::{channel_list_of, parse_channel_list};
 use crate::Store;
@@ -12,7 +12,7 @@ use crate::error::DbError;
 use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, valid};
-use crate::schema::{activities, agents, contact_channels, contacts};
+use crate::schema::{activities, contact_channels, contact_counts, contacts};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = contacts)]
@@ -55,12 +55,13 @@ fn attributes_json(contact: &Contact) -> String {
 }
 
 /// One page of the agent's contacts and the kept total, each query run as `$mode` says (see
-/// [`run!`]): the total is the agent's kept count (`agents.contact_count`), not a count of its
+/// [`run!`]): the total is the agent's kept count (`contact_counts`, summed), not a count of its
 /// contacts, and each row carries its channels (`channel_list`).
 macro_rules! page_of_contacts {
     ($mode:ident, $conn:ident, $agent:ident, $page:ident) => {{
         let (agent, page): (&str, PageRequest) = ($agent.as_str(), $page);
-        let total: Option<i64> = run!($mode, optional, $conn, agents::table.filter(agents::id.eq(agent)).select(agents::contact_count));
+        let counts: Vec<i64> =
+            run!($mode, load, $conn, contact_counts::table.filter(contact_counts::agent_id.eq(agent)).select(contact_counts::count));
         let rows: Vec<ContactRow> = run!(
             $mode,
             load,
@@ -72,7 +73,7 @@ macro_rules! page_of_contacts {
                 .offset(page.offset() as i64)
                 .select(ContactRow::as_select())
         );
-        (total.unwrap_or(0), rows)
+        (counts.into_iter().sum::<i64>(), rows)
     }};
 }
 
@@ -116,13 +117,18 @@ macro_rules! write_contact {
     }};
 }
 
-/// Adds one to the agent's kept count of contacts (`agents.contact_count`): run last in the
-/// transaction that writes a contact, as the agent's row is every new contact's.
+/// Adds one to the agent's kept count of contacts (`contact_counts`, in `$contact`'s shard:
+/// see `count_shards.rs`): run last in the transaction that writes a contact, as the agent's
+/// count rows are every new contact's.
 macro_rules! count_contact {
-    ($conn:expr, $agent:expr) => {{
+    ($conn:expr, $agent:expr, $contact:expr) => {{
         use crate::prepared::Prepare as _;
-        diesel::update(agents::table.filter(agents::id.eq($agent)))
-            .set(agents::contact_count.eq(agents::contact_count + 1))
+        let shard = crate::count_shards::shard(&*$conn, $contact);
+        diesel::insert_into(contact_counts::table)
+            .values((contact_counts::agent_id.eq($agent), contact_counts::shard.eq(shard), contact_counts::count.eq(1)))
+            .on_conflict((contact_counts::agent_id, contact_counts::shard))
+            .do_update()
+            .set(contact_counts::count.eq(contact_counts::count + 1))
             .prepared()
             .execute($conn)
             .await?;
@@ -135,8 +141,8 @@ impl ContactRepository for Store {
         let channel_list = channel_list_of(&contact.channels);
         in_transaction!(self, |conn| {
             write_contact!(conn, contact, &channel_list);
-            count_contact!(conn, contact.agent_id.as_str());
             emit_all!(conn, events);
+            count_contact!(conn, contact.agent_id.as_str(), contact.id.as_str());
             Ok(())
         })?;
         Ok(())
@@ -147,8 +153,10 @@ impl ContactRepository for Store {
         in_transaction!(self, |conn| {
             write_contact!(conn, contact, &channel_list);
             write_activity!(conn, activity, contact.profile_name.as_str(), &channel_list);
-            count_contact!(conn, contact.agent_id.as_str());
             emit_all!(conn, events);
+            // Last, as in an activity's insert: every new conversation's rows.
+            count_status!(conn, activity.agent_id.as_str(), activity.id.as_str(), activity.status.as_str(), 1);
+            count_contact!(conn, contact.agent_id.as_str(), contact.id.as_str());
             Ok(())
         })?;
         Ok(())

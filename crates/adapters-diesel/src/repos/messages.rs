@@ -264,7 +264,7 @@ impl MessageRepository for Store {
             if moved.status != before.0 {
                 mirror_to_terms!(conn, activity, moved.status);
                 for (status, delta) in status_move(&before.0, moved.status) {
-                    count_status!(conn, agent, status, delta);
+                    count_status!(conn, agent, activity, status, delta);
                 }
             }
             Ok(Some(true))

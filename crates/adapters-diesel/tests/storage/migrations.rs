@@ -395,3 +395,50 @@ async fn sqlite_activities_gain_their_kept_message_counts() {
 async fn postgres_activities_gain_their_kept_message_counts() {
     activities_gain_their_kept_message_counts("postgres").await;
 }
+
+/// Counts kept before they were split over shards carry over (as shard 0).
+async fn kept_counts_carry_over_into_shards(backend: &str) {
+    use parley_domain::model::{ActivityFilter, ActivityStatus, PageRequest};
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("count_shards").await.unwrap();
+    let mut sql = String::from("INSERT INTO agents (id, name, created_at, contact_count) VALUES ('agt_a', 'A', 0, 3);");
+    for (n, status) in ["open", "open", "closed"].iter().enumerate() {
+        sql += &format!(
+            "INSERT INTO contacts (id, agent_id, profile_name, name_search, custom_attributes, created_at, updated_at) \
+                 VALUES ('con_{n}', 'agt_a', 'C{n}', 'c{n}', '{{}}', {n}, {n});\
+             INSERT INTO activities (id, agent_id, contact_id, contact_name, status, created_at, updated_at) \
+                 VALUES ('act_{n}', 'agt_a', 'con_{n}', 'C{n}', '{status}', {n}, {n});"
+        );
+    }
+    sql += "INSERT INTO activity_counts (agent_id, status, count) VALUES ('agt_a', 'open', 2), ('agt_a', 'closed', 1);";
+    db.store.execute_sql(&sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    let agent = AgentId::new("agt_a");
+    let total = |status: Option<ActivityStatus>| {
+        let repos = repos.clone();
+        let agent = agent.clone();
+        async move {
+            let filter = ActivityFilter { status, ..ActivityFilter::default() };
+            repos.activities.list(&agent, &filter, PageRequest::new(1, 0)).await.unwrap().total
+        }
+    };
+    assert_eq!(
+        (total(None).await, total(Some(ActivityStatus::Open)).await, total(Some(ActivityStatus::Closed)).await),
+        (3, 2, 1),
+        "{backend}"
+    );
+    assert_eq!(repos.contacts.list(&agent, PageRequest::new(1, 0)).await.unwrap().total, 3, "{backend}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_kept_counts_carry_over_into_shards() {
+    kept_counts_carry_over_into_shards("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_kept_counts_carry_over_into_shards() {
+    kept_counts_carry_over_into_shards("postgres").await;
+}
