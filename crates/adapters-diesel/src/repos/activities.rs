@@ -216,8 +216,9 @@ macro_rules! page_of_activities {
 }
 
 /// Writes new activity `$a` (`&Activity`) of a contact named `$contact_name` with channels
-/// `$channel_list` (its kept copies), and its search terms (its count: `count_status!`, last); run in the transaction
-/// that inserts it, which has the contact's row (locked, or written by itself).
+/// `$channel_list` (its kept copies), and its search terms; run in the transaction that inserts
+/// it, which has the contact's row (locked, or written by itself), and counts it last there
+/// (`count_status!`).
 macro_rules! write_activity {
     ($conn:expr, $a:expr, $contact_name:expr, $channel_list:expr) => {{
         let a: &Activity = $a;

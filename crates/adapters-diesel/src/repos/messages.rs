@@ -223,8 +223,7 @@ impl MessageRepository for Store {
         let stored = in_transaction!(self, |conn| {
             // The activity first, locked (lock order step 3; the message hangs off it, step 4),
             // which also checks whose it is and returns what the message moves.
-            let before = conn.lock_for_message(agent, activity).await?;
-            let Some(before) = before else { return Ok(None) };
+            let Some(before) = conn.lock_for_message(agent, activity).await? else { return Ok(None) };
             // A platform message id the agent already has: the platform delivered it again.
             let inserted = diesel::insert_into(messages::table)
                 .values(values)
