@@ -13,12 +13,14 @@ use parley_adapters_embeddings::distill::tuned::{Tuning, distill_tuned};
 use parley_adapters_embeddings::distill::{DistillOptions, distill, wordnet};
 
 const USAGE: &str = "usage: parley-distill --model-dir DIR --out FILE [--dimensions 256] [--sif 1e-6]
-       [--wordnet DIR --cache DIR [--dev-sets FILE] [--epochs N] [--learning-rate X] [--anchor X] [--batch N] [--contrast X] [--temperature X] [--whole-words 20000]]
+       [--wordnet DIR --cache DIR [--dev-sets FILE] [--epochs N] [--learning-rate X] [--anchor X] [--batch N] [--contrast X] [--temperature X] [--whole-words 20000] [--seed N]]
 
 Without --wordnet: the table is the teacher's tokens alone, projected and weighted.
 With --wordnet (WordNet 3.0's data files): that table is then tuned so that sums of rows match the
 teacher's vectors of WordNet's definitions, examples and words; --dev-sets (exported by
-`cargo xtask distill`) scores every epoch and keeps the best one on the queries not held out.";
+`cargo xtask distill`) scores every epoch and keeps the best one on the queries not held out.
+--seed N shuffles the corpus from another seed, to tell a setting's gain from the spread between
+seeds.";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
@@ -64,6 +66,7 @@ fn parse(args: Vec<String>) -> Result<Args, String> {
             "--anchor" => parsed.tune.anchor = value.parse().map_err(|_| bad(()))?,
             "--batch" => parsed.tune.batch = value.parse().map_err(|_| bad(()))?,
             "--whole-words" => parsed.whole_words = value.parse().map_err(|_| bad(()))?,
+            "--seed" => parsed.tune.seed = value.parse().map_err(|_| bad(()))?,
             "--contrast" => parsed.tune.contrast = value.parse().map_err(|_| bad(()))?,
             "--temperature" => parsed.tune.temperature = value.parse().map_err(|_| bad(()))?,
             other => return Err(format!("unknown option {other}\n{USAGE}")),

@@ -25,11 +25,13 @@ pub struct TuneOptions {
     pub contrast: f32,
     /// Softmax temperature of the relational term.
     pub temperature: f32,
+    /// Seeds the order texts are shuffled in each epoch.
+    pub seed: u64,
 }
 
 impl Default for TuneOptions {
     fn default() -> Self {
-        Self { epochs: 6, learning_rate: 2e-2, anchor: 0.0, batch: 256, contrast: 0.0, temperature: 0.05 }
+        Self { epochs: 6, learning_rate: 2e-2, anchor: 0.0, batch: 256, contrast: 0.0, temperature: 0.05, seed: 0x5eed }
     }
 }
 
@@ -60,7 +62,7 @@ pub fn tune(
     let mut gradient = Array2::<f32>::zeros((vocab, width));
     let mut touched = vec![false; vocab];
     let mut order: Vec<usize> = (0..texts.len()).filter(|&i| !texts[i].is_empty()).collect();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(options.seed);
     let total_batches = (options.epochs * order.len().div_ceil(options.batch.max(1))).max(1);
     for number in 1..=options.epochs {
         order.shuffle(&mut rng);
