@@ -1,5 +1,6 @@
 //! [`HttpWebhookSender`]: each delivery one `POST` with the Standard Webhooks headers, at most
-//! [`SEND_TIMEOUT`] from connect to the last byte of the answer, redirects never followed.
+//! [`SEND_TIMEOUT`] from connect to the last byte of the answer, redirects never followed, at most
+//! 64 KiB of the answer's body read (the status is what counts).
 //!
 //! A host name is resolved at each new connection by [`PublicOnly`], which refuses it when any
 //! of its addresses is not public: the check and the connection use the same answer, so a name
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use parley_adapters_http::{RECORDED_CAP, ReadError, read_capped};
 use parley_domain::model::{Host, is_public};
 use parley_domain::ports::{OutgoingDelivery, ReceiverAnswer, WebhookSender};
 
@@ -80,13 +82,17 @@ impl WebhookSender for HttpWebhookSender {
             .header("webhook-signature", &delivery.signature)
             .body(delivery.body.to_string());
         match request.send().await {
-            // The answer's body is read (and dropped) so the connection can be reused, within
-            // the same time limit.
+            // The status is the answer. The body is read (and dropped) so the connection can be
+            // reused, within the same time limit, but only up to `RECORDED_CAP`: past it the
+            // connection is dropped unread and the delivery still counts (a receiver answering
+            // 1 GiB must not make Parley hold it, nor spend the time limit draining it).
             Ok(response) => {
                 let status = response.status().as_u16();
-                match response.bytes().await {
-                    Ok(_) => ReceiverAnswer::Status(status),
-                    Err(e) => ReceiverAnswer::NoAnswer(format!("answered {status}, then {}", describe(&e, self.timeout))),
+                match read_capped(response, RECORDED_CAP).await {
+                    Ok(_) | Err(ReadError::TooLarge { .. }) => ReceiverAnswer::Status(status),
+                    Err(ReadError::Transport(e)) => {
+                        ReceiverAnswer::NoAnswer(format!("answered {status}, then {}", describe(&e, self.timeout)))
+                    }
                 }
             }
             Err(e) => ReceiverAnswer::NoAnswer(describe(&e, self.timeout)),
