@@ -58,6 +58,8 @@ pub struct Seen {
     pub method: String,
     /// Path and query, as sent.
     pub target: String,
+    /// The server's own `http://127.0.0.1:{port}`, for answers that link back to it.
+    pub origin: String,
 }
 
 const CHUNK: usize = 64 * 1024;
@@ -77,11 +79,12 @@ impl HugeServer {
         let written = Arc::new(AtomicU64::new(0));
         let route = Arc::new(route);
         let counter = written.clone();
+        let origin = url.clone();
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
-                let (route, counter) = (route.clone(), counter.clone());
+                let (route, counter, origin) = (route.clone(), counter.clone(), origin.clone());
                 tokio::spawn(async move {
-                    let _ = serve(socket, &*route, &counter).await;
+                    let _ = serve(socket, &*route, &counter, &origin).await;
                 });
             }
         });
@@ -100,10 +103,15 @@ impl HugeServer {
     }
 }
 
-async fn serve(mut socket: TcpStream, route: &(dyn Fn(&Seen) -> Answer + Send + Sync), written: &AtomicU64) -> std::io::Result<()> {
+async fn serve(
+    mut socket: TcpStream,
+    route: &(dyn Fn(&Seen) -> Answer + Send + Sync),
+    written: &AtomicU64,
+    origin: &str,
+) -> std::io::Result<()> {
     let mut pending = Vec::new();
     loop {
-        let Some(seen) = read_request(&mut socket, &mut pending).await? else { return Ok(()) };
+        let Some(seen) = read_request(&mut socket, &mut pending, origin).await? else { return Ok(()) };
         let answer = route(&seen);
         let reason = if answer.status < 400 { "OK" } else { "Error" };
         match answer.body {
@@ -146,7 +154,7 @@ async fn serve(mut socket: TcpStream, route: &(dyn Fn(&Seen) -> Answer + Send + 
 
 /// The next request's line and head (its body, by `Content-Length`, read and dropped); `None`
 /// when the client closed the connection.
-async fn read_request(socket: &mut TcpStream, pending: &mut Vec<u8>) -> std::io::Result<Option<Seen>> {
+async fn read_request(socket: &mut TcpStream, pending: &mut Vec<u8>, origin: &str) -> std::io::Result<Option<Seen>> {
     let mut buf = [0u8; 4096];
     let end = loop {
         if let Some(at) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -162,7 +170,11 @@ async fn read_request(socket: &mut TcpStream, pending: &mut Vec<u8>) -> std::io:
     pending.drain(..end);
     let mut lines = head.split("\r\n");
     let mut words = lines.next().unwrap_or_default().split(' ');
-    let seen = Seen { method: words.next().unwrap_or_default().to_string(), target: words.next().unwrap_or_default().to_string() };
+    let seen = Seen {
+        method: words.next().unwrap_or_default().to_string(),
+        target: words.next().unwrap_or_default().to_string(),
+        origin: origin.to_string(),
+    };
     let length: usize = lines
         .filter_map(|l| l.split_once(':'))
         .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))

@@ -7,11 +7,17 @@
 //! because a duplicate message is worse than a reported failure. The line's token only ever goes
 //! into the `Authorization` header: logs carry the method, the path and the status, and error
 //! messages never include a URL (a paging link may carry query parameters).
+//!
+//! Every answer is read with `parley_adapters_http::read_capped`: a Graph API answer Parley
+//! parses at most [`ANSWER_CAP`] (a template page [`TEMPLATE_PAGE_CAP`]), an error body at most
+//! 64 KiB; past a cap the connection is dropped unread. A media file is streamed through to the
+//! caller, never buffered.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
+use parley_adapters_http::{RECORDED_CAP, ReadError, read_capped};
 use parley_domain::model::{FreeFormMessage, Line, LineAccess, TemplateDefinition, TemplateMessage};
 use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMessage};
 use reqwest::{Method, StatusCode, Url};
@@ -35,6 +41,15 @@ const READ_RETRIES: u32 = 2;
 const MAX_PAGES: usize = 1000;
 /// A media download's whole time: the platform's files reach 100 MB.
 const MEDIA_TIMEOUT: Duration = Duration::from_secs(300);
+/// The largest Graph API answer read for parsing, but for a template page: a send's ids and a
+/// media record are a few hundred bytes, so 1 MiB is a thousandfold margin, and a larger answer
+/// is no answer of the API this adapter is written against.
+pub const ANSWER_CAP: usize = 1024 * 1024;
+/// The largest page of the template list read (`limit=100` templates). A template is 1–3 KB of
+/// JSON; the platform's own limits (a 1,024-character body, escaped as `\uXXXX` when not ASCII,
+/// ten buttons with 2,000-character URLs, carousels of ten cards, examples) keep even the
+/// largest under about 60 KB, so 100 of them fit in 6 MB: 8 MiB.
+pub const TEMPLATE_PAGE_CAP: usize = 8 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CloudApiConfig {
@@ -118,8 +133,16 @@ impl CloudApi {
         self.root.join(&segments.join("/")).map_err(|_| unavailable("could not build the platform URL"))
     }
 
-    /// One request, its status checked and its body read.
-    async fn call<B: serde::Serialize>(&self, method: Method, url: &Url, token: &str, body: Option<&B>) -> Result<Vec<u8>, Failure> {
+    /// One request, its status checked and its body read: at most `cap` bytes of a success,
+    /// 64 KiB of an error (classified by its status alone when longer).
+    async fn call<B: serde::Serialize>(
+        &self,
+        method: Method,
+        url: &Url,
+        token: &str,
+        body: Option<&B>,
+        cap: usize,
+    ) -> Result<Vec<u8>, Failure> {
         let mut request = self.client.request(method.clone(), url.clone()).bearer_auth(token);
         if let Some(body) = body {
             request = request.json(body);
@@ -133,15 +156,28 @@ impl CloudApi {
         };
         let status = response.status();
         tracing::debug!(%method, path = url.path(), status = status.as_u16(), "whatsapp api response");
-        let bytes = response.bytes().await.map_err(|e| transport(&e))?;
-        if status.is_success() { Ok(bytes.to_vec()) } else { Err(from_status(status, &bytes)) }
+        if !status.is_success() {
+            return match read_capped(response, RECORDED_CAP).await {
+                Ok(bytes) => Err(from_status(status, &bytes)),
+                Err(ReadError::TooLarge { .. }) => Err(from_status(status, b"")),
+                Err(ReadError::Transport(e)) => Err(transport(&e)),
+            };
+        }
+        read_capped(response, cap).await.map_err(|e| match e {
+            // Like a malformed answer: another attempt would get the same.
+            ReadError::TooLarge { cap } => {
+                tracing::debug!(%method, path = url.path(), cap, "whatsapp api answer over the cap; connection dropped");
+                Failure { error: unavailable(format!("the platform's answer was larger than {cap} bytes; not read")), retryable: false }
+            }
+            ReadError::Transport(e) => transport(&e),
+        })
     }
 
     /// A read, retried on 5xx, timeouts and connection failures with a short backoff.
-    async fn get(&self, url: &Url, token: &str) -> Result<Vec<u8>, PlatformError> {
+    async fn get(&self, url: &Url, token: &str, cap: usize) -> Result<Vec<u8>, PlatformError> {
         let mut retries = 0;
         loop {
-            match self.call::<()>(Method::GET, url, token, None).await {
+            match self.call::<()>(Method::GET, url, token, None, cap).await {
                 Ok(body) => return Ok(body),
                 Err(f) if f.retryable && retries < READ_RETRIES => {
                     tokio::time::sleep(self.retry_backoff * 2u32.pow(retries)).await;
@@ -244,7 +280,7 @@ impl MessagingPlatform for CloudApi {
         url.query_pairs_mut().append_pair("limit", "100");
         let mut templates = Vec::new();
         for _ in 0..MAX_PAGES {
-            let body = self.get(&url, token).await?;
+            let body = self.get(&url, token, TEMPLATE_PAGE_CAP).await?;
             let page: wire::TemplatePage =
                 serde_json::from_slice(&body).map_err(|_| unavailable("the platform's template list could not be read"))?;
             templates.extend(page.data.unwrap_or_default().into_iter().map(TemplateDefinition::from));
@@ -282,7 +318,7 @@ impl MessagingPlatform for CloudApi {
         }
         let mut url = self.endpoint(&[media_id])?;
         url.query_pairs_mut().append_pair("phone_number_id", line.phone_number_id.as_str());
-        let body = self.get(&url, token).await?;
+        let body = self.get(&url, token, ANSWER_CAP).await?;
         let info: wire::MediaInfo =
             serde_json::from_slice(&body).map_err(|_| unavailable("the platform's media record could not be read"))?;
         let file_url = self.media_url(&info.url)?;
@@ -291,7 +327,8 @@ impl MessagingPlatform for CloudApi {
         let status = response.status();
         tracing::debug!(path = file_url.path(), status = status.as_u16(), "whatsapp media download");
         if !status.is_success() {
-            let bytes = response.bytes().await.unwrap_or_default();
+            // Only the platform's error object is kept: past 64 KiB the status alone classifies.
+            let bytes = read_capped(response, RECORDED_CAP).await.unwrap_or_default();
             return Err(from_status(status, &bytes).error);
         }
         let mime_type = info
@@ -310,7 +347,7 @@ impl CloudApi {
     async fn send<B: serde::Serialize>(&self, line: &Line, body: &B) -> Result<SentMessage, PlatformError> {
         let token = token(line)?;
         let url = self.endpoint(&[line.phone_number_id.as_str(), "messages"])?;
-        let response = self.call(Method::POST, &url, token, Some(body)).await.map_err(|f| f.error)?;
+        let response = self.call(Method::POST, &url, token, Some(body), ANSWER_CAP).await.map_err(|f| f.error)?;
         let accepted = || unavailable("the platform answered the send with a body that could not be read; the message may have gone out");
         let parsed: wire::SendResponse = serde_json::from_slice(&response).map_err(|_| accepted())?;
         let message_id =
