@@ -18,7 +18,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use parley_adapters_http::{RECORDED_CAP, ReadError, read_capped};
-use parley_domain::model::{FreeFormMessage, Line, LineAccess, TemplateDefinition, TemplateMessage};
+use parley_domain::model::{FreeFormMessage, Line, LineAccess, MediaType, TemplateDefinition, TemplateMessage};
 use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMessage};
 use reqwest::{Method, StatusCode, Url};
 
@@ -331,10 +331,10 @@ impl MessagingPlatform for CloudApi {
             let bytes = read_capped(response, RECORDED_CAP).await.unwrap_or_default();
             return Err(from_status(status, &bytes).error);
         }
-        let mime_type = info
-            .mime_type
-            .or_else(|| response.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string))
-            .unwrap_or_else(|| "application/octet-stream".into());
+        // The metadata's type, else the download's; either is the platform's text, so one that
+        // is not a media type (a line break in it, say) is served as bytes.
+        let header = response.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        let mime_type = MediaType::or_octet_stream(info.mime_type.as_deref().or(header));
         let length = response.content_length();
         let body = response.bytes_stream().map(|chunk| chunk.map(|b| b.to_vec()).map_err(|e| transport(&e).error)).boxed();
         Ok(MediaFile { mime_type, length, body })

@@ -225,7 +225,7 @@ impl MessagingPlatform for SandboxPlatform {
     async fn media(&self, _line: &Line, _media_id: &str) -> Result<MediaFile, PlatformError> {
         let body = SANDBOX_IMAGE.to_vec();
         Ok(MediaFile {
-            mime_type: "image/png".into(),
+            mime_type: MediaType::parse("image/png").unwrap_or_else(MediaType::octet_stream),
             length: Some(body.len() as u64),
             body: Box::pin(futures_util::stream::once(async move { Ok(body) })),
         })

@@ -279,7 +279,9 @@ pub trait MessagingPlatform: Send + Sync {
 
 /// A media file as the platform serves it.
 pub struct MediaFile {
-    pub mime_type: String,
+    /// Always usable as a `Content-Type`: an unusable type from the platform is
+    /// `application/octet-stream`.
+    pub mime_type: crate::model::MediaType,
     /// In bytes, when the platform says.
     pub length: Option<u64>,
     pub body: futures_util::stream::BoxStream<'static, Result<Vec<u8>, PlatformError>>,

@@ -22,6 +22,7 @@ backend_tests!(
     outside_the_window_or_without_whatsapp_nothing_is_sent,
     a_reply_with_an_idempotency_key_is_sent_once,
     media_is_streamed_from_the_platform,
+    an_unusable_media_type_from_the_platform_is_served_as_bytes,
     a_cart_link_hands_the_shopper_over_with_their_cart,
     the_timeline_pages_newest_first_and_polls_by_since,
     template_sends_are_messages_and_move_with_their_execution,
@@ -385,6 +386,40 @@ async fn media_is_streamed_from_the_platform(backend: &str) {
         .mount(&server)
         .await;
     app.get(&media(messages[0]["id"].as_str().unwrap()), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+}
+
+/// The platform's media record is someone else's text: a `mime_type` with a line break in it
+/// would be a second header (the endpoint answered 500 text/plain). It is served as bytes.
+async fn an_unusable_media_type_from_the_platform_is_served_as_bytes(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let image = json!({"id": "wamid.evil", "timestamp": now().to_string(), "type": "image",
+        "image": {"mime_type": "image/jpeg", "sha256": "aGFzaA==", "id": "55502"}});
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![image])).await;
+    let activity = activity_of(&app, ANN).await;
+    let messages = timeline(&app, &activity, 1).await;
+    let file_url = format!("{}/whatsapp_business/attachments/?mid=55502", server.uri());
+    Mock::given(method("GET"))
+        .and(path("/v23.0/55502"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"url": file_url, "mime_type": "image/jpeg\r\nX-Evil: 1", "id": "55502"})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/whatsapp_business/attachments/"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(b"\xff\xd8jpeg".to_vec(), "image/jpeg"))
+        .mount(&server)
+        .await;
+    let req = actix_web::test::TestRequest::get()
+        .uri(&format!("/v1/activities/{activity}/messages/{}/media", messages[0]["id"].as_str().unwrap()))
+        .insert_header(("X-API-Key", app.a.secret.as_str()));
+    let response = actix_web::test::call_service(&app_service(&app).await, req.to_request()).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers().get("content-type").unwrap(), "application/octet-stream");
+    assert!(response.headers().get("x-evil").is_none());
+    assert_eq!(response.headers().get("x-content-type-options").unwrap(), "nosniff");
+    assert_eq!(&actix_web::test::read_body(response).await[..], b"\xff\xd8jpeg");
 }
 
 /// The app as a service, for responses whose body is not JSON.
