@@ -284,6 +284,8 @@ diesel::table! {
         failing_since -> Nullable<BigInt>,
         created_at -> BigInt,
         updated_at -> BigInt,
+        served_at -> BigInt,
+        paused_until -> Nullable<BigInt>,
     }
 }
 

@@ -48,7 +48,9 @@ macro_rules! storage_conformance {
             webhook_endpoints_round_trip_whole_and_stay_their_agents, events_list_newest_first_by_type_and_time_and_stay_their_agents,
             emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_once,
             attempts_are_recorded_under_their_claim_and_listed_newest_first, old_events_are_deleted_with_their_deliveries_in_batches,
-            events_are_written_with_their_change_and_only_when_it_takes_effect, deliveries_are_claimed_endpoint_by_endpoint);
+            events_are_written_with_their_change_and_only_when_it_takes_effect, deliveries_are_claimed_endpoint_by_endpoint,
+            due_endpoints_come_least_recently_served_first, an_open_breaker_holds_an_endpoints_deliveries_until_it_closes,
+            an_agents_endpoints_stop_at_the_limit);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

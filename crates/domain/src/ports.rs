@@ -469,11 +469,15 @@ pub trait AddressResolver: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait WebhookEndpointRepository: Send + Sync {
-    async fn insert(&self, endpoint: &WebhookEndpoint) -> StoreResult<()>;
+    /// Stores a new endpoint unless its agent already has `max_per_agent` (`false`, nothing
+    /// written). The count and the insert are one step: concurrent creations never pass the
+    /// limit together.
+    async fn insert(&self, endpoint: &WebhookEndpoint, max_per_agent: u32) -> StoreResult<bool>;
     async fn get(&self, agent: &AgentId, id: &EndpointId) -> StoreResult<Option<WebhookEndpoint>>;
     /// Newest first (`created_at` desc, then id desc), with the agent's total.
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<WebhookEndpoint>>;
-    /// Replaces url, events, description, secrets, `disabled`, `failing_since` and `updated_at`;
+    /// Replaces url, events, description, secrets, `disabled`, `failing_since`,
+    /// `paused_until` and `updated_at`;
     /// `false` when the agent has no such endpoint.
     async fn update(&self, endpoint: &WebhookEndpoint) -> StoreResult<bool>;
     /// Removes it with its deliveries; `false` when the agent has no such endpoint.
@@ -495,14 +499,20 @@ pub trait EventRepository: Send + Sync {
     /// claimant died is due again after it.
     /// Deliveries to disabled endpoints wait, unclaimed, until the endpoint is enabled again.
     async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>>;
-    /// [`claim_due`](Self::claim_due) of one endpoint's deliveries.
+    /// [`claim_due`](Self::claim_due) of one endpoint's deliveries; the endpoint counts as
+    /// served at `now` (see [`due_endpoints`](Self::due_endpoints)), whatever was claimed.
     async fn claim_due_for(&self, endpoint: &EndpointId, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<DueDelivery>>;
-    /// Up to `limit` enabled endpoints (of any agent) with deliveries due by `now`: a worker
-    /// claims each one's share, so a slow endpoint's backlog never stands before the others'.
-    async fn due_endpoints(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<EndpointId>>;
+    /// Up to `limit` enabled endpoints (of any agent) with deliveries due by `now`, whose
+    /// breaker is not open at `now` (`paused_until` unset or passed): the least recently served
+    /// first (by the time of their last [`claim_due_for`](Self::claim_due_for), never served
+    /// first, then by id), so every endpoint with work comes round however many others have
+    /// work too. A worker claims each one's share, so a slow endpoint's backlog never stands
+    /// before the others'.
+    async fn due_endpoints(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<DueEndpoint>>;
     /// Records a try of a delivery claimed until `until`, in one transaction: the attempt,
     /// the delivery's count and next try (none once delivered or given up), and `after` on
-    /// the endpoint. Returns `false`, writing nothing, when that claim no longer holds the
+    /// the endpoint (`Healthy` clears `failing_since` and `paused_until`; `Pause` sets
+    /// `paused_until`). Returns `false`, writing nothing, when that claim no longer holds the
     /// delivery (its lease ran out and another process took it).
     async fn record_attempt(&self, attempt: &DeliveryAttempt, until: Timestamp, after: EndpointAfterAttempt) -> StoreResult<bool>;
     /// The endpoint's attempts, newest first (`attempted_at` desc, then event id, then

@@ -91,15 +91,19 @@ macro_rules! emit_all {
 
 pub(crate) use {emit, emit_all};
 
-/// The (event, endpoint) keys of the oldest deliveries due by `$now`, at most `$limit`.
+/// The (event, endpoint) keys of the oldest deliveries due by `$now`, at most `$limit`, of
+/// endpoints neither disabled nor with their breaker open.
 macro_rules! due_keys {
     ($now:expr, $limit:expr) => {
         event_deliveries::table
             .filter(event_deliveries::next_attempt_at.le($now))
             // A subquery, so a PostgreSQL claim locks delivery rows alone, never endpoints.
             .filter(diesel::dsl::not(
-                event_deliveries::endpoint_id
-                    .eq_any(webhook_endpoints::table.filter(webhook_endpoints::disabled_at.is_not_null()).select(webhook_endpoints::id)),
+                event_deliveries::endpoint_id.eq_any(
+                    webhook_endpoints::table
+                        .filter(webhook_endpoints::disabled_at.is_not_null().or(webhook_endpoints::paused_until.gt($now)))
+                        .select(webhook_endpoints::id),
+                ),
             ))
             .order((event_deliveries::event_created_at.asc(), event_deliveries::event_id.asc(), event_deliveries::endpoint_id.asc()))
             .limit($limit)
@@ -169,6 +173,14 @@ impl Store {
                     .await?;
                 rows.extend(claimed);
             }
+            if let Some(endpoint) = endpoint {
+                // Served now, whatever was taken: it goes to the back of the rotation
+                // (`due_endpoints`). Last, so a PostgreSQL claim holds the endpoint's row briefly.
+                diesel::update(webhook_endpoints::table.filter(webhook_endpoints::id.eq(endpoint)))
+                    .set(webhook_endpoints::served_at.eq(now))
+                    .execute(conn)
+                    .await?;
+            }
             Ok(rows)
         })?;
         // Oldest event first, as they were picked.
@@ -207,20 +219,33 @@ impl EventRepository for Store {
         self.claim(now, until, limit, Some(endpoint.as_str())).await
     }
 
-    async fn due_endpoints(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<EndpointId>> {
-        let ids: Vec<String> = read_conn!(self, |conn| event_deliveries::table
-            .filter(event_deliveries::next_attempt_at.le(millis(now)))
-            .filter(diesel::dsl::not(
-                event_deliveries::endpoint_id
-                    .eq_any(webhook_endpoints::table.filter(webhook_endpoints::disabled_at.is_not_null()).select(webhook_endpoints::id)),
+    async fn due_endpoints(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<DueEndpoint>> {
+        let now = millis(now);
+        // Walks the enabled endpoints in rotation order (`webhook_endpoints_rotation`), each
+        // checked for a due delivery through `event_deliveries_endpoint_due`: the least recently
+        // served come first whoever owns them, and the walk stops after `limit` with work.
+        let rows: Vec<(String, String, Option<i64>)> = read_conn!(self, |conn| webhook_endpoints::table
+            .filter(webhook_endpoints::disabled_at.is_null())
+            .filter(webhook_endpoints::paused_until.is_null().or(webhook_endpoints::paused_until.le(now)))
+            .filter(diesel::dsl::exists(
+                event_deliveries::table
+                    .filter(event_deliveries::endpoint_id.eq(webhook_endpoints::id))
+                    .filter(event_deliveries::next_attempt_at.le(now)),
             ))
-            .select(event_deliveries::endpoint_id)
-            .distinct()
+            .order((webhook_endpoints::served_at.asc(), webhook_endpoints::id.asc()))
             .limit(i64::from(limit))
+            .select((webhook_endpoints::id, webhook_endpoints::agent_id, webhook_endpoints::failing_since))
             .load(conn)
             .await
             .map_err(DbError::from))?;
-        Ok(ids.into_iter().map(EndpointId::new).collect())
+        Ok(rows
+            .into_iter()
+            .map(|(id, agent, failing_since)| DueEndpoint {
+                id: EndpointId::new(id),
+                agent_id: AgentId::new(agent),
+                failing: failing_since.is_some(),
+            })
+            .collect())
     }
 
     async fn record_attempt(&self, attempt: &DeliveryAttempt, until: Timestamp, after: EndpointAfterAttempt) -> StoreResult<bool> {
@@ -266,10 +291,15 @@ impl EventRepository for Store {
             match after {
                 EndpointAfterAttempt::Unchanged => {}
                 EndpointAfterAttempt::Healthy => {
-                    diesel::update(endpoint.filter(webhook_endpoints::failing_since.is_not_null()))
-                        .set(webhook_endpoints::failing_since.eq(None::<i64>))
-                        .execute(conn)
-                        .await?;
+                    diesel::update(
+                        endpoint.filter(webhook_endpoints::failing_since.is_not_null().or(webhook_endpoints::paused_until.is_not_null())),
+                    )
+                    .set((webhook_endpoints::failing_since.eq(None::<i64>), webhook_endpoints::paused_until.eq(None::<i64>)))
+                    .execute(conn)
+                    .await?;
+                }
+                EndpointAfterAttempt::Pause(until) => {
+                    diesel::update(endpoint).set(webhook_endpoints::paused_until.eq(Some(millis(until)))).execute(conn).await?;
                 }
                 EndpointAfterAttempt::Failing => {
                     diesel::update(endpoint.filter(webhook_endpoints::failing_since.is_null()))

@@ -10,7 +10,7 @@ use parley_domain::ports::{StoreResult, WebhookEndpointRepository};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{read_conn, write_conn};
+use crate::pool::{in_transaction, read_conn, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::webhook_endpoints;
 
@@ -44,6 +44,7 @@ pub(crate) struct EndpointRow {
     previous_secret: Option<String>,
     previous_expires_at: Option<i64>,
     failing_since: Option<i64>,
+    paused_until: Option<i64>,
     created_at: i64,
     updated_at: i64,
 }
@@ -72,6 +73,7 @@ impl EndpointRow {
             description: self.description.map(|d| valid(endpoint_description(&d))).transpose()?.flatten(),
             disabled,
             failing_since: opt_from_millis(self.failing_since)?,
+            paused_until: opt_from_millis(self.paused_until)?,
             created_at: from_millis(self.created_at)?,
             updated_at: from_millis(self.updated_at)?,
             id: EndpointId::new(self.id),
@@ -95,22 +97,55 @@ macro_rules! changes {
             webhook_endpoints::previous_secret.eq(e.secrets.previous.as_ref().map(|p| p.key.secret())),
             webhook_endpoints::previous_expires_at.eq(e.secrets.previous.as_ref().map(|p| millis(p.expires_at))),
             webhook_endpoints::failing_since.eq(e.failing_since.map(millis)),
+            webhook_endpoints::paused_until.eq(e.paused_until.map(millis)),
             webhook_endpoints::updated_at.eq(millis(e.updated_at)),
         )
     }};
 }
 
+/// Serializes what an agent's endpoint count decides (the limit) within a write transaction.
+trait LockAgent {
+    async fn lock_agent(&mut self, agent: &str) -> Result<(), DbError>;
+}
+
+#[cfg(feature = "postgres")]
+impl LockAgent for crate::pool::PgConn {
+    async fn lock_agent(&mut self, agent: &str) -> Result<(), DbError> {
+        use crate::schema::agents;
+        // NO KEY: rows that reference the agent (contacts, events…) go on being written meanwhile.
+        agents::table.filter(agents::id.eq(agent)).select(agents::id).for_no_key_update().load::<String>(self).await?;
+        Ok(())
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl LockAgent for crate::pool::SqliteWriteConn {
+    async fn lock_agent(&mut self, _agent: &str) -> Result<(), DbError> {
+        // Write transactions run one at a time (BEGIN IMMEDIATE): nothing to lock.
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl WebhookEndpointRepository for Store {
-    async fn insert(&self, endpoint: &WebhookEndpoint) -> StoreResult<()> {
-        let values = (
-            webhook_endpoints::id.eq(endpoint.id.as_str()),
-            webhook_endpoints::agent_id.eq(endpoint.agent_id.as_str()),
-            webhook_endpoints::created_at.eq(millis(endpoint.created_at)),
-            changes!(endpoint),
-        );
-        write_conn!(self, |conn| diesel::insert_into(webhook_endpoints::table).values(values).execute(conn).await.map_err(DbError::from))?;
-        Ok(())
+    async fn insert(&self, endpoint: &WebhookEndpoint, max_per_agent: u32) -> StoreResult<bool> {
+        let agent = endpoint.agent_id.as_str();
+        let inserted = in_transaction!(self, |conn| {
+            conn.lock_agent(agent).await?;
+            let count: i64 = webhook_endpoints::table.filter(webhook_endpoints::agent_id.eq(agent)).count().get_result(conn).await?;
+            if count >= i64::from(max_per_agent) {
+                return Ok(false);
+            }
+            let values = (
+                webhook_endpoints::id.eq(endpoint.id.as_str()),
+                webhook_endpoints::agent_id.eq(agent),
+                webhook_endpoints::created_at.eq(millis(endpoint.created_at)),
+                changes!(endpoint),
+            );
+            diesel::insert_into(webhook_endpoints::table).values(values).execute(conn).await?;
+            Ok(true)
+        })?;
+        Ok(inserted)
     }
 
     async fn get(&self, agent: &AgentId, id: &EndpointId) -> StoreResult<Option<WebhookEndpoint>> {

@@ -267,6 +267,10 @@ pub struct ServeArgs {
     /// and receivers inside your own network. Off, every endpoint must be `https` to a public address.
     #[arg(long, env = "PARLEY_WEBHOOK_ALLOW_PRIVATE", default_value_t = false, action = clap::ArgAction::Set)]
     pub webhook_allow_private: bool,
+    /// How many event webhook endpoints each agent may have (Stripe allows 16): each endpoint
+    /// multiplies every change's deliveries.
+    #[arg(long, env = "PARLEY_WEBHOOK_ENDPOINTS_MAX", default_value_t = parley_domain::services::DEFAULT_MAX_ENDPOINTS)]
+    pub webhook_endpoints_max: u32,
     /// Milliseconds from a sandbox send to its `delivered` status, and again to `read`.
     #[arg(long, env = "PARLEY_SANDBOX_STEP_MS", default_value_t = 3000)]
     pub sandbox_step_ms: u64,

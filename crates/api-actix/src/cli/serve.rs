@@ -68,6 +68,7 @@ fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
         ingest_only: !args.webhook_processing,
         webhook_allow_private: args.webhook_allow_private,
         webhook_send_timeout: None,
+        webhook_endpoints_max: Some(args.webhook_endpoints_max),
     })
 }
 

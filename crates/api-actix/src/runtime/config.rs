@@ -57,6 +57,9 @@ pub struct ApiConfig {
     pub webhook_allow_private: bool,
     /// How long a webhook endpoint has to answer a delivery; `None`: 10 s (tests shorten it).
     pub webhook_send_timeout: Option<std::time::Duration>,
+    /// How many webhook endpoints each agent may have (`PARLEY_WEBHOOK_ENDPOINTS_MAX`); `None`:
+    /// the domain's default, 16.
+    pub webhook_endpoints_max: Option<u32>,
 }
 
 /// Checks a storefront base URL and drops a trailing slash.

@@ -1,15 +1,19 @@
-//! The event delivery worker: finds the endpoints with deliveries due, claims each one's share
-//! (at most [`MAX_PER_ENDPOINT`] in flight per endpoint, [`MAX_IN_FLIGHT`] in all) and sends each
-//! on a task of its own. A slow or dead receiver holds its own slots for at most its 10-second
-//! limit each, never the API (this runtime is the workers') nor other endpoints, whose deliveries
-//! are claimed on their own. At shutdown no new claims are made and the attempts in hand finish;
-//! the rest stay due for the next process.
+//! The event delivery worker: finds the endpoints with deliveries due, least recently served
+//! first, takes them tenant by tenant in turn, claims each one's share and sends each delivery
+//! on a task of its own. Shares bound what one tenant can hold: at most [`MAX_PER_ENDPOINT`] in
+//! flight per endpoint (one, a probe, while it is failing), [`MAX_PER_TENANT`] per tenant and
+//! [`MAX_IN_FLIGHT`] in all; an endpoint failing again has its breaker opened (the domain's
+//! `breaker_pause`) and is not claimed until it closes. A slow or dead receiver holds its own
+//! slots for at most its 10-second limit each, never the API (this runtime is the workers') nor
+//! other tenants'. At shutdown no new claims are made and the attempts in hand finish; the rest
+//! stay due for the next process.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use parley_domain::model::{DueDelivery, EndpointId};
+use parley_domain::model::{AgentId, DueDelivery, DueEndpoint, EndpointId};
 use parley_domain::services::{AttemptOutcome, AttemptReport, EVENT_RETENTION};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
@@ -20,6 +24,11 @@ use crate::runtime::state::AppState;
 pub const MAX_IN_FLIGHT: usize = 128;
 /// Attempts in flight to one endpoint.
 pub const MAX_PER_ENDPOINT: usize = 16;
+/// Attempts in flight to one endpoint while it is failing: one probe at a time.
+pub const MAX_PER_FAILING_ENDPOINT: usize = 1;
+/// Attempts in flight to one tenant's endpoints: a quarter of the process's, so three tenants
+/// with receivers that hang still leave a quarter to everyone else.
+pub const MAX_PER_TENANT: usize = MAX_IN_FLIGHT / 4;
 /// Endpoints looked at per pass.
 const ENDPOINTS_PER_PASS: u32 = 64;
 /// How often due deliveries are looked for without a wake-up (retries come due, other
@@ -29,50 +38,101 @@ const POLL: Duration = Duration::from_millis(100);
 const RETENTION_EVERY: Duration = Duration::from_secs(3600);
 const RETENTION_BATCH: u32 = 1000;
 
-/// Attempts in flight per endpoint.
-#[derive(Default)]
-struct Busy(Mutex<HashMap<EndpointId, usize>>);
+/// Attempts in flight per key (an endpoint, a tenant).
+struct InFlight<K>(HashMap<K, usize>);
 
-impl Busy {
-    /// How many more attempts the endpoint may have in flight.
-    fn room(&self, endpoint: &EndpointId) -> usize {
-        let busy = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        MAX_PER_ENDPOINT - busy.get(endpoint).copied().unwrap_or(0)
+impl<K: Hash + Eq + Clone> InFlight<K> {
+    fn of(&self, key: &K) -> usize {
+        self.0.get(key).copied().unwrap_or(0)
     }
 
-    fn take(&self, endpoint: &EndpointId) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()).entry(endpoint.clone()).or_default() += 1;
+    fn take(&mut self, key: &K) {
+        *self.0.entry(key.clone()).or_default() += 1;
     }
 
-    fn give_back(&self, endpoint: &EndpointId) {
-        let mut busy = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = busy.get_mut(endpoint) {
+    fn give_back(&mut self, key: &K) {
+        if let Some(n) = self.0.get_mut(key) {
             *n -= 1;
             if *n == 0 {
-                busy.remove(endpoint);
+                self.0.remove(key);
             }
         }
     }
+}
+
+/// Attempts in flight per endpoint and per tenant.
+struct Busy(Mutex<(InFlight<EndpointId>, InFlight<AgentId>)>);
+
+impl Default for Busy {
+    fn default() -> Self {
+        Self(Mutex::new((InFlight(HashMap::new()), InFlight(HashMap::new()))))
+    }
+}
+
+impl Busy {
+    /// How many more attempts the endpoint may have in flight: its own share (one probe while
+    /// failing) and what is left of its tenant's.
+    fn room(&self, endpoint: &DueEndpoint) -> usize {
+        let busy = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let share = if endpoint.failing { MAX_PER_FAILING_ENDPOINT } else { MAX_PER_ENDPOINT };
+        let own = share.saturating_sub(busy.0.of(&endpoint.id));
+        own.min(MAX_PER_TENANT.saturating_sub(busy.1.of(&endpoint.agent_id)))
+    }
+
+    fn take(&self, endpoint: &EndpointId, agent: &AgentId) {
+        let mut busy = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        busy.0.take(endpoint);
+        busy.1.take(agent);
+    }
+
+    fn give_back(&self, endpoint: &EndpointId, agent: &AgentId) {
+        let mut busy = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        busy.0.give_back(endpoint);
+        busy.1.give_back(agent);
+    }
+}
+
+/// The pass's endpoints tenant by tenant in turn (each tenant's in the order given, tenants in
+/// the order their first endpoint came): a tenant with many endpoints due takes one turn in
+/// each round, not the whole pass.
+fn tenant_by_tenant(due: Vec<DueEndpoint>) -> Vec<DueEndpoint> {
+    let mut tenants: Vec<(AgentId, std::collections::VecDeque<DueEndpoint>)> = Vec::new();
+    for endpoint in due {
+        match tenants.iter_mut().find(|(agent, _)| *agent == endpoint.agent_id) {
+            Some((_, queue)) => queue.push_back(endpoint),
+            None => tenants.push((endpoint.agent_id.clone(), [endpoint].into())),
+        }
+    }
+    let mut order = Vec::new();
+    while !tenants.is_empty() {
+        tenants.retain_mut(|(_, queue)| {
+            order.extend(queue.pop_front());
+            !queue.is_empty()
+        });
+    }
+    order
 }
 
 /// One pass: each endpoint with deliveries due gets up to its room, while slots last. Returns
 /// how many attempts started.
 async fn pass(state: &Arc<AppState>, slots: &Arc<Semaphore>, busy: &Arc<Busy>, in_hand: &mut JoinSet<()>) -> Result<usize, String> {
     let mut started = 0;
-    for endpoint in state.deliveries.due_endpoints(ENDPOINTS_PER_PASS).await.map_err(|e| e.to_string())? {
+    let due = state.deliveries.due_endpoints(ENDPOINTS_PER_PASS).await.map_err(|e| e.to_string())?;
+    for endpoint in tenant_by_tenant(due) {
         let room = busy.room(&endpoint).min(slots.available_permits());
         if room == 0 {
             continue;
         }
-        let claimed = state.deliveries.claim_for(&endpoint, room as u32).await.map_err(|e| e.to_string())?;
+        let claimed = state.deliveries.claim_for(&endpoint.id, room as u32).await.map_err(|e| e.to_string())?;
         for due in claimed.deliveries {
             let permit = slots.clone().try_acquire_owned().expect("claimed no more than the free slots");
-            busy.take(&due.endpoint.id);
+            let agent = endpoint.agent_id.clone();
+            busy.take(&due.endpoint.id, &agent);
             let (state, busy) = (state.clone(), busy.clone());
             started += 1;
             in_hand.spawn(async move {
                 attempt(&state, &due, claimed.until).await;
-                busy.give_back(&due.endpoint.id);
+                busy.give_back(&due.endpoint.id, &agent);
                 drop(permit);
             });
         }
@@ -186,16 +246,55 @@ pub async fn expire_events(state: Arc<AppState>) {
 mod tests {
     use super::*;
 
+    fn due(endpoint: &str, agent: &str, failing: bool) -> DueEndpoint {
+        DueEndpoint { id: EndpointId::new(endpoint), agent_id: AgentId::new(agent), failing }
+    }
+
     #[test]
     fn an_endpoint_holds_at_most_its_share_of_slots() {
         let busy = Busy::default();
-        let id = EndpointId::new("we_1");
+        let one = due("we_1", "agt_a", false);
         for _ in 0..MAX_PER_ENDPOINT {
-            busy.take(&id);
+            busy.take(&one.id, &one.agent_id);
         }
-        assert_eq!(busy.room(&id), 0, "full");
-        assert_eq!(busy.room(&EndpointId::new("we_2")), MAX_PER_ENDPOINT, "other endpoints are not held up");
-        busy.give_back(&id);
-        assert_eq!(busy.room(&id), 1);
+        assert_eq!(busy.room(&one), 0, "full");
+        assert_eq!(busy.room(&due("we_2", "agt_a", false)), MAX_PER_ENDPOINT, "other endpoints are not held up");
+        busy.give_back(&one.id, &one.agent_id);
+        assert_eq!(busy.room(&one), 1);
+    }
+
+    #[test]
+    fn a_failing_endpoint_gets_one_probe_at_a_time() {
+        let busy = Busy::default();
+        let failing = due("we_1", "agt_a", true);
+        assert_eq!(busy.room(&failing), 1);
+        busy.take(&failing.id, &failing.agent_id);
+        assert_eq!(busy.room(&failing), 0);
+    }
+
+    #[test]
+    fn a_tenant_holds_at_most_its_share_of_the_process() {
+        let busy = Busy::default();
+        for n in 0..MAX_PER_TENANT {
+            busy.take(&EndpointId::new(format!("we_{}", n % 4)), &AgentId::new("agt_a"));
+        }
+        assert_eq!(busy.room(&due("we_9", "agt_a", false)), 0, "a fresh endpoint of a tenant at its share");
+        assert_eq!(busy.room(&due("we_b", "agt_b", false)), MAX_PER_ENDPOINT, "another tenant is not held up");
+        busy.give_back(&EndpointId::new("we_0"), &AgentId::new("agt_a"));
+        assert_eq!(busy.room(&due("we_9", "agt_a", false)), 1);
+    }
+
+    #[test]
+    fn a_pass_takes_tenants_in_turn() {
+        let pass = vec![
+            due("a1", "A", false),
+            due("a2", "A", false),
+            due("a3", "A", false),
+            due("b1", "B", false),
+            due("c1", "C", false),
+            due("b2", "B", false),
+        ];
+        let order: Vec<String> = tenant_by_tenant(pass).into_iter().map(|d| d.id.as_str().to_string()).collect();
+        assert_eq!(order, ["a1", "b1", "c1", "a2", "b2", "a3"]);
     }
 }

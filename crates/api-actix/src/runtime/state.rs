@@ -130,7 +130,8 @@ impl AppState {
     pub fn with_config(mut self, config: ApiConfig) -> Self {
         self.limits = Arc::new(Limiter::new(config.rate_limits.clone()));
         let allow_private = config.webhook_allow_private;
-        self.webhook_endpoints = self.webhook_endpoints.clone().allowing_private(allow_private);
+        let max_endpoints = config.webhook_endpoints_max.unwrap_or(parley_domain::services::DEFAULT_MAX_ENDPOINTS);
+        self.webhook_endpoints = self.webhook_endpoints.clone().allowing_private(allow_private).with_max_endpoints(max_endpoints);
         let timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
         self.deliveries = Arc::new(self.deliveries.with_sender(webhook_sender(allow_private, timeout)));
         self.config = config;

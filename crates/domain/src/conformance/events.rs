@@ -18,6 +18,7 @@ fn endpoint(agent: &AgentId, url: &str, at: Timestamp) -> WebhookEndpoint {
         secrets: EndpointSecrets { current: SigningKey::new(vec![1; KEY_BYTES]).unwrap(), previous: None },
         disabled: None,
         failing_since: None,
+        paused_until: None,
         created_at: at,
         updated_at: at,
     }
@@ -39,7 +40,7 @@ pub async fn webhook_endpoints_round_trip_whole_and_stay_their_agents(r: Reposit
     };
     let theirs = endpoint(&b, "https://example.com/b", t(2));
     for e in [&first, &second, &theirs] {
-        r.webhook_endpoints.insert(e).await.unwrap();
+        assert!(r.webhook_endpoints.insert(e, 16).await.unwrap());
     }
     assert_eq!(r.webhook_endpoints.get(&a, &first.id).await.unwrap(), Some(first.clone()));
     assert_eq!(r.webhook_endpoints.get(&a, &second.id).await.unwrap(), Some(second.clone()));
@@ -56,6 +57,7 @@ pub async fn webhook_endpoints_round_trip_whole_and_stay_their_agents(r: Reposit
     changed.secrets.rotate(SigningKey::new(vec![2; KEY_BYTES]).unwrap(), t(5));
     changed.disabled = Some(Disabled { at: t(6), reason: DisabledReason::Failing });
     changed.failing_since = Some(t(3));
+    changed.paused_until = Some(t(7));
     changed.updated_at = t(6);
     assert!(r.webhook_endpoints.update(&changed).await.unwrap());
     assert_eq!(r.webhook_endpoints.get(&a, &first.id).await.unwrap(), Some(changed.clone()));
@@ -73,7 +75,7 @@ pub async fn events_list_newest_first_by_type_and_time_and_stay_their_agents(r: 
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     let endpoint = endpoint(&a, "https://example.com/hook", t(0));
-    r.webhook_endpoints.insert(&endpoint).await.unwrap();
+    assert!(r.webhook_endpoints.insert(&endpoint, 16).await.unwrap());
     let mut made = Vec::new();
     for (i, kind) in [EventType::ContactCreated, EventType::MessageReceived, EventType::ContactCreated, EventType::ActivityUpdated]
         .into_iter()
@@ -132,7 +134,7 @@ pub async fn emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_onc
     };
     let theirs = WebhookEndpoint { events: EventSelection::All, ..endpoint(&b, "https://example.com/b", t(0)) };
     for e in [&subscribed, &everything, &elsewhere, &off, &theirs] {
-        r.webhook_endpoints.insert(e).await.unwrap();
+        assert!(r.webhook_endpoints.insert(e, 16).await.unwrap());
     }
     let created = event(&a, EventType::ContactCreated, t(10));
     r.events.emit(&created, None).await.unwrap();
@@ -171,7 +173,7 @@ pub async fn attempts_are_recorded_under_their_claim_and_listed_newest_first(r: 
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     let target = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, "https://example.com/all", t(0)) };
-    r.webhook_endpoints.insert(&target).await.unwrap();
+    assert!(r.webhook_endpoints.insert(&target, 16).await.unwrap());
     let created = event(&a, EventType::ContactCreated, t(10));
     r.events.emit(&created, None).await.unwrap();
     assert_eq!(r.events.backlog().await.unwrap(), 1);
@@ -239,7 +241,7 @@ pub async fn attempts_are_recorded_under_their_claim_and_listed_newest_first(r: 
         events: EventSelection::new(&["template.updated".into()]).unwrap(),
         ..endpoint(&a, "https://example.com/t", t(0))
     };
-    r.webhook_endpoints.insert(&other).await.unwrap();
+    assert!(r.webhook_endpoints.insert(&other, 16).await.unwrap());
     assert!(r.events.redeliver(&a, &created.id, &other.id, t(900)).await.unwrap());
     let first_time = r.events.claim_due(t(900), t(1000), 10).await.unwrap();
     let to_other: Vec<_> = first_time.iter().filter(|d| d.endpoint.id == other.id).map(|d| (&d.event.id, d.attempts)).collect();
@@ -250,7 +252,7 @@ pub async fn attempts_are_recorded_under_their_claim_and_listed_newest_first(r: 
 pub async fn old_events_are_deleted_with_their_deliveries_in_batches(r: Repositories) {
     let a = agent(&r, "A").await;
     let target = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, "https://example.com/all", t(0)) };
-    r.webhook_endpoints.insert(&target).await.unwrap();
+    assert!(r.webhook_endpoints.insert(&target, 16).await.unwrap());
     let made: Vec<Event> = (0..5).map(|i| event(&a, EventType::ContactUpdated, t(10 + i))).collect();
     for e in &made {
         r.events.emit(e, None).await.unwrap();
@@ -312,12 +314,13 @@ pub async fn deliveries_are_claimed_endpoint_by_endpoint(r: Repositories) {
         ..endpoint(&a, "https://example.com/off", t(0))
     };
     for e in [&slow, &quick, &off] {
-        r.webhook_endpoints.insert(e).await.unwrap();
+        assert!(r.webhook_endpoints.insert(e, 16).await.unwrap());
     }
     for i in 0..5 {
         r.events.emit(&event(&a, EventType::ContactCreated, t(10 + i)), None).await.unwrap();
     }
-    let mut due = r.events.due_endpoints(t(20), 10).await.unwrap();
+    let ids = |due: Vec<DueEndpoint>| due.into_iter().map(|d| d.id).collect::<Vec<_>>();
+    let mut due = ids(r.events.due_endpoints(t(20), 10).await.unwrap());
     due.sort();
     let mut expected = vec![slow.id.clone(), quick.id.clone()];
     expected.sort();
@@ -330,6 +333,109 @@ pub async fn deliveries_are_claimed_endpoint_by_endpoint(r: Repositories) {
     assert_eq!(slow_share[0].event.created_at, t(10), "oldest first");
     let quick_share = r.events.claim_due_for(&quick.id, t(20), t(100), 10).await.unwrap();
     assert_eq!(quick_share.len(), 5, "another endpoint's share is untouched by the first claim");
-    assert_eq!(r.events.due_endpoints(t(20), 10).await.unwrap(), vec![slow.id.clone()], "the quick one is all claimed");
+    assert_eq!(ids(r.events.due_endpoints(t(20), 10).await.unwrap()), vec![slow.id.clone()], "the quick one is all claimed");
     assert!(r.events.claim_due_for(&off.id, t(20), t(100), 10).await.unwrap().is_empty(), "a disabled endpoint's wait");
+}
+
+/// The worker looks at the least recently served endpoints first, whoever owns them, so a
+/// tenant with many endpoints with work cannot keep another's out of every pass.
+pub async fn due_endpoints_come_least_recently_served_first(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let mut busy: Vec<WebhookEndpoint> = Vec::new();
+    for n in 0..4 {
+        let e = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, &format!("https://example.com/{n}"), t(0)) };
+        assert!(r.webhook_endpoints.insert(&e, 16).await.unwrap());
+        busy.push(e);
+    }
+    let theirs = WebhookEndpoint { events: EventSelection::All, ..endpoint(&b, "https://example.com/b", t(0)) };
+    assert!(r.webhook_endpoints.insert(&theirs, 16).await.unwrap());
+    for i in 0..3 {
+        r.events.emit(&event(&a, EventType::ContactCreated, t(10 + i)), None).await.unwrap();
+    }
+    r.events.emit(&event(&b, EventType::ContactCreated, t(10)), None).await.unwrap();
+
+    // A's endpoints are served one claim each, B's never: B's comes first however its id sorts.
+    for (i, e) in busy.iter().enumerate() {
+        assert_eq!(r.events.claim_due_for(&e.id, t(20 + i as i64), t(21 + i as i64), 1).await.unwrap().len(), 1);
+    }
+    let due = r.events.due_endpoints(t(100), 10).await.unwrap();
+    let order: Vec<&EndpointId> = due.iter().map(|d| &d.id).collect();
+    let expected: Vec<&EndpointId> = std::iter::once(&theirs.id).chain(busy.iter().map(|e| &e.id)).collect();
+    assert_eq!(order, expected, "never served first, then the longest ago");
+    assert_eq!(due[0], DueEndpoint { id: theirs.id.clone(), agent_id: b.clone(), failing: false }, "with its owner");
+    assert_eq!(r.events.due_endpoints(t(100), 1).await.unwrap()[0].id, theirs.id, "a short pass still reaches it");
+
+    // Serving B's moves it to the back; an endpoint claimed with nothing to take counts too.
+    assert_eq!(r.events.claim_due_for(&theirs.id, t(100), t(200), 10).await.unwrap().len(), 1);
+    assert!(r.events.claim_due_for(&theirs.id, t(101), t(201), 10).await.unwrap().is_empty());
+    r.events.emit(&event(&b, EventType::ContactCreated, t(102)), None).await.unwrap();
+    let order: Vec<EndpointId> = r.events.due_endpoints(t(102), 10).await.unwrap().into_iter().map(|d| d.id).collect();
+    assert_eq!(order.last(), Some(&theirs.id), "served last: looked at last");
+}
+
+/// An endpoint's breaker, open after a failure of an endpoint already failing, keeps its
+/// deliveries unclaimed until it closes; a success closes it and clears the failing record.
+pub async fn an_open_breaker_holds_an_endpoints_deliveries_until_it_closes(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let target = WebhookEndpoint { events: EventSelection::All, ..endpoint(&a, "https://example.com/hangs", t(0)) };
+    assert!(r.webhook_endpoints.insert(&target, 16).await.unwrap());
+    for i in 0..3 {
+        r.events.emit(&event(&a, EventType::ContactCreated, t(10 + i)), None).await.unwrap();
+    }
+    let first = r.events.claim_due_for(&target.id, t(20), t(80), 1).await.unwrap().remove(0);
+    let failed = |d: &DueDelivery, at: i64, n: u32| DeliveryAttempt {
+        event_id: d.event.id.clone(),
+        endpoint_id: d.endpoint.id.clone(),
+        attempt: n,
+        attempted_at: t(at),
+        response_status: None,
+        duration_ms: 10_000,
+        error: Some("no answer within 10000 ms".into()),
+        next_attempt_at: Some(t(at + 60)),
+    };
+    assert!(r.events.record_attempt(&failed(&first, 30, 1), t(80), EndpointAfterAttempt::Failing).await.unwrap());
+    let due = r.events.due_endpoints(t(31), 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    assert!(due[0].failing, "failing: the worker sends it one at a time");
+
+    let second = r.events.claim_due_for(&target.id, t(31), t(90), 1).await.unwrap().remove(0);
+    assert!(r.events.record_attempt(&failed(&second, 41, 1), t(90), EndpointAfterAttempt::Pause(t(60))).await.unwrap());
+    assert_eq!(r.webhook_endpoints.get(&a, &target.id).await.unwrap().unwrap().paused_until, Some(t(60)));
+    assert!(r.events.due_endpoints(t(59), 10).await.unwrap().is_empty(), "open: not due, though a delivery is");
+    assert!(r.events.claim_due_for(&target.id, t(59), t(120), 10).await.unwrap().is_empty(), "and nothing of it is claimed");
+    assert_eq!(r.events.due_endpoints(t(60), 10).await.unwrap().len(), 1, "due again once the pause is over");
+
+    let probe = r.events.claim_due_for(&target.id, t(60), t(120), 1).await.unwrap().remove(0);
+    let delivered = DeliveryAttempt { response_status: Some(200), error: None, next_attempt_at: None, ..failed(&probe, 61, 1) };
+    assert!(r.events.record_attempt(&delivered, t(120), EndpointAfterAttempt::Healthy).await.unwrap());
+    let healthy = r.webhook_endpoints.get(&a, &target.id).await.unwrap().unwrap();
+    assert_eq!((healthy.failing_since, healthy.paused_until), (None, None), "closed and healthy");
+    assert!(!r.events.due_endpoints(t(200), 10).await.unwrap()[0].failing);
+}
+
+/// An agent's endpoints stop at the limit it is given, the count and the insert one step;
+/// other agents are not counted.
+pub async fn an_agents_endpoints_stop_at_the_limit(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    for n in 0..2 {
+        assert!(r.webhook_endpoints.insert(&endpoint(&a, &format!("https://example.com/{n}"), t(n)), 2).await.unwrap());
+    }
+    let third = endpoint(&a, "https://example.com/third", t(5));
+    assert!(!r.webhook_endpoints.insert(&third, 2).await.unwrap(), "over the limit");
+    assert_eq!(r.webhook_endpoints.get(&a, &third.id).await.unwrap(), None, "nothing written");
+    assert_eq!(r.webhook_endpoints.list(&a, page(10, 0)).await.unwrap().total, 2);
+    assert!(r.webhook_endpoints.insert(&endpoint(&b, "https://example.com/b", t(0)), 2).await.unwrap(), "another agent's own count");
+    assert!(r.webhook_endpoints.insert(&third, 3).await.unwrap(), "a higher limit");
+
+    // Concurrent creations never pass the limit together.
+    let c = agent(&r, "C").await;
+    let tries = (0..6).map(|n| {
+        let (r, e) = (r.clone(), endpoint(&c, &format!("https://example.com/c{n}"), t(n)));
+        async move { r.webhook_endpoints.insert(&e, 4).await.unwrap() }
+    });
+    let made = futures_util::future::join_all(tries).await.into_iter().filter(|&made| made).count();
+    assert_eq!(made, 4);
+    assert_eq!(r.webhook_endpoints.list(&c, page(10, 0)).await.unwrap().total, 4);
 }

@@ -34,13 +34,15 @@ impl DeliveryAttempt {
 /// What an attempt does to its endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndpointAfterAttempt {
-    /// Nothing to write: a success of an endpoint that was not failing, or a failure of one
-    /// already failing (and not yet for 3 days).
+    /// Nothing to write: a success of an endpoint that was not failing.
     Unchanged,
-    /// A success: the endpoint is no longer failing.
+    /// A success: the endpoint is no longer failing, and its breaker is closed.
     Healthy,
     /// A failure: the endpoint is failing since its first failure after its last success.
     Failing,
+    /// A failure of an endpoint already failing: its circuit breaker opens, and none of its
+    /// deliveries is claimed before the given time.
+    Pause(Timestamp),
     /// A failure after 3 days of nothing but failures: the endpoint is disabled (reason
     /// `failing`) and gets no more deliveries until its owner enables it again.
     Disable,

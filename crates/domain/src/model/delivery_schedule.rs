@@ -40,6 +40,19 @@ pub fn failing_too_long(failing_since: Option<Timestamp>, now: Timestamp) -> boo
     failing_since.is_some_and(|since| now - since >= RETRY_WINDOW)
 }
 
+/// The shortest time a breaker stays open.
+pub const MIN_PAUSE: TimeDelta = TimeDelta::seconds(10);
+/// The longest time a breaker stays open: a receiver back up waits at most this long.
+pub const MAX_PAUSE: TimeDelta = TimeDelta::minutes(5);
+
+/// How long an endpoint's circuit breaker opens after a failure at `now`, the endpoint failing
+/// since `failing_since`: as long as it has been failing, within [`MIN_PAUSE`, `MAX_PAUSE`].
+/// Each failed probe after a pause then opens it about twice as long as the one before, so a
+/// receiver that hangs holds one slot for its time limit once per pause, not one per delivery.
+pub fn breaker_pause(failing_since: Timestamp, now: Timestamp) -> TimeDelta {
+    (now - failing_since).clamp(MIN_PAUSE, MAX_PAUSE)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +97,14 @@ mod tests {
         assert!(failing_too_long(Some(t0()), now));
         assert!(!failing_too_long(Some(t0() + TimeDelta::seconds(1)), now));
         assert!(!failing_too_long(None, now));
+    }
+
+    #[test]
+    fn a_breaker_opens_as_long_as_the_endpoint_has_failed_within_bounds() {
+        let pause = |failing_for: TimeDelta| breaker_pause(t0(), t0() + failing_for);
+        assert_eq!(pause(TimeDelta::zero()), MIN_PAUSE, "a failure right after the first");
+        assert_eq!(pause(TimeDelta::seconds(40)), TimeDelta::seconds(40));
+        assert_eq!(pause(TimeDelta::hours(2)), MAX_PAUSE);
+        assert_eq!(pause(TimeDelta::seconds(-5)), MIN_PAUSE, "a clock step back");
     }
 }

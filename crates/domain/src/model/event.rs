@@ -173,6 +173,16 @@ pub struct DueDelivery {
     pub attempts: u32,
 }
 
+/// An enabled endpoint with deliveries due, as the delivery worker sees it when choosing
+/// whose deliveries to claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueEndpoint {
+    pub id: super::EndpointId,
+    pub agent_id: super::AgentId,
+    /// Failed since its last success: the worker sends it one delivery at a time (a probe).
+    pub failing: bool,
+}
+
 /// Which events a list shows: of one type, created after an instant.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EventFilter {

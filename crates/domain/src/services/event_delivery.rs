@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::TimeDelta;
 
-use crate::model::delivery_schedule::{failing_too_long, next_try};
+use crate::model::delivery_schedule::{breaker_pause, failing_too_long, next_try};
 use crate::model::*;
 use crate::ports::{Clock, EventRepository, IdSource, OutgoingDelivery, ReceiverAnswer, StoreResult, WebhookSender};
 
@@ -79,8 +79,9 @@ impl EventDeliveryService {
         Ok(Claimed { deliveries: self.events.claim_due_for(endpoint, now, until, limit).await?, until })
     }
 
-    /// Up to `limit` endpoints with deliveries due now.
-    pub async fn due_endpoints(&self, limit: u32) -> StoreResult<Vec<EndpointId>> {
+    /// Up to `limit` endpoints with deliveries due now and their breaker closed, least
+    /// recently served first.
+    pub async fn due_endpoints(&self, limit: u32) -> StoreResult<Vec<DueEndpoint>> {
         self.events.due_endpoints(self.clock.now(), limit).await
     }
 
@@ -107,11 +108,13 @@ impl EventDeliveryService {
         // nothing is written.
         let failing_since = due.endpoint.failing_since;
         let after = match (&error, failing_since) {
-            (None, None) => EndpointAfterAttempt::Unchanged,
-            (None, Some(_)) => EndpointAfterAttempt::Healthy,
+            (None, None) if due.endpoint.paused_until.is_none() => EndpointAfterAttempt::Unchanged,
+            (None, _) => EndpointAfterAttempt::Healthy,
             (Some(_), since) if failing_too_long(Some(since.unwrap_or(finished)), finished) => EndpointAfterAttempt::Disable,
             (Some(_), None) => EndpointAfterAttempt::Failing,
-            (Some(_), Some(_)) => EndpointAfterAttempt::Unchanged,
+            // Failing again: the breaker opens, so a receiver that hangs is not sent the rest
+            // of its backlog one time-out after another.
+            (Some(_), Some(since)) => EndpointAfterAttempt::Pause(finished + breaker_pause(since, finished)),
         };
         let attempt = DeliveryAttempt {
             event_id: due.event.id.clone(),
@@ -183,6 +186,7 @@ mod tests {
                 secrets: EndpointSecrets { current: SigningKey::new(vec![1; 32]).unwrap(), previous: None },
                 disabled: None,
                 failing_since,
+                paused_until: None,
                 created_at: t0(),
                 updated_at: t0(),
             },
@@ -218,17 +222,35 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_success_after_failures_makes_the_endpoint_healthy_and_a_further_failure_changes_nothing() {
+    async fn a_success_after_failures_makes_the_endpoint_healthy() {
         let mut events = MockEventRepository::new();
         events.expect_record_attempt().withf(|_, _, after| *after == EndpointAfterAttempt::Healthy).times(1).returning(|_, _, _| Ok(true));
         service(t0(), ReceiverAnswer::Status(200), events).deliver(&due(1, Some(t0())), t0()).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_failure_of_a_failing_endpoint_opens_its_breaker_for_as_long_as_it_has_failed() {
+        let now = t0() + TimeDelta::seconds(90);
         let mut events = MockEventRepository::new();
         events
             .expect_record_attempt()
-            .withf(|_, _, after| *after == EndpointAfterAttempt::Unchanged)
+            .withf(move |_, _, after| *after == EndpointAfterAttempt::Pause(now + TimeDelta::seconds(90)))
             .times(1)
             .returning(|_, _, _| Ok(true));
-        service(t0(), ReceiverAnswer::Status(500), events).deliver(&due(1, Some(t0())), t0()).await.unwrap();
+        let report = service(now, ReceiverAnswer::NoAnswer("no answer within 10000 ms".into()), events)
+            .deliver(&due(1, Some(t0())), now)
+            .await
+            .unwrap();
+        assert_eq!(report.outcome, AttemptOutcome::Retrying, "the delivery itself retries as before");
+    }
+
+    #[tokio::test]
+    async fn a_success_after_a_pause_closes_the_breaker() {
+        let mut events = MockEventRepository::new();
+        events.expect_record_attempt().withf(|_, _, after| *after == EndpointAfterAttempt::Healthy).times(1).returning(|_, _, _| Ok(true));
+        let mut paused = due(1, None);
+        paused.endpoint.paused_until = Some(t0());
+        service(t0(), ReceiverAnswer::Status(200), events).deliver(&paused, t0()).await.unwrap();
     }
 
     #[tokio::test]

@@ -57,6 +57,11 @@ pub struct EndpointWithSecret {
 /// Pages of endpoints, events and attempts.
 pub const WEBHOOK_PAGES: PageBounds = PageBounds::CONVERSATIONS;
 
+/// How many endpoints an agent may have unless the operator says otherwise (Stripe's limit):
+/// each one multiplies every change's deliveries, so the number bounds what one tenant can ask
+/// of the delivery worker.
+pub const DEFAULT_MAX_ENDPOINTS: u32 = 16;
+
 /// A disabled endpoint gets nothing, a test or a redelivery included, until it is enabled.
 fn refuse_disabled(endpoint: &WebhookEndpoint) -> Result<(), DomainError> {
     match endpoint.disabled {
@@ -77,6 +82,7 @@ pub struct WebhookEndpointService {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     allow_private: bool,
+    max_endpoints: u32,
 }
 
 impl WebhookEndpointService {
@@ -88,7 +94,13 @@ impl WebhookEndpointService {
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
     ) -> Self {
-        Self { endpoints, events, resolver, objects, clock, ids, allow_private: false }
+        Self { endpoints, events, resolver, objects, clock, ids, allow_private: false, max_endpoints: DEFAULT_MAX_ENDPOINTS }
+    }
+
+    /// How many endpoints each agent may have (the operator's `PARLEY_WEBHOOK_ENDPOINTS_MAX`).
+    pub fn with_max_endpoints(mut self, max: u32) -> Self {
+        self.max_endpoints = max;
+        self
     }
 
     /// Lifts the address rules: `http` and private addresses allowed (the operator's
@@ -140,10 +152,17 @@ impl WebhookEndpointService {
             secrets: EndpointSecrets { current: self.new_key(), previous: None },
             disabled: None,
             failing_since: None,
+            paused_until: None,
             created_at: now,
             updated_at: now,
         };
-        self.endpoints.insert(&endpoint).await?;
+        if !self.endpoints.insert(&endpoint, self.max_endpoints).await? {
+            let max = self.max_endpoints;
+            return Err(DomainError::Conflict {
+                message: format!("an agent may have at most {max} webhook endpoints: delete one before adding another"),
+                details: vec![FieldError::new("url", format!("the agent already has {max} webhook endpoints"))],
+            });
+        }
         let secret = endpoint.secrets.current.secret();
         Ok(EndpointWithSecret { endpoint, secret })
     }
@@ -157,7 +176,7 @@ impl WebhookEndpointService {
     }
 
     /// Changes url, events, description or `enabled`. Enabling a disabled endpoint clears its
-    /// failing record, so it gets a fresh 3 days.
+    /// failing record and closes its breaker, so it gets a fresh 3 days and deliveries at once.
     pub async fn update(&self, agent: &AgentId, id: &EndpointId, input: EndpointPatchInput) -> Result<WebhookEndpoint, DomainError> {
         let mut v = Violations::default();
         let events = v.check(not_null("events", input.events).and_then(|e| e.map(|e| EventSelection::new(&e)).transpose()));
@@ -183,6 +202,7 @@ impl WebhookEndpointService {
             (Some(true), Some(_)) => {
                 endpoint.disabled = None;
                 endpoint.failing_since = None;
+                endpoint.paused_until = None;
             }
             (Some(false), None) => endpoint.disabled = Some(Disabled { at: now, reason: DisabledReason::ByOwner }),
             _ => {}
@@ -308,12 +328,22 @@ mod tests {
     async fn a_new_endpoint_gets_a_whsec_secret_shown_once_and_stored_as_its_key() {
         let mut m = mocks();
         m.resolver.expect_resolve().returning(|_, _| Ok(vec!["93.184.216.34".parse().unwrap()]));
-        m.endpoints.expect_insert().times(1).returning(|_| Ok(()));
+        m.endpoints.expect_insert().times(1).returning(|_, _| Ok(true));
         let made = service(m).create(&agent(), input("https://example.com/hooks")).await.unwrap();
         assert!(made.secret.starts_with("whsec_"));
         assert_eq!(SigningKey::from_secret(&made.secret).unwrap(), made.endpoint.secrets.current);
         assert_eq!(made.endpoint.id.as_str(), "we_1");
         assert!(made.endpoint.enabled());
+    }
+
+    #[tokio::test]
+    async fn an_agent_at_its_endpoint_limit_gets_a_conflict_naming_the_limit() {
+        let mut m = mocks();
+        m.resolver.expect_resolve().returning(|_, _| Ok(vec!["93.184.216.34".parse().unwrap()]));
+        m.endpoints.expect_insert().withf(|_, max| *max == 3).times(1).returning(|_, _| Ok(false));
+        let e = service(m).with_max_endpoints(3).create(&agent(), input("https://example.com/hooks")).await.unwrap_err();
+        let DomainError::Conflict { message, .. } = e else { panic!("{e:?}") };
+        assert!(message.contains("at most 3 webhook endpoints"), "{message}");
     }
 
     #[tokio::test]
@@ -341,7 +371,7 @@ mod tests {
     async fn private_addresses_are_allowed_without_resolving_when_the_operator_says_so() {
         let mut m = mocks();
         m.resolver.expect_resolve().never();
-        m.endpoints.expect_insert().returning(|_| Ok(()));
+        m.endpoints.expect_insert().returning(|_, _| Ok(true));
         let made = service(m).allowing_private(true).create(&agent(), input("http://localhost:9000/h")).await.unwrap();
         assert_eq!(made.endpoint.url.as_str(), "http://localhost:9000/h");
     }
@@ -357,6 +387,7 @@ mod tests {
             secrets: EndpointSecrets { current: SigningKey::new(vec![1; 32]).unwrap(), previous: None },
             disabled: Some(Disabled { at: t, reason: DisabledReason::Failing }),
             failing_since: Some(t),
+            paused_until: Some(t),
             created_at: t,
             updated_at: t,
         }
@@ -366,7 +397,10 @@ mod tests {
     async fn enabling_a_disabled_endpoint_clears_its_failing_record() {
         let mut m = mocks();
         m.endpoints.expect_get().returning(|_, _| Ok(Some(stored())));
-        m.endpoints.expect_update().withf(|e| e.disabled.is_none() && e.failing_since.is_none()).returning(|_| Ok(true));
+        m.endpoints
+            .expect_update()
+            .withf(|e| e.disabled.is_none() && e.failing_since.is_none() && e.paused_until.is_none())
+            .returning(|_| Ok(true));
         let patch = EndpointPatchInput { enabled: Patch::Set(true), ..Default::default() };
         assert!(service(m).update(&agent(), &EndpointId::new("we_1"), patch).await.unwrap().enabled());
     }
