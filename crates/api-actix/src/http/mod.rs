@@ -13,6 +13,7 @@ pub mod extract;
 pub mod idempotency;
 pub mod json;
 pub mod limits;
+pub mod media_download;
 pub mod openapi;
 pub mod request_context;
 pub mod routes;

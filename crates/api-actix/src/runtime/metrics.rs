@@ -1,6 +1,6 @@
 //! Prometheus metrics (`GET /metrics`, OpenMetrics text): requests by route pattern and status,
-//! latency histograms, requests in flight, the database pool, the webhook backlog, and the time
-//! spent embedding. One registry per [`AppState`], so tests never share
+//! latency histograms, requests in flight, the database pool, the webhook backlog, media
+//! downloads by how they ended, and the time spent embedding. One registry per [`AppState`], so tests never share
 //! counters. docs/operations.md lists every metric.
 
 use std::sync::Arc;
@@ -17,6 +17,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
+use crate::http::media_download::DownloadOutcome;
 use crate::runtime::state::AppState;
 
 /// The content type of the OpenMetrics text format, which Prometheus scrapes natively.
@@ -74,6 +75,7 @@ pub struct Metrics {
     event_backlog: Gauge,
     event_deliveries: Family<OutcomeLabels, Counter>,
     event_delivery_latency: Histogram,
+    media_downloads: Family<OutcomeLabels, Counter>,
     embed_seconds: HistogramFamily<EmbedderLabels>,
     embed_texts: Family<EmbedderLabels, Counter>,
     embed_errors: Family<EmbedderLabels, Counter>,
@@ -143,6 +145,12 @@ impl Metrics {
             Unit::Seconds,
             event_delivery_latency.clone(),
         );
+        let media_downloads = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "media_downloads",
+            "Media downloads streamed to clients, by how they ended: complete, cut (the platform failed mid-stream, or the shutdown deadline closed it), or abandoned (the client went away)",
+            media_downloads.clone(),
+        );
         let embed_seconds: HistogramFamily<EmbedderLabels> = Family::new_with_constructor(latency_histogram);
         registry.register_with_unit(
             "embedder_duration",
@@ -170,6 +178,7 @@ impl Metrics {
             event_backlog,
             event_deliveries,
             event_delivery_latency,
+            media_downloads,
             embed_seconds,
             embed_texts,
             embed_errors,
@@ -207,6 +216,16 @@ impl Metrics {
         if let (AttemptOutcome::Delivered, Some(latency)) = (report.outcome, since_commit) {
             self.event_delivery_latency.observe(latency.as_secs_f64());
         }
+    }
+
+    /// Counts one media download as it ended.
+    pub fn observe_media_download(&self, outcome: DownloadOutcome) {
+        self.media_downloads.get_or_create(&OutcomeLabels { outcome: outcome.as_str().to_string() }).inc();
+    }
+
+    /// Media downloads that ended with `outcome` (`complete`, `cut`, `abandoned`).
+    pub fn media_downloads(&self, outcome: &str) -> u64 {
+        self.media_downloads.get_or_create(&OutcomeLabels { outcome: outcome.to_string() }).get()
     }
 
     /// Marks a request in flight until the guard drops.

@@ -1,7 +1,6 @@
 use actix_web::http::header;
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
-use futures_util::StreamExt;
 use parley_domain::model::{ActivityId, MessageId};
 use parley_domain::services::MessageListQuery;
 
@@ -12,6 +11,7 @@ use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, PathIds, Query};
 use crate::http::idempotency::IdempotencyKey;
 use crate::http::json;
+use crate::http::media_download::MediaDownload;
 use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -95,7 +95,9 @@ pub async fn get_media(caller: SecretKey, state: Data<AppState>, ids: PathIds<Ac
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox"))
         .insert_header((header::CACHE_CONTROL, "private, max-age=300"));
-    let body = file.body.map(|chunk| chunk.map(web::Bytes::from).map_err(|e| actix_web::error::ErrorBadGateway(e.to_string())));
+    let watched = state.clone();
+    let shutting_down = Box::new(move || watched.shutting_down.load(std::sync::atomic::Ordering::Relaxed));
+    let body = MediaDownload::new(file.body, message, file.length, state.metrics.clone(), shutting_down);
     Ok(match file.length {
         Some(length) => response.no_chunking(length).streaming(body),
         None => response.streaming(body),
