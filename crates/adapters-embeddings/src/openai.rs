@@ -12,11 +12,17 @@
 //! The API key only ever goes into the `Authorization` header: `Debug` shows `***`, logs carry
 //! the attempt, the status and the delay (never the key nor the texts), and error messages are
 //! scrubbed of the key in case a server echoes it back.
+//!
+//! Answers are read with `parley_adapters_http::read_capped`: a success at most
+//! [`answer_cap`] bytes (from the batch's size and dimensions), an error body at most 64 KiB;
+//! past the cap the connection is dropped unread, and a success that large is `Failed` (not
+//! retried: the same request would get the same answer), like one that cannot be parsed.
 
 use std::fmt;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use parley_adapters_http::{RECORDED_CAP, ReadError, read_capped};
 use parley_domain::ports::{EmbedError, Embedder};
 use reqwest::header::{HeaderMap, HeaderValue};
 use reqwest::{StatusCode, Url};
@@ -37,6 +43,17 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// Server messages longer than this are cut (an HTML error page is no message).
 const MAX_MESSAGE_CHARS: usize = 500;
+/// The most bytes one number of a vector takes in an answer: `-1.2345678901234567e-300,` is
+/// 25, and a pretty-printing server adds a line break and indentation (OpenAI's own answer
+/// spends about 30): 64 is twice the longest seen.
+const BYTES_PER_NUMBER: usize = 64;
+/// Each vector's own fields (`"object": "embedding"`, `"index"`), and the answer's envelope
+/// (`"model"`, `"usage"`): generous for both.
+const BYTES_PER_VECTOR: usize = 1024;
+const ENVELOPE_BYTES: usize = 64 * 1024;
+/// The probe learns the dimensions, so its answer's cap assumes the most any model has: none
+/// comes near 65,536 (OpenAI's largest is 3,072). That cap is 4.3 MB.
+const PROBE_DIMENSIONS: usize = 65_536;
 
 /// Where and how to reach the embeddings endpoint.
 #[derive(Clone, PartialEq, Eq)]
@@ -226,7 +243,8 @@ impl OpenAiEmbedder {
         let attempts = self.max_retries.saturating_add(1);
         let mut attempt = 1;
         loop {
-            let failure = match self.attempt(&body).await {
+            let cap = answer_cap(texts.len(), expected.unwrap_or(PROBE_DIMENSIONS));
+            let failure = match self.attempt(&body, cap).await {
                 Ok(bytes) => return place(&bytes, texts.len(), expected).map_err(|e| self.scrub(e)),
                 Err(failure) => failure,
             };
@@ -252,8 +270,9 @@ impl OpenAiEmbedder {
         }
     }
 
-    /// One request: its status checked and its body read.
-    async fn attempt(&self, body: &wire::EmbeddingRequest<'_>) -> Result<Vec<u8>, Failure> {
+    /// One request: its status checked and its body read, at most `cap` bytes of a success and
+    /// 64 KiB of an error (classified by its status alone when longer).
+    async fn attempt(&self, body: &wire::EmbeddingRequest<'_>, cap: usize) -> Result<Vec<u8>, Failure> {
         let mut request = self.client.post(self.endpoint.clone()).json(body);
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
@@ -262,8 +281,21 @@ impl OpenAiEmbedder {
         let status = response.status();
         let retry_after = retry_after(response.headers());
         tracing::debug!(status = status.as_u16(), texts = body.input.len(), "embeddings response");
-        let bytes = response.bytes().await.map_err(|e| self.transport(&e))?;
-        if status.is_success() { Ok(bytes.to_vec()) } else { Err(from_status(status, &bytes, retry_after)) }
+        if !status.is_success() {
+            return match read_capped(response, RECORDED_CAP).await {
+                Ok(bytes) => Err(from_status(status, &bytes, retry_after)),
+                Err(ReadError::TooLarge { .. }) => Err(from_status(status, b"", retry_after)),
+                Err(ReadError::Transport(e)) => Err(self.transport(&e)),
+            };
+        }
+        read_capped(response, cap).await.map_err(|e| match e {
+            ReadError::TooLarge { cap } => {
+                tracing::debug!(cap, "embeddings answer over the cap; connection dropped");
+                let message = format!("the embeddings service answered with a body larger than {cap} bytes; not read");
+                Failure { error: EmbedError::Failed(message), retryable: false, status: Some(status.as_u16()), retry_after: None }
+            }
+            ReadError::Transport(e) => self.transport(&e),
+        })
     }
 
     /// A request that got no complete response: always worth another try. Names no URL.
@@ -290,6 +322,15 @@ impl OpenAiEmbedder {
             EmbedError::Failed(m) => EmbedError::Failed(m.replace(key.as_str(), "***")),
         }
     }
+}
+
+/// The most bytes read of a successful answer to `texts` texts of `dimensions` numbers each: the
+/// largest such answer can be (see [`BYTES_PER_NUMBER`]), so no answer Parley can use is refused,
+/// and nothing near a server's 1 GiB is held. OpenAI's default (64 texts, 1,536 dimensions):
+/// 6.4 MB; OpenAI's most (2,048 texts of 3,072): 405 MB, which is what such a batch takes.
+fn answer_cap(texts: usize, dimensions: usize) -> usize {
+    let per_vector = dimensions.saturating_mul(BYTES_PER_NUMBER).saturating_add(BYTES_PER_VECTOR);
+    texts.saturating_mul(per_vector).saturating_add(ENVELOPE_BYTES)
 }
 
 /// `{base_url}/embeddings`, from an absolute http(s) URL without credentials, query or fragment.
@@ -483,6 +524,16 @@ mod tests {
         assert_eq!(embedder(config(|c| c.dimensions = Some(0))).unwrap_err(), OpenAiConnectError::Zero("dimensions"));
         assert_eq!(embedder(config(|c| c.api_key = Some("sk-a\nb".into()))).unwrap_err(), OpenAiConnectError::ApiKey);
         assert_eq!(embedder(config(|c| c.api_key = Some("  ".into()))).unwrap().api_key, None);
+    }
+
+    #[test]
+    fn the_answer_cap_follows_the_batch_and_saturates() {
+        assert_eq!(answer_cap(64, 1536), 64 * (1536 * 64 + 1024) + 64 * 1024);
+        assert_eq!(answer_cap(1, PROBE_DIMENSIONS), 65_536 * 64 + 1024 + 64 * 1024);
+        assert_eq!(answer_cap(usize::MAX, 3), usize::MAX);
+        // OpenAI's own answer for 2 texts of 1,536 dimensions is about 100 KB: well inside.
+        let one = format!("{:>30},\n", "-0.006929283495992422");
+        assert!(2 * 1536 * one.len() + 1024 < answer_cap(2, 1536));
     }
 
     #[test]
