@@ -1,7 +1,8 @@
 //! Project automation: `cargo xtask <task>`. Nearly dependency-free so it builds in seconds.
 //!
 //! - `codegen [--check]`: regenerate `docs/openapi.json` from the code (or fail if stale).
-//! - `tidy`: repository rules (migration folders in step, the domain free of I/O crates).
+//! - `tidy`: repository rules (migration folders in step, the domain free of I/O crates, remote
+//!   answers read with a cap).
 //! - `bench catalog`: import and read figures on SQLite and PostgreSQL (a benchmark, not a test).
 //! - `fetch-model [--dir DIR]`: put the all-MiniLM-L6-v2 model folder in place, weights verified.
 //! - `distill [--untuned] [options]`: rebuild the static embedder's table from that model, tuned on
@@ -29,7 +30,8 @@ const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
   codegen [--check]   write docs/openapi.json from the code; with --check, fail if it is stale
-  tidy                check repository rules (migrations in step, domain crate free of I/O deps)
+  tidy                check repository rules (migrations in step, domain crate free of I/O deps,
+                      remote answers read only through parley_adapters_http::read_capped)
   bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
                       import and catalog-read figures on both backends; writes docs/performance.md
   fetch-model [--dir DIR]
