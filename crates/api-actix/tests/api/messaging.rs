@@ -899,12 +899,21 @@ async fn status_webhooks_move_executions_forward_once_each_whatever_their_order(
         (&seen[0]["status"], &seen[0]["delivered_at"], &seen[0]["read_at"]),
         (&json!("read"), &json!(ts(T0 + 30)), &json!(ts(T0 + 30)))
     );
+    // The delivered report processed after it carries the real, earlier time: delivered_at is
+    // the earliest time known delivered, the status stays read.
+    signed_webhook(&app, &status(&[("wamid.m2", "delivered", T0 + 25)])).await;
+    let seen = changes(&app, key, &mut since, &["wamid.m2"]).await;
+    assert_eq!(
+        (&seen[0]["status"], &seen[0]["delivered_at"], &seen[0]["read_at"]),
+        (&json!("read"), &json!(ts(T0 + 25)), &json!(ts(T0 + 30)))
+    );
 
     // Late and duplicated reports change nothing; a later change to m3 is the only news.
     signed_webhook(
         &app,
         &status(&[
             ("wamid.m2", "delivered", T0 + 25),
+            ("wamid.m2", "delivered", T0 + 28),
             ("wamid.m1", "delivered", T0 + 10),
             ("wamid.m1", "read", T0 + 20),
             ("wamid.m1", "sent", T0),
@@ -939,7 +948,7 @@ async fn status_webhooks_move_executions_forward_once_each_whatever_their_order(
     let m2 = by_message(&all, "wamid.m2");
     let m3 = by_message(&all, "wamid.m3");
     assert_eq!((&m1["status"], &m1["delivered_at"], &m1["read_at"]), (&json!("read"), &json!(ts(T0 + 10)), &json!(ts(T0 + 20))));
-    assert_eq!((&m2["status"], &m2["delivered_at"], &m2["read_at"]), (&json!("read"), &json!(ts(T0 + 30)), &json!(ts(T0 + 30))));
+    assert_eq!((&m2["status"], &m2["delivered_at"], &m2["read_at"]), (&json!("read"), &json!(ts(T0 + 25)), &json!(ts(T0 + 30))));
     assert_eq!((&m3["status"], &m3["delivered_at"], &m3["read_at"]), (&json!("failed"), &json!(ts(T0 + 40)), &Value::Null));
     let order: Vec<&str> = all.as_array().unwrap().iter().map(|e| e["message_id"].as_str().unwrap()).collect();
     assert_eq!(order, ["wamid.m1", "wamid.m2", "wamid.m3"], "by updated_at ascending");

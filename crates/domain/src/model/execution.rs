@@ -98,6 +98,9 @@ pub struct Execution {
 
 /// Records a reported status's time or failure on an outbound message's fields (executions
 /// and messages alike), once [`ExecutionStatus::can_move_to`] has allowed the move.
+/// `delivered_at` is the earliest time the message is known to have been delivered: a `read`
+/// implies delivered by the read's time at the latest (the platform skips `delivered` for a
+/// message read at once, and reports can arrive in any order).
 pub(crate) fn record_delivery(
     update: &StatusUpdate,
     delivered_at: &mut Option<Timestamp>,
@@ -106,21 +109,40 @@ pub(crate) fn record_delivery(
 ) {
     match update.status {
         ExecutionStatus::Sent => {}
-        ExecutionStatus::Delivered => *delivered_at = Some(update.at),
+        ExecutionStatus::Delivered => {
+            earlier_delivery(update, delivered_at);
+        }
         ExecutionStatus::Read => {
-            // The platform skips `delivered` for a message read at once.
-            delivered_at.get_or_insert(update.at);
+            earlier_delivery(update, delivered_at);
             *read_at = Some(update.at);
         }
         ExecutionStatus::Failed => *error_message = Some(update.error.clone().unwrap_or_else(|| "the platform reported a failure".into())),
     }
 }
 
+/// A `delivered` or `read` report that is earlier than the recorded delivery time moves it
+/// earlier; `true` when it did. This holds even for a report that no longer moves the status: a
+/// `delivered` processed after the `read` that stood in for it carries the real, earlier time.
+pub(crate) fn earlier_delivery(update: &StatusUpdate, delivered_at: &mut Option<Timestamp>) -> bool {
+    let tells_delivery = matches!(update.status, ExecutionStatus::Delivered | ExecutionStatus::Read);
+    if tells_delivery && delivered_at.is_none_or(|known| update.at < known) {
+        *delivered_at = Some(update.at);
+        return true;
+    }
+    false
+}
+
 impl Execution {
-    /// Applies a reported status if it moves the record forward; `false` (and no change) for
-    /// duplicates and late, out-of-order reports.
+    /// Applies a reported status if it moves the record forward, or a late report that tells
+    /// an earlier delivery of a delivered or read record ([`earlier_delivery`]); `false` (and
+    /// no change) for duplicates and other late, out-of-order reports.
     pub fn apply(&mut self, update: &StatusUpdate, now: Timestamp) -> bool {
         if !self.status.can_move_to(update.status) {
+            let delivered = matches!(self.status, ExecutionStatus::Delivered | ExecutionStatus::Read);
+            if delivered && earlier_delivery(update, &mut self.delivered_at) {
+                self.updated_at = now;
+                return true;
+            }
             return false;
         }
         record_delivery(update, &mut self.delivered_at, &mut self.read_at, &mut self.error_message);
@@ -182,12 +204,36 @@ mod tests {
     fn out_of_order_and_duplicate_reports_change_nothing() {
         let mut e = sent();
         assert!(e.apply(&update(Read, 20), t(100)));
-        let after_read = e.clone();
-        assert!(!e.apply(&update(Delivered, 10), t(200)), "a late delivered is ignored");
-        assert!(!e.apply(&update(Read, 20), t(300)), "a duplicate is ignored");
-        assert_eq!(e, after_read);
         assert_eq!((e.delivered_at, e.read_at), (Some(t(20)), Some(t(20))), "read without delivered sets both, at the event's time");
+        let after_read = e.clone();
+        assert!(!e.apply(&update(Read, 20), t(300)), "a duplicate is ignored");
+        assert!(!e.apply(&update(Delivered, 25), t(300)), "a late delivered after the read's time tells nothing new");
+        assert!(!e.apply(&update(Sent, 1), t(300)), "a late sent is ignored");
+        assert_eq!(e, after_read);
         assert_eq!(e.updated_at, t(100));
+    }
+
+    #[test]
+    fn a_late_delivered_with_the_earlier_real_time_moves_delivered_at_earlier() {
+        let mut e = sent();
+        assert!(e.apply(&update(Read, 20), t(100)));
+        assert!(e.apply(&update(Delivered, 10), t(200)), "the real delivery time is news");
+        assert_eq!((e.status, e.delivered_at, e.read_at, e.updated_at), (Read, Some(t(10)), Some(t(20)), t(200)));
+        assert!(!e.apply(&update(Delivered, 10), t(300)), "once");
+        assert!(!e.apply(&update(Delivered, 15), t(300)), "never later again");
+        assert_eq!(e.delivered_at, Some(t(10)));
+
+        // Delivered, then a read stamped before it (clocks, reordering): delivered by the read.
+        let mut e = sent();
+        assert!(e.apply(&update(Delivered, 30), t(100)));
+        assert!(e.apply(&update(Read, 25), t(200)));
+        assert_eq!((e.delivered_at, e.read_at), (Some(t(25)), Some(t(25))), "delivered at the latest when read");
+
+        // A failed record stays as it is.
+        let mut f = sent();
+        assert!(f.apply(&update(Failed, 3), t(4)));
+        assert!(!f.apply(&update(Delivered, 1), t(5)));
+        assert_eq!(f.delivered_at, None);
     }
 
     #[test]

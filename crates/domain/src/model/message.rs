@@ -1,7 +1,7 @@
 //! Messages: one activity's timeline, inbound (from the contact) and outbound (from the agent).
 //! Outbound statuses only move forward, as executions' do; inbound ones stay `received`.
 
-use super::execution::record_delivery;
+use super::execution::{earlier_delivery, record_delivery};
 use super::{ActivityId, AgentId, CampaignKey, CartCode, Channel, ExecutionStatus, LineId, Location, Media, MessageContent, MessageId};
 use super::{StatusUpdate, TemplateId, Timestamp};
 use crate::FieldError;
@@ -191,10 +191,16 @@ impl Message {
         self.content.location()
     }
 
-    /// Applies a reported status if it moves the message forward; `false` (and no change) for
-    /// inbound messages, duplicates and late, out-of-order reports.
+    /// Applies a reported status if it moves the message forward, or a late report that tells
+    /// an earlier delivery of a delivered or read message ([`earlier_delivery`]); `false` (and
+    /// no change) for inbound messages, duplicates and other late, out-of-order reports.
     pub fn apply(&mut self, update: &StatusUpdate, now: Timestamp) -> bool {
         if !self.status.can_move_to(update.status) {
+            let delivered = matches!(self.status, MessageStatus::Delivered | MessageStatus::Read);
+            if delivered && earlier_delivery(update, &mut self.delivered_at) {
+                self.updated_at = now;
+                return true;
+            }
             return false;
         }
         if update.status == ExecutionStatus::Sent {
@@ -360,8 +366,12 @@ mod tests {
         assert!(m.apply(&update(Reported::Read, 20), t(100)));
         assert_eq!((m.status, m.delivered_at, m.read_at, m.updated_at), (Read, Some(t(20)), Some(t(20)), t(100)));
         let after_read = m.clone();
-        assert!(!m.apply(&update(Reported::Delivered, 10), t(200)), "a late delivered is ignored");
+        assert!(!m.apply(&update(Reported::Delivered, 25), t(200)), "a late delivered after the read tells nothing new");
+        assert!(!m.apply(&update(Reported::Read, 20), t(200)), "a duplicate is ignored");
         assert_eq!(m, after_read);
+        assert!(m.apply(&update(Reported::Delivered, 10), t(200)), "a late delivered with the earlier real time moves delivered_at");
+        assert_eq!((m.status, m.delivered_at, m.read_at, m.updated_at), (Read, Some(t(10)), Some(t(20)), t(200)));
+        assert!(!m.apply(&update(Reported::Delivered, 10), t(250)), "once");
         assert!(m.apply(&StatusUpdate { error: Some("131026: undeliverable".into()), ..update(Reported::Failed, 30) }, t(300)));
         assert_eq!((m.status, m.error_message.as_deref()), (Failed, Some("131026: undeliverable")));
 
