@@ -49,6 +49,9 @@ impl From<DbError> for StoreError {
                 DatabaseErrorKind::UniqueViolation | DatabaseErrorKind::ForeignKeyViolation => {
                     StoreError::Conflict(info.constraint_name().unwrap_or(info.message()).to_string())
                 }
+                // A value the column cannot hold: the same value is refused every time.
+                DatabaseErrorKind::CheckViolation | DatabaseErrorKind::NotNullViolation => StoreError::Refused(info.message().to_string()),
+                _ if is_value_refused(info.message()) => StoreError::Refused(info.message().to_string()),
                 DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand => {
                     StoreError::Unavailable(info.message().to_string())
                 }
@@ -73,6 +76,22 @@ impl From<DbError> for StoreError {
             other => StoreError::Internal(other.to_string()),
         }
     }
+}
+
+/// Messages of a database refusing a value it cannot hold (PostgreSQL's SQLSTATE class 22,
+/// data exceptions, which arrive as `Unknown`: a NUL byte in text, an escape jsonb cannot hold,
+/// a number out of range; SQLite's value past its size limit).
+fn is_value_refused(message: &str) -> bool {
+    const MARKERS: [&str; 7] = [
+        "invalid byte sequence for encoding",
+        "character with byte sequence",
+        "unsupported Unicode escape sequence",
+        "value too long for type",
+        "out of range",
+        "invalid input syntax",
+        "string or blob too big",
+    ];
+    MARKERS.iter().any(|m| message.contains(m))
 }
 
 /// Messages of a PostgreSQL server that is shutting down, restarting or in recovery, or that
@@ -114,6 +133,19 @@ mod tests {
         assert!(matches!(DbError::Query(DieselError::BrokenTransactionManager).into(), StoreError::Unavailable(_)));
         assert!(matches!(DbError::Pool("timed out waiting".into()).into(), StoreError::Unavailable(_)));
         assert!(matches!(db(DatabaseErrorKind::Unknown, "syntax error at or near \"SELEC\""), StoreError::Internal(_)), "bugs stay 500");
+    }
+
+    #[test]
+    fn a_value_the_database_cannot_hold_is_refused_not_a_failure_that_may_pass() {
+        for message in [
+            "invalid byte sequence for encoding \"UTF8\": 0x00",
+            "unsupported Unicode escape sequence",
+            "value too long for type character varying(10)",
+            "string or blob too big",
+        ] {
+            assert!(matches!(db(DatabaseErrorKind::Unknown, message), StoreError::Refused(_)), "{message}");
+        }
+        assert!(matches!(db(DatabaseErrorKind::CheckViolation, "new row violates check constraint"), StoreError::Refused(_)));
     }
 
     #[test]

@@ -266,6 +266,7 @@ diesel::table! {
         next_attempt_at -> Nullable<BigInt>,
         processed_at -> Nullable<BigInt>,
         failed_at -> Nullable<BigInt>,
+        set_aside -> Nullable<Text>,
     }
 }
 

@@ -17,8 +17,10 @@ use crate::ports::Repositories;
 // The message checks (`MessageRepository`), in a file of their own.
 mod events;
 mod messages;
+mod webhooks;
 pub use events::*;
 pub use messages::*;
+pub use webhooks::*;
 
 /// Expands to one `#[tokio::test]` per contract check. `$fresh` is an async expression that
 /// yields `(Repositories, guard)` for an empty store; the guard lives until the check ends.
@@ -37,7 +39,8 @@ macro_rules! storage_conformance {
             template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
             execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
-            webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, webhook_events_are_claimed_once, concurrent_claims_split_the_backlog, imports_store_vectors_and_raise_the_revision,
+            webhook_events_are_due_until_processed, given_up_webhook_events_wait_for_an_operator, webhook_events_are_claimed_once,
+            set_aside_parts_are_kept_listed_and_retried, values_a_backend_cannot_hold_are_refused_never_a_failure_that_may_pass, concurrent_claims_split_the_backlog, imports_store_vectors_and_raise_the_revision,
             changes_page_by_revision_then_id, changes_carry_what_search_filters_on, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent,
             messages_round_trip_every_content_kind, message_platform_ids_are_unique_per_agent,
             message_pages_newest_first_with_totals_and_since, message_status_updates_are_compare_and_set,
@@ -1098,6 +1101,7 @@ fn webhook_event(body: &str, at: Timestamp) -> WebhookEvent {
         next_attempt_at: Some(at),
         processed_at: None,
         failed_at: None,
+        set_aside: Vec::new(),
     }
 }
 

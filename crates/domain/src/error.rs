@@ -96,6 +96,11 @@ pub enum StoreError {
     /// The database could not be reached or gave up (pool timeout, connection refused).
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// The database refused a value it cannot hold (a byte its text type cannot store, a value
+    /// out of its range): writing the same value again fails the same way. The domain's rules
+    /// keep such values out; this is what is left when one gets through.
+    #[error("refused by storage: {0}")]
+    Refused(String),
     #[error("storage failure: {0}")]
     Internal(String),
 }
@@ -106,6 +111,8 @@ impl From<StoreError> for DomainError {
             StoreError::Conflict(m) => DomainError::Conflict { message: m, details: Vec::new() },
             StoreError::NotFound(resource) => DomainError::not_found(resource),
             StoreError::Unavailable(m) => DomainError::Unavailable(m),
+            // Invalid input, as storage sees it: the same answer as a broken rule.
+            StoreError::Refused(m) => DomainError::invalid("value", format!("cannot be stored: {m}")),
             StoreError::Internal(m) => DomainError::Internal(m),
         }
     }

@@ -369,19 +369,25 @@ pub trait WebhookEventRepository: Send + Sync {
     /// Hands back events claimed until `until` and not started: due again at `at`. Events no
     /// longer held by that claim (processed, or claimed again after it ran out) are left alone.
     async fn release(&self, ids: &[String], until: Timestamp, at: Timestamp) -> StoreResult<()>;
-    /// Marks events processed, in one write.
+    /// Marks events processed, in one write, with nothing set aside (clearing what an earlier
+    /// processing set aside).
     async fn mark_processed(&self, ids: &[String], at: Timestamp) -> StoreResult<()>;
+    /// Marks one event processed with the parts it set aside (`set_aside`, kept whole and in
+    /// order, replacing any earlier list): listed by [`failed`](Self::failed) and put back by
+    /// [`retry`](Self::retry) until a processing sets nothing aside.
+    async fn mark_set_aside(&self, id: &str, set_aside: &[SetAside], at: Timestamp) -> StoreResult<()>;
     /// Records a failed attempt and when to try again.
     async fn mark_failed(&self, id: &str, error: &str, next_attempt_at: Timestamp) -> StoreResult<()>;
     /// Records a failed attempt as the last one: the event gets `failed_at = at`, no next
     /// attempt (never due again, out of the backlog) until [`retry`](Self::retry) puts it back.
     async fn give_up(&self, id: &str, error: &str, at: Timestamp) -> StoreResult<()>;
-    /// Unprocessed events that failed at least once (waiting for a retry, or given up), oldest
-    /// first: for operators.
+    /// Unprocessed events that failed at least once (waiting for a retry, or given up), and
+    /// events with parts set aside, oldest first: for operators.
     async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
-    /// Puts a given-up event back to be processed: due at `now`, attempts counted from zero
-    /// again, `failed_at` cleared (`last_error` kept until it succeeds). False when `id` is not
-    /// a given-up event (unknown, processed, or still being retried).
+    /// Puts a given-up event, or a processed one with parts set aside, back to be processed:
+    /// due at `now`, attempts counted from zero again, `failed_at` and `processed_at` cleared
+    /// (`last_error` and `set_aside` kept until the next processing). False when `id` is
+    /// neither (unknown, processed whole, or still being retried).
     async fn retry(&self, id: &str, now: Timestamp) -> StoreResult<bool>;
     /// [`retry`](Self::retry) for every given-up event; returns how many.
     async fn retry_all(&self, now: Timestamp) -> StoreResult<u64>;

@@ -513,6 +513,38 @@ proptest! {
         }
     }
 
+    /// Issue 39: whatever the contact's texts hold, every one of a delivery's messages is read
+    /// (none lost to another's content), with each NUL as U+FFFD and every other character as
+    /// sent: the same text for every backend. An id with a NUL is set aside, never read.
+    #[test]
+    fn inbound_text_is_made_storable_and_costs_no_other_message(
+        bodies in proptest::collection::vec(hostile(), 1..5),
+        nul_id in proptest::option::of(0usize..5),
+    ) {
+        let messages: Vec<Value> = bodies.iter().enumerate().map(|(i, body)| {
+            let id = if nul_id == Some(i) { format!("wamid.{i}\u{0}") } else { format!("wamid.{i}") };
+            json!({"from": "14155550100", "id": id, "timestamp": "1767225600", "type": "text", "text": {"body": body},
+                   "image": {"caption": body}})
+        }).collect();
+        let delivery = json!({"entry": [{"changes": [{"value": {"metadata": {"phone_number_id": "1"},
+            "contacts": [{"profile": {"name": bodies[0]}, "wa_id": "14155550100"}], "messages": messages}}]}]});
+        let news = parse_webhook(&delivery.to_string()).unwrap();
+        let set_aside = usize::from(nul_id.is_some_and(|i| i < bodies.len()));
+        assert_eq!(news[0].inbound.len() + news[0].set_aside.len(), bodies.len());
+        assert_eq!(news[0].set_aside.len(), set_aside);
+        for m in &news[0].inbound {
+            let i: usize = m.platform_message_id["wamid.".len()..].parse().unwrap();
+            let want = bodies[i].replace('\0', "\u{FFFD}");
+            assert_eq!(m.content.text(), Some(want.as_str()));
+            assert_eq!(m.profile_name.as_deref(), Some(bodies[0].replace('\0', "\u{FFFD}").as_str()));
+            assert_eq!(m.position as usize, i + 1);
+        }
+        let storable = parley_domain::model::storable_text(&bodies[0]);
+        assert!(!storable.contains('\0'));
+        assert_eq!(storable.chars().count(), bodies[0].chars().count(), "one character for one");
+        assert_eq!(parley_domain::model::storable_text(&storable), storable, "storable text stays as it is");
+    }
+
     #[test]
     fn webhook_statuses_round_trip(statuses in proptest::collection::vec(("wamid\\.[a-zA-Z0-9]{1,10}", 0usize..4, 0i64..4_102_444_800), 0..6), line in "[0-9]{1,20}") {
         let kinds = ["sent", "delivered", "read", "failed"];

@@ -1,8 +1,9 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{Timestamp, WebhookEvent};
+use parley_domain::model::{SetAside, SetAsideKind, Timestamp, WebhookEvent};
 use parley_domain::ports::{StoreResult, WebhookEventRepository};
+use serde_json::{Value, json};
 
 use crate::Store;
 use crate::error::DbError;
@@ -22,6 +23,7 @@ struct EventRow {
     next_attempt_at: Option<i64>,
     processed_at: Option<i64>,
     failed_at: Option<i64>,
+    set_aside: Option<String>,
 }
 
 impl EventRow {
@@ -35,8 +37,38 @@ impl EventRow {
             next_attempt_at: opt_from_millis(self.next_attempt_at)?,
             processed_at: opt_from_millis(self.processed_at)?,
             failed_at: opt_from_millis(self.failed_at)?,
+            set_aside: self.set_aside.as_deref().map(set_aside_of).transpose()?.unwrap_or_default(),
         })
     }
+}
+
+/// The `set_aside` column: a JSON array of the parts, NULL when there are none.
+fn set_aside_json(parts: &[SetAside]) -> Option<String> {
+    if parts.is_empty() {
+        return None;
+    }
+    let parts = parts.iter().map(
+        |a| json!({"kind": a.kind.as_str(), "position": a.position, "platform_id": a.platform_id, "from": a.from, "reason": a.reason}),
+    );
+    Some(Value::Array(parts.collect()).to_string())
+}
+
+fn set_aside_of(raw: &str) -> Result<Vec<SetAside>, DbError> {
+    let corrupt = || DbError::Corrupt(format!("webhook set_aside {raw:?}"));
+    let parts: Vec<Value> = serde_json::from_str(raw).map_err(|_| corrupt())?;
+    let text = |part: &Value, key: &str| part.get(key).and_then(Value::as_str).map(str::to_string);
+    parts
+        .iter()
+        .map(|part| {
+            Ok(SetAside {
+                kind: part.get("kind").and_then(Value::as_str).and_then(SetAsideKind::parse).ok_or_else(corrupt)?,
+                position: part.get("position").and_then(Value::as_u64).and_then(|p| u32::try_from(p).ok()).ok_or_else(corrupt)?,
+                platform_id: text(part, "platform_id"),
+                from: text(part, "from"),
+                reason: text(part, "reason").ok_or_else(corrupt)?,
+            })
+        })
+        .collect()
 }
 
 fn to_domain(rows: Vec<EventRow>) -> Result<Vec<WebhookEvent>, DbError> {
@@ -108,6 +140,7 @@ impl WebhookEventRepository for Store {
             webhook_events::next_attempt_at.eq(next_attempt_at.map(millis)),
             webhook_events::processed_at.eq(event.processed_at.map(millis)),
             webhook_events::failed_at.eq(event.failed_at.map(millis)),
+            webhook_events::set_aside.eq(set_aside_json(&event.set_aside)),
         );
         write_conn!(self, |conn| diesel::insert_into(webhook_events::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
@@ -162,7 +195,25 @@ impl WebhookEventRepository for Store {
             return Ok(());
         }
         write_conn!(self, |conn| diesel::update(webhook_events::table.filter(in_list(webhook_events::id, ids)))
-            .set((webhook_events::processed_at.eq(Some(millis(at))), webhook_events::next_attempt_at.eq(None::<i64>)))
+            .set((
+                webhook_events::processed_at.eq(Some(millis(at))),
+                webhook_events::next_attempt_at.eq(None::<i64>),
+                webhook_events::set_aside.eq(None::<String>),
+            ))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn mark_set_aside(&self, id: &str, set_aside: &[SetAside], at: Timestamp) -> StoreResult<()> {
+        let list = set_aside_json(set_aside);
+        write_conn!(self, |conn| diesel::update(webhook_events::table.find(id))
+            .set((
+                webhook_events::processed_at.eq(Some(millis(at))),
+                webhook_events::next_attempt_at.eq(None::<i64>),
+                webhook_events::set_aside.eq(list.as_deref()),
+            ))
             .execute(conn)
             .await
             .map_err(DbError::from))?;
@@ -198,14 +249,18 @@ impl WebhookEventRepository for Store {
     }
 
     async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
-        // Being retried (a next attempt and an error) or given up: each side of the OR is a
-        // range of its own index, so the processed history is never read.
+        // Being retried (a next attempt and an error), given up, or with parts set aside: each
+        // side of the ORs is a range of its own index, so the processed history is never read.
         let rows = with_conn!(self, |conn| webhook_events::table
-            .filter(webhook_events::processed_at.is_null())
             .filter(
-                webhook_events::failed_at
-                    .is_not_null()
-                    .or(webhook_events::next_attempt_at.is_not_null().and(webhook_events::last_error.is_not_null())),
+                webhook_events::processed_at
+                    .is_null()
+                    .and(
+                        webhook_events::failed_at
+                            .is_not_null()
+                            .or(webhook_events::next_attempt_at.is_not_null().and(webhook_events::last_error.is_not_null())),
+                    )
+                    .or(webhook_events::set_aside.is_not_null()),
             )
             .order((webhook_events::received_at.asc(), webhook_events::id.asc()))
             .limit(i64::from(limit))
@@ -217,11 +272,15 @@ impl WebhookEventRepository for Store {
     }
 
     async fn retry(&self, id: &str, now: Timestamp) -> StoreResult<bool> {
-        let changed = write_conn!(self, |conn| diesel::update(webhook_events::table.find(id).filter(given_up()))
-            .set(back_to_processing(now))
-            .execute(conn)
-            .await
-            .map_err(DbError::from))?;
+        let changed = write_conn!(self, |conn| diesel::update(
+            webhook_events::table
+                .find(id)
+                .filter(given_up().or(webhook_events::set_aside.is_not_null().and(webhook_events::processed_at.is_not_null())))
+        )
+        .set(back_to_processing(now))
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
         Ok(changed > 0)
     }
 
@@ -264,9 +323,16 @@ type BackToProcessing = (
     diesel::dsl::Eq<webhook_events::failed_at, Option<i64>>,
     diesel::dsl::Eq<webhook_events::next_attempt_at, Option<i64>>,
     diesel::dsl::Eq<webhook_events::attempts, i32>,
+    diesel::dsl::Eq<webhook_events::processed_at, Option<i64>>,
 );
 
-/// Due now with a fresh count of attempts; the last error stays until an attempt succeeds.
+/// Due now with a fresh count of attempts, unprocessed (a delivery with parts set aside was
+/// processed); the last error and what was set aside stay until the next processing.
 fn back_to_processing(now: Timestamp) -> BackToProcessing {
-    (webhook_events::failed_at.eq(None::<i64>), webhook_events::next_attempt_at.eq(Some(millis(now))), webhook_events::attempts.eq(0))
+    (
+        webhook_events::failed_at.eq(None::<i64>),
+        webhook_events::next_attempt_at.eq(Some(millis(now))),
+        webhook_events::attempts.eq(0),
+        webhook_events::processed_at.eq(None::<i64>),
+    )
 }

@@ -178,8 +178,10 @@ pub enum TemplatesCommand {
 pub enum WebhooksCommand {
     /// Deliveries whose processing failed, oldest first, as JSON: those given up on
     /// (`"state": "failed"`: a body that is not a webhook payload, at once; any other failure
-    /// after 12 attempts) and those still being retried (`"state": "retrying"`), each with its
-    /// id, received time, attempts, last error and the lines (tenants) its body names.
+    /// after 12 attempts), those still being retried (`"state": "retrying"`), and those
+    /// processed with messages or statuses set aside (`"state": "processed"`), each with its
+    /// id, received time, attempts, last error, the lines (tenants) its body names and what was
+    /// set aside (`set_aside`: kind, position in the delivery, platform id, sender, reason).
     #[command(after_help = "Give a failed delivery another chance with `parley webhooks retry <ID>` (or `--all`).")]
     Failed {
         /// Most deliveries to list.
@@ -187,7 +189,9 @@ pub enum WebhooksCommand {
         limit: u32,
     },
     /// Put given-up deliveries back to be processed (by a running `parley serve` within a
-    /// second) with a fresh count of attempts: after fixing what made them fail.
+    /// second) with a fresh count of attempts: after fixing what made them fail. By id, a
+    /// delivery processed with parts set aside too: those parts are tried again (what was
+    /// stored stays stored once).
     Retry {
         /// The delivery's id (whk_…), as listed by `parley webhooks failed`.
         #[arg(required_unless_present = "all", conflicts_with = "all")]

@@ -1,4 +1,5 @@
-//! `parley webhooks`: stored platform webhooks that could not be processed, and retrying them.
+//! `parley webhooks`: stored platform webhooks that could not be processed, or were processed
+//! with parts set aside, and retrying them.
 
 use serde_json::json;
 
@@ -20,9 +21,23 @@ pub(super) async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), 
                     "agent": l.line.as_ref().map(|l| l.agent_id.as_str())})
                 })
                 .collect();
-            json!({"id": e.id, "state": if e.failed_at.is_some() { "failed" } else { "retrying" },
+            let set_aside: Vec<_> = e
+                .set_aside
+                .iter()
+                .map(|a| {
+                    json!({"kind": a.kind.as_str(), "position": a.position, "platform_id": a.platform_id, "from": a.from,
+                    "reason": a.reason})
+                })
+                .collect();
+            let state = match (e.failed_at, e.processed_at) {
+                (Some(_), _) => "failed",
+                (None, Some(_)) => "processed",
+                (None, None) => "retrying",
+            };
+            json!({"id": e.id, "state": state,
             "received_at": timestamp(e.received_at), "attempts": e.attempts, "last_error": e.last_error,
-            "failed_at": e.failed_at.map(timestamp), "next_attempt_at": e.next_attempt_at.map(timestamp), "lines": lines})
+            "failed_at": e.failed_at.map(timestamp), "next_attempt_at": e.next_attempt_at.map(timestamp),
+            "processed_at": e.processed_at.map(timestamp), "lines": lines, "set_aside": set_aside})
         })
         .collect();
     println!("{}", serde_json::to_string_pretty(&rows)?);

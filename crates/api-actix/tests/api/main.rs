@@ -33,6 +33,7 @@ mod search;
 mod search_instances;
 mod serve_cli;
 mod shutdown;
+mod storable_text;
 mod tags;
 mod template_catalogue;
 mod timeline;

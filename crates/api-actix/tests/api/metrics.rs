@@ -57,6 +57,7 @@ async fn pool_backlog_and_embedder_are_reported(app: TestApp) {
         next_attempt_at: Some(now + chrono::TimeDelta::hours(1)),
         processed_at: None,
         failed_at: None,
+        set_aside: Vec::new(),
     };
     app.db.store.repositories().webhooks.insert(&event).await.unwrap();
     // A delivery given up on: counted apart, never as backlog.

@@ -65,6 +65,53 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     assert!(String::from_utf8_lossy(&help.stdout).contains("parley webhooks retry"), "{}", String::from_utf8_lossy(&help.stdout));
 }
 
+/// Issue 39: a delivery processed with a message set aside (its id holds a NUL) is listed with
+/// which message and why, and `retry` tries that message again, storing the others once.
+async fn a_set_aside_message_is_listed_with_why_and_retried_by_command(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let state = AppState::with_system(db.store.repositories());
+    let agent = state.keys.create_agent("Hooks").await.unwrap().id;
+    state.lines.add(&agent, "106540352242922", "102290129340398", None).await.unwrap();
+    let body = serde_json::json!({"entry": [{"changes": [{"value": {"metadata": {"phone_number_id": "106540352242922"},
+    "messages": [
+        {"from": "14155550100", "id": "wamid.ok1", "timestamp": "1767225600", "type": "text", "text": {"body": "kept"}},
+        {"from": "14155550100", "id": "wamid.\u{0}", "timestamp": "1767225601", "type": "text", "text": {"body": "set aside"}},
+        {"from": "14155550100", "id": "wamid.ok3", "timestamp": "1767225602", "type": "text", "text": {"body": "kept too"}}
+    ]}}]}]})
+    .to_string();
+    let (id, outcome) = state.webhooks.receive_and_process(body).await.unwrap();
+    assert_eq!(outcome, parley_domain::services::DeliveryOutcome::Processed, "completed, not retried");
+
+    let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
+    let listed = listed(&list, &id).expect("the delivery with a message set aside is listed");
+    assert_eq!(listed["state"], "processed", "{listed}");
+    assert_eq!(listed["lines"][0]["agent"], agent.as_str(), "{listed}");
+    let aside = &listed["set_aside"];
+    assert_eq!(aside.as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!((&aside[0]["kind"], &aside[0]["position"]), (&Value::from("message"), &Value::from(2)), "{listed}");
+    assert_eq!((&aside[0]["platform_id"], &aside[0]["from"]), (&Value::from("wamid.\u{FFFD}"), &Value::from("14155550100")), "{listed}");
+    assert!(aside[0]["reason"].as_str().unwrap().contains("NUL"), "{listed}");
+
+    let retried = stdout_json(&parley(&db, &["webhooks", "retry", &id]));
+    assert_eq!(retried["retried"], 1);
+    let summary = state.webhooks.process_due(10).await.unwrap();
+    assert_eq!(summary.processed, 1, "processed again");
+    let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
+    assert_eq!(listed_set_aside(&list, &id), Some(1), "still unusable, set aside again: {list}");
+    let repos = db.store.repositories();
+    for wamid in ["wamid.ok1", "wamid.ok3"] {
+        assert!(repos.messages.find_by_platform_id(&agent, wamid).await.unwrap().is_some(), "{wamid} stored");
+    }
+    let activity = repos.messages.find_by_platform_id(&agent, "wamid.ok1").await.unwrap().unwrap().activity_id;
+    let page = parley_domain::model::PageRequest::new(10, 0);
+    let timeline = repos.messages.list(&agent, &activity, Default::default(), page).await.unwrap();
+    assert_eq!(timeline.total, 2, "stored once, whatever the retries");
+}
+
+fn listed_set_aside(list: &Value, id: &str) -> Option<usize> {
+    listed(list, id).and_then(|d| d["set_aside"].as_array()).map(Vec::len)
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),*) => {
         mod sqlite { $( #[tokio::test(flavor = "multi_thread")] async fn $name() { super::$name("sqlite").await } )* }
@@ -72,4 +119,7 @@ macro_rules! on_both_backends {
     };
 }
 
-on_both_backends!(a_failing_delivery_is_given_up_listed_and_retried_by_command);
+on_both_backends!(
+    a_failing_delivery_is_given_up_listed_and_retried_by_command,
+    a_set_aside_message_is_listed_with_why_and_retried_by_command
+);

@@ -20,6 +20,49 @@ pub struct WebhookEvent {
     /// When Parley gave up on it (a body that can never be processed, or too many failed
     /// attempts): it waits for an operator (`parley webhooks retry`).
     pub failed_at: Option<Timestamp>,
+    /// What its last processing set aside: messages and statuses that could not be stored
+    /// while the rest of the delivery was (empty when everything was).
+    pub set_aside: Vec<SetAside>,
+}
+
+/// One message or status of a delivery that was not stored, and why: set aside so that it
+/// costs the delivery's other messages nothing, and shown to an operator (`parley webhooks
+/// failed`); `parley webhooks retry` tries it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetAside {
+    pub kind: SetAsideKind,
+    /// Its place in the delivery, from 1: among the delivery's `messages` (every object, in
+    /// order), or for a status among the statuses Parley read.
+    pub position: u32,
+    /// The platform's id of the message (or of the message a status reports on), made storable.
+    pub platform_id: Option<String>,
+    /// Who sent it (the sender's WhatsApp id), when known.
+    pub from: Option<String>,
+    pub reason: String,
+}
+
+/// What was set aside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetAsideKind {
+    Message,
+    Status,
+}
+
+impl SetAsideKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SetAsideKind::Message => "message",
+            SetAsideKind::Status => "status",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "message" => Some(SetAsideKind::Message),
+            "status" => Some(SetAsideKind::Status),
+            _ => None,
+        }
+    }
 }
 
 /// The stored answer of a request made with an `Idempotency-Key`.

@@ -7,7 +7,9 @@ use chrono::DateTime;
 use serde::Deserialize;
 
 use super::webhook_message::content_of;
-use super::{ExecutionStatus, MessageContent, StatusUpdate, Timestamp};
+use super::{
+    ExecutionStatus, MessageContent, SetAside, SetAsideKind, StatusUpdate, Timestamp, from_storable_json, platform_message_id_issue,
+};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -29,13 +31,24 @@ struct Change {
 #[derive(Deserialize)]
 struct Value {
     metadata: Option<Metadata>,
-    #[serde(default)]
+    /// Read one by one (as messages are): a status or contact of an unexpected shape is
+    /// skipped and costs the delivery's others nothing.
+    #[serde(default, deserialize_with = "each_that_reads")]
     statuses: Vec<RawStatus>,
     /// Raw objects: one message of an unexpected shape must not cost the others.
     #[serde(default)]
     messages: Vec<serde_json::Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "each_that_reads")]
     contacts: Vec<RawContact>,
+}
+
+/// The items of a JSON array that read as `T` (anything else reads as none).
+fn each_that_reads<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(d: D) -> Result<Vec<T>, D::Error> {
+    let items = match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Array(items) => items,
+        _ => Vec::new(),
+    };
+    Ok(items.into_iter().filter_map(|item| T::deserialize(item).ok()).collect())
 }
 
 #[derive(Deserialize)]
@@ -105,6 +118,8 @@ pub struct InboundMessage {
     pub reply_to: Option<String>,
     /// The ad that brought the contact (`referral`), as the platform sent it.
     pub referral: Option<serde_json::Value>,
+    /// Its place among the delivery's `messages`, from 1 (for an operator, when it is set aside).
+    pub position: u32,
 }
 
 /// What one change of a webhook tells about one line.
@@ -113,6 +128,8 @@ pub struct LineNews {
     pub phone_number_id: String,
     pub statuses: Vec<StatusUpdate>,
     pub inbound: Vec<InboundMessage>,
+    /// Messages that cannot be stored as received (no usable id, sender or time), with why.
+    pub set_aside: Vec<SetAside>,
 }
 
 fn unix_time(raw: &str) -> Option<Timestamp> {
@@ -137,10 +154,41 @@ fn describe(e: &RawError) -> String {
     if text.is_empty() { "the platform reported a failure".into() } else { text }
 }
 
-/// Parses a webhook body. `Err` only when it is not JSON of the webhook's outer shape.
+/// One object of `messages[]` at `position`, or why it cannot be stored.
+fn inbound_message(raw: &serde_json::Value, contacts: &[RawContact], position: u32) -> Result<InboundMessage, SetAside> {
+    let text_of = |key: &str| raw.get(key).and_then(serde_json::Value::as_str).map(str::to_string);
+    let aside = |reason: &str| SetAside {
+        kind: SetAsideKind::Message,
+        position,
+        platform_id: text_of("id"),
+        from: text_of("from"),
+        reason: reason.to_string(),
+    };
+    let m = RawMessage::deserialize(raw).map_err(|_| aside("not a message object with an id, a sender and a time"))?;
+    if let Some(issue) = platform_message_id_issue(&m.id) {
+        return Err(aside(issue));
+    }
+    let at = unix_time(&m.timestamp).ok_or_else(|| aside("its time is not a time in unix seconds"))?;
+    let profile_name = contacts.iter().find(|c| c.wa_id == m.from).and_then(|c| c.profile.as_ref()?.name.clone());
+    Ok(InboundMessage {
+        profile_name,
+        at,
+        platform_message_id: m.id,
+        content: content_of(raw),
+        reply_to: m.context.and_then(|c| c.id),
+        referral: m.referral,
+        from: m.from,
+        position,
+    })
+}
+
+/// Parses a webhook body. `Err` only when it is not JSON of the webhook's outer shape. Every
+/// string is made storable first (a NUL becomes U+FFFD, see `storable`), so what is stored is
+/// the same text on every backend.
 pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
-    let payload: Payload = serde_json::from_str(body).map_err(|e| format!("not a WhatsApp webhook payload: {e}"))?;
+    let payload: Payload = from_storable_json(body).map_err(|e| format!("not a WhatsApp webhook payload: {e}"))?;
     let mut news = Vec::new();
+    let mut position = 0u32;
     for value in payload.entry.into_iter().flat_map(|e| e.changes).filter_map(|c| c.value) {
         let Some(metadata) = value.metadata else { continue };
         let statuses = value
@@ -155,24 +203,15 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
                 })
             })
             .collect();
-        let inbound = value
-            .messages
-            .iter()
-            .filter_map(|raw| {
-                let m = RawMessage::deserialize(raw).ok()?;
-                let profile_name = value.contacts.iter().find(|c| c.wa_id == m.from).and_then(|c| c.profile.as_ref()?.name.clone());
-                Some(InboundMessage {
-                    profile_name,
-                    at: unix_time(&m.timestamp)?,
-                    platform_message_id: m.id,
-                    content: content_of(raw),
-                    reply_to: m.context.and_then(|c| c.id),
-                    referral: m.referral,
-                    from: m.from,
-                })
-            })
-            .collect();
-        news.push(LineNews { phone_number_id: metadata.phone_number_id, statuses, inbound });
+        let (mut inbound, mut set_aside) = (Vec::new(), Vec::new());
+        for raw in &value.messages {
+            position = position.saturating_add(1);
+            match inbound_message(raw, &value.contacts, position) {
+                Ok(message) => inbound.push(message),
+                Err(aside) => set_aside.push(aside),
+            }
+        }
+        news.push(LineNews { phone_number_id: metadata.phone_number_id, statuses, inbound, set_aside });
     }
     Ok(news)
 }
@@ -211,6 +250,7 @@ mod tests {
                 content: MessageContent::Text { body: "hi".into() },
                 reply_to: None,
                 referral: None,
+                position: 1,
             }]
         );
     }
@@ -253,5 +293,71 @@ mod tests {
         assert_eq!(inbound[1].reply_to, None);
         let MessageContent::Unsupported { raw } = &inbound[2].content else { panic!("{:?}", inbound[2].content) };
         assert_eq!(raw["errors"][0]["code"], 131051);
+        let aside: Vec<(u32, Option<&str>, &str)> =
+            news[0].set_aside.iter().map(|a| (a.position, a.platform_id.as_deref(), a.reason.as_str())).collect();
+        assert_eq!(
+            aside,
+            [
+                (4, Some("wamid.nofrom"), "not a message object with an id, a sender and a time"),
+                (5, None, "not a message object with an id, a sender and a time"),
+                (6, Some("wamid.notime"), "its time is not a time in unix seconds"),
+                (7, None, "not a message object with an id, a sender and a time"),
+            ],
+            "the incomplete ones are set aside with why, by their place in the delivery"
+        );
+    }
+
+    #[test]
+    fn a_status_or_contact_of_another_shape_costs_the_delivery_nothing() {
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"1"},
+            "contacts":[{"profile":{"name":"No id"}},{"profile":{"name":"Ann"},"wa_id":"14155550100"}],
+            "statuses":[{"status":"read"},{"id":"wamid.s","status":"read","timestamp":"1"}],
+            "messages":[{"from":"14155550100","id":"wamid.1","timestamp":"1","type":"text","text":{"body":"hi"}}]}}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        assert_eq!(news[0].statuses.iter().map(|s| s.message_id.as_str()).collect::<Vec<_>>(), ["wamid.s"]);
+        assert_eq!(news[0].inbound[0].profile_name.as_deref(), Some("Ann"));
+        let not_lists = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"1"},"statuses":{},"contacts":7}}]}]}"#;
+        assert_eq!(parse_webhook(not_lists).unwrap()[0].statuses, vec![]);
+    }
+
+    /// Issue 39: a NUL (escaped in the JSON) in any string is made storable at parse time, the
+    /// same for every backend; in a message id it makes no id, and that message is set aside.
+    #[test]
+    fn a_nul_anywhere_becomes_the_replacement_character_and_a_nul_in_an_id_sets_its_message_aside() {
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},
+            "contacts":[{"profile":{"name":"Ann\u0000Lee"},"wa_id":"14155550100"}],
+            "messages":[
+              {"from":"14155550100","id":"wamid.1","timestamp":"1767225600","type":"text","text":{"body":"a\u0000b"},
+               "context":{"id":"wamid.q\u0000"}},
+              {"from":"14155550100","id":"wamid.\u00002","timestamp":"1767225601","type":"text","text":{"body":"x"}},
+              {"from":"14155550100","id":"wamid.3","timestamp":"1767225602","type":"image","image":{"id":"9","caption":"c\u0000","filename":"f\u0000.jpg"}},
+              {"from":"14155550100","id":"wamid.4","timestamp":"1767225603","type":"reaction","reaction":{"message_id":"wamid.\u00001","emoji":"\u0000"}},
+              {"from":"14155550100","id":"wamid.5","timestamp":"1767225604","type":"poll","poll":{"q\u0000":"\u0000"}}
+            ],
+            "statuses":[{"id":"wamid.s\u0000","status":"failed","timestamp":"1767225605","errors":[{"code":1,"title":"t\u0000"}]}]
+            }}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        let n = &news[0];
+        let ids: Vec<&str> = n.inbound.iter().map(|m| m.platform_message_id.as_str()).collect();
+        assert_eq!(ids, ["wamid.1", "wamid.3", "wamid.4", "wamid.5"]);
+        assert_eq!(n.inbound.iter().map(|m| m.position).collect::<Vec<_>>(), [1, 3, 4, 5]);
+        assert_eq!(n.inbound[0].content, MessageContent::Text { body: "a\u{FFFD}b".into() });
+        assert_eq!(n.inbound[0].profile_name.as_deref(), Some("Ann\u{FFFD}Lee"));
+        assert_eq!(n.inbound[0].reply_to.as_deref(), Some("wamid.q\u{FFFD}"));
+        let media = n.inbound[1].content.media().unwrap();
+        assert_eq!((media.caption.as_deref(), media.filename.as_deref()), (Some("c\u{FFFD}"), Some("f\u{FFFD}.jpg")));
+        assert_eq!(n.inbound[2].content, MessageContent::Reaction { message_id: "wamid.\u{FFFD}1".into(), emoji: Some("\u{FFFD}".into()) });
+        let MessageContent::Unsupported { raw } = &n.inbound[3].content else { panic!("{:?}", n.inbound[3].content) };
+        assert_eq!(raw["poll"]["q\u{FFFD}"], "\u{FFFD}", "objects kept whole are made storable too, keys included");
+        assert_eq!((n.statuses[0].message_id.as_str(), n.statuses[0].error.as_deref()), ("wamid.s\u{FFFD}", Some("1: t\u{FFFD}")));
+        assert_eq!(n.set_aside.len(), 1);
+        let aside = &n.set_aside[0];
+        assert_eq!(
+            (aside.kind, aside.position, aside.platform_id.as_deref(), aside.from.as_deref()),
+            (SetAsideKind::Message, 2, Some("wamid.\u{FFFD}2"), Some("14155550100"))
+        );
+        assert!(aside.reason.contains("NUL"), "{}", aside.reason);
+        let everything = format!("{news:?}");
+        assert!(!everything.contains('\0') && !everything.contains("\\0"), "no NUL left anywhere: {everything}");
     }
 }

@@ -1,0 +1,2 @@
+DROP INDEX webhook_events_set_aside;
+ALTER TABLE webhook_events DROP COLUMN set_aside;
