@@ -23,6 +23,7 @@ backend_tests!(
     a_reply_with_an_idempotency_key_is_sent_once,
     media_is_streamed_from_the_platform,
     an_unusable_media_type_from_the_platform_is_served_as_bytes,
+    a_platform_time_years_ahead_is_the_time_the_delivery_was_received,
     a_cart_link_hands_the_shopper_over_with_their_cart,
     the_timeline_pages_newest_first_and_polls_by_since,
     template_sends_are_messages_and_move_with_their_execution,
@@ -422,6 +423,29 @@ async fn an_unusable_media_type_from_the_platform_is_served_as_bytes(backend: &s
     assert!(response.headers().get("x-evil").is_none());
     assert_eq!(response.headers().get("x-content-type-options").unwrap(), "nosniff");
     assert_eq!(&actix_web::test::read_body(response).await[..], b"\xff\xd8jpeg");
+}
+
+/// A message stamped 10 years ahead neither holds the 24-hour window open nor pins its
+/// activity to the top: its time is the delivery's receipt (docs/messages.md).
+async fn a_platform_time_years_ahead_is_the_time_the_delivery_was_received(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let received = parley_domain::ports::Clock::now(&*app.clock);
+    let ten_years = received.timestamp() + 3653 * 24 * 3600;
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.future", ten_years, "from the future")])).await;
+    let activity = activity_of(&app, ANN).await;
+    let messages = timeline(&app, &activity, 1).await;
+    let created = chrono::DateTime::parse_from_rfc3339(messages[0]["created_at"].as_str().unwrap()).unwrap();
+    assert!((created.timestamp() - received.timestamp()).abs() <= 1, "the receipt's time, not the platform's: {}", messages[0]);
+    let detail = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
+    let last = detail.data()["last_message"]["created_at"].as_str().unwrap().to_string();
+    assert_eq!(last, messages[0]["created_at"].as_str().unwrap(), "{}", detail.body);
+
+    // A day and an hour later the window is closed as usual.
+    app.clock.advance(chrono::TimeDelta::hours(25));
+    let r = app.post(&replies(&activity), &app.a.secret, json!({"type": "text", "text": {"body": "hi"}})).await;
+    r.assert_error(422, "WINDOW_CLOSED");
+    assert_eq!(sends_received(&server).await, 0, "nothing reached the platform");
 }
 
 /// The app as a service, for responses whose body is not JSON.

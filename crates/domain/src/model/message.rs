@@ -217,6 +217,18 @@ impl Message {
 /// templates (the platform's customer service window).
 pub const MESSAGING_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
 
+/// How far ahead of Parley's clock a platform's time may be and still be believed: clocks
+/// drift, but not by more.
+pub const PLATFORM_CLOCK_SKEW: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
+
+/// The time of an inbound message the platform stamped `reported`, in a delivery received at
+/// `received_at`: as reported, unless that is more than [`PLATFORM_CLOCK_SKEW`] after the
+/// receipt, which no message sent before it can be; then the receipt's time. A time years ahead
+/// would otherwise hold the 24-hour window open and the activity at the top of every list.
+pub fn platform_time(reported: Timestamp, received_at: Timestamp) -> Timestamp {
+    if reported - received_at > PLATFORM_CLOCK_SKEW { received_at } else { reported }
+}
+
 /// Whether a free-form message may be sent at `now` to a contact who last wrote at
 /// `last_inbound_at` (never: `None`).
 pub fn window_open(last_inbound_at: Option<Timestamp>, now: Timestamp) -> bool {
@@ -347,6 +359,17 @@ mod tests {
         assert!(window_open(Some(t(0)), t(24 * 3600 - 1)));
         assert!(!window_open(Some(t(0)), t(24 * 3600)));
         assert!(window_open(Some(t(10)), t(5)), "a platform time slightly ahead of ours still opens it");
+    }
+
+    #[test]
+    fn a_platform_time_far_ahead_of_the_receipt_is_the_receipts() {
+        let received = t(1000);
+        assert_eq!(platform_time(t(900), received), t(900), "the past as reported (a delivery retried later)");
+        assert_eq!(platform_time(t(1000 + 300), received), t(1300), "within the skew as reported");
+        assert_eq!(platform_time(t(1000 + 301), received), received, "beyond it, the receipt's time");
+        let ten_years = t(1000) + TimeDelta::days(3653);
+        assert_eq!(platform_time(ten_years, received), received);
+        assert!(!window_open(Some(platform_time(ten_years, received)), received + MESSAGING_WINDOW), "the window closes as usual");
     }
 
     #[test]
