@@ -124,6 +124,35 @@ impl From<crate::StoreError> for Failure {
     }
 }
 
+/// What became of a delivery's parts so far: those set aside, and the first failure that may
+/// pass (the delivery is then retried, once its other parts were tried).
+#[derive(Default)]
+struct Outcomes {
+    set_aside: Vec<SetAside>,
+    retry: Option<DomainError>,
+}
+
+impl Outcomes {
+    /// Records one part's result. Invalid (Parley's rules or storage refused it: the same on
+    /// every attempt) is set aside with its reason; storage unavailable fails the delivery at
+    /// once, as every later part would fail too; any other failure is kept for the retry.
+    fn record(&mut self, result: Result<(), DomainError>, aside: impl FnOnce(String) -> SetAside) -> Result<(), Failure> {
+        match result {
+            Ok(()) => Ok(()),
+            Err(DomainError::Validation(errors)) => {
+                let reason = errors.iter().map(|e| format!("{}: {}", e.field, e.issue)).collect::<Vec<_>>().join("; ");
+                self.set_aside.push(aside(reason));
+                Ok(())
+            }
+            Err(e @ DomainError::Unavailable(_)) => Err(Failure::Transient(e)),
+            Err(e) => {
+                self.retry.get_or_insert(e);
+                Ok(())
+            }
+        }
+    }
+}
+
 impl WebhookService {
     pub fn new(repos: &Repositories, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, objects: Arc<dyn crate::ports::ApiObjects>) -> Self {
         let maker = super::EventMaker::new(ids.clone(), objects);
@@ -162,8 +191,9 @@ impl WebhookService {
         let result = self.process(&event).await;
         event.next_attempt_at = None;
         let outcome = match result {
-            Ok(()) => {
+            Ok(set_aside) => {
                 event.processed_at = Some(self.clock.now());
+                event.set_aside = set_aside;
                 DeliveryOutcome::Processed
             }
             Err(failure) => {
@@ -201,6 +231,7 @@ impl WebhookService {
             next_attempt_at: Some(now),
             processed_at: None,
             failed_at: None,
+            set_aside: Vec::new(),
         })
     }
 
@@ -281,9 +312,14 @@ impl WebhookService {
     ) -> Result<DeliveryOutcome, DomainError> {
         let result = self.process(&event).await;
         Ok(match result {
-            Ok(()) => {
+            Ok(set_aside) if set_aside.is_empty() => {
                 // The receiver lives until every delivery is handled.
                 let _ = done.unbounded_send(event.id);
+                DeliveryOutcome::Processed
+            }
+            Ok(set_aside) => {
+                // Rare: written on its own, with what was set aside.
+                self.events.mark_set_aside(&event.id, &set_aside, self.clock.now()).await?;
                 DeliveryOutcome::Processed
             }
             Err(failure) => match self.verdict(&event.id, event.attempts + 1, failure) {
@@ -347,13 +383,14 @@ impl WebhookService {
         Ok(failed)
     }
 
-    /// Puts a given-up delivery back to be processed now, with a fresh count of attempts.
-    /// `NotFound` unless `id` is a given-up delivery.
+    /// Puts a given-up delivery, or one processed with messages set aside, back to be
+    /// processed now, with a fresh count of attempts: what was stored is stored once, what was
+    /// set aside is tried again. `NotFound` unless `id` is such a delivery.
     pub async fn retry(&self, id: &str) -> Result<(), DomainError> {
         if self.events.retry(id, self.clock.now()).await? {
             Ok(())
         } else {
-            Err(DomainError::NotFound { resource: "given-up webhook delivery", ids: vec![id.to_string()] })
+            Err(DomainError::NotFound { resource: "given-up or set-aside webhook delivery", ids: vec![id.to_string()] })
         }
     }
 
@@ -362,29 +399,67 @@ impl WebhookService {
         Ok(self.events.retry_all(self.clock.now()).await?)
     }
 
-    async fn process(&self, event: &WebhookEvent) -> Result<(), Failure> {
+    /// Processes a delivery: each status and message is applied or stored on its own, so one
+    /// that cannot be never costs the others. Returns what was set aside (refused as invalid,
+    /// by Parley's rules or by storage: trying again would not change that). A failure that may
+    /// pass fails the delivery, to be retried: at once when storage is unavailable (the rest
+    /// would fail too), otherwise after the rest of the delivery was tried.
+    async fn process(&self, event: &WebhookEvent) -> Result<Vec<SetAside>, Failure> {
         let mut news = parse_webhook(&event.body).map_err(Failure::Permanent)?;
         // A platform time far ahead of the receipt is the receipt's (docs/messages.md).
         news.iter_mut().flat_map(|n| n.inbound.iter_mut()).for_each(|m| m.at = crate::model::platform_time(m.at, event.received_at));
+        let mut outcome = Outcomes::default();
+        let mut status_position = 0u32;
         for line_news in news {
+            let first_status = status_position;
+            status_position = status_position.saturating_add(u32::try_from(line_news.statuses.len()).unwrap_or(u32::MAX));
             let Some(line) = self.lines.find_by_phone_number_id(&line_news.phone_number_id).await? else {
                 tracing::info!(phone_number_id = %line_news.phone_number_id, "webhook for an unknown line ignored");
                 continue;
             };
-            for update in &line_news.statuses {
-                self.apply_status(&line.agent_id, update).await?;
-                self.timeline.apply_status(&line.agent_id, update).await?;
+            outcome.set_aside.extend(line_news.set_aside.iter().cloned());
+            for (n, update) in (1u32..).zip(&line_news.statuses) {
+                let applied = async {
+                    self.apply_status(&line.agent_id, update).await?;
+                    self.timeline.apply_status(&line.agent_id, update).await
+                };
+                let aside = |reason| SetAside {
+                    kind: SetAsideKind::Status,
+                    position: first_status.saturating_add(n),
+                    platform_id: Some(update.message_id.clone()),
+                    from: None,
+                    reason,
+                };
+                outcome.record(applied.await, aside)?;
             }
             for message in &line_news.inbound {
+                let aside = |reason| SetAside {
+                    kind: SetAsideKind::Message,
+                    position: message.position,
+                    platform_id: Some(message.platform_message_id.clone()),
+                    from: Some(message.from.clone()),
+                    reason,
+                };
                 let Ok(channel) = Channel::new(ChannelType::Whatsapp, &message.from) else {
-                    tracing::info!("inbound message from an unusable WhatsApp id ignored");
+                    outcome.set_aside.push(aside("the sender is not a WhatsApp id (digits)".into()));
                     continue;
                 };
-                let activity = self.conversations.inbound(&line.agent_id, &channel, message.profile_name.as_deref(), message.at).await?;
-                self.timeline.record_inbound(&line, &activity, channel, message).await?;
+                let stored = async {
+                    let activity =
+                        self.conversations.inbound(&line.agent_id, &channel, message.profile_name.as_deref(), message.at).await?;
+                    self.timeline.record_inbound(&line, &activity, channel, message).await
+                };
+                outcome.record(stored.await.map(drop), aside)?;
             }
         }
-        Ok(())
+        for aside in &outcome.set_aside {
+            tracing::warn!(event = %event.id, kind = aside.kind.as_str(), position = aside.position, reason = %aside.reason,
+                "part of a webhook delivery set aside (parley webhooks failed)");
+        }
+        match outcome.retry {
+            Some(e) => Err(Failure::Transient(e)),
+            None => Ok(outcome.set_aside),
+        }
     }
 
     /// Moves an execution forward; duplicates, late reports and messages sent outside a
@@ -463,6 +538,7 @@ mod tests {
             next_attempt_at: Some(chrono::Utc::now()),
             processed_at: None,
             failed_at: None,
+            set_aside: Vec::new(),
         }
     }
 
@@ -692,6 +768,85 @@ mod tests {
             .returning(|_| Ok(()));
         let service = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new()));
         assert_eq!(service.receive_and_process("garbage".into()).await.unwrap().1, DeliveryOutcome::GaveUp);
+    }
+
+    /// Three read reports for the line, of wamid.1, wamid.2 and wamid.3.
+    const THREE_STATUSES: &str = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},"statuses":[
+        {"id":"wamid.1","status":"read","timestamp":"1"},{"id":"wamid.2","status":"read","timestamp":"1"},
+        {"id":"wamid.3","status":"read","timestamp":"1"}]}}]}]}"#;
+
+    /// Executions failing `wamid.2` with `error`, finding nothing for the others; messages
+    /// asked for exactly `asked` (none found).
+    fn failing_the_middle(events: MockWebhookEventRepository, error: crate::StoreError, asked: &'static [&'static str]) -> Repositories {
+        let mut executions = MockExecutionRepository::new();
+        executions.expect_find_by_message().returning(move |_, id| if id == "wamid.2" { Err(error.clone()) } else { Ok(None) });
+        let mut messages = crate::ports::MockMessageRepository::new();
+        messages.expect_find_by_platform_id().withf(move |_, id| asked.contains(&id)).times(asked.len()).returning(|_, _| Ok(None));
+        let mut r = repos(events, known_line(), executions);
+        r.messages = Arc::new(messages);
+        r
+    }
+
+    #[tokio::test]
+    async fn a_part_storage_refuses_is_set_aside_and_the_rest_of_the_delivery_goes_through() {
+        let mut events = claiming(vec![event(THREE_STATUSES)]);
+        releasing_none(&mut events);
+        events.expect_mark_processed().never();
+        events.expect_mark_failed().never();
+        events
+            .expect_mark_set_aside()
+            .withf(|id, aside, _| {
+                id == "whk_1"
+                    && aside.len() == 1
+                    && (aside[0].kind, aside[0].position, aside[0].platform_id.as_deref()) == (SetAsideKind::Status, 2, Some("wamid.2"))
+                    && aside[0].reason.contains("cannot be stored: invalid byte sequence")
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        let refused = crate::StoreError::Refused("invalid byte sequence for encoding \"UTF8\": 0x00".into());
+        let r = failing_the_middle(events, refused, &["wamid.1", "wamid.3"]);
+        let summary = service(r).process_due(10).await.unwrap();
+        assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0 }, "completed, not retried");
+    }
+
+    #[tokio::test]
+    async fn a_failure_that_may_pass_lets_the_rest_through_then_retries_the_delivery() {
+        let mut events = claiming(vec![event(THREE_STATUSES)]);
+        releasing_none(&mut events);
+        events.expect_mark_set_aside().never();
+        events.expect_mark_failed().withf(|_, err, _| err.contains("a bug")).times(1).returning(|_, _, _| Ok(()));
+        let r = failing_the_middle(events, crate::StoreError::Internal("a bug".into()), &["wamid.1", "wamid.3"]);
+        assert_eq!(service(r).process_due(10).await.unwrap().failed, 1);
+    }
+
+    #[tokio::test]
+    async fn storage_unavailable_fails_the_delivery_at_once() {
+        let mut events = claiming(vec![event(THREE_STATUSES)]);
+        releasing_none(&mut events);
+        events.expect_mark_set_aside().never();
+        events.expect_mark_failed().times(1).returning(|_, _, _| Ok(()));
+        let r = failing_the_middle(events, crate::StoreError::Unavailable("pool timed out".into()), &["wamid.1"]);
+        assert_eq!(service(r).process_due(10).await.unwrap().failed, 1);
+    }
+
+    #[tokio::test]
+    async fn a_message_without_a_usable_id_is_stored_set_aside_on_receipt() {
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},
+            "messages":[{"from":"14155550100","id":"wamid.\u0000","timestamp":"1","type":"text","text":{"body":"x"}}]}}]}]}"#;
+        let mut events = MockWebhookEventRepository::new();
+        events
+            .expect_insert()
+            .withf(|e| {
+                e.processed_at.is_some()
+                    && e.failed_at.is_none()
+                    && e.set_aside.len() == 1
+                    && e.set_aside[0].from.as_deref() == Some("14155550100")
+                    && e.set_aside[0].platform_id.as_deref() == Some("wamid.\u{FFFD}")
+            })
+            .times(1)
+            .returning(|_| Ok(()));
+        let service = service(repos(events, known_line(), MockExecutionRepository::new()));
+        assert_eq!(service.receive_and_process(body.into()).await.unwrap().1, DeliveryOutcome::Processed);
     }
 
     #[test]
