@@ -21,6 +21,7 @@ mod event_instances;
 mod event_types;
 mod event_webhooks;
 mod hostile_bodies;
+mod huge_answers;
 mod message_instances;
 mod messaging;
 mod metrics;
