@@ -253,6 +253,7 @@ diesel::table! {
         response_status -> Nullable<Integer>,
         response_body -> Nullable<Text>,
         created_at -> BigInt,
+        recovery_point -> Nullable<Text>,
     }
 }
 

@@ -158,6 +158,17 @@ async fn tables_with_statistics(store: &Store) -> Result<Vec<String>, crate::err
     Ok(tables.into_iter().map(|t| t.name).collect())
 }
 
+/// Runs one writing statement `sql` on the store's write connection and returns how many rows
+/// it changed: for tests that need rows in a state the API never writes (a claim made minutes
+/// ago, say, to stand for the time a real retry waits).
+pub async fn execute(store: &Store, sql: &str) -> usize {
+    async fn run(store: &Store, sql: &str) -> Result<usize, crate::error::DbError> {
+        use diesel_async::RunQueryDsl;
+        crate::pool::write_conn!(store, |conn| diesel::sql_query(sql).execute(conn).await.map_err(crate::error::DbError::from))
+    }
+    run(store, sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         if let Cleanup::Schema { admin_url, schema } = &self.cleanup {

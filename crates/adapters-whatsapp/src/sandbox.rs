@@ -218,7 +218,8 @@ impl MessagingPlatform for SandboxPlatform {
     }
 
     async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError> {
-        Ok(self.accept(line, &message.to, None))
+        // The reply's id comes back in its statuses, as the platform echoes it.
+        Ok(self.accept(line, &message.to, message.callback_data.as_deref()))
     }
 
     /// Every sandbox media id is the same small picture: enough to try the media endpoint.
@@ -252,5 +253,57 @@ impl SandboxPlatform {
             let _ = self.deliveries.send(SandboxDelivery { after: self.step * n, body });
         }
         SentMessage { message_id, wa_id: Some(to.to_string()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Ids;
+
+    impl IdSource for Ids {
+        fn new_id(&self, kind: IdKind) -> String {
+            format!("{}_1", kind.prefix())
+        }
+        fn secret(&self, len: usize) -> String {
+            "s".repeat(len)
+        }
+        fn code(&self, _alphabet: &'static [u8], len: usize) -> String {
+            "c".repeat(len)
+        }
+        fn bytes(&self, len: usize) -> Vec<u8> {
+            vec![0; len]
+        }
+        fn unit(&self) -> f64 {
+            0.5
+        }
+    }
+
+    #[tokio::test]
+    async fn a_replys_statuses_echo_its_callback_data() {
+        let (sandbox, mut deliveries) = SandboxPlatform::new(Duration::from_millis(1), Arc::new(Ids));
+        let line = Line {
+            id: LineId::new("chn_1"),
+            agent_id: AgentId::new("agt_1"),
+            phone_number_id: PhoneNumberId::new("106540352242922").unwrap(),
+            waba_id: WabaId::new("2").unwrap(),
+            access: LineAccess::Sandbox,
+            created_at: chrono::Utc::now(),
+        };
+        let reply = FreeFormMessage {
+            to: "14155550100".into(),
+            content: MessageContent::Text { body: "hi".into() },
+            preview_url: false,
+            context: None,
+            callback_data: Some("msg_reply".into()),
+        };
+        let sent = sandbox.send_message(&line, &reply).await.unwrap();
+        for expected in ["delivered", "read"] {
+            let body: serde_json::Value = serde_json::from_str(&deliveries.recv().await.unwrap().body).unwrap();
+            let status = &body["entry"][0]["changes"][0]["value"]["statuses"][0];
+            assert_eq!((&status["id"], &status["status"]), (&serde_json::json!(sent.message_id), &serde_json::json!(expected)));
+            assert_eq!(status["biz_opaque_callback_data"], "msg_reply", "{status}");
+        }
     }
 }

@@ -30,6 +30,9 @@ pub(crate) struct FreeFormRequest<'a> {
     document: Option<MediaPayload<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sticker: Option<MediaPayload<'a>>,
+    /// Parley's message id, echoed in the message's status webhooks (at most 512 characters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    biz_opaque_callback_data: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -67,6 +70,7 @@ impl<'a> FreeFormRequest<'a> {
             audio: None,
             document: None,
             sticker: None,
+            biz_opaque_callback_data: message.callback_data.as_deref(),
         };
         if let MessageContent::Text { body } = &message.content {
             request.text = Some(TextPayload { preview_url: message.preview_url, body });
@@ -246,11 +250,13 @@ mod tests {
             content: MessageContent::Text { body: "In stock!".into() },
             preview_url: true,
             context: Some("wamid.in1".into()),
+            callback_data: Some("msg_1".into()),
         };
         assert_eq!(
             serde_json::to_value(FreeFormRequest::new(&text).unwrap()).unwrap(),
             serde_json::json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": "14155550100",
-                "context": {"message_id": "wamid.in1"}, "type": "text", "text": {"preview_url": true, "body": "In stock!"}})
+                "context": {"message_id": "wamid.in1"}, "type": "text", "text": {"preview_url": true, "body": "In stock!"},
+                "biz_opaque_callback_data": "msg_1"})
         );
         let document = FreeFormMessage {
             content: MessageContent::Document(parley_domain::model::Media {
@@ -260,6 +266,7 @@ mod tests {
                 ..Default::default()
             }),
             context: None,
+            callback_data: None,
             ..text.clone()
         };
         assert_eq!(

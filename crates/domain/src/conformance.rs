@@ -48,6 +48,7 @@ macro_rules! storage_conformance {
             message_carts_are_distinct_newest_first_and_scoped, message_inserts_move_the_activity_and_its_kept_copies,
             last_message_follows_the_newest_message, messages_are_scoped_by_agent,
             inbound_messages_reopen_their_activity_and_raise_last_inbound_at,
+            sending_replies_are_settled_or_removed_leaving_the_activity_as_it_was, idempotency_recovery_points_are_kept_with_their_claim,
             webhook_endpoints_round_trip_whole_and_stay_their_agents, events_list_newest_first_by_type_and_time_and_stay_their_agents,
             emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_once,
             attempts_are_recorded_under_their_claim_and_listed_newest_first, old_events_are_deleted_with_their_deliveries_in_batches,

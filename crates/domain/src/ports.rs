@@ -128,9 +128,21 @@ pub trait MessageRepository: Send + Sync {
     async fn list(&self, agent: &AgentId, activity: &ActivityId, filter: MessageFilter, page: PageRequest) -> StoreResult<Page<Message>>;
     /// The agent's message with this platform message id (`wamid.…`), on any activity.
     async fn find_by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> StoreResult<Option<Message>>;
-    /// Writes status, times, error and `updated_at` only if the stored status is still
-    /// `expected` (compare-and-set, as for executions); `false` otherwise.
+    /// Writes status, times, error, platform message id and `updated_at` only if the stored
+    /// status is still `expected` (compare-and-set, as for executions); `false` otherwise. A
+    /// `sending` reply gets its platform message id this way, when the platform accepts it or a
+    /// status report names it; `Conflict` if the agent already has a message with that id.
     async fn update_status(&self, message: &Message, expected: MessageStatus, events: &[Event]) -> StoreResult<bool>;
+    /// The agent's message with this id, on any activity: a status report's
+    /// `biz_opaque_callback_data` names a reply this way.
+    async fn find_by_id(&self, agent: &AgentId, id: &MessageId) -> StoreResult<Option<Message>>;
+    /// Removes a message still `sending` (the platform refused it outright), in one transaction
+    /// that undoes what its insert changed on the activity: `message_count` less one, and when it
+    /// was the activity's `last_message`, the newest remaining message (or none) instead. The
+    /// activity's `updated_at` (and its mirrors) go back to `activity_updated_at`, unless
+    /// something moved them since the message's insert (they are no longer its `updated_at`).
+    /// `false`, changing nothing, when the message is not the agent's or no longer `sending`.
+    async fn remove_sending(&self, message: &Message, activity_updated_at: Timestamp) -> StoreResult<bool>;
     /// The activity's newest inbound message: the line a reply goes out through.
     async fn last_inbound(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Option<Message>>;
     /// The agent's carts that the activity's messages carry, each once, newest cart first
@@ -351,6 +363,12 @@ pub trait IdempotencyRepository: Send + Sync {
     ) -> StoreResult<IdempotencyClaim>;
     /// Records the answer of the request that claimed `key`.
     async fn complete(&self, agent: &AgentId, key: &str, response: &IdempotentResponse) -> StoreResult<()>;
+    /// Attaches a recovery point to the agent's claimed `key`: the id of what the request
+    /// recorded (a reply's message), so a retry after the request was cut can answer it. A later
+    /// call replaces it; an unknown key changes nothing.
+    async fn set_recovery_point(&self, agent: &AgentId, key: &str, resource: &str) -> StoreResult<()>;
+    /// The recovery point attached to the agent's `key`, if any.
+    async fn recovery_point(&self, agent: &AgentId, key: &str) -> StoreResult<Option<String>>;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]

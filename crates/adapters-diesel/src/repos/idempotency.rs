@@ -6,7 +6,7 @@ use parley_domain::ports::{IdempotencyRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
-use crate::pool::{in_transaction, write_conn};
+use crate::pool::{in_transaction, read_conn, write_conn};
 use crate::rows::{from_millis, millis};
 use crate::schema::idempotency_keys;
 
@@ -96,5 +96,28 @@ impl IdempotencyRepository for Store {
         .await
         .map_err(DbError::from))?;
         Ok(())
+    }
+
+    async fn set_recovery_point(&self, agent: &AgentId, key: &str, resource: &str) -> StoreResult<()> {
+        write_conn!(self, |conn| diesel::update(
+            idempotency_keys::table.filter(idempotency_keys::agent_id.eq(agent.as_str())).filter(idempotency_keys::key.eq(key))
+        )
+        .set(idempotency_keys::recovery_point.eq(Some(resource)))
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
+        Ok(())
+    }
+
+    async fn recovery_point(&self, agent: &AgentId, key: &str) -> StoreResult<Option<String>> {
+        let point: Option<Option<String>> = read_conn!(self, |conn| idempotency_keys::table
+            .filter(idempotency_keys::agent_id.eq(agent.as_str()))
+            .filter(idempotency_keys::key.eq(key))
+            .select(idempotency_keys::recovery_point)
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(point.flatten())
     }
 }

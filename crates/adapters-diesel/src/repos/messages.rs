@@ -308,6 +308,7 @@ impl MessageRepository for Store {
     async fn update_status(&self, m: &Message, expected: MessageStatus, events: &[Event]) -> StoreResult<bool> {
         // What the platform reports about a message, nothing else: its content never changes.
         let changes = (
+            messages::platform_message_id.eq(m.platform_message_id.as_deref()),
             messages::status.eq(m.status.as_str()),
             messages::sent_at.eq(m.sent_at.map(millis)),
             messages::delivered_at.eq(m.delivered_at.map(millis)),
@@ -332,6 +333,71 @@ impl MessageRepository for Store {
             Ok(n > 0)
         })?;
         Ok(moved)
+    }
+
+    async fn find_by_id(&self, agent: &AgentId, id: &MessageId) -> StoreResult<Option<Message>> {
+        let row = read_conn!(self, |conn| messages::table
+            .filter(messages::id.eq(id.as_str()))
+            .filter(messages::agent_id.eq(agent.as_str()))
+            .select(MessageRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(MessageRow::into_domain).transpose()?)
+    }
+
+    async fn remove_sending(&self, m: &Message, activity_updated_at: Timestamp) -> StoreResult<bool> {
+        let (agent, activity, id) = (m.agent_id.as_str(), m.activity_id.as_str(), m.id.as_str());
+        let (inserted_at, restored_at) = (millis(m.updated_at), millis(activity_updated_at));
+        let removed = in_transaction!(self, |conn| {
+            // The activity first, locked, as for an insert (lock order step 3, then its message).
+            let Some(before) = conn.lock_for_message(agent, activity).await? else { return Ok(false) };
+            let deleted = diesel::delete(
+                messages::table
+                    .filter(messages::id.eq(id))
+                    .filter(messages::agent_id.eq(agent))
+                    .filter(messages::status.eq(MessageStatus::Sending.as_str())),
+            )
+            .execute(conn)
+            .await?;
+            if deleted == 0 {
+                return Ok(false);
+            }
+            let this_activity = || activities::table.filter(activities::id.eq(activity));
+            diesel::update(this_activity()).set(activities::message_count.eq(activities::message_count - 1)).execute(conn).await?;
+            if before.3.as_deref() == Some(id) {
+                let newest: Option<MessageRow> = messages::table
+                    .filter(messages::activity_id.eq(activity))
+                    .filter(messages::agent_id.eq(agent))
+                    .order((messages::created_at.desc(), messages::id.desc()))
+                    .select(MessageRow::as_select())
+                    .first(conn)
+                    .await
+                    .optional()?;
+                let summary = newest.map(MessageRow::into_domain).transpose()?.as_ref().map(MessageSummary::of);
+                diesel::update(this_activity())
+                    .set((
+                        activities::last_message_id.eq(summary.as_ref().map(|s| s.id.as_str())),
+                        activities::last_message_direction.eq(summary.as_ref().map(|s| s.direction.as_str())),
+                        activities::last_message_type.eq(summary.as_ref().map(|s| s.message_type.as_str())),
+                        activities::last_message_text.eq(summary.as_ref().and_then(|s| s.text.as_deref())),
+                        activities::last_message_at.eq(summary.as_ref().map(|s| millis(s.created_at))),
+                    ))
+                    .execute(conn)
+                    .await?;
+            }
+            // Back to before the insert, unless another change moved it since.
+            let restored = diesel::update(this_activity().filter(activities::updated_at.eq(inserted_at)))
+                .set(activities::updated_at.eq(restored_at))
+                .execute(conn)
+                .await?;
+            if restored > 0 && before.4 {
+                mirror_updated_at!(conn, activity, activity_updated_at);
+            }
+            Ok(true)
+        })?;
+        Ok(removed)
     }
 
     async fn last_inbound(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Option<Message>> {

@@ -28,6 +28,7 @@ mod metrics;
 mod pg_restart;
 mod rate_limits;
 mod readme;
+mod reply_recovery;
 mod request_deadline;
 mod sandbox_cli;
 mod search;

@@ -13,7 +13,7 @@ use crate::messaging::{
 use parley_api::runtime::config::ApiConfig;
 use parley_domain::model::ActivityStatus;
 use serde_json::{Value, json};
-use wiremock::matchers::{body_json, header, method, path, query_param};
+use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 backend_tests!(
@@ -79,6 +79,23 @@ async fn ann_wrote(app: &TestApp, server: &MockServer) -> String {
     let activity = activity_of(app, ANN).await;
     timeline(app, &activity, 1).await;
     activity
+}
+
+/// A reply's exact wire body: `expected` plus `biz_opaque_callback_data`, the reply's Parley
+/// message id (which the test then checks against the answer, [`callback_data_sent`]).
+fn reply_wire(expected: Value) -> impl wiremock::Match {
+    move |request: &wiremock::Request| {
+        let Ok(mut body) = serde_json::from_slice::<Value>(&request.body) else { return false };
+        let data = body.as_object_mut().and_then(|o| o.remove("biz_opaque_callback_data"));
+        data.as_ref().and_then(Value::as_str).is_some_and(|d| d.starts_with("msg_")) && body == expected
+    }
+}
+
+/// The `biz_opaque_callback_data` of each send the fake Graph API received, in order.
+async fn callback_data_sent(server: &MockServer) -> Vec<Value> {
+    let received = server.received_requests().await.unwrap_or_default();
+    let sends = received.iter().filter(|r| r.method.as_str() == "POST" && r.url.path().ends_with("/messages"));
+    sends.map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["biz_opaque_callback_data"].clone()).collect()
 }
 
 fn replies(activity: &str) -> String {
@@ -198,7 +215,7 @@ async fn a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses(
     Mock::given(method("POST"))
         .and(path(messages_path(CLOUD_PHONE)))
         .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
-        .and(body_json(json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": ANN,
+        .and(reply_wire(json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": ANN,
             "context": {"message_id": "wamid.hello"}, "type": "text", "text": {"preview_url": false, "body": "Yes, it is in stock."}})))
         .respond_with(accepted(ANN, "wamid.reply1"))
         .expect(1)
@@ -206,7 +223,7 @@ async fn a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses(
         .await;
     Mock::given(method("POST"))
         .and(path(messages_path(CLOUD_PHONE)))
-        .and(body_json(json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": ANN,
+        .and(reply_wire(json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": ANN,
             "type": "document", "document": {"link": "https://cdn.example.com/invoice.pdf", "caption": "Your invoice", "filename": "invoice.pdf"}})))
         .respond_with(accepted(ANN, "wamid.reply2"))
         .expect(1)
@@ -223,12 +240,14 @@ async fn a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses(
     assert_eq!(sent["text"], "Yes, it is in stock.");
     assert_eq!(sent["sent_at"], sent["created_at"]);
     assert_eq!(sent["channel"]["channel_id"], ANN);
+    assert_eq!(callback_data_sent(&server).await, [sent["id"].clone()], "the send named the reply by its id");
 
     app.tick();
     let doc = json!({"type": "document", "document": {"link": "https://cdn.example.com/invoice.pdf", "caption": "Your invoice", "filename": "invoice.pdf"}});
     let r = app.post(&replies(&activity), &app.a.secret, doc).await;
     r.assert_status(201);
     assert_eq!(r.data()["media"]["link"], "https://cdn.example.com/invoice.pdf");
+    assert_eq!(callback_data_sent(&server).await, [sent["id"].clone(), r.data()["id"].clone()]);
 
     // The conversation leads the list, showing its newest message.
     let (_, other) = app.conversation(&app.a, "Someone", ("whatsapp", "14155550177"), ActivityStatus::Open).await;

@@ -515,3 +515,116 @@ pub async fn inbound_messages_reopen_their_activity_and_raise_last_inbound_at(r:
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, Some(t(35)), 0, false));
     assert_eq!(updated_at(&r, &a, &act.id).await, t(50), "a repeated delivery does not bump the activity");
 }
+
+/// A reply recorded before the platform is called: `sending`, without a platform id (several at
+/// once), found by id within its agent, settled with its platform id by a compare-and-set from
+/// `sending`, or removed with everything its insert changed on the activity undone.
+pub async fn sending_replies_are_settled_or_removed_leaving_the_activity_as_it_was(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let vip = tag(&a, "vip", t(0));
+    r.tags.insert(&vip).await.unwrap();
+    let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    r.activities.attach_tags(&a, &ana.id, std::slice::from_ref(&vip.id), t(1), &[]).await.unwrap();
+    r.activities.attach_tags(&a, &bo.id, std::slice::from_ref(&vip.id), t(2), &[]).await.unwrap();
+    let hello = Message { platform_message_id: Some("wamid.hello".into()), ..message(&a, &ana.id, "hello", t(10)) };
+    assert!(r.messages.insert(&hello, &[]).await.unwrap());
+    r.messages.insert(&message(&a, &bo.id, "hi", t(11)), &[]).await.unwrap();
+    let before = updated_at(&r, &a, &ana.id).await;
+    let lists = [ActivityFilter::default(), ActivityFilter { tag: Some(vip.id.clone()), ..Default::default() }];
+    for filter in &lists {
+        assert_eq!(list_ids(&r, &a, filter.clone()).await, [bo.id.clone(), ana.id.clone()], "{filter:?}");
+    }
+
+    let sending = |body: &str, at: Timestamp| Message {
+        direction: MessageDirection::Outbound,
+        status: MessageStatus::Sending,
+        line_id: Some(LineId::new("chn_1")),
+        ..message(&a, &ana.id, body, at)
+    };
+    let (first, second) = (sending("first", t(20)), sending("second", t(21)));
+    assert!(r.messages.insert(&first, &[]).await.unwrap());
+    assert!(r.messages.insert(&second, &[]).await.unwrap(), "replies without a platform id yet do not collide");
+    assert_eq!(timeline(&r, &a, &ana.id, None, 10, 0).await, (vec![second.id.clone(), first.id.clone(), hello.id.clone()], 3));
+    assert_eq!(last_message(&r, &a, &ana.id).await, Some(MessageSummary::of(&second)), "on the timeline like any message");
+    assert_eq!(updated_at(&r, &a, &ana.id).await, t(21));
+    assert_eq!(r.messages.find_by_id(&a, &first.id).await.unwrap(), Some(first.clone()));
+    assert_eq!(r.messages.find_by_id(&b, &first.id).await.unwrap(), None, "another agent's message is unknown");
+    assert_eq!(r.messages.find_by_id(&a, &MessageId::new("msg_nope")).await.unwrap(), None);
+
+    // The platform accepted the first: its platform id and `sent`, from `sending` only.
+    let accepted = Message {
+        platform_message_id: Some("wamid.first".into()),
+        status: MessageStatus::Sent,
+        sent_at: Some(t(20)),
+        updated_at: t(22),
+        ..first.clone()
+    };
+    assert!(!r.messages.update_status(&accepted, MessageStatus::Sent, &[]).await.unwrap(), "still sending");
+    assert!(r.messages.update_status(&accepted, MessageStatus::Sending, &[]).await.unwrap());
+    assert!(!r.messages.update_status(&accepted, MessageStatus::Sending, &[]).await.unwrap(), "once");
+    assert_eq!(r.messages.find_by_platform_id(&a, "wamid.first").await.unwrap(), Some(accepted.clone()));
+    assert!(!r.messages.remove_sending(&accepted, before).await.unwrap(), "a sent message is never removed");
+
+    // The platform refused the second: gone, and the activity as it was before it.
+    assert!(!r.messages.remove_sending(&Message { agent_id: b.clone(), ..second.clone() }, before).await.unwrap(), "not B's");
+    assert!(r.messages.remove_sending(&second, t(20)).await.unwrap());
+    assert!(!r.messages.remove_sending(&second, t(20)).await.unwrap(), "once");
+    assert_eq!(r.messages.find_by_id(&a, &second.id).await.unwrap(), None);
+    assert_eq!(timeline(&r, &a, &ana.id, None, 10, 0).await, (vec![first.id.clone(), hello.id.clone()], 2));
+    assert_eq!(last_message(&r, &a, &ana.id).await, Some(MessageSummary::of(&accepted)), "the newest remaining one");
+    assert_eq!(updated_at(&r, &a, &ana.id).await, t(20), "back to what it was before the insert");
+
+    // Removing the only newer message brings back the older last message, and the order of
+    // the lists (the tag's kept copy of `updated_at` included).
+    let refused = sending("refused", t(30));
+    r.messages.insert(&refused, &[]).await.unwrap();
+    for filter in &lists {
+        assert_eq!(list_ids(&r, &a, filter.clone()).await, [ana.id.clone(), bo.id.clone()], "{filter:?}");
+    }
+    assert!(r.messages.remove_sending(&refused, before).await.unwrap());
+    assert_eq!(last_message(&r, &a, &ana.id).await, Some(MessageSummary::of(&accepted)));
+    assert_eq!(updated_at(&r, &a, &ana.id).await, before);
+    for filter in &lists {
+        assert_eq!(list_ids(&r, &a, filter.clone()).await, [bo.id.clone(), ana.id.clone()], "{filter:?}");
+    }
+
+    // Something else moved the activity after the insert: its `updated_at` stays.
+    let overtaken = sending("overtaken", t(40));
+    r.messages.insert(&overtaken, &[]).await.unwrap();
+    r.messages.insert(&Message { updated_at: t(45), ..message(&a, &ana.id, "news", t(5)) }, &[]).await.unwrap();
+    assert!(r.messages.remove_sending(&overtaken, before).await.unwrap());
+    assert_eq!(updated_at(&r, &a, &ana.id).await, t(45));
+
+    // The only message of an activity: no last message any more.
+    let cy = conversation(&r, &a, "Cy", "5215550003", ActivityStatus::Open, t(0)).await;
+    let alone = Message { activity_id: cy.id.clone(), ..sending("alone", t(50)) };
+    r.messages.insert(&alone, &[]).await.unwrap();
+    assert!(r.messages.remove_sending(&alone, t(0)).await.unwrap());
+    assert_eq!(last_message(&r, &a, &cy.id).await, None);
+    assert_eq!(timeline(&r, &a, &cy.id, None, 10, 0).await, (vec![], 0));
+}
+
+/// An idempotency key's recovery point: attached by the request that claimed it, read back per
+/// agent and key, replaced by a later attach, and gone with the record when the key expires.
+pub async fn idempotency_recovery_points_are_kept_with_their_claim(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    assert_eq!(r.idempotency.claim(&a, "k1", "fp-1", t(10), t(0)).await.unwrap(), IdempotencyClaim::Claimed);
+    assert_eq!(r.idempotency.claim(&b, "k1", "fp-1", t(10), t(0)).await.unwrap(), IdempotencyClaim::Claimed);
+    assert_eq!(r.idempotency.recovery_point(&a, "k1").await.unwrap(), None, "none until the request records something");
+    r.idempotency.set_recovery_point(&a, "k1", "msg_1").await.unwrap();
+    assert_eq!(r.idempotency.recovery_point(&a, "k1").await.unwrap().as_deref(), Some("msg_1"));
+    assert_eq!(r.idempotency.recovery_point(&b, "k1").await.unwrap(), None, "per agent");
+    r.idempotency.set_recovery_point(&a, "k1", "msg_2").await.unwrap();
+    assert_eq!(r.idempotency.recovery_point(&a, "k1").await.unwrap().as_deref(), Some("msg_2"), "replaced");
+    r.idempotency.set_recovery_point(&a, "unclaimed", "msg_3").await.unwrap();
+    assert_eq!(r.idempotency.recovery_point(&a, "unclaimed").await.unwrap(), None, "an unknown key changes nothing");
+
+    // Completing keeps it; a claim after the record expired starts without one.
+    r.idempotency.complete(&a, "k1", &IdempotentResponse { status: 201, body: "{}".into() }).await.unwrap();
+    assert_eq!(r.idempotency.recovery_point(&a, "k1").await.unwrap().as_deref(), Some("msg_2"));
+    assert_eq!(r.idempotency.claim(&a, "k1", "fp-2", t(30), t(20)).await.unwrap(), IdempotencyClaim::Claimed);
+    assert_eq!(r.idempotency.recovery_point(&a, "k1").await.unwrap(), None);
+}

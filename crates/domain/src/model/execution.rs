@@ -75,6 +75,9 @@ pub struct StatusUpdate {
     /// When it happened, by the platform's clock (not when the webhook arrived).
     pub at: Timestamp,
     pub error: Option<String>,
+    /// The send's `biz_opaque_callback_data`, echoed: a reply's Parley message id, which finds
+    /// a reply still `sending` whose platform id Parley never learned (a crash, an outage).
+    pub callback_data: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,7 +184,7 @@ mod tests {
     }
 
     fn update(status: ExecutionStatus, at: i64) -> StatusUpdate {
-        StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None }
+        StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None, callback_data: None }
     }
 
     #[test]

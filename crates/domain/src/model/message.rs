@@ -31,6 +31,10 @@ impl MessageDirection {
 pub enum MessageStatus {
     /// Every inbound message, for good.
     Received,
+    /// An outbound reply recorded before the platform was asked to send it: the platform has
+    /// not answered yet, or the answer was lost (an outage, a crash). A status report naming
+    /// it (`biz_opaque_callback_data`) moves it on.
+    Sending,
     Sent,
     Delivered,
     Read,
@@ -38,12 +42,19 @@ pub enum MessageStatus {
 }
 
 impl MessageStatus {
-    pub const ALL: [MessageStatus; 5] =
-        [MessageStatus::Received, MessageStatus::Sent, MessageStatus::Delivered, MessageStatus::Read, MessageStatus::Failed];
+    pub const ALL: [MessageStatus; 6] = [
+        MessageStatus::Received,
+        MessageStatus::Sending,
+        MessageStatus::Sent,
+        MessageStatus::Delivered,
+        MessageStatus::Read,
+        MessageStatus::Failed,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             MessageStatus::Received => "received",
+            MessageStatus::Sending => "sending",
             MessageStatus::Sent => "sent",
             MessageStatus::Delivered => "delivered",
             MessageStatus::Read => "read",
@@ -55,14 +66,16 @@ impl MessageStatus {
         Self::ALL
             .into_iter()
             .find(|s| s.as_str() == raw)
-            .ok_or_else(|| FieldError::new("status", "must be one of received, sent, delivered, read, failed"))
+            .ok_or_else(|| FieldError::new("status", "must be one of received, sending, sent, delivered, read, failed"))
     }
 
     /// Whether a status the platform reported moves a message in this status: forward along
-    /// sent → delivered → read, to failed from any of those; `received` and `failed` are final.
+    /// sending → sent → delivered → read, to failed from any of those; `received` and `failed`
+    /// are final.
     pub fn can_move_to(self, reported: ExecutionStatus) -> bool {
         match self {
             MessageStatus::Received | MessageStatus::Failed => false,
+            MessageStatus::Sending => true,
             MessageStatus::Sent => reported != ExecutionStatus::Sent,
             MessageStatus::Delivered => matches!(reported, ExecutionStatus::Read | ExecutionStatus::Failed),
             MessageStatus::Read => reported == ExecutionStatus::Failed,
@@ -297,6 +310,7 @@ mod tests {
         // Rows: the message's status; columns: the reported sent, delivered, read, failed.
         for (from, row) in [
             (Received, [false, false, false, false]),
+            (Sending, [true, true, true, true]),
             (Sent, [false, true, true, true]),
             (Delivered, [false, false, true, true]),
             (Read, [false, false, false, true]),
@@ -349,7 +363,7 @@ mod tests {
     }
 
     fn update(status: Reported, at: i64) -> StatusUpdate {
-        StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None }
+        StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None, callback_data: None }
     }
 
     #[test]

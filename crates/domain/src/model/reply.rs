@@ -184,6 +184,10 @@ pub struct FreeFormMessage {
     pub preview_url: bool,
     /// The platform's id of the message this one answers (sent as `context.message_id`).
     pub context: Option<String>,
+    /// Sent as `biz_opaque_callback_data` (at most 512 characters), which the platform echoes in
+    /// the message's status reports: Parley's message id, so a reply whose send answer was lost
+    /// is still found by its statuses.
+    pub callback_data: Option<String>,
 }
 
 #[cfg(test)]

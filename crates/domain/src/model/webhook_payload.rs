@@ -63,6 +63,9 @@ struct RawStatus {
     timestamp: String,
     #[serde(default)]
     errors: Vec<RawError>,
+    /// What the send carried as `biz_opaque_callback_data` (a reply's Parley message id).
+    #[serde(default)]
+    biz_opaque_callback_data: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -200,6 +203,7 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
                     status: ExecutionStatus::parse(&s.status)?,
                     at: unix_time(&s.timestamp)?,
                     error: s.errors.first().map(describe),
+                    callback_data: s.biz_opaque_callback_data.clone(),
                 })
             })
             .collect();

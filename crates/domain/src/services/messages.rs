@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use super::timeline::{Accepted, Timeline};
+use super::timeline::{Outgoing, Timeline};
 use crate::error::CHECKED;
 use crate::model::*;
 use crate::ports::*;
@@ -24,9 +24,11 @@ pub struct MessageService {
     activities: Arc<dyn ActivityRepository>,
     messages: Arc<dyn MessageRepository>,
     lines: Arc<dyn LineRepository>,
+    idempotency: Arc<dyn IdempotencyRepository>,
     platform: Arc<dyn MessagingPlatform>,
     timeline: Timeline,
     clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
 }
 
 impl MessageService {
@@ -42,9 +44,11 @@ impl MessageService {
             activities: repos.activities.clone(),
             messages: repos.messages.clone(),
             lines: repos.lines.clone(),
+            idempotency: repos.idempotency.clone(),
             platform,
-            timeline: Timeline::new(repos, clock.clone(), ids, events),
+            timeline: Timeline::new(repos, clock.clone(), ids.clone(), events),
             clock,
+            ids,
         }
     }
 
@@ -78,8 +82,29 @@ impl MessageService {
     }
 
     /// Sends a free-form reply to the activity's contact, through the line they last wrote to,
-    /// while the 24-hour window is open; records it as `sent` once the platform accepts it.
+    /// while the 24-hour window is open. See [`reply_under_key`](Self::reply_under_key).
     pub async fn reply(&self, agent: &AgentId, activity_id: &ActivityId, input: ReplyInput) -> Result<Message, DomainError> {
+        self.reply_under_key(agent, activity_id, input, None).await
+    }
+
+    /// [`reply`](Self::reply) for a request holding the `Idempotency-Key` `key`.
+    ///
+    /// The reply is recorded (`sending`) before the platform is called, so a crash at any point
+    /// leaves either nothing sent or the message on the timeline. With a key, the message's id is
+    /// attached to it as the recovery point before the message is recorded: a retry after a cut
+    /// request answers the message ([`IdempotencyBegin::Interrupted`](super::IdempotencyBegin)),
+    /// and a recovery point naming no message means nothing was recorded, so nothing was sent.
+    /// The platform's answer then decides: accepted, `sent` with its platform id; refused
+    /// outright, the message is removed (nothing is left of the attempt); an outage or timeout
+    /// (it may have been sent), it stays `sending` until a status report names it
+    /// (`biz_opaque_callback_data`) and the caller gets 502.
+    pub async fn reply_under_key(
+        &self,
+        agent: &AgentId,
+        activity_id: &ActivityId,
+        input: ReplyInput,
+        key: Option<&str>,
+    ) -> Result<Message, DomainError> {
         // The activity first, as a template send looks its template up first: an unknown one is
         // 404 whatever the body.
         let view = self.activity(agent, activity_id).await?;
@@ -108,35 +133,36 @@ impl MessageService {
                 None => None,
             };
         let line = self.reply_line(agent, last_inbound.as_ref()).await?;
-        let message = FreeFormMessage {
-            to: channel.channel_id().to_string(),
-            content: reply.content().clone(),
-            preview_url: reply.preview_url(),
-            context,
-        };
-        let sent = match self.platform.send_message(&line, &message).await {
-            Ok(sent) => sent,
-            Err(PlatformError::Rejected { code: Some(PLATFORM_WINDOW_CLOSED), .. }) => {
-                return Err(DomainError::WindowClosed { last_inbound_at });
-            }
-            Err(e) => return Err(platform_failure(e)),
-        };
+        let id = MessageId::new(self.ids.new_id(IdKind::Message));
+        if let Some(key) = key {
+            self.idempotency.set_recovery_point(agent, key, id.as_str()).await?;
+        }
+        let preview_url = reply.preview_url();
         let reply_to = reply.reply_to().cloned();
-        self.timeline
-            .record_outbound(
-                agent,
-                Accepted {
-                    activity: activity_id,
-                    channel,
-                    line: &line.id,
-                    content: reply.into_content(),
-                    platform_message_id: sent.message_id,
-                    reply_to,
-                    template_id: None,
-                    campaign_key: None,
-                },
-            )
-            .await
+        let outgoing = Outgoing { activity: activity_id, channel, line: &line.id, content: reply.into_content(), reply_to };
+        let recorded = self.timeline.record_sending(agent, id, outgoing).await?;
+        let message = FreeFormMessage {
+            to: recorded.channel.channel_id().to_string(),
+            content: recorded.content.clone(),
+            preview_url,
+            context,
+            callback_data: Some(recorded.id.as_str().to_string()),
+        };
+        match self.platform.send_message(&line, &message).await {
+            Ok(sent) => self.timeline.confirm_sent(recorded, sent.message_id).await,
+            // It may or may not have gone out: it stays `sending`, for a status report to settle.
+            Err(e @ PlatformError::Unavailable { .. }) => {
+                tracing::warn!(message = %recorded.id, "a reply's send failed or timed out: kept as sending");
+                Err(platform_failure(e))
+            }
+            Err(e) => {
+                self.timeline.forget_sending(&recorded, view.activity.updated_at).await?;
+                Err(match e {
+                    PlatformError::Rejected { code: Some(PLATFORM_WINDOW_CLOSED), .. } => DomainError::WindowClosed { last_inbound_at },
+                    e => platform_failure(e),
+                })
+            }
+        }
     }
 
     /// The line of the contact's last message; when it is gone (or they wrote before Parley
@@ -255,6 +281,7 @@ mod tests {
         messages: MockMessageRepository,
         lines: MockLineRepository,
         platform: MockMessagingPlatform,
+        idempotency: MockIdempotencyRepository,
         now: Timestamp,
     }
 
@@ -268,7 +295,7 @@ mod tests {
             messages.expect_get().returning(move |_, _, id| Ok(quoted.clone().filter(|m| &m.id == id)));
             let mut lines = MockLineRepository::new();
             lines.expect_get().returning(|_, _| Ok(Some(line())));
-            Self { activities, messages, lines, platform: MockMessagingPlatform::new(), now }
+            Self { activities, messages, lines, platform: MockMessagingPlatform::new(), idempotency: MockIdempotencyRepository::new(), now }
         }
 
         fn service(self) -> MessageService {
@@ -290,7 +317,7 @@ mod tests {
                 lines: Arc::new(self.lines),
                 templates: Arc::new(MockTemplateRepository::new()),
                 executions: Arc::new(MockExecutionRepository::new()),
-                idempotency: Arc::new(MockIdempotencyRepository::new()),
+                idempotency: Arc::new(self.idempotency),
                 webhooks: Arc::new(MockWebhookEventRepository::new()),
                 webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
                 events: Arc::new(MockEventRepository::new()),
@@ -329,7 +356,7 @@ mod tests {
             })
             .times(1)
             .returning(|_, _| Ok(SentMessage { message_id: "wamid.out1".into(), wa_id: None }));
-        world.messages.expect_insert().times(1).returning(|_, _| Ok(true));
+        recorded_then_sent(&mut world);
         let sent = reply(world, ReplyInput { reply_to: Some("msg_wamid.in1".into()), ..text("Yes!") }).await.unwrap();
         assert_eq!((sent.status, sent.direction), (MessageStatus::Sent, MessageDirection::Outbound));
         assert_eq!((sent.platform_message_id.as_deref(), sent.sent_at), (Some("wamid.out1"), Some(t(3600))));
@@ -348,15 +375,128 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn the_platforms_own_window_refusal_is_window_closed_and_nothing_is_recorded() {
+    /// The reply is inserted `sending` (no platform id yet), then moved to `sent` from `sending`.
+    fn recorded_then_sent(world: &mut World) {
+        let mut seq = mockall::Sequence::new();
+        world
+            .messages
+            .expect_insert()
+            .withf(|m, events| {
+                m.id.as_str() == "msg_new"
+                    && m.status == MessageStatus::Sending
+                    && m.platform_message_id.is_none()
+                    && m.sent_at.is_none()
+                    && events.is_empty()
+            })
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _| Ok(true));
+        world
+            .messages
+            .expect_update_status()
+            .withf(|m, expected, events| {
+                *expected == MessageStatus::Sending
+                    && m.status == MessageStatus::Sent
+                    && m.platform_message_id.is_some()
+                    && m.sent_at == Some(m.created_at)
+                    && events.is_empty()
+            })
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _, _| Ok(true));
+    }
+
+    /// A world whose platform refuses or fails with `error`, after the reply was recorded.
+    fn refused_with(error: PlatformError) -> World {
         let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
         world.lines.expect_list().returning(|_| Ok(vec![line()]));
-        world.platform.expect_send_message().times(1).returning(|_, _| {
-            Err(PlatformError::Rejected { code: Some(PLATFORM_WINDOW_CLOSED), message: "Re-engagement message".into(), details: None })
+        world.platform.expect_send_message().times(1).returning(move |_, _| Err(error.clone()));
+        world.messages.expect_insert().withf(|m, _| m.status == MessageStatus::Sending).times(1).returning(|_, _| Ok(true));
+        world.messages.expect_update_status().never();
+        world
+    }
+
+    #[tokio::test]
+    async fn the_platforms_own_window_refusal_is_window_closed_and_nothing_is_left_recorded() {
+        let mut world = refused_with(PlatformError::Rejected {
+            code: Some(PLATFORM_WINDOW_CLOSED),
+            message: "Re-engagement message".into(),
+            details: None,
         });
-        world.messages.expect_insert().never();
+        // Removed again, the activity's `updated_at` back to what it was before the reply.
+        world
+            .messages
+            .expect_remove_sending()
+            .withf(|m, before| m.id.as_str() == "msg_new" && *before == t(0))
+            .times(1)
+            .returning(|_, _| Ok(true));
         assert!(matches!(reply(world, text("hi")).await, Err(DomainError::WindowClosed { .. })));
+    }
+
+    #[tokio::test]
+    async fn a_refusal_removes_the_recorded_reply_and_an_outage_keeps_it_sending() {
+        for refusal in [
+            PlatformError::Rejected { code: Some(131_026), message: "Message undeliverable".into(), details: None },
+            PlatformError::Unauthorized { message: "bad token".into() },
+        ] {
+            let mut world = refused_with(refusal);
+            world.messages.expect_remove_sending().times(1).returning(|_, _| Ok(true));
+            assert!(matches!(reply(world, text("hi")).await, Err(DomainError::MessageRejected { .. })));
+        }
+        // It may have gone out: kept `sending` for a status report to settle, 502 for the caller.
+        let mut world = refused_with(PlatformError::Unavailable { message: "timed out".into() });
+        world.messages.expect_remove_sending().never();
+        assert!(matches!(reply(world, text("hi")).await, Err(DomainError::Upstream(_))));
+    }
+
+    #[tokio::test]
+    async fn the_reply_is_recorded_and_named_by_the_key_before_the_platform_is_called() {
+        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
+        world.lines.expect_list().returning(|_| Ok(vec![line()]));
+        let mut seq = mockall::Sequence::new();
+        world
+            .idempotency
+            .expect_set_recovery_point()
+            .withf(|agent, key, resource| agent.as_str() == "agt_1" && key == "key-1" && resource == "msg_new")
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _, _| Ok(()));
+        world.messages.expect_insert().times(1).in_sequence(&mut seq).returning(|_, _| Ok(true));
+        world
+            .platform
+            .expect_send_message()
+            .withf(|_, m| m.callback_data.as_deref() == Some("msg_new"))
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _| Ok(SentMessage { message_id: "wamid.out1".into(), wa_id: None }));
+        world.messages.expect_update_status().times(1).in_sequence(&mut seq).returning(|_, _, _| Ok(true));
+        let sent =
+            world.service().reply_under_key(&AgentId::new("agt_1"), &ActivityId::new("act_1"), text("hi"), Some("key-1")).await.unwrap();
+        assert_eq!(
+            (sent.id.as_str(), sent.status, sent.platform_message_id.as_deref()),
+            ("msg_new", MessageStatus::Sent, Some("wamid.out1"))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_status_report_that_got_there_first_is_what_the_reply_answers() {
+        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
+        world.lines.expect_list().returning(|_| Ok(vec![line()]));
+        world.platform.expect_send_message().returning(|_, _| Ok(SentMessage { message_id: "wamid.out1".into(), wa_id: None }));
+        world.messages.expect_insert().returning(|_, _| Ok(true));
+        world.messages.expect_update_status().times(1).returning(|_, _, _| Ok(false));
+        world.messages.expect_find_by_id().withf(|_, id| id.as_str() == "msg_new").times(1).returning(|_, _| {
+            let delivered = Message {
+                id: MessageId::new("msg_new"),
+                direction: MessageDirection::Outbound,
+                status: MessageStatus::Delivered,
+                platform_message_id: Some("wamid.out1".into()),
+                ..inbound("x", "14155550100")
+            };
+            Ok(Some(delivered))
+        });
+        let sent = reply(world, text("hi")).await.unwrap();
+        assert_eq!(sent.status, MessageStatus::Delivered);
     }
 
     #[tokio::test]

@@ -147,10 +147,12 @@ pub enum IdempotencyBegin {
     /// A retry of a finished request: answer this again, do nothing else.
     Replay(IdempotentResponse),
     /// The first request held the key past [`IdempotencyService::LEASE`] without answering: it
-    /// was cut (the process crashed, or shut down past its deadline) and may or may not have had
-    /// its effect. Do not run it again: answer that, and [`IdempotencyService::finish`] with the
-    /// answer so later retries replay it.
-    Interrupted,
+    /// was cut (the process crashed, or shut down past its deadline). Without a recovery point it
+    /// may or may not have had its effect: do not run it again, answer that. With one (what the
+    /// request recorded before acting, e.g. a reply's message id), answer what it names as it is
+    /// now, or run the request when it names nothing stored (it was cut before recording it).
+    /// Either way, [`IdempotencyService::finish`] with the answer so later retries replay it.
+    Interrupted { recovery_point: Option<String> },
 }
 
 /// Makes retries safe: the same key and request within 24 hours answer the first response again.
@@ -180,7 +182,9 @@ impl IdempotencyService {
             IdempotencyClaim::Claimed => Ok(IdempotencyBegin::Proceed),
             IdempotencyClaim::Existing { fingerprint: first, response, claimed_at } if first == fingerprint => match response {
                 Some(r) => Ok(IdempotencyBegin::Replay(r)),
-                None if now - claimed_at > Self::LEASE => Ok(IdempotencyBegin::Interrupted),
+                None if now - claimed_at > Self::LEASE => {
+                    Ok(IdempotencyBegin::Interrupted { recovery_point: self.repo.recovery_point(agent, key).await? })
+                }
                 None => Err(DomainError::IdempotencyConflict("a request with this Idempotency-Key is still being processed".into())),
             },
             IdempotencyClaim::Existing { .. } => {
@@ -242,8 +246,13 @@ mod tests {
     const NOW_MS: i64 = 1_764_000_000_000;
 
     fn service(existing: IdempotencyClaim) -> IdempotencyService {
+        service_recovering(existing, None)
+    }
+
+    fn service_recovering(existing: IdempotencyClaim, recovery_point: Option<&'static str>) -> IdempotencyService {
         let mut repo = MockIdempotencyRepository::new();
         repo.expect_claim().returning(move |_, _, _, _, _| Ok(existing.clone()));
+        repo.expect_recovery_point().returning(move |_, _| Ok(recovery_point.map(String::from)));
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| Timestamp::from_timestamp_millis(NOW_MS).unwrap());
         IdempotencyService::new(Arc::new(repo), Arc::new(clock))
@@ -260,9 +269,18 @@ mod tests {
         let running = service(unanswered(IdempotencyService::LEASE)).begin(&agent, "k", "fp").await;
         assert!(matches!(running, Err(DomainError::IdempotencyConflict(m)) if m.contains("still being processed")));
         let cut = service(unanswered(IdempotencyService::LEASE + TimeDelta::milliseconds(1))).begin(&agent, "k", "fp").await;
-        assert_eq!(cut.unwrap(), IdempotencyBegin::Interrupted);
+        assert_eq!(cut.unwrap(), IdempotencyBegin::Interrupted { recovery_point: None });
         let other = service(unanswered(TimeDelta::hours(1))).begin(&agent, "k", "another body").await;
         assert!(matches!(other, Err(DomainError::IdempotencyConflict(m)) if m.contains("different request")), "a cut claim keeps its body");
+    }
+
+    #[tokio::test]
+    async fn a_cut_claim_carries_its_recovery_point() {
+        let cut = unanswered(IdempotencyService::LEASE + TimeDelta::seconds(1));
+        let begun = service_recovering(cut, Some("msg_1")).begin(&AgentId::new("agt_1"), "k", "fp").await.unwrap();
+        assert_eq!(begun, IdempotencyBegin::Interrupted { recovery_point: Some("msg_1".into()) });
+        let running = service_recovering(unanswered(TimeDelta::seconds(1)), Some("msg_1")).begin(&AgentId::new("agt_1"), "k", "fp").await;
+        assert!(matches!(running, Err(DomainError::IdempotencyConflict(_))), "within its lease a claim is running, recovery point or not");
     }
 
     #[tokio::test]

@@ -20,6 +20,15 @@ pub(crate) struct Timeline {
     events: EventMaker,
 }
 
+/// A reply about to be sent, to be recorded on its activity first ([`Timeline::record_sending`]).
+pub(crate) struct Outgoing<'a> {
+    pub activity: &'a ActivityId,
+    pub channel: Channel,
+    pub line: &'a LineId,
+    pub content: MessageContent,
+    pub reply_to: Option<MessageId>,
+}
+
 /// An outbound message the platform accepted, to be recorded on its activity.
 pub(crate) struct Accepted<'a> {
     pub activity: &'a ActivityId,
@@ -128,11 +137,84 @@ impl Timeline {
         Ok(message)
     }
 
+    /// Records a reply before the platform is asked to send it: `sending`, without a platform
+    /// id, under the id `id` (already attached to the request's idempotency key, when it has
+    /// one). It joins the timeline as any message does.
+    pub(crate) async fn record_sending(&self, agent: &AgentId, id: MessageId, reply: Outgoing<'_>) -> Result<Message, DomainError> {
+        let now = self.clock.now();
+        let message = Message {
+            id,
+            agent_id: agent.clone(),
+            activity_id: reply.activity.clone(),
+            direction: MessageDirection::Outbound,
+            content: reply.content,
+            reply_to: reply.reply_to,
+            platform_message_id: None,
+            channel: reply.channel,
+            line_id: Some(reply.line.clone()),
+            status: MessageStatus::Sending,
+            error_message: None,
+            template_id: None,
+            campaign_key: None,
+            cart_code: None,
+            referral: None,
+            created_at: now,
+            sent_at: None,
+            delivered_at: None,
+            read_at: None,
+            updated_at: now,
+        };
+        self.messages.insert(&message, &[]).await?;
+        Ok(message)
+    }
+
+    /// The platform accepted a `sending` reply: it becomes `sent` with its platform id, sent
+    /// when it was recorded (the request went out then). When a status report got there first
+    /// (it names the reply by its callback data), the reply as that report left it.
+    pub(crate) async fn confirm_sent(&self, mut message: Message, platform_message_id: String) -> Result<Message, DomainError> {
+        let expected = message.status;
+        message.platform_message_id = Some(platform_message_id);
+        message.status = MessageStatus::Sent;
+        message.sent_at = Some(message.created_at);
+        message.updated_at = self.clock.now().max(message.updated_at);
+        if self.messages.update_status(&message, expected, &[]).await? {
+            return Ok(message);
+        }
+        self.messages
+            .find_by_id(&message.agent_id, &message.id)
+            .await?
+            .ok_or_else(|| DomainError::Internal(format!("reply {} vanished while it was being sent", message.id)))
+    }
+
+    /// The platform refused a `sending` reply outright: it leaves the timeline, and the activity
+    /// is as it was (`activity_updated_at`: its `updated_at` before the reply was recorded).
+    pub(crate) async fn forget_sending(&self, message: &Message, activity_updated_at: Timestamp) -> Result<(), DomainError> {
+        self.messages.remove_sending(message, activity_updated_at).await?;
+        Ok(())
+    }
+
+    /// The message a status report is about: by its platform id, else a reply still `sending`
+    /// that the report's callback data names (its platform id was never learned: the process
+    /// died before the platform's answer, or the answer was lost).
+    async fn reported(&self, agent: &AgentId, update: &StatusUpdate) -> Result<Option<Message>, DomainError> {
+        if let Some(message) = self.messages.find_by_platform_id(agent, &update.message_id).await? {
+            return Ok(Some(message));
+        }
+        let Some(named) = update.callback_data.as_deref().filter(|d| d.starts_with("msg_")) else { return Ok(None) };
+        let found = self.messages.find_by_id(agent, &MessageId::new(named)).await?;
+        Ok(found.filter(|m| m.direction == MessageDirection::Outbound && m.status == MessageStatus::Sending).map(|mut m| {
+            m.platform_message_id = Some(update.message_id.clone());
+            m.sent_at.get_or_insert(m.created_at);
+            m
+        }))
+    }
+
     /// Moves the outbound message a status report names; duplicates, late reports and unknown
-    /// messages change nothing.
+    /// messages change nothing. A reply still `sending` is found by the report's callback data
+    /// and gets the platform id with the reported status.
     pub(crate) async fn apply_status(&self, agent: &AgentId, update: &StatusUpdate) -> Result<(), DomainError> {
         for _ in 0..CAS_ATTEMPTS {
-            let Some(mut message) = self.messages.find_by_platform_id(agent, &update.message_id).await? else { return Ok(()) };
+            let Some(mut message) = self.reported(agent, update).await? else { return Ok(()) };
             let expected = message.status;
             if !message.apply(update, self.clock.now()) {
                 return Ok(());
@@ -143,5 +225,134 @@ impl Timeline {
             }
         }
         Err(DomainError::Unavailable(format!("message {} kept changing under concurrent updates", update.message_id)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeDelta, TimeZone, Utc};
+
+    use super::*;
+    use crate::ports::*;
+
+    fn t(s: i64) -> Timestamp {
+        Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap() + TimeDelta::seconds(s)
+    }
+
+    fn sending() -> Message {
+        Message {
+            id: MessageId::new("msg_reply"),
+            agent_id: AgentId::new("agt_1"),
+            activity_id: ActivityId::new("act_1"),
+            direction: MessageDirection::Outbound,
+            content: MessageContent::Text { body: "On its way".into() },
+            reply_to: None,
+            platform_message_id: None,
+            channel: Channel::new(ChannelType::Whatsapp, "14155550100").unwrap(),
+            line_id: Some(LineId::new("chn_1")),
+            status: MessageStatus::Sending,
+            error_message: None,
+            template_id: None,
+            campaign_key: None,
+            cart_code: None,
+            referral: None,
+            created_at: t(0),
+            sent_at: None,
+            delivered_at: None,
+            read_at: None,
+            updated_at: t(0),
+        }
+    }
+
+    fn timeline(messages: MockMessageRepository) -> Timeline {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| t(100));
+        let mut ids = MockIdSource::new();
+        ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
+        let repos = Repositories {
+            agents: Arc::new(MockAgentRepository::new()),
+            keys: Arc::new(MockApiKeyRepository::new()),
+            tags: Arc::new(MockTagRepository::new()),
+            contacts: Arc::new(MockContactRepository::new()),
+            activities: Arc::new(MockActivityRepository::new()),
+            messages: Arc::new(messages),
+            products: Arc::new(MockProductRepository::new()),
+            vectors: Arc::new(MockProductVectorRepository::new()),
+            carts: Arc::new(MockCartRepository::new()),
+            lines: Arc::new(MockLineRepository::new()),
+            templates: Arc::new(MockTemplateRepository::new()),
+            executions: Arc::new(MockExecutionRepository::new()),
+            idempotency: Arc::new(MockIdempotencyRepository::new()),
+            webhooks: Arc::new(MockWebhookEventRepository::new()),
+            webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
+            events: Arc::new(MockEventRepository::new()),
+            health: Arc::new(MockStorageHealth::new()),
+        };
+        let ids: Arc<dyn IdSource> = Arc::new(ids);
+        let events = EventMaker::new(ids.clone(), crate::services::event_maker::test_objects());
+        Timeline::new(&repos, Arc::new(clock), ids, events)
+    }
+
+    fn report(status: ExecutionStatus, callback_data: Option<&str>) -> StatusUpdate {
+        StatusUpdate { message_id: "wamid.lost".into(), status, at: t(50), error: None, callback_data: callback_data.map(String::from) }
+    }
+
+    #[tokio::test]
+    async fn a_report_naming_a_sending_reply_gives_it_the_platform_id_and_the_status() {
+        let mut messages = MockMessageRepository::new();
+        messages.expect_find_by_platform_id().returning(|_, _| Ok(None));
+        messages
+            .expect_find_by_id()
+            .withf(|a, id| a.as_str() == "agt_1" && id.as_str() == "msg_reply")
+            .returning(|_, _| Ok(Some(sending())));
+        messages
+            .expect_update_status()
+            .withf(|m, expected, events| {
+                *expected == MessageStatus::Sending
+                    && m.status == MessageStatus::Delivered
+                    && m.platform_message_id.as_deref() == Some("wamid.lost")
+                    && (m.sent_at, m.delivered_at, m.updated_at) == (Some(t(0)), Some(t(50)), t(100))
+                    && events.len() == 1
+                    && events[0].event_type == EventType::MessageUpdated
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        let update = report(ExecutionStatus::Delivered, Some("msg_reply"));
+        timeline(messages).apply_status(&AgentId::new("agt_1"), &update).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn callback_data_moves_only_a_sending_reply_and_only_without_a_platform_match() {
+        // Named, but no longer sending (already settled by its platform id), or not outbound.
+        for named in [
+            Message { status: MessageStatus::Sent, platform_message_id: Some("wamid.other".into()), ..sending() },
+            Message { direction: MessageDirection::Inbound, status: MessageStatus::Received, ..sending() },
+        ] {
+            let mut messages = MockMessageRepository::new();
+            messages.expect_find_by_platform_id().returning(|_, _| Ok(None));
+            messages.expect_find_by_id().returning(move |_, _| Ok(Some(named.clone())));
+            messages.expect_update_status().never();
+            timeline(messages).apply_status(&AgentId::new("agt_1"), &report(ExecutionStatus::Read, Some("msg_reply"))).await.unwrap();
+        }
+        // Callback data that is no message id of Parley's, or none at all: not looked up.
+        for data in [Some("campaign-42"), None] {
+            let mut messages = MockMessageRepository::new();
+            messages.expect_find_by_platform_id().returning(|_, _| Ok(None));
+            messages.expect_find_by_id().never();
+            messages.expect_update_status().never();
+            timeline(messages).apply_status(&AgentId::new("agt_1"), &report(ExecutionStatus::Read, data)).await.unwrap();
+        }
+        // The platform id matches a message: that one moves, whatever the callback data says.
+        let mut messages = MockMessageRepository::new();
+        let known =
+            Message { status: MessageStatus::Sent, platform_message_id: Some("wamid.lost".into()), sent_at: Some(t(0)), ..sending() };
+        messages.expect_find_by_platform_id().returning(move |_, _| Ok(Some(known.clone())));
+        messages.expect_find_by_id().never();
+        messages
+            .expect_update_status()
+            .withf(|m, expected, _| *expected == MessageStatus::Sent && m.status == MessageStatus::Read)
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        timeline(messages).apply_status(&AgentId::new("agt_1"), &report(ExecutionStatus::Read, Some("msg_other"))).await.unwrap();
     }
 }

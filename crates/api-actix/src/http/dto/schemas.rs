@@ -127,11 +127,13 @@ pub enum MessageDirectionName {
 }
 
 /// A message's status: `received` for inbound messages; outbound ones move sent → delivered →
-/// read, or to failed.
+/// read, or to failed. A reply is `sending` while Parley waits for the platform's answer, and
+/// stays so when that answer was lost (an outage, a crash) until the platform's statuses name it.
 #[derive(Debug, ToSchema)]
 #[schema(rename_all = "lowercase")]
 pub enum MessageStatusName {
     Received,
+    Sending,
     Sent,
     Delivered,
     Read,

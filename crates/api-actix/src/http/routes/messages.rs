@@ -49,8 +49,11 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
 /// Reply to the contact in free form.
 ///
 /// Text, or media by link, through the line the contact last wrote to, within 24 hours of their
-/// last message. With an `Idempotency-Key` header, a retry with the same key and body within 24
-/// hours answers the first response again and sends nothing.
+/// last message. The reply is recorded (`sending`) before the platform is called and answered
+/// `sent`; a refusal leaves nothing, an outage leaves it `sending` until the platform's statuses
+/// settle it. With an `Idempotency-Key` header, a retry with the same key and body within 24
+/// hours answers the first response again and sends nothing; after a crash cut the first
+/// request, it answers the recorded reply as it is now.
 #[utoipa::path(post, path = "/v1/activities/{id}/messages", tag = "Messages", security(("secret_key" = [])), request_body = ReplyBody,
     params(("id" = String, Path, description = "Activity id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
@@ -58,7 +61,8 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
         (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 422, description = "WINDOW_CLOSED (more than 24 hours since the contact last wrote, or never: send a template), \
             CHANNEL_UNSUPPORTED (no WhatsApp number), or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
-        (status = 502, description = "The platform failed or timed out; the message may not have been sent", body = ErrorBody)))]
+        (status = 502, description = "The platform failed or timed out; the message may not have been sent, and stays on the timeline \
+            as `sending` until the platform's statuses name it", body = ErrorBody)))]
 pub async fn send_reply(
     caller: SecretKey,
     state: Data<AppState>,
@@ -68,12 +72,30 @@ pub async fn send_reply(
 ) -> ApiResult<HttpResponse> {
     let activity = id.into_inner();
     let body = body.into_inner().into_inner();
-    key.once(&state, caller.agent(), activity.as_str(), body, |body| reply(&state, &caller, &activity, body)).await
+    let work = |body, key| reply(&state, &caller, &activity, body, key);
+    key.once_recovering(&state, caller.agent(), activity.as_str(), body, work, |point| recovered(&state, &caller, &activity, point)).await
 }
 
-async fn reply(state: &AppState, caller: &SecretKey, activity: &ActivityId, body: SendReply) -> Result<HttpResponse, ApiError> {
-    let message = state.messages.reply(caller.agent(), activity, body.into()).await?;
+async fn reply(
+    state: &AppState,
+    caller: &SecretKey,
+    activity: &ActivityId,
+    body: SendReply,
+    key: Option<String>,
+) -> Result<HttpResponse, ApiError> {
+    let message = state.messages.reply_under_key(caller.agent(), activity, body.into(), key.as_deref()).await?;
     Ok(json::created(&message))
+}
+
+/// A retry after a first request cut by a crash: the reply it recorded, as it is now (`sending`
+/// until the platform's statuses settle it). `None` when it recorded none: it never reached
+/// the platform, and the reply is made now.
+async fn recovered(state: &AppState, caller: &SecretKey, activity: &ActivityId, point: String) -> Option<ApiResult<HttpResponse>> {
+    match state.messages.get(caller.agent(), activity, &MessageId::new(point)).await {
+        Ok(message) => Some(Ok(json::created(&message))),
+        Err(parley_domain::DomainError::NotFound { .. }) => None,
+        Err(e) => Some(Err(e.into())),
+    }
 }
 
 /// Download an inbound message's media.
