@@ -17,6 +17,10 @@ pub enum DbError {
     Url(String),
     #[error("stored row is invalid: {0}")]
     Corrupt(String),
+    /// A write that would pass a limit of the storage contract (an activity's tags): rolled
+    /// back, and a `Conflict` for the domain.
+    #[error("{0}")]
+    Limit(String),
 }
 
 impl From<diesel_async::pooled_connection::deadpool::PoolError> for DbError {
@@ -73,6 +77,7 @@ impl From<DbError> for StoreError {
                 StoreError::Unavailable("the database connection broke during a transaction".into())
             }
             DbError::Pool(m) | DbError::Connect(m) => StoreError::Unavailable(m),
+            DbError::Limit(m) => StoreError::Conflict(m),
             other => StoreError::Internal(other.to_string()),
         }
     }

@@ -1,5 +1,6 @@
 //! Row locks taken in the one global order every write transaction follows (see
-//! `docs/storage.md`, "Lock order"): contact, then tags by id, then activities by id, then the
+//! `docs/storage.md`, "Lock order"): the agent (only writes that count its rows), contact, then
+//! tags by id, then activities by id, then the
 //! rows that hang off them (links, terms, kept counts by key).
 //!
 //! Only PostgreSQL needs them: there writers lock rows, and two transactions that lock the same
@@ -11,7 +12,7 @@ use diesel_async::RunQueryDsl;
 
 use crate::error::DbResult;
 use crate::in_list::in_list;
-use crate::schema::{activities, tags};
+use crate::schema::{activities, agents, tags};
 
 /// The agent's tags among `$ids`, in id order: the query both backends' `lock_tags` run.
 macro_rules! agent_tags {
@@ -28,6 +29,11 @@ pub(crate) trait OrderedLocks {
 
     /// Locks the activities `ids` (PostgreSQL) in id order. Ids that match no row are skipped.
     async fn lock_activities(&mut self, ids: &[String]) -> DbResult<()>;
+
+    /// Locks the agent's row (PostgreSQL), first of all, for a write whose rule counts the
+    /// agent's rows (the tag and endpoint limits): two such writes then run one after the other.
+    /// `FOR NO KEY UPDATE`, so rows that reference the agent go on being written meanwhile.
+    async fn lock_agent(&mut self, agent: &str) -> DbResult<()>;
 }
 
 #[cfg(feature = "postgres")]
@@ -49,6 +55,11 @@ impl OrderedLocks for crate::pool::PgConn {
         }
         Ok(())
     }
+
+    async fn lock_agent(&mut self, agent: &str) -> DbResult<()> {
+        agents::table.filter(agents::id.eq(agent)).select(agents::id).for_no_key_update().load::<String>(self).await?;
+        Ok(())
+    }
 }
 
 #[cfg(feature = "sqlite")]
@@ -58,6 +69,10 @@ impl OrderedLocks for crate::pool::SqliteWriteConn {
     }
 
     async fn lock_activities(&mut self, _ids: &[String]) -> DbResult<()> {
+        Ok(())
+    }
+
+    async fn lock_agent(&mut self, _agent: &str) -> DbResult<()> {
         Ok(())
     }
 }

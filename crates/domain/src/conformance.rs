@@ -29,7 +29,8 @@ macro_rules! storage_conformance {
     ($fresh:expr) => {
         $crate::storage_conformance!(@tests $fresh;
             agents_round_trip, keys_are_found_by_hash_and_revoked_once, tag_names_are_unique_per_agent_ignoring_case,
-            tags_are_ordered_and_scoped, tag_delete_detaches_it_everywhere, contacts_are_unique_per_channel_and_scoped,
+            tags_are_ordered_and_scoped, tag_delete_detaches_it_everywhere, tags_stop_at_the_agents_limit,
+            activity_tags_stop_at_the_limit, contacts_are_unique_per_channel_and_scoped,
             contacts_page_newest_first_with_totals, contact_updates_replace_fields, activities_are_one_per_contact_and_scoped, conversations_are_found_by_channel_with_their_activity, conversations_are_inserted_whole_or_not_at_all,
             activity_filters_match_status_tag_name_and_digits, activities_page_by_update_time_with_tie_break,
             activity_update_renames_contact_atomically, activity_search_matches_its_definition_after_writes, activity_search_orders_many_matches_by_update_time, activity_views_follow_their_contact_and_tags, tag_pages_follow_update_order, tag_attach_is_idempotent_and_bumps_only_on_change,
@@ -186,13 +187,13 @@ pub async fn keys_are_found_by_hash_and_revoked_once(r: Repositories) {
 pub async fn tag_names_are_unique_per_agent_ignoring_case(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
-    r.tags.insert(&tag(&a, "VIP", t(0))).await.unwrap();
-    let dup = r.tags.insert(&tag(&a, "vip", t(1))).await;
+    r.tags.insert(&tag(&a, "VIP", t(0)), MAX_TAGS_PER_AGENT).await.unwrap();
+    let dup = r.tags.insert(&tag(&a, "vip", t(1)), MAX_TAGS_PER_AGENT).await;
     assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
-    r.tags.insert(&tag(&b, "vip", t(1))).await.expect("another agent may use the same name");
+    r.tags.insert(&tag(&b, "vip", t(1)), MAX_TAGS_PER_AGENT).await.expect("another agent may use the same name");
 
     let mut other = tag(&a, "Other", t(2));
-    r.tags.insert(&other).await.unwrap();
+    r.tags.insert(&other, MAX_TAGS_PER_AGENT).await.unwrap();
     other.name = TagName::new("Vip").unwrap();
     assert!(matches!(r.tags.update(&other).await, Err(StoreError::Conflict(_))));
 }
@@ -201,10 +202,10 @@ pub async fn tags_are_ordered_and_scoped(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     for name in ["beta", "Alpha", "gamma"] {
-        r.tags.insert(&tag(&a, name, t(0))).await.unwrap();
+        r.tags.insert(&tag(&a, name, t(0)), MAX_TAGS_PER_AGENT).await.unwrap();
     }
     let foreign = tag(&b, "zeta", t(0));
-    r.tags.insert(&foreign).await.unwrap();
+    r.tags.insert(&foreign, MAX_TAGS_PER_AGENT).await.unwrap();
 
     let names: Vec<_> = r.tags.list(&a).await.unwrap().into_iter().map(|t| t.name.as_str().to_string()).collect();
     assert_eq!(names, ["Alpha", "beta", "gamma"], "name order ignores case");
@@ -223,8 +224,8 @@ pub async fn tag_delete_detaches_it_everywhere(r: Repositories) {
     let a = agent(&r, "A").await;
     let keep = tag(&a, "keep", t(0));
     let gone = tag(&a, "gone", t(0));
-    r.tags.insert(&keep).await.unwrap();
-    r.tags.insert(&gone).await.unwrap();
+    r.tags.insert(&keep, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&gone, MAX_TAGS_PER_AGENT).await.unwrap();
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     r.activities.attach_tags(&a, &act.id, &[keep.id.clone(), gone.id.clone()], t(1), &[]).await.unwrap();
 
@@ -364,7 +365,7 @@ pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
     assert!(r.activities.list(&b, &ActivityFilter::default(), page(10, 0)).await.unwrap().items.is_empty());
     assert!(!r.activities.attach_tags(&b, &act.id, &[], t(2), &[]).await.unwrap());
     let foreign_tag = tag(&b, "theirs", t(0));
-    r.tags.insert(&foreign_tag).await.unwrap();
+    r.tags.insert(&foreign_tag, MAX_TAGS_PER_AGENT).await.unwrap();
     assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&foreign_tag.id), t(3), &[]).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
     assert!(view.tags.is_empty(), "another agent's tag is never attached");
@@ -382,7 +383,7 @@ pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) 
     let cy = conversation(&r, &a, "Cy", "5215550777", ActivityStatus::Pending, t(2)).await;
     conversation(&r, &b, "Ana López", "5215550001", ActivityStatus::Open, t(3)).await;
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
     r.activities.attach_tags(&a, &bob.id, std::slice::from_ref(&vip.id), t(0), &[]).await.unwrap();
 
     let search = |s: &str| ActivityFilter { search: Some(ActivitySearch::new(s).unwrap()), ..Default::default() };
@@ -514,7 +515,7 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     all[1].activity.updated_at = t(30);
     assert!(r.activities.update(&all[1].activity, None, &[]).await.unwrap());
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
     r.activities.attach_tags(&a, &all[0].activity.id, std::slice::from_ref(&vip.id), t(40), &[]).await.unwrap();
     all[0].activity.updated_at = t(40);
     let mut renamed = r.contacts.get(&a, &all[2].activity.contact_id).await.unwrap().unwrap();
@@ -664,8 +665,8 @@ pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
     let a = agent(&r, "A").await;
     let zeta = tag(&a, "zeta", t(0));
     let alpha = tag(&a, "Alpha", t(0));
-    r.tags.insert(&zeta).await.unwrap();
-    r.tags.insert(&alpha).await.unwrap();
+    r.tags.insert(&zeta, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&alpha, MAX_TAGS_PER_AGENT).await.unwrap();
     let mut c = contact(&a, "Ana", phone("5215550001"), t(0));
     c.channels.push(Channel::new(ChannelType::Email, "ana@example.com").unwrap());
     r.contacts.insert(&c, &[]).await.unwrap();
@@ -701,7 +702,7 @@ pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
 pub async fn tag_pages_follow_update_order(r: Repositories) {
     let a = agent(&r, "A").await;
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
     let mut first = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let second = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     let untagged = conversation(&r, &a, "Cy", "5215550003", ActivityStatus::Open, t(9)).await;
@@ -729,8 +730,8 @@ pub async fn tag_attach_is_idempotent_and_bumps_only_on_change(r: Repositories) 
     let a = agent(&r, "A").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let (x, y) = (tag(&a, "b-tag", t(0)), tag(&a, "A-tag", t(0)));
-    r.tags.insert(&x).await.unwrap();
-    r.tags.insert(&y).await.unwrap();
+    r.tags.insert(&x, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&y, MAX_TAGS_PER_AGENT).await.unwrap();
 
     assert!(r.activities.attach_tags(&a, &act.id, &[x.id.clone(), y.id.clone()], t(5), &[]).await.unwrap());
     assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&x.id), t(9), &[]).await.unwrap());
@@ -746,12 +747,57 @@ pub async fn tag_attach_is_idempotent_and_bumps_only_on_change(r: Repositories) 
     assert!(!r.activities.detach_tag(&a, &ActivityId::new("act_nope"), &x.id, t(1), &[]).await.unwrap());
 }
 
+/// An agent's tags stop at the limit the insert is given, counted in its transaction.
+pub async fn tags_stop_at_the_agents_limit(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    for n in 0..3 {
+        assert!(r.tags.insert(&tag(&a, &format!("t{n}"), t(n)), 3).await.unwrap());
+    }
+    let fourth = tag(&a, "t3", t(5));
+    assert!(!r.tags.insert(&fourth, 3).await.unwrap(), "over the limit");
+    assert_eq!(r.tags.list(&a).await.unwrap().len(), 3, "nothing written");
+    assert!(r.tags.insert(&tag(&b, "t0", t(0)), 3).await.unwrap(), "another agent's own count");
+    assert!(matches!(r.tags.insert(&tag(&a, "T0", t(6)), 4).await, Err(StoreError::Conflict(_))), "names stay unique");
+
+    // Concurrent inserts never pass the limit together.
+    let c = agent(&r, "C").await;
+    let tries = (0..6).map(|n| {
+        let (r, tag) = (r.clone(), tag(&c, &format!("c{n}"), t(n)));
+        async move { r.tags.insert(&tag, 4).await.unwrap() }
+    });
+    let made = futures_util::future::join_all(tries).await.into_iter().filter(|&made| made).count();
+    assert_eq!((made, r.tags.list(&c).await.unwrap().len()), (4, 4));
+}
+
+/// An activity holds at most `MAX_TAGS_PER_ACTIVITY` tags: an attach that would pass it is a
+/// `Conflict` and attaches nothing; attaching what it holds stays a no-op.
+pub async fn activity_tags_stop_at_the_limit(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let mut ids = Vec::new();
+    for n in 0..=MAX_TAGS_PER_ACTIVITY {
+        let made = tag(&a, &format!("t{n:02}"), t(0));
+        assert!(r.tags.insert(&made, MAX_TAGS_PER_AGENT).await.unwrap());
+        ids.push(made.id);
+    }
+    let (first, last) = ids.split_at(MAX_TAGS_PER_ACTIVITY as usize);
+    assert!(r.activities.attach_tags(&a, &act.id, first, t(1), &[]).await.unwrap(), "exactly the limit");
+    let over = r.activities.attach_tags(&a, &act.id, &[first[0].clone(), last[0].clone()], t(2), &[]).await;
+    assert!(matches!(over, Err(StoreError::Conflict(_))), "{over:?}");
+    let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
+    assert_eq!((view.tags.len(), view.activity.updated_at), (MAX_TAGS_PER_ACTIVITY as usize, t(1)), "nothing of it written");
+    assert!(r.activities.attach_tags(&a, &act.id, &first[..2], t(3), &[]).await.unwrap(), "what it holds: a no-op");
+    assert!(r.activities.detach_tag(&a, &act.id, &first[0], t(4), &[]).await.unwrap());
+    assert!(r.activities.attach_tags(&a, &act.id, last, t(5), &[]).await.unwrap(), "room again");
+}
+
 pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
     let a = agent(&r, "A").await;
     let distinct = (0..16).map(|i| {
         let r = r.clone();
         let tag = tag(&a, &format!("t{i}"), t(i));
-        async move { r.tags.insert(&tag).await }
+        async move { r.tags.insert(&tag, MAX_TAGS_PER_AGENT).await }
     });
     let results = futures_util::future::join_all(distinct).await;
     assert!(results.iter().all(Result::is_ok), "{results:?}");
@@ -760,11 +806,11 @@ pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
     let same = (0..8).map(|i| {
         let r = r.clone();
         let tag = tag(&a, "SAME", t(i));
-        async move { r.tags.insert(&tag).await }
+        async move { r.tags.insert(&tag, MAX_TAGS_PER_AGENT).await }
     });
     let results = futures_util::future::join_all(same).await;
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "{results:?}");
-    assert!(results.iter().all(|r| matches!(r, Ok(()) | Err(StoreError::Conflict(_)))), "{results:?}");
+    assert!(results.iter().all(|r| matches!(r, Ok(true) | Err(StoreError::Conflict(_)))), "{results:?}");
 
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let ids: Vec<TagId> = r.tags.list(&a).await.unwrap().into_iter().map(|t| t.id).collect();
@@ -836,7 +882,7 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
 
     // By tag, with and without a status.
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
     for act in [&made[1], &made[2]] {
         r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(30), &[]).await.unwrap();
     }

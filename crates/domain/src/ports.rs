@@ -62,8 +62,10 @@ pub trait TagRepository: Send + Sync {
     async fn get(&self, agent: &AgentId, id: &TagId) -> StoreResult<Option<Tag>>;
     /// The agent's tags among `ids`, in any order; unknown ids are simply absent.
     async fn find_many(&self, agent: &AgentId, ids: &[TagId]) -> StoreResult<Vec<Tag>>;
-    /// MUST return `Conflict` when the agent has a tag of the same name ignoring case.
-    async fn insert(&self, tag: &Tag) -> StoreResult<()>;
+    /// MUST return `Conflict` when the agent has a tag of the same name ignoring case, and
+    /// `false`, writing nothing, when the agent already has `max_per_agent` tags (counted in the
+    /// insert's transaction: concurrent inserts never pass the limit together).
+    async fn insert(&self, tag: &Tag, max_per_agent: u32) -> StoreResult<bool>;
     /// Replaces name, color, description and `updated_at`; `false` when the tag is unknown.
     /// MUST return `Conflict` on a duplicate name.
     async fn update(&self, tag: &Tag) -> StoreResult<bool>;
@@ -104,6 +106,8 @@ pub trait ActivityRepository: Send + Sync {
     async fn update<'a>(&self, activity: &Activity, rename: Option<&'a ProfileName>, events: &[Event]) -> StoreResult<bool>;
     /// Attaches the agent's tags among `tags` (others are ignored); attaching twice is a no-op.
     /// Bumps `updated_at` to `at` only when something was attached. `false` when the activity is unknown.
+    /// MUST return `Conflict`, attaching nothing, when the activity would then hold more than
+    /// [`MAX_TAGS_PER_ACTIVITY`] tags.
     async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tags: &[TagId], at: Timestamp, events: &[Event]) -> StoreResult<bool>;
     /// Detaches one tag; bumps `updated_at` only when it was attached. `false` when the activity is unknown.
     async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp, events: &[Event]) -> StoreResult<bool>;

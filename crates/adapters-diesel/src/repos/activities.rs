@@ -399,6 +399,11 @@ impl ActivityRepository for Store {
                 attached += inserted;
             }
             if attached > 0 {
+                let held: i64 = activity_tags::table.filter(activity_tags::activity_id.eq(id.as_str())).count().get_result(conn).await?;
+                if held > i64::from(MAX_TAGS_PER_ACTIVITY) {
+                    // Rolls the attach back whole.
+                    return Err(DbError::Limit(format!("an activity holds at most {MAX_TAGS_PER_ACTIVITY} tags")));
+                }
                 touch!(conn, id.as_str(), at);
                 refresh_tag_list!(conn, id.as_str());
                 emit_all!(conn, events);

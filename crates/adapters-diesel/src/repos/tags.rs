@@ -9,7 +9,7 @@ use crate::Store;
 use crate::error::DbError;
 use crate::in_list::in_list;
 use crate::locks::OrderedLocks;
-use crate::pool::{in_transaction, read_conn, write_conn};
+use crate::pool::{in_transaction, read_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::{activity_tags, tags};
 
@@ -95,19 +95,28 @@ impl TagRepository for Store {
         Ok(to_domain(rows)?)
     }
 
-    async fn insert(&self, tag: &Tag) -> StoreResult<()> {
-        let values = (
-            tags::id.eq(tag.id.as_str()),
-            tags::agent_id.eq(tag.agent_id.as_str()),
-            tags::name.eq(tag.name.as_str()),
-            tags::name_key.eq(tag.name.key()),
-            tags::color.eq(tag.color.as_str()),
-            tags::description.eq(tag.description.as_ref().map(TagDescription::as_str)),
-            tags::created_at.eq(millis(tag.created_at)),
-            tags::updated_at.eq(millis(tag.updated_at)),
-        );
-        write_conn!(self, |conn| diesel::insert_into(tags::table).values(values).execute(conn).await.map_err(DbError::from))?;
-        Ok(())
+    async fn insert(&self, tag: &Tag, max_per_agent: u32) -> StoreResult<bool> {
+        let agent = tag.agent_id.as_str();
+        let inserted = in_transaction!(self, |conn| {
+            conn.lock_agent(agent).await?;
+            let count: i64 = tags::table.filter(tags::agent_id.eq(agent)).count().get_result(conn).await?;
+            if count >= i64::from(max_per_agent) {
+                return Ok(false);
+            }
+            let values = (
+                tags::id.eq(tag.id.as_str()),
+                tags::agent_id.eq(tag.agent_id.as_str()),
+                tags::name.eq(tag.name.as_str()),
+                tags::name_key.eq(tag.name.key()),
+                tags::color.eq(tag.color.as_str()),
+                tags::description.eq(tag.description.as_ref().map(TagDescription::as_str)),
+                tags::created_at.eq(millis(tag.created_at)),
+                tags::updated_at.eq(millis(tag.updated_at)),
+            );
+            diesel::insert_into(tags::table).values(values).execute(conn).await?;
+            Ok(true)
+        })?;
+        Ok(inserted)
     }
 
     async fn update(&self, tag: &Tag) -> StoreResult<bool> {

@@ -10,6 +10,7 @@ use parley_domain::ports::{StoreResult, WebhookEndpointRepository};
 
 use crate::Store;
 use crate::error::DbError;
+use crate::locks::OrderedLocks;
 use crate::pool::{in_transaction, read_conn, write_conn};
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::webhook_endpoints;
@@ -101,29 +102,6 @@ macro_rules! changes {
             webhook_endpoints::updated_at.eq(millis(e.updated_at)),
         )
     }};
-}
-
-/// Serializes what an agent's endpoint count decides (the limit) within a write transaction.
-trait LockAgent {
-    async fn lock_agent(&mut self, agent: &str) -> Result<(), DbError>;
-}
-
-#[cfg(feature = "postgres")]
-impl LockAgent for crate::pool::PgConn {
-    async fn lock_agent(&mut self, agent: &str) -> Result<(), DbError> {
-        use crate::schema::agents;
-        // NO KEY: rows that reference the agent (contacts, events…) go on being written meanwhile.
-        agents::table.filter(agents::id.eq(agent)).select(agents::id).for_no_key_update().load::<String>(self).await?;
-        Ok(())
-    }
-}
-
-#[cfg(feature = "sqlite")]
-impl LockAgent for crate::pool::SqliteWriteConn {
-    async fn lock_agent(&mut self, _agent: &str) -> Result<(), DbError> {
-        // Write transactions run one at a time (BEGIN IMMEDIATE): nothing to lock.
-        Ok(())
-    }
 }
 
 #[async_trait]

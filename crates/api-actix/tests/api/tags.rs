@@ -128,7 +128,25 @@ async fn publishable_keys_cannot_manage_tags(app: TestApp) {
     app.delete(&format!("/v1/tags/{id}"), &app.a.publishable).await.assert_error(403, "FORBIDDEN");
 }
 
+async fn an_activity_holds_at_most_fifty_tags(app: TestApp) {
+    let (_, activity) = app.conversation(&app.a, "Ana", ("whatsapp", "5215550001"), ActivityStatus::Open).await;
+    let mut ids = Vec::new();
+    for n in 0..51 {
+        ids.push(app.tag(&app.a, &format!("t{n:02}")).await);
+    }
+    let path = format!("/v1/activities/{activity}/tags");
+    app.post(&path, &app.a.secret, json!({"tag_ids": &ids[..50]})).await.assert_status(200);
+    let r = app.post(&path, &app.a.secret, json!({"tag_ids": [&ids[50]]})).await;
+    r.assert_error(409, "CONFLICT");
+    assert_eq!(r.body["error"]["details"][0]["field"], "tag_ids");
+    let shown = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
+    assert_eq!(shown.data()["tags"].as_array().unwrap().len(), 50, "nothing of the refused attach was written");
+    app.delete(&format!("{path}?tag_id={}", ids[0]), &app.a.secret).await.assert_status(200);
+    app.post(&path, &app.a.secret, json!({"tag_ids": [&ids[50]]})).await.assert_status(200);
+}
+
 http_tests!(
+    an_activity_holds_at_most_fifty_tags,
     create_returns_201_with_the_full_tag,
     create_without_color_gets_the_default_and_null_description,
     create_validates_every_field,

@@ -289,7 +289,7 @@ pub async fn events_are_written_with_their_change_and_only_when_it_takes_effect(
     let act = super::activity(&a, &ana.id, ActivityStatus::Open, t(4));
     r.activities.insert(&act, &[event(&a, EventType::ActivityCreated, t(4))]).await.unwrap();
     let vip = tag(&a, "vip", t(5));
-    r.tags.insert(&vip).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
     let attach = |at: i64| event(&a, EventType::ActivityUpdated, t(at));
     assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(6), &[attach(6)]).await.unwrap());
     assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(7), &[attach(7)]).await.unwrap());

@@ -58,6 +58,11 @@ impl TagDescription {
     }
 }
 
+/// How many tags an agent may have: every one of them is in `GET /v1/tags`, which has no pages.
+pub const MAX_TAGS_PER_AGENT: u32 = 1_000;
+/// How many tags an activity may hold: each is shown with the activity on every list page.
+pub const MAX_TAGS_PER_ACTIVITY: u32 = 50;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tag {
     pub id: TagId,

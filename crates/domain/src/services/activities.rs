@@ -8,7 +8,7 @@ use super::{Patch, not_null, required};
 use crate::error::Violations;
 use crate::model::*;
 use crate::ports::{ActivityRepository, ApiObject, ApiObjects, Clock, ContactRepository, IdSource, MessageRepository, TagRepository};
-use crate::{DomainError, FieldError};
+use crate::{DomainError, FieldError, StoreError};
 
 /// Raw list query: every value as received, validated here.
 #[derive(Debug, Clone, Default)]
@@ -159,8 +159,17 @@ impl ActivityService {
         }
         sort_tags(&mut view.tags);
         view.activity.updated_at = now;
-        if !self.activities.attach_tags(agent, id, &wanted, now, &[self.updated(&view)]).await? {
-            return Err(DomainError::not_found("activity"));
+        match self.activities.attach_tags(agent, id, &wanted, now, &[self.updated(&view)]).await {
+            Ok(true) => {}
+            Ok(false) => return Err(DomainError::not_found("activity")),
+            // The only conflict an attach has: the activity would pass its limit.
+            Err(StoreError::Conflict(_)) => {
+                return Err(DomainError::Conflict {
+                    message: format!("an activity holds at most {MAX_TAGS_PER_ACTIVITY} tags: detach one before attaching another"),
+                    details: vec![FieldError::new("tag_ids", format!("would give the activity more than {MAX_TAGS_PER_ACTIVITY} tags"))],
+                });
+            }
+            Err(e) => return Err(e.into()),
         }
         self.get(agent, id).await
     }

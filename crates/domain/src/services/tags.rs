@@ -73,8 +73,12 @@ impl TagService {
             created_at: now,
             updated_at: now,
         };
-        match self.repo.insert(&tag).await {
-            Ok(()) => Ok(tag),
+        match self.repo.insert(&tag, MAX_TAGS_PER_AGENT).await {
+            Ok(true) => Ok(tag),
+            Ok(false) => Err(DomainError::Conflict {
+                message: format!("an agent may have at most {MAX_TAGS_PER_AGENT} tags: delete one before adding another"),
+                details: vec![FieldError::new("name", format!("the agent already has {MAX_TAGS_PER_AGENT} tags"))],
+            }),
             Err(StoreError::Conflict(_)) => Err(duplicate_name(&tag.name)),
             Err(e) => Err(e.into()),
         }
@@ -131,9 +135,9 @@ mod tests {
     async fn create_defaults_the_color_and_stores_the_tag() {
         let mut repo = MockTagRepository::new();
         repo.expect_insert()
-            .withf(|t| t.name.as_str() == "VIP" && t.color.as_str() == TagColor::DEFAULT && t.description.is_none())
+            .withf(|t, _| t.name.as_str() == "VIP" && t.color.as_str() == TagColor::DEFAULT && t.description.is_none())
             .times(1)
-            .returning(|_| Ok(()));
+            .returning(|_, _| Ok(true));
         let tag = service(repo).create(&agent(), NewTagInput { name: Some(" VIP ".into()), ..Default::default() }).await.unwrap();
         assert_eq!(tag.id.as_str(), "tag_test");
         assert_eq!(tag.created_at, tag.updated_at);
@@ -152,9 +156,18 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_agent_at_its_tag_limit_gets_a_conflict_naming_it() {
+        let mut repo = MockTagRepository::new();
+        repo.expect_insert().withf(|_, max| *max == MAX_TAGS_PER_AGENT).times(1).returning(|_, _| Ok(false));
+        let err = service(repo).create(&agent(), NewTagInput { name: Some("one more".into()), ..Default::default() }).await.unwrap_err();
+        let DomainError::Conflict { message, .. } = err else { panic!("{err:?}") };
+        assert!(message.contains("at most 1000 tags"), "{message}");
+    }
+
+    #[tokio::test]
     async fn duplicate_names_become_conflicts() {
         let mut repo = MockTagRepository::new();
-        repo.expect_insert().returning(|_| Err(StoreError::Conflict("tags.name".into())));
+        repo.expect_insert().returning(|_, _| Err(StoreError::Conflict("tags.name".into())));
         let err = service(repo).create(&agent(), NewTagInput { name: Some("vip".into()), ..Default::default() }).await.unwrap_err();
         assert!(matches!(err, DomainError::Conflict { .. }));
     }
