@@ -56,7 +56,8 @@ pub async fn update_activity(
 #[utoipa::path(post, path = "/v1/activities/{id}/tags", tag = "Activities", security(("secret_key" = [])), request_body = AttachTags,
     params(("id" = String, Path, description = "Activity id")),
     responses((status = 200, body = DataBody<ActivityDetailDto>),
-        (status = 404, description = "Unknown activity, or tags not found (named in details)", body = ErrorBody)))]
+        (status = 404, description = "Unknown activity, or tags not found (named in details)", body = ErrorBody),
+        (status = 409, description = "The activity would hold more than 50 tags; nothing was attached", body = ErrorBody)))]
 pub async fn attach_tags(
     caller: SecretKey,
     state: Data<AppState>,

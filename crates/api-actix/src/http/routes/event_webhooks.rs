@@ -49,7 +49,8 @@ pub async fn list_endpoints(caller: SecretKey, state: Data<AppState>, query: Que
 #[utoipa::path(post, path = "/v1/webhook_endpoints", tag = "Event webhooks", security(("secret_key" = [])),
     request_body = CreateWebhookEndpoint,
     responses((status = 201, body = DataBody<WebhookEndpointWithSecretDto>),
-        (status = 400, description = "Invalid fields, or a URL that is not https or reaches a non-public address", body = ErrorBody)))]
+        (status = 400, description = "Invalid fields, or a URL that is not https or reaches a non-public address", body = ErrorBody),
+        (status = 409, description = "The agent already has its most webhook endpoints (16 unless the operator says otherwise)", body = ErrorBody)))]
 pub async fn create_endpoint(
     caller: SecretKey,
     state: Data<AppState>,

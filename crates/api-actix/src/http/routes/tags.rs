@@ -25,7 +25,7 @@ pub async fn list_tags(caller: SecretKey, state: Data<AppState>) -> ApiResult<Ht
 /// Create a tag.
 #[utoipa::path(post, path = "/v1/tags", tag = "Tags", security(("secret_key" = [])), request_body = CreateTag,
     responses((status = 201, body = DataBody<TagDto>),
-        (status = 409, description = "A tag of that name exists (names ignore case)", body = ErrorBody)))]
+        (status = 409, description = "A tag of that name exists (names ignore case), or the agent already has 1,000 tags", body = ErrorBody)))]
 pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateTag>>) -> ApiResult<HttpResponse> {
     let tag = state.tags.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(TagDto::from(tag)))
