@@ -221,23 +221,34 @@ impl EventRepository for Store {
 
     async fn due_endpoints(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<DueEndpoint>> {
         let now = millis(now);
-        // Walks the enabled endpoints in rotation order (`webhook_endpoints_rotation`), each
-        // checked for a due delivery through `event_deliveries_endpoint_due`: the least recently
-        // served come first whoever owns them, and the walk stops after `limit` with work.
-        let rows: Vec<(String, String, Option<i64>)> = read_conn!(self, |conn| webhook_endpoints::table
-            .filter(webhook_endpoints::disabled_at.is_null())
-            .filter(webhook_endpoints::paused_until.is_null().or(webhook_endpoints::paused_until.le(now)))
-            .filter(diesel::dsl::exists(
-                event_deliveries::table
-                    .filter(event_deliveries::endpoint_id.eq(webhook_endpoints::id))
-                    .filter(event_deliveries::next_attempt_at.le(now)),
-            ))
-            .order((webhook_endpoints::served_at.asc(), webhook_endpoints::id.asc()))
-            .limit(i64::from(limit))
-            .select((webhook_endpoints::id, webhook_endpoints::agent_id, webhook_endpoints::failing_since))
-            .load(conn)
-            .await
-            .map_err(DbError::from))?;
+        let rows: Vec<(String, String, Option<i64>)> = read_conn!(self, |conn| async {
+            // Most polls find nothing due: one probe of `event_deliveries_due` answers them,
+            // instead of a walk over every enabled endpoint.
+            let any_due: bool =
+                diesel::select(diesel::dsl::exists(event_deliveries::table.filter(event_deliveries::next_attempt_at.le(now))))
+                    .get_result(conn)
+                    .await?;
+            if !any_due {
+                return Ok::<_, DbError>(Vec::new());
+            }
+            // Walks the enabled endpoints in rotation order (`webhook_endpoints_rotation`), each
+            // checked for a due delivery through `event_deliveries_endpoint_due`: the least
+            // recently served come first whoever owns them, and the walk stops after `limit` with work.
+            Ok(webhook_endpoints::table
+                .filter(webhook_endpoints::disabled_at.is_null())
+                .filter(webhook_endpoints::paused_until.is_null().or(webhook_endpoints::paused_until.le(now)))
+                .filter(diesel::dsl::exists(
+                    event_deliveries::table
+                        .filter(event_deliveries::endpoint_id.eq(webhook_endpoints::id))
+                        .filter(event_deliveries::next_attempt_at.le(now)),
+                ))
+                .order((webhook_endpoints::served_at.asc(), webhook_endpoints::id.asc()))
+                .limit(i64::from(limit))
+                .select((webhook_endpoints::id, webhook_endpoints::agent_id, webhook_endpoints::failing_since))
+                .load(conn)
+                .await?)
+        }
+        .await)?;
         Ok(rows
             .into_iter()
             .map(|(id, agent, failing_since)| DueEndpoint {
