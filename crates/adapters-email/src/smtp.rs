@@ -3,7 +3,7 @@
 
 use std::error::Error as _;
 
-use lettre::message::header::ContentType;
+use lettre::message::SinglePart;
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::transport::smtp::extension::ClientId;
@@ -108,7 +108,7 @@ fn build(mail: &OutgoingEmail, message_id: &str) -> Result<Message, SmtpError> {
     if !references.is_empty() {
         builder = builder.references(references.join(" "));
     }
-    builder.header(ContentType::TEXT_PLAIN).body(clean(&mail.text)).map_err(|e| SmtpError::Invalid(e.to_string()))
+    builder.singlepart(SinglePart::plain(clean(&mail.text))).map_err(|e| SmtpError::Invalid(e.to_string()))
 }
 
 fn mailbox(mailbox: &Mailbox) -> Result<lettre::message::Mailbox, SmtpError> {
