@@ -16,7 +16,7 @@ use tokio::net::TcpStream;
 use tokio::time::timeout;
 use tokio_rustls::rustls::pki_types::ServerName;
 
-use crate::limits::{MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, MAX_MESSAGE_BYTES, NETWORK_TIMEOUT};
+use crate::limits::{MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, MAX_MESSAGE_BYTES, MESSAGE_TIMEOUT, NETWORK_TIMEOUT};
 use crate::tls;
 use crate::url::ServerUrl;
 
@@ -197,17 +197,21 @@ impl ImapMailbox {
 
     /// UID FETCH of `uids` with `query`: (uid, RFC822.SIZE, body) of each answer.
     async fn fetch(&mut self, uids: &[u32], query: &str) -> Result<Vec<(u32, Option<u32>, Option<Vec<u8>>)>, ImapError> {
-        let set = uid_set(uids);
-        let session = &mut self.session;
-        step(async move {
-            let stream = session.uid_fetch(set, query).await?;
-            stream
-                .try_filter_map(|fetch| async move { Ok(fetch.uid.map(|uid| (uid, fetch.size, fetch.body().map(<[u8]>::to_vec)))) })
-                .try_collect::<Vec<_>>()
+        let mut stream = step(self.session.uid_fetch(uid_set(uids), query)).await?.map_err(command)?;
+        let mut answers = Vec::with_capacity(uids.len());
+        // Bounded per message, not per batch: a batch of large messages on a slow link still
+        // progresses. A timeout leaves the session mid-answer: the caller reconnects.
+        loop {
+            let next = timeout(MESSAGE_TIMEOUT, stream.try_next())
                 .await
-        })
-        .await?
-        .map_err(command)
+                .map_err(|_| ImapError::Unavailable(format!("no message within {MESSAGE_TIMEOUT:?}")))?
+                .map_err(command)?;
+            let Some(fetch) = next else { break };
+            if let Some(uid) = fetch.uid {
+                answers.push((uid, fetch.size, fetch.body().map(<[u8]>::to_vec)));
+            }
+        }
+        Ok(answers)
     }
 }
 

@@ -42,3 +42,7 @@ pub const MAX_BATCH_BYTES: u64 = 64 * 1024 * 1024;
 /// How long one SMTP exchange (connect, each command) or one IMAP step may take before the
 /// server counts as unavailable.
 pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long one fetched IMAP message (up to [`MAX_MESSAGE_BYTES`]) may take to arrive: 25 MiB in
+/// two minutes is about 200 KiB/s, slower than any server worth polling.
+pub const MESSAGE_TIMEOUT: Duration = Duration::from_secs(120);
