@@ -4,6 +4,8 @@
 //! Self-contained on purpose (no `parley-domain`): the runtime maps these types to the domain's.
 //!
 //! - [`parse()`]: raw bytes to [`InboundEmail`] or a [`MailRefusal`], bounded by [`limits`].
+//!   Mail without a `Message-ID` is kept under an id derived from a hash of its bytes
+//!   ([`derived_message_id`]), not refused; mail without a From address is refused.
 //! - [`SmtpSender`]: sends an [`OutgoingEmail`] (a reply: [`reply_subject`], threading headers,
 //!   a fresh Message-ID) and tells a refusal ([`SmtpError::Rejected`], 5xx) from an outage
 //!   ([`SmtpError::Unavailable`]).
@@ -15,14 +17,17 @@
 //! The SMTP and IMAP tests talk to real servers on loopback, which `.ci/mail-servers` installs
 //! (when missing) and starts (when not listening): Debian's dovecot for IMAP and an aiosmtpd sink
 //! (`.ci/smtp_sink.py`) for SMTP. Run it once, then `cargo test -p parley-adapters-email`.
-//! The tests find them through these variables (defaults in brackets, matching the script's):
+//! The tests find them through these variables (the defaults match the script's):
 //!
-//! - `PARLEY_TEST_IMAP` [`imap://127.0.0.1:10143`]: any user name, password `secret`.
-//! - `PARLEY_TEST_MAILDIR` [`/tmp/parley-mail/mail`]: user `U`'s maildir is `U/Maildir` there;
+//! - `PARLEY_TEST_IMAP` (default `imap://127.0.0.1:10143`): any user name, password `secret`.
+//! - `PARLEY_TEST_MAILDIR` (default `/tmp/parley-mail/mail`): user `U`'s maildir is `U/Maildir` there;
 //!   each test uses a user of its own and drops messages into its `new/` folder.
-//! - `PARLEY_TEST_SMTP` [`smtp://127.0.0.1:10025`]: password `secret`; a recipient starting with
+//! - `PARLEY_TEST_SMTP` (default `smtp://127.0.0.1:10025`): password `secret`; a recipient starting with
 //!   `reject` gets 550, with `busy` 451.
-//! - `PARLEY_TEST_SMTP_SPOOL` [`/tmp/parley-mail/spool`]: each accepted message as `*.eml`.
+//! - `PARLEY_TEST_SMTP_SPOOL` (default `/tmp/parley-mail/spool`): each accepted message as `*.eml`.
+//!
+//! The script reads the two folder variables too; its ports are fixed, so the URL variables
+//! only point the tests at servers started some other way.
 
 pub mod imap;
 pub mod limits;
