@@ -127,6 +127,7 @@ diesel::table! {
         delivered_at -> Nullable<BigInt>,
         read_at -> Nullable<BigInt>,
         updated_at -> BigInt,
+        deleted_at -> Nullable<BigInt>,
     }
 }
 
@@ -204,10 +205,11 @@ diesel::table! {
     lines (id) {
         id -> Text,
         agent_id -> Text,
-        phone_number_id -> Text,
+        account_id -> Text,
         waba_id -> Text,
         access_token -> Nullable<Text>,
         created_at -> BigInt,
+        channel_type -> Text,
     }
 }
 
@@ -268,6 +270,7 @@ diesel::table! {
         processed_at -> Nullable<BigInt>,
         failed_at -> Nullable<BigInt>,
         set_aside -> Nullable<Text>,
+        platform -> Text,
     }
 }
 

@@ -22,11 +22,16 @@ use parley_domain::model::{FreeFormMessage, Line, LineAccess, MediaType, Templat
 use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMessage};
 use reqwest::{Method, StatusCode, Url};
 
+mod inbound;
+mod inbound_content;
+mod instagram_inbound;
 mod routing;
 mod sandbox;
 mod template_wire;
 mod wire;
 
+pub use inbound::{WhatsappDecoder, parse_webhook};
+pub use instagram_inbound::{InstagramDecoder, parse_instagram_webhook};
 pub use routing::RoutingPlatform;
 pub use sandbox::{SandboxDelivery, SandboxInbound, SandboxPlatform, inbound_webhook, status_webhook};
 
@@ -276,7 +281,12 @@ fn from_status(status: StatusCode, body: &[u8]) -> Failure {
 impl MessagingPlatform for CloudApi {
     async fn templates(&self, line: &Line) -> Result<Vec<TemplateDefinition>, PlatformError> {
         let token = token(line)?;
-        let mut url = self.endpoint(&[line.waba_id.as_str(), "message_templates"])?;
+        let waba_id = line.waba_id().ok_or_else(|| PlatformError::Rejected {
+            code: None,
+            message: "only a WhatsApp line has templates".into(),
+            details: None,
+        })?;
+        let mut url = self.endpoint(&[waba_id.as_str(), "message_templates"])?;
         url.query_pairs_mut().append_pair("limit", "100");
         let mut templates = Vec::new();
         for _ in 0..MAX_PAGES {
@@ -317,7 +327,7 @@ impl MessagingPlatform for CloudApi {
             return Err(PlatformError::Rejected { code: None, message: "not a platform media id".into(), details: None });
         }
         let mut url = self.endpoint(&[media_id])?;
-        url.query_pairs_mut().append_pair("phone_number_id", line.phone_number_id.as_str());
+        url.query_pairs_mut().append_pair("phone_number_id", line.account_id());
         let body = self.get(&url, token, ANSWER_CAP).await?;
         let info: wire::MediaInfo =
             serde_json::from_slice(&body).map_err(|_| unavailable("the platform's media record could not be read"))?;
@@ -346,7 +356,7 @@ impl CloudApi {
     /// gone out.
     async fn send<B: serde::Serialize>(&self, line: &Line, body: &B) -> Result<SentMessage, PlatformError> {
         let token = token(line)?;
-        let url = self.endpoint(&[line.phone_number_id.as_str(), "messages"])?;
+        let url = self.endpoint(&[line.account_id(), "messages"])?;
         let response = self.call(Method::POST, &url, token, Some(body), ANSWER_CAP).await.map_err(|f| f.error)?;
         let accepted = || unavailable("the platform answered the send with a body that could not be read; the message may have gone out");
         let parsed: wire::SendResponse = serde_json::from_slice(&response).map_err(|_| accepted())?;

@@ -142,9 +142,9 @@ pub fn status_webhook(line: &Line, message_id: &str, status: &str, recipient: &s
     }
     serde_json::json!({
         "object": "whatsapp_business_account",
-        "entry": [{"id": line.waba_id.as_str(), "changes": [{"field": "messages", "value": {
+        "entry": [{"id": line.waba_id().map(|w| w.as_str()).unwrap_or_default(), "changes": [{"field": "messages", "value": {
             "messaging_product": "whatsapp",
-            "metadata": {"display_phone_number": line.phone_number_id.as_str(), "phone_number_id": line.phone_number_id.as_str()},
+            "metadata": {"display_phone_number": line.account_id(), "phone_number_id": line.account_id()},
             "statuses": [status_json]
         }}]}]
     })
@@ -192,9 +192,9 @@ pub fn inbound_webhook(line: &Line, from: &str, name: Option<&str>, message_id: 
     };
     serde_json::json!({
         "object": "whatsapp_business_account",
-        "entry": [{"id": line.waba_id.as_str(), "changes": [{"field": "messages", "value": {
+        "entry": [{"id": line.waba_id().map(|w| w.as_str()).unwrap_or_default(), "changes": [{"field": "messages", "value": {
             "messaging_product": "whatsapp",
-            "metadata": {"display_phone_number": line.phone_number_id.as_str(), "phone_number_id": line.phone_number_id.as_str()},
+            "metadata": {"display_phone_number": line.account_id(), "phone_number_id": line.account_id()},
             "contacts": [contact],
             "messages": [object]
         }}]}]
@@ -205,7 +205,8 @@ pub fn inbound_webhook(line: &Line, from: &str, name: Option<&str>, message_id: 
 #[async_trait]
 impl MessagingPlatform for SandboxPlatform {
     async fn templates(&self, line: &Line) -> Result<Vec<TemplateDefinition>, PlatformError> {
-        Ok(sandbox_templates(&line.waba_id))
+        // Only WhatsApp has templates; the sandbox's other lines have none.
+        Ok(line.waba_id().map(sandbox_templates).unwrap_or_default())
     }
 
     async fn send_template<'a>(
@@ -286,8 +287,10 @@ mod tests {
         let line = Line {
             id: LineId::new("chn_1"),
             agent_id: AgentId::new("agt_1"),
-            phone_number_id: PhoneNumberId::new("106540352242922").unwrap(),
-            waba_id: WabaId::new("2").unwrap(),
+            account: LineAccount::Whatsapp {
+                phone_number_id: PhoneNumberId::new("106540352242922").unwrap(),
+                waba_id: WabaId::new("2").unwrap(),
+            },
             access: LineAccess::Sandbox,
             created_at: chrono::Utc::now(),
         };

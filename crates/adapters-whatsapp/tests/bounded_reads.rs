@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use parley_adapters_http::testing::{Answer, Framing, GIB, HugeServer, Seen, measure};
 use parley_adapters_whatsapp::{CloudApi, CloudApiConfig};
-use parley_domain::model::{AccessToken, AgentId, Line, LineAccess, LineId, PhoneNumberId, WabaId};
+use parley_domain::model::{AccessToken, AgentId, Line, LineAccess, LineAccount, LineId, PhoneNumberId, WabaId};
 use parley_domain::ports::{MessagingPlatform, PlatformError};
 
 const MAX_GROWTH: u64 = 50 * 1000 * 1000;
@@ -23,8 +23,7 @@ fn line() -> Line {
     Line {
         id: LineId::new("chn_1"),
         agent_id: AgentId::new("agt_1"),
-        phone_number_id: PhoneNumberId::new(PHONE).unwrap(),
-        waba_id: WabaId::new(WABA).unwrap(),
+        account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new(PHONE).unwrap(), waba_id: WabaId::new(WABA).unwrap() },
         access: LineAccess::Cloud(AccessToken::new("EAAG-test-token").unwrap()),
         created_at: chrono::Utc::now(),
     }

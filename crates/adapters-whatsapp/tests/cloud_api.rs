@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use parley_adapters_whatsapp::{CloudApi, CloudApiConfig};
 use parley_domain::model::{
-    AccessToken, AgentId, ComponentInput, Line, LineAccess, LineId, ParameterInput, PhoneNumberId, Template, TemplateButton,
+    AccessToken, AgentId, ComponentInput, Line, LineAccess, LineAccount, LineId, ParameterInput, PhoneNumberId, Template, TemplateButton,
     TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage, WabaId,
 };
 use parley_domain::ports::{MessagingPlatform, PlatformError, SentMessage};
@@ -39,8 +39,7 @@ fn line() -> Line {
     Line {
         id: LineId::new("chn_1"),
         agent_id: AgentId::new("agt_1"),
-        phone_number_id: PhoneNumberId::new(PHONE).unwrap(),
-        waba_id: WabaId::new(WABA).unwrap(),
+        account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new(PHONE).unwrap(), waba_id: WabaId::new(WABA).unwrap() },
         access: LineAccess::Cloud(AccessToken::new(TOKEN).unwrap()),
         created_at: chrono::Utc::now(),
     }

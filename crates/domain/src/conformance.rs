@@ -46,6 +46,7 @@ macro_rules! storage_conformance {
             messages_round_trip_every_content_kind, message_platform_ids_are_unique_per_agent,
             message_pages_newest_first_with_totals_and_since, message_status_updates_are_compare_and_set,
             messages_are_found_by_platform_id_within_the_agent, last_inbound_is_the_newest_inbound_message,
+            unread_outbound_messages_are_those_a_read_receipt_moves, deleted_messages_are_kept_and_marked_once,
             message_carts_are_distinct_newest_first_and_scoped, message_inserts_move_the_activity_and_its_kept_copies,
             last_message_follows_the_newest_message, messages_are_scoped_by_agent,
             inbound_messages_reopen_their_activity_and_raise_last_inbound_at,
@@ -1064,8 +1065,10 @@ fn line(agent: &AgentId, phone_number_id: &str, access: LineAccess, at: Timestam
     Line {
         id: LineId::new(id("chn")),
         agent_id: agent.clone(),
-        phone_number_id: PhoneNumberId::new(phone_number_id).unwrap(),
-        waba_id: WabaId::new("900000000000001").unwrap(),
+        account: LineAccount::Whatsapp {
+            phone_number_id: PhoneNumberId::new(phone_number_id).unwrap(),
+            waba_id: WabaId::new("900000000000001").unwrap(),
+        },
         access,
         created_at: at,
     }
@@ -1141,6 +1144,7 @@ fn execution(agent: &AgentId, key: &str, message_id: Option<&str>, updated: Time
 fn webhook_event(body: &str, at: Timestamp) -> WebhookEvent {
     WebhookEvent {
         id: id("whk"),
+        platform: ChannelType::Whatsapp,
         body: body.into(),
         received_at: at,
         attempts: 0,
@@ -1172,8 +1176,20 @@ pub async fn lines_are_unique_by_phone_number_and_scoped(r: Repositories) {
     assert_eq!(listed, [first.id.clone(), second.id.clone()], "oldest first");
     let all: Vec<_> = r.lines.all().await.unwrap().into_iter().map(|l| l.id).collect();
     assert_eq!(all, [first.id.clone(), theirs.id.clone(), second.id.clone()], "every agent's lines, oldest first");
-    assert_eq!(r.lines.find_by_phone_number_id("106540352242923").await.unwrap().unwrap(), theirs);
-    assert!(r.lines.find_by_phone_number_id("999").await.unwrap().is_none());
+    assert_eq!(r.lines.find_by_account(ChannelType::Whatsapp, "106540352242923").await.unwrap().unwrap(), theirs);
+    assert!(r.lines.find_by_account(ChannelType::Whatsapp, "999").await.unwrap().is_none());
+    assert!(r.lines.find_by_account(ChannelType::Instagram, "106540352242923").await.unwrap().is_none(), "found by its platform too");
+
+    let instagram = Line {
+        account: LineAccount::Instagram { account_id: InstagramAccountId::new("17841400000000001").unwrap() },
+        ..line(&a, "1", cloud("IGQsecret-token-3"), t(4))
+    };
+    r.lines.insert(&instagram).await.unwrap();
+    assert_eq!(r.lines.get(&a, &instagram.id).await.unwrap().unwrap(), instagram, "an Instagram line round-trips");
+    assert_eq!(r.lines.find_by_account(ChannelType::Instagram, "17841400000000001").await.unwrap().unwrap(), instagram);
+    assert!(r.lines.find_by_account(ChannelType::Whatsapp, "17841400000000001").await.unwrap().is_none());
+    let twice = Line { id: LineId::new(id("chn")), ..instagram.clone() };
+    assert!(matches!(r.lines.insert(&twice).await, Err(StoreError::Conflict(_))), "an account is one line");
 }
 
 pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositories) {
@@ -1253,40 +1269,40 @@ pub async fn templates_are_ordered_scoped_and_got_from_the_oldest_line(r: Reposi
 pub async fn execution_updates_are_compare_and_set(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
-    let sent = execution(&a, "spring:2026", Some("wamid.A1"), t(1));
+    let sent = execution(&a, "spring:2026", Some("pm.A1"), t(1));
     r.executions.insert(&sent).await.unwrap();
-    let dup = execution(&a, "other", Some("wamid.A1"), t(1));
+    let dup = execution(&a, "other", Some("pm.A1"), t(1));
     assert!(matches!(r.executions.insert(&dup).await, Err(StoreError::Conflict(_))), "message ids are unique per agent");
-    r.executions.insert(&execution(&b, "spring:2026", Some("wamid.A1"), t(1))).await.expect("another agent may report the same id");
+    r.executions.insert(&execution(&b, "spring:2026", Some("pm.A1"), t(1))).await.expect("another agent may report the same id");
     let refused =
         Execution { status: ExecutionStatus::Failed, error_message: Some("131026".into()), ..execution(&a, "spring:2026", None, t(1)) };
     let refused_too = execution(&a, "spring:2026", None, t(1));
     r.executions.insert(&refused).await.unwrap();
     r.executions.insert(&refused_too).await.expect("refused sends have no message id, and never clash");
 
-    assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), sent);
-    assert!(r.executions.find_by_message(&a, "wamid.nope").await.unwrap().is_none());
+    assert_eq!(r.executions.find_by_message(&a, "pm.A1").await.unwrap().unwrap(), sent);
+    assert!(r.executions.find_by_message(&a, "pm.nope").await.unwrap().is_none());
 
     let mut delivered = sent.clone();
     delivered.status = ExecutionStatus::Delivered;
     delivered.delivered_at = Some(t(2));
     delivered.updated_at = t(3);
     assert!(r.executions.update(&delivered, ExecutionStatus::Sent, &[]).await.unwrap());
-    assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered);
+    assert_eq!(r.executions.find_by_message(&a, "pm.A1").await.unwrap().unwrap(), delivered);
 
     let mut stale = sent.clone();
     stale.status = ExecutionStatus::Failed;
     stale.error_message = Some("late".into());
     stale.updated_at = t(9);
     assert!(!r.executions.update(&stale, ExecutionStatus::Sent, &[]).await.unwrap(), "the stored status is no longer the expected one");
-    assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered, "and nothing changed");
+    assert_eq!(r.executions.find_by_message(&a, "pm.A1").await.unwrap().unwrap(), delivered, "and nothing changed");
 
     let foreign = Execution { agent_id: b.clone(), ..delivered.clone() };
     let mut read = foreign.clone();
     read.status = ExecutionStatus::Read;
     assert!(!r.executions.update(&read, ExecutionStatus::Delivered, &[]).await.unwrap(), "update is scoped by agent");
-    assert_eq!(r.executions.find_by_message(&a, "wamid.A1").await.unwrap().unwrap(), delivered);
-    assert_eq!(r.executions.find_by_message(&b, "wamid.A1").await.unwrap().unwrap().status, ExecutionStatus::Sent);
+    assert_eq!(r.executions.find_by_message(&a, "pm.A1").await.unwrap().unwrap(), delivered);
+    assert_eq!(r.executions.find_by_message(&b, "pm.A1").await.unwrap().unwrap().status, ExecutionStatus::Sent);
 }
 
 pub async fn executions_list_changes_since_in_order(r: Repositories) {
@@ -1296,12 +1312,12 @@ pub async fn executions_list_changes_since_in_order(r: Repositories) {
     let mut made = Vec::new();
     for i in 0..6 {
         // Pairs share an update time, so the id tie-break decides their order.
-        let e = execution(&a, key.as_str(), Some(&format!("wamid.L{i}")), t(i / 2));
+        let e = execution(&a, key.as_str(), Some(&format!("pm.L{i}")), t(i / 2));
         r.executions.insert(&e).await.unwrap();
         made.push(e);
     }
-    r.executions.insert(&execution(&a, "other-key", Some("wamid.O"), t(1))).await.unwrap();
-    r.executions.insert(&execution(&b, key.as_str(), Some("wamid.B"), t(1))).await.unwrap();
+    r.executions.insert(&execution(&a, "other-key", Some("pm.O"), t(1))).await.unwrap();
+    r.executions.insert(&execution(&b, key.as_str(), Some("pm.B"), t(1))).await.unwrap();
     made.sort_by(|x, y| (x.updated_at, x.id.as_str()).cmp(&(y.updated_at, y.id.as_str())));
     let ids = |v: Vec<Execution>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
     let expected: Vec<_> = made.iter().map(|e| e.id.clone()).collect();
@@ -1371,7 +1387,8 @@ pub async fn concurrent_idempotency_claims_let_exactly_one_through(r: Repositori
 
 pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     let first = webhook_event(r#"{"n":1}"#, t(1));
-    let second = webhook_event(r#"{"n":2}"#, t(2));
+    // Each delivery keeps the platform it came from: its decoder reads it.
+    let second = WebhookEvent { platform: ChannelType::Instagram, ..webhook_event(r#"{"n":2}"#, t(2)) };
     let later = webhook_event(r#"{"n":3}"#, t(50));
     for e in [&later, &second, &first] {
         r.webhooks.insert(e).await.unwrap();

@@ -130,7 +130,7 @@ pub trait MessageRepository: Send + Sync {
     /// filter. MUST return `NotFound` when the activity is not the agent's (the caller reads
     /// nothing else to answer 404).
     async fn list(&self, agent: &AgentId, activity: &ActivityId, filter: MessageFilter, page: PageRequest) -> StoreResult<Page<Message>>;
-    /// The agent's message with this platform message id (`wamid.…`), on any activity.
+    /// The agent's message with this platform message id (`pm.…`), on any activity.
     async fn find_by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> StoreResult<Option<Message>>;
     /// Writes status, times, error, platform message id and `updated_at` only if the stored
     /// status is still `expected` (compare-and-set, as for executions); `false` otherwise. A
@@ -149,6 +149,20 @@ pub trait MessageRepository: Send + Sync {
     async fn remove_sending(&self, message: &Message, activity_updated_at: Timestamp) -> StoreResult<bool>;
     /// The activity's newest inbound message: the line a reply goes out through.
     async fn last_inbound(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Option<Message>>;
+    /// The activity's outbound messages on `line` still `sent` or `delivered` and created at or
+    /// before `up_to`, oldest first (`created_at`, then id), at most `limit`: what a contact's
+    /// read receipt moves to `read`.
+    async fn unread_outbound(
+        &self,
+        agent: &AgentId,
+        activity: &ActivityId,
+        line: &LineId,
+        up_to: Timestamp,
+        limit: u32,
+    ) -> StoreResult<Vec<Message>>;
+    /// Writes `deleted_at` and `updated_at` of the agent's message `message.id`, with `events`,
+    /// only if it was not deleted yet; `false` (changing nothing) otherwise. Its content stays.
+    async fn mark_deleted(&self, message: &Message, events: &[Event]) -> StoreResult<bool>;
     /// The agent's carts that the activity's messages carry, each once, newest cart first
     /// (`created_at` desc, then code desc); codes of no cart of the agent are left out.
     async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>>;
@@ -264,7 +278,7 @@ impl PlatformError {
 /// The platform's receipt for an accepted message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SentMessage {
-    /// `wamid.…`: every status webhook of the message names it.
+    /// `pm.…`: every status webhook of the message names it.
     pub message_id: String,
     /// The recipient's WhatsApp id, when the platform reports it.
     pub wa_id: Option<String>,
@@ -291,6 +305,22 @@ pub trait MessagingPlatform: Send + Sync {
     /// An inbound media file by the platform's media id: its URL looked up, then the file
     /// fetched with the line's token, streamed.
     async fn media(&self, line: &Line, media_id: &str) -> Result<MediaFile, PlatformError>;
+    /// The name a contact shows on the line's platform, for a contact whose messages carry
+    /// none (Instagram's): `None` when the platform has no such look-up or no name.
+    async fn profile_name(&self, line: &Line, contact: &str) -> Result<Option<String>, PlatformError> {
+        let _ = (line, contact);
+        Ok(None)
+    }
+}
+
+/// Reads one platform's webhook bodies into Parley's terms: the platform's wire format stays in
+/// its adapter. Pure (no I/O), deterministic, and lenient: a part of unexpected shape is skipped
+/// or set aside with why, never an error for the rest.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait InboundDecoder: Send + Sync {
+    /// What `body` tells about each line it names. `Err` only when it is not a body of the
+    /// platform's webhook at all (then no attempt could ever read it).
+    fn decode(&self, body: &str) -> Result<Vec<LineNews>, String>;
 }
 
 /// A media file as the platform serves it.
@@ -312,15 +342,17 @@ impl std::fmt::Debug for MediaFile {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait LineRepository: Send + Sync {
-    /// MUST return `Conflict` when the phone number id is already a line (of any agent): webhooks
-    /// find a line by it.
+    /// MUST return `Conflict` when the account is already a line (of any agent) of the same
+    /// channel type: webhooks find a line by it.
     async fn insert(&self, line: &Line) -> StoreResult<()>;
     async fn get(&self, agent: &AgentId, id: &LineId) -> StoreResult<Option<Line>>;
     /// The agent's lines, oldest first (then id).
     async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Line>>;
     /// Every line of every agent, oldest first: for periodic template sync.
     async fn all(&self) -> StoreResult<Vec<Line>>;
-    async fn find_by_phone_number_id(&self, phone_number_id: &str) -> StoreResult<Option<Line>>;
+    /// The line of `channel_type` whose platform account is `account_id`
+    /// ([`LineAccount::account_id`](crate::model::LineAccount::account_id)), of any agent.
+    async fn find_by_account(&self, channel_type: ChannelType, account_id: &str) -> StoreResult<Option<Line>>;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]

@@ -13,7 +13,7 @@ use parley_domain::model::{
     PageRequest, ParameterFormat, ParameterInput, ParameterValue, PhoneNumberId, PresentedKey, Price, ProductId, ProductKind,
     ProductStatus, ProfileName, ReceivedId, SEARCH_BOUNDS, SearchQuery, SearchRequest, TagColor, TagDescription, TagId, TagName, Template,
     TemplateButton, TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage, WabaId, fill, fill_named, has_control_characters,
-    parameter_count, parse_timestamp, parse_webhook, phone_digits, placeholder_names, placeholders,
+    parameter_count, parse_timestamp, phone_digits, placeholder_names, placeholders,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -503,62 +503,6 @@ proptest! {
     }
 
     #[test]
-    fn webhook_bodies_never_panic_the_parser(body in prop_oneof![hostile(), json_value().prop_map(|v| v.to_string()), webhook_like().prop_map(|v| v.to_string())]) {
-        if let Ok(news) = parse_webhook(&body) {
-            for n in news {
-                for s in &n.statuses {
-                    assert!(ExecutionStatus::parse(s.status.as_str()).is_some());
-                }
-            }
-        }
-    }
-
-    /// Issue 39: whatever the contact's texts hold, every one of a delivery's messages is read
-    /// (none lost to another's content), with each NUL as U+FFFD and every other character as
-    /// sent: the same text for every backend. An id with a NUL is set aside, never read.
-    #[test]
-    fn inbound_text_is_made_storable_and_costs_no_other_message(
-        bodies in proptest::collection::vec(hostile(), 1..5),
-        nul_id in proptest::option::of(0usize..5),
-    ) {
-        let messages: Vec<Value> = bodies.iter().enumerate().map(|(i, body)| {
-            let id = if nul_id == Some(i) { format!("wamid.{i}\u{0}") } else { format!("wamid.{i}") };
-            json!({"from": "14155550100", "id": id, "timestamp": "1767225600", "type": "text", "text": {"body": body},
-                   "image": {"caption": body}})
-        }).collect();
-        let delivery = json!({"entry": [{"changes": [{"value": {"metadata": {"phone_number_id": "1"},
-            "contacts": [{"profile": {"name": bodies[0]}, "wa_id": "14155550100"}], "messages": messages}}]}]});
-        let news = parse_webhook(&delivery.to_string()).unwrap();
-        let set_aside = usize::from(nul_id.is_some_and(|i| i < bodies.len()));
-        assert_eq!(news[0].inbound.len() + news[0].set_aside.len(), bodies.len());
-        assert_eq!(news[0].set_aside.len(), set_aside);
-        for m in &news[0].inbound {
-            let i: usize = m.platform_message_id["wamid.".len()..].parse().unwrap();
-            let want = bodies[i].replace('\0', "\u{FFFD}");
-            assert_eq!(m.content.text(), Some(want.as_str()));
-            assert_eq!(m.profile_name.as_deref(), Some(bodies[0].replace('\0', "\u{FFFD}").as_str()));
-            assert_eq!(m.position as usize, i + 1);
-        }
-        let storable = parley_domain::model::storable_text(&bodies[0]);
-        assert!(!storable.contains('\0'));
-        assert_eq!(storable.chars().count(), bodies[0].chars().count(), "one character for one");
-        assert_eq!(parley_domain::model::storable_text(&storable), storable, "storable text stays as it is");
-    }
-
-    #[test]
-    fn webhook_statuses_round_trip(statuses in proptest::collection::vec(("wamid\\.[a-zA-Z0-9]{1,10}", 0usize..4, 0i64..4_102_444_800), 0..6), line in "[0-9]{1,20}") {
-        let kinds = ["sent", "delivered", "read", "failed"];
-        let raw: Vec<Value> = statuses.iter().map(|(id, k, at)| json!({"id": id, "status": kinds[*k], "timestamp": at.to_string()})).collect();
-        let body = json!({"object": "whatsapp_business_account", "entry": [{"changes": [{"value": {"metadata": {"phone_number_id": line}, "statuses": raw}}]}]});
-        let news = parse_webhook(&body.to_string()).unwrap();
-        assert_eq!(news.len(), 1);
-        assert_eq!(&news[0].phone_number_id, &line);
-        let got: Vec<(String, &str, i64)> = news[0].statuses.iter().map(|s| (s.message_id.clone(), s.status.as_str(), s.at.timestamp())).collect();
-        let want: Vec<(String, &str, i64)> = statuses.iter().map(|(id, k, at)| (id.clone(), kinds[*k], *at)).collect();
-        assert_eq!(got, want);
-    }
-
-    #[test]
     fn template_sends_never_panic_and_fill_every_placeholder(to in prop_oneof![hostile(), "\\+?[0-9]{7,15}"].prop_map(Some), components in proptest::option::of(proptest::collection::vec(component_input(), 0..5))) {
         let t = template();
         if let Ok(message) = TemplateMessage::build(&t, to.as_deref(), components) {
@@ -585,17 +529,6 @@ proptest! {
             assert!(message.parsed_message.starts_with("Order "));
         }
     }
-}
-
-fn webhook_like() -> impl Strategy<Value = Value> {
-    let status = (json_value(), prop_oneof![Just(json!("read")), Just(json!("failed")), json_value()], prop_oneof![json_value(), any::<i64>().prop_map(|n| json!(n.to_string()))])
-        .prop_map(|(id, status, timestamp)| json!({"id": id, "status": status, "timestamp": timestamp, "errors": [{"code": 1, "error_data": {"details": "x"}}]}));
-    let message = (json_value(), json_value()).prop_map(|(from, timestamp)| json!({"from": from, "timestamp": timestamp}));
-    (json_value(), proptest::collection::vec(status, 0..3), proptest::collection::vec(message, 0..3), json_value()).prop_map(
-        |(line, statuses, messages, contacts)| {
-            json!({"entry": [{"changes": [{"value": {"metadata": {"phone_number_id": line}, "statuses": statuses, "messages": messages, "contacts": contacts}}]}]})
-        },
-    )
 }
 
 fn component_input() -> impl Strategy<Value = ComponentInput> {

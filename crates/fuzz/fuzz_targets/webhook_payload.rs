@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parley_domain::model::{ExecutionStatus, parse_webhook};
+use parley_adapters_whatsapp::parse_webhook;
+use parley_domain::model::ExecutionStatus;
 
 fuzz_target!(|data: &[u8]| {
     // The HTTP handler refuses bodies that are not UTF-8 before storing them.

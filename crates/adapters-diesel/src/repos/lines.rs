@@ -1,7 +1,9 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{AccessToken, AgentId, Line, LineAccess, LineId, PhoneNumberId, WabaId};
+use parley_domain::model::{
+    AccessToken, AgentId, ChannelType, InstagramAccountId, Line, LineAccess, LineAccount, LineId, PhoneNumberId, WabaId,
+};
 use parley_domain::ports::{LineRepository, StoreResult};
 
 use crate::Store;
@@ -15,11 +17,14 @@ use crate::schema::lines;
 pub(crate) struct LineRow {
     id: String,
     agent_id: String,
-    phone_number_id: String,
+    /// The platform's id of the account: [`LineAccount::account_id`].
+    account_id: String,
+    /// `''` for a line with no business account (not WhatsApp).
     waba_id: String,
     /// `NULL` for a sandbox line.
     access_token: Option<String>,
     created_at: i64,
+    channel_type: String,
 }
 
 impl LineRow {
@@ -28,11 +33,18 @@ impl LineRow {
             Some(token) => LineAccess::Cloud(valid(AccessToken::new(&token))?),
             None => LineAccess::Sandbox,
         };
+        let account = match valid(ChannelType::parse(&self.channel_type))? {
+            ChannelType::Whatsapp => LineAccount::Whatsapp {
+                phone_number_id: valid(PhoneNumberId::new(&self.account_id))?,
+                waba_id: valid(WabaId::new(&self.waba_id))?,
+            },
+            ChannelType::Instagram => LineAccount::Instagram { account_id: valid(InstagramAccountId::new(&self.account_id))? },
+            other => return Err(DbError::Corrupt(format!("a line of channel type {}", other.as_str()))),
+        };
         Ok(Line {
             id: LineId::new(self.id),
             agent_id: AgentId::new(self.agent_id),
-            phone_number_id: valid(PhoneNumberId::new(&self.phone_number_id))?,
-            waba_id: valid(WabaId::new(&self.waba_id))?,
+            account,
             access,
             created_at: from_millis(self.created_at)?,
         })
@@ -53,8 +65,9 @@ impl LineRepository for Store {
         let values = (
             lines::id.eq(line.id.as_str()),
             lines::agent_id.eq(line.agent_id.as_str()),
-            lines::phone_number_id.eq(line.phone_number_id.as_str()),
-            lines::waba_id.eq(line.waba_id.as_str()),
+            lines::account_id.eq(line.account_id()),
+            lines::waba_id.eq(line.waba_id().map_or("", |w| w.as_str())),
+            lines::channel_type.eq(line.channel_type().as_str()),
             lines::access_token.eq(token),
             lines::created_at.eq(millis(line.created_at)),
         );
@@ -95,9 +108,10 @@ impl LineRepository for Store {
         Ok(to_domain(rows)?)
     }
 
-    async fn find_by_phone_number_id(&self, phone_number_id: &str) -> StoreResult<Option<Line>> {
+    async fn find_by_account(&self, channel_type: ChannelType, account_id: &str) -> StoreResult<Option<Line>> {
         let row = read_conn!(self, |conn| lines::table
-            .filter(lines::phone_number_id.eq(phone_number_id))
+            .filter(lines::account_id.eq(account_id))
+            .filter(lines::channel_type.eq(channel_type.as_str()))
             .select(LineRow::as_select())
             .first(conn)
             .await

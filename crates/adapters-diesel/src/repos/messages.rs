@@ -45,6 +45,7 @@ struct MessageRow {
     delivered_at: Option<i64>,
     read_at: Option<i64>,
     updated_at: i64,
+    deleted_at: Option<i64>,
 }
 
 impl MessageRow {
@@ -73,6 +74,7 @@ impl MessageRow {
             sent_at: opt_from_millis(self.sent_at)?,
             delivered_at: opt_from_millis(self.delivered_at)?,
             read_at: opt_from_millis(self.read_at)?,
+            deleted_at: opt_from_millis(self.deleted_at)?,
             updated_at: from_millis(self.updated_at)?,
             id: MessageId::new(self.id),
             agent_id: AgentId::new(self.agent_id),
@@ -218,6 +220,7 @@ impl MessageRepository for Store {
                 messages::delivered_at.eq(m.delivered_at.map(millis)),
                 messages::read_at.eq(m.read_at.map(millis)),
                 messages::updated_at.eq(millis(m.updated_at)),
+                messages::deleted_at.eq(m.deleted_at.map(millis)),
             ),
         );
         let stored = in_transaction!(self, |conn| {
@@ -412,6 +415,51 @@ impl MessageRepository for Store {
             .optional()
             .map_err(DbError::from))?;
         Ok(row.map(MessageRow::into_domain).transpose()?)
+    }
+
+    async fn unread_outbound(
+        &self,
+        agent: &AgentId,
+        activity: &ActivityId,
+        line: &LineId,
+        up_to: Timestamp,
+        limit: u32,
+    ) -> StoreResult<Vec<Message>> {
+        let unread = [MessageStatus::Sent.as_str(), MessageStatus::Delivered.as_str()];
+        let rows = read_conn!(self, |conn| messages::table
+            .filter(messages::activity_id.eq(activity.as_str()))
+            .filter(messages::agent_id.eq(agent.as_str()))
+            .filter(messages::direction.eq(MessageDirection::Outbound.as_str()))
+            .filter(messages::line_id.eq(line.as_str()))
+            .filter(messages::status.eq_any(unread))
+            .filter(messages::created_at.le(millis(up_to)))
+            .order((messages::created_at.asc(), messages::id.asc()))
+            .limit(i64::from(limit))
+            .select(MessageRow::as_select())
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(rows.into_iter().map(MessageRow::into_domain).collect::<Result<_, _>>()?)
+    }
+
+    async fn mark_deleted(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
+        let (deleted_at, updated_at) = (m.deleted_at.map(millis), millis(m.updated_at));
+        let marked = in_transaction!(self, |conn| {
+            let n = diesel::update(
+                messages::table
+                    .filter(messages::id.eq(m.id.as_str()))
+                    .filter(messages::agent_id.eq(m.agent_id.as_str()))
+                    .filter(messages::deleted_at.is_null()),
+            )
+            .set((messages::deleted_at.eq(deleted_at), messages::updated_at.eq(updated_at)))
+            .execute(conn)
+            .await?;
+            if n == 1 {
+                emit_all!(conn, events);
+            }
+            Ok(n == 1)
+        })?;
+        Ok(marked)
     }
 
     async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>> {

@@ -1,7 +1,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{SetAside, SetAsideKind, Timestamp, WebhookEvent};
+use parley_domain::model::{ChannelType, SetAside, SetAsideKind, Timestamp, WebhookEvent};
 use parley_domain::ports::{StoreResult, WebhookEventRepository};
 use serde_json::{Value, json};
 
@@ -24,11 +24,13 @@ struct EventRow {
     processed_at: Option<i64>,
     failed_at: Option<i64>,
     set_aside: Option<String>,
+    platform: String,
 }
 
 impl EventRow {
     fn into_domain(self) -> Result<WebhookEvent, DbError> {
         Ok(WebhookEvent {
+            platform: crate::rows::valid(ChannelType::parse(&self.platform))?,
             id: self.id,
             body: self.body,
             received_at: from_millis(self.received_at)?,
@@ -141,6 +143,7 @@ impl WebhookEventRepository for Store {
             webhook_events::processed_at.eq(event.processed_at.map(millis)),
             webhook_events::failed_at.eq(event.failed_at.map(millis)),
             webhook_events::set_aside.eq(set_aside_json(&event.set_aside)),
+            webhook_events::platform.eq(event.platform.as_str()),
         );
         write_conn!(self, |conn| diesel::insert_into(webhook_events::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())

@@ -138,18 +138,25 @@ pub enum SandboxCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum ChannelsCommand {
-    /// Add a WhatsApp line; prints {"id",…}. The token is read from an environment variable,
-    /// never from the command line (which other users can see).
+    /// Add a line: a WhatsApp number (the default) or an Instagram account; prints {"id",…}.
+    /// A token is read from an environment variable, never from the command line (which other
+    /// users can see).
     Add {
         /// The agent's id (agt_…).
         #[arg(long)]
         agent: String,
-        /// The line's phone number id in the WhatsApp Business platform.
-        #[arg(long)]
-        phone_number_id: String,
-        /// The WhatsApp Business Account id the line belongs to (its templates live there).
-        #[arg(long)]
-        waba_id: String,
+        /// The platform the line is on.
+        #[arg(long = "type", value_enum, default_value_t = LineType::Whatsapp)]
+        kind: LineType,
+        /// WhatsApp: the line's phone number id in the WhatsApp Business platform.
+        #[arg(long, required_if_eq("kind", "whatsapp"))]
+        phone_number_id: Option<String>,
+        /// WhatsApp: the WhatsApp Business Account id the line belongs to (its templates live there).
+        #[arg(long, required_if_eq("kind", "whatsapp"))]
+        waba_id: Option<String>,
+        /// Instagram: the professional account's id (the `entry[].id` of its webhooks).
+        #[arg(long, required_if_eq("kind", "instagram"))]
+        account_id: Option<String>,
         /// Name of the environment variable holding the line's access token.
         #[arg(long, required_unless_present = "sandbox", conflicts_with = "sandbox")]
         access_token_env: Option<String>,
@@ -157,11 +164,18 @@ pub enum ChannelsCommand {
         #[arg(long)]
         sandbox: bool,
     },
-    /// List an agent's lines (never their tokens).
+    /// List an agent's lines with their types (never their tokens).
     List {
         #[arg(long)]
         agent: String,
     },
+}
+
+/// The platforms a line can be on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LineType {
+    Whatsapp,
+    Instagram,
 }
 
 #[derive(Debug, Subcommand)]

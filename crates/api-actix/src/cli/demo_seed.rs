@@ -6,7 +6,7 @@ use parley_domain::DomainError;
 use std::sync::Arc;
 
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook};
-use parley_domain::model::{ActivityId, ActivityStatus, Agent, AgentId, IssuedKey, KeyKind, Line, ReplyInput};
+use parley_domain::model::{ActivityId, ActivityStatus, Agent, AgentId, ChannelType, IssuedKey, KeyKind, Line, ReplyInput};
 use parley_domain::services::{ActivityPatchInput, ImportError, NewCartItem, NewContactInput, NewTagInput, Patch};
 use serde_json::json;
 
@@ -109,7 +109,7 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
     ];
     for (n, (from, name, at, message)) in inbound.iter().enumerate() {
         let body = inbound_webhook(line, from, Some(name), &format!("wamid.demo{n}{at}"), *at, message);
-        state.webhooks.receive_and_process(body).await?;
+        state.webhooks.receive_and_process(ChannelType::Whatsapp, body).await?;
     }
     let reply = ReplyInput {
         kind: Some("text".into()),

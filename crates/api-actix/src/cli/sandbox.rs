@@ -3,7 +3,7 @@
 
 use parley_adapters_system::RandomIds;
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook};
-use parley_domain::model::{AgentId, LineAccess, LineId};
+use parley_domain::model::{AgentId, ChannelType, LineAccess, LineId};
 use parley_domain::ports::IdSource;
 use serde_json::json;
 
@@ -35,7 +35,7 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
     let message_id = format!("wamid.sandbox{}", RandomIds.secret(24));
     let body = inbound_webhook(&line, &from, name.as_deref(), &message_id, now, &message);
     // Processed here and stored with its outcome, as `parley serve` does with the platform's.
-    let (delivery, _) = state.webhooks.receive_and_process(body).await?;
+    let (delivery, _) = state.webhooks.receive_and_process(ChannelType::Whatsapp, body).await?;
     let stored = state.messages.by_platform_id(&agent, &message_id).await?;
     println!(
         "{}",

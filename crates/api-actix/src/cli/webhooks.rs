@@ -17,7 +17,7 @@ pub(super) async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), 
                 .lines
                 .iter()
                 .map(|l| {
-                    json!({"phone_number_id": l.phone_number_id, "channel_id": l.line.as_ref().map(|l| l.id.as_str()),
+                    json!({"platform": e.platform.as_str(), "account_id": l.account_id, "channel_id": l.line.as_ref().map(|l| l.id.as_str()),
                     "agent": l.line.as_ref().map(|l| l.agent_id.as_str())})
                 })
                 .collect();

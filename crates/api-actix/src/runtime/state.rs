@@ -87,7 +87,7 @@ impl AppState {
                 objects.clone(),
             ),
             sends: SendService::new(&repos, platform.clone(), clock.clone(), ids.clone(), objects.clone()),
-            messages: MessageService::new(&repos, platform, clock.clone(), ids.clone(), objects.clone()),
+            messages: MessageService::new(&repos, platform.clone(), clock.clone(), ids.clone(), objects.clone()),
             idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
             campaigns: CampaignService::new(repos.executions.clone()),
             webhook_endpoints: WebhookEndpointService::new(
@@ -105,7 +105,7 @@ impl AppState {
                 ids.clone(),
             )),
             event_wakeup: Arc::new(Notify::new()),
-            webhooks: WebhookService::new(&repos, clock, ids, objects),
+            webhooks: WebhookService::new(&repos, crate::runtime::platform::decoders(), platform, clock, ids, objects),
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
             workers_runtime: std::sync::OnceLock::new(),

@@ -163,7 +163,7 @@ async fn every_change_emits_its_event_type_and_nothing_else(backend: &str) {
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": templates})))
         .mount_as_scoped(&server)
         .await;
-    let cloud = app.state.lines.list(&app.a.agent).await.unwrap().into_iter().find(|l| l.phone_number_id.as_str() == CLOUD_PHONE).unwrap();
+    let cloud = app.state.lines.list(&app.a.agent).await.unwrap().into_iter().find(|l| l.account_id() == CLOUD_PHONE).unwrap();
     app.state.lines.sync_line(&cloud).await.unwrap();
     drop(mock);
     let object = seen.one(&app, "template.updated").await;

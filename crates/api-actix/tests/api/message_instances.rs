@@ -9,7 +9,7 @@ use crate::common::server::{ParleyServer, free_port};
 use parley_adapters_diesel::testing::TestDb;
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook};
 use parley_api::runtime::state::AppState;
-use parley_domain::model::KeyKind;
+use parley_domain::model::{ChannelType, KeyKind};
 use serde_json::Value;
 
 /// Distinct messages, each delivered twice (the platform retries): twice as many deliveries.
@@ -46,8 +46,8 @@ async fn two_instances_process_each_delivery_once_and_store_each_message_once() 
         let from = format!("1415555{:04}", n % CONTACTS);
         let message = SandboxInbound::Text(format!("message {n}"));
         let body = inbound_webhook(&line, &from, Some("Shopper"), &format!("wamid.two{n}"), at + n as i64, &message);
-        state.webhooks.receive(body.clone()).await.unwrap();
-        state.webhooks.receive(body).await.unwrap();
+        state.webhooks.receive(ChannelType::Whatsapp, body.clone()).await.unwrap();
+        state.webhooks.receive(ChannelType::Whatsapp, body).await.unwrap();
     }
     let servers: Vec<ParleyServer> = std::thread::scope(|scope| {
         let starting: Vec<_> = (0..2)

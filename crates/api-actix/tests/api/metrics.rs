@@ -7,7 +7,7 @@ use std::process::Command;
 use crate::common::TestApp;
 use crate::common::server::{ParleyServer, free_port};
 use actix_web::test::TestRequest;
-use parley_domain::model::WebhookEvent;
+use parley_domain::model::{ChannelType, WebhookEvent};
 
 async fn scrape(app: &TestApp) -> String {
     let reply = app.call(TestRequest::get().uri("/metrics")).await;
@@ -50,6 +50,7 @@ async fn pool_backlog_and_embedder_are_reported(app: TestApp) {
     let now = chrono::Utc::now();
     let event = WebhookEvent {
         id: "whk_metrics_backlog".into(),
+        platform: ChannelType::Whatsapp,
         body: "{}".into(),
         received_at: now,
         attempts: 1,

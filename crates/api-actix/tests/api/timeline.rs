@@ -590,7 +590,7 @@ async fn template_sends_are_messages_and_move_with_their_execution(backend: &str
 
     // A sandbox reply moves to delivered and read by itself.
     let sandbox = app.state.lines.add(&app.a.agent, "200000000000009", "300000000000009", None).await.unwrap();
-    signed_webhook(&app, &inbound(sandbox.phone_number_id.as_str(), "14155550142", vec![text("wamid.sb", now(), "hi sandbox")])).await;
+    signed_webhook(&app, &inbound(sandbox.account_id(), "14155550142", vec![text("wamid.sb", now(), "hi sandbox")])).await;
     let sandbox_activity = activity_of(&app, "14155550142").await;
     timeline(&app, &sandbox_activity, 1).await;
     let r = app.post(&replies(&sandbox_activity), &app.a.secret, json!({"type": "text", "text": {"body": "Hello from the sandbox"}})).await;

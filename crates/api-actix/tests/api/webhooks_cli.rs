@@ -6,6 +6,7 @@ use crate::common::cli::{parley, stdout_json};
 
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::runtime::state::AppState;
+use parley_domain::model::ChannelType;
 use serde_json::Value;
 
 fn listed<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
@@ -19,10 +20,10 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     let line = state.lines.add(&agent, "106540352242922", "102290129340398", None).await.unwrap();
 
     // Signed (the route checked it) but not a webhook payload: it can never be processed.
-    let unreadable = state.webhooks.receive("{\"entry\": [truncated".into()).await.unwrap();
+    let unreadable = state.webhooks.receive(ChannelType::Whatsapp, "{\"entry\": [truncated".into()).await.unwrap();
     // A readable delivery for the line that failed for good: its tenant is known.
     let readable = parley_adapters_whatsapp::status_webhook(&line, "wamid.1", "read", "14155550100", None, 1_767_225_600);
-    let exhausted = state.webhooks.receive(readable).await.unwrap();
+    let exhausted = state.webhooks.receive(ChannelType::Whatsapp, readable).await.unwrap();
     let repos = db.store.repositories();
     repos.webhooks.give_up(&exhausted, "unavailable: pool timed out", chrono::Utc::now()).await.unwrap();
 
@@ -79,7 +80,7 @@ async fn a_set_aside_message_is_listed_with_why_and_retried_by_command(backend: 
         {"from": "14155550100", "id": "wamid.ok3", "timestamp": "1767225602", "type": "text", "text": {"body": "kept too"}}
     ]}}]}]})
     .to_string();
-    let (id, outcome) = state.webhooks.receive_and_process(body).await.unwrap();
+    let (id, outcome) = state.webhooks.receive_and_process(ChannelType::Whatsapp, body).await.unwrap();
     assert_eq!(outcome, parley_domain::services::DeliveryOutcome::Processed, "completed, not retried");
 
     let list = stdout_json(&parley(&db, &["webhooks", "failed"]));

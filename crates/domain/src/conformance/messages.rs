@@ -32,6 +32,7 @@ fn message(agent: &AgentId, activity: &ActivityId, body: &str, created: Timestam
         sent_at: None,
         delivered_at: None,
         read_at: None,
+        deleted_at: None,
         updated_at: created,
     }
 }
@@ -43,7 +44,7 @@ fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created
         direction: MessageDirection::Outbound,
         content,
         reply_to: Some(MessageId::new("msg_replied")),
-        platform_message_id: Some(format!("wamid.{}", id("full"))),
+        platform_message_id: Some(format!("pm.{}", id("full"))),
         line_id: Some(LineId::new("chn_1")),
         status: MessageStatus::Failed,
         error_message: Some("131026: Message undeliverable (the \"number\" is unknown)".into()),
@@ -54,16 +55,17 @@ fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created
         sent_at: Some(ms(101)),
         delivered_at: Some(ms(202)),
         read_at: Some(ms(303)),
+        deleted_at: None,
         updated_at: ms(404),
         ..message(agent, activity, "", ms(7))
     }
 }
 
-/// An outbound message sent through the platform as `wamid`.
-fn sent(agent: &AgentId, activity: &ActivityId, wamid: &str, created: Timestamp) -> Message {
+/// An outbound message sent through the platform as `platform_id`.
+fn sent(agent: &AgentId, activity: &ActivityId, platform_id: &str, created: Timestamp) -> Message {
     Message {
         direction: MessageDirection::Outbound,
-        platform_message_id: Some(wamid.into()),
+        platform_message_id: Some(platform_id.into()),
         status: MessageStatus::Sent,
         sent_at: Some(created),
         ..message(agent, activity, "sent", created)
@@ -86,6 +88,12 @@ fn contents() -> Vec<MessageContent> {
         MessageContent::Image(media),
         MessageContent::Document(Media { link: Some("https://cdn.test/a.pdf".into()), filename: Some("a.pdf".into()), ..Media::default() }),
         MessageContent::Audio(Media::default()),
+        MessageContent::Share(Media {
+            link: Some("https://www.instagram.com/reel/R1".into()),
+            caption: Some("Mugs".into()),
+            ..Media::default()
+        }),
+        MessageContent::StoryMention(Media { link: Some("https://lookaside.fbsbx.com/s".into()), ..Media::default() }),
         MessageContent::Location(Location { latitude: 38.7223, longitude: -9.1393, name: Some("Shop".into()), address: None }),
         MessageContent::Order(Order {
             catalog_id: "cat_1".into(),
@@ -97,7 +105,7 @@ fn contents() -> Vec<MessageContent> {
         }),
         MessageContent::Template { name: "hello".into(), language: "en_US".into(), parsed_message: "Hello Ann".into() },
         MessageContent::Interactive(InteractiveReply::List { id: "r".into(), title: "Red".into(), description: None }),
-        MessageContent::Reaction { message_id: "wamid.1".into(), emoji: None },
+        MessageContent::Reaction { message_id: "pm.1".into(), emoji: None },
         MessageContent::Contacts { cards: json!([{"name": {"formatted_name": "Ann"}, "phones": [{"phone": "+1 555"}]}]) },
         MessageContent::Unsupported { raw: json!({"type": "poll", "poll": {"q": [1, 2.5, null, "x"]}, "errors": [{"code": 131051}]}) },
     ]
@@ -166,26 +174,26 @@ pub async fn message_platform_ids_are_unique_per_agent(r: Repositories) {
     let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     let theirs = conversation(&r, &b, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
-    let first = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &ana.id, "first", t(5)) };
+    let first = Message { platform_message_id: Some("pm.X".into()), ..message(&a, &ana.id, "first", t(5)) };
     assert!(r.messages.insert(&first, &[]).await.unwrap());
     let summary = last_message(&r, &a, &ana.id).await;
 
-    let again = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &ana.id, "again", t(9)) };
+    let again = Message { platform_message_id: Some("pm.X".into()), ..message(&a, &ana.id, "again", t(9)) };
     assert!(!r.messages.insert(&again, &[]).await.unwrap(), "a duplicate is not stored");
-    let elsewhere = Message { platform_message_id: Some("wamid.X".into()), ..message(&a, &bo.id, "elsewhere", t(9)) };
+    let elsewhere = Message { platform_message_id: Some("pm.X".into()), ..message(&a, &bo.id, "elsewhere", t(9)) };
     assert!(!r.messages.insert(&elsewhere, &[]).await.unwrap(), "unique per agent, not per activity");
     assert!(r.messages.get(&a, &ana.id, &again.id).await.unwrap().is_none());
     assert!(r.messages.get(&a, &bo.id, &elsewhere.id).await.unwrap().is_none());
     assert_eq!(timeline(&r, &a, &ana.id, None, 10, 0).await, (vec![first.id.clone()], 1));
     assert_eq!(timeline(&r, &a, &bo.id, None, 10, 0).await, (vec![], 0));
-    assert_eq!(r.messages.find_by_platform_id(&a, "wamid.X").await.unwrap(), Some(first.clone()));
+    assert_eq!(r.messages.find_by_platform_id(&a, "pm.X").await.unwrap(), Some(first.clone()));
     assert_eq!((updated_at(&r, &a, &ana.id).await, updated_at(&r, &a, &bo.id).await), (t(5), t(0)), "nothing moved");
     assert_eq!(last_message(&r, &a, &ana.id).await, summary);
     assert_eq!(last_message(&r, &a, &bo.id).await, None);
 
-    let other_agent = Message { platform_message_id: Some("wamid.X".into()), ..message(&b, &theirs.id, "theirs", t(9)) };
+    let other_agent = Message { platform_message_id: Some("pm.X".into()), ..message(&b, &theirs.id, "theirs", t(9)) };
     assert!(r.messages.insert(&other_agent, &[]).await.unwrap(), "another agent's platform ids are its own");
-    assert_eq!(r.messages.find_by_platform_id(&b, "wamid.X").await.unwrap(), Some(other_agent));
+    assert_eq!(r.messages.find_by_platform_id(&b, "pm.X").await.unwrap(), Some(other_agent));
 
     let refused: Vec<Message> = (0..3).map(|i| Message { platform_message_id: None, ..sent(&a, &bo.id, "", t(10 + i)) }).collect();
     for m in &refused {
@@ -201,11 +209,11 @@ pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let other = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     let made: Vec<Message> =
-        (0..6).map(|i| Message { updated_at: t(100 + i), ..sent(&a, &act.id, &format!("wamid.{i}"), t(10 + i / 3)) }).collect();
+        (0..6).map(|i| Message { updated_at: t(100 + i), ..sent(&a, &act.id, &format!("pm.{i}"), t(10 + i / 3)) }).collect();
     for i in [3, 0, 5, 1, 4, 2] {
         assert!(r.messages.insert(&made[i], &[]).await.unwrap());
     }
-    r.messages.insert(&sent(&a, &other.id, "wamid.other", t(50)), &[]).await.unwrap();
+    r.messages.insert(&sent(&a, &other.id, "pm.other", t(50)), &[]).await.unwrap();
     let expected = newest_first(&made.iter().collect::<Vec<_>>());
 
     let mut seen = Vec::new();
@@ -233,7 +241,7 @@ pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
-    let m = sent(&a, &act.id, "wamid.1", t(1));
+    let m = sent(&a, &act.id, "pm.1", t(1));
     r.messages.insert(&m, &[]).await.unwrap();
 
     let delivered = Message { status: MessageStatus::Delivered, delivered_at: Some(t(2)), updated_at: t(2), ..m.clone() };
@@ -258,6 +266,7 @@ pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
         status: MessageStatus::Failed,
         error_message: Some("131026: Message undeliverable".into()),
         read_at: Some(t(4)),
+        deleted_at: None,
         updated_at: t(4),
         content: MessageContent::Text { body: "rewritten".into() },
         cart_code: CartCode::parse("Ab3kP9z"),
@@ -274,18 +283,18 @@ pub async fn messages_are_found_by_platform_id_within_the_agent(r: Repositories)
     let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     let theirs = conversation(&r, &b, "Cy", "5215550003", ActivityStatus::Open, t(0)).await;
-    let on_ana = sent(&a, &ana.id, "wamid.A1", t(1));
-    let on_bo = sent(&a, &bo.id, "wamid.A2", t(2));
-    let their = sent(&b, &theirs.id, "wamid.B1", t(3));
+    let on_ana = sent(&a, &ana.id, "pm.A1", t(1));
+    let on_bo = sent(&a, &bo.id, "pm.A2", t(2));
+    let their = sent(&b, &theirs.id, "pm.B1", t(3));
     for m in [&on_ana, &on_bo, &their] {
         r.messages.insert(m, &[]).await.unwrap();
     }
-    assert_eq!(r.messages.find_by_platform_id(&a, "wamid.A1").await.unwrap(), Some(on_ana.clone()));
-    assert_eq!(r.messages.find_by_platform_id(&a, "wamid.A2").await.unwrap(), Some(on_bo), "on any activity of the agent");
-    assert!(r.messages.find_by_platform_id(&a, "wamid.B1").await.unwrap().is_none(), "another agent's message is unknown");
-    assert!(r.messages.find_by_platform_id(&b, "wamid.A1").await.unwrap().is_none());
-    assert!(r.messages.find_by_platform_id(&a, "wamid.nope").await.unwrap().is_none());
-    assert_eq!(r.messages.find_by_platform_id(&b, "wamid.B1").await.unwrap(), Some(their));
+    assert_eq!(r.messages.find_by_platform_id(&a, "pm.A1").await.unwrap(), Some(on_ana.clone()));
+    assert_eq!(r.messages.find_by_platform_id(&a, "pm.A2").await.unwrap(), Some(on_bo), "on any activity of the agent");
+    assert!(r.messages.find_by_platform_id(&a, "pm.B1").await.unwrap().is_none(), "another agent's message is unknown");
+    assert!(r.messages.find_by_platform_id(&b, "pm.A1").await.unwrap().is_none());
+    assert!(r.messages.find_by_platform_id(&a, "pm.nope").await.unwrap().is_none());
+    assert_eq!(r.messages.find_by_platform_id(&b, "pm.B1").await.unwrap(), Some(their));
 }
 
 pub async fn last_inbound_is_the_newest_inbound_message(r: Repositories) {
@@ -297,7 +306,7 @@ pub async fn last_inbound_is_the_newest_inbound_message(r: Repositories) {
 
     let older = message(&a, &act.id, "older", t(1));
     let (tie_low, tie_high) = (message(&a, &act.id, "low", t(3)), message(&a, &act.id, "high", t(3)));
-    let outbound = sent(&a, &act.id, "wamid.out", t(5));
+    let outbound = sent(&a, &act.id, "pm.out", t(5));
     let elsewhere = message(&a, &other.id, "elsewhere", t(9));
     for m in [&tie_high, &older, &outbound, &tie_low, &elsewhere] {
         r.messages.insert(m, &[]).await.unwrap();
@@ -305,6 +314,49 @@ pub async fn last_inbound_is_the_newest_inbound_message(r: Repositories) {
     assert_eq!(r.messages.last_inbound(&a, &act.id).await.unwrap(), Some(tie_high), "by created_at, then id; outbound ignored");
     assert_eq!(r.messages.last_inbound(&a, &other.id).await.unwrap(), Some(elsewhere));
     assert!(r.messages.last_inbound(&b, &act.id).await.unwrap().is_none(), "another agent sees nothing");
+}
+
+pub async fn unread_outbound_messages_are_those_a_read_receipt_moves(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let other = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    let line = LineId::new("chn_ig");
+    let on_line = |m: Message| Message { line_id: Some(line.clone()), ..m };
+    let first = on_line(sent(&a, &act.id, "pm.1", t(1)));
+    let (tie_low, tie_high) = (on_line(sent(&a, &act.id, "pm.2", t(2))), on_line(sent(&a, &act.id, "pm.3", t(2))));
+    let delivered = Message { status: MessageStatus::Delivered, ..on_line(sent(&a, &act.id, "pm.4", t(3))) };
+    let read = Message { status: MessageStatus::Read, ..on_line(sent(&a, &act.id, "pm.5", t(3))) };
+    let later = on_line(sent(&a, &act.id, "pm.6", t(9)));
+    let other_line = Message { line_id: Some(LineId::new("chn_wa")), ..sent(&a, &act.id, "pm.7", t(1)) };
+    let inbound = on_line(message(&a, &act.id, "hi", t(1)));
+    let elsewhere = on_line(sent(&a, &other.id, "pm.8", t(1)));
+    for m in [&later, &tie_high, &read, &first, &delivered, &tie_low, &other_line, &inbound, &elsewhere] {
+        r.messages.insert(m, &[]).await.unwrap();
+    }
+    let ids = |v: Vec<Message>| v.into_iter().map(|m| m.id).collect::<Vec<_>>();
+    let mut ties = [tie_low.id.clone(), tie_high.id.clone()];
+    ties.sort_by(|x, y| x.as_str().cmp(y.as_str()));
+    let want = [vec![first.id.clone()], ties.to_vec(), vec![delivered.id.clone()]].concat();
+    assert_eq!(ids(r.messages.unread_outbound(&a, &act.id, &line, t(3), 10).await.unwrap()), want, "oldest first, then id");
+    assert_eq!(ids(r.messages.unread_outbound(&a, &act.id, &line, t(3), 2).await.unwrap()), want[..2], "at most limit");
+    assert_eq!(ids(r.messages.unread_outbound(&a, &act.id, &line, t(0), 10).await.unwrap()), Vec::<MessageId>::new());
+    assert!(r.messages.unread_outbound(&b, &act.id, &line, t(10), 10).await.unwrap().is_empty(), "another agent sees nothing");
+}
+
+pub async fn deleted_messages_are_kept_and_marked_once(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let m = Message { platform_message_id: Some("pm.gone".into()), ..message(&a, &act.id, "oops", t(1)) };
+    r.messages.insert(&m, &[]).await.unwrap();
+    let deleted = Message { deleted_at: Some(t(5)), updated_at: t(6), ..m.clone() };
+    assert!(!r.messages.mark_deleted(&Message { agent_id: b.clone(), ..deleted.clone() }, &[]).await.unwrap(), "not another agent's");
+    assert!(r.messages.mark_deleted(&deleted, &[]).await.unwrap());
+    assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap().unwrap(), deleted, "kept, content and all, with when");
+    let again = Message { deleted_at: Some(t(8)), updated_at: t(9), ..m.clone() };
+    assert!(!r.messages.mark_deleted(&again, &[]).await.unwrap(), "once");
+    assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap().unwrap().deleted_at, Some(t(5)));
 }
 
 pub async fn message_carts_are_distinct_newest_first_and_scoped(r: Repositories) {
@@ -377,9 +429,9 @@ pub async fn message_inserts_move_the_activity_and_its_kept_copies(r: Repositori
         assert_eq!(list_ids(&r, &a, filter.clone()).await, [ana.id.clone(), bo.id.clone()], "{filter:?}");
     }
 
-    let to_bo = Message { platform_message_id: Some("wamid.bo".into()), ..message(&a, &bo.id, "hello", t(11)) };
+    let to_bo = Message { platform_message_id: Some("pm.bo".into()), ..message(&a, &bo.id, "hello", t(11)) };
     assert!(r.messages.insert(&to_bo, &[]).await.unwrap());
-    let again = Message { platform_message_id: Some("wamid.bo".into()), ..message(&a, &ana.id, "again", t(20)) };
+    let again = Message { platform_message_id: Some("pm.bo".into()), ..message(&a, &ana.id, "again", t(20)) };
     assert!(!r.messages.insert(&again, &[]).await.unwrap());
     assert_eq!((updated_at(&r, &a, &ana.id).await, updated_at(&r, &a, &bo.id).await), (t(10), t(11)));
     for filter in lists() {
@@ -408,7 +460,7 @@ pub async fn last_message_follows_the_newest_message(r: Repositories) {
     r.messages.insert(&low, &[]).await.unwrap();
     assert_eq!(last_message(&r, &a, &act.id).await, Some(MessageSummary::of(&high)));
 
-    let long = Message { content: MessageContent::Text { body: "é".repeat(250) }, ..sent(&a, &act.id, "wamid.long", t(20)) };
+    let long = Message { content: MessageContent::Text { body: "é".repeat(250) }, ..sent(&a, &act.id, "pm.long", t(20)) };
     r.messages.insert(&long, &[]).await.unwrap();
     let summary = last_message(&r, &a, &act.id).await.unwrap();
     assert_eq!(summary, MessageSummary::of(&long));
@@ -433,14 +485,14 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
     let b = agent(&r, "B").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
 
-    let intruder = Message { platform_message_id: Some("wamid.I".into()), ..message(&b, &act.id, "hi", t(5)) };
+    let intruder = Message { platform_message_id: Some("pm.I".into()), ..message(&b, &act.id, "hi", t(5)) };
     assert!(matches!(r.messages.insert(&intruder, &[]).await, Err(StoreError::NotFound(_))));
     let nowhere = message(&a, &ActivityId::new("act_nope"), "hi", t(5));
     assert!(matches!(r.messages.insert(&nowhere, &[]).await, Err(StoreError::NotFound(_))));
     assert_eq!(timeline(&r, &a, &act.id, None, 10, 0).await, (vec![], 0));
     for agent in [&a, &b] {
         assert!(r.messages.get(agent, &act.id, &intruder.id).await.unwrap().is_none());
-        assert!(r.messages.find_by_platform_id(agent, "wamid.I").await.unwrap().is_none());
+        assert!(r.messages.find_by_platform_id(agent, "pm.I").await.unwrap().is_none());
     }
     assert_eq!((updated_at(&r, &a, &act.id).await, last_message(&r, &a, &act.id).await), (t(0), None), "nothing moved");
 
@@ -452,8 +504,7 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
         expires_at: t(1) + CART_VALIDITY,
     };
     r.carts.insert(&cart, &[]).await.unwrap();
-    let own =
-        Message { platform_message_id: Some("wamid.A".into()), cart_code: Some(cart.code.clone()), ..message(&a, &act.id, "hi", t(6)) };
+    let own = Message { platform_message_id: Some("pm.A".into()), cart_code: Some(cart.code.clone()), ..message(&a, &act.id, "hi", t(6)) };
     assert!(r.messages.insert(&own, &[]).await.unwrap());
     let second = contact(&a, "Bo", phone("5215550002"), t(0));
     r.contacts.insert(&second, &[]).await.unwrap();
@@ -467,7 +518,7 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
         let nowhere = r.messages.list(&a, &ActivityId::new("act_nope"), MessageFilter { since }, page(10, 0)).await;
         assert!(matches!(nowhere, Err(StoreError::NotFound("activity"))), "{nowhere:?}");
     }
-    assert!(r.messages.find_by_platform_id(&b, "wamid.A").await.unwrap().is_none());
+    assert!(r.messages.find_by_platform_id(&b, "pm.A").await.unwrap().is_none());
     assert!(r.messages.last_inbound(&b, &act.id).await.unwrap().is_none());
     assert!(r.messages.carts(&b, &act.id).await.unwrap().is_empty());
     assert_eq!(r.messages.get(&a, &act.id, &own.id).await.unwrap(), Some(own));
@@ -489,19 +540,19 @@ pub async fn inbound_messages_reopen_their_activity_and_raise_last_inbound_at(r:
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, None, 0, false));
 
     // An outbound message leaves status and window alone.
-    assert!(r.messages.insert(&sent(&a, &act.id, "wamid.out1", t(5)), &[]).await.unwrap());
+    assert!(r.messages.insert(&sent(&a, &act.id, "pm.out1", t(5)), &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, None, 0, false));
 
     // The contact writes: open (counted, searchable as open), the window from their message.
-    let first = Message { platform_message_id: Some("wamid.in1".into()), updated_at: t(20), ..message(&a, &act.id, "hi", t(10)) };
+    let first = Message { platform_message_id: Some("pm.in1".into()), updated_at: t(20), ..message(&a, &act.id, "hi", t(10)) };
     assert!(r.messages.insert(&first, &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Open, Some(t(10)), 1, true));
 
     // An older message processed later never moves the window back; a newer one moves it on.
-    let late = Message { platform_message_id: Some("wamid.in0".into()), updated_at: t(30), ..message(&a, &act.id, "earlier", t(8)) };
+    let late = Message { platform_message_id: Some("pm.in0".into()), updated_at: t(30), ..message(&a, &act.id, "earlier", t(8)) };
     assert!(r.messages.insert(&late, &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await.1, Some(t(10)));
-    let newer = Message { platform_message_id: Some("wamid.in2".into()), updated_at: t(40), ..message(&a, &act.id, "again", t(35)) };
+    let newer = Message { platform_message_id: Some("pm.in2".into()), updated_at: t(40), ..message(&a, &act.id, "again", t(35)) };
     assert!(r.messages.insert(&newer, &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Open, Some(t(35)), 1, true));
 
@@ -528,7 +579,7 @@ pub async fn sending_replies_are_settled_or_removed_leaving_the_activity_as_it_w
     let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     r.activities.attach_tags(&a, &ana.id, std::slice::from_ref(&vip.id), t(1), &[]).await.unwrap();
     r.activities.attach_tags(&a, &bo.id, std::slice::from_ref(&vip.id), t(2), &[]).await.unwrap();
-    let hello = Message { platform_message_id: Some("wamid.hello".into()), ..message(&a, &ana.id, "hello", t(10)) };
+    let hello = Message { platform_message_id: Some("pm.hello".into()), ..message(&a, &ana.id, "hello", t(10)) };
     assert!(r.messages.insert(&hello, &[]).await.unwrap());
     r.messages.insert(&message(&a, &bo.id, "hi", t(11)), &[]).await.unwrap();
     let before = updated_at(&r, &a, &ana.id).await;
@@ -555,7 +606,7 @@ pub async fn sending_replies_are_settled_or_removed_leaving_the_activity_as_it_w
 
     // The platform accepted the first: its platform id and `sent`, from `sending` only.
     let accepted = Message {
-        platform_message_id: Some("wamid.first".into()),
+        platform_message_id: Some("pm.first".into()),
         status: MessageStatus::Sent,
         sent_at: Some(t(20)),
         updated_at: t(22),
@@ -564,7 +615,7 @@ pub async fn sending_replies_are_settled_or_removed_leaving_the_activity_as_it_w
     assert!(!r.messages.update_status(&accepted, MessageStatus::Sent, &[]).await.unwrap(), "still sending");
     assert!(r.messages.update_status(&accepted, MessageStatus::Sending, &[]).await.unwrap());
     assert!(!r.messages.update_status(&accepted, MessageStatus::Sending, &[]).await.unwrap(), "once");
-    assert_eq!(r.messages.find_by_platform_id(&a, "wamid.first").await.unwrap(), Some(accepted.clone()));
+    assert_eq!(r.messages.find_by_platform_id(&a, "pm.first").await.unwrap(), Some(accepted.clone()));
     assert!(!r.messages.remove_sending(&accepted, before).await.unwrap(), "a sent message is never removed");
 
     // The platform refused the second: gone, and the activity as it was before it.

@@ -23,8 +23,8 @@ fn part(kind: SetAsideKind, position: u32, platform_id: &str, reason: &str) -> S
 pub async fn set_aside_parts_are_kept_listed_and_retried(r: Repositories) {
     let ids = |v: Vec<WebhookEvent>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
     let parts = vec![
-        part(SetAsideKind::Message, 2, "wamid.\u{FFFD}2", "the message id holds a NUL"),
-        part(SetAsideKind::Status, 1, "wamid.s1", "value: cannot be stored: \"quoted\" \\ reason"),
+        part(SetAsideKind::Message, 2, "pm.\u{FFFD}2", "the message id holds a NUL"),
+        part(SetAsideKind::Status, 1, "pm.s1", "value: cannot be stored: \"quoted\" \\ reason"),
     ];
     // Processed on receipt with a part set aside, stored that way at once.
     let on_receipt = WebhookEvent {
@@ -76,14 +76,14 @@ pub async fn set_aside_parts_are_kept_listed_and_retried(r: Repositories) {
 pub async fn values_a_backend_cannot_hold_are_refused_never_a_failure_that_may_pass(r: Repositories) {
     let a = agent(&r, "A").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
-    let message = |body: &str, wamid: &str, at: i64| Message {
+    let message = |body: &str, platform_id: &str, at: i64| Message {
         id: MessageId::new(id("msg")),
         agent_id: a.clone(),
         activity_id: act.id.clone(),
         direction: MessageDirection::Inbound,
         content: MessageContent::Text { body: body.into() },
         reply_to: None,
-        platform_message_id: Some(wamid.into()),
+        platform_message_id: Some(platform_id.into()),
         channel: phone("5215550001"),
         line_id: None,
         status: MessageStatus::Received,
@@ -96,9 +96,10 @@ pub async fn values_a_backend_cannot_hold_are_refused_never_a_failure_that_may_p
         sent_at: None,
         delivered_at: None,
         read_at: None,
+        deleted_at: None,
         updated_at: t(at),
     };
-    let bad = message("a\0b", "wamid.nul", 10);
+    let bad = message("a\0b", "pm.nul", 10);
     let stored = match r.messages.insert(&bad, &[]).await {
         Ok(stored) => {
             assert!(stored);
@@ -111,7 +112,7 @@ pub async fn values_a_backend_cannot_hold_are_refused_never_a_failure_that_may_p
         }
         Err(other) => panic!("a value the backend cannot hold must be Refused, not {other:?}"),
     };
-    let good = message("fine", "wamid.fine", 11);
+    let good = message("fine", "pm.fine", 11);
     assert!(r.messages.insert(&good, &[]).await.unwrap(), "the next write goes through");
     let page = r.messages.list(&a, &act.id, MessageFilter::default(), page(10, 0)).await.unwrap();
     assert_eq!(page.total, 1 + u64::from(stored), "the kept count agrees with what was stored");

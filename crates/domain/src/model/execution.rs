@@ -88,7 +88,7 @@ pub struct Execution {
     pub campaign_name: String,
     pub to: String,
     pub template_id: TemplateId,
-    /// The platform's `wamid.…`; `None` when the platform refused the send outright.
+    /// The platform's `pm.…`; `None` when the platform refused the send outright.
     pub message_id: Option<String>,
     pub status: ExecutionStatus,
     pub error_message: Option<String>,
@@ -173,7 +173,7 @@ mod tests {
             campaign_name: "Spring".into(),
             to: "14155550100".into(),
             template_id: TemplateId::new("1"),
-            message_id: Some("wamid.1".into()),
+            message_id: Some("pm.1".into()),
             status: Sent,
             error_message: None,
             sent_at: Some(t(0)),
@@ -184,7 +184,7 @@ mod tests {
     }
 
     fn update(status: ExecutionStatus, at: i64) -> StatusUpdate {
-        StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None, callback_data: None }
+        StatusUpdate { message_id: "pm.1".into(), status, at: t(at), error: None, callback_data: None }
     }
 
     #[test]

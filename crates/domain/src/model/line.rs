@@ -1,8 +1,9 @@
-//! WhatsApp lines: a business phone number (with its business account) an agent sends from.
+//! Lines: the agent's own channels (a WhatsApp number, an Instagram account, a mailbox) that
+//! messages come in on and go out from. The API calls a line's id `channel_id`.
 
 use std::fmt;
 
-use super::{AgentId, Timestamp};
+use super::{AgentId, ChannelType, Timestamp};
 use crate::FieldError;
 
 /// Parley's id of a line (`chn_…`), the `channel_id` of templates.
@@ -81,23 +82,83 @@ impl fmt::Debug for AccessToken {
     }
 }
 
-/// How a line reaches the platform.
+/// How a line reaches its platform.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineAccess {
-    /// The real Cloud API with this token.
+    /// The platform's API with this token.
     Cloud(AccessToken),
     /// No network: sends are accepted and delivered by Parley itself (demos, development).
     Sandbox,
+}
+
+/// An Instagram professional account's id, as the platform gives it: 1–32 digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstagramAccountId(String);
+
+impl InstagramAccountId {
+    pub fn new(raw: &str) -> Result<Self, FieldError> {
+        platform_id("account_id", raw).map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Which platform a line is on, with the platform's ids of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineAccount {
+    /// A WhatsApp business phone number and the business account that owns its templates.
+    Whatsapp { phone_number_id: PhoneNumberId, waba_id: WabaId },
+    /// An Instagram professional account.
+    Instagram { account_id: InstagramAccountId },
+}
+
+impl LineAccount {
+    /// The kind of channel the line's contacts are reached on.
+    pub fn channel_type(&self) -> ChannelType {
+        match self {
+            LineAccount::Whatsapp { .. } => ChannelType::Whatsapp,
+            LineAccount::Instagram { .. } => ChannelType::Instagram,
+        }
+    }
+
+    /// The platform's id of the account: how a platform's webhook names the line it is for
+    /// (unique among the lines of one channel type).
+    pub fn account_id(&self) -> &str {
+        match self {
+            LineAccount::Whatsapp { phone_number_id, .. } => phone_number_id.as_str(),
+            LineAccount::Instagram { account_id } => account_id.as_str(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
     pub id: LineId,
     pub agent_id: AgentId,
-    pub phone_number_id: PhoneNumberId,
-    pub waba_id: WabaId,
+    pub account: LineAccount,
     pub access: LineAccess,
     pub created_at: Timestamp,
+}
+
+impl Line {
+    pub fn channel_type(&self) -> ChannelType {
+        self.account.channel_type()
+    }
+
+    /// See [`LineAccount::account_id`].
+    pub fn account_id(&self) -> &str {
+        self.account.account_id()
+    }
+
+    /// The WhatsApp business account whose templates the line sends; `None` on other platforms.
+    pub fn waba_id(&self) -> Option<&WabaId> {
+        match &self.account {
+            LineAccount::Whatsapp { waba_id, .. } => Some(waba_id),
+            LineAccount::Instagram { .. } => None,
+        }
+    }
 }
 
 #[cfg(test)]

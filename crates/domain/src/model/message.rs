@@ -103,6 +103,8 @@ pub enum MessageType {
     Audio,
     Document,
     Sticker,
+    Share,
+    StoryMention,
     Location,
     Contacts,
     Interactive,
@@ -114,13 +116,15 @@ pub enum MessageType {
 }
 
 impl MessageType {
-    pub const ALL: [MessageType; 14] = [
+    pub const ALL: [MessageType; 16] = [
         MessageType::Text,
         MessageType::Image,
         MessageType::Video,
         MessageType::Audio,
         MessageType::Document,
         MessageType::Sticker,
+        MessageType::Share,
+        MessageType::StoryMention,
         MessageType::Location,
         MessageType::Contacts,
         MessageType::Interactive,
@@ -139,6 +143,8 @@ impl MessageType {
             MessageType::Audio => "audio",
             MessageType::Document => "document",
             MessageType::Sticker => "sticker",
+            MessageType::Share => "share",
+            MessageType::StoryMention => "story_mention",
             MessageType::Location => "location",
             MessageType::Contacts => "contacts",
             MessageType::Interactive => "interactive",
@@ -168,7 +174,7 @@ pub struct Message {
     pub content: MessageContent,
     /// Our id of the message this one answers (inbound: once storage maps the platform's id).
     pub reply_to: Option<MessageId>,
-    /// The platform's `wamid.…`; `None` when the platform refused an outbound send outright.
+    /// The platform's id of the message; `None` while a reply is `sending`.
     pub platform_message_id: Option<String>,
     pub channel: Channel,
     pub line_id: Option<LineId>,
@@ -184,6 +190,8 @@ pub struct Message {
     pub sent_at: Option<Timestamp>,
     pub delivered_at: Option<Timestamp>,
     pub read_at: Option<Timestamp>,
+    /// When the contact deleted it on the platform: kept, with its content, for the record.
+    pub deleted_at: Option<Timestamp>,
     pub updated_at: Timestamp,
 }
 
@@ -345,7 +353,7 @@ mod tests {
             direction: MessageDirection::Outbound,
             content: MessageContent::Text { body: "hi".into() },
             reply_to: None,
-            platform_message_id: Some("wamid.1".into()),
+            platform_message_id: Some("pm.1".into()),
             channel: Channel::new(super::super::ChannelType::Whatsapp, "14155550100").unwrap(),
             line_id: Some(LineId::new("chn_1")),
             status: Sent,
@@ -358,12 +366,13 @@ mod tests {
             sent_at: Some(t(0)),
             delivered_at: None,
             read_at: None,
+            deleted_at: None,
             updated_at: t(0),
         }
     }
 
     fn update(status: Reported, at: i64) -> StatusUpdate {
-        StatusUpdate { message_id: "wamid.1".into(), status, at: t(at), error: None, callback_data: None }
+        StatusUpdate { message_id: "pm.1".into(), status, at: t(at), error: None, callback_data: None }
     }
 
     #[test]

@@ -64,6 +64,10 @@ pub enum MessageContent {
     Audio(Media),
     Document(Media),
     Sticker(Media),
+    /// A post, reel or profile the contact shared: its link, and its title as the caption.
+    Share(Media),
+    /// The contact mentioned the business in their story: the story's media by link.
+    StoryMention(Media),
     Location(Location),
     /// Shared contact cards: the platform's JSON array, kept whole.
     Contacts {
@@ -102,6 +106,8 @@ impl MessageContent {
             MessageContent::Audio(_) => MessageType::Audio,
             MessageContent::Document(_) => MessageType::Document,
             MessageContent::Sticker(_) => MessageType::Sticker,
+            MessageContent::Share(_) => MessageType::Share,
+            MessageContent::StoryMention(_) => MessageType::StoryMention,
             MessageContent::Location(_) => MessageType::Location,
             MessageContent::Contacts { .. } => MessageType::Contacts,
             MessageContent::Interactive(_) => MessageType::Interactive,
@@ -133,7 +139,9 @@ impl MessageContent {
             | MessageContent::Video(m)
             | MessageContent::Audio(m)
             | MessageContent::Document(m)
-            | MessageContent::Sticker(m) => Some(m),
+            | MessageContent::Sticker(m)
+            | MessageContent::Share(m)
+            | MessageContent::StoryMention(m) => Some(m),
             _ => None,
         }
     }
@@ -159,8 +167,8 @@ mod tests {
             (MessageContent::Audio(Media::default()), None),
             (MessageContent::Interactive(InteractiveReply::List { id: "r1".into(), title: "Red".into(), description: None }), Some("Red")),
             (MessageContent::Button { payload: Some("STOP".into()), text: "Stop promotions".into() }, Some("Stop promotions")),
-            (MessageContent::Reaction { message_id: "wamid.1".into(), emoji: Some("👍".into()) }, Some("👍")),
-            (MessageContent::Reaction { message_id: "wamid.1".into(), emoji: None }, None),
+            (MessageContent::Reaction { message_id: "pm.1".into(), emoji: Some("👍".into()) }, Some("👍")),
+            (MessageContent::Reaction { message_id: "pm.1".into(), emoji: None }, None),
             (MessageContent::Template { name: "n".into(), language: "en".into(), parsed_message: "Hello Ann".into() }, Some("Hello Ann")),
             (MessageContent::Location(Location::default()), None),
             (MessageContent::Unsupported { raw: serde_json::json!({"type": "poll"}) }, None),

@@ -144,8 +144,8 @@ mod tests {
 
     #[test]
     fn message_ids_are_refused_when_they_cannot_be_the_platforms() {
-        assert_eq!(platform_message_id_issue("wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQTdBRjA="), None);
-        for bad in ["", "  ", "wamid.\u{FFFD}", "wamid.\u{1}", "wamid\n"] {
+        assert_eq!(platform_message_id_issue("pm.HBgLMTY0NjcwNDM1OTUVAgASGBQzQTdBRjA="), None);
+        for bad in ["", "  ", "pm.\u{FFFD}", "pm.\u{1}", "platform_id\n"] {
             assert!(platform_message_id_issue(bad).is_some(), "{bad:?}");
         }
     }

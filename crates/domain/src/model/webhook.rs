@@ -1,13 +1,15 @@
 //! Webhook events as stored (raw, before processing) and idempotency records of sends.
 
-use super::Timestamp;
+use super::{ChannelType, Timestamp};
 
 /// A webhook delivery exactly as received: stored before it is answered, processed after.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookEvent {
     /// `whk_…`
     pub id: String,
-    /// The raw request body (JSON text), as signed by the platform.
+    /// The platform it came from: the decoder that reads its body.
+    pub platform: ChannelType,
+    /// The raw request body, as the platform signed it.
     pub body: String,
     pub received_at: Timestamp,
     /// Processing attempts that failed so far.
@@ -36,7 +38,7 @@ pub struct SetAside {
     pub position: u32,
     /// The platform's id of the message (or of the message a status reports on), made storable.
     pub platform_id: Option<String>,
-    /// Who sent it (the sender's WhatsApp id), when known.
+    /// Who sent it (the sender's identifier on the channel), when known.
     pub from: Option<String>,
     pub reason: String,
 }

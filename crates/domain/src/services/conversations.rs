@@ -144,6 +144,22 @@ impl Conversations {
     /// raising its `last_inbound_at` (the start of the 24-hour messaging window) happen with the
     /// message's insert, in one transaction ([`MessageRepository::insert`](crate::ports::MessageRepository::insert)),
     /// so a repeated delivery changes nothing and concurrent ones never move it back.
+    /// Whether the agent has a contact on `channel`.
+    pub(crate) async fn knows(&self, agent: &AgentId, channel: &Channel) -> Result<bool, DomainError> {
+        Ok(self.contacts.find_conversation(agent, channel).await?.is_some())
+    }
+
+    /// The activity of the agent's contact on `channel`, if there is one.
+    pub(crate) async fn activity_of(&self, agent: &AgentId, channel: &Channel) -> Result<Option<Activity>, DomainError> {
+        Ok(self.contacts.find_conversation(agent, channel).await?.and_then(|(_, activity)| activity))
+    }
+
+    /// The activity a message the business sent outside Parley joins: created `pending` for
+    /// someone new, as a send to someone new is; never reopened by it.
+    pub(crate) async fn outbound(&self, agent: &AgentId, channel: &Channel) -> Result<Activity, DomainError> {
+        Ok(self.ensure(agent, channel, None, ActivityStatus::Pending, None).await?.1)
+    }
+
     pub(crate) async fn inbound(
         &self,
         agent: &AgentId,

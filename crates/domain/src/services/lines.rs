@@ -36,7 +36,7 @@ impl LineService {
         Self { lines, templates, platform, clock, ids, events }
     }
 
-    /// Adds a line. `access_token` `None` makes a sandbox line (no network).
+    /// Adds a WhatsApp line. `access_token` `None` makes a sandbox line (no network).
     pub async fn add(
         &self,
         agent: &AgentId,
@@ -52,19 +52,33 @@ impl LineService {
             None => Some(LineAccess::Sandbox),
         };
         v.finish()?;
-        let line = Line {
-            id: LineId::new(self.ids.new_id(IdKind::Line)),
-            agent_id: agent.clone(),
-            phone_number_id: phone.expect(CHECKED),
-            waba_id: waba.expect(CHECKED),
-            access: access.expect(CHECKED),
-            created_at: self.clock.now(),
+        let account = LineAccount::Whatsapp { phone_number_id: phone.expect(CHECKED), waba_id: waba.expect(CHECKED) };
+        self.insert(agent, account, access.expect(CHECKED), "phone_number_id").await
+    }
+
+    /// Adds an Instagram line: the professional account `account_id`. `access_token` `None`
+    /// makes a sandbox line (no network).
+    pub async fn add_instagram(&self, agent: &AgentId, account_id: &str, access_token: Option<&str>) -> Result<Line, DomainError> {
+        let mut v = Violations::default();
+        let account = v.check(InstagramAccountId::new(account_id));
+        let access = match access_token {
+            Some(t) => v.check(AccessToken::new(t)).map(LineAccess::Cloud),
+            None => Some(LineAccess::Sandbox),
         };
+        v.finish()?;
+        let account = LineAccount::Instagram { account_id: account.expect(CHECKED) };
+        self.insert(agent, account, access.expect(CHECKED), "account_id").await
+    }
+
+    /// Stores a new line; `field` names the account id in a conflict.
+    async fn insert(&self, agent: &AgentId, account: LineAccount, access: LineAccess, field: &str) -> Result<Line, DomainError> {
+        let line =
+            Line { id: LineId::new(self.ids.new_id(IdKind::Line)), agent_id: agent.clone(), account, access, created_at: self.clock.now() };
         match self.lines.insert(&line).await {
             Ok(()) => Ok(line),
             Err(StoreError::Conflict(_)) => Err(DomainError::Conflict {
-                message: "a line with this phone number id already exists".into(),
-                details: vec![FieldError::new("phone_number_id", "already registered")],
+                message: format!("a {} line with this {field} already exists", line.channel_type().as_str()),
+                details: vec![FieldError::new(field, "already registered")],
             }),
             Err(e) => Err(e.into()),
         }
@@ -92,12 +106,14 @@ impl LineService {
         Ok(definitions.len())
     }
 
-    /// Syncs every line of one agent, or of every agent; one line's failure does not stop the rest.
+    /// Syncs every WhatsApp line (the platform with templates) of one agent, or of every
+    /// agent; one line's failure does not stop the rest.
     pub async fn sync(&self, agent: Option<&AgentId>) -> Result<Vec<SyncReport>, DomainError> {
-        let lines = match agent {
+        let mut lines = match agent {
             Some(a) => self.lines.list(a).await?,
             None => self.lines.all().await?,
         };
+        lines.retain(|line| line.waba_id().is_some());
         let mut reports = Vec::with_capacity(lines.len());
         for line in lines {
             let result = self.sync_line(&line).await.map_err(|e| e.to_string());
@@ -145,8 +161,7 @@ mod tests {
         Line {
             id: LineId::new(id),
             agent_id: AgentId::new("agt"),
-            phone_number_id: PhoneNumberId::new("1").unwrap(),
-            waba_id: WabaId::new("2").unwrap(),
+            account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new("1").unwrap(), waba_id: WabaId::new("2").unwrap() },
             access: LineAccess::Sandbox,
             created_at: chrono::Utc::now(),
         }

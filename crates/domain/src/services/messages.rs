@@ -71,7 +71,7 @@ impl MessageService {
         self.messages.get(agent, activity, id).await?.ok_or(DomainError::not_found("message"))
     }
 
-    /// The agent's message with this platform id (`wamid.…`), on any activity.
+    /// The agent's message with this platform id, on any activity.
     pub async fn by_platform_id(&self, agent: &AgentId, platform_message_id: &str) -> Result<Option<Message>, DomainError> {
         Ok(self.messages.find_by_platform_id(agent, platform_message_id).await?)
     }
@@ -125,14 +125,14 @@ impl MessageService {
             match reply.reply_to() {
                 Some(id) => {
                     let quoted = self.messages.get(agent, activity_id, id).await?;
-                    let wamid = quoted.and_then(|m| m.platform_message_id);
-                    Some(wamid.ok_or_else(|| {
+                    let platform_id = quoted.and_then(|m| m.platform_message_id);
+                    Some(platform_id.ok_or_else(|| {
                         FieldError::new("reply_to", "must be the id of a message of this activity that reached the platform")
                     })?)
                 }
                 None => None,
             };
-        let line = self.reply_line(agent, last_inbound.as_ref()).await?;
+        let line = self.reply_line(agent, last_inbound.as_ref(), channel.channel_type()).await?;
         let id = MessageId::new(self.ids.new_id(IdKind::Message));
         if let Some(key) = key {
             self.idempotency.set_recovery_point(agent, key, id.as_str()).await?;
@@ -165,15 +165,16 @@ impl MessageService {
         }
     }
 
-    /// The line of the contact's last message; when it is gone (or they wrote before Parley
-    /// kept messages), the agent's oldest line.
-    async fn reply_line(&self, agent: &AgentId, last_inbound: Option<&Message>) -> Result<Line, DomainError> {
-        if let Some(id) = last_inbound.and_then(|m| m.line_id.as_ref())
+    /// The line of the contact's last message on a channel of `channel_type`; when it is gone
+    /// (or they wrote before Parley kept messages), the agent's oldest line of that type.
+    async fn reply_line(&self, agent: &AgentId, last_inbound: Option<&Message>, channel_type: ChannelType) -> Result<Line, DomainError> {
+        if let Some(id) = last_inbound.filter(|m| m.channel.channel_type() == channel_type).and_then(|m| m.line_id.as_ref())
             && let Some(line) = self.lines.get(agent, id).await?
         {
             return Ok(line);
         }
-        self.lines.list(agent).await?.into_iter().next().ok_or(DomainError::ChannelUnsupported)
+        let lines = self.lines.list(agent).await?;
+        lines.into_iter().find(|line| line.channel_type() == channel_type).ok_or(DomainError::ChannelUnsupported)
     }
 
     /// The file of an inbound media message, from the platform through the line it came on.
@@ -243,8 +244,10 @@ mod tests {
         Line {
             id: LineId::new("chn_1"),
             agent_id: AgentId::new("agt_1"),
-            phone_number_id: PhoneNumberId::new("106540352242922").unwrap(),
-            waba_id: WabaId::new("2").unwrap(),
+            account: LineAccount::Whatsapp {
+                phone_number_id: PhoneNumberId::new("106540352242922").unwrap(),
+                waba_id: WabaId::new("2").unwrap(),
+            },
             access: LineAccess::Sandbox,
             created_at: t(0),
         }
@@ -271,6 +274,7 @@ mod tests {
             sent_at: None,
             delivered_at: None,
             read_at: None,
+            deleted_at: None,
             updated_at: t(0),
         }
     }
@@ -344,23 +348,23 @@ mod tests {
     #[tokio::test]
     async fn a_reply_goes_to_where_the_contact_last_wrote_quoting_the_platform_id() {
         let channels = vec![whatsapp("14155550199"), whatsapp("14155550100")];
-        let mut world = World::new(view(Some(t(0)), channels), Some(inbound("wamid.in1", "14155550100")), t(3600));
+        let mut world = World::new(view(Some(t(0)), channels), Some(inbound("pm.in1", "14155550100")), t(3600));
         world
             .platform
             .expect_send_message()
             .withf(|line, m| {
                 line.id.as_str() == "chn_1"
                     && m.to == "14155550100"
-                    && m.context.as_deref() == Some("wamid.in1")
+                    && m.context.as_deref() == Some("pm.in1")
                     && m.content == MessageContent::Text { body: "Yes!".into() }
             })
             .times(1)
-            .returning(|_, _| Ok(SentMessage { message_id: "wamid.out1".into(), wa_id: None }));
+            .returning(|_, _| Ok(SentMessage { message_id: "pm.out1".into(), wa_id: None }));
         recorded_then_sent(&mut world);
-        let sent = reply(world, ReplyInput { reply_to: Some("msg_wamid.in1".into()), ..text("Yes!") }).await.unwrap();
+        let sent = reply(world, ReplyInput { reply_to: Some("msg_pm.in1".into()), ..text("Yes!") }).await.unwrap();
         assert_eq!((sent.status, sent.direction), (MessageStatus::Sent, MessageDirection::Outbound));
-        assert_eq!((sent.platform_message_id.as_deref(), sent.sent_at), (Some("wamid.out1"), Some(t(3600))));
-        assert_eq!(sent.reply_to.as_ref().map(MessageId::as_str), Some("msg_wamid.in1"));
+        assert_eq!((sent.platform_message_id.as_deref(), sent.sent_at), (Some("pm.out1"), Some(t(3600))));
+        assert_eq!(sent.reply_to.as_ref().map(MessageId::as_str), Some("msg_pm.in1"));
         assert_eq!(sent.channel.channel_id(), "14155550100");
     }
 
@@ -468,21 +472,18 @@ mod tests {
             .withf(|_, m| m.callback_data.as_deref() == Some("msg_new"))
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_, _| Ok(SentMessage { message_id: "wamid.out1".into(), wa_id: None }));
+            .returning(|_, _| Ok(SentMessage { message_id: "pm.out1".into(), wa_id: None }));
         world.messages.expect_update_status().times(1).in_sequence(&mut seq).returning(|_, _, _| Ok(true));
         let sent =
             world.service().reply_under_key(&AgentId::new("agt_1"), &ActivityId::new("act_1"), text("hi"), Some("key-1")).await.unwrap();
-        assert_eq!(
-            (sent.id.as_str(), sent.status, sent.platform_message_id.as_deref()),
-            ("msg_new", MessageStatus::Sent, Some("wamid.out1"))
-        );
+        assert_eq!((sent.id.as_str(), sent.status, sent.platform_message_id.as_deref()), ("msg_new", MessageStatus::Sent, Some("pm.out1")));
     }
 
     #[tokio::test]
     async fn a_status_report_that_got_there_first_is_what_the_reply_answers() {
         let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
         world.lines.expect_list().returning(|_| Ok(vec![line()]));
-        world.platform.expect_send_message().returning(|_, _| Ok(SentMessage { message_id: "wamid.out1".into(), wa_id: None }));
+        world.platform.expect_send_message().returning(|_, _| Ok(SentMessage { message_id: "pm.out1".into(), wa_id: None }));
         world.messages.expect_insert().returning(|_, _| Ok(true));
         world.messages.expect_update_status().times(1).returning(|_, _, _| Ok(false));
         world.messages.expect_find_by_id().withf(|_, id| id.as_str() == "msg_new").times(1).returning(|_, _| {
@@ -490,7 +491,7 @@ mod tests {
                 id: MessageId::new("msg_new"),
                 direction: MessageDirection::Outbound,
                 status: MessageStatus::Delivered,
-                platform_message_id: Some("wamid.out1".into()),
+                platform_message_id: Some("pm.out1".into()),
                 ..inbound("x", "14155550100")
             };
             Ok(Some(delivered))
@@ -518,7 +519,7 @@ mod tests {
 
     #[tokio::test]
     async fn reply_to_must_be_a_message_of_this_activity() {
-        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), Some(inbound("wamid.in1", "14155550100")), t(60));
+        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), Some(inbound("pm.in1", "14155550100")), t(60));
         world.platform.expect_send_message().never();
         let e = reply(world, ReplyInput { reply_to: Some("msg_elsewhere".into()), ..text("hi") }).await.unwrap_err();
         assert!(matches!(e, DomainError::Validation(ref errors) if errors[0].field == "reply_to"), "{e:?}");

@@ -8,6 +8,10 @@ use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, IdSourc
 /// Compare-and-set attempts before a status update gives up for this pass.
 pub(crate) const CAS_ATTEMPTS: usize = 3;
 
+/// Messages one read receipt moves at most: a conversation rarely holds more unread than this,
+/// and a bounded write keeps one receipt from holding a processor for long.
+const READ_RECEIPT_BATCH: u32 = 200;
+
 /// Writes an activity's timeline: inbound messages as the webhook reports them, outbound ones
 /// as the platform accepts them, and the statuses it reports later. Shared by webhook
 /// processing, template sends and replies, so each kind of message is recorded one way.
@@ -60,7 +64,9 @@ impl Timeline {
     ) -> Result<bool, DomainError> {
         let agent = &line.agent_id;
         let reply_to = match &inbound.reply_to {
-            Some(wamid) => self.messages.find_by_platform_id(agent, wamid).await?.filter(|m| m.activity_id == activity.id).map(|m| m.id),
+            Some(platform_id) => {
+                self.messages.find_by_platform_id(agent, platform_id).await?.filter(|m| m.activity_id == activity.id).map(|m| m.id)
+            }
             None => None,
         };
         let cart_code = match inbound.content.text().and_then(cart_code_in) {
@@ -87,6 +93,7 @@ impl Timeline {
             sent_at: None,
             delivered_at: None,
             read_at: None,
+            deleted_at: None,
             updated_at: self.clock.now(),
         };
         let mut events = vec![self.events.make(agent, EventType::MessageReceived, message.updated_at, ApiObject::Message(&message))];
@@ -106,6 +113,63 @@ impl Timeline {
             events.push(self.events.make(agent, EventType::ActivityUpdated, message.updated_at, ApiObject::Activity(&view)));
         }
         Ok(self.messages.insert(&message, &events).await?)
+    }
+
+    /// Records a message the business sent from the platform's own app (an echo), once: outbound,
+    /// `sent` at the platform's time. `false` when it was already stored (Parley sent it, or the
+    /// platform repeated the delivery).
+    pub(crate) async fn record_echo(
+        &self,
+        line: &Line,
+        activity: &Activity,
+        channel: Channel,
+        echo: &InboundMessage,
+    ) -> Result<bool, DomainError> {
+        let agent = &line.agent_id;
+        let reply_to = match &echo.reply_to {
+            Some(platform_id) => {
+                self.messages.find_by_platform_id(agent, platform_id).await?.filter(|m| m.activity_id == activity.id).map(|m| m.id)
+            }
+            None => None,
+        };
+        let message = Message {
+            id: MessageId::new(self.ids.new_id(IdKind::Message)),
+            agent_id: agent.clone(),
+            activity_id: activity.id.clone(),
+            direction: MessageDirection::Outbound,
+            content: echo.content.clone(),
+            reply_to,
+            platform_message_id: Some(echo.platform_message_id.clone()),
+            channel,
+            line_id: Some(line.id.clone()),
+            status: MessageStatus::Sent,
+            error_message: None,
+            template_id: None,
+            campaign_key: None,
+            cart_code: None,
+            referral: None,
+            created_at: echo.at,
+            sent_at: Some(echo.at),
+            delivered_at: None,
+            read_at: None,
+            deleted_at: None,
+            updated_at: self.clock.now(),
+        };
+        Ok(self.messages.insert(&message, &[]).await?)
+    }
+
+    /// Marks the agent's message that the platform reports deleted, once (`message.updated`);
+    /// an unknown or already deleted one changes nothing.
+    pub(crate) async fn mark_deleted(&self, agent: &AgentId, deletion: &Deletion) -> Result<(), DomainError> {
+        let Some(mut message) = self.messages.find_by_platform_id(agent, &deletion.platform_message_id).await? else { return Ok(()) };
+        if message.deleted_at.is_some() {
+            return Ok(());
+        }
+        message.deleted_at = Some(deletion.at);
+        message.updated_at = self.clock.now().max(message.updated_at);
+        let updated = self.events.make(agent, EventType::MessageUpdated, message.updated_at, ApiObject::Message(&message));
+        self.messages.mark_deleted(&message, &[updated]).await?;
+        Ok(())
     }
 
     /// Records an outbound message the platform accepted (`sent`), and returns it.
@@ -131,6 +195,7 @@ impl Timeline {
             sent_at: Some(now),
             delivered_at: None,
             read_at: None,
+            deleted_at: None,
             updated_at: now,
         };
         self.messages.insert(&message, &[]).await?;
@@ -162,6 +227,7 @@ impl Timeline {
             sent_at: None,
             delivered_at: None,
             read_at: None,
+            deleted_at: None,
             updated_at: now,
         };
         self.messages.insert(&message, &[]).await?;
@@ -207,6 +273,19 @@ impl Timeline {
             m.sent_at.get_or_insert(m.created_at);
             m
         }))
+    }
+
+    /// The activity's messages on `line` that a read receipt up to `up_to` moves to `read`: at
+    /// most a page of them, the oldest first (a receipt reads what the contact saw, and the
+    /// next receipt takes the rest).
+    pub(crate) async fn unread_outbound(
+        &self,
+        agent: &AgentId,
+        activity: &ActivityId,
+        line: &LineId,
+        up_to: Timestamp,
+    ) -> Result<Vec<Message>, DomainError> {
+        Ok(self.messages.unread_outbound(agent, activity, line, up_to, READ_RECEIPT_BATCH).await?)
     }
 
     /// Moves the outbound message a status report names; duplicates, late reports and unknown
@@ -260,6 +339,7 @@ mod tests {
             sent_at: None,
             delivered_at: None,
             read_at: None,
+            deleted_at: None,
             updated_at: t(0),
         }
     }
@@ -294,7 +374,7 @@ mod tests {
     }
 
     fn report(status: ExecutionStatus, callback_data: Option<&str>) -> StatusUpdate {
-        StatusUpdate { message_id: "wamid.lost".into(), status, at: t(50), error: None, callback_data: callback_data.map(String::from) }
+        StatusUpdate { message_id: "pm.lost".into(), status, at: t(50), error: None, callback_data: callback_data.map(String::from) }
     }
 
     #[tokio::test]
@@ -310,7 +390,7 @@ mod tests {
             .withf(|m, expected, events| {
                 *expected == MessageStatus::Sending
                     && m.status == MessageStatus::Delivered
-                    && m.platform_message_id.as_deref() == Some("wamid.lost")
+                    && m.platform_message_id.as_deref() == Some("pm.lost")
                     && (m.sent_at, m.delivered_at, m.updated_at) == (Some(t(0)), Some(t(50)), t(100))
                     && events.len() == 1
                     && events[0].event_type == EventType::MessageUpdated
@@ -325,7 +405,7 @@ mod tests {
     async fn callback_data_moves_only_a_sending_reply_and_only_without_a_platform_match() {
         // Named, but no longer sending (already settled by its platform id), or not outbound.
         for named in [
-            Message { status: MessageStatus::Sent, platform_message_id: Some("wamid.other".into()), ..sending() },
+            Message { status: MessageStatus::Sent, platform_message_id: Some("pm.other".into()), ..sending() },
             Message { direction: MessageDirection::Inbound, status: MessageStatus::Received, ..sending() },
         ] {
             let mut messages = MockMessageRepository::new();
@@ -344,8 +424,7 @@ mod tests {
         }
         // The platform id matches a message: that one moves, whatever the callback data says.
         let mut messages = MockMessageRepository::new();
-        let known =
-            Message { status: MessageStatus::Sent, platform_message_id: Some("wamid.lost".into()), sent_at: Some(t(0)), ..sending() };
+        let known = Message { status: MessageStatus::Sent, platform_message_id: Some("pm.lost".into()), sent_at: Some(t(0)), ..sending() };
         messages.expect_find_by_platform_id().returning(move |_, _| Ok(Some(known.clone())));
         messages.expect_find_by_id().never();
         messages

@@ -13,6 +13,9 @@ use crate::{DomainError, FieldError};
 /// are retried with backoff, a bounded number of times, and then kept as failed for an operator
 /// (`parley webhooks failed`, `parley webhooks retry`).
 pub struct WebhookService {
+    decoders: Decoders,
+    /// For the names of contacts whose messages carry none.
+    platform: Arc<dyn MessagingPlatform>,
     events: Arc<dyn WebhookEventRepository>,
     lines: Arc<dyn LineRepository>,
     executions: Arc<dyn ExecutionRepository>,
@@ -21,6 +24,29 @@ pub struct WebhookService {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     maker: super::EventMaker,
+}
+
+/// The decoder of each platform whose webhooks Parley receives, by the channel type of its lines.
+#[derive(Clone, Default)]
+pub struct Decoders(Vec<(ChannelType, Arc<dyn InboundDecoder>)>);
+
+impl Decoders {
+    /// These decoders and `decoder` for `platform`'s webhooks.
+    pub fn with(mut self, platform: ChannelType, decoder: Arc<dyn InboundDecoder>) -> Self {
+        self.0.retain(|(p, _)| *p != platform);
+        self.0.push((platform, decoder));
+        self
+    }
+
+    fn get(&self, platform: ChannelType) -> Option<&dyn InboundDecoder> {
+        self.0.iter().find(|(p, _)| *p == platform).map(|(_, d)| d.as_ref())
+    }
+
+    /// What `body`, received from `platform`, tells; `Err` when no decoder reads it.
+    fn decode(&self, platform: ChannelType, body: &str) -> Result<Vec<LineNews>, String> {
+        let decoder = self.get(platform).ok_or_else(|| format!("no decoder for {} webhooks", platform.as_str()))?;
+        decoder.decode(body)
+    }
 }
 
 /// What one processing pass did.
@@ -57,10 +83,10 @@ pub struct FailedDelivery {
     pub lines: Vec<DeliveryLine>,
 }
 
-/// A line named in a delivery, by its platform id, and the stored line when there is one.
+/// A line named in a delivery, by its platform's account id, and the stored line when there is one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryLine {
-    pub phone_number_id: String,
+    pub account_id: String,
     pub line: Option<Line>,
 }
 
@@ -154,9 +180,18 @@ impl Outcomes {
 }
 
 impl WebhookService {
-    pub fn new(repos: &Repositories, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, objects: Arc<dyn crate::ports::ApiObjects>) -> Self {
+    pub fn new(
+        repos: &Repositories,
+        decoders: Decoders,
+        platform: Arc<dyn MessagingPlatform>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+        objects: Arc<dyn crate::ports::ApiObjects>,
+    ) -> Self {
         let maker = super::EventMaker::new(ids.clone(), objects);
         Self {
+            decoders,
+            platform,
             events: repos.webhooks.clone(),
             lines: repos.lines.clone(),
             executions: repos.executions.clone(),
@@ -168,10 +203,10 @@ impl WebhookService {
         }
     }
 
-    /// Stores a delivery (already authenticated by its signature), due at once for the
+    /// Stores a delivery from `platform` (already authenticated), due at once for the
     /// processors. Returns the event id.
-    pub async fn receive(&self, body: String) -> Result<String, DomainError> {
-        let event = self.received(body)?;
+    pub async fn receive(&self, platform: ChannelType, body: String) -> Result<String, DomainError> {
+        let event = self.received(platform, body)?;
         self.events.insert(&event).await?;
         Ok(event.id)
     }
@@ -186,8 +221,8 @@ impl WebhookService {
     /// delivery and sends it again if this fails or the process dies (processing it twice
     /// changes nothing, see [`process_due_until`](Self::process_due_until)). Storing it after
     /// processing rather than before saves a write per delivery.
-    pub async fn receive_and_process(&self, body: String) -> Result<(String, DeliveryOutcome), DomainError> {
-        let mut event = self.received(body)?;
+    pub async fn receive_and_process(&self, platform: ChannelType, body: String) -> Result<(String, DeliveryOutcome), DomainError> {
+        let mut event = self.received(platform, body)?;
         let result = self.process(&event).await;
         event.next_attempt_at = None;
         let outcome = match result {
@@ -215,7 +250,7 @@ impl WebhookService {
     }
 
     /// A delivery as received: not attempted yet, due now.
-    fn received(&self, body: String) -> Result<WebhookEvent, DomainError> {
+    fn received(&self, platform: ChannelType, body: String) -> Result<WebhookEvent, DomainError> {
         // JSON has no raw NUL (it is escaped as \u0000), and PostgreSQL's text cannot hold one:
         // refused here, identically on both backends, rather than failing to store.
         if body.contains('\0') {
@@ -224,6 +259,7 @@ impl WebhookService {
         let now = self.clock.now();
         Ok(WebhookEvent {
             id: self.ids.new_id(IdKind::Webhook),
+            platform,
             body,
             received_at: now,
             attempts: 0,
@@ -371,12 +407,12 @@ impl WebhookService {
         let mut failed = Vec::new();
         for event in self.events.failed(limit).await? {
             let mut lines = Vec::new();
-            for news in parse_webhook(&event.body).unwrap_or_default() {
-                if lines.iter().any(|l: &DeliveryLine| l.phone_number_id == news.phone_number_id) {
+            for news in self.decoders.decode(event.platform, &event.body).unwrap_or_default() {
+                if lines.iter().any(|l: &DeliveryLine| l.account_id == news.account_id) {
                     continue;
                 }
-                let line = self.lines.find_by_phone_number_id(&news.phone_number_id).await?;
-                lines.push(DeliveryLine { phone_number_id: news.phone_number_id, line });
+                let line = self.lines.find_by_account(event.platform, &news.account_id).await?;
+                lines.push(DeliveryLine { account_id: news.account_id, line });
             }
             failed.push(FailedDelivery { event, lines });
         }
@@ -405,7 +441,7 @@ impl WebhookService {
     /// pass fails the delivery, to be retried: at once when storage is unavailable (the rest
     /// would fail too), otherwise after the rest of the delivery was tried.
     async fn process(&self, event: &WebhookEvent) -> Result<Vec<SetAside>, Failure> {
-        let mut news = parse_webhook(&event.body).map_err(Failure::Permanent)?;
+        let mut news = self.decoders.decode(event.platform, &event.body).map_err(Failure::Permanent)?;
         // A platform time far ahead of the receipt is the receipt's (docs/messages.md).
         news.iter_mut().flat_map(|n| n.inbound.iter_mut()).for_each(|m| m.at = crate::model::platform_time(m.at, event.received_at));
         let mut outcome = Outcomes::default();
@@ -413,8 +449,8 @@ impl WebhookService {
         for line_news in news {
             let first_status = status_position;
             status_position = status_position.saturating_add(u32::try_from(line_news.statuses.len()).unwrap_or(u32::MAX));
-            let Some(line) = self.lines.find_by_phone_number_id(&line_news.phone_number_id).await? else {
-                tracing::info!(phone_number_id = %line_news.phone_number_id, "webhook for an unknown line ignored");
+            let Some(line) = self.lines.find_by_account(event.platform, &line_news.account_id).await? else {
+                tracing::info!(platform = event.platform.as_str(), account_id = %line_news.account_id, "webhook for an unknown line ignored");
                 continue;
             };
             outcome.set_aside.extend(line_news.set_aside.iter().cloned());
@@ -440,16 +476,44 @@ impl WebhookService {
                     from: Some(message.from.clone()),
                     reason,
                 };
-                let Ok(channel) = Channel::new(ChannelType::Whatsapp, &message.from) else {
-                    outcome.set_aside.push(aside("the sender is not a WhatsApp id (digits)".into()));
+                let Ok(channel) = Channel::new(line.channel_type(), &message.from) else {
+                    outcome.set_aside.push(aside(format!("the sender is not a {} identifier", line.channel_type().as_str())));
                     continue;
                 };
                 let stored = async {
-                    let activity =
-                        self.conversations.inbound(&line.agent_id, &channel, message.profile_name.as_deref(), message.at).await?;
+                    if message.echo {
+                        let activity = self.conversations.outbound(&line.agent_id, &channel).await?;
+                        return self.timeline.record_echo(&line, &activity, channel, message).await;
+                    }
+                    let looked_up = match message.profile_name {
+                        Some(_) => None,
+                        None => self.profile_name(&line, &channel).await?,
+                    };
+                    let name = message.profile_name.as_deref().or(looked_up.as_deref());
+                    let activity = self.conversations.inbound(&line.agent_id, &channel, name, message.at).await?;
                     self.timeline.record_inbound(&line, &activity, channel, message).await
                 };
                 outcome.record(stored.await.map(drop), aside)?;
+            }
+            for receipt in &line_news.reads {
+                let aside = |reason| SetAside {
+                    kind: SetAsideKind::Status,
+                    position: 0,
+                    platform_id: None,
+                    from: Some(receipt.contact.clone()),
+                    reason,
+                };
+                outcome.record(self.apply_read(&line, receipt).await, aside)?;
+            }
+            for deletion in &line_news.deletions {
+                let aside = |reason| SetAside {
+                    kind: SetAsideKind::Message,
+                    position: 0,
+                    platform_id: Some(deletion.platform_message_id.clone()),
+                    from: None,
+                    reason,
+                };
+                outcome.record(self.timeline.mark_deleted(&line.agent_id, deletion).await, aside)?;
             }
         }
         for aside in &outcome.set_aside {
@@ -460,6 +524,37 @@ impl WebhookService {
             Some(e) => Err(Failure::Transient(e)),
             None => Ok(outcome.set_aside),
         }
+    }
+
+    /// The name the platform shows for a contact Parley does not know yet; `None` for a known
+    /// one (their name is kept), or when the look-up fails: the contact is then named by their
+    /// id, and a later message can name them.
+    async fn profile_name(&self, line: &Line, channel: &Channel) -> Result<Option<String>, DomainError> {
+        if self.conversations.knows(&line.agent_id, channel).await? {
+            return Ok(None);
+        }
+        match self.platform.profile_name(line, channel.channel_id()).await {
+            Ok(name) => Ok(name),
+            Err(e) => {
+                tracing::warn!(line = %line.id.as_str(), error = %e, "a contact's profile could not be looked up; named by their id");
+                Ok(None)
+            }
+        }
+    }
+
+    /// The contact read the conversation: the business's messages to them on the line, sent up
+    /// to the receipt, become `read` (as a status report would move each).
+    async fn apply_read(&self, line: &Line, receipt: &ReadReceipt) -> Result<(), DomainError> {
+        let channel = Channel::new(line.channel_type(), &receipt.contact).map_err(DomainError::from)?;
+        let Some(activity) = self.conversations.activity_of(&line.agent_id, &channel).await? else { return Ok(()) };
+        let unread = self.timeline.unread_outbound(&line.agent_id, &activity.id, &line.id, receipt.up_to).await?;
+        for message in unread {
+            let Some(platform_id) = message.platform_message_id else { continue };
+            let update =
+                StatusUpdate { message_id: platform_id, status: ExecutionStatus::Read, at: receipt.at, error: None, callback_data: None };
+            self.timeline.apply_status(&line.agent_id, &update).await?;
+        }
+        Ok(())
     }
 
     /// Moves an execution forward; duplicates, late reports and messages sent outside a
@@ -525,12 +620,56 @@ mod tests {
         clock.expect_now().returning(chrono::Utc::now);
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
-        WebhookService::new(&r, Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
+        let decoders = Decoders::default().with(ChannelType::Whatsapp, Arc::new(TestDecoder));
+        let platform = Arc::new(crate::ports::MockMessagingPlatform::new());
+        WebhookService::new(&r, decoders, platform, Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
+    }
+
+    /// Reads the tests' bodies, a part per line: `status ACCOUNT ID STATUS`, `aside ACCOUNT FROM
+    /// ID` (a message the platform's decoder set aside), `line ACCOUNT` (a line named with nothing
+    /// for it). Anything else is not a body.
+    struct TestDecoder;
+
+    impl InboundDecoder for TestDecoder {
+        fn decode(&self, body: &str) -> Result<Vec<LineNews>, String> {
+            let mut news: Vec<LineNews> = Vec::new();
+            for (n, part) in (1u32..).zip(body.lines().map(str::trim).filter(|l| !l.is_empty())) {
+                let words: Vec<&str> = part.split(' ').collect();
+                let account = *words.get(1).ok_or_else(|| format!("not a test body: {part}"))?;
+                let at = match news.iter().position(|x| x.account_id == account) {
+                    Some(at) => at,
+                    None => {
+                        news.push(LineNews { account_id: account.into(), ..LineNews::default() });
+                        news.len() - 1
+                    }
+                };
+                match words[..] {
+                    ["status", _, id, status] => news[at].statuses.push(StatusUpdate {
+                        message_id: id.into(),
+                        status: ExecutionStatus::parse(status).ok_or("not a status")?,
+                        at: chrono::DateTime::from_timestamp(1, 0).unwrap(),
+                        error: None,
+                        callback_data: None,
+                    }),
+                    ["aside", _, from, id] => news[at].set_aside.push(SetAside {
+                        kind: SetAsideKind::Message,
+                        position: n,
+                        platform_id: Some(id.into()),
+                        from: Some(from.into()),
+                        reason: "unreadable".into(),
+                    }),
+                    ["line", _] => {}
+                    _ => return Err(format!("not a test body: {part}")),
+                }
+            }
+            Ok(news)
+        }
     }
 
     fn event(body: &str) -> WebhookEvent {
         WebhookEvent {
             id: "whk_1".into(),
+            platform: ChannelType::Whatsapp,
             body: body.into(),
             received_at: chrono::Utc::now(),
             attempts: 2,
@@ -542,16 +681,15 @@ mod tests {
         }
     }
 
-    const STATUS_BODY: &str = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},"statuses":[{"id":"wamid.1","status":"read","timestamp":"1"}]}}]}]}"#;
+    const STATUS_BODY: &str = "status 106540352242922 pm.1 read";
 
     fn known_line() -> MockLineRepository {
         let mut lines = MockLineRepository::new();
-        lines.expect_find_by_phone_number_id().returning(|phone| {
+        lines.expect_find_by_account().returning(|_, phone| {
             Ok(Some(Line {
                 id: LineId::new("chn_1"),
                 agent_id: AgentId::new("agt_1"),
-                phone_number_id: PhoneNumberId::new(phone).unwrap(),
-                waba_id: WabaId::new("2").unwrap(),
+                account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new(phone).unwrap(), waba_id: WabaId::new("2").unwrap() },
                 access: LineAccess::Sandbox,
                 created_at: chrono::Utc::now(),
             }))
@@ -572,13 +710,20 @@ mod tests {
         releasing_none(&mut events);
         // It can never parse: no retry is scheduled, it waits for an operator.
         events.expect_mark_failed().never();
-        events
-            .expect_give_up()
-            .withf(|id, err, _| id == "whk_1" && err.contains("not a WhatsApp webhook"))
-            .times(1)
-            .returning(|_, _, _| Ok(()));
+        events.expect_give_up().withf(|id, err, _| id == "whk_1" && err.contains("not a test body")).times(1).returning(|_, _, _| Ok(()));
         let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
         assert_eq!(summary, ProcessSummary { processed: 0, failed: 0, gave_up: 1 });
+    }
+
+    #[tokio::test]
+    async fn a_delivery_is_read_by_its_platforms_decoder_and_one_without_is_given_up() {
+        let from_instagram = WebhookEvent { attempts: 0, platform: ChannelType::Instagram, ..event(STATUS_BODY) };
+        let mut events = claiming(vec![from_instagram]);
+        releasing_none(&mut events);
+        events.expect_mark_failed().never();
+        events.expect_give_up().withf(|_, err, _| err == "no decoder for instagram webhooks").times(1).returning(|_, _, _| Ok(()));
+        let summary = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new())).process_due(10).await.unwrap();
+        assert_eq!(summary.gave_up, 1, "the WhatsApp decoder never reads another platform's body");
     }
 
     #[tokio::test]
@@ -629,7 +774,7 @@ mod tests {
         let failed = service(repos(events, known_line(), MockExecutionRepository::new())).failed(10).await.unwrap();
         assert!(failed[0].lines.is_empty(), "an unreadable body names no line");
         assert_eq!(failed[1].lines.len(), 1);
-        assert_eq!(failed[1].lines[0].phone_number_id, "106540352242922");
+        assert_eq!(failed[1].lines[0].account_id, "106540352242922");
         assert_eq!(failed[1].lines[0].line.as_ref().map(|l| l.agent_id.as_str()), Some("agt_1"));
     }
 
@@ -644,11 +789,11 @@ mod tests {
     }
 
     /// A body for a line Parley does not know: processed without touching anything else.
-    const UNKNOWN_LINE_BODY: &str = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[]}}]}]}"#;
+    const UNKNOWN_LINE_BODY: &str = "line 999";
 
     fn unknown_lines() -> MockLineRepository {
         let mut lines = MockLineRepository::new();
-        lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
+        lines.expect_find_by_account().returning(|_, _| Ok(None));
         lines
     }
 
@@ -696,12 +841,12 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_lines_are_ignored_and_the_event_completes() {
-        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
+        let body = "status 999 w read";
         let mut events = claiming(vec![event(body)]);
         events.expect_mark_processed().times(1).returning(|_, _| Ok(()));
         releasing_none(&mut events);
         let mut lines = MockLineRepository::new();
-        lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
+        lines.expect_find_by_account().returning(|_, _| Ok(None));
         let mut executions = MockExecutionRepository::new();
         executions.expect_find_by_message().never();
         let summary = service(repos(events, lines, executions)).process_due(10).await.unwrap();
@@ -710,14 +855,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_stop_request_ends_processing_between_deliveries_never_inside_one() {
-        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"999"},"statuses":[{"id":"w","status":"read","timestamp":"1"}]}}]}]}"#;
+        let body = "status 999 w read";
         let mut events = claiming((1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect());
         // The first delivery is in hand when the stop arrives: it completes; the others are
         // handed back, due at once for whichever process runs next.
         events.expect_mark_processed().withf(|ids, _| ids == ["whk_1"]).times(1).returning(|_, _| Ok(()));
         events.expect_release().withf(|ids, _, _| ids == ["whk_2", "whk_3"]).times(1).returning(|_, _, _| Ok(()));
         let mut lines = MockLineRepository::new();
-        lines.expect_find_by_phone_number_id().returning(|_| Ok(None));
+        lines.expect_find_by_account().returning(|_, _| Ok(None));
         let stop = std::sync::atomic::AtomicBool::new(false);
         let service = service(repos(events, lines, MockExecutionRepository::new()));
         // "Go" when asked before the first delivery, "stop" from then on.
@@ -735,7 +880,7 @@ mod tests {
             .times(1)
             .returning(|_| Ok(()));
         let service = service(repos(events, unknown_lines(), MockExecutionRepository::new()));
-        let (id, outcome) = service.receive_and_process(UNKNOWN_LINE_BODY.into()).await.unwrap();
+        let (id, outcome) = service.receive_and_process(ChannelType::Whatsapp, UNKNOWN_LINE_BODY.into()).await.unwrap();
         assert_eq!((id.as_str(), outcome), ("whk_1", DeliveryOutcome::Processed));
     }
 
@@ -755,7 +900,7 @@ mod tests {
             .times(1)
             .returning(|_| Ok(()));
         let service = service(repos(events, known_line(), unavailable_executions()));
-        assert_eq!(service.receive_and_process(STATUS_BODY.into()).await.unwrap().1, DeliveryOutcome::Retrying);
+        assert_eq!(service.receive_and_process(ChannelType::Whatsapp, STATUS_BODY.into()).await.unwrap().1, DeliveryOutcome::Retrying);
     }
 
     #[tokio::test]
@@ -767,19 +912,17 @@ mod tests {
             .times(1)
             .returning(|_| Ok(()));
         let service = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new()));
-        assert_eq!(service.receive_and_process("garbage".into()).await.unwrap().1, DeliveryOutcome::GaveUp);
+        assert_eq!(service.receive_and_process(ChannelType::Whatsapp, "garbage".into()).await.unwrap().1, DeliveryOutcome::GaveUp);
     }
 
-    /// Three read reports for the line, of wamid.1, wamid.2 and wamid.3.
-    const THREE_STATUSES: &str = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},"statuses":[
-        {"id":"wamid.1","status":"read","timestamp":"1"},{"id":"wamid.2","status":"read","timestamp":"1"},
-        {"id":"wamid.3","status":"read","timestamp":"1"}]}}]}]}"#;
+    /// Three read reports for the line, of pm.1, pm.2 and pm.3.
+    const THREE_STATUSES: &str = "status 106540352242922 pm.1 read\nstatus 106540352242922 pm.2 read\nstatus 106540352242922 pm.3 read";
 
-    /// Executions failing `wamid.2` with `error`, finding nothing for the others; messages
+    /// Executions failing `pm.2` with `error`, finding nothing for the others; messages
     /// asked for exactly `asked` (none found).
     fn failing_the_middle(events: MockWebhookEventRepository, error: crate::StoreError, asked: &'static [&'static str]) -> Repositories {
         let mut executions = MockExecutionRepository::new();
-        executions.expect_find_by_message().returning(move |_, id| if id == "wamid.2" { Err(error.clone()) } else { Ok(None) });
+        executions.expect_find_by_message().returning(move |_, id| if id == "pm.2" { Err(error.clone()) } else { Ok(None) });
         let mut messages = crate::ports::MockMessageRepository::new();
         messages.expect_find_by_platform_id().withf(move |_, id| asked.contains(&id)).times(asked.len()).returning(|_, _| Ok(None));
         let mut r = repos(events, known_line(), executions);
@@ -798,13 +941,13 @@ mod tests {
             .withf(|id, aside, _| {
                 id == "whk_1"
                     && aside.len() == 1
-                    && (aside[0].kind, aside[0].position, aside[0].platform_id.as_deref()) == (SetAsideKind::Status, 2, Some("wamid.2"))
+                    && (aside[0].kind, aside[0].position, aside[0].platform_id.as_deref()) == (SetAsideKind::Status, 2, Some("pm.2"))
                     && aside[0].reason.contains("cannot be stored: invalid byte sequence")
             })
             .times(1)
             .returning(|_, _, _| Ok(()));
         let refused = crate::StoreError::Refused("invalid byte sequence for encoding \"UTF8\": 0x00".into());
-        let r = failing_the_middle(events, refused, &["wamid.1", "wamid.3"]);
+        let r = failing_the_middle(events, refused, &["pm.1", "pm.3"]);
         let summary = service(r).process_due(10).await.unwrap();
         assert_eq!(summary, ProcessSummary { processed: 1, failed: 0, gave_up: 0 }, "completed, not retried");
     }
@@ -815,7 +958,7 @@ mod tests {
         releasing_none(&mut events);
         events.expect_mark_set_aside().never();
         events.expect_mark_failed().withf(|_, err, _| err.contains("a bug")).times(1).returning(|_, _, _| Ok(()));
-        let r = failing_the_middle(events, crate::StoreError::Internal("a bug".into()), &["wamid.1", "wamid.3"]);
+        let r = failing_the_middle(events, crate::StoreError::Internal("a bug".into()), &["pm.1", "pm.3"]);
         assert_eq!(service(r).process_due(10).await.unwrap().failed, 1);
     }
 
@@ -825,14 +968,13 @@ mod tests {
         releasing_none(&mut events);
         events.expect_mark_set_aside().never();
         events.expect_mark_failed().times(1).returning(|_, _, _| Ok(()));
-        let r = failing_the_middle(events, crate::StoreError::Unavailable("pool timed out".into()), &["wamid.1"]);
+        let r = failing_the_middle(events, crate::StoreError::Unavailable("pool timed out".into()), &["pm.1"]);
         assert_eq!(service(r).process_due(10).await.unwrap().failed, 1);
     }
 
     #[tokio::test]
-    async fn a_message_without_a_usable_id_is_stored_set_aside_on_receipt() {
-        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"106540352242922"},
-            "messages":[{"from":"14155550100","id":"wamid.\u0000","timestamp":"1","type":"text","text":{"body":"x"}}]}}]}]}"#;
+    async fn a_message_its_decoder_set_aside_is_stored_set_aside_on_receipt() {
+        let body = "aside 106540352242922 14155550100 pm.unreadable";
         let mut events = MockWebhookEventRepository::new();
         events
             .expect_insert()
@@ -841,12 +983,12 @@ mod tests {
                     && e.failed_at.is_none()
                     && e.set_aside.len() == 1
                     && e.set_aside[0].from.as_deref() == Some("14155550100")
-                    && e.set_aside[0].platform_id.as_deref() == Some("wamid.\u{FFFD}")
+                    && e.set_aside[0].platform_id.as_deref() == Some("pm.unreadable")
             })
             .times(1)
             .returning(|_| Ok(()));
         let service = service(repos(events, known_line(), MockExecutionRepository::new()));
-        assert_eq!(service.receive_and_process(body.into()).await.unwrap().1, DeliveryOutcome::Processed);
+        assert_eq!(service.receive_and_process(ChannelType::Whatsapp, body.into()).await.unwrap().1, DeliveryOutcome::Processed);
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub struct MessageDto {
     pub content: Value,
     /// The message of this activity this one answers, else null.
     pub reply_to: Option<String>,
-    /// The platform's id (`wamid.…`).
+    /// The platform's id of the message (WhatsApp's `wamid.…`, Instagram's `mid`).
     pub platform_message_id: Option<String>,
     pub channel: ChannelDto,
     /// The line (`chn_…`) it came in on or went out through.
@@ -92,6 +92,9 @@ pub struct MessageDto {
     pub delivered_at: Option<String>,
     #[schema(format = DateTime)]
     pub read_at: Option<String>,
+    /// When the contact deleted it on the platform (it is kept, for the record), else null.
+    #[schema(format = DateTime)]
+    pub deleted_at: Option<String>,
     #[schema(format = DateTime)]
     pub updated_at: String,
 }
@@ -121,6 +124,7 @@ impl From<&Message> for MessageDto {
             sent_at: m.sent_at.map(timestamp),
             delivered_at: m.delivered_at.map(timestamp),
             read_at: m.read_at.map(timestamp),
+            deleted_at: m.deleted_at.map(timestamp),
             updated_at: timestamp(m.updated_at),
         }
     }

@@ -150,6 +150,9 @@ pub enum MessageTypeName {
     Audio,
     Document,
     Sticker,
+    Share,
+    #[schema(rename = "story_mention")]
+    StoryMention,
     Location,
     Contacts,
     Interactive,

@@ -63,7 +63,12 @@ impl JsonText for Message {
         }
         out.push_str(",\"created_at\":");
         push_time(out, self.created_at);
-        for (key, time) in [(",\"sent_at\":", self.sent_at), (",\"delivered_at\":", self.delivered_at), (",\"read_at\":", self.read_at)] {
+        for (key, time) in [
+            (",\"sent_at\":", self.sent_at),
+            (",\"delivered_at\":", self.delivered_at),
+            (",\"read_at\":", self.read_at),
+            (",\"deleted_at\":", self.deleted_at),
+        ] {
             out.push_str(key);
             match time {
                 Some(t) => push_time(out, t),
@@ -155,7 +160,9 @@ fn push_part(out: &mut String, content: &MessageContent) {
         | MessageContent::Video(m)
         | MessageContent::Audio(m)
         | MessageContent::Document(m)
-        | MessageContent::Sticker(m) => {
+        | MessageContent::Sticker(m)
+        | MessageContent::Share(m)
+        | MessageContent::StoryMention(m) => {
             o.optional("caption", m.caption.as_deref());
             o.optional("filename", m.filename.as_deref());
             o.optional("id", m.id.as_deref());

@@ -242,6 +242,8 @@ fn content() -> BoxedStrategy<MessageContent> {
         media().prop_map(MessageContent::Audio).boxed(),
         media().prop_map(MessageContent::Document).boxed(),
         media().prop_map(MessageContent::Sticker).boxed(),
+        media().prop_map(MessageContent::Share).boxed(),
+        media().prop_map(MessageContent::StoryMention).boxed(),
         location.prop_map(MessageContent::Location).boxed(),
         json_value().prop_map(|cards| MessageContent::Contacts { cards }).boxed(),
         (string(), string()).prop_map(|(id, title)| MessageContent::Interactive(InteractiveReply::Button { id, title })).boxed(),
@@ -272,10 +274,10 @@ prop_compose! {
             prop::option::of("[1-9A-HJ-NP-Za-km-z]{7}"),
             prop::option::of(json_value()),
         ),
-        times in (time(), prop::option::of(time()), prop::option::of(time()), prop::option::of(time()), time()),
+        times in (time(), prop::option::of(time()), prop::option::of(time()), prop::option::of(time()), prop::option::of(time()), time()),
     ) -> Message {
         let (template_id, campaign_key, cart_code, referral) = links;
-        let (created_at, sent_at, delivered_at, read_at, updated_at) = times;
+        let (created_at, sent_at, delivered_at, read_at, deleted_at, updated_at) = times;
         Message {
             id: MessageId::new(id),
             agent_id: AgentId::new("agt_a"),
@@ -296,6 +298,7 @@ prop_compose! {
             sent_at,
             delivered_at,
             read_at,
+            deleted_at,
             updated_at,
         }
     }

@@ -1,4 +1,5 @@
-//! `/webhooks/whatsapp`: the platform's verification handshake and its signed deliveries.
+//! `/webhooks/whatsapp` and `/webhooks/instagram`: Meta's verification handshake and its signed
+//! deliveries (both platforms sign with the app secret and verify with the same token).
 //! Outside `/v1` and without an API key: the signature is the authentication.
 
 use actix_web::web::{self, Data, Payload, ServiceConfig};
@@ -12,12 +13,14 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Query, body_bytes};
 use crate::runtime::state::AppState;
 use parley_domain::DomainError;
+use parley_domain::model::ChannelType;
 
 /// Webhook bodies over this size are refused with 413 (the platform's are a few KiB).
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
 
 pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(open_resource("/webhooks/whatsapp").route(web::get().to(verify)).route(web::post().to(receive)));
+    cfg.service(open_resource("/webhooks/whatsapp").route(web::get().to(verify)).route(web::post().to(receive_whatsapp)));
+    cfg.service(open_resource("/webhooks/instagram").route(web::get().to(verify)).route(web::post().to(receive_instagram)));
 }
 
 #[derive(Deserialize)]
@@ -47,7 +50,16 @@ pub async fn verify(state: Data<AppState>, query: Query<Handshake>) -> ApiResult
 /// the outcome, then answers 200: its messages are visible when the platform hears back, and a
 /// failure that may pass is left to the processors' retries. An ingest-only instance stores it
 /// for the processing instances instead. A bad or missing signature is 401 and nothing is stored.
-pub async fn receive(state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
+pub async fn receive_whatsapp(state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
+    receive(ChannelType::Whatsapp, state, req, payload).await
+}
+
+/// As [`receive_whatsapp`], for Instagram's deliveries (signed the same way, by the same app).
+pub async fn receive_instagram(state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
+    receive(ChannelType::Instagram, state, req, payload).await
+}
+
+async fn receive(platform: ChannelType, state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
     let body = body_bytes(&req, payload, MAX_WEBHOOK_BYTES).await?;
     let signature = req.headers().get("x-hub-signature-256").and_then(|v| v.to_str().ok());
     let Some(secret) = state.config.whatsapp_app_secret.as_deref() else {
@@ -59,7 +71,7 @@ pub async fn receive(state: Data<AppState>, req: HttpRequest, payload: Payload) 
     }
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::InvalidJson("the webhook body is not UTF-8".into()))?;
     if state.config.ingest_only {
-        let id = state.webhooks.receive(text).await?;
+        let id = state.webhooks.receive(platform, text).await?;
         state.webhook_wakeup.notify_one();
         tracing::debug!(event = %id, "webhook stored");
     } else {
@@ -70,11 +82,11 @@ pub async fn receive(state: Data<AppState>, req: HttpRequest, payload: Payload) 
             Some(runtime) => {
                 let worker = state.clone().into_inner();
                 runtime
-                    .spawn(async move { worker.webhooks.receive_and_process(text).await })
+                    .spawn(async move { worker.webhooks.receive_and_process(platform, text).await })
                     .await
                     .map_err(|e| ApiError::Domain(DomainError::Internal(format!("webhook processing task failed: {e}"))))??
             }
-            None => state.webhooks.receive_and_process(text).await?,
+            None => state.webhooks.receive_and_process(platform, text).await?,
         };
         state.metrics.observe_webhook_delivery(outcome);
         tracing::debug!(event = %id, ?outcome, "webhook processed and stored");

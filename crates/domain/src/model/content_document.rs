@@ -1,11 +1,16 @@
-//! A message's content as one JSON object in the platform's message shape (`{"type": kind,
-//! kind: {…}}`): what storage keeps, read back by the same lenient reader as the webhook.
+//! Parley's content document: a message's content as one JSON object, `{"type": kind, kind:
+//! {…}}`, what storage keeps and the API shows as `content`. Its layout was modelled on the
+//! messaging platforms' message objects, so the WhatsApp adapter reads the kinds that platform
+//! shares with it through [`MessageContent::from_json`]; it is Parley's format all the same:
+//! `template` and `unsupported` (`{"raw": …}`) are Parley's own, and it changes only in ways
+//! that keep every stored document readable. The reader is lenient: a kind it does not know, or
+//! an object not of the expected shape, reads as `Unsupported` with the whole object.
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::webhook_message::stored_content_of;
-use super::{InteractiveReply, Media, MessageContent};
+use super::{InteractiveReply, Location, Media, MessageContent, Order, OrderItem};
 
 /// Inserts `key: value` when there is a value.
 fn put(object: &mut Map<String, Value>, key: &str, value: Option<&str>) {
@@ -41,7 +46,9 @@ impl MessageContent {
             | MessageContent::Video(m)
             | MessageContent::Audio(m)
             | MessageContent::Document(m)
-            | MessageContent::Sticker(m) => media_json(m),
+            | MessageContent::Sticker(m)
+            | MessageContent::Share(m)
+            | MessageContent::StoryMention(m) => media_json(m),
             MessageContent::Location(l) => {
                 let mut o = Map::new();
                 o.insert("latitude".into(), json!(l.latitude));
@@ -118,6 +125,184 @@ impl MessageContent {
     }
 }
 
+#[derive(Deserialize)]
+struct RawText {
+    body: String,
+}
+
+#[derive(Deserialize)]
+struct RawMedia {
+    id: Option<String>,
+    /// Outbound media (ours) are by link; inbound ones by the platform's `id`.
+    link: Option<String>,
+    mime_type: Option<String>,
+    sha256: Option<String>,
+    caption: Option<String>,
+    filename: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawLocation {
+    latitude: f64,
+    longitude: f64,
+    name: Option<String>,
+    address: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawInteractive {
+    #[serde(rename = "type")]
+    kind: String,
+    button_reply: Option<RawReply>,
+    list_reply: Option<RawReply>,
+}
+
+#[derive(Deserialize)]
+struct RawReply {
+    id: String,
+    title: String,
+    description: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawButton {
+    payload: Option<String>,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct RawReaction {
+    message_id: String,
+    emoji: Option<String>,
+}
+
+/// Parley's own template sends.
+#[derive(Deserialize)]
+struct RawTemplate {
+    name: String,
+    language: String,
+    parsed_message: String,
+}
+
+#[derive(Deserialize)]
+struct RawOrder {
+    catalog_id: String,
+    text: Option<String>,
+    #[serde(default)]
+    product_items: Vec<RawOrderItem>,
+}
+
+#[derive(Deserialize)]
+struct RawOrderItem {
+    product_retailer_id: String,
+    #[serde(deserialize_with = "number")]
+    quantity: f64,
+    #[serde(deserialize_with = "number")]
+    item_price: f64,
+    currency: String,
+}
+
+/// A JSON number, or a string holding one (both have been stored).
+fn number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Number(n) => n.as_f64().ok_or_else(|| serde::de::Error::custom("not a number")),
+        Value::String(s) => s.trim().parse().map_err(serde::de::Error::custom),
+        _ => Err(serde::de::Error::custom("not a number")),
+    }
+}
+
+/// The object under `message[kind]`, when it has the expected shape. Read in place, not from a
+/// clone: a timeline page reads every message's stored content through here.
+fn part<T: DeserializeOwned>(message: &Value, kind: &str) -> Option<T> {
+    T::deserialize(message.get(kind)?).ok()
+}
+
+fn media(raw: RawMedia) -> Media {
+    Media { id: raw.id, link: raw.link, mime_type: raw.mime_type, sha256: raw.sha256, caption: raw.caption, filename: raw.filename }
+}
+
+fn interactive(raw: RawInteractive) -> Option<InteractiveReply> {
+    match raw.kind.as_str() {
+        "button_reply" => raw.button_reply.map(|r| InteractiveReply::Button { id: r.id, title: r.title }),
+        "list_reply" => raw.list_reply.map(|r| InteractiveReply::List { id: r.id, title: r.title, description: r.description }),
+        _ => None,
+    }
+}
+
+fn order(raw: RawOrder) -> Option<Order> {
+    let mut items = Vec::with_capacity(raw.product_items.len());
+    for i in raw.product_items {
+        // A quantity that is not a whole, positive count cannot be an order line.
+        let whole = i.quantity.fract() == 0.0 && i.quantity >= 1.0 && i.quantity <= f64::from(u32::MAX);
+        if !whole {
+            return None;
+        }
+        items.push(OrderItem {
+            product_retailer_id: i.product_retailer_id,
+            quantity: i.quantity as u32,
+            item_price: i.item_price,
+            currency: i.currency,
+        });
+    }
+    Some(Order { catalog_id: raw.catalog_id, text: raw.text, items })
+}
+
+fn known(message: &Value, stored: bool) -> Option<MessageContent> {
+    let kind = message.get("type")?.as_str()?;
+    Some(match kind {
+        "text" => MessageContent::Text { body: part::<RawText>(message, kind)?.body },
+        "image" => MessageContent::Image(media(part(message, kind)?)),
+        "video" => MessageContent::Video(media(part(message, kind)?)),
+        "audio" => MessageContent::Audio(media(part(message, kind)?)),
+        "document" => MessageContent::Document(media(part(message, kind)?)),
+        "sticker" => MessageContent::Sticker(media(part(message, kind)?)),
+        // Parley's own kinds, never a kind of the platforms that share the layout.
+        "share" if stored => MessageContent::Share(media(part(message, kind)?)),
+        "story_mention" if stored => MessageContent::StoryMention(media(part(message, kind)?)),
+        "location" => {
+            let l: RawLocation = part(message, kind)?;
+            MessageContent::Location(Location { latitude: l.latitude, longitude: l.longitude, name: l.name, address: l.address })
+        }
+        "contacts" => match message.get("contacts")? {
+            cards @ Value::Array(_) => MessageContent::Contacts { cards: cards.clone() },
+            _ => return None,
+        },
+        "interactive" => MessageContent::Interactive(interactive(part(message, kind)?)?),
+        "button" => {
+            let b: RawButton = part(message, kind)?;
+            MessageContent::Button { payload: b.payload, text: b.text }
+        }
+        "reaction" => {
+            let r: RawReaction = part(message, kind)?;
+            MessageContent::Reaction { message_id: r.message_id, emoji: r.emoji.filter(|e| !e.is_empty()) }
+        }
+        "order" => MessageContent::Order(order(part(message, kind)?)?),
+        "template" if stored => {
+            let t: RawTemplate = part(message, kind)?;
+            MessageContent::Template { name: t.name, language: t.language, parsed_message: t.parsed_message }
+        }
+        _ => return None,
+    })
+}
+
+/// The content of a document as [`MessageContent::to_json`] wrote it: the message kinds, plus
+/// Parley's own `template` sends and `unsupported` kinds kept under `raw`.
+fn stored_content_of(message: &Value) -> MessageContent {
+    if message.get("type").and_then(Value::as_str) == Some("unsupported")
+        && let Some(raw) = message.get("raw")
+    {
+        return MessageContent::Unsupported { raw: raw.clone() };
+    }
+    known(message, true).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
+}
+
+/// The content of a platform's message object in the document's layout, where `template` is
+/// never Parley's (nor `unsupported` with a `raw`): what an adapter whose platform shares the
+/// layout reads a message with.
+pub fn platform_content_of(message: &Value) -> MessageContent {
+    known(message, false).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
+}
+
 /// A text message exactly as `to_json` writes it: `{"text": {"body": …}, "type": "text"}`, in
 /// any order, nothing more. Anything else is `None` and takes the general path, so this reads
 /// only what `from_json` would read to the same value.
@@ -165,7 +350,13 @@ mod tests {
             MessageContent::Video(Media::default()),
             MessageContent::Audio(Media { caption: None, ..media.clone() }),
             MessageContent::Document(linked),
-            MessageContent::Sticker(media),
+            MessageContent::Sticker(media.clone()),
+            MessageContent::Share(Media {
+                link: Some("https://www.instagram.com/p/x".into()),
+                caption: Some("A reel".into()),
+                ..Media::default()
+            }),
+            MessageContent::StoryMention(media),
             MessageContent::Location(Location { latitude: 38.7, longitude: -9.14, name: Some("Shop".into()), address: None }),
             MessageContent::Contacts { cards: json!([{"name": {"formatted_name": "Ann"}}]) },
             MessageContent::Interactive(InteractiveReply::Button { id: "b1".into(), title: "Yes".into() }),
@@ -173,8 +364,8 @@ mod tests {
             MessageContent::Interactive(InteractiveReply::List { id: "r".into(), title: "Red".into(), description: None }),
             MessageContent::Button { payload: Some("STOP".into()), text: "Stop".into() },
             MessageContent::Button { payload: None, text: "Stop".into() },
-            MessageContent::Reaction { message_id: "wamid.1".into(), emoji: Some("👍".into()) },
-            MessageContent::Reaction { message_id: "wamid.1".into(), emoji: None },
+            MessageContent::Reaction { message_id: "pm.1".into(), emoji: Some("👍".into()) },
+            MessageContent::Reaction { message_id: "pm.1".into(), emoji: None },
             MessageContent::Order(Order {
                 catalog_id: "cat".into(),
                 text: Some("asap".into()),
@@ -227,8 +418,10 @@ mod tests {
     }
 
     #[test]
-    fn the_webhook_reader_never_takes_an_inbound_template_for_one_of_ours() {
+    fn the_platform_reader_never_takes_an_inbound_template_or_raw_for_one_of_ours() {
         let inbound = json!({"type": "template", "template": {"name": "x", "language": "en", "parsed_message": "y"}});
-        assert!(matches!(super::super::webhook_message::content_of(&inbound), MessageContent::Unsupported { .. }));
+        assert!(matches!(platform_content_of(&inbound), MessageContent::Unsupported { .. }));
+        let raw = json!({"type": "unsupported", "raw": {"type": "text"}});
+        assert_eq!(platform_content_of(&raw), MessageContent::Unsupported { raw: raw.clone() });
     }
 }

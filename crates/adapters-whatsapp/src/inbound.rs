@@ -1,15 +1,18 @@
 //! The WhatsApp webhook payload: `entry[].changes[].value` with `metadata.phone_number_id`,
-//! `statuses[]`, `messages[]` and `contacts[]`. Parsed leniently: unknown fields and kinds are
-//! ignored, because the platform adds them over time. Each message's content is read by
-//! `webhook_message`.
+//! `statuses[]`, `messages[]` and `contacts[]`, read into Parley's [`LineNews`]. Parsed
+//! leniently: unknown fields and kinds are ignored, because the platform adds them over time.
+//! Each message's content is read by `inbound_content`.
 
 use chrono::DateTime;
 use serde::Deserialize;
 
-use super::webhook_message::content_of;
-use super::{
-    ExecutionStatus, MessageContent, SetAside, SetAsideKind, StatusUpdate, Timestamp, from_storable_json, platform_message_id_issue,
+use parley_domain::model::{
+    ExecutionStatus, InboundMessage, LineNews, SetAside, SetAsideKind, StatusUpdate, Timestamp, from_storable_json,
+    platform_message_id_issue,
 };
+use parley_domain::ports::InboundDecoder;
+
+use crate::inbound_content::content_of;
 
 #[derive(Deserialize)]
 struct Payload {
@@ -106,35 +109,6 @@ struct RawProfile {
     name: Option<String>,
 }
 
-/// A message a contact sent to one of the agent's lines.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InboundMessage {
-    /// The sender's WhatsApp id (digits).
-    pub from: String,
-    /// The sender's profile name, when the payload carries it.
-    pub profile_name: Option<String>,
-    pub at: Timestamp,
-    /// The platform's `wamid.…`.
-    pub platform_message_id: String,
-    pub content: MessageContent,
-    /// `context.id`: the platform's id of the message this one answers or reacts to in a quote.
-    pub reply_to: Option<String>,
-    /// The ad that brought the contact (`referral`), as the platform sent it.
-    pub referral: Option<serde_json::Value>,
-    /// Its place among the delivery's `messages`, from 1 (for an operator, when it is set aside).
-    pub position: u32,
-}
-
-/// What one change of a webhook tells about one line.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct LineNews {
-    pub phone_number_id: String,
-    pub statuses: Vec<StatusUpdate>,
-    pub inbound: Vec<InboundMessage>,
-    /// Messages that cannot be stored as received (no usable id, sender or time), with why.
-    pub set_aside: Vec<SetAside>,
-}
-
 fn unix_time(raw: &str) -> Option<Timestamp> {
     DateTime::from_timestamp(raw.trim().parse().ok()?, 0)
 }
@@ -174,6 +148,7 @@ fn inbound_message(raw: &serde_json::Value, contacts: &[RawContact], position: u
     let at = unix_time(&m.timestamp).ok_or_else(|| aside("its time is not a time in unix seconds"))?;
     let profile_name = contacts.iter().find(|c| c.wa_id == m.from).and_then(|c| c.profile.as_ref()?.name.clone());
     Ok(InboundMessage {
+        echo: false,
         profile_name,
         at,
         platform_message_id: m.id,
@@ -183,6 +158,16 @@ fn inbound_message(raw: &serde_json::Value, contacts: &[RawContact], position: u
         from: m.from,
         position,
     })
+}
+
+/// Reads the Cloud API's webhook bodies.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WhatsappDecoder;
+
+impl InboundDecoder for WhatsappDecoder {
+    fn decode(&self, body: &str) -> Result<Vec<LineNews>, String> {
+        parse_webhook(body)
+    }
 }
 
 /// Parses a webhook body. `Err` only when it is not JSON of the webhook's outer shape. Every
@@ -215,7 +200,7 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
                 Err(aside) => set_aside.push(aside),
             }
         }
-        news.push(LineNews { phone_number_id: metadata.phone_number_id, statuses, inbound, set_aside });
+        news.push(LineNews { account_id: metadata.phone_number_id, statuses, inbound, set_aside, ..LineNews::default() });
     }
     Ok(news)
 }
@@ -223,6 +208,7 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parley_domain::model::MessageContent;
 
     const BODY: &str = r#"{"object":"whatsapp_business_account","entry":[{"id":"WABA","changes":[{"field":"messages","value":{
         "messaging_product":"whatsapp","metadata":{"display_phone_number":"15550001111","phone_number_id":"106540352242922"},
@@ -239,7 +225,7 @@ mod tests {
         let news = parse_webhook(BODY).unwrap();
         assert_eq!(news.len(), 1);
         let n = &news[0];
-        assert_eq!(n.phone_number_id, "106540352242922");
+        assert_eq!(n.account_id, "106540352242922");
         assert_eq!(n.statuses.len(), 2, "unknown statuses are ignored");
         assert_eq!(n.statuses[0].status, ExecutionStatus::Read);
         assert_eq!(n.statuses[0].at, DateTime::from_timestamp(1_767_225_660, 0).unwrap());
@@ -248,6 +234,7 @@ mod tests {
             n.inbound,
             [InboundMessage {
                 from: "16315551234".into(),
+                echo: false,
                 profile_name: Some("Kerry Fisher".into()),
                 at: DateTime::from_timestamp(1_767_225_600, 0).unwrap(),
                 platform_message_id: "wamid.in1".into(),

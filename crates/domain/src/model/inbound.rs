@@ -1,0 +1,60 @@
+//! What a platform's webhook tells Parley, in Parley's terms: each platform's adapter reads its
+//! own wire format into these (an [`InboundDecoder`](crate::ports::InboundDecoder)), and one
+//! path stores them, whatever the channel.
+
+use super::{MessageContent, SetAside, StatusUpdate, Timestamp};
+
+/// A message of a conversation on one of the agent's lines, as the platform reported it: one the
+/// contact sent, or (`echo`) one the business sent from the platform's own app.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InboundMessage {
+    /// The contact's identifier on the line's channel (a phone number's digits, a
+    /// platform-scoped id, an address), their `channel_id`: the sender, or an echo's recipient.
+    pub from: String,
+    /// Sent by the business outside Parley (the platform's own app): stored as outbound.
+    pub echo: bool,
+    /// The sender's name, when the platform says.
+    pub profile_name: Option<String>,
+    pub at: Timestamp,
+    /// The platform's id of the message: one message is stored once per id.
+    pub platform_message_id: String,
+    pub content: MessageContent,
+    /// The platform's id of the message this one answers or quotes.
+    pub reply_to: Option<String>,
+    /// The ad that brought the contact, as the platform described it.
+    pub referral: Option<serde_json::Value>,
+    /// Its place among the delivery's messages, from 1 (for an operator, when it is set aside).
+    pub position: u32,
+}
+
+/// What one delivery tells about one line.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LineNews {
+    /// The platform's id of the line's account ([`LineAccount::account_id`](super::LineAccount::account_id)).
+    pub account_id: String,
+    pub statuses: Vec<StatusUpdate>,
+    pub inbound: Vec<InboundMessage>,
+    /// Messages that cannot be stored as received (no usable id, sender or time), with why.
+    pub set_aside: Vec<SetAside>,
+    /// Contacts who read the conversation: the business's earlier messages become `read`.
+    pub reads: Vec<ReadReceipt>,
+    /// Messages the contact deleted: kept, marked with when.
+    pub deletions: Vec<Deletion>,
+}
+
+/// A contact read the conversation up to `up_to`: every outbound message to them on the line
+/// sent at or before it is read, at `at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadReceipt {
+    /// The contact's identifier on the line's channel.
+    pub contact: String,
+    pub up_to: Timestamp,
+    pub at: Timestamp,
+}
+
+/// A contact deleted one of their messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deletion {
+    pub platform_message_id: String,
+    pub at: Timestamp,
+}
