@@ -1,6 +1,8 @@
-//! The WhatsApp Business Cloud API (Meta Graph API) adapter for the [`MessagingPlatform`]
-//! port, the in-process sandbox platform beside it, and [`RoutingPlatform`], which sends each
-//! line to the one that serves it.
+//! Meta's two messaging platforms behind the [`MessagingPlatform`] port: the WhatsApp Business
+//! Cloud API ([`CloudApi`]) and Instagram's messaging API ([`InstagramApi`]), their webhook
+//! readers ([`WhatsappDecoder`], [`InstagramDecoder`]: each platform's wire format stays here),
+//! the in-process sandbox platform, and [`RoutingPlatform`], which sends each line to the one
+//! that serves it. Both platforms share the Graph API's conventions, signatures and errors.
 //!
 //! One shared HTTP client with request and connect timeouts. Template lists are reads and are
 //! retried (at most twice, on 5xx, timeouts and connection failures); a send is never retried,
@@ -24,6 +26,7 @@ use reqwest::{Method, StatusCode, Url};
 
 mod inbound;
 mod inbound_content;
+mod instagram;
 mod instagram_inbound;
 mod routing;
 mod sandbox;
@@ -31,9 +34,10 @@ mod template_wire;
 mod wire;
 
 pub use inbound::{WhatsappDecoder, parse_webhook};
+pub use instagram::{DEFAULT_INSTAGRAM_BASE_URL, InstagramApi};
 pub use instagram_inbound::{InstagramDecoder, parse_instagram_webhook};
 pub use routing::RoutingPlatform;
-pub use sandbox::{SandboxDelivery, SandboxInbound, SandboxPlatform, inbound_webhook, status_webhook};
+pub use sandbox::{SandboxDelivery, SandboxInbound, SandboxPlatform, inbound_webhook, instagram_inbound_webhook, status_webhook};
 
 /// The public Graph API.
 pub const DEFAULT_BASE_URL: &str = "https://graph.facebook.com";

@@ -1,5 +1,5 @@
 //! Lines served by the platform that serves them: sandbox lines by [`SandboxPlatform`](crate::SandboxPlatform)
-//! (no network), every other line by the Cloud API client.
+//! (no network), the others by their platform's client (WhatsApp's Cloud API, Instagram's API).
 
 use std::sync::Arc;
 
@@ -10,14 +10,16 @@ use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMess
 /// Sends each line to the platform that serves it.
 pub struct RoutingPlatform {
     pub cloud: Arc<dyn MessagingPlatform>,
+    pub instagram: Arc<dyn MessagingPlatform>,
     pub sandbox: Arc<dyn MessagingPlatform>,
 }
 
 impl RoutingPlatform {
     fn pick(&self, line: &Line) -> &dyn MessagingPlatform {
-        match line.access {
-            LineAccess::Sandbox => self.sandbox.as_ref(),
-            LineAccess::Cloud(_) => self.cloud.as_ref(),
+        match (&line.access, &line.account) {
+            (LineAccess::Sandbox, _) => self.sandbox.as_ref(),
+            (LineAccess::Cloud(_), LineAccount::Whatsapp { .. }) => self.cloud.as_ref(),
+            (LineAccess::Cloud(_), LineAccount::Instagram { .. }) => self.instagram.as_ref(),
         }
     }
 }
@@ -43,5 +45,9 @@ impl MessagingPlatform for RoutingPlatform {
 
     async fn media(&self, line: &Line, media_id: &str) -> Result<MediaFile, PlatformError> {
         self.pick(line).media(line, media_id).await
+    }
+
+    async fn profile_name(&self, line: &Line, contact: &str) -> Result<Option<String>, PlatformError> {
+        self.pick(line).profile_name(line, contact).await
     }
 }

@@ -14,6 +14,8 @@ use tokio::sync::mpsc;
 #[derive(Debug)]
 pub struct SandboxDelivery {
     pub after: Duration,
+    /// The platform whose webhook it is (and whose route real ones take).
+    pub platform: ChannelType,
     /// A webhook body in the platform's shape.
     pub body: String,
 }
@@ -163,6 +165,21 @@ pub enum SandboxInbound {
     },
 }
 
+/// An Instagram webhook body of one message from `from` (an Instagram-scoped id) to `line` at
+/// `at_ms`, in the platform's shape, so it takes the same path real deliveries take. Instagram
+/// has no shared locations: `None` for one.
+pub fn instagram_inbound_webhook(line: &Line, from: &str, message_id: &str, at_ms: i64, message: &SandboxInbound) -> Option<String> {
+    let account = line.account_id();
+    let content = match message {
+        SandboxInbound::Text(body) => serde_json::json!({"mid": message_id, "text": body}),
+        SandboxInbound::Image(_) => serde_json::json!({"mid": message_id,
+            "attachments": [{"type": "image", "payload": {"url": "https://sandbox.parley.invalid/picture.png"}}]}),
+        SandboxInbound::Location { .. } => return None,
+    };
+    let item = serde_json::json!({"sender": {"id": from}, "recipient": {"id": account}, "timestamp": at_ms, "message": content});
+    Some(serde_json::json!({"object": "instagram", "entry": [{"id": account, "time": at_ms, "messaging": [item]}]}).to_string())
+}
+
 /// A webhook body of one inbound message from `from` (digits) to `line`, as the platform sends
 /// it: the same shape real deliveries have, so it takes the same path.
 pub fn inbound_webhook(line: &Line, from: &str, name: Option<&str>, message_id: &str, at: i64, message: &SandboxInbound) -> String {
@@ -243,15 +260,25 @@ const SANDBOX_IMAGE: &[u8] = &[
 ];
 
 impl SandboxPlatform {
-    /// Accepts a message to `to`, and schedules its `delivered` and `read` webhooks.
+    /// Accepts a message to `to`, and schedules its `delivered` and `read` webhooks (on
+    /// Instagram, which reports no deliveries, the contact's read receipt).
     fn accept(&self, line: &Line, to: &str, callback_data: Option<&str>) -> SentMessage {
+        if line.channel_type() == ChannelType::Instagram {
+            let message_id = format!("m_{}", self.ids.secret(48));
+            let at = chrono::Utc::now().timestamp_millis() + i64::try_from(self.step.as_millis()).unwrap_or(i64::MAX);
+            let read = serde_json::json!({"sender": {"id": to}, "recipient": {"id": line.account_id()}, "timestamp": at,
+                "read": {"mid": message_id}});
+            let body = serde_json::json!({"object": "instagram", "entry": [{"id": line.account_id(), "time": at, "messaging": [read]}]});
+            let _ = self.deliveries.send(SandboxDelivery { after: self.step, platform: ChannelType::Instagram, body: body.to_string() });
+            return SentMessage { message_id, wa_id: None };
+        }
         let message_id = format!("wamid.{}", self.ids.secret(48));
         let now = chrono::Utc::now().timestamp();
         let step_secs = self.step.as_secs() as i64;
         for (n, status) in [(1u32, "delivered"), (2, "read")] {
             let body = status_webhook(line, &message_id, status, to, callback_data, now + step_secs * i64::from(n));
             // A closed channel means the app is shutting down: the statuses are simply not delivered.
-            let _ = self.deliveries.send(SandboxDelivery { after: self.step * n, body });
+            let _ = self.deliveries.send(SandboxDelivery { after: self.step * n, platform: ChannelType::Whatsapp, body });
         }
         SentMessage { message_id, wa_id: Some(to.to_string()) }
     }
@@ -300,6 +327,7 @@ mod tests {
             preview_url: false,
             context: None,
             callback_data: Some("msg_reply".into()),
+            human_agent: false,
         };
         let sent = sandbox.send_message(&line, &reply).await.unwrap();
         for expected in ["delivered", "read"] {

@@ -251,6 +251,7 @@ mod tests {
             preview_url: true,
             context: Some("wamid.in1".into()),
             callback_data: Some("msg_1".into()),
+            human_agent: false,
         };
         assert_eq!(
             serde_json::to_value(FreeFormRequest::new(&text).unwrap()).unwrap(),
@@ -267,6 +268,7 @@ mod tests {
             }),
             context: None,
             callback_data: None,
+            human_agent: false,
             ..text.clone()
         };
         assert_eq!(

@@ -144,6 +144,9 @@ pub fn prepare(
     let key = json_field(&key, "key")?;
     let line = ["channels", "add", "--agent", &agent, "--phone-number-id", "100200300", "--waba-id", "400500600", "--sandbox"];
     parley(bin, &url, &line)?;
+    let instagram =
+        ["channels", "add", "--agent", &agent, "--type", "instagram", "--account-id", inbound::INSTAGRAM_ACCOUNT_ID, "--sandbox"];
+    parley(bin, &url, &instagram)?;
     eprintln!("{backend}: importing the catalog…");
     parley_shown(bin, &url, &[("PARLEY_EMBEDDER", "static")], &["catalog", "import", "--agent", &agent, &catalog.display().to_string()])?;
     let seeding_port = free_port()?;
@@ -163,7 +166,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
     let mut table =
         String::from("| backend | endpoint | requests/s | p50 ms | p99 ms | throughput ÷ `/healthz` |\n|---|---|---:|---:|---:|---:|\n");
     let mut ingestion = String::from(
-        "| backend | messages | messages/s | POST → visible p50 ms | p99 ms | POST → answer p99 ms |\n|---|---:|---:|---:|---:|---:|\n",
+        "| backend | platform | messages | messages/s | POST → visible p50 ms | p99 ms | POST → answer p99 ms |\n|---|---|---:|---:|---:|---:|---:|\n",
     );
     for backend in &options.backends {
         let (url, key, seeded) = prepare(&bin, backend, &catalog, options.contacts)?;
@@ -193,18 +196,23 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
             row(&mut table, backend, name, figures, ceiling);
         }
         row(&mut table, backend, "`GET /healthz` again, after the endpoints", &again, ceiling);
-        if options.wanted("inbound ingestion") {
-            let run = inbound::ingest(port, &key, options.deliveries, 500, options.connections)?;
+        for (name, platform) in [("inbound ingestion", inbound::Platform::Whatsapp), ("instagram ingestion", inbound::Platform::Instagram)]
+        {
+            if !options.wanted(name) {
+                continue;
+            }
+            let run = inbound::ingest(platform, port, &key, options.deliveries, 500, options.connections)?;
             eprintln!(
-                "{backend}: inbound ingestion: {:.0} messages/s, POST to visible p50 {:.0} ms, p99 {:.0} ms, POST to answer p99 {:.0} ms",
+                "{backend}: {name}: {:.0} messages/s, POST to visible p50 {:.0} ms, p99 {:.0} ms, POST to answer p99 {:.0} ms",
                 run.per_second,
                 ms(run.p50),
                 ms(run.p99),
                 ms(run.answer_p99)
             );
+            let platform = if platform == inbound::Platform::Whatsapp { "WhatsApp" } else { "Instagram" };
             let _ = writeln!(
                 ingestion,
-                "| {backend} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
+                "| {backend} | {platform} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
                 run.messages,
                 run.per_second,
                 ms(run.p50),
@@ -222,7 +230,7 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
          the last column is each endpoint's throughput as a fraction of it, in the same run. \
          The database is analyzed after seeding (`parley analyze`), as a live server soon has it: PostgreSQL's autovacuum, and the `PRAGMA optimize` that `parley` runs on SQLite.\n\n{table}\n\
          ### Inbound ingestion\n\n\
-         {} signed webhook deliveries (one text message each, from 500 contacts) POSTed at full speed over {} connections (as many as wrk's) to the same server, \
+         {} signed webhook deliveries per platform (one text message each, from 500 contacts; WhatsApp's and Instagram's shapes, each to its own route) POSTed at full speed over {} connections (as many as wrk's) to the same server, \
          then every message read back: throughput from the first POST until the last message was visible, and each message's time from its delivery's POST \
          until its insert (its `updated_at`), and until its answer. Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
         options.products, options.contacts, options.connections, options.seconds, options.deliveries, options.connections

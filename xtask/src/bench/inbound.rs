@@ -15,6 +15,42 @@ use super::json::{Json, quote};
 pub const APP_SECRET: &str = "bench-app-secret";
 /// The sandbox line's phone number id (`bench api` adds it).
 pub const PHONE_NUMBER_ID: &str = "100200300";
+/// The sandbox Instagram line's account id (`bench api` adds it).
+pub const INSTAGRAM_ACCOUNT_ID: &str = "17841400000000001";
+
+/// The platform whose webhooks an ingestion run POSTs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    Whatsapp,
+    Instagram,
+}
+
+impl Platform {
+    fn path(self) -> &'static str {
+        match self {
+            Platform::Whatsapp => "/webhooks/whatsapp",
+            Platform::Instagram => "/webhooks/instagram",
+        }
+    }
+
+    /// One delivery of one text message `(id, text)` from `from`.
+    fn delivery(self, from: &str, message: &(String, String)) -> String {
+        match self {
+            Platform::Whatsapp => webhook(from, unix_now().as_secs(), std::slice::from_ref(message)),
+            Platform::Instagram => instagram_webhook(from, unix_now().as_millis(), message),
+        }
+    }
+}
+
+/// An Instagram webhook body of one text message `(mid, text)` from `from` at `at_ms`.
+pub fn instagram_webhook(from: &str, at_ms: u128, (mid, text): &(String, String)) -> String {
+    format!(
+        r#"{{"object":"instagram","entry":[{{"id":"{INSTAGRAM_ACCOUNT_ID}","time":{at_ms},"messaging":[{{"sender":{{"id":{}}},"recipient":{{"id":"{INSTAGRAM_ACCOUNT_ID}"}},"timestamp":{at_ms},"message":{{"mid":{},"text":{}}}}}]}}]}}"#,
+        quote(from),
+        quote(mid),
+        quote(text)
+    )
+}
 
 /// The `X-Hub-Signature-256` header line of `body`, as the platform signs it.
 pub fn signature_header(body: &str) -> String {
@@ -39,11 +75,16 @@ pub fn webhook(from: &str, at: u64, messages: &[(String, String)]) -> String {
     )
 }
 
-/// POSTs one signed webhook body; anything but 200 stops the bench.
+/// POSTs one signed WhatsApp webhook body; anything but 200 stops the bench.
 pub fn post(client: &mut Client, body: &str) -> Result<(), String> {
-    let (status, answer) = client.send_with("POST", "/webhooks/whatsapp", &signature_header(body), Some(body))?;
+    post_to(client, Platform::Whatsapp, body)
+}
+
+/// POSTs one signed webhook body of `platform`; anything but 200 stops the bench.
+fn post_to(client: &mut Client, platform: Platform, body: &str) -> Result<(), String> {
+    let (status, answer) = client.send_with("POST", platform.path(), &signature_header(body), Some(body))?;
     if status != 200 {
-        return Err(format!("POST /webhooks/whatsapp answered {status}: {}", String::from_utf8_lossy(&answer)));
+        return Err(format!("POST {} answered {status}: {}", platform.path(), String::from_utf8_lossy(&answer)));
     }
     Ok(())
 }
@@ -99,9 +140,14 @@ pub struct Ingestion {
     pub answer_p99: Duration,
 }
 
-/// POSTs `messages` deliveries (one message each, from `contacts` senders) over `connections`
-/// connections at full speed, then reads every message back to time it from its POST.
-pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connections: usize) -> Result<Ingestion, String> {
+/// POSTs `messages` deliveries of `platform` (one message each, from `contacts` senders) over
+/// `connections` connections at full speed, then reads every message back to time it from its POST.
+pub fn ingest(platform: Platform, port: u16, key: &str, messages: usize, contacts: usize, connections: usize) -> Result<Ingestion, String> {
+    // Each platform's senders apart, so each run reads back its own conversations.
+    let prefix = match platform {
+        Platform::Whatsapp => "1666",
+        Platform::Instagram => "1667",
+    };
     let run = unix_now().as_millis();
     let started = unix_now();
     let per_connection = messages.div_ceil(connections);
@@ -112,13 +158,13 @@ pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connection
                 let mut client = Client::connect(port, &key)?;
                 let mut answered = Vec::with_capacity(per_connection);
                 for n in (c * per_connection)..((c + 1) * per_connection).min(messages) {
-                    let wamid = format!("wamid.ingest{run}x{n}");
-                    let from = format!("1666{:07}", n % contacts);
-                    let body = webhook(&from, unix_now().as_secs(), &[(wamid.clone(), format!("Ingested message {n}"))]);
+                    let wamid = format!("m.ingest{run}x{n}");
+                    let from = format!("{prefix}{:07}", n % contacts);
+                    let body = platform.delivery(&from, &(wamid.clone(), format!("Ingested message {n}")));
                     // Timed from the POST, not its answer: a server may store the message
                     // before it answers.
                     let sent = unix_now();
-                    post(&mut client, &body)?;
+                    post_to(&mut client, platform, &body)?;
                     answered.push((wamid, (sent, unix_now())));
                 }
                 Ok(answered)
@@ -137,7 +183,7 @@ pub fn ingest(port: u16, key: &str, messages: usize, contacts: usize, connection
     answers.sort();
     let mut latencies = Vec::with_capacity(messages);
     let mut last_visible = Duration::ZERO;
-    for activity in activity_ids(&mut client, "1666")? {
+    for activity in activity_ids(&mut client, prefix)? {
         let mut offset = 0;
         loop {
             let page = call(&mut client, "GET", &format!("/v1/activities/{activity}/messages?limit=100&offset={offset}"), None)?;

@@ -23,6 +23,9 @@ pub struct Cli {
     /// Base URL of the WhatsApp Cloud API (Meta's Graph API); point it at a test double to develop offline.
     #[arg(long, env = "PARLEY_WHATSAPP_API_BASE", default_value = "https://graph.facebook.com", global = true)]
     pub whatsapp_api_base: String,
+    /// Instagram's API: replies, profile look-ups (a local fake in tests).
+    #[arg(long, env = "PARLEY_INSTAGRAM_API_BASE", default_value = parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL, global = true)]
+    pub instagram_api_base: String,
 
     #[command(flatten)]
     pub embedding: crate::runtime::embedding::EmbedderArgs,
@@ -112,7 +115,8 @@ pub enum SandboxCommand {
         /// The agent's id (agt_…).
         #[arg(long)]
         agent: String,
-        /// The sender's WhatsApp number (digits; `+`, spaces and dashes are ignored).
+        /// The sender: a WhatsApp number (digits; `+`, spaces and dashes are ignored), or on
+        /// Instagram the contact's Instagram-scoped id (digits).
         #[arg(long)]
         from: String,
         /// The sender's profile name.
@@ -133,6 +137,9 @@ pub enum SandboxCommand {
         /// The sandbox line (chn_…), when the agent has several.
         #[arg(long)]
         channel: Option<String>,
+        /// The platform the contact writes on: the agent's first sandbox line of this type.
+        #[arg(long, value_enum, default_value_t = LineType::Whatsapp)]
+        channel_type: LineType,
     },
 }
 

@@ -5,7 +5,7 @@
 use parley_domain::DomainError;
 use std::sync::Arc;
 
-use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook};
+use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
 use parley_domain::model::{ActivityId, ActivityStatus, Agent, AgentId, ChannelType, IssuedKey, KeyKind, Line, ReplyInput};
 use parley_domain::services::{ActivityPatchInput, ImportError, NewCartItem, NewContactInput, NewTagInput, Patch};
 use serde_json::json;
@@ -85,6 +85,7 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
     seed_catalog(state, &agent.id).await?;
     let line = seed_sandbox_line(state, &agent.id).await?;
     seed_messages(state, &line, &activities[0]).await?;
+    seed_instagram(state, &agent.id).await?;
     Ok(DemoAgent { agent, secret_key, publishable_key, line })
 }
 
@@ -119,6 +120,29 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
     state.messages.reply(agent, ana, reply).await?;
     Ok(())
 }
+
+/// A sandbox Instagram line and a conversation on it: Inês asks about a mug in a DM, inside
+/// her window, so a newcomer can answer her on Instagram too.
+async fn seed_instagram(state: &AppState, agent: &AgentId) -> Result<(), DomainError> {
+    // Account ids are unique across agents: derive one from the agent's random id.
+    let digits: String = agent.as_str().bytes().map(|b| char::from(b'0' + b % 10)).take(15).collect();
+    let line = state.lines.add_instagram(agent, &format!("7{digits}"), None).await?;
+    let at = chrono::Utc::now().timestamp_millis() - 60_000;
+    let ask = SandboxInbound::Text("Hi! Saw your reel: is the blue mug back in stock?".into());
+    let mid = format!("m_demo{at}");
+    let body = instagram_inbound_webhook(&line, INES, &mid, at, &ask)
+        .ok_or_else(|| DomainError::Internal("a text is an Instagram message".into()))?;
+    state.webhooks.receive_and_process(ChannelType::Instagram, body).await?;
+    // Instagram's deliveries carry no name and the sandbox has no profiles: named as the API would.
+    if let Some(message) = state.messages.by_platform_id(agent, &mid).await? {
+        let patch = ActivityPatchInput { profile_name: Patch::Set("Inês Duarte".into()), ..Default::default() };
+        state.activities.update(agent, &message.activity_id, patch).await?;
+    }
+    Ok(())
+}
+
+/// The demo's Instagram contact (an Instagram-scoped id).
+pub const INES: &str = "1144000000000001";
 
 /// A lifestyle shop's catalog: products in several categories, some on sale, services, drafts.
 pub const DEMO_CATALOG: &str = include_str!("demo_catalog.jsonl");

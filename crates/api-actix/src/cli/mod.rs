@@ -45,8 +45,11 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve(args) => Duration::from_millis(args.sandbox_step_ms),
         _ => Duration::from_secs(3),
     };
-    let (platform, sandbox_deliveries) =
-        platform::platform(CloudApiConfig { base_url: cli.whatsapp_api_base.clone(), ..CloudApiConfig::default() }, sandbox_step)?;
+    let (platform, sandbox_deliveries) = platform::platform(
+        CloudApiConfig { base_url: cli.whatsapp_api_base.clone(), ..CloudApiConfig::default() },
+        platform::instagram_config(&cli.instagram_api_base),
+        sandbox_step,
+    )?;
     let embedder = embedding::build(&cli.embedding).await?;
     let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds));
     let result = match command {

@@ -2,24 +2,34 @@
 //! a whole conversation (an inbound message, a reply inside the window) without a phone.
 
 use parley_adapters_system::RandomIds;
-use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook};
+use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
 use parley_domain::model::{AgentId, ChannelType, LineAccess, LineId};
 use parley_domain::ports::IdSource;
+use parley_domain::services::{ActivityPatchInput, Patch};
 use serde_json::json;
 
 use super::Failure;
-use super::args::SandboxCommand;
+use super::args::{LineType, SandboxCommand};
 use crate::runtime::state::AppState;
 
 pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(), Failure> {
-    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, channel } = cmd;
+    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, channel, channel_type } = cmd;
+    let platform = match channel_type {
+        LineType::Whatsapp => ChannelType::Whatsapp,
+        LineType::Instagram => ChannelType::Instagram,
+    };
     let agent = AgentId::new(agent);
     state.keys.keys_of(&agent).await?; // fails clearly for an unknown agent
     let lines = state.lines.list(&agent).await?;
-    let mut sandboxes = lines.into_iter().filter(|l| l.access == LineAccess::Sandbox);
+    let mut sandboxes = lines.into_iter().filter(|l| l.access == LineAccess::Sandbox && l.channel_type() == platform);
     let line = match channel.map(LineId::new) {
-        Some(id) => sandboxes.find(|l| l.id == id).ok_or_else(|| format!("{} is not a sandbox line of this agent", id.as_str()))?,
-        None => sandboxes.next().ok_or("the agent has no sandbox line: add one with `parley channels add --sandbox`")?,
+        Some(id) => sandboxes
+            .find(|l| l.id == id)
+            .ok_or_else(|| format!("{} is not a sandbox {} line of this agent", id.as_str(), platform.as_str()))?,
+        None => sandboxes.next().ok_or_else(|| {
+            let flag = if platform == ChannelType::Whatsapp { String::new() } else { format!("--type {} ", platform.as_str()) };
+            format!("the agent has no sandbox {} line: add one with `parley channels add {flag}--sandbox`", platform.as_str())
+        })?,
     };
     let from: String = from.chars().filter(|c| !matches!(c, '+' | ' ' | '-' | '(' | ')')).collect();
     if from.is_empty() || !from.bytes().all(|b| b.is_ascii_digit()) {
@@ -31,12 +41,28 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         (None, None) if image => SandboxInbound::Image(caption),
         (None, None) => return Err("give --text, --image or --location".into()),
     };
-    let now = chrono::Utc::now().timestamp();
-    let message_id = format!("wamid.sandbox{}", RandomIds.secret(24));
-    let body = inbound_webhook(&line, &from, name.as_deref(), &message_id, now, &message);
+    let now = chrono::Utc::now();
+    let (message_id, body) = match platform {
+        ChannelType::Instagram => {
+            let message_id = format!("m_sandbox{}", RandomIds.secret(24));
+            let body = instagram_inbound_webhook(&line, &from, &message_id, now.timestamp_millis(), &message)
+                .ok_or("Instagram has no shared locations: give --text or --image")?;
+            (message_id, body)
+        }
+        _ => {
+            let message_id = format!("wamid.sandbox{}", RandomIds.secret(24));
+            (message_id.clone(), inbound_webhook(&line, &from, name.as_deref(), &message_id, now.timestamp(), &message))
+        }
+    };
     // Processed here and stored with its outcome, as `parley serve` does with the platform's.
-    let (delivery, _) = state.webhooks.receive_and_process(ChannelType::Whatsapp, body).await?;
+    let (delivery, _) = state.webhooks.receive_and_process(platform, body).await?;
     let stored = state.messages.by_platform_id(&agent, &message_id).await?;
+    // Instagram's deliveries carry no name (the platform's profile does): the sandbox names the
+    // contact as the API would rename them.
+    if let (ChannelType::Instagram, Some(name), Some(m)) = (platform, name, &stored) {
+        let patch = ActivityPatchInput { profile_name: Patch::Set(name), ..Default::default() };
+        state.activities.update(&agent, &m.activity_id, patch).await?;
+    }
     println!(
         "{}",
         json!({"delivery": delivery, "platform_message_id": message_id,

@@ -1,12 +1,12 @@
-//! The messaging platform the app sends through: sandbox lines served in-process, the others by
-//! the WhatsApp Cloud API.
+//! The messaging platforms the app sends through: sandbox lines served in-process, the others by
+//! the WhatsApp Cloud API or Instagram's API, and the reader of each platform's webhooks.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use parley_adapters_system::RandomIds;
 use parley_adapters_whatsapp::{
-    CloudApi, CloudApiConfig, InstagramDecoder, RoutingPlatform, SandboxDelivery, SandboxPlatform, WhatsappDecoder,
+    CloudApi, CloudApiConfig, InstagramApi, InstagramDecoder, RoutingPlatform, SandboxDelivery, SandboxPlatform, WhatsappDecoder,
 };
 use parley_domain::model::ChannelType;
 use parley_domain::ports::MessagingPlatform;
@@ -17,10 +17,20 @@ use tokio::sync::mpsc::UnboundedReceiver;
 pub type SandboxDeliveries = UnboundedReceiver<SandboxDelivery>;
 
 /// The messaging platform: sandbox lines served in-process, the others by the Cloud API.
-pub fn platform(cloud: CloudApiConfig, sandbox_step: Duration) -> Result<(Arc<dyn MessagingPlatform>, SandboxDeliveries), String> {
+pub fn platform(
+    cloud: CloudApiConfig,
+    instagram: CloudApiConfig,
+    sandbox_step: Duration,
+) -> Result<(Arc<dyn MessagingPlatform>, SandboxDeliveries), String> {
     let cloud = CloudApi::new(cloud).map_err(|e| format!("PARLEY_WHATSAPP_API_BASE: {e}"))?;
+    let instagram = InstagramApi::new(instagram).map_err(|e| format!("PARLEY_INSTAGRAM_API_BASE: {e}"))?;
     let (sandbox, deliveries) = SandboxPlatform::new(sandbox_step, Arc::new(RandomIds));
-    Ok((Arc::new(RoutingPlatform { cloud: Arc::new(cloud), sandbox: Arc::new(sandbox) }), deliveries))
+    Ok((Arc::new(RoutingPlatform { cloud: Arc::new(cloud), instagram: Arc::new(instagram), sandbox: Arc::new(sandbox) }), deliveries))
+}
+
+/// Instagram's API at `base_url`, pinned to the same Graph version as WhatsApp's.
+pub fn instagram_config(base_url: &str) -> CloudApiConfig {
+    CloudApiConfig { base_url: base_url.to_string(), ..CloudApiConfig::default() }
 }
 
 /// The reader of each platform's webhook bodies.

@@ -119,9 +119,12 @@ impl AppState {
     /// Production adapters and the built-in static embedder, without background workers: for
     /// one-shot commands and tools. Sandbox sends are accepted but their statuses are not delivered.
     pub fn with_system(repos: Repositories) -> Self {
-        let (platform, _deliveries) =
-            crate::runtime::platform::platform(parley_adapters_whatsapp::CloudApiConfig::default(), std::time::Duration::from_secs(3))
-                .expect("the default Cloud API settings are valid");
+        let (platform, _deliveries) = crate::runtime::platform::platform(
+            parley_adapters_whatsapp::CloudApiConfig::default(),
+            crate::runtime::platform::instagram_config(parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL),
+            std::time::Duration::from_secs(3),
+        )
+        .expect("the default Cloud API settings are valid");
         let embedder = Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled());
         Self::new(repos, platform, embedder, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
     }

@@ -14,7 +14,6 @@ use parley_adapters_diesel::Store;
 use crate::runtime::event_worker;
 use crate::runtime::state::AppState;
 use parley_adapters_whatsapp::SandboxDelivery;
-use parley_domain::model::ChannelType;
 
 /// How often stored webhooks are looked at even without a wake-up (retries come due).
 const WEBHOOK_POLL: Duration = Duration::from_secs(1);
@@ -158,7 +157,7 @@ async fn deliver_sandbox_statuses(state: Arc<AppState>, mut deliveries: mpsc::Un
         let state = state.clone();
         tokio::spawn(async move {
             tokio::time::sleep(delivery.after).await;
-            match state.webhooks.receive(ChannelType::Whatsapp, delivery.body).await {
+            match state.webhooks.receive(delivery.platform, delivery.body).await {
                 Ok(_) => state.webhook_wakeup.notify_one(),
                 Err(e) => tracing::warn!(error = %e, "sandbox status could not be stored"),
             }

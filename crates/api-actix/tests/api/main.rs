@@ -22,6 +22,7 @@ mod event_types;
 mod event_webhooks;
 mod hostile_bodies;
 mod huge_answers;
+mod instagram;
 mod message_instances;
 mod messaging;
 mod metrics;

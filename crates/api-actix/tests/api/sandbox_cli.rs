@@ -61,6 +61,39 @@ async fn the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line(ba
     assert!(!out.status.success());
 }
 
+/// Issue 40: the contact may write on Instagram too, named as `--name` says.
+async fn the_contact_writes_on_instagram_to_the_sandbox_line(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let state = AppState::with_system(db.store.repositories());
+    let agent = state.keys.create_agent("Sandbox").await.unwrap().id;
+    let a = agent.as_str();
+    state.lines.add(&agent, "200000000000056", "300000000000056", None).await.unwrap();
+    let instagram = ["sandbox", "receive", "--agent", a, "--channel-type", "instagram", "--from", "1144000000000001", "--text", "hi"];
+    let out = parley(&db, &instagram);
+    assert!(!out.status.success(), "a WhatsApp sandbox line is not an Instagram one");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("channels add --type instagram --sandbox"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    state.lines.add_instagram(&agent, "17841400000000056", None).await.unwrap();
+    let mut named = instagram.to_vec();
+    named.extend(["--name", "Inês Duarte"]);
+    let text = stdout_json(&parley(&db, &named));
+    let activity = ActivityId::new(text["activity_id"].as_str().expect("processed at once: an activity"));
+    let detail = state.activities.get(&agent, &activity).await.unwrap();
+    assert_eq!(detail.view.profile_name.as_str(), "Inês Duarte");
+    assert_eq!(detail.view.channels[0].channel_type(), parley_domain::model::ChannelType::Instagram);
+    let page = state.messages.list(&agent, &activity, MessageListQuery::default()).await.unwrap();
+    assert_eq!(page.items[0].content, MessageContent::Text { body: "hi".into() });
+    let out = parley(
+        &db,
+        &["sandbox", "receive", "--agent", a, "--channel-type", "instagram", "--from", "1144000000000001", "--location", "1,1"],
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Instagram has no shared locations"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name("sqlite").await } )* }
@@ -68,4 +101,7 @@ macro_rules! on_both_backends {
     };
 }
 
-on_both_backends!(the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line);
+on_both_backends!(
+    the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line,
+    the_contact_writes_on_instagram_to_the_sandbox_line
+);

@@ -237,6 +237,9 @@ impl Message {
 /// How long after a contact's last message the business may answer freely; after it, only
 /// templates (the platform's customer service window).
 pub const MESSAGING_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+/// How long after the contact's last message a person may still answer on Instagram, under the
+/// human-agent tag.
+pub const HUMAN_AGENT_WINDOW: chrono::TimeDelta = chrono::TimeDelta::days(7);
 
 /// How far ahead of Parley's clock a platform's time may be and still be believed: clocks
 /// drift, but not by more.

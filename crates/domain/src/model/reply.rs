@@ -2,7 +2,7 @@
 //! {"body":…,"preview_url":…}}` or a media type with `{"link":…,"caption":…,"filename":…}`.
 
 use super::ids::has_control_characters;
-use super::{Media, MessageContent, MessageId, MessageType, ReceivedId, text};
+use super::{Channel, ChannelType, Media, MessageContent, MessageId, MessageType, ReceivedId, text};
 use crate::FieldError;
 use crate::error::Violations;
 
@@ -25,7 +25,18 @@ pub struct ReplyInput {
     /// Kind objects sent beside the one `kind` names (`{"type":"image","video":{…}}`): each
     /// is refused by name.
     pub unexpected: Vec<String>,
+    /// One of the contact's channels to send on (`channel_type`, `channel_id`), instead of the
+    /// channel they last wrote on.
+    pub channel: Option<(Option<String>, Option<String>)>,
+    /// `human_agent`: a person answers, so an Instagram reply may go out up to 7 days after the
+    /// contact's last message.
+    pub tag: Option<String>,
 }
+
+/// The only message tag Parley sends: a person's answer, allowed for 7 days on Instagram.
+pub const HUMAN_AGENT_TAG: &str = "human_agent";
+/// Instagram's longest text message, in characters.
+pub const MAX_INSTAGRAM_TEXT_CHARS: usize = 1000;
 
 /// A checked reply: text, or media by `https` link.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +44,8 @@ pub struct ReplyContent {
     content: MessageContent,
     preview_url: bool,
     reply_to: Option<MessageId>,
+    channel: Option<Channel>,
+    human_agent: bool,
 }
 
 /// An `https://` URL with a host, without whitespace or control characters.
@@ -89,6 +102,39 @@ impl ReplyContent {
             }
             Some(raw) => v.check(MessageId::field("reply_to", raw)),
             None => None,
+        };
+
+        let channel = match input.channel {
+            Some((kind, id)) => {
+                let kind = match kind.as_deref().map(ChannelType::parse) {
+                    Some(Ok(kind)) => Some(kind),
+                    Some(Err(e)) => {
+                        v.push(FieldError::new("channel.channel_type", e.issue));
+                        None
+                    }
+                    None => {
+                        v.push(FieldError::new("channel.channel_type", "is required"));
+                        None
+                    }
+                };
+                match (kind, id) {
+                    (Some(kind), Some(id)) => v.check(Channel::new(kind, &id).map_err(|e| FieldError::new("channel.channel_id", e.issue))),
+                    (_, None) => {
+                        v.push(FieldError::new("channel.channel_id", "is required"));
+                        None
+                    }
+                    (None, Some(_)) => None,
+                }
+            }
+            None => None,
+        };
+        let human_agent = match input.tag.as_deref() {
+            None => false,
+            Some(HUMAN_AGENT_TAG) => true,
+            Some(_) => {
+                v.push(FieldError::new("tag", format!("must be {HUMAN_AGENT_TAG}")));
+                false
+            }
         };
 
         let content = if kind == MessageType::Text {
@@ -152,7 +198,34 @@ impl ReplyContent {
             return Err(errors);
         }
         let content = content.expect(crate::error::CHECKED);
-        Ok(Self { content, preview_url: input.preview_url.unwrap_or(false), reply_to })
+        Ok(Self { content, preview_url: input.preview_url.unwrap_or(false), reply_to, channel, human_agent })
+    }
+
+    /// The rules of the platform the reply goes out on, beyond those every platform shares:
+    /// Instagram takes text up to 1,000 characters and no stickers, and only it knows the
+    /// human-agent tag.
+    pub fn check_for(&self, channel: ChannelType) -> Result<(), FieldError> {
+        let instagram = channel == ChannelType::Instagram;
+        match &self.content {
+            MessageContent::Text { body } if instagram && body.chars().count() > MAX_INSTAGRAM_TEXT_CHARS => {
+                Err(FieldError::new("text.body", format!("must be at most {MAX_INSTAGRAM_TEXT_CHARS} characters on Instagram")))
+            }
+            MessageContent::Sticker(_) if instagram => Err(FieldError::new("type", "sticker cannot be sent on Instagram")),
+            _ if self.human_agent && !instagram => {
+                Err(FieldError::new("tag", format!("{HUMAN_AGENT_TAG} is an Instagram tag; this reply goes out on {}", channel.as_str())))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The contact's channel the caller named, if any.
+    pub fn channel(&self) -> Option<&Channel> {
+        self.channel.as_ref()
+    }
+
+    /// Sent under the human-agent tag (Instagram).
+    pub fn human_agent(&self) -> bool {
+        self.human_agent
     }
 
     /// What is sent and kept: `Text`, or a media kind with its `link`.
@@ -177,7 +250,7 @@ impl ReplyContent {
 /// A free-form message as it goes to the platform.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FreeFormMessage {
-    /// The contact's WhatsApp id.
+    /// The contact's identifier on the line's channel.
     pub to: String,
     /// Text, or a media kind by link.
     pub content: MessageContent,
@@ -188,6 +261,8 @@ pub struct FreeFormMessage {
     /// the message's status reports: Parley's message id, so a reply whose send answer was lost
     /// is still found by its statuses.
     pub callback_data: Option<String>,
+    /// Sent under the human-agent tag (Instagram only): a person's answer after 24 hours.
+    pub human_agent: bool,
 }
 
 #[cfg(test)]

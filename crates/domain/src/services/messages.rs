@@ -110,15 +110,11 @@ impl MessageService {
         let view = self.activity(agent, activity_id).await?;
         let reply = ReplyContent::new(input).map_err(DomainError::Validation)?;
         let last_inbound = self.messages.last_inbound(agent, activity_id).await?;
-        // Where the contact last wrote, else their first WhatsApp channel.
-        let channel = match &last_inbound {
-            Some(m) if m.channel.channel_type() == ChannelType::Whatsapp => m.channel.clone(),
-            _ => {
-                view.channels.iter().find(|c| c.channel_type() == ChannelType::Whatsapp).cloned().ok_or(DomainError::ChannelUnsupported)?
-            }
-        };
+        let channel = reply_channel(&reply, &view.channels, last_inbound.as_ref())?;
+        reply.check_for(channel.channel_type()).map_err(DomainError::from)?;
         let last_inbound_at = view.activity.last_inbound_at;
-        if !window_open(last_inbound_at, self.clock.now()) {
+        let window = if reply.human_agent() { HUMAN_AGENT_WINDOW } else { MESSAGING_WINDOW };
+        if !last_inbound_at.is_some_and(|last| self.clock.now() - last < window) {
             return Err(DomainError::WindowClosed { last_inbound_at });
         }
         let context =
@@ -137,7 +133,7 @@ impl MessageService {
         if let Some(key) = key {
             self.idempotency.set_recovery_point(agent, key, id.as_str()).await?;
         }
-        let preview_url = reply.preview_url();
+        let (preview_url, human_agent) = (reply.preview_url(), reply.human_agent());
         let reply_to = reply.reply_to().cloned();
         let outgoing = Outgoing { activity: activity_id, channel, line: &line.id, content: reply.into_content(), reply_to };
         let recorded = self.timeline.record_sending(agent, id, outgoing).await?;
@@ -147,6 +143,7 @@ impl MessageService {
             preview_url,
             context,
             callback_data: Some(recorded.id.as_str().to_string()),
+            human_agent,
         };
         match self.platform.send_message(&line, &message).await {
             Ok(sent) => self.timeline.confirm_sent(recorded, sent.message_id).await,
@@ -180,7 +177,10 @@ impl MessageService {
     /// The file of an inbound media message, from the platform through the line it came on.
     pub async fn media(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> Result<MediaFile, DomainError> {
         let message = self.get(agent, activity, id).await?;
-        let media_id = message.media().and_then(|m| m.id.clone()).ok_or(DomainError::not_found("media"))?;
+        // An inbound file: by the platform's media id (WhatsApp) or the link its webhook carried
+        // (Instagram). An outbound one is the caller's own link.
+        let inbound = message.media().filter(|_| message.direction == MessageDirection::Inbound);
+        let media_id = inbound.and_then(|m| m.id.clone().or_else(|| m.link.clone())).ok_or(DomainError::not_found("media"))?;
         let line = match &message.line_id {
             Some(line) => self.lines.get(agent, line).await?,
             None => None,
@@ -196,6 +196,27 @@ impl MessageService {
             Err(e) => Err(platform_failure(e)),
         }
     }
+}
+
+/// The channel a reply goes out on: the contact's channel the caller named (one the contact
+/// does not have is 400 naming `channel`), else the one they last wrote on, else their first
+/// channel Parley can send on. A channel of a kind Parley cannot send on is `ChannelUnsupported`.
+fn reply_channel(reply: &ReplyContent, channels: &[Channel], last_inbound: Option<&Message>) -> Result<Channel, DomainError> {
+    let channel = match (reply.channel(), last_inbound) {
+        (Some(asked), _) => channels
+            .iter()
+            .find(|c| *c == asked)
+            .cloned()
+            .ok_or_else(|| FieldError::new("channel", "must be one of the contact's channels"))?,
+        (None, Some(m)) if sendable(m.channel.channel_type()) => m.channel.clone(),
+        (None, _) => channels.iter().find(|c| sendable(c.channel_type())).cloned().ok_or(DomainError::ChannelUnsupported)?,
+    };
+    if sendable(channel.channel_type()) { Ok(channel) } else { Err(DomainError::ChannelUnsupported) }
+}
+
+/// The channels Parley sends replies on.
+fn sendable(channel: ChannelType) -> bool {
+    matches!(channel, ChannelType::Whatsapp | ChannelType::Instagram)
 }
 
 /// What a caller learns when the platform did not take a message.

@@ -231,12 +231,34 @@ pub struct SendReply {
     pub sticker: Option<ReplyMedia>,
     /// The id of a message of this activity to answer (the contact sees it quoted).
     pub reply_to: Option<String>,
+    /// One of the contact's channels to send on, as the contact shows it; default: the one
+    /// they last wrote on.
+    pub channel: Option<ReplyChannel>,
+    /// `human_agent`: a person's answer, allowed on Instagram up to 7 days after the contact's
+    /// last message (instead of 24 hours).
+    pub tag: Option<String>,
+}
+
+/// The contact's channel a reply goes out on.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyChannel {
+    /// whatsapp or instagram.
+    pub channel_type: Option<String>,
+    /// The contact's identifier on it.
+    pub channel_id: Option<String>,
 }
 
 impl From<SendReply> for ReplyInput {
     fn from(b: SendReply) -> Self {
         let kind = b.kind.clone().unwrap_or_default();
-        let mut input = ReplyInput { kind: b.kind, reply_to: b.reply_to, ..ReplyInput::default() };
+        let mut input = ReplyInput {
+            kind: b.kind,
+            reply_to: b.reply_to,
+            channel: b.channel.map(|c| (c.channel_type, c.channel_id)),
+            tag: b.tag,
+            ..ReplyInput::default()
+        };
         match b.text {
             Some(text) if kind == "text" => {
                 input.body = text.body;

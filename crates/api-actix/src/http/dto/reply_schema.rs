@@ -58,32 +58,74 @@ enum ReplyShapes {
         /// The id of a message of this activity to answer (the contact sees it quoted).
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+        tag: Option<ReplyTag>,
     },
     Image {
         image: ReplyCaptioned,
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+        tag: Option<ReplyTag>,
     },
     Video {
         video: ReplyCaptioned,
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+        tag: Option<ReplyTag>,
     },
     Audio {
         audio: ReplyFile,
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+        tag: Option<ReplyTag>,
     },
     Document {
         document: ReplyDocument,
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+        tag: Option<ReplyTag>,
     },
     Sticker {
         sticker: ReplyFile,
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+        tag: Option<ReplyTag>,
     },
+}
+
+/// One of the contact's channels, as the contact shows it: the reply goes out there instead of
+/// on the channel the contact last wrote on.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ReplyChannelShape {
+    channel_type: ReplyChannelType,
+    /// The contact's identifier on that channel.
+    #[schema(min_length = 1, max_length = 256, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+    channel_id: String,
+}
+
+/// The channels Parley replies on.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum ReplyChannelType {
+    Whatsapp,
+    Instagram,
+}
+
+/// `human_agent`: a person answers, so an Instagram reply may go out up to 7 days after the
+/// contact's last message.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum ReplyTag {
+    HumanAgent,
 }
 
 /// `text` of a text reply.

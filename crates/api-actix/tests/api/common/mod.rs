@@ -138,7 +138,7 @@ impl TestApp {
         Self::build(backend, config, parley_adapters_whatsapp::DEFAULT_BASE_URL).await
     }
 
-    /// The app with its Cloud API adapter pointed at `graph_base` (a fake Graph API in tests),
+    /// The app with its Cloud API and Instagram adapters pointed at `graph_base` (a fake Graph API in tests),
     /// with an 800 ms upstream timeout and 50 ms sandbox delivery steps.
     pub async fn build(backend: &str, config: ApiConfig, graph_base: &str) -> Self {
         Self::build_with(backend, config, graph_base, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled())).await
@@ -158,7 +158,10 @@ impl TestApp {
             retry_backoff: std::time::Duration::from_millis(10),
             ..Default::default()
         };
-        let (platform, deliveries) = parley_api::runtime::platform::platform(cloud, std::time::Duration::from_millis(50)).unwrap();
+        // One fake Graph API serves both of Meta's platforms (their paths do not overlap).
+        let instagram = cloud.clone();
+        let (platform, deliveries) =
+            parley_api::runtime::platform::platform(cloud, instagram, std::time::Duration::from_millis(50)).unwrap();
         let state =
             Data::new(AppState::new(db.store.repositories(), platform, embedder, clock.clone(), Arc::new(RandomIds)).with_config(config));
         let workers = parley_api::runtime::workers::Workers::start(
