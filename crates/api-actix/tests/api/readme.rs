@@ -37,4 +37,8 @@ fn readme_session() {
     assert!(stdout.contains(r#""carts":[{"code":""#), "Ana's cart on her conversation: {stdout}");
     assert!(stdout.contains(r#""text":"Reserved! They are yours until tomorrow.""#) && stdout.contains(r#""status":"sent""#), "{stdout}");
     assert!(stdout.contains(r#""code":"WINDOW_CLOSED""#), "Bruno never wrote: {stdout}");
+    assert!(
+        stdout.contains(r#""text":"It is! Want me to hold one for you?""#) && stdout.contains(r#""channel_type":"instagram""#),
+        "the reply to Inês goes out on Instagram: {stdout}"
+    );
 }
