@@ -17,6 +17,7 @@ backend_tests!(
     the_window_is_a_day_and_the_human_agent_tag_makes_it_a_week,
     deliveries_are_signed_and_tenants_never_see_each_others_instagram,
     a_sandbox_instagram_reply_is_read_by_the_sandbox_contact,
+    an_echo_that_beats_its_sends_answer_is_that_reply,
 );
 
 const ACCOUNT: &str = "17841400000000001";
@@ -338,4 +339,37 @@ async fn a_sandbox_instagram_reply_is_read_by_the_sandbox_contact(backend: &str)
     })
     .await;
     assert!(read.as_array().unwrap().iter().any(|m| m["id"] == id.as_str() && m["read_at"].is_string()), "read by the receipt");
+}
+
+/// Instagram may deliver a reply's echo before it answers the send: the echo names the reply
+/// being sent (same line, same content), which takes its id; no second message appears.
+async fn an_echo_that_beats_its_sends_answer_is_that_reply(backend: &str) {
+    let (server, app) = start(backend).await;
+    instagram_line(&app, &server).await;
+    signed(&app, &delivery(ACCOUNT, vec![from(INES, now_ms(), json!({"message": {"mid": "m_hi", "text": "Hi"}}))])).await;
+    let activity = activity_of(&app, "Duarte").await;
+    Mock::given(method("POST"))
+        .and(path(messages_path()))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"recipient_id": INES, "message_id": "m_race"}))
+                .set_delay(std::time::Duration::from_millis(400)),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let replies = format!("/v1/activities/{activity}/messages");
+    let reply = app.post(&replies, &app.a.secret, json!({"type": "text", "text": {"body": "On its way"}}));
+    let echo = async {
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        let item = json!({"sender": {"id": ACCOUNT}, "recipient": {"id": INES}, "timestamp": now_ms(),
+            "message": {"mid": "m_race", "text": "On its way", "is_echo": true}});
+        signed(&app, &delivery(ACCOUNT, vec![item])).await;
+    };
+    let (r, ()) = futures_util::join!(reply, echo);
+    r.assert_status(201);
+    assert_eq!((&r.data()["status"], &r.data()["platform_message_id"]), (&json!("sent"), &json!("m_race")));
+    let messages = timeline(&app, &activity).await;
+    assert_eq!(messages.len(), 2, "the echo is the reply: {messages:?}");
+    assert_eq!(by(&messages, "m_race")["id"], r.data()["id"]);
 }

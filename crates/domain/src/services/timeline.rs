@@ -12,6 +12,10 @@ pub(crate) const CAS_ATTEMPTS: usize = 3;
 /// and a bounded write keeps one receipt from holding a processor for long.
 const READ_RECEIPT_BATCH: u32 = 200;
 
+/// The latest messages of an activity an echo is matched against: a reply being sent is among
+/// the newest (it was recorded a moment before).
+const ECHO_LOOKBACK: u32 = 20;
+
 /// Writes an activity's timeline: inbound messages as the webhook reports them, outbound ones
 /// as the platform accepts them, and the statuses it reports later. Shared by webhook
 /// processing, template sends and replies, so each kind of message is recorded one way.
@@ -126,6 +130,14 @@ impl Timeline {
         echo: &InboundMessage,
     ) -> Result<bool, DomainError> {
         let agent = &line.agent_id;
+        // The echo of a reply Parley is sending, come before the platform's answer to the send:
+        // it is that reply (which takes its id and moves to `sent`), not a message of its own.
+        if let Some(reply) = self.sending_like(agent, activity, line, &echo.content).await? {
+            return match self.reported_sent(reply, &echo.platform_message_id).await {
+                Err(DomainError::Conflict { .. }) => Ok(false),
+                other => other.map(|_| true),
+            };
+        }
         let reply_to = match &echo.reply_to {
             Some(platform_id) => {
                 self.messages.find_by_platform_id(agent, platform_id).await?.filter(|m| m.activity_id == activity.id).map(|m| m.id)
@@ -156,6 +168,28 @@ impl Timeline {
             updated_at: self.clock.now(),
         };
         Ok(self.messages.insert(&message, &[]).await?)
+    }
+
+    /// The activity's newest reply on `line` still `sending` with exactly `content`, among its
+    /// latest messages: what an echo that beat its send's answer is the echo of.
+    async fn sending_like(
+        &self,
+        agent: &AgentId,
+        activity: &Activity,
+        line: &Line,
+        content: &MessageContent,
+    ) -> Result<Option<Message>, DomainError> {
+        let latest = self.messages.list(agent, &activity.id, MessageFilter::default(), PageRequest::new(ECHO_LOOKBACK, 0)).await?;
+        Ok(latest
+            .items
+            .into_iter()
+            .find(|m| m.status == MessageStatus::Sending && m.line_id.as_ref() == Some(&line.id) && &m.content == content))
+    }
+
+    /// A `sending` reply the platform reports sent as `platform_message_id` (its echo): moved
+    /// as the send's answer would move it.
+    async fn reported_sent(&self, message: Message, platform_message_id: &str) -> Result<Message, DomainError> {
+        self.confirm_sent(message, platform_message_id.to_string()).await
     }
 
     /// Marks the agent's message that the platform reports deleted, once (`message.updated`);
