@@ -293,6 +293,38 @@ mod tests {
     }
 
     #[test]
+    fn a_named_channel_and_the_human_agent_tag_are_read_and_checked() {
+        let text = |body: &str| ReplyInput { body: Some(body.into()), ..input("text") };
+        let named = ReplyInput {
+            channel: Some((Some("instagram".into()), Some("1144000000000001".into()))),
+            tag: Some(HUMAN_AGENT_TAG.into()),
+            ..text("hi")
+        };
+        let r = ReplyContent::new(named).unwrap();
+        assert_eq!(r.channel(), Some(&Channel::new(ChannelType::Instagram, "1144000000000001").unwrap()));
+        assert!(r.human_agent());
+        assert_eq!(r.check_for(ChannelType::Instagram), Ok(()));
+        assert_eq!(r.check_for(ChannelType::Whatsapp).unwrap_err().field, "tag", "an Instagram tag only");
+
+        let bad = ReplyInput {
+            channel: Some((Some("pigeon".into()), None)),
+            tag: Some("urgent".into()),
+            ..text("hi")
+        };
+        assert_eq!(fields(ReplyContent::new(bad)), ["channel.channel_type", "channel.channel_id", "tag"]);
+        let bad_id = ReplyInput { channel: Some((Some("whatsapp".into()), Some("call me".into()))), ..text("hi") };
+        assert_eq!(fields(ReplyContent::new(bad_id)), ["channel.channel_id"]);
+
+        let long = ReplyContent::new(text(&"é".repeat(MAX_INSTAGRAM_TEXT_CHARS + 1))).unwrap();
+        assert_eq!(long.check_for(ChannelType::Instagram).unwrap_err().field, "text.body", "1,000 characters on Instagram");
+        assert_eq!(long.check_for(ChannelType::Whatsapp), Ok(()), "4,096 on WhatsApp");
+        let fits = ReplyContent::new(text(&"é".repeat(MAX_INSTAGRAM_TEXT_CHARS))).unwrap();
+        assert_eq!(fits.check_for(ChannelType::Instagram), Ok(()), "characters, not bytes");
+        let sticker = ReplyContent::new(ReplyInput { link: Some("https://x.test/s.webp".into()), ..input("sticker") }).unwrap();
+        assert_eq!(sticker.check_for(ChannelType::Instagram).unwrap_err().field, "type");
+    }
+
+    #[test]
     fn a_kind_object_other_than_the_type_is_refused_by_name() {
         let r = ReplyInput { body: Some("hi".into()), unexpected: vec!["image".into()], ..input("text") };
         assert_eq!(fields(ReplyContent::new(r)), ["image"]);
