@@ -114,7 +114,7 @@ impl MessageService {
         reply.check_for(channel.channel_type()).map_err(DomainError::from)?;
         let last_inbound_at = view.activity.last_inbound_at;
         let window = if reply.human_agent() { HUMAN_AGENT_WINDOW } else { MESSAGING_WINDOW };
-        if !last_inbound_at.is_some_and(|last| self.clock.now() - last < window) {
+        if last_inbound_at.is_none_or(|last| self.clock.now() - last >= window) {
             return Err(DomainError::WindowClosed { last_inbound_at });
         }
         let context =
