@@ -306,11 +306,7 @@ mod tests {
         assert_eq!(r.check_for(ChannelType::Instagram), Ok(()));
         assert_eq!(r.check_for(ChannelType::Whatsapp).unwrap_err().field, "tag", "an Instagram tag only");
 
-        let bad = ReplyInput {
-            channel: Some((Some("pigeon".into()), None)),
-            tag: Some("urgent".into()),
-            ..text("hi")
-        };
+        let bad = ReplyInput { channel: Some((Some("pigeon".into()), None)), tag: Some("urgent".into()), ..text("hi") };
         assert_eq!(fields(ReplyContent::new(bad)), ["channel.channel_type", "channel.channel_id", "tag"]);
         let bad_id = ReplyInput { channel: Some((Some("whatsapp".into()), Some("call me".into()))), ..text("hi") };
         assert_eq!(fields(ReplyContent::new(bad_id)), ["channel.channel_id"]);
