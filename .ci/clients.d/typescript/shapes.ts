@@ -92,5 +92,5 @@ export const MESSAGE: Spec<S["MessageDto"]> = {
   platform_message_id: "string|null?", channel: "object", line_id: "string|null?", status: "string",
   error_message: "string|null?", template_id: "string|null?", campaign_key: "string|null?", cart_code: "string|null?",
   referral: "object|null?", created_at: "string", sent_at: "string|null?", delivered_at: "string|null?",
-  read_at: "string|null?", updated_at: "string",
+  read_at: "string|null?", deleted_at: "string|null?", updated_at: "string",
 };
