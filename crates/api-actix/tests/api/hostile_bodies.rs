@@ -436,7 +436,7 @@ fn every_path_id_gets_a_documented_answer(backend: &str) {
     }
 }
 
-/// Signed webhook deliveries with any body: a text body is stored and answered 200 (processing
+/// Signed webhook deliveries with any body, on WhatsApp's and Instagram's routes: a text body is stored and answered 200 (processing
 /// copes with what it cannot parse), bytes that are not UTF-8, or text with a NUL byte (never
 /// JSON, and PostgreSQL's text cannot hold it), are 400, a bad signature 401. Never a 5xx; the
 /// processor keeps running.
@@ -445,17 +445,24 @@ fn signed_webhooks_with_any_body_get_a_documented_answer(backend: &str) {
     let sys = actix_rt::System::new();
     let config = parley_api::runtime::config::ApiConfig { whatsapp_app_secret: Some(SECRET.into()), ..Default::default() };
     let app = sys.block_on(TestApp::with_config(backend, config));
-    // A line for the deliveries' phone number id, so their statuses and messages are applied.
+    // A line for the deliveries' phone number id (and an Instagram account), so their statuses
+    // and messages are applied.
     sys.block_on(app.state.lines.add(&app.a.agent, "200000000000001", "300000000000001", None)).unwrap();
+    sys.block_on(app.state.lines.add_instagram(&app.a.agent, "17841400000000001", None)).unwrap();
     let webhook = prop_oneof![
-        2 => json_value().prop_map(|v| json!({"object": "whatsapp_business_account", "entry": [{"changes": [{"value": {"metadata": {"phone_number_id": "200000000000001"}, "statuses": [v.clone()], "messages": [v.clone()], "contacts": [v]}}]}]}).to_string().into_bytes()),
-        1 => json_value().prop_map(|v| v.to_string().into_bytes()),
-        1 => raw_bytes(),
+        2 => json_value().prop_map(|v| ("/webhooks/whatsapp", json!({"object": "whatsapp_business_account", "entry": [{"changes": [{"value": {"metadata": {"phone_number_id": "200000000000001"}, "statuses": [v.clone()], "messages": [v.clone()], "contacts": [v]}}]}]}).to_string().into_bytes())),
+        2 => (json_value(), json_value()).prop_map(|(v, m)| ("/webhooks/instagram", json!({"object": "instagram", "entry": [{"id": "17841400000000001", "messaging": [
+            v, {"sender": {"id": "1144"}, "recipient": {"id": "17841400000000001"}, "timestamp": 1_767_225_600_000_i64, "message": m.clone()},
+            {"sender": {"id": "1144"}, "recipient": {"id": "17841400000000001"}, "timestamp": 1_767_225_600_000_i64, "reaction": m.clone(), "read": m}]}]}).to_string().into_bytes())),
+        1 => json_value().prop_map(|v| ("/webhooks/instagram", v.to_string().into_bytes())),
+        1 => json_value().prop_map(|v| ("/webhooks/whatsapp", v.to_string().into_bytes())),
+        1 => raw_bytes().prop_map(|b| ("/webhooks/whatsapp", b)),
+        1 => raw_bytes().prop_map(|b| ("/webhooks/instagram", b)),
     ];
-    let result = runner().run(&(webhook, any::<bool>()), |(bytes, signed)| {
+    let result = runner().run(&(webhook, any::<bool>()), |((route, bytes), signed)| {
         let signature = if signed { parley_api::http::routes::webhooks::sign(SECRET, &bytes) } else { "sha256=00".into() };
         let req = TestRequest::post()
-            .uri("/webhooks/whatsapp")
+            .uri(route)
             .insert_header(("Content-Type", "application/json"))
             .insert_header(("X-Hub-Signature-256", signature))
             .set_payload(bytes.clone());
@@ -466,7 +473,7 @@ fn signed_webhooks_with_any_body_get_a_documented_answer(backend: &str) {
             (true, false) => 400,
         };
         if r.status != expected {
-            return Err(TestCaseError::fail(format!("webhook (signed {signed}): {} instead of {expected}: {}", r.status, r.body)));
+            return Err(TestCaseError::fail(format!("{route} (signed {signed}): {} instead of {expected}: {}", r.status, r.body)));
         }
         if r.status >= 400 {
             check("webhook", &r, &[400, 401])?;
@@ -474,7 +481,7 @@ fn signed_webhooks_with_any_body_get_a_documented_answer(backend: &str) {
         Ok(())
     });
     if let Err(e) = result {
-        panic!("POST /webhooks/whatsapp: {e}");
+        panic!("POST /webhooks/…: {e}");
     }
     // The processor works through the stored deliveries; the API keeps answering meanwhile.
     sys.block_on(async {
