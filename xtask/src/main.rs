@@ -49,7 +49,7 @@ tasks:
                       search quality on the dev sets (xtask/data/search-*.json) against BM25, and
                       search latency, start-up and memory; writes docs/performance.md.
                       --million: latency alone at 1,000,000 products (minutes), its own section
-  fuzz [webhook_payload] [template_placeholders] [--time 180]
+  fuzz [webhook_payload] [instagram_webhook] [template_placeholders] [--time 180]
                       run the cargo-fuzz targets of crates/fuzz on nightly (cargo install cargo-fuzz),
                       each for --time seconds; a crash fails and leaves its input in crates/fuzz/artifacts";
 
