@@ -67,12 +67,7 @@ impl Timeline {
         inbound: &InboundMessage,
     ) -> Result<bool, DomainError> {
         let agent = &line.agent_id;
-        let reply_to = match &inbound.reply_to {
-            Some(platform_id) => {
-                self.messages.find_by_platform_id(agent, platform_id).await?.filter(|m| m.activity_id == activity.id).map(|m| m.id)
-            }
-            None => None,
-        };
+        let reply_to = self.quoted(agent, activity, inbound).await?;
         let cart_code = match inbound.content.text().and_then(cart_code_in) {
             Some(code) => self.carts.get(agent, &code).await?.map(|_| code),
             None => None,
@@ -138,12 +133,7 @@ impl Timeline {
                 other => other.map(|_| true),
             };
         }
-        let reply_to = match &echo.reply_to {
-            Some(platform_id) => {
-                self.messages.find_by_platform_id(agent, platform_id).await?.filter(|m| m.activity_id == activity.id).map(|m| m.id)
-            }
-            None => None,
-        };
+        let reply_to = self.quoted(agent, activity, echo).await?;
         let message = Message {
             id: MessageId::new(self.ids.new_id(IdKind::Message)),
             agent_id: agent.clone(),
@@ -168,6 +158,14 @@ impl Timeline {
             updated_at: self.clock.now(),
         };
         Ok(self.messages.insert(&message, &[]).await?)
+    }
+
+    /// Our id of the message `message` answers or quotes, when the platform's id it names is a
+    /// message of the same activity.
+    async fn quoted(&self, agent: &AgentId, activity: &Activity, message: &InboundMessage) -> Result<Option<MessageId>, DomainError> {
+        let Some(platform_id) = &message.reply_to else { return Ok(None) };
+        let found = self.messages.find_by_platform_id(agent, platform_id).await?;
+        Ok(found.filter(|m| m.activity_id == activity.id).map(|m| m.id))
     }
 
     /// The activity's newest reply on `line` still `sending` with exactly `content`, among its
