@@ -54,6 +54,49 @@ impl Timeline {
         Self { messages: repos.messages.clone(), carts: repos.carts.clone(), activities: repos.activities.clone(), clock, ids, events }
     }
 
+    /// A new message `id` of `activity` through `line`, made at `at`: what every recorded message
+    /// starts from (nothing the platform reports later, no links), each caller setting the rest.
+    #[allow(clippy::too_many_arguments)]
+    fn new_message(
+        id: MessageId,
+        agent: &AgentId,
+        activity: &ActivityId,
+        line: &LineId,
+        channel: Channel,
+        content: MessageContent,
+        direction: MessageDirection,
+        status: MessageStatus,
+        at: Timestamp,
+    ) -> Message {
+        Message {
+            id,
+            agent_id: agent.clone(),
+            activity_id: activity.clone(),
+            direction,
+            content,
+            reply_to: None,
+            platform_message_id: None,
+            channel,
+            line_id: Some(line.clone()),
+            status,
+            error_message: None,
+            template_id: None,
+            campaign_key: None,
+            cart_code: None,
+            referral: None,
+            created_at: at,
+            sent_at: None,
+            delivered_at: None,
+            read_at: None,
+            deleted_at: None,
+            updated_at: at,
+        }
+    }
+
+    fn next_id(&self) -> MessageId {
+        MessageId::new(self.ids.new_id(IdKind::Message))
+    }
+
     /// Records a message the contact sent on `line`, once: `false` when it was already stored
     /// (a delivery the platform repeated, or one processed again). Storing it reopens the
     /// activity and moves its `last_inbound_at`, in the same transaction.
@@ -72,28 +115,24 @@ impl Timeline {
             Some(code) => self.carts.get(agent, &code).await?.map(|_| code),
             None => None,
         };
+        let content = inbound.content.clone();
         let message = Message {
-            id: MessageId::new(self.ids.new_id(IdKind::Message)),
-            agent_id: agent.clone(),
-            activity_id: activity.id.clone(),
-            direction: MessageDirection::Inbound,
-            content: inbound.content.clone(),
             reply_to,
             platform_message_id: Some(inbound.platform_message_id.clone()),
-            channel,
-            line_id: Some(line.id.clone()),
-            status: MessageStatus::Received,
-            error_message: None,
-            template_id: None,
-            campaign_key: None,
             cart_code,
             referral: inbound.referral.clone(),
-            created_at: inbound.at,
-            sent_at: None,
-            delivered_at: None,
-            read_at: None,
-            deleted_at: None,
             updated_at: self.clock.now(),
+            ..Self::new_message(
+                self.next_id(),
+                agent,
+                &activity.id,
+                &line.id,
+                channel,
+                content,
+                MessageDirection::Inbound,
+                MessageStatus::Received,
+                inbound.at,
+            )
         };
         let mut events = vec![self.events.make(agent, EventType::MessageReceived, message.updated_at, ApiObject::Message(&message))];
         // A message reopens a closed or archived conversation: that status change is reported
@@ -128,34 +167,29 @@ impl Timeline {
         // The echo of a reply Parley is sending, come before the platform's answer to the send:
         // it is that reply (which takes its id and moves to `sent`), not a message of its own.
         if let Some(reply) = self.sending_like(agent, activity, line, &echo.content).await? {
-            return match self.reported_sent(reply, &echo.platform_message_id).await {
+            return match self.confirm_sent(reply, echo.platform_message_id.clone()).await {
                 Err(DomainError::Conflict { .. }) => Ok(false),
                 other => other.map(|_| true),
             };
         }
         let reply_to = self.quoted(agent, activity, echo).await?;
+        let content = echo.content.clone();
         let message = Message {
-            id: MessageId::new(self.ids.new_id(IdKind::Message)),
-            agent_id: agent.clone(),
-            activity_id: activity.id.clone(),
-            direction: MessageDirection::Outbound,
-            content: echo.content.clone(),
             reply_to,
             platform_message_id: Some(echo.platform_message_id.clone()),
-            channel,
-            line_id: Some(line.id.clone()),
-            status: MessageStatus::Sent,
-            error_message: None,
-            template_id: None,
-            campaign_key: None,
-            cart_code: None,
-            referral: None,
-            created_at: echo.at,
             sent_at: Some(echo.at),
-            delivered_at: None,
-            read_at: None,
-            deleted_at: None,
             updated_at: self.clock.now(),
+            ..Self::new_message(
+                self.next_id(),
+                agent,
+                &activity.id,
+                &line.id,
+                channel,
+                content,
+                MessageDirection::Outbound,
+                MessageStatus::Sent,
+                echo.at,
+            )
         };
         Ok(self.messages.insert(&message, &[]).await?)
     }
@@ -184,12 +218,6 @@ impl Timeline {
             .find(|m| m.status == MessageStatus::Sending && m.line_id.as_ref() == Some(&line.id) && &m.content == content))
     }
 
-    /// A `sending` reply the platform reports sent as `platform_message_id` (its echo): moved
-    /// as the send's answer would move it.
-    async fn reported_sent(&self, message: Message, platform_message_id: &str) -> Result<Message, DomainError> {
-        self.confirm_sent(message, platform_message_id.to_string()).await
-    }
-
     /// Marks the agent's message that the platform reports deleted, once (`message.updated`);
     /// an unknown or already deleted one changes nothing.
     pub(crate) async fn mark_deleted(&self, agent: &AgentId, deletion: &Deletion) -> Result<(), DomainError> {
@@ -207,28 +235,24 @@ impl Timeline {
     /// Records an outbound message the platform accepted (`sent`), and returns it.
     pub(crate) async fn record_outbound(&self, agent: &AgentId, accepted: Accepted<'_>) -> Result<Message, DomainError> {
         let now = self.clock.now();
+        let (direction, status) = (MessageDirection::Outbound, MessageStatus::Sent);
         let message = Message {
-            id: MessageId::new(self.ids.new_id(IdKind::Message)),
-            agent_id: agent.clone(),
-            activity_id: accepted.activity.clone(),
-            direction: MessageDirection::Outbound,
-            content: accepted.content,
             reply_to: accepted.reply_to,
             platform_message_id: Some(accepted.platform_message_id),
-            channel: accepted.channel,
-            line_id: Some(accepted.line.clone()),
-            status: MessageStatus::Sent,
-            error_message: None,
             template_id: accepted.template_id,
             campaign_key: accepted.campaign_key,
-            cart_code: None,
-            referral: None,
-            created_at: now,
             sent_at: Some(now),
-            delivered_at: None,
-            read_at: None,
-            deleted_at: None,
-            updated_at: now,
+            ..Self::new_message(
+                self.next_id(),
+                agent,
+                accepted.activity,
+                accepted.line,
+                accepted.channel,
+                accepted.content,
+                direction,
+                status,
+                now,
+            )
         };
         self.messages.insert(&message, &[]).await?;
         Ok(message)
@@ -239,28 +263,10 @@ impl Timeline {
     /// one). It joins the timeline as any message does.
     pub(crate) async fn record_sending(&self, agent: &AgentId, id: MessageId, reply: Outgoing<'_>) -> Result<Message, DomainError> {
         let now = self.clock.now();
+        let (direction, status) = (MessageDirection::Outbound, MessageStatus::Sending);
         let message = Message {
-            id,
-            agent_id: agent.clone(),
-            activity_id: reply.activity.clone(),
-            direction: MessageDirection::Outbound,
-            content: reply.content,
             reply_to: reply.reply_to,
-            platform_message_id: None,
-            channel: reply.channel,
-            line_id: Some(reply.line.clone()),
-            status: MessageStatus::Sending,
-            error_message: None,
-            template_id: None,
-            campaign_key: None,
-            cart_code: None,
-            referral: None,
-            created_at: now,
-            sent_at: None,
-            delivered_at: None,
-            read_at: None,
-            deleted_at: None,
-            updated_at: now,
+            ..Self::new_message(id, agent, reply.activity, reply.line, reply.channel, reply.content, direction, status, now)
         };
         self.messages.insert(&message, &[]).await?;
         Ok(message)
