@@ -140,6 +140,7 @@ impl Store {
             webhooks: s.clone(),
             webhook_endpoints: s.clone(),
             events: s.clone(),
+            files: s.clone(),
             health: s,
         }
     }

@@ -210,6 +210,32 @@ diesel::table! {
         access_token -> Nullable<Text>,
         created_at -> BigInt,
         channel_type -> Text,
+        send_url -> Nullable<Text>,
+        receive_url -> Nullable<Text>,
+        username -> Nullable<Text>,
+        inbound_token -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    files (agent_id, id) {
+        agent_id -> Text,
+        id -> Text,
+        filename -> Nullable<Text>,
+        mime_type -> Text,
+        bytes -> Binary,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    mailbox_cursors (line_id) {
+        line_id -> Text,
+        uid_validity -> BigInt,
+        last_uid -> BigInt,
+        claimed_by -> Nullable<Text>,
+        lease_until -> BigInt,
+        updated_at -> BigInt,
     }
 }
 
@@ -370,5 +396,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_endpoints,
     events,
     event_deliveries,
-    delivery_attempts
+    delivery_attempts,
+    files,
+    mailbox_cursors
 );

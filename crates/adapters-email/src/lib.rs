@@ -1,7 +1,8 @@
 //! The email channel's adapter: raw RFC 5322 mail read into Parley's terms, replies sent by
 //! SMTP, and IMAP mailboxes polled by UID.
 //!
-//! Self-contained on purpose (no `parley-domain`): the runtime maps these types to the domain's.
+//! The mail modules stand alone; [`channel`] maps them to the domain's ports (the decoder of
+//! kept mail, the platform that sends replies).
 //!
 //! - [`parse()`]: raw bytes to [`InboundEmail`] or a [`MailRefusal`], bounded by [`limits`].
 //!   Mail without a `Message-ID` is kept under an id derived from a hash of its bytes
@@ -29,6 +30,7 @@
 //! The script reads the two folder variables too; its ports are fixed, so the URL variables
 //! only point the tests at servers started some other way.
 
+pub mod channel;
 pub mod imap;
 pub mod limits;
 mod mailbox;

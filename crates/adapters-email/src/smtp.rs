@@ -28,6 +28,9 @@ pub struct OutgoingEmail {
     pub in_reply_to: Option<String>,
     /// The thread's ids, oldest first, without angle brackets.
     pub references: Vec<String>,
+    /// Its own Message-ID (without angle brackets), when the caller chose one; else a fresh one
+    /// on the From address's domain.
+    pub message_id: Option<String>,
 }
 
 /// What the caller keeps of a sent email.
@@ -85,10 +88,14 @@ impl SmtpSender {
         Ok(Self { transport: builder.build() })
     }
 
-    /// Sends `mail` with a fresh Message-ID on the From address's domain and returns that id.
+    /// Sends `mail` under its Message-ID, or a fresh one on the From address's domain, and
+    /// returns that id.
     pub async fn send(&self, mail: &OutgoingEmail) -> Result<SentEmail, SmtpError> {
         let domain = mail.from.domain().ok_or_else(|| SmtpError::Invalid(format!("{:?} has no domain", mail.from.address)))?;
-        let message_id = new_message_id(domain);
+        let message_id = match &mail.message_id {
+            Some(id) => msg_id(id).map(|bracketed| bracketed[1..bracketed.len() - 1].to_owned()).ok_or_else(|| SmtpError::Invalid(format!("{id:?} is not a Message-ID")))?,
+            None => new_message_id(domain),
+        };
         let message = build(mail, &message_id)?;
         self.transport.send(message).await.map_err(classify).map(|_| SentEmail { message_id })
     }
@@ -157,6 +164,7 @@ mod tests {
             text: "t".into(),
             in_reply_to: None,
             references: vec![],
+            message_id: None,
         };
         let sender = SmtpSender::new(&ServerUrl::smtp("smtp://127.0.0.1:1").unwrap(), "u", "p").unwrap();
         let err = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(sender.send(&mail)).unwrap_err();

@@ -23,6 +23,7 @@ fn reply(to: &str) -> OutgoingEmail {
         text: "Your order ships today.\nThanks!".into(),
         in_reply_to: Some("prev.1@example.com".into()),
         references: vec!["root.0@example.com".into(), "<prev.1@example.com>".into()],
+        message_id: None,
     }
 }
 

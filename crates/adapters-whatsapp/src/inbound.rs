@@ -157,6 +157,7 @@ fn inbound_message(raw: &serde_json::Value, contacts: &[RawContact], position: u
         referral: m.referral,
         from: m.from,
         position,
+        files: Vec::new(),
     })
 }
 

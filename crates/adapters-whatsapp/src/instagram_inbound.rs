@@ -185,6 +185,7 @@ impl Reading<'_> {
             reply_to: None,
             referral: None,
             position: self.position,
+            files: Vec::new(),
         });
     }
 

@@ -1,8 +1,7 @@
 //! Meta's two messaging platforms behind the [`MessagingPlatform`] port: the WhatsApp Business
 //! Cloud API ([`CloudApi`]) and Instagram's messaging API ([`InstagramApi`]), their webhook
 //! readers ([`WhatsappDecoder`], [`InstagramDecoder`]: each platform's wire format stays here),
-//! the in-process sandbox platform, and [`RoutingPlatform`], which sends each line to the one
-//! that serves it. Both platforms share the Graph API's conventions, signatures and errors.
+//! and the in-process sandbox platform. Both platforms share the Graph API's conventions, signatures and errors.
 //!
 //! One shared HTTP client with request and connect timeouts. Template lists are reads and are
 //! retried (at most twice, on 5xx, timeouts and connection failures); a send is never retried,
@@ -28,7 +27,6 @@ mod inbound;
 mod inbound_content;
 mod instagram;
 mod instagram_inbound;
-mod routing;
 mod sandbox;
 mod template_wire;
 mod wire;
@@ -36,7 +34,6 @@ mod wire;
 pub use inbound::{WhatsappDecoder, parse_webhook};
 pub use instagram::{DEFAULT_INSTAGRAM_BASE_URL, InstagramApi};
 pub use instagram_inbound::{InstagramDecoder, parse_instagram_webhook};
-pub use routing::RoutingPlatform;
 pub use sandbox::{SandboxDelivery, SandboxInbound, SandboxPlatform, inbound_webhook, instagram_inbound_webhook, status_webhook};
 
 /// The public Graph API.
@@ -214,6 +211,7 @@ fn token(line: &Line) -> Result<&str, PlatformError> {
         LineAccess::Sandbox => {
             Err(PlatformError::Unauthorized { message: "a sandbox line has no Cloud API credentials; it cannot reach the platform".into() })
         }
+        LineAccess::Mail(_) => Err(PlatformError::Unauthorized { message: "a mailbox line has no Cloud API credentials".into() }),
     }
 }
 

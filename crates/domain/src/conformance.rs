@@ -36,7 +36,8 @@ macro_rules! storage_conformance {
             activity_update_renames_contact_atomically, activity_search_matches_its_definition_after_writes, activity_search_orders_many_matches_by_update_time, activity_views_follow_their_contact_and_tags, tag_pages_follow_update_order, tag_attach_is_idempotent_and_bumps_only_on_change,
             concurrent_writers_neither_lose_nor_duplicate, activity_totals_follow_inserts_and_status_changes, products_list_active_newest_first_with_filters_and_totals,
             product_reimport_updates_rows_and_facets, products_are_scoped_by_agent, product_export_pages_by_id_with_drafts,
-            carts_store_snapshots_under_unique_codes, lines_are_unique_by_phone_number_and_scoped,
+            carts_store_snapshots_under_unique_codes, lines_are_unique_by_phone_number_and_scoped, email_lines_round_trip_their_mailbox,
+            files_are_kept_once_and_stay_their_agents,
             template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
             execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
@@ -1190,6 +1191,64 @@ pub async fn lines_are_unique_by_phone_number_and_scoped(r: Repositories) {
     assert!(r.lines.find_by_account(ChannelType::Whatsapp, "17841400000000001").await.unwrap().is_none());
     let twice = Line { id: LineId::new(id("chn")), ..instagram.clone() };
     assert!(matches!(r.lines.insert(&twice).await, Err(StoreError::Conflict(_))), "an account is one line");
+}
+
+/// A mailbox line keeps its address, servers, login, password and token digest; a sandbox one
+/// has none of the servers. Webhooks find it by its address.
+pub async fn email_lines_round_trip_their_mailbox(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let email = |agent: &AgentId, address: &str, access: LineAccess| Line {
+        account: LineAccount::Email { address: Email::new(address).unwrap(), inbound_token: InboundTokenDigest::of(address) },
+        ..line(agent, "1", access, t(1))
+    };
+    let access = MailAccess {
+        send_url: ServerAddress::new("smtp_url", "smtps://mail.example.com:465").unwrap(),
+        receive_url: Some(ServerAddress::new("imap_url", "imaps://mail.example.com").unwrap()),
+        username: "shop@example.com".into(),
+        password: Password::new("pass word ñ").unwrap(),
+    };
+    let full = email(&a, "shop@example.com", LineAccess::Mail(access.clone()));
+    let send_only = email(&a, "sales@example.com", LineAccess::Mail(MailAccess { receive_url: None, ..access }));
+    let sandbox = email(&b, "hello@example.com", LineAccess::Sandbox);
+    for l in [&full, &send_only, &sandbox] {
+        r.lines.insert(l).await.unwrap();
+        assert_eq!(r.lines.get(&l.agent_id, &l.id).await.unwrap().as_ref(), Some(l), "an email line round-trips");
+    }
+    assert_eq!(r.lines.find_by_account(ChannelType::Email, "hello@example.com").await.unwrap().as_ref(), Some(&sandbox));
+    assert!(r.lines.find_by_account(ChannelType::Whatsapp, "hello@example.com").await.unwrap().is_none());
+    assert_eq!(r.lines.find(&sandbox.id).await.unwrap().as_ref(), Some(&sandbox), "found by id alone, whoever's it is");
+    assert!(r.lines.find(&LineId::new("chn_nope")).await.unwrap().is_none());
+    let clash = email(&a, "hello@example.com", LineAccess::Sandbox);
+    assert!(matches!(r.lines.insert(&clash).await, Err(StoreError::Conflict(_))), "a mailbox is one line");
+}
+
+/// Files are written once (a delivery processed again keeps the first) and read only by their
+/// agent.
+pub async fn files_are_kept_once_and_stay_their_agents(r: Repositories) {
+    use crate::ports::StoredFile;
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    let file = StoredFile {
+        id: id("att"),
+        agent_id: a.clone(),
+        filename: Some("factura ñ.pdf".into()),
+        mime_type: "application/pdf".into(),
+        bytes,
+        created_at: t(3),
+    };
+    r.files.put(&file).await.unwrap();
+    assert_eq!(r.files.get(&a, &file.id).await.unwrap().as_ref(), Some(&file), "every byte reads back");
+    let again = StoredFile { bytes: vec![1], filename: None, ..file.clone() };
+    r.files.put(&again).await.unwrap();
+    assert_eq!(r.files.get(&a, &file.id).await.unwrap().as_ref(), Some(&file), "the first write stays");
+    assert!(r.files.get(&b, &file.id).await.unwrap().is_none(), "another agent's file is invisible");
+    let theirs = StoredFile { agent_id: b.clone(), bytes: Vec::new(), filename: None, ..file.clone() };
+    r.files.put(&theirs).await.unwrap();
+    assert_eq!(r.files.get(&b, &file.id).await.unwrap().as_ref(), Some(&theirs), "ids are per agent, and a file may be empty");
+    assert_eq!(r.files.get(&a, &file.id).await.unwrap().as_ref(), Some(&file));
+    assert!(r.files.get(&a, "att_nope").await.unwrap().is_none());
 }
 
 pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositories) {

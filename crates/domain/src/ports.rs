@@ -313,6 +313,41 @@ pub trait MessagingPlatform: Send + Sync {
     }
 }
 
+/// A file Parley keeps for a message (an email's attachment), served by the media endpoint.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StoredFile {
+    /// `att_…`, derived from the message it came in (see [`InboundFile`](crate::model::InboundFile)).
+    pub id: String,
+    pub agent_id: AgentId,
+    pub filename: Option<String>,
+    pub mime_type: String,
+    pub bytes: Vec<u8>,
+    pub created_at: Timestamp,
+}
+
+impl std::fmt::Debug for StoredFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredFile")
+            .field("id", &self.id)
+            .field("agent_id", &self.agent_id)
+            .field("filename", &self.filename)
+            .field("mime_type", &self.mime_type)
+            .field("size", &self.bytes.len())
+            .finish()
+    }
+}
+
+/// The files Parley keeps: written once, never changed.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait FileRepository: Send + Sync {
+    /// Keeps `file` once: MUST do nothing when the agent already has a file with its id (a
+    /// delivery processed again).
+    async fn put(&self, file: &StoredFile) -> StoreResult<()>;
+    /// The agent's file `id`; another agent's is `None`.
+    async fn get(&self, agent: &AgentId, id: &str) -> StoreResult<Option<StoredFile>>;
+}
+
 /// Reads one platform's webhook bodies into Parley's terms: the platform's wire format stays in
 /// its adapter. Pure (no I/O), deterministic, and lenient: a part of unexpected shape is skipped
 /// or set aside with why, never an error for the rest.
@@ -346,6 +381,9 @@ pub trait LineRepository: Send + Sync {
     /// channel type: webhooks find a line by it.
     async fn insert(&self, line: &Line) -> StoreResult<()>;
     async fn get(&self, agent: &AgentId, id: &LineId) -> StoreResult<Option<Line>>;
+    /// The line `id` of whichever agent: for a platform that names the line in its request
+    /// and proves it with the line's own secret (email forwarders).
+    async fn find(&self, id: &LineId) -> StoreResult<Option<Line>>;
     /// The agent's lines, oldest first (then id).
     async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Line>>;
     /// Every line of every agent, oldest first: for periodic template sync.
@@ -645,6 +683,7 @@ pub struct Repositories {
     pub webhooks: std::sync::Arc<dyn WebhookEventRepository>,
     pub webhook_endpoints: std::sync::Arc<dyn WebhookEndpointRepository>,
     pub events: std::sync::Arc<dyn EventRepository>,
+    pub files: std::sync::Arc<dyn FileRepository>,
     pub health: std::sync::Arc<dyn StorageHealth>,
 }
 

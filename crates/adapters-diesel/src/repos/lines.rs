@@ -2,7 +2,8 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::model::{
-    AccessToken, AgentId, ChannelType, InstagramAccountId, Line, LineAccess, LineAccount, LineId, PhoneNumberId, WabaId,
+    AccessToken, AgentId, ChannelType, Email, InboundTokenDigest, InstagramAccountId, Line, LineAccess, LineAccount, LineId, MailAccess,
+    Password, PhoneNumberId, ServerAddress, WabaId,
 };
 use parley_domain::ports::{LineRepository, StoreResult};
 
@@ -21,19 +22,38 @@ pub(crate) struct LineRow {
     account_id: String,
     /// `''` for a line with no business account (not WhatsApp).
     waba_id: String,
-    /// `NULL` for a sandbox line.
+    /// `NULL` for a sandbox line; an email line's password.
     access_token: Option<String>,
     created_at: i64,
     channel_type: String,
+    /// Email lines with servers (not sandbox): where replies go, where mail is read, the login.
+    send_url: Option<String>,
+    receive_url: Option<String>,
+    username: Option<String>,
+    /// Email lines: the digest of the inbound token.
+    inbound_token: Option<String>,
 }
 
 impl LineRow {
     fn into_domain(self) -> Result<Line, DbError> {
-        let access = match self.access_token {
-            Some(token) => LineAccess::Cloud(valid(AccessToken::new(&token))?),
-            None => LineAccess::Sandbox,
+        let channel_type = valid(ChannelType::parse(&self.channel_type))?;
+        let access = match (self.access_token, self.send_url) {
+            (Some(password), Some(send_url)) => LineAccess::Mail(MailAccess {
+                send_url: valid(ServerAddress::new("send_url", &send_url))?,
+                receive_url: self.receive_url.map(|url| valid(ServerAddress::new("receive_url", &url))).transpose()?,
+                username: self.username.ok_or_else(|| DbError::Corrupt("an email line without a username".into()))?,
+                password: valid(Password::new(&password))?,
+            }),
+            (Some(token), None) => LineAccess::Cloud(valid(AccessToken::new(&token))?),
+            (None, _) => LineAccess::Sandbox,
         };
-        let account = match valid(ChannelType::parse(&self.channel_type))? {
+        let account = match channel_type {
+            ChannelType::Email => LineAccount::Email {
+                address: valid(Email::new(&self.account_id))?,
+                inbound_token: InboundTokenDigest::from_stored(
+                    self.inbound_token.ok_or_else(|| DbError::Corrupt("an email line without an inbound token".into()))?,
+                ),
+            },
             ChannelType::Whatsapp => LineAccount::Whatsapp {
                 phone_number_id: valid(PhoneNumberId::new(&self.account_id))?,
                 waba_id: valid(WabaId::new(&self.waba_id))?,
@@ -58,9 +78,14 @@ fn to_domain(rows: Vec<LineRow>) -> Result<Vec<Line>, DbError> {
 #[async_trait]
 impl LineRepository for Store {
     async fn insert(&self, line: &Line) -> StoreResult<()> {
-        let token = match &line.access {
-            LineAccess::Cloud(token) => Some(token.expose()),
-            LineAccess::Sandbox => None,
+        let (token, mail) = match &line.access {
+            LineAccess::Cloud(token) => (Some(token.expose()), None),
+            LineAccess::Mail(mail) => (Some(mail.password.expose()), Some(mail)),
+            LineAccess::Sandbox => (None, None),
+        };
+        let inbound_token = match &line.account {
+            LineAccount::Email { inbound_token, .. } => Some(inbound_token.as_str()),
+            _ => None,
         };
         let values = (
             lines::id.eq(line.id.as_str()),
@@ -70,6 +95,12 @@ impl LineRepository for Store {
             lines::channel_type.eq(line.channel_type().as_str()),
             lines::access_token.eq(token),
             lines::created_at.eq(millis(line.created_at)),
+            (
+                lines::send_url.eq(mail.map(|m| m.send_url.as_str())),
+                lines::receive_url.eq(mail.and_then(|m| m.receive_url.as_ref()).map(|u| u.as_str())),
+                lines::username.eq(mail.map(|m| m.username.as_str())),
+                lines::inbound_token.eq(inbound_token),
+            ),
         );
         write_conn!(self, |conn| diesel::insert_into(lines::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
@@ -78,6 +109,17 @@ impl LineRepository for Store {
     async fn get(&self, agent: &AgentId, id: &LineId) -> StoreResult<Option<Line>> {
         let row = with_conn!(self, |conn| lines::table
             .filter(lines::agent_id.eq(agent.as_str()))
+            .filter(lines::id.eq(id.as_str()))
+            .select(LineRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(LineRow::into_domain).transpose()?)
+    }
+
+    async fn find(&self, id: &LineId) -> StoreResult<Option<Line>> {
+        let row = read_conn!(self, |conn| lines::table
             .filter(lines::id.eq(id.as_str()))
             .select(LineRow::as_select())
             .first(conn)

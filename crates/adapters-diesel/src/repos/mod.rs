@@ -10,6 +10,7 @@ mod channel_lists;
 mod contacts;
 mod events;
 mod executions;
+mod files;
 mod idempotency;
 mod keys;
 mod lines;

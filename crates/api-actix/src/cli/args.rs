@@ -115,8 +115,8 @@ pub enum SandboxCommand {
         /// The agent's id (agt_…).
         #[arg(long)]
         agent: String,
-        /// The sender: a WhatsApp number (digits; `+`, spaces and dashes are ignored), or on
-        /// Instagram the contact's Instagram-scoped id (digits).
+        /// The sender: a WhatsApp number (digits; `+`, spaces and dashes are ignored), on
+        /// Instagram the contact's Instagram-scoped id (digits), on email their address.
         #[arg(long)]
         from: String,
         /// The sender's profile name.
@@ -134,6 +134,9 @@ pub enum SandboxCommand {
         /// A shared location: LAT,LONG in degrees, e.g. 38.72,-9.14.
         #[arg(long, value_name = "LAT,LONG")]
         location: Option<String>,
+        /// Email: the subject (default "Hello").
+        #[arg(long)]
+        subject: Option<String>,
         /// The sandbox line (chn_…), when the agent has several.
         #[arg(long)]
         channel: Option<String>,
@@ -145,9 +148,9 @@ pub enum SandboxCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum ChannelsCommand {
-    /// Add a line: a WhatsApp number (the default) or an Instagram account; prints {"id",…}.
-    /// A token is read from an environment variable, never from the command line (which other
-    /// users can see).
+    /// Add a line: a WhatsApp number (the default), an Instagram account or a mailbox; prints
+    /// {"id",…} (and, for a mailbox, its inbound_token, shown this once). A token or password is
+    /// read from an environment variable, never from the command line (which other users can see).
     Add {
         /// The agent's id (agt_…).
         #[arg(long)]
@@ -164,8 +167,24 @@ pub enum ChannelsCommand {
         /// Instagram: the professional account's id (the `entry[].id` of its webhooks).
         #[arg(long, required_if_eq("kind", "instagram"))]
         account_id: Option<String>,
-        /// Name of the environment variable holding the line's access token.
-        #[arg(long, required_unless_present = "sandbox", conflicts_with = "sandbox")]
+        /// Email: the mailbox's address (From of replies; the To providers forward to).
+        #[arg(long, required_if_eq("kind", "email"))]
+        address: Option<String>,
+        /// Email: where replies are sent, smtp://host:port (plain) or smtps://host:port (TLS).
+        #[arg(long, conflicts_with = "sandbox")]
+        smtp_url: Option<String>,
+        /// Email: where new mail is polled, imap://host:port or imaps://host:port (TLS);
+        /// without it, mail arrives only through POST /webhooks/email/{channel_id}.
+        #[arg(long, conflicts_with = "sandbox")]
+        imap_url: Option<String>,
+        /// Email: the login on both servers (default: the address).
+        #[arg(long, conflicts_with = "sandbox")]
+        username: Option<String>,
+        /// Email: name of the environment variable holding the mailbox's password.
+        #[arg(long, conflicts_with = "sandbox")]
+        password_env: Option<String>,
+        /// WhatsApp, Instagram: name of the environment variable holding the line's access token.
+        #[arg(long, conflicts_with = "sandbox")]
         access_token_env: Option<String>,
         /// A sandbox line: no credentials, no network; sends are delivered and read by Parley itself.
         #[arg(long)]
@@ -183,6 +202,7 @@ pub enum ChannelsCommand {
 pub enum LineType {
     Whatsapp,
     Instagram,
+    Email,
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,7 +3,9 @@
 
 use parley_adapters_system::RandomIds;
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
-use parley_domain::model::{AgentId, ChannelType, LineAccess, LineId};
+use parley_adapters_email::Mailbox;
+use parley_adapters_email::channel::{envelope, sandbox_mail};
+use parley_domain::model::{AgentId, ChannelType, Line, LineAccess, LineId};
 use parley_domain::ports::IdSource;
 use parley_domain::services::{ActivityPatchInput, Patch};
 use serde_json::json;
@@ -13,10 +15,11 @@ use super::args::{LineType, SandboxCommand};
 use crate::runtime::state::AppState;
 
 pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(), Failure> {
-    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, channel, channel_type } = cmd;
+    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, subject, channel, channel_type } = cmd;
     let platform = match channel_type {
         LineType::Whatsapp => ChannelType::Whatsapp,
         LineType::Instagram => ChannelType::Instagram,
+        LineType::Email => ChannelType::Email,
     };
     let agent = AgentId::new(agent);
     state.keys.keys_of(&agent).await?; // fails clearly for an unknown agent
@@ -31,6 +34,12 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
             format!("the agent has no sandbox {} line: add one with `parley channels add {flag}--sandbox`", platform.as_str())
         })?,
     };
+    if platform == ChannelType::Email {
+        return receive_email(state, &agent, &line, &from, name, text, subject).await;
+    }
+    if subject.is_some() {
+        return Err("--subject is for --channel-type email".into());
+    }
     let from: String = from.chars().filter(|c| !matches!(c, '+' | ' ' | '-' | '(' | ')')).collect();
     if from.is_empty() || !from.bytes().all(|b| b.is_ascii_digit()) {
         return Err("--from must be a phone number (digits, optionally with + and spaces)".into());
@@ -63,6 +72,33 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         let patch = ActivityPatchInput { profile_name: Patch::Set(name), ..Default::default() };
         state.activities.update(&agent, &m.activity_id, patch).await?;
     }
+    println!(
+        "{}",
+        json!({"delivery": delivery, "platform_message_id": message_id,
+            "activity_id": stored.as_ref().map(|m| m.activity_id.as_str()), "message_id": stored.as_ref().map(|m| m.id.as_str())})
+    );
+    Ok(())
+}
+
+/// An email from `from` to the sandbox mailbox, through the stored-delivery path mail takes.
+async fn receive_email(
+    state: &AppState,
+    agent: &AgentId,
+    line: &Line,
+    from: &str,
+    name: Option<String>,
+    text: Option<String>,
+    subject: Option<String>,
+) -> Result<(), Failure> {
+    let text = text.ok_or("an email carries text: give --text")?;
+    let sender = Mailbox { name, address: from.trim().to_lowercase() };
+    let message_id = format!("sandbox{}@parley.invalid", RandomIds.secret(24));
+    let subject = subject.unwrap_or_else(|| "Hello".into());
+    let raw = sandbox_mail(&sender, line.account_id(), &subject, &text, &message_id)
+        .ok_or_else(|| format!("--from must be an email address, not {from:?}"))?;
+    let body = envelope(line.account_id(), chrono::Utc::now(), &raw);
+    let (delivery, _) = state.webhooks.receive_and_process(ChannelType::Email, body).await?;
+    let stored = state.messages.by_platform_id(agent, &message_id).await?;
     println!(
         "{}",
         json!({"delivery": delivery, "platform_message_id": message_id,

@@ -42,6 +42,12 @@ pub enum ApiError {
     /// authenticated by that signature, not by an API key).
     #[error("the X-Hub-Signature-256 header is missing or is not the HMAC-SHA256 of the body under the app secret")]
     WebhookSignature,
+    /// Raw mail for an email line without that line's inbound token (or for no email line).
+    #[error("send the email channel's inbound token as Authorization: Bearer <token>")]
+    InboundToken,
+    /// Raw mail must come as `message/rfc822`.
+    #[error("the request body must be a raw email sent with Content-Type: message/rfc822")]
+    NotRawEmail,
     /// The webhook subscription handshake was refused; says which part was wrong.
     #[error("{0}")]
     WebhookHandshake(&'static str),
@@ -192,7 +198,10 @@ impl ApiError {
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", self.to_string(), vec![]),
             ApiError::RequestTimeout(_) => (StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT", self.to_string(), vec![]),
             ApiError::UnsupportedCharset(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
-            ApiError::AmbiguousApiKey | ApiError::WebhookSignature => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", self.to_string(), vec![]),
+            ApiError::AmbiguousApiKey | ApiError::WebhookSignature | ApiError::InboundToken => {
+                (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", self.to_string(), vec![])
+            }
+            ApiError::NotRawEmail => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
             ApiError::WebhookHandshake(_) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
         }
     }

@@ -9,6 +9,7 @@ pub mod limits;
 pub mod metrics;
 pub mod platform;
 pub mod redact;
+pub mod routing;
 pub mod shutdown;
 pub mod state;
 pub mod store;

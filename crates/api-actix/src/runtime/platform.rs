@@ -1,13 +1,14 @@
 //! The messaging platforms the app sends through: sandbox lines served in-process, the others by
-//! the WhatsApp Cloud API or Instagram's API, and the reader of each platform's webhooks.
+//! the WhatsApp Cloud API, Instagram's API or SMTP, and the reader of each platform's deliveries.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use parley_adapters_email::channel::{EmailDecoder, EmailPlatform};
 use parley_adapters_system::RandomIds;
-use parley_adapters_whatsapp::{
-    CloudApi, CloudApiConfig, InstagramApi, InstagramDecoder, RoutingPlatform, SandboxDelivery, SandboxPlatform, WhatsappDecoder,
-};
+use parley_adapters_whatsapp::{CloudApi, CloudApiConfig, InstagramApi, InstagramDecoder, SandboxDelivery, SandboxPlatform, WhatsappDecoder};
+
+use super::routing::RoutingPlatform;
 use parley_domain::model::ChannelType;
 use parley_domain::ports::MessagingPlatform;
 use parley_domain::services::Decoders;
@@ -25,7 +26,9 @@ pub fn platform(
     let cloud = CloudApi::new(cloud).map_err(|e| format!("PARLEY_WHATSAPP_API_BASE: {e}"))?;
     let instagram = InstagramApi::new(instagram).map_err(|e| format!("PARLEY_INSTAGRAM_API_BASE: {e}"))?;
     let (sandbox, deliveries) = SandboxPlatform::new(sandbox_step, Arc::new(RandomIds));
-    Ok((Arc::new(RoutingPlatform { cloud: Arc::new(cloud), instagram: Arc::new(instagram), sandbox: Arc::new(sandbox) }), deliveries))
+    let routing =
+        RoutingPlatform { cloud: Arc::new(cloud), instagram: Arc::new(instagram), email: Arc::new(EmailPlatform), sandbox: Arc::new(sandbox) };
+    Ok((Arc::new(routing), deliveries))
 }
 
 /// Instagram's API at `base_url`, pinned to the same Graph version as WhatsApp's.
@@ -35,5 +38,8 @@ pub fn instagram_config(base_url: &str) -> CloudApiConfig {
 
 /// The reader of each platform's webhook bodies.
 pub fn decoders() -> Decoders {
-    Decoders::default().with(ChannelType::Whatsapp, Arc::new(WhatsappDecoder)).with(ChannelType::Instagram, Arc::new(InstagramDecoder))
+    Decoders::default()
+        .with(ChannelType::Whatsapp, Arc::new(WhatsappDecoder))
+        .with(ChannelType::Instagram, Arc::new(InstagramDecoder))
+        .with(ChannelType::Email, Arc::new(EmailDecoder))
 }

@@ -41,7 +41,7 @@ async fn the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line(ba
     assert_eq!(detail.view.profile_name.as_str(), "Ann Lee", "later messages without --name keep it");
     assert!(detail.view.activity.last_inbound_at.is_some(), "the window is open: a reply may go out");
     // The sandbox serves its picture.
-    let file = state.messages.media(&agent, &activity, &of(MessageType::Image).id).await.unwrap();
+    let file = state.messages.media(&agent, &activity, &of(MessageType::Image).id, None).await.unwrap();
     assert_eq!(file.mime_type.as_str(), "image/png");
 
     for (args, complaint) in [

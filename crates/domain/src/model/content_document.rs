@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{InteractiveReply, Location, Media, MessageContent, Order, OrderItem};
+use super::{EmailAttachment, EmailContent, InteractiveReply, Location, Media, MessageContent, Order, OrderItem};
 
 /// Inserts `key: value` when there is a value.
 fn put(object: &mut Map<String, Value>, key: &str, value: Option<&str>) {
@@ -102,6 +102,7 @@ impl MessageContent {
             MessageContent::Template { name, language, parsed_message } => {
                 json!({ "name": name, "language": language, "parsed_message": parsed_message })
             }
+            MessageContent::Email(email) => serde_json::to_value(RawEmail::from(email)).expect("an email always serializes"),
             MessageContent::Unsupported { raw } => return json!({ "type": "unsupported", "raw": raw }),
         };
         json!({ "type": kind, kind: part })
@@ -202,6 +203,75 @@ struct RawOrderItem {
     currency: String,
 }
 
+/// Parley's own email kind: optional fields left out when absent, lists always written.
+#[derive(serde::Serialize, Deserialize)]
+struct RawEmail {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<String>,
+    from: String,
+    #[serde(default)]
+    to: Vec<String>,
+    #[serde(default)]
+    cc: Vec<String>,
+    message_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    in_reply_to: Option<String>,
+    #[serde(default)]
+    references: Vec<String>,
+    text: String,
+    #[serde(default)]
+    attachments: Vec<RawAttachment>,
+}
+
+#[derive(serde::Serialize, Deserialize)]
+struct RawAttachment {
+    id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<String>,
+    mime_type: String,
+    size: u64,
+}
+
+impl From<&EmailContent> for RawEmail {
+    fn from(e: &EmailContent) -> Self {
+        Self {
+            subject: e.subject.clone(),
+            from: e.from.clone(),
+            to: e.to.clone(),
+            cc: e.cc.clone(),
+            message_id: e.message_id.clone(),
+            in_reply_to: e.in_reply_to.clone(),
+            references: e.references.clone(),
+            text: e.text.clone(),
+            attachments: e
+                .attachments
+                .iter()
+                .map(|a| RawAttachment { id: a.id.clone(), filename: a.filename.clone(), mime_type: a.mime_type.clone(), size: a.size })
+                .collect(),
+        }
+    }
+}
+
+impl From<RawEmail> for EmailContent {
+    fn from(e: RawEmail) -> Self {
+        Self {
+            subject: e.subject,
+            from: e.from,
+            to: e.to,
+            cc: e.cc,
+            message_id: e.message_id,
+            in_reply_to: e.in_reply_to,
+            references: e.references,
+            text: e.text,
+            attachments: e
+                .attachments
+                .into_iter()
+                .map(|a| EmailAttachment { id: a.id, filename: a.filename, mime_type: a.mime_type, size: a.size })
+                .collect(),
+        }
+    }
+}
+
 /// A JSON number, or a string holding one (both have been stored).
 fn number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     match Value::deserialize(d)? {
@@ -277,6 +347,7 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
             MessageContent::Reaction { message_id: r.message_id, emoji: r.emoji.filter(|e| !e.is_empty()) }
         }
         "order" => MessageContent::Order(order(part(message, kind)?)?),
+        "email" if stored => MessageContent::Email(part::<RawEmail>(message, kind)?.into()),
         "template" if stored => {
             let t: RawTemplate = part(message, kind)?;
             MessageContent::Template { name: t.name, language: t.language, parsed_message: t.parsed_message }
@@ -331,7 +402,7 @@ fn stored_text(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Location, Order, OrderItem};
+    use super::super::{EmailAttachment, EmailContent, Location, Order, OrderItem};
     use super::*;
 
     fn every_kind() -> Vec<MessageContent> {
@@ -372,6 +443,18 @@ mod tests {
                 items: vec![OrderItem { product_retailer_id: "sku".into(), quantity: 2, item_price: 9.5, currency: "EUR".into() }],
             }),
             MessageContent::Template { name: "hello".into(), language: "en_US".into(), parsed_message: "Hello Ann".into() },
+            MessageContent::Email(EmailContent {
+                subject: Some("Order 42".into()),
+                from: "ana@example.com".into(),
+                to: vec!["shop@example.com".into()],
+                cc: vec![],
+                message_id: "a1@example.com".into(),
+                in_reply_to: Some("m0@shop.example.com".into()),
+                references: vec!["m0@shop.example.com".into()],
+                text: "Is it in stock?".into(),
+                attachments: vec![EmailAttachment { id: "att_1".into(), filename: None, mime_type: "image/png".into(), size: 3 }],
+            }),
+            MessageContent::Email(EmailContent { from: "a@b.co".into(), message_id: "x@y".into(), ..EmailContent::default() }),
             MessageContent::Unsupported { raw: json!({"type": "poll", "poll": {"q": 1}}) },
             // A stored template look-alike that came in as unsupported stays unsupported.
             MessageContent::Unsupported {

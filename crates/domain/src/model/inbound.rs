@@ -25,6 +25,30 @@ pub struct InboundMessage {
     pub referral: Option<serde_json::Value>,
     /// Its place among the delivery's messages, from 1 (for an operator, when it is set aside).
     pub position: u32,
+    /// Files that came inside the message (an email's attachments), kept by Parley: each is
+    /// named by an attachment of `content`.
+    pub files: Vec<InboundFile>,
+}
+
+/// A file that came inside a message, to keep. Its `id` is derived from the message, so
+/// processing the delivery again keeps it once.
+#[derive(Clone, PartialEq, Eq)]
+pub struct InboundFile {
+    pub id: String,
+    pub filename: Option<String>,
+    pub mime_type: String,
+    pub bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for InboundFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InboundFile")
+            .field("id", &self.id)
+            .field("filename", &self.filename)
+            .field("mime_type", &self.mime_type)
+            .field("size", &self.bytes.len())
+            .finish()
+    }
 }
 
 /// What one delivery tells about one line.

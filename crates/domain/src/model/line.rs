@@ -3,7 +3,9 @@
 
 use std::fmt;
 
-use super::{AgentId, ChannelType, Timestamp};
+use sha2::{Digest, Sha256};
+
+use super::{AgentId, ChannelType, Email, Timestamp};
 use crate::FieldError;
 
 /// Parley's id of a line (`chn_…`), the `channel_id` of templates.
@@ -87,8 +89,94 @@ impl fmt::Debug for AccessToken {
 pub enum LineAccess {
     /// The platform's API with this token.
     Cloud(AccessToken),
+    /// A mailbox's servers and login (email lines).
+    Mail(MailAccess),
     /// No network: sends are accepted and delivered by Parley itself (demos, development).
     Sandbox,
+}
+
+/// A mailbox's servers and login. The URLs are the email adapter's to read (it checks them when
+/// the line is added); here they are only URLs with a host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailAccess {
+    /// Where replies are sent.
+    pub send_url: ServerAddress,
+    /// Where new mail is read, when the mailbox is polled.
+    pub receive_url: Option<ServerAddress>,
+    pub username: String,
+    pub password: Password,
+}
+
+/// A mail server's URL (`scheme://host[:port]`), as given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerAddress(String);
+
+impl ServerAddress {
+    pub fn new(field: &str, raw: &str) -> Result<Self, FieldError> {
+        let raw = raw.trim();
+        match url::Url::parse(raw) {
+            Ok(url) if url.host_str().is_some_and(|h| !h.is_empty()) && raw.len() <= 2048 => Ok(Self(raw.to_string())),
+            _ => Err(FieldError::new(field, "must be a server URL such as scheme://host:port")),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A mailbox password: a secret, never printed (its `Debug` is redacted) nor returned.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl Password {
+    pub fn new(raw: &str) -> Result<Self, FieldError> {
+        if !raw.is_empty() && raw.len() <= 1024 && !raw.chars().any(char::is_control) {
+            Ok(Self(raw.to_string()))
+        } else {
+            Err(FieldError::new("password", "must be the mailbox's password (1-1024 characters, no control characters)"))
+        }
+    }
+
+    /// The secret itself: only for the adapter's login.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Password {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Password(***)")
+    }
+}
+
+/// What a mailbox line keeps of its inbound token (which forwarders present as a Bearer token):
+/// its SHA-256, hex. The token carries 40 random base-62 characters, so a fast unsalted hash is
+/// safe, as for API keys; the token itself is shown once, when the line is added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundTokenDigest(String);
+
+impl InboundTokenDigest {
+    /// The prefix of every inbound token.
+    pub const PREFIX: &'static str = "it_";
+
+    pub fn of(token: &str) -> Self {
+        Self(hex::encode(Sha256::digest(token.as_bytes())))
+    }
+
+    pub fn from_stored(hex: String) -> Self {
+        Self(hex)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether `token` is the line's, compared in constant time.
+    pub fn matches(&self, token: &str) -> bool {
+        let given = Self::of(token);
+        given.0.len() == self.0.len() && given.0.bytes().zip(self.0.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    }
 }
 
 /// An Instagram professional account's id, as the platform gives it: 1–32 digits.
@@ -112,6 +200,8 @@ pub enum LineAccount {
     Whatsapp { phone_number_id: PhoneNumberId, waba_id: WabaId },
     /// An Instagram professional account.
     Instagram { account_id: InstagramAccountId },
+    /// A mailbox: its address, and the digest of the token forwarders present.
+    Email { address: Email, inbound_token: InboundTokenDigest },
 }
 
 impl LineAccount {
@@ -120,6 +210,7 @@ impl LineAccount {
         match self {
             LineAccount::Whatsapp { .. } => ChannelType::Whatsapp,
             LineAccount::Instagram { .. } => ChannelType::Instagram,
+            LineAccount::Email { .. } => ChannelType::Email,
         }
     }
 
@@ -129,6 +220,7 @@ impl LineAccount {
         match self {
             LineAccount::Whatsapp { phone_number_id, .. } => phone_number_id.as_str(),
             LineAccount::Instagram { account_id } => account_id.as_str(),
+            LineAccount::Email { address, .. } => address.as_str(),
         }
     }
 }
@@ -156,7 +248,7 @@ impl Line {
     pub fn waba_id(&self) -> Option<&WabaId> {
         match &self.account {
             LineAccount::Whatsapp { waba_id, .. } => Some(waba_id),
-            LineAccount::Instagram { .. } => None,
+            LineAccount::Instagram { .. } | LineAccount::Email { .. } => None,
         }
     }
 }
@@ -178,5 +270,25 @@ mod tests {
         assert_eq!(format!("{t:?}"), "AccessToken(***)");
         assert!(!format!("{:?}", LineAccess::Cloud(t)).contains("secret"));
         assert!(AccessToken::new("short").is_err());
+        let p = Password::new("hunter 2").unwrap();
+        assert_eq!(format!("{p:?}"), "Password(***)");
+        assert!(Password::new("").is_err());
+        assert!(Password::new("a\nb").is_err());
+    }
+
+    #[test]
+    fn inbound_tokens_match_only_their_digest() {
+        let digest = InboundTokenDigest::of("it_abc");
+        assert!(digest.matches("it_abc"));
+        assert!(!digest.matches("it_abd"));
+        assert!(!digest.matches(""));
+        assert_eq!(InboundTokenDigest::from_stored(digest.as_str().to_string()), digest);
+    }
+
+    #[test]
+    fn server_addresses_need_a_host() {
+        assert!(ServerAddress::new("smtp_url", "smtps://mail.example.com:465").is_ok());
+        assert!(ServerAddress::new("smtp_url", "mail.example.com").is_err());
+        assert!(ServerAddress::new("smtp_url", "").is_err());
     }
 }

@@ -112,11 +112,12 @@ pub enum MessageType {
     Reaction,
     Order,
     Template,
+    Email,
     Unsupported,
 }
 
 impl MessageType {
-    pub const ALL: [MessageType; 16] = [
+    pub const ALL: [MessageType; 17] = [
         MessageType::Text,
         MessageType::Image,
         MessageType::Video,
@@ -132,6 +133,7 @@ impl MessageType {
         MessageType::Reaction,
         MessageType::Order,
         MessageType::Template,
+        MessageType::Email,
         MessageType::Unsupported,
     ];
 
@@ -152,6 +154,7 @@ impl MessageType {
             MessageType::Reaction => "reaction",
             MessageType::Order => "order",
             MessageType::Template => "template",
+            MessageType::Email => "email",
             MessageType::Unsupported => "unsupported",
         }
     }

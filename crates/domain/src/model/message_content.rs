@@ -54,6 +54,49 @@ pub struct Order {
     pub items: Vec<OrderItem>,
 }
 
+/// A file that came with an email: kept by Parley, downloadable from the media endpoint by `id`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmailAttachment {
+    /// `att_…`: the stored file's id.
+    pub id: String,
+    pub filename: Option<String>,
+    /// `type/subtype`, lowercased.
+    pub mime_type: String,
+    /// In bytes.
+    pub size: u64,
+}
+
+/// An email, inbound or a reply: addresses lowercased, ids without angle brackets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EmailContent {
+    pub subject: Option<String>,
+    pub from: String,
+    pub to: Vec<String>,
+    pub cc: Vec<String>,
+    /// Its `Message-ID`: also the message's `platform_message_id`.
+    pub message_id: String,
+    pub in_reply_to: Option<String>,
+    /// The thread's ids, oldest first: a reply's `References` are these and `message_id`.
+    pub references: Vec<String>,
+    /// The plain-text body (HTML turned into text when the email had no plain part).
+    pub text: String,
+    pub attachments: Vec<EmailAttachment>,
+}
+
+impl EmailContent {
+    /// The subject of a reply to a thread whose last subject is `last`: `Re: <last>`, without
+    /// doubling a `Re:` already there (any case); `Re:` alone when there was none. One line.
+    pub fn reply_subject(last: Option<&str>) -> String {
+        let last = last.unwrap_or("").replace(['\r', '\n'], " ");
+        let last = last.trim();
+        if last.is_empty() {
+            return "Re:".to_string();
+        }
+        let has_re = last.get(..3).is_some_and(|prefix| prefix.eq_ignore_ascii_case("re:"));
+        if has_re { last.to_string() } else { format!("Re: {last}") }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum MessageContent {
     Text {
@@ -91,6 +134,7 @@ pub enum MessageContent {
         language: String,
         parsed_message: String,
     },
+    Email(EmailContent),
     /// A kind Parley does not read (or could not): the platform's message object, kept whole.
     Unsupported {
         raw: serde_json::Value,
@@ -115,6 +159,7 @@ impl MessageContent {
             MessageContent::Reaction { .. } => MessageType::Reaction,
             MessageContent::Order(_) => MessageType::Order,
             MessageContent::Template { .. } => MessageType::Template,
+            MessageContent::Email(_) => MessageType::Email,
             MessageContent::Unsupported { .. } => MessageType::Unsupported,
         }
     }
@@ -129,6 +174,7 @@ impl MessageContent {
             MessageContent::Reaction { emoji, .. } => emoji.as_deref(),
             MessageContent::Order(order) => order.text.as_deref(),
             MessageContent::Template { parsed_message, .. } => Some(parsed_message),
+            MessageContent::Email(email) => Some(&email.text),
             _ => self.media().and_then(|m| m.caption.as_deref()),
         }
     }
@@ -142,6 +188,13 @@ impl MessageContent {
             | MessageContent::Sticker(m)
             | MessageContent::Share(m)
             | MessageContent::StoryMention(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn email(&self) -> Option<&EmailContent> {
+        match self {
+            MessageContent::Email(e) => Some(e),
             _ => None,
         }
     }
@@ -179,5 +232,13 @@ mod tests {
         assert_eq!(MessageContent::Image(captioned.clone()).media(), Some(&captioned));
         assert_eq!(MessageContent::Image(captioned).message_type(), MessageType::Image);
         assert!(MessageContent::Text { body: "x".into() }.media().is_none());
+    }
+
+    #[test]
+    fn reply_subjects_prefix_re_once() {
+        assert_eq!(EmailContent::reply_subject(Some("Order 42")), "Re: Order 42");
+        assert_eq!(EmailContent::reply_subject(Some("RE: Order 42")), "RE: Order 42");
+        assert_eq!(EmailContent::reply_subject(Some(" Order\r\n42 ")), "Re: Order  42");
+        assert_eq!(EmailContent::reply_subject(None), "Re:");
     }
 }

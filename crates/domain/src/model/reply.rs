@@ -31,7 +31,12 @@ pub struct ReplyInput {
     /// `human_agent`: a person answers, so an Instagram reply may go out up to 7 days after the
     /// contact's last message.
     pub tag: Option<String>,
+    /// An email reply's subject, used as given (else `Re: <last subject>`).
+    pub subject: Option<String>,
 }
+
+/// The longest subject an email reply takes, in characters.
+pub const MAX_SUBJECT_CHARS: usize = 255;
 
 /// The only message tag Parley sends: a person's answer, allowed for 7 days on Instagram.
 pub const HUMAN_AGENT_TAG: &str = "human_agent";
@@ -46,6 +51,7 @@ pub struct ReplyContent {
     reply_to: Option<MessageId>,
     channel: Option<Channel>,
     human_agent: bool,
+    subject: Option<String>,
 }
 
 /// An `https://` URL with a host, without whitespace or control characters.
@@ -137,6 +143,15 @@ impl ReplyContent {
             }
         };
 
+        let subject = match input.subject {
+            Some(raw) => {
+                let checked = text::bounded("subject", &raw, 1, MAX_SUBJECT_CHARS)
+                    .and_then(|s| if has_control_characters(&s) { Err(FieldError::new("subject", "must be one line of text")) } else { Ok(s) });
+                v.check(checked)
+            }
+            None => None,
+        };
+
         let content = if kind == MessageType::Text {
             for (field, given) in
                 [("link", input.link.is_some()), ("caption", input.caption.is_some()), ("filename", input.filename.is_some())]
@@ -198,24 +213,46 @@ impl ReplyContent {
             return Err(errors);
         }
         let content = content.expect(crate::error::CHECKED);
-        Ok(Self { content, preview_url: input.preview_url.unwrap_or(false), reply_to, channel, human_agent })
+        Ok(Self { content, preview_url: input.preview_url.unwrap_or(false), reply_to, channel, human_agent, subject })
     }
 
     /// The rules of the platform the reply goes out on, beyond those every platform shares:
     /// Instagram takes text up to 1,000 characters and no stickers, and only it knows the
-    /// human-agent tag.
+    /// human-agent tag; email takes text only, and only it has a subject.
     pub fn check_for(&self, channel: ChannelType) -> Result<(), FieldError> {
         let instagram = channel == ChannelType::Instagram;
+        let email = channel == ChannelType::Email;
+        if self.subject.is_some() && !email {
+            return Err(FieldError::new("subject", format!("is for email replies; this reply goes out on {}", channel.as_str())));
+        }
+        match &self.content {
+            MessageContent::Text { .. } if email && self.preview_url => {
+                Err(FieldError::new("text.preview_url", "is not allowed on email"))
+            }
+            MessageContent::Text { .. } => Ok(()),
+            _ if email => Err(FieldError::new("type", "must be text on email")),
+            _ => Ok(()),
+        }?;
+        self.check_tag(channel)?;
         match &self.content {
             MessageContent::Text { body } if instagram && body.chars().count() > MAX_INSTAGRAM_TEXT_CHARS => {
                 Err(FieldError::new("text.body", format!("must be at most {MAX_INSTAGRAM_TEXT_CHARS} characters on Instagram")))
             }
             MessageContent::Sticker(_) if instagram => Err(FieldError::new("type", "sticker cannot be sent on Instagram")),
-            _ if self.human_agent && !instagram => {
-                Err(FieldError::new("tag", format!("{HUMAN_AGENT_TAG} is an Instagram tag; this reply goes out on {}", channel.as_str())))
-            }
             _ => Ok(()),
         }
+    }
+
+    fn check_tag(&self, channel: ChannelType) -> Result<(), FieldError> {
+        if self.human_agent && channel != ChannelType::Instagram {
+            return Err(FieldError::new("tag", format!("{HUMAN_AGENT_TAG} is an Instagram tag; this reply goes out on {}", channel.as_str())));
+        }
+        Ok(())
+    }
+
+    /// An email reply's subject, as given.
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.as_deref()
     }
 
     /// The contact's channel the caller named, if any.

@@ -16,6 +16,15 @@ pub struct LineService {
     events: super::EventMaker,
 }
 
+/// A mailbox's servers and login, as given, for [`LineService::add_email`].
+#[derive(Debug, Clone, Copy)]
+pub struct MailAccessInput<'a> {
+    pub send_url: &'a str,
+    pub receive_url: Option<&'a str>,
+    pub username: &'a str,
+    pub password: &'a str,
+}
+
 /// How one line's template sync went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncReport {
@@ -68,6 +77,45 @@ impl LineService {
         v.finish()?;
         let account = LineAccount::Instagram { account_id: account.expect(CHECKED) };
         self.insert(agent, account, access.expect(CHECKED), "account_id").await
+    }
+
+    /// Adds an email line for the mailbox `address`; `access` `None` makes a sandbox line (no
+    /// network). Returns the line and its inbound token, which is shown this once: only its
+    /// digest is kept.
+    pub async fn add_email(&self, agent: &AgentId, address: &str, access: Option<MailAccessInput<'_>>) -> Result<(Line, String), DomainError> {
+        let mut v = Violations::default();
+        let address = v.check(Email::new(address).map_err(|e| FieldError::new("address", e.issue)));
+        let access = access.map(|a| {
+            let send_url = v.check(ServerAddress::new("smtp_url", a.send_url));
+            let receive_url = a.receive_url.map(|url| v.check(ServerAddress::new("imap_url", url)));
+            let password = v.check(Password::new(a.password));
+            let username = a.username.trim();
+            if username.is_empty() || username.len() > 320 || username.chars().any(char::is_control) {
+                v.push(FieldError::new("username", "must be the mailbox's login (1-320 characters)"));
+            }
+            (send_url, receive_url, username.to_string(), password)
+        });
+        v.finish()?;
+        let access = match access {
+            Some((send_url, receive_url, username, password)) => LineAccess::Mail(MailAccess {
+                send_url: send_url.expect(CHECKED),
+                receive_url: receive_url.map(|u| u.expect(CHECKED)),
+                username,
+                password: password.expect(CHECKED),
+            }),
+            None => LineAccess::Sandbox,
+        };
+        let token = format!("{}{}", InboundTokenDigest::PREFIX, self.ids.secret(40));
+        let account = LineAccount::Email { address: address.expect(CHECKED), inbound_token: InboundTokenDigest::of(&token) };
+        let line = self.insert(agent, account, access, "address").await?;
+        Ok((line, token))
+    }
+
+    /// The email line `id` when `token` is its inbound token; `None` for any other line or
+    /// token (a caller learns nothing about which was wrong).
+    pub async fn mailbox_for_token(&self, id: &LineId, token: &str) -> Result<Option<Line>, DomainError> {
+        let line = self.lines.find(id).await?;
+        Ok(line.filter(|line| matches!(&line.account, LineAccount::Email { inbound_token, .. } if inbound_token.matches(token))))
     }
 
     /// Stores a new line; `field` names the account id in a conflict.

@@ -25,6 +25,7 @@ pub struct MessageService {
     messages: Arc<dyn MessageRepository>,
     lines: Arc<dyn LineRepository>,
     idempotency: Arc<dyn IdempotencyRepository>,
+    files: Arc<dyn FileRepository>,
     platform: Arc<dyn MessagingPlatform>,
     timeline: Timeline,
     clock: Arc<dyn Clock>,
@@ -45,6 +46,7 @@ impl MessageService {
             messages: repos.messages.clone(),
             lines: repos.lines.clone(),
             idempotency: repos.idempotency.clone(),
+            files: repos.files.clone(),
             platform,
             timeline: Timeline::new(repos, clock.clone(), ids.clone(), events),
             clock,
@@ -113,8 +115,10 @@ impl MessageService {
         let channel = reply_channel(&reply, &view.channels, last_inbound.as_ref())?;
         reply.check_for(channel.channel_type()).map_err(DomainError::from)?;
         let last_inbound_at = view.activity.last_inbound_at;
+        let email = channel.channel_type() == ChannelType::Email;
         let window = if reply.human_agent() { HUMAN_AGENT_WINDOW } else { MESSAGING_WINDOW };
-        if last_inbound_at.is_none_or(|last| self.clock.now() - last >= window) {
+        // Email has no window: a reply may go out whenever.
+        if !email && last_inbound_at.is_none_or(|last| self.clock.now() - last >= window) {
             return Err(DomainError::WindowClosed { last_inbound_at });
         }
         let context =
@@ -128,14 +132,24 @@ impl MessageService {
                 }
                 None => None,
             };
-        let line = self.reply_line(agent, last_inbound.as_ref(), channel.channel_type()).await?;
+        // An email answers the contact's last email: its line, its thread.
+        let last_email = match email {
+            true => self.last_email(agent, activity_id, last_inbound.as_ref()).await?,
+            false => None,
+        };
+        let last_on_channel = if email { last_email.as_ref() } else { last_inbound.as_ref() };
+        let line = self.reply_line(agent, last_on_channel, channel.channel_type()).await?;
         let id = MessageId::new(self.ids.new_id(IdKind::Message));
+        let content = match email {
+            true => email_reply(&reply, &line, &channel, &id, last_email.as_ref().and_then(|m| m.content.email()), context.as_deref())?,
+            false => reply.content().clone(),
+        };
         if let Some(key) = key {
             self.idempotency.set_recovery_point(agent, key, id.as_str()).await?;
         }
         let (preview_url, human_agent) = (reply.preview_url(), reply.human_agent());
         let reply_to = reply.reply_to().cloned();
-        let outgoing = Outgoing { activity: activity_id, channel, line: &line.id, content: reply.into_content(), reply_to };
+        let outgoing = Outgoing { activity: activity_id, channel, line: &line.id, content, reply_to };
         let recorded = self.timeline.record_sending(agent, id, outgoing).await?;
         let message = FreeFormMessage {
             to: recorded.channel.channel_id().to_string(),
@@ -148,7 +162,8 @@ impl MessageService {
         match self.platform.send_message(&line, &message).await {
             Ok(sent) => self.timeline.confirm_sent(recorded, sent.message_id).await,
             // It may or may not have gone out: it stays `sending`, for a status report to settle.
-            Err(e @ PlatformError::Unavailable { .. }) => {
+            // Email has no status reports: an unsent email is forgotten whatever went wrong.
+            Err(e @ PlatformError::Unavailable { .. }) if !email => {
                 tracing::warn!(message = %recorded.id, "a reply's send failed or timed out: kept as sending");
                 Err(platform_failure(e))
             }
@@ -160,6 +175,18 @@ impl MessageService {
                 })
             }
         }
+    }
+
+    /// The contact's newest email on the activity: `last_inbound` when it is one, else the newest
+    /// among the activity's latest [`EMAIL_THREAD_LOOKBACK`] messages.
+    async fn last_email(&self, agent: &AgentId, activity: &ActivityId, last_inbound: Option<&Message>) -> Result<Option<Message>, DomainError> {
+        let is_email = |m: &&Message| m.direction == MessageDirection::Inbound && m.content.email().is_some();
+        if let Some(m) = last_inbound.filter(is_email) {
+            return Ok(Some(m.clone()));
+        }
+        let page = PageRequest::new(EMAIL_THREAD_LOOKBACK, 0);
+        let recent = self.messages.list(agent, activity, MessageFilter::default(), page).await?;
+        Ok(recent.items.iter().find(is_email).cloned())
     }
 
     /// The line of the contact's last message on a channel of `channel_type`; when it is gone
@@ -174,9 +201,30 @@ impl MessageService {
         lines.into_iter().find(|line| line.channel_type() == channel_type).ok_or(DomainError::ChannelUnsupported)
     }
 
-    /// The file of an inbound media message, from the platform through the line it came on.
-    pub async fn media(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> Result<MediaFile, DomainError> {
+    /// The file of an inbound media message, from the platform through the line it came on;
+    /// of an email, its attachment `attachment` (default: its first), which Parley kept.
+    pub async fn media(
+        &self,
+        agent: &AgentId,
+        activity: &ActivityId,
+        id: &MessageId,
+        attachment: Option<&str>,
+    ) -> Result<MediaFile, DomainError> {
         let message = self.get(agent, activity, id).await?;
+        if let Some(email) = message.content.email() {
+            let listed = match attachment {
+                Some(wanted) => email.attachments.iter().find(|a| a.id == wanted),
+                None => email.attachments.first(),
+            };
+            let listed = listed.ok_or(DomainError::not_found("attachment"))?;
+            let file = self.files.get(agent, &listed.id).await?.ok_or(DomainError::not_found("attachment"))?;
+            let length = file.bytes.len() as u64;
+            let body = futures_util::stream::once(std::future::ready(Ok(file.bytes)));
+            return Ok(MediaFile { mime_type: MediaType::or_octet_stream(Some(&file.mime_type)), length: Some(length), body: Box::pin(body) });
+        }
+        if attachment.is_some() {
+            return Err(DomainError::not_found("attachment"));
+        }
         // An inbound file: by the platform's media id (WhatsApp) or the link its webhook carried
         // (Instagram). An outbound one is the caller's own link.
         let inbound = message.media().filter(|_| message.direction == MessageDirection::Inbound);
@@ -216,7 +264,53 @@ fn reply_channel(reply: &ReplyContent, channels: &[Channel], last_inbound: Optio
 
 /// The channels Parley sends replies on.
 fn sendable(channel: ChannelType) -> bool {
-    matches!(channel, ChannelType::Whatsapp | ChannelType::Instagram)
+    matches!(channel, ChannelType::Whatsapp | ChannelType::Instagram | ChannelType::Email)
+}
+
+/// How many of an activity's latest messages are searched for the contact's last email when
+/// their latest message came on another channel.
+const EMAIL_THREAD_LOOKBACK: u32 = 100;
+
+/// An email reply `id` from `line` to `channel`'s address: `Re: <last subject>` unless the reply
+/// names its subject, answering `quoted` (the message the caller named) or else the contact's
+/// last email, whose thread it joins. Its Message-ID is Parley's id at the line's domain.
+fn email_reply(
+    reply: &ReplyContent,
+    line: &Line,
+    channel: &Channel,
+    id: &MessageId,
+    last: Option<&EmailContent>,
+    quoted: Option<&str>,
+) -> Result<MessageContent, DomainError> {
+    let MessageContent::Text { body } = reply.content() else {
+        return Err(FieldError::new("type", "must be text on email").into());
+    };
+    let subject = match (reply.subject(), last) {
+        (Some(subject), _) => subject.to_string(),
+        (None, Some(last)) => EmailContent::reply_subject(last.subject.as_deref()),
+        (None, None) => return Err(FieldError::new("subject", "is required: the contact has written no email to answer").into()),
+    };
+    let from = line.account_id().to_string();
+    let domain = from.rsplit_once('@').map_or("parley.invalid", |(_, d)| d).to_string();
+    let in_reply_to = quoted.map(str::to_string).or_else(|| last.map(|l| l.message_id.clone()));
+    let mut references = last.map(|l| l.references.clone()).unwrap_or_default();
+    references.extend(last.map(|l| l.message_id.clone()));
+    if let Some(parent) = &in_reply_to
+        && !references.contains(parent)
+    {
+        references.push(parent.clone());
+    }
+    Ok(MessageContent::Email(EmailContent {
+        subject: Some(subject),
+        from,
+        to: vec![channel.channel_id().to_string()],
+        cc: Vec::new(),
+        message_id: format!("{}@{domain}", id.as_str()),
+        in_reply_to,
+        references,
+        text: body.clone(),
+        attachments: Vec::new(),
+    }))
 }
 
 /// What a caller learns when the platform did not take a message.
@@ -346,7 +440,8 @@ mod tests {
                 webhooks: Arc::new(MockWebhookEventRepository::new()),
                 webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
                 events: Arc::new(MockEventRepository::new()),
-                health: Arc::new(MockStorageHealth::new()),
+                files: Arc::new(MockFileRepository::new()),
+            health: Arc::new(MockStorageHealth::new()),
             };
             MessageService::new(
                 &repos,

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use super::EventMaker;
 use crate::DomainError;
 use crate::model::*;
-use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, IdSource, MessageRepository, Repositories};
+use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, FileRepository, IdSource, MessageRepository, Repositories, StoredFile};
 
 /// Compare-and-set attempts before a status update gives up for this pass.
 pub(crate) const CAS_ATTEMPTS: usize = 3;
@@ -23,6 +23,7 @@ pub(crate) struct Timeline {
     messages: Arc<dyn MessageRepository>,
     carts: Arc<dyn CartRepository>,
     activities: Arc<dyn ActivityRepository>,
+    files: Arc<dyn FileRepository>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     events: EventMaker,
@@ -51,7 +52,15 @@ pub(crate) struct Accepted<'a> {
 
 impl Timeline {
     pub(crate) fn new(repos: &Repositories, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, events: EventMaker) -> Self {
-        Self { messages: repos.messages.clone(), carts: repos.carts.clone(), activities: repos.activities.clone(), clock, ids, events }
+        Self {
+            messages: repos.messages.clone(),
+            carts: repos.carts.clone(),
+            activities: repos.activities.clone(),
+            files: repos.files.clone(),
+            clock,
+            ids,
+            events,
+        }
     }
 
     /// A new message `id` of `activity` through `line`, made at `at`: what every recorded message
@@ -110,6 +119,19 @@ impl Timeline {
         inbound: &InboundMessage,
     ) -> Result<bool, DomainError> {
         let agent = &line.agent_id;
+        // The files first: a message stored is never missing one, and storing them again when
+        // the delivery is processed again changes nothing.
+        for file in &inbound.files {
+            let stored = StoredFile {
+                id: file.id.clone(),
+                agent_id: agent.clone(),
+                filename: file.filename.clone(),
+                mime_type: file.mime_type.clone(),
+                bytes: file.bytes.clone(),
+                created_at: inbound.at,
+            };
+            self.files.put(&stored).await?;
+        }
         let reply_to = self.quoted(agent, activity, inbound).await?;
         let cart_code = match inbound.content.text().and_then(cart_code_in) {
             Some(code) => self.carts.get(agent, &code).await?.map(|_| code),
@@ -404,6 +426,7 @@ mod tests {
             webhooks: Arc::new(MockWebhookEventRepository::new()),
             webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
             events: Arc::new(MockEventRepository::new()),
+            files: Arc::new(MockFileRepository::new()),
             health: Arc::new(MockStorageHealth::new()),
         };
         let ids: Arc<dyn IdSource> = Arc::new(ids);

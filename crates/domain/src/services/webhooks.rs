@@ -611,6 +611,7 @@ mod tests {
             webhooks: Arc::new(events),
             webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
             events: Arc::new(MockEventRepository::new()),
+            files: Arc::new(MockFileRepository::new()),
             health: Arc::new(MockStorageHealth::new()),
         }
     }

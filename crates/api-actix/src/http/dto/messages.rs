@@ -1,7 +1,7 @@
 //! The messages DTOs: an activity's timeline as the API shows it, and a reply as it is sent.
 
 use super::*;
-use parley_domain::model::{CartMention, Location, Media, Message, MessageSummary, ReplyInput};
+use parley_domain::model::{CartMention, EmailAttachment, EmailContent, Location, Media, Message, MessageSummary, ReplyInput};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -27,6 +27,52 @@ impl From<&Media> for MessageMediaDto {
             caption: m.caption.clone(),
             filename: m.filename.clone(),
         }
+    }
+}
+
+/// An email's headers, as Parley read them: addresses lowercased, ids without angle brackets.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EmailDto {
+    pub subject: Option<String>,
+    #[schema(example = "ana@example.com")]
+    pub from: String,
+    pub to: Vec<String>,
+    pub cc: Vec<String>,
+    /// Its `Message-ID` (also the message's `platform_message_id`).
+    pub message_id: String,
+    /// The `Message-ID` it answers.
+    pub in_reply_to: Option<String>,
+}
+
+impl From<&EmailContent> for EmailDto {
+    fn from(e: &EmailContent) -> Self {
+        Self {
+            subject: e.subject.clone(),
+            from: e.from.clone(),
+            to: e.to.clone(),
+            cc: e.cc.clone(),
+            message_id: e.message_id.clone(),
+            in_reply_to: e.in_reply_to.clone(),
+        }
+    }
+}
+
+/// A file that came with an email, downloadable from the message's media endpoint
+/// (`?attachment=<id>`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AttachmentDto {
+    #[schema(example = "att_3f9a0c1d2e4b5a6978c0d1e2")]
+    pub id: String,
+    pub filename: Option<String>,
+    #[schema(example = "application/pdf")]
+    pub mime_type: String,
+    /// In bytes.
+    pub size: u64,
+}
+
+impl From<&EmailAttachment> for AttachmentDto {
+    fn from(a: &EmailAttachment) -> Self {
+        Self { id: a.id.clone(), filename: a.filename.clone(), mime_type: a.mime_type.clone(), size: a.size }
     }
 }
 
@@ -60,6 +106,10 @@ pub struct MessageDto {
     pub text: Option<String>,
     pub media: Option<MessageMediaDto>,
     pub location: Option<LocationDto>,
+    /// An email's headers (`type` `email`), else null.
+    pub email: Option<EmailDto>,
+    /// An email's attachments, each downloadable from the media endpoint; else empty.
+    pub attachments: Vec<AttachmentDto>,
     /// The message in the platform's shape (`{"type": …, "<type>": {…}}`): the details `text`,
     /// `media` and `location` do not carry, such as shared contact cards, the chosen option's
     /// id, an order's items, a reaction's target, or an unsupported kind as received (`raw`).
@@ -109,6 +159,8 @@ impl From<&Message> for MessageDto {
             text: m.text().map(str::to_string),
             media: m.media().map(MessageMediaDto::from),
             location: m.location().map(LocationDto::from),
+            email: m.content.email().map(EmailDto::from),
+            attachments: m.content.email().map(|e| e.attachments.iter().map(AttachmentDto::from).collect()).unwrap_or_default(),
             content: m.content.to_json(),
             reply_to: m.reply_to.as_ref().map(|r| r.as_str().to_string()),
             platform_message_id: m.platform_message_id.clone(),
@@ -192,6 +244,13 @@ pub struct MessageListParams {
     pub since: Option<String>,
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MediaParams {
+    /// An email's attachment (`att_…`, from the message's `attachments`); default: its first.
+    pub attachment: Option<String>,
+}
+
 /// `text` of a text reply.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -237,13 +296,15 @@ pub struct SendReply {
     /// `human_agent`: a person's answer, allowed on Instagram up to 7 days after the contact's
     /// last message (instead of 24 hours).
     pub tag: Option<String>,
+    /// Email only: the subject, used as given (default: `Re: <the contact's last subject>`).
+    pub subject: Option<String>,
 }
 
 /// The contact's channel a reply goes out on.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplyChannel {
-    /// whatsapp or instagram.
+    /// whatsapp, instagram or email.
     pub channel_type: Option<String>,
     /// The contact's identifier on it.
     pub channel_id: Option<String>,
@@ -257,6 +318,7 @@ impl From<SendReply> for ReplyInput {
             reply_to: b.reply_to,
             channel: b.channel.map(|c| (c.channel_type, c.channel_id)),
             tag: b.tag,
+            subject: b.subject,
             ..ReplyInput::default()
         };
         match b.text {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use parley_domain::model::{InteractiveReply, Location, Media, Message, MessageContent};
+use parley_domain::model::{EmailContent, InteractiveReply, Location, Media, Message, MessageContent};
 use serde_json::Value;
 
 use super::{JsonText, push_optional_string, push_string, push_time};
@@ -34,6 +34,25 @@ impl JsonText for Message {
             Some(l) => push_location_dto(out, l),
             None => out.push_str("null"),
         }
+        out.push_str(",\"email\":");
+        match self.content.email() {
+            Some(e) => push_email_dto(out, e),
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"attachments\":[");
+        for (i, a) in self.content.email().map_or(&[][..], |e| &e.attachments).iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"id\":");
+            push_string(out, &a.id);
+            out.push_str(",\"filename\":");
+            push_optional_string(out, a.filename.as_deref());
+            out.push_str(",\"mime_type\":");
+            push_string(out, &a.mime_type);
+            let _ = write!(out, ",\"size\":{}}}", a.size);
+        }
+        out.push(']');
         out.push_str(",\"content\":");
         push_content(out, &self.content);
         out.push_str(",\"reply_to\":");
@@ -103,6 +122,29 @@ fn push_media_dto(out: &mut String, m: &Media) {
     out.push('}');
 }
 
+/// `EmailDto`: every field, null when absent.
+fn push_email_dto(out: &mut String, e: &EmailContent) {
+    out.push_str("{\"subject\":");
+    push_optional_string(out, e.subject.as_deref());
+    out.push_str(",\"from\":");
+    push_string(out, &e.from);
+    for (key, list) in [(",\"to\":[", &e.to), (",\"cc\":[", &e.cc)] {
+        out.push_str(key);
+        for (i, address) in list.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_string(out, address);
+        }
+        out.push(']');
+    }
+    out.push_str(",\"message_id\":");
+    push_string(out, &e.message_id);
+    out.push_str(",\"in_reply_to\":");
+    push_optional_string(out, e.in_reply_to.as_deref());
+    out.push('}');
+}
+
 /// `LocationDto`: every field, null when absent.
 fn push_location_dto(out: &mut String, l: &Location) {
     out.push_str("{\"latitude\":");
@@ -150,6 +192,8 @@ fn push_part(out: &mut String, content: &MessageContent) {
     match content {
         // The platform's array (or object) as is.
         MessageContent::Contacts { cards } => return push_value(out, cards),
+        // Rare on a page next to text: serde_json writes the document's part (keys sorted).
+        MessageContent::Email(_) => return push_value(out, &content.to_json()["email"]),
         MessageContent::Unsupported { raw } => return push_value(out, raw),
         _ => {}
     }
@@ -222,7 +266,7 @@ fn push_part(out: &mut String, content: &MessageContent) {
             o.string("name", name);
             o.string("parsed_message", parsed_message);
         }
-        MessageContent::Contacts { .. } | MessageContent::Unsupported { .. } => {}
+        MessageContent::Contacts { .. } | MessageContent::Unsupported { .. } | MessageContent::Email(_) => {}
     }
     o.close();
 }

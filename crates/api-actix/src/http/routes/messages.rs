@@ -6,7 +6,7 @@ use parley_domain::services::MessageListQuery;
 
 use super::resource;
 use crate::http::auth::SecretKey;
-use crate::http::dto::{DataBody, MessageDto, MessageListParams, PageBody, ReplyBody, SendReply};
+use crate::http::dto::{DataBody, MediaParams, MessageDto, MessageListParams, PageBody, ReplyBody, SendReply};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, PathIds, Query};
 use crate::http::idempotency::IdempotencyKey;
@@ -98,18 +98,25 @@ async fn recovered(state: &AppState, caller: &SecretKey, activity: &ActivityId, 
     }
 }
 
-/// Download an inbound message's media.
+/// Download an inbound message's media, or an email's attachment.
 ///
 /// The file of an image, video, audio, document or sticker, streamed from the platform with its
-/// content type. The platform keeps media for a limited time (about 30 days).
+/// content type (the platform keeps media for a limited time, about 30 days); of an email, the
+/// attachment `attachment` names (default: its first), which Parley keeps.
 #[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}/media", tag = "Messages", security(("secret_key" = [])),
-    params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
+    params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id"), MediaParams),
     responses((status = 200, description = "The file, in its content type", content_type = "application/octet-stream", body = Vec<u8>),
-        (status = 404, description = "Unknown message, a message without an inbound file, or a file the platform no longer has", body = ErrorBody),
+        (status = 404, description = "Unknown message, a message without an inbound file, an unknown attachment, or a file the platform no longer has", body = ErrorBody),
         (status = 502, description = "The platform failed or timed out", body = ErrorBody)))]
-pub async fn get_media(caller: SecretKey, state: Data<AppState>, ids: PathIds<ActivityId, MessageId>) -> ApiResult<HttpResponse> {
+pub async fn get_media(
+    caller: SecretKey,
+    state: Data<AppState>,
+    ids: PathIds<ActivityId, MessageId>,
+    query: Query<MediaParams>,
+) -> ApiResult<HttpResponse> {
     let PathIds(activity, message) = ids;
-    let file = state.messages.media(caller.agent(), &activity, &message).await?;
+    let attachment = query.into_inner().attachment;
+    let file = state.messages.media(caller.agent(), &activity, &message, attachment.as_deref()).await?;
     let mut response = HttpResponse::Ok();
     response
         .content_type(file.mime_type.as_str())

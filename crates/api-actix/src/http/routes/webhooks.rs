@@ -1,6 +1,7 @@
 //! `/webhooks/whatsapp` and `/webhooks/instagram`: Meta's verification handshake and its signed
-//! deliveries (both platforms sign with the app secret and verify with the same token).
-//! Outside `/v1` and without an API key: the signature is the authentication.
+//! deliveries (both platforms sign with the app secret and verify with the same token); and
+//! `/webhooks/email/{channel_id}`: raw mail forwarded to an email line, with its inbound token.
+//! Outside `/v1` and without an API key: the signature or the token is the authentication.
 
 use actix_web::web::{self, Data, Payload, ServiceConfig};
 use actix_web::{HttpRequest, HttpResponse};
@@ -12,8 +13,10 @@ use super::open_resource;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Query, body_bytes};
 use crate::runtime::state::AppState;
-use parley_domain::DomainError;
-use parley_domain::model::ChannelType;
+use actix_web::http::header;
+use parley_adapters_email::channel::envelope;
+use parley_domain::model::{ChannelType, LineId};
+use parley_domain::{DomainError, FieldError};
 
 /// Webhook bodies over this size are refused with 413 (the platform's are a few KiB).
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
@@ -21,6 +24,7 @@ const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(open_resource("/webhooks/whatsapp").route(web::get().to(verify)).route(web::post().to(receive_whatsapp)));
     cfg.service(open_resource("/webhooks/instagram").route(web::get().to(verify)).route(web::post().to(receive_instagram)));
+    cfg.service(open_resource("/webhooks/email/{channel_id}").route(web::post().to(receive_email)));
 }
 
 #[derive(Deserialize)]
@@ -70,6 +74,47 @@ async fn receive(platform: ChannelType, state: Data<AppState>, req: HttpRequest,
         return Err(ApiError::WebhookSignature);
     }
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::InvalidJson("the webhook body is not UTF-8".into()))?;
+    ingest(platform, &state, text).await
+}
+
+/// A raw email a provider forwards to an email line (`Content-Type: message/rfc822`,
+/// `Authorization: Bearer <the line's inbound token>`), kept and processed as a platform's
+/// delivery is. The token is checked before the body is read: a wrong one (or an unknown line)
+/// is 401 and nothing is read or stored. Mail that can never be stored (no From, nested too
+/// deep…) is 400 naming why; the same mail twice is stored once, by its `Message-ID`.
+pub async fn receive_email(state: Data<AppState>, req: HttpRequest, path: web::Path<String>, payload: Payload) -> ApiResult<HttpResponse> {
+    let token = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+    let line = match token {
+        Some(token) => state.lines.mailbox_for_token(&LineId::new(path.into_inner()), token.trim()).await?,
+        None => None,
+    };
+    let line = line.ok_or(ApiError::InboundToken)?;
+    let raw_email = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("message/rfc822"));
+    if !raw_email {
+        return Err(ApiError::NotRawEmail);
+    }
+    let body = body_bytes(&req, payload, parley_adapters_email::limits::MAX_MESSAGE_BYTES).await?;
+    // Read once here too, off the request threads, so mail that can never be stored is answered
+    // as such rather than kept to be set aside.
+    let checked = body.clone();
+    let refusal = web::block(move || parley_adapters_email::parse(&checked).err())
+        .await
+        .map_err(|e| ApiError::Domain(DomainError::Internal(format!("mail check task failed: {e}"))))?;
+    if let Some(refusal) = refusal {
+        return Err(DomainError::Validation(vec![FieldError::new("body", refusal.to_string())]).into());
+    }
+    let text = envelope(line.account_id(), chrono::Utc::now(), &body);
+    ingest(ChannelType::Email, &state, text).await
+}
+
+/// Stores and processes one delivery (or, on an ingest-only instance, stores it for the
+/// processing instances), then answers 200.
+async fn ingest(platform: ChannelType, state: &Data<AppState>, text: String) -> ApiResult<HttpResponse> {
     if state.config.ingest_only {
         let id = state.webhooks.receive(platform, text).await?;
         state.webhook_wakeup.notify_one();

@@ -1,5 +1,6 @@
-//! Lines served by the platform that serves them: sandbox lines by [`SandboxPlatform`](crate::SandboxPlatform)
-//! (no network), the others by their platform's client (WhatsApp's Cloud API, Instagram's API).
+//! Lines served by the platform that serves them: WhatsApp and Instagram sandbox lines by the
+//! in-process sandbox (no network), email lines (sandbox or not) by the email adapter, the others
+//! by their platform's client (WhatsApp's Cloud API, Instagram's API).
 
 use std::sync::Arc;
 
@@ -11,15 +12,17 @@ use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMess
 pub struct RoutingPlatform {
     pub cloud: Arc<dyn MessagingPlatform>,
     pub instagram: Arc<dyn MessagingPlatform>,
+    pub email: Arc<dyn MessagingPlatform>,
     pub sandbox: Arc<dyn MessagingPlatform>,
 }
 
 impl RoutingPlatform {
     fn pick(&self, line: &Line) -> &dyn MessagingPlatform {
         match (&line.access, &line.account) {
+            (_, LineAccount::Email { .. }) => self.email.as_ref(),
             (LineAccess::Sandbox, _) => self.sandbox.as_ref(),
-            (LineAccess::Cloud(_), LineAccount::Whatsapp { .. }) => self.cloud.as_ref(),
-            (LineAccess::Cloud(_), LineAccount::Instagram { .. }) => self.instagram.as_ref(),
+            (_, LineAccount::Whatsapp { .. }) => self.cloud.as_ref(),
+            (_, LineAccount::Instagram { .. }) => self.instagram.as_ref(),
         }
     }
 }
