@@ -16,6 +16,7 @@ mod catalog_cli;
 mod channels_cli;
 mod concurrent_writes;
 mod contacts;
+mod email;
 mod event_fairness;
 mod event_instances;
 mod event_types;

@@ -1,0 +1,283 @@
+//! Email end to end over HTTP, on both backends: raw mail posted to `/webhooks/email/{id}` with
+//! the line's inbound token, stored once by its Message-ID with its attachments, and replies
+//! sent by SMTP to the test sink `.ci/mail-servers` starts, read back exactly as sent.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::common::{Reply, TestApp};
+use actix_web::test::TestRequest;
+use parley_domain::model::{Line, LineId};
+use parley_domain::services::MailAccessInput;
+use serde_json::{Value, json};
+
+backend_tests!(
+    mail_arrives_once_with_its_attachments_and_replies_join_its_thread,
+    tokens_content_types_and_unstorable_mail_are_refused_with_nothing_stored,
+    smtp_refusals_and_outages_store_nothing_and_email_has_no_window,
+    tenants_never_see_each_others_mail,
+    a_sandbox_mailbox_takes_mail_and_replies_without_a_network,
+);
+
+fn smtp_url() -> String {
+    std::env::var("PARLEY_TEST_SMTP").unwrap_or_else(|_| "smtp://127.0.0.1:10025".into())
+}
+
+fn spool() -> PathBuf {
+    std::env::var("PARLEY_TEST_SMTP_SPOOL").unwrap_or_else(|_| "/tmp/parley-mail/spool".into()).into()
+}
+
+/// A name no other run uses: spooled mail is found by its recipient.
+fn unique(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    format!("{prefix}-{}-{nanos}", std::process::id())
+}
+
+/// Agent A's mailbox `address`, sending through the test sink (or `smtp`), and its inbound token.
+async fn mailbox(app: &TestApp, address: &str, smtp: Option<&str>) -> (Line, String) {
+    let url = smtp.map_or_else(smtp_url, str::to_string);
+    let access = MailAccessInput { send_url: &url, receive_url: None, username: address, password: "secret" };
+    app.state.lines.add_email(&app.a.agent, address, Some(access)).await.unwrap()
+}
+
+async fn post_mail(app: &TestApp, line: &LineId, token: Option<&str>, content_type: &str, raw: &[u8]) -> Reply {
+    let mut req = TestRequest::post().uri(&format!("/webhooks/email/{}", line.as_str())).insert_header(("Content-Type", content_type));
+    if let Some(token) = token {
+        req = req.insert_header(("Authorization", format!("Bearer {token}")));
+    }
+    app.call(req.set_payload(raw.to_vec())).await
+}
+
+async fn deliver(app: &TestApp, line: &Line, token: &str, raw: &str) {
+    post_mail(app, &line.id, Some(token), "message/rfc822", raw.as_bytes()).await.assert_status(200);
+}
+
+/// A plain email from `from` to `to`.
+fn mail(from: &str, to: &str, subject: &str, message_id: &str, extra_headers: &str, text: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{message_id}>\r\n{extra_headers}\
+Date: Tue, 1 Dec 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{text}\r\n"
+    )
+}
+
+async fn activity_of(app: &TestApp, search: &str) -> String {
+    let found = app.get(&format!("/v1/activities?search={search}"), &app.a.secret).await;
+    found.assert_status(200);
+    found.data()[0]["id"].as_str().unwrap_or_else(|| panic!("an activity for {search}: {}", found.body)).to_string()
+}
+
+async fn timeline(app: &TestApp, activity: &str) -> Vec<Value> {
+    let r = app.get(&format!("/v1/activities/{activity}/messages?limit=100"), &app.a.secret).await;
+    r.assert_status(200);
+    r.data().as_array().unwrap().clone()
+}
+
+async fn reply(app: &TestApp, activity: &str, body: Value) -> Reply {
+    app.post(&format!("/v1/activities/{activity}/messages"), &app.a.secret, body).await
+}
+
+/// The raw message the sink accepted for `recipient`, waiting up to 10 s for it.
+async fn spooled_to(recipient: &str) -> String {
+    for _ in 0..100 {
+        for entry in std::fs::read_dir(spool()).unwrap_or_else(|e| panic!("{}: {e}; start .ci/mail-servers", spool().display())) {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json")
+                && std::fs::read_to_string(&path).unwrap_or_default().contains(recipient)
+                && let Ok(raw) = std::fs::read_to_string(path.with_extension("eml"))
+            {
+                return raw;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no mail to {recipient} reached the SMTP sink")
+}
+
+/// A header's value in raw mail (unfolded), if present.
+fn header_of(raw: &str, name: &str) -> Option<String> {
+    let head = raw.split("\r\n\r\n").next().unwrap_or(raw).replace("\r\n ", " ").replace("\r\n\t", " ");
+    head.lines().find_map(|l| l.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_string()))
+}
+
+async fn mail_arrives_once_with_its_attachments_and_replies_join_its_thread(backend: &str) {
+    let app = TestApp::new(backend).await;
+    let shop = format!("{}@parley.test", unique("shop"));
+    let ana = format!("{}@example.com", unique("ana"));
+    let (line, token) = mailbox(&app, &shop, None).await;
+    assert!(token.starts_with("it_") && token.len() > 40, "{token}");
+    let raw = format!(
+        "From: \"Ana Souza\" <{}>\r\nTo: {shop}\r\nCc: Bo <bo@example.com>\r\nSubject: Order 42\r\nMessage-ID: <a1.{ana}>\r\n\
+References: <root.{ana}>\r\nDate: Tue, 1 Dec 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n\
+Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\
+<p>Is the <b>blue mug</b> back?</p>\r\n--b\r\nContent-Type: text/plain; name=notes.txt\r\n\
+Content-Disposition: attachment; filename=notes.txt\r\n\r\nsize M, please\r\n--b--\r\n",
+        ana.to_uppercase()
+    );
+    deliver(&app, &line, &token, &raw).await;
+    deliver(&app, &line, &token, &raw).await; // a forwarder's retry: stored once
+
+    let activity = activity_of(&app, "Ana%20Souza").await;
+    let messages = timeline(&app, &activity).await;
+    assert_eq!(messages.len(), 1, "one message per Message-ID: {messages:?}");
+    let m = &messages[0];
+    assert_eq!((m["type"].as_str(), m["direction"].as_str(), m["status"].as_str()), (Some("email"), Some("inbound"), Some("received")));
+    assert_eq!(m["channel"], json!({"channel_type": "email", "channel_id": ana}), "the From address, lowercased");
+    assert_eq!(m["line_id"], line.id.as_str());
+    assert!(m["text"].as_str().unwrap().contains("blue mug"), "HTML turned into text: {}", m["text"]);
+    assert!(!m["text"].as_str().unwrap().contains("<b>"), "never rendered: {}", m["text"]);
+    let first_id = format!("a1.{ana}");
+    assert_eq!(m["platform_message_id"], first_id);
+    assert_eq!(
+        m["email"],
+        json!({"subject": "Order 42", "from": ana, "to": [shop], "cc": ["bo@example.com"], "message_id": first_id, "in_reply_to": null})
+    );
+    let attachments = m["attachments"].as_array().unwrap();
+    assert_eq!(attachments.len(), 1);
+    assert_eq!((attachments[0]["filename"].as_str(), attachments[0]["mime_type"].as_str()), (Some("notes.txt"), Some("text/plain")));
+    assert_eq!(attachments[0]["size"], 14);
+    let one = app.get(&format!("/v1/activities/{activity}/messages/{}", m["id"].as_str().unwrap()), &app.a.secret).await;
+    assert_eq!(one.data(), m, "a message reads the same alone and on its page");
+
+    // The attachment downloads, by id or as the first.
+    let media = format!("/v1/activities/{activity}/messages/{}/media", m["id"].as_str().unwrap());
+    for uri in [format!("{media}?attachment={}", attachments[0]["id"].as_str().unwrap()), media.clone()] {
+        let file = app.get(&uri, &app.a.secret).await;
+        file.assert_status(200);
+        assert_eq!(file.body, "size M, please");
+        assert_eq!(file.header("content-type"), Some("text/plain"));
+    }
+    app.get(&format!("{media}?attachment=att_nope"), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+
+    // The reply: from the mailbox, to Ana, in her thread.
+    let sent = reply(&app, &activity, json!({"type": "text", "text": {"body": "It is back!\nSee you."}})).await;
+    sent.assert_status(201);
+    let r = sent.data();
+    assert_eq!((r["type"].as_str(), r["direction"].as_str(), r["status"].as_str()), (Some("email"), Some("outbound"), Some("sent")));
+    assert_eq!(r["email"]["subject"], "Re: Order 42");
+    assert_eq!(r["email"]["in_reply_to"], first_id.as_str());
+    assert_eq!(r["email"]["to"], json!([ana]));
+    let reply_id = r["email"]["message_id"].as_str().unwrap().to_string();
+    assert_eq!(reply_id, format!("{}@parley.test", r["id"].as_str().unwrap()), "Parley's id at the mailbox's domain");
+    assert_eq!(r["platform_message_id"], reply_id.as_str());
+    let wire = spooled_to(&ana).await;
+    assert_eq!(header_of(&wire, "Subject").as_deref(), Some("Re: Order 42"));
+    assert_eq!(header_of(&wire, "From").as_deref(), Some(shop.as_str()));
+    assert_eq!(header_of(&wire, "To").as_deref(), Some(ana.as_str()));
+    assert_eq!(header_of(&wire, "Message-ID"), Some(format!("<{reply_id}>")));
+    assert_eq!(header_of(&wire, "In-Reply-To"), Some(format!("<{first_id}>")));
+    assert_eq!(header_of(&wire, "References"), Some(format!("<root.{ana}> <{first_id}>")));
+    assert!(wire.contains("It is back!\r\nSee you."), "{wire}");
+
+    // Ana answers the reply: her message quotes it; a reply with its own subject uses it as given.
+    let answer = mail(&ana, &shop, "Re: Order 42", &format!("a2.{ana}"), &format!("In-Reply-To: <{reply_id}>\r\n"), "Great, thanks");
+    deliver(&app, &line, &token, &answer).await;
+    let messages = timeline(&app, &activity).await;
+    let second = messages.iter().find(|m| m["platform_message_id"] == format!("a2.{ana}")).unwrap();
+    assert_eq!(second["reply_to"], r["id"], "In-Reply-To names Parley's reply");
+    let named = reply(&app, &activity, json!({"type": "text", "text": {"body": "Shipped."}, "subject": "Your order 42 shipped"})).await;
+    named.assert_status(201);
+    assert_eq!(named.data()["email"]["subject"], "Your order 42 shipped");
+    assert_eq!(named.data()["email"]["in_reply_to"], format!("a2.{ana}"), "the contact's last email");
+}
+
+async fn tokens_content_types_and_unstorable_mail_are_refused_with_nothing_stored(backend: &str) {
+    let app = TestApp::new(backend).await;
+    let shop = format!("{}@parley.test", unique("shop"));
+    let (line, token) = mailbox(&app, &shop, None).await;
+    let raw = mail("ana@example.com", &shop, "Hi", "t1@example.com", "", "Hello");
+    for (given, status) in [(None, 401), (Some("it_wrong"), 401), (Some(&token[..token.len() - 1]), 401)] {
+        post_mail(&app, &line.id, given, "message/rfc822", raw.as_bytes()).await.assert_error(status, "UNAUTHORIZED");
+    }
+    post_mail(&app, &LineId::new("chn_nope"), Some(&token), "message/rfc822", raw.as_bytes()).await.assert_error(401, "UNAUTHORIZED");
+    post_mail(&app, &line.id, Some(&token), "text/plain", raw.as_bytes()).await.assert_error(415, "UNSUPPORTED_MEDIA_TYPE");
+    let anonymous = "Subject: who?\r\nMessage-ID: <x@y>\r\n\r\nno sender\r\n";
+    let refused = post_mail(&app, &line.id, Some(&token), "message/rfc822", anonymous.as_bytes()).await;
+    refused.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(refused.body["error"]["details"][0]["field"], "body");
+    let garbage = post_mail(&app, &line.id, Some(&token), "message/rfc822", b"\x00\x01\x02 not mail").await;
+    garbage.assert_error(400, "VALIDATION_ERROR");
+    let listed = app.get("/v1/activities", &app.a.secret).await;
+    assert_eq!(listed.data(), &json!([]), "nothing stored");
+    // A WhatsApp line's id never takes mail.
+    let whatsapp = app.state.lines.add(&app.a.agent, "106540352242999", "900000000000009", None).await.unwrap();
+    post_mail(&app, &whatsapp.id, Some(&token), "message/rfc822", raw.as_bytes()).await.assert_error(401, "UNAUTHORIZED");
+    // The right token: stored.
+    post_mail(&app, &line.id, Some(&token), "message/rfc822; charset=utf-8", raw.as_bytes()).await.assert_status(200);
+    assert_eq!(app.get("/v1/activities", &app.a.secret).await.data().as_array().unwrap().len(), 1);
+}
+
+async fn smtp_refusals_and_outages_store_nothing_and_email_has_no_window(backend: &str) {
+    let app = TestApp::new(backend).await;
+    let shop = format!("{}@parley.test", unique("shop"));
+    let (line, token) = mailbox(&app, &shop, None).await;
+    for (who, status, code) in [("reject", 422, "MESSAGE_REJECTED"), ("busy", 502, "UPSTREAM_ERROR")] {
+        let contact = format!("{}@example.com", unique(who));
+        deliver(&app, &line, &token, &mail(&contact, &shop, "Hi", &format!("m.{contact}"), "", "Hello")).await;
+        let activity = activity_of(&app, &contact.replace('@', "%40")).await;
+        let refused = reply(&app, &activity, json!({"type": "text", "text": {"body": "Hi back"}})).await;
+        refused.assert_error(status, code);
+        assert_eq!(timeline(&app, &activity).await.len(), 1, "{who}: nothing stored of the refused reply");
+    }
+    // The contact wrote 3 days ago: email has no window.
+    let cleo = format!("{}@example.com", unique("cleo"));
+    deliver(&app, &line, &token, &mail(&cleo, &shop, "Hi", &format!("m.{cleo}"), "", "Hello")).await;
+    let activity = activity_of(&app, &cleo.replace('@', "%40")).await;
+    app.clock.advance(chrono::TimeDelta::days(3));
+    reply(&app, &activity, json!({"type": "text", "text": {"body": "Sorry for the wait"}})).await.assert_status(201);
+    // Email replies are text, and only email takes a subject.
+    let media = reply(&app, &activity, json!({"type": "image", "image": {"link": "https://cdn.example.com/a.jpg"}})).await;
+    media.assert_error(400, "VALIDATION_ERROR");
+    // An unreachable server: 502, nothing stored.
+    let (down, down_token) = mailbox(&app, &format!("{}@parley.test", unique("down")), Some("smtp://127.0.0.1:1")).await;
+    let dan = format!("{}@example.com", unique("dan"));
+    deliver(&app, &down, &down_token, &mail(&dan, down.account_id(), "Hi", &format!("m.{dan}"), "", "Hello")).await;
+    let activity = activity_of(&app, &dan.replace('@', "%40")).await;
+    reply(&app, &activity, json!({"type": "text", "text": {"body": "Hi"}})).await.assert_error(502, "UPSTREAM_ERROR");
+    assert_eq!(timeline(&app, &activity).await.len(), 1);
+}
+
+async fn tenants_never_see_each_others_mail(backend: &str) {
+    let app = TestApp::new(backend).await;
+    let shop = format!("{}@parley.test", unique("shop"));
+    let (line, token) = mailbox(&app, &shop, None).await;
+    let ana = format!("{}@example.com", unique("ana"));
+    let raw = format!(
+        "From: {ana}\r\nTo: {shop}\r\nSubject: s\r\nMessage-ID: <t.{ana}>\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n\
+--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n--b\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment; filename=a.pdf\r\n\r\n%PDF\r\n--b--\r\n"
+    );
+    deliver(&app, &line, &token, &raw).await;
+    let activity = activity_of(&app, &ana.replace('@', "%40")).await;
+    let m = timeline(&app, &activity).await[0].clone();
+    let media = format!("/v1/activities/{activity}/messages/{}/media", m["id"].as_str().unwrap());
+    app.get(&media, &app.a.secret).await.assert_status(200);
+    app.get(&media, &app.b.secret).await.assert_error(404, "NOT_FOUND");
+    app.get(&format!("/v1/activities/{activity}/messages"), &app.b.secret).await.assert_error(404, "NOT_FOUND");
+    let theirs = reply_as_b(&app, &activity).await;
+    theirs.assert_error(404, "NOT_FOUND");
+    // B's own mailbox token does not open A's.
+    let (_, b_token) = app
+        .state
+        .lines
+        .add_email(&app.b.agent, &format!("{}@parley.test", unique("b")), None)
+        .await
+        .unwrap();
+    post_mail(&app, &line.id, Some(&b_token), "message/rfc822", raw.as_bytes()).await.assert_error(401, "UNAUTHORIZED");
+    assert_eq!(app.get("/v1/activities", &app.b.secret).await.data(), &json!([]));
+}
+
+async fn reply_as_b(app: &TestApp, activity: &str) -> Reply {
+    app.post(&format!("/v1/activities/{activity}/messages"), &app.b.secret, json!({"type": "text", "text": {"body": "x"}})).await
+}
+
+async fn a_sandbox_mailbox_takes_mail_and_replies_without_a_network(backend: &str) {
+    let app = TestApp::new(backend).await;
+    let (line, token) = app.state.lines.add_email(&app.a.agent, "Hello@Demo.Parley.test", None).await.unwrap();
+    assert_eq!(line.account_id(), "hello@demo.parley.test");
+    deliver(&app, &line, &token, &mail("Zoe <zoe@example.com>", "hello@demo.parley.test", "Sizes", "z1@example.com", "", "Do you have L?")).await;
+    let activity = activity_of(&app, "Zoe").await;
+    let sent = reply(&app, &activity, json!({"type": "text", "text": {"body": "We do!"}})).await;
+    sent.assert_status(201);
+    assert_eq!(sent.data()["status"], "sent");
+    assert_eq!(sent.data()["email"]["subject"], "Re: Sizes");
+    assert_eq!(sent.data()["email"]["from"], "hello@demo.parley.test");
+}
