@@ -141,6 +141,7 @@ impl Store {
             webhook_endpoints: s.clone(),
             events: s.clone(),
             files: s.clone(),
+            mailboxes: s.clone(),
             health: s,
         }
     }

@@ -93,7 +93,9 @@ impl SmtpSender {
     pub async fn send(&self, mail: &OutgoingEmail) -> Result<SentEmail, SmtpError> {
         let domain = mail.from.domain().ok_or_else(|| SmtpError::Invalid(format!("{:?} has no domain", mail.from.address)))?;
         let message_id = match &mail.message_id {
-            Some(id) => msg_id(id).map(|bracketed| bracketed[1..bracketed.len() - 1].to_owned()).ok_or_else(|| SmtpError::Invalid(format!("{id:?} is not a Message-ID")))?,
+            Some(id) => msg_id(id)
+                .map(|bracketed| bracketed[1..bracketed.len() - 1].to_owned())
+                .ok_or_else(|| SmtpError::Invalid(format!("{id:?} is not a Message-ID")))?,
             None => new_message_id(domain),
         };
         let message = build(mail, &message_id)?;

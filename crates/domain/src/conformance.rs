@@ -37,7 +37,7 @@ macro_rules! storage_conformance {
             concurrent_writers_neither_lose_nor_duplicate, activity_totals_follow_inserts_and_status_changes, products_list_active_newest_first_with_filters_and_totals,
             product_reimport_updates_rows_and_facets, products_are_scoped_by_agent, product_export_pages_by_id_with_drafts,
             carts_store_snapshots_under_unique_codes, lines_are_unique_by_phone_number_and_scoped, email_lines_round_trip_their_mailbox,
-            files_are_kept_once_and_stay_their_agents,
+            files_are_kept_once_and_stay_their_agents, mailboxes_are_read_by_one_holder_at_a_time,
             template_replace_for_line_upserts_and_removes_missing, templates_are_ordered_scoped_and_got_from_the_oldest_line,
             execution_updates_are_compare_and_set, executions_list_changes_since_in_order,
             idempotency_keys_are_claimed_once_until_they_expire, concurrent_idempotency_claims_let_exactly_one_through,
@@ -1249,6 +1249,32 @@ pub async fn files_are_kept_once_and_stay_their_agents(r: Repositories) {
     assert_eq!(r.files.get(&b, &file.id).await.unwrap().as_ref(), Some(&theirs), "ids are per agent, and a file may be empty");
     assert_eq!(r.files.get(&a, &file.id).await.unwrap().as_ref(), Some(&file));
     assert!(r.files.get(&a, "att_nope").await.unwrap().is_none());
+}
+
+/// A mailbox is claimed by one holder at a time until its lease runs out; only the holder moves
+/// its position, which the next claim (by anyone) starts from.
+pub async fn mailboxes_are_read_by_one_holder_at_a_time(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let mailbox = Line {
+        account: LineAccount::Email { address: Email::new("poll@example.com").unwrap(), inbound_token: InboundTokenDigest::of("x") },
+        ..line(&a, "1", LineAccess::Sandbox, t(0))
+    };
+    r.lines.insert(&mailbox).await.unwrap();
+    let m = &mailbox.id;
+    let never = MailboxPosition::default();
+    assert_eq!(r.mailboxes.claim(m, "one", t(10), t(40)).await.unwrap(), Some(never), "a mailbox never read");
+    assert_eq!(r.mailboxes.claim(m, "two", t(20), t(50)).await.unwrap(), None, "held by one");
+    assert_eq!(r.mailboxes.claim(m, "one", t(20), t(50)).await.unwrap(), Some(never), "its holder may claim again");
+    let moved = MailboxPosition { epoch: 4_000_000_000, last: 4_294_967_295 };
+    assert!(!r.mailboxes.advance(m, "two", moved, t(60)).await.unwrap(), "only the holder moves it");
+    assert!(r.mailboxes.advance(m, "one", moved, t(60)).await.unwrap());
+    assert_eq!(r.mailboxes.claim(m, "two", t(55), t(90)).await.unwrap(), None, "the advance renewed the lease");
+    assert_eq!(r.mailboxes.claim(m, "two", t(61), t(90)).await.unwrap(), Some(moved), "a lease that ran out is taken over, where it was");
+    assert!(!r.mailboxes.advance(m, "one", never, t(99)).await.unwrap(), "the old holder lost it");
+    r.mailboxes.release(m, "one").await.unwrap();
+    assert_eq!(r.mailboxes.claim(m, "three", t(62), t(90)).await.unwrap(), None, "a release by another changes nothing");
+    r.mailboxes.release(m, "two").await.unwrap();
+    assert_eq!(r.mailboxes.claim(m, "three", t(62), t(90)).await.unwrap(), Some(moved), "released: free at once");
 }
 
 pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositories) {

@@ -348,6 +348,32 @@ pub trait FileRepository: Send + Sync {
     async fn get(&self, agent: &AgentId, id: &str) -> StoreResult<Option<StoredFile>>;
 }
 
+/// The mailboxes of email lines, read in bounded batches after a position.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait MailboxReader: Send + Sync {
+    /// The line's new mail after `after` (all of it when `None`, or when the mailbox's epoch
+    /// changed), at most `limit` messages. `Unavailable` for what may pass (the server down),
+    /// `Unauthorized` for a refused login, `Rejected` for a line it cannot read.
+    async fn read_after(&self, line: &Line, after: Option<MailboxPosition>, limit: u32) -> Result<MailBatch, PlatformError>;
+}
+
+/// Where each polled mailbox's reader is, and which instance reads it now: one reader per
+/// mailbox across instances, by a lease its holder renews as it advances.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait MailboxCursorRepository: Send + Sync {
+    /// Takes the line's mailbox for `holder` until `until` when no one holds it, the lease ran
+    /// out (`now`), or `holder` already does; returns its position (the default for one never
+    /// read), or `None` when another holder has it.
+    async fn claim(&self, line: &LineId, holder: &str, now: Timestamp, until: Timestamp) -> StoreResult<Option<MailboxPosition>>;
+    /// Moves the position and renews the lease, only while `holder` holds it; `false` when it
+    /// does not (the lease ran out and another took it).
+    async fn advance(&self, line: &LineId, holder: &str, to: MailboxPosition, until: Timestamp) -> StoreResult<bool>;
+    /// Lets the mailbox go, if `holder` holds it.
+    async fn release(&self, line: &LineId, holder: &str) -> StoreResult<()>;
+}
+
 /// Reads one platform's webhook bodies into Parley's terms: the platform's wire format stays in
 /// its adapter. Pure (no I/O), deterministic, and lenient: a part of unexpected shape is skipped
 /// or set aside with why, never an error for the rest.
@@ -684,6 +710,7 @@ pub struct Repositories {
     pub webhook_endpoints: std::sync::Arc<dyn WebhookEndpointRepository>,
     pub events: std::sync::Arc<dyn EventRepository>,
     pub files: std::sync::Arc<dyn FileRepository>,
+    pub mailboxes: std::sync::Arc<dyn MailboxCursorRepository>,
     pub health: std::sync::Arc<dyn StorageHealth>,
 }
 

@@ -14,6 +14,7 @@ mod files;
 mod idempotency;
 mod keys;
 mod lines;
+mod mailboxes;
 mod messages;
 mod products;
 mod tags;

@@ -26,7 +26,8 @@ mod tests {
 
     #[test]
     fn sandbox_mail_reads_back() {
-        let raw = sandbox_mail(&Mailbox::named("Zoë", "zoe@example.com"), "shop@example.com", "Olá", "Hi there", "s1@parley.sandbox").unwrap();
+        let raw =
+            sandbox_mail(&Mailbox::named("Zoë", "zoe@example.com"), "shop@example.com", "Olá", "Hi there", "s1@parley.sandbox").unwrap();
         let email = crate::parse(&raw).unwrap();
         assert_eq!(email.from, Mailbox::named("Zoë", "zoe@example.com"));
         assert_eq!((email.subject.as_deref(), email.message_id.as_str()), (Some("Olá"), "s1@parley.sandbox"));

@@ -304,6 +304,10 @@ pub struct ServeArgs {
     /// Re-sync templates every this many seconds (0 = only at start).
     #[arg(long, env = "PARLEY_TEMPLATE_SYNC_SECS", default_value_t = 900)]
     pub template_sync_secs: u64,
+    /// Read email lines' IMAP mailboxes every this many seconds (0 = never; mail then arrives
+    /// only through POST /webhooks/email/{channel_id}). One instance reads each mailbox at a time.
+    #[arg(long, env = "PARLEY_MAIL_POLL_SECS", default_value_t = 60)]
+    pub mail_poll_secs: u64,
     /// Process webhook deliveries in this instance, each as it arrives and stored ones due for a
     /// retry (`false` for ingest-only instances: they store deliveries for the others).
     #[arg(long, env = "PARLEY_WEBHOOK_PROCESSING", default_value_t = true, action = clap::ArgAction::Set)]

@@ -58,8 +58,12 @@ pub(super) async fn channels(state: &AppState, cmd: ChannelsCommand) -> Result<(
                                 ServerUrl::imap(imap).map_err(|e| format!("--imap-url: {e}"))?;
                             }
                             let username = username.unwrap_or_else(|| address.trim().to_lowercase());
-                            let access =
-                                MailAccessInput { send_url: &smtp, receive_url: imap_url.as_deref(), username: &username, password: &password };
+                            let access = MailAccessInput {
+                                send_url: &smtp,
+                                receive_url: imap_url.as_deref(),
+                                username: &username,
+                                password: &password,
+                            };
                             state.lines.add_email(&agent, &address, Some(access)).await?
                         }
                         _ => return Err("give --smtp-url URL and --password-env VAR (and --imap-url URL to poll), or --sandbox".into()),

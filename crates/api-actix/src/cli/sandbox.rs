@@ -1,10 +1,10 @@
 //! `parley sandbox receive`: plays the contact's side of a sandbox line, so a newcomer can try
 //! a whole conversation (an inbound message, a reply inside the window) without a phone.
 
-use parley_adapters_system::RandomIds;
-use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
 use parley_adapters_email::Mailbox;
 use parley_adapters_email::channel::{envelope, sandbox_mail};
+use parley_adapters_system::RandomIds;
+use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
 use parley_domain::model::{AgentId, ChannelType, Line, LineAccess, LineId};
 use parley_domain::ports::IdSource;
 use parley_domain::services::{ActivityPatchInput, Patch};

@@ -135,6 +135,7 @@ pub(super) async fn serve(
             template_sync_every: every,
             sync_at_start: true,
             index_refresh_every: Duration::from_millis(args.index_refresh_ms.max(1)),
+            mail_poll_every: (args.mail_poll_secs > 0).then(|| Duration::from_secs(args.mail_poll_secs)),
             store: store.clone(),
         },
     )?;

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use parley_adapters_email::channel::{EmailDecoder, EmailPlatform};
 use parley_adapters_system::RandomIds;
-use parley_adapters_whatsapp::{CloudApi, CloudApiConfig, InstagramApi, InstagramDecoder, SandboxDelivery, SandboxPlatform, WhatsappDecoder};
+use parley_adapters_whatsapp::{
+    CloudApi, CloudApiConfig, InstagramApi, InstagramDecoder, SandboxDelivery, SandboxPlatform, WhatsappDecoder,
+};
 
 use super::routing::RoutingPlatform;
 use parley_domain::model::ChannelType;
@@ -26,8 +28,12 @@ pub fn platform(
     let cloud = CloudApi::new(cloud).map_err(|e| format!("PARLEY_WHATSAPP_API_BASE: {e}"))?;
     let instagram = InstagramApi::new(instagram).map_err(|e| format!("PARLEY_INSTAGRAM_API_BASE: {e}"))?;
     let (sandbox, deliveries) = SandboxPlatform::new(sandbox_step, Arc::new(RandomIds));
-    let routing =
-        RoutingPlatform { cloud: Arc::new(cloud), instagram: Arc::new(instagram), email: Arc::new(EmailPlatform), sandbox: Arc::new(sandbox) };
+    let routing = RoutingPlatform {
+        cloud: Arc::new(cloud),
+        instagram: Arc::new(instagram),
+        email: Arc::new(EmailPlatform),
+        sandbox: Arc::new(sandbox),
+    };
     Ok((Arc::new(routing), deliveries))
 }
 

@@ -26,6 +26,8 @@ pub struct AppState {
     pub idempotency: IdempotencyService,
     pub campaigns: CampaignService,
     pub webhooks: WebhookService,
+    /// Reads email lines' mailboxes (the workers run it).
+    pub mailboxes: MailboxService,
     pub webhook_endpoints: WebhookEndpointService,
     /// Delivers events to webhook endpoints (the workers run it).
     pub deliveries: Arc<EventDeliveryService>,
@@ -105,6 +107,13 @@ impl AppState {
                 ids.clone(),
             )),
             event_wakeup: Arc::new(Notify::new()),
+            mailboxes: MailboxService::new(
+                repos.lines.clone(),
+                repos.mailboxes.clone(),
+                Arc::new(parley_adapters_email::channel::ImapReader),
+                clock.clone(),
+                format!("{}-{}", std::process::id(), ids.secret(12)),
+            ),
             webhooks: WebhookService::new(&repos, crate::runtime::platform::decoders(), platform, clock, ids, objects),
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),

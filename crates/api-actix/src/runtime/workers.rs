@@ -1,5 +1,5 @@
 //! Background work: processing stored webhooks (and, handed over by the webhook route, those
-//! arriving), the sandbox's delayed status deliveries, the periodic template sync, keeping the
+//! arriving), reading email lines' mailboxes, the sandbox's delayed status deliveries, the periodic template sync, keeping the
 //! search index in step with catalog changes, SQLite's query planner statistics fresh and its
 //! write-ahead log checkpointed. It runs on a small multi-thread runtime of its own, so storage
 //! work is never cancelled half-way on actix's current-thread workers, even at shutdown.
@@ -28,6 +28,8 @@ pub struct WorkerConfig {
     pub sync_at_start: bool,
     /// How often the search index looks for catalog changes made by other processes.
     pub index_refresh_every: Duration,
+    /// How often email lines' mailboxes are read (on processing instances); `None` = never.
+    pub mail_poll_every: Option<Duration>,
     /// The store whose stale query planner statistics are refreshed every `STATISTICS_EVERY`,
     /// and whose SQLite log is checkpointed every `CHECKPOINT_EVERY`.
     pub store: Store,
@@ -44,6 +46,7 @@ pub struct Workers {
     stop: watch::Sender<bool>,
     webhooks: Option<tokio::task::JoinHandle<()>>,
     events: Option<tokio::task::JoinHandle<()>>,
+    mail: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Workers {
@@ -52,6 +55,10 @@ impl Workers {
         let (stop, stopping) = watch::channel(false);
         let _ = state.workers_runtime.set(runtime.handle().clone());
         let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping.clone())));
+        let mail = match (config.process_webhooks, config.mail_poll_every) {
+            (true, Some(every)) => Some(runtime.spawn(poll_mailboxes(state.clone(), stopping.clone(), every))),
+            _ => None,
+        };
         let events = config.process_webhooks.then(|| runtime.spawn(event_worker::deliver_events(state.clone(), stopping)));
         if config.process_webhooks {
             runtime.spawn(event_worker::expire_events(state.clone()));
@@ -63,7 +70,7 @@ impl Workers {
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
-        Ok(Self { runtime: Some(runtime), stop, webhooks, events })
+        Ok(Self { runtime: Some(runtime), stop, webhooks, events, mail })
     }
 
     /// Stops the workers: webhook processing finishes the delivery in hand and event delivery
@@ -71,7 +78,7 @@ impl Workers {
     /// at the next start; sandbox statuses not yet stored are lost). False when the deadline passed.
     pub async fn shutdown(mut self, deadline: Duration) -> bool {
         let _ = self.stop.send(true);
-        let tasks: Vec<_> = self.webhooks.take().into_iter().chain(self.events.take()).collect();
+        let tasks: Vec<_> = self.webhooks.take().into_iter().chain(self.events.take()).chain(self.mail.take()).collect();
         tokio::time::timeout(deadline, futures_util::future::join_all(tasks)).await.is_ok()
     }
 }
@@ -116,6 +123,28 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
         tokio::select! {
             _ = tokio::time::timeout(pause, state.webhook_wakeup.notified()), if failures == 0 => {}
             _ = tokio::time::sleep(pause), if failures > 0 => {}
+            _ = stopping.changed() => {}
+        }
+        if *stopping.borrow() {
+            return;
+        }
+    }
+}
+
+/// Reads every email line's mailbox this instance can claim, every `every`; a shutdown lets the
+/// message in hand finish and stops (the mailbox's position is where its last batch ended).
+async fn poll_mailboxes(state: Arc<AppState>, mut stopping: watch::Receiver<bool>, every: Duration) {
+    loop {
+        let stop = || *stopping.borrow();
+        match state.mailboxes.poll_all(&state.webhooks, &stop).await {
+            Ok(summary) if summary.messages > 0 || summary.failed > 0 => {
+                tracing::info!(mailboxes = summary.mailboxes, messages = summary.messages, failed = summary.failed, "mailboxes polled");
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "mailbox poll failed"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
             _ = stopping.changed() => {}
         }
         if *stopping.borrow() {

@@ -2,6 +2,7 @@
 //! the line's inbound token, stored once by its Message-ID with its attachments, and replies
 //! sent by SMTP to the test sink `.ci/mail-servers` starts, read back exactly as sent.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ backend_tests!(
     smtp_refusals_and_outages_store_nothing_and_email_has_no_window,
     tenants_never_see_each_others_mail,
     a_sandbox_mailbox_takes_mail_and_replies_without_a_network,
+    a_polled_mailbox_brings_each_message_once_and_goes_on_where_it_left,
 );
 
 fn smtp_url() -> String {
@@ -255,12 +257,7 @@ async fn tenants_never_see_each_others_mail(backend: &str) {
     let theirs = reply_as_b(&app, &activity).await;
     theirs.assert_error(404, "NOT_FOUND");
     // B's own mailbox token does not open A's.
-    let (_, b_token) = app
-        .state
-        .lines
-        .add_email(&app.b.agent, &format!("{}@parley.test", unique("b")), None)
-        .await
-        .unwrap();
+    let (_, b_token) = app.state.lines.add_email(&app.b.agent, &format!("{}@parley.test", unique("b")), None).await.unwrap();
     post_mail(&app, &line.id, Some(&b_token), "message/rfc822", raw.as_bytes()).await.assert_error(401, "UNAUTHORIZED");
     assert_eq!(app.get("/v1/activities", &app.b.secret).await.data(), &json!([]));
 }
@@ -273,11 +270,93 @@ async fn a_sandbox_mailbox_takes_mail_and_replies_without_a_network(backend: &st
     let app = TestApp::new(backend).await;
     let (line, token) = app.state.lines.add_email(&app.a.agent, "Hello@Demo.Parley.test", None).await.unwrap();
     assert_eq!(line.account_id(), "hello@demo.parley.test");
-    deliver(&app, &line, &token, &mail("Zoe <zoe@example.com>", "hello@demo.parley.test", "Sizes", "z1@example.com", "", "Do you have L?")).await;
+    deliver(&app, &line, &token, &mail("Zoe <zoe@example.com>", "hello@demo.parley.test", "Sizes", "z1@example.com", "", "Do you have L?"))
+        .await;
     let activity = activity_of(&app, "Zoe").await;
     let sent = reply(&app, &activity, json!({"type": "text", "text": {"body": "We do!"}})).await;
     sent.assert_status(201);
     assert_eq!(sent.data()["status"], "sent");
     assert_eq!(sent.data()["email"]["subject"], "Re: Sizes");
     assert_eq!(sent.data()["email"]["from"], "hello@demo.parley.test");
+}
+
+/// A maildir of its own in the test dovecot (any user logs in with "secret"), written as an MTA
+/// does: each message into tmp/, renamed into new/.
+struct Maildir {
+    user: String,
+    dir: PathBuf,
+    written: usize,
+}
+
+impl Maildir {
+    fn new() -> Self {
+        let user = unique("imap");
+        let root: PathBuf = std::env::var("PARLEY_TEST_MAILDIR").unwrap_or_else(|_| "/tmp/parley-mail/mail".into()).into();
+        let home = root.join(&user);
+        let dir = home.join("Maildir");
+        for d in [home.clone(), dir.clone(), dir.join("cur"), dir.join("new"), dir.join("tmp")] {
+            std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}; start .ci/mail-servers", d.display()));
+            // Dovecot's mail processes run as nobody.
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
+        }
+        Self { user, dir, written: 0 }
+    }
+
+    fn drop_mail(&mut self, raw: &str) {
+        self.written += 1;
+        let name = format!("{}.M{}P{}.parley", self.written, self.written, std::process::id());
+        std::fs::write(self.dir.join("tmp").join(&name), raw).unwrap();
+        std::fs::rename(self.dir.join("tmp").join(&name), self.dir.join("new").join(&name)).unwrap();
+    }
+}
+
+/// Waits up to 10 s for the agent's email messages to number `n`.
+async fn until_messages(app: &TestApp, activity_search: &str, n: usize) -> Vec<Value> {
+    for _ in 0..100 {
+        let found = app.get(&format!("/v1/activities?search={activity_search}"), &app.a.secret).await;
+        if let Some(id) = found.data()[0]["id"].as_str() {
+            let messages = timeline(app, id).await;
+            if messages.len() >= n {
+                return messages;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{n} messages did not arrive from the mailbox")
+}
+
+async fn a_polled_mailbox_brings_each_message_once_and_goes_on_where_it_left(backend: &str) {
+    let app = TestApp::new(backend).await;
+    let imap = std::env::var("PARLEY_TEST_IMAP").unwrap_or_else(|_| "imap://127.0.0.1:10143".into());
+    let mut maildir = Maildir::new();
+    let shop = format!("{}@parley.test", unique("shop"));
+    let access = MailAccessInput { send_url: &smtp_url(), receive_url: Some(&imap), username: &maildir.user, password: "secret" };
+    let (line, token) = app.state.lines.add_email(&app.a.agent, &shop, Some(access)).await.unwrap();
+    let ana = format!("{}@example.com", unique("ana"));
+    for n in 1..=3 {
+        maildir.drop_mail(&mail(&format!("Ana <{ana}>"), &shop, &format!("Mail {n}"), &format!("p{n}.{ana}"), "", "Hello"));
+    }
+    let search = ana.replace('@', "%40");
+    let first = until_messages(&app, &search, 3).await;
+    assert!(first.iter().all(|m| m["type"] == "email" && m["line_id"] == line.id.as_str()));
+    // The same mail forwarded, then in the mailbox with a copy of mail already read.
+    deliver(&app, &line, &token, &mail(&ana, &shop, "Mail 4", &format!("p4.{ana}"), "", "Again")).await;
+    maildir.drop_mail(&mail(&ana, &shop, "Mail 4", &format!("p4.{ana}"), "", "Again"));
+    maildir.drop_mail(&mail(&ana, &shop, "Mail 2", &format!("p2.{ana}"), "", "Hello"));
+    // Polls by hand until one claims the mailbox and finds nothing new: the position has moved
+    // past both (the workers may hold it meanwhile, or read them first).
+    let mut read_by_hand = 0;
+    for _ in 0..100 {
+        match app.state.mailboxes.poll(&line, &app.state.webhooks, &|| false).await.unwrap() {
+            Some(0) => break,
+            Some(n) => read_by_hand += n,
+            None => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    assert!(read_by_hand <= 2, "only the new mail is read: {read_by_hand}");
+    let after = timeline(&app, first[0]["activity_id"].as_str().unwrap()).await;
+    let mut ids: Vec<&str> = after.iter().map(|m| m["platform_message_id"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    let expected: Vec<String> = (1..=4).map(|n| format!("p{n}.{ana}")).collect();
+    assert_eq!(ids, expected.iter().map(String::as_str).collect::<Vec<_>>(), "each message once, none missing");
 }

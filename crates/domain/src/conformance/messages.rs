@@ -113,7 +113,12 @@ fn contents() -> Vec<MessageContent> {
             in_reply_to: Some("msg_1@example.com".into()),
             references: vec!["msg_0@example.com".into(), "msg_1@example.com".into()],
             text: "Hola,\n\n¿Tenéis la taza?".into(),
-            attachments: vec![EmailAttachment { id: "att_1".into(), filename: Some("foto.jpg".into()), mime_type: "image/jpeg".into(), size: 48213 }],
+            attachments: vec![EmailAttachment {
+                id: "att_1".into(),
+                filename: Some("foto.jpg".into()),
+                mime_type: "image/jpeg".into(),
+                size: 48213,
+            }],
         }),
         MessageContent::Interactive(InteractiveReply::List { id: "r".into(), title: "Red".into(), description: None }),
         MessageContent::Reaction { message_id: "pm.1".into(), emoji: None },

@@ -145,8 +145,9 @@ impl ReplyContent {
 
         let subject = match input.subject {
             Some(raw) => {
-                let checked = text::bounded("subject", &raw, 1, MAX_SUBJECT_CHARS)
-                    .and_then(|s| if has_control_characters(&s) { Err(FieldError::new("subject", "must be one line of text")) } else { Ok(s) });
+                let checked = text::bounded("subject", &raw, 1, MAX_SUBJECT_CHARS).and_then(|s| {
+                    if has_control_characters(&s) { Err(FieldError::new("subject", "must be one line of text")) } else { Ok(s) }
+                });
                 v.check(checked)
             }
             None => None,
@@ -226,9 +227,7 @@ impl ReplyContent {
             return Err(FieldError::new("subject", format!("is for email replies; this reply goes out on {}", channel.as_str())));
         }
         match &self.content {
-            MessageContent::Text { .. } if email && self.preview_url => {
-                Err(FieldError::new("text.preview_url", "is not allowed on email"))
-            }
+            MessageContent::Text { .. } if email && self.preview_url => Err(FieldError::new("text.preview_url", "is not allowed on email")),
             MessageContent::Text { .. } => Ok(()),
             _ if email => Err(FieldError::new("type", "must be text on email")),
             _ => Ok(()),
@@ -245,7 +244,10 @@ impl ReplyContent {
 
     fn check_tag(&self, channel: ChannelType) -> Result<(), FieldError> {
         if self.human_agent && channel != ChannelType::Instagram {
-            return Err(FieldError::new("tag", format!("{HUMAN_AGENT_TAG} is an Instagram tag; this reply goes out on {}", channel.as_str())));
+            return Err(FieldError::new(
+                "tag",
+                format!("{HUMAN_AGENT_TAG} is an Instagram tag; this reply goes out on {}", channel.as_str()),
+            ));
         }
         Ok(())
     }

@@ -82,7 +82,12 @@ impl LineService {
     /// Adds an email line for the mailbox `address`; `access` `None` makes a sandbox line (no
     /// network). Returns the line and its inbound token, which is shown this once: only its
     /// digest is kept.
-    pub async fn add_email(&self, agent: &AgentId, address: &str, access: Option<MailAccessInput<'_>>) -> Result<(Line, String), DomainError> {
+    pub async fn add_email(
+        &self,
+        agent: &AgentId,
+        address: &str,
+        access: Option<MailAccessInput<'_>>,
+    ) -> Result<(Line, String), DomainError> {
         let mut v = Violations::default();
         let address = v.check(Email::new(address).map_err(|e| FieldError::new("address", e.issue)));
         let access = access.map(|a| {

@@ -179,7 +179,12 @@ impl MessageService {
 
     /// The contact's newest email on the activity: `last_inbound` when it is one, else the newest
     /// among the activity's latest [`EMAIL_THREAD_LOOKBACK`] messages.
-    async fn last_email(&self, agent: &AgentId, activity: &ActivityId, last_inbound: Option<&Message>) -> Result<Option<Message>, DomainError> {
+    async fn last_email(
+        &self,
+        agent: &AgentId,
+        activity: &ActivityId,
+        last_inbound: Option<&Message>,
+    ) -> Result<Option<Message>, DomainError> {
         let is_email = |m: &&Message| m.direction == MessageDirection::Inbound && m.content.email().is_some();
         if let Some(m) = last_inbound.filter(is_email) {
             return Ok(Some(m.clone()));
@@ -220,7 +225,11 @@ impl MessageService {
             let file = self.files.get(agent, &listed.id).await?.ok_or(DomainError::not_found("attachment"))?;
             let length = file.bytes.len() as u64;
             let body = futures_util::stream::once(std::future::ready(Ok(file.bytes)));
-            return Ok(MediaFile { mime_type: MediaType::or_octet_stream(Some(&file.mime_type)), length: Some(length), body: Box::pin(body) });
+            return Ok(MediaFile {
+                mime_type: MediaType::or_octet_stream(Some(&file.mime_type)),
+                length: Some(length),
+                body: Box::pin(body),
+            });
         }
         if attachment.is_some() {
             return Err(DomainError::not_found("attachment"));
@@ -441,7 +450,8 @@ mod tests {
                 webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
                 events: Arc::new(MockEventRepository::new()),
                 files: Arc::new(MockFileRepository::new()),
-            health: Arc::new(MockStorageHealth::new()),
+                mailboxes: Arc::new(MockMailboxCursorRepository::new()),
+                health: Arc::new(MockStorageHealth::new()),
             };
             MessageService::new(
                 &repos,

@@ -3,7 +3,9 @@ use std::sync::Arc;
 use super::EventMaker;
 use crate::DomainError;
 use crate::model::*;
-use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, FileRepository, IdSource, MessageRepository, Repositories, StoredFile};
+use crate::ports::{
+    ActivityRepository, ApiObject, CartRepository, Clock, FileRepository, IdSource, MessageRepository, Repositories, StoredFile,
+};
 
 /// Compare-and-set attempts before a status update gives up for this pass.
 pub(crate) const CAS_ATTEMPTS: usize = 3;
@@ -427,6 +429,7 @@ mod tests {
             webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
             events: Arc::new(MockEventRepository::new()),
             files: Arc::new(MockFileRepository::new()),
+            mailboxes: Arc::new(MockMailboxCursorRepository::new()),
             health: Arc::new(MockStorageHealth::new()),
         };
         let ids: Arc<dyn IdSource> = Arc::new(ids);

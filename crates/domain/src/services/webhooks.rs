@@ -612,6 +612,7 @@ mod tests {
             webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
             events: Arc::new(MockEventRepository::new()),
             files: Arc::new(MockFileRepository::new()),
+            mailboxes: Arc::new(MockMailboxCursorRepository::new()),
             health: Arc::new(MockStorageHealth::new()),
         }
     }

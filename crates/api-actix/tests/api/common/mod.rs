@@ -172,6 +172,8 @@ impl TestApp {
                 template_sync_every: None,
                 sync_at_start: false,
                 index_refresh_every: std::time::Duration::from_secs(1),
+                // Mailboxes with an IMAP URL (the email tests') are read promptly.
+                mail_poll_every: Some(std::time::Duration::from_millis(200)),
                 store: db.store.clone(),
             },
         )
