@@ -5,6 +5,8 @@
 use parley_domain::DomainError;
 use std::sync::Arc;
 
+use parley_adapters_email::Mailbox;
+use parley_adapters_email::channel::{envelope, sandbox_mail};
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
 use parley_domain::model::{ActivityId, ActivityStatus, Agent, AgentId, ChannelType, IssuedKey, KeyKind, Line, ReplyInput};
 use parley_domain::services::{ActivityPatchInput, ImportError, NewCartItem, NewContactInput, NewTagInput, Patch};
@@ -86,6 +88,7 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
     let line = seed_sandbox_line(state, &agent.id).await?;
     seed_messages(state, &line, &activities[0]).await?;
     seed_instagram(state, &agent.id).await?;
+    seed_email(state, &agent.id).await?;
     Ok(DemoAgent { agent, secret_key, publishable_key, line })
 }
 
@@ -140,6 +143,30 @@ async fn seed_instagram(state: &AppState, agent: &AgentId) -> Result<(), DomainE
     }
     Ok(())
 }
+
+/// A sandbox mailbox and an email in it: Noah asks about gift wrapping, so a newcomer can answer
+/// by email too (no window; the reply is threaded as `Re:` his subject).
+async fn seed_email(state: &AppState, agent: &AgentId) -> Result<(), DomainError> {
+    // Addresses are unique across agents: derive one from the agent's random id.
+    let digits: String = agent.as_str().bytes().map(|b| char::from(b'0' + b % 10)).take(15).collect();
+    let (line, _token) = state.lines.add_email(agent, &format!("shop-{digits}@demo.parley.test"), None).await?;
+    let noah = Mailbox::named("Noah Williams", NOAH);
+    let message_id = format!("demo{digits}@mail.example.com");
+    let raw = sandbox_mail(
+        &noah,
+        line.account_id(),
+        "Gift wrapping for my order?",
+        "Hello! Could you gift-wrap the bottles I ordered? Thanks, Noah",
+        &message_id,
+    )
+    .ok_or_else(|| DomainError::Internal("the demo email's addresses are valid".into()))?;
+    let body = envelope(line.account_id(), chrono::Utc::now() - chrono::TimeDelta::minutes(30), &raw);
+    state.webhooks.receive_and_process(ChannelType::Email, body).await?;
+    Ok(())
+}
+
+/// The demo's email contact.
+pub const NOAH: &str = "noah.williams@example.com";
 
 /// The demo's Instagram contact (an Instagram-scoped id).
 pub const INES: &str = "1144000000000001";

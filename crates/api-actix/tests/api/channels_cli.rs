@@ -101,6 +101,83 @@ async fn a_missing_token_variable_is_a_clear_error_and_sandbox_lines_need_none(b
     );
 }
 
+/// A mailbox: its password from the environment, servers checked, the inbound token printed once
+/// and working; a sandbox mailbox needs no servers; a listing never shows a secret; and the
+/// sandbox contact writes an email that lands on the timeline.
+async fn a_mailbox_is_added_with_its_password_from_the_environment_and_its_token_shown_once(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let agent = agent(&db).await;
+    let add = |extra: &[&str]| {
+        let mut args = vec!["channels", "add", "--agent", &agent, "--type", "email"];
+        args.extend_from_slice(extra);
+        args.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+    };
+    let run = |args: Vec<String>, env: &[(&str, &str)]| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        parley(&db, "http://127.0.0.1:9", &args, env)
+    };
+    let full = ["--address", "Shop@Example.com", "--smtp-url", "smtps://mail.example.com:465", "--imap-url", "imaps://mail.example.com"];
+    let mut with_password = full.to_vec();
+    with_password.extend(["--password-env", "MAIL_PASSWORD"]);
+    let added = json_out(&run(add(&with_password), &[("MAIL_PASSWORD", "hunter 2 ñ")]));
+    assert_eq!(added["type"], "email");
+    assert_eq!(added["address"], "shop@example.com");
+    assert_eq!(
+        (added["smtp_url"].as_str(), added["imap_url"].as_str()),
+        (Some("smtps://mail.example.com:465"), Some("imaps://mail.example.com"))
+    );
+    assert_eq!(added["username"], "shop@example.com", "the login defaults to the address");
+    let token = added["inbound_token"].as_str().unwrap().to_string();
+    assert!(token.starts_with("it_"), "{added}");
+    let state = AppState::with_system(db.store.repositories());
+    let id = parley_domain::model::LineId::new(added["id"].as_str().unwrap());
+    assert!(state.lines.mailbox_for_token(&id, &token).await.unwrap().is_some(), "the printed token opens the mailbox");
+
+    let listed = json_out(&parley(&db, "http://127.0.0.1:9", &["channels", "list", "--agent", &agent], &[]));
+    assert!(listed[0].get("inbound_token").is_none(), "shown once: {listed}");
+    assert!(!listed.to_string().contains("hunter"), "never the password: {listed}");
+
+    let bad_url = run(add(&["--address", "a@example.com", "--smtp-url", "http://mail.example.com", "--password-env", "P"]), &[("P", "x")]);
+    assert!(
+        !bad_url.status.success() && String::from_utf8_lossy(&bad_url.stderr).contains("--smtp-url"),
+        "{}",
+        String::from_utf8_lossy(&bad_url.stderr)
+    );
+    let no_password = run(add(&full), &[]);
+    assert!(!no_password.status.success() && String::from_utf8_lossy(&no_password.stderr).contains("--password-env"));
+    let twice = run(add(&with_password), &[("MAIL_PASSWORD", "x")]);
+    assert!(!twice.status.success() && String::from_utf8_lossy(&twice.stderr).contains("already exists"), "one line per address");
+
+    let sandbox = json_out(&run(add(&["--address", "hello@demo.example.com", "--sandbox"]), &[]));
+    assert_eq!((sandbox["sandbox"].as_bool(), sandbox["inbound_token"].is_string()), (Some(true), true));
+    let wrote = json_out(&parley(
+        &db,
+        "http://127.0.0.1:9",
+        &[
+            "sandbox",
+            "receive",
+            "--agent",
+            &agent,
+            "--channel-type",
+            "email",
+            "--from",
+            "Zoe@Example.com",
+            "--name",
+            "Zoë Kim",
+            "--subject",
+            "Sizes",
+            "--text",
+            "Do you have L?",
+        ],
+        &[],
+    ));
+    let agent_id = parley_domain::model::AgentId::new(agent.clone());
+    let message = state.messages.by_platform_id(&agent_id, wrote["platform_message_id"].as_str().unwrap()).await.unwrap().unwrap();
+    let email = message.content.email().expect("an email");
+    assert_eq!((email.from.as_str(), email.subject.as_deref(), email.text.trim()), ("zoe@example.com", Some("Sizes"), "Do you have L?"));
+    assert_eq!(message.line_id.as_ref().map(|l| l.as_str()), sandbox["id"].as_str());
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),*) => {
         mod sqlite { $( #[tokio::test(flavor = "multi_thread")] async fn $name() { super::$name("sqlite").await } )* }
@@ -110,5 +187,6 @@ macro_rules! on_both_backends {
 
 on_both_backends!(
     adding_a_line_reads_its_token_from_the_environment_and_syncs_its_templates,
-    a_missing_token_variable_is_a_clear_error_and_sandbox_lines_need_none
+    a_missing_token_variable_is_a_clear_error_and_sandbox_lines_need_none,
+    a_mailbox_is_added_with_its_password_from_the_environment_and_its_token_shown_once
 );

@@ -41,4 +41,10 @@ fn readme_session() {
         stdout.contains(r#""text":"It is! Want me to hold one for you?""#) && stdout.contains(r#""channel_type":"instagram""#),
         "the reply to Inês goes out on Instagram: {stdout}"
     );
+    assert!(
+        stdout.contains(r#""text":"Of course, Noah: both bottles will be gift-wrapped.""#)
+            && stdout.contains(r#""subject":"Re: Gift wrapping for my order?""#)
+            && stdout.contains(r#""in_reply_to":"demo"#),
+        "the reply to Noah goes out by email, in his thread: {stdout}"
+    );
 }
