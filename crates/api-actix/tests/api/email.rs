@@ -19,6 +19,7 @@ backend_tests!(
     tenants_never_see_each_others_mail,
     a_sandbox_mailbox_takes_mail_and_replies_without_a_network,
     a_polled_mailbox_brings_each_message_once_and_goes_on_where_it_left,
+    hostile_mail_is_bounded_and_answered_never_a_5xx,
 );
 
 fn smtp_url() -> String {
@@ -359,4 +360,53 @@ async fn a_polled_mailbox_brings_each_message_once_and_goes_on_where_it_left(bac
     ids.sort_unstable();
     let expected: Vec<String> = (1..=4).map(|n| format!("p{n}.{ana}")).collect();
     assert_eq!(ids, expected.iter().map(String::as_str).collect::<Vec<_>>(), "each message once, none missing");
+}
+
+/// Mail built to hurt: each is answered (refused with why, or stored bounded), never a 5xx.
+async fn hostile_mail_is_bounded_and_answered_never_a_5xx(backend: &str) {
+    let app = TestApp::new(backend).await;
+    let shop = format!("{}@parley.test", unique("shop"));
+    let (line, token) = mailbox(&app, &shop, None).await;
+    let post = |raw: Vec<u8>| {
+        let (app, line, token) = (&app, &line, &token);
+        async move { post_mail(app, &line.id, Some(token), "message/rfc822", &raw).await }
+    };
+    // Multipart nested 100 deep.
+    let mut nested = String::from("From: a@example.com\r\nMessage-ID: <deep@example.com>\r\n");
+    for level in 0..100 {
+        nested.push_str(&format!("Content-Type: multipart/mixed; boundary=b{level}\r\n\r\n--b{level}\r\n"));
+    }
+    nested.push_str("Content-Type: text/plain\r\n\r\ndeep\r\n");
+    let deep = post(nested.into_bytes()).await;
+    deep.assert_error(400, "VALIDATION_ERROR");
+    assert!(deep.body["error"]["details"][0]["issue"].as_str().unwrap().contains("deeper"), "{}", deep.body);
+    // A 200 KiB header.
+    let huge = format!("From: a@example.com\r\nX-Junk: {}\r\n\r\nbody\r\n", "j".repeat(200 * 1024));
+    post(huge.into_bytes()).await.assert_error(400, "VALIDATION_ERROR");
+    // A 50 MB attachment: over the 25 MiB a message may have.
+    let mut big =
+        b"From: a@example.com\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: application/octet-stream\r\n\r\n"
+            .to_vec();
+    big.resize(50 * 1024 * 1024, b'A');
+    post(big).await.assert_error(413, "PAYLOAD_TOO_LARGE");
+    // No From.
+    post(b"To: shop@example.com\r\nSubject: anonymous\r\n\r\nhi\r\n".to_vec()).await.assert_error(400, "VALIDATION_ERROR");
+    // An unknown charset and bytes that are not UTF-8: stored, the text made readable.
+    let odd = format!(
+        "From: Odd <odd@example.com>\r\nTo: {shop}\r\nSubject: =?x-unknown?B?/////w==?=\r\nMessage-ID: <odd@example.com>\r\n\
+Content-Type: text/plain; charset=x-no-such-charset\r\n\r\n"
+    );
+    let mut odd = odd.into_bytes();
+    odd.extend_from_slice(b"caf\xe9 \xff\xfe\x00 end\r\n");
+    post(odd).await.assert_status(200);
+    let activity = activity_of(&app, "Odd").await;
+    let stored = &timeline(&app, &activity).await[0];
+    let text = stored["text"].as_str().unwrap();
+    assert!(text.contains("caf") && text.contains("end") && !text.contains('\u{0}'), "{text:?}");
+    // Arbitrary bytes: never a 5xx.
+    for seed in 0u32..40 {
+        let bytes: Vec<u8> = (0..(seed * 37 % 600)).map(|i| (i.wrapping_mul(seed + 7) ^ (i >> 3)) as u8).collect();
+        let r = post(bytes).await;
+        assert!(r.status < 500, "seed {seed}: {}", r.body);
+    }
 }
