@@ -13,6 +13,7 @@ mod index;
 mod instructions;
 mod json;
 pub(crate) mod labeled;
+mod mail;
 mod metrics;
 mod search;
 mod writes;
@@ -30,7 +31,8 @@ const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--
        cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5] [--deliveries 5000] [--only \"get activity,search\"] [--binary PATH]
        cargo xtask bench instructions [--backends sqlite] [--products 100000] [--contacts 10000] [--requests 200] [--only \"get activity\"] [--binary PATH]
        cargo xtask bench writes [--backends sqlite,postgres] [--connections 64] [--seconds 10] [--activities 200] [--binary PATH]
-       cargo xtask bench events [--backends sqlite,postgres] [--changes 10000] [--seconds 5] [--binary PATH]";
+       cargo xtask bench events [--backends sqlite,postgres] [--changes 10000] [--seconds 5] [--binary PATH]
+       cargo xtask bench mail [--backends sqlite,postgres] [--messages 10000] [--binary PATH]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     match args {
@@ -40,6 +42,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         ["instructions", rest @ ..] => instructions::run(&api::ApiOptions::parse_instructions(rest)?),
         ["writes", rest @ ..] => writes::run(&writes::WritesOptions::parse(rest)?),
         ["events", rest @ ..] => events::run(&events::EventsOptions::parse(rest)?),
+        ["mail", rest @ ..] => mail::run(&mail::MailOptions::parse(rest)?),
         ["index"] => index::run(&[100_000, 1_000_000]),
         ["index", "--sizes", sizes] => {
             index::run(&sizes.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<Vec<usize>, _>>()?)
@@ -150,7 +153,7 @@ pub fn analyze(bin: &Path, url: &str) -> Result<(), String> {
 }
 
 /// `parley` against `url`, logging only warnings, as every benchmark runs it.
-fn command(bin: &Path, url: &str) -> Command {
+pub(crate) fn command(bin: &Path, url: &str) -> Command {
     let mut command = Command::new(bin);
     command.env("DATABASE_URL", url).env("PARLEY_LOG", "warn");
     command
