@@ -243,6 +243,7 @@ mod tests {
                 reply_to: None,
                 referral: None,
                 position: 1,
+                files: vec![],
             }]
         );
     }

@@ -27,7 +27,9 @@ impl MailOptions {
             let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{}", super::USAGE))?;
             match *flag {
                 "--backends" => options.backends = value.split(',').map(str::to_string).collect(),
-                "--messages" => options.messages = value.parse::<usize>().map_err(|_| format!("--messages: {value:?} is not a number"))?.max(1),
+                "--messages" => {
+                    options.messages = value.parse::<usize>().map_err(|_| format!("--messages: {value:?} is not a number"))?.max(1)
+                }
                 "--binary" => options.binary = Some(PathBuf::from(value)),
                 other => return Err(format!("unknown option {other}\n{}", super::USAGE)),
             }

@@ -151,50 +151,54 @@ pub enum ChannelsCommand {
     /// Add a line: a WhatsApp number (the default), an Instagram account or a mailbox; prints
     /// {"id",…} (and, for a mailbox, its inbound_token, shown this once). A token or password is
     /// read from an environment variable, never from the command line (which other users can see).
-    Add {
-        /// The agent's id (agt_…).
-        #[arg(long)]
-        agent: String,
-        /// The platform the line is on.
-        #[arg(long = "type", value_enum, default_value_t = LineType::Whatsapp)]
-        kind: LineType,
-        /// WhatsApp: the line's phone number id in the WhatsApp Business platform.
-        #[arg(long, required_if_eq("kind", "whatsapp"))]
-        phone_number_id: Option<String>,
-        /// WhatsApp: the WhatsApp Business Account id the line belongs to (its templates live there).
-        #[arg(long, required_if_eq("kind", "whatsapp"))]
-        waba_id: Option<String>,
-        /// Instagram: the professional account's id (the `entry[].id` of its webhooks).
-        #[arg(long, required_if_eq("kind", "instagram"))]
-        account_id: Option<String>,
-        /// Email: the mailbox's address (From of replies; the To providers forward to).
-        #[arg(long, required_if_eq("kind", "email"))]
-        address: Option<String>,
-        /// Email: where replies are sent, smtp://host:port (plain) or smtps://host:port (TLS).
-        #[arg(long, conflicts_with = "sandbox")]
-        smtp_url: Option<String>,
-        /// Email: where new mail is polled, imap://host:port or imaps://host:port (TLS);
-        /// without it, mail arrives only through POST /webhooks/email/{channel_id}.
-        #[arg(long, conflicts_with = "sandbox")]
-        imap_url: Option<String>,
-        /// Email: the login on both servers (default: the address).
-        #[arg(long, conflicts_with = "sandbox")]
-        username: Option<String>,
-        /// Email: name of the environment variable holding the mailbox's password.
-        #[arg(long, conflicts_with = "sandbox")]
-        password_env: Option<String>,
-        /// WhatsApp, Instagram: name of the environment variable holding the line's access token.
-        #[arg(long, conflicts_with = "sandbox")]
-        access_token_env: Option<String>,
-        /// A sandbox line: no credentials, no network; sends are delivered and read by Parley itself.
-        #[arg(long)]
-        sandbox: bool,
-    },
+    Add(Box<AddChannel>),
     /// List an agent's lines with their types (never their tokens).
     List {
         #[arg(long)]
         agent: String,
     },
+}
+
+/// `parley channels add`: each platform's own flags, required by `--type`.
+#[derive(Debug, clap::Args)]
+pub struct AddChannel {
+    /// The agent's id (agt_…).
+    #[arg(long)]
+    pub agent: String,
+    /// The platform the line is on.
+    #[arg(long = "type", value_enum, default_value_t = LineType::Whatsapp)]
+    pub kind: LineType,
+    /// WhatsApp: the line's phone number id in the WhatsApp Business platform.
+    #[arg(long, required_if_eq("kind", "whatsapp"))]
+    pub phone_number_id: Option<String>,
+    /// WhatsApp: the WhatsApp Business Account id the line belongs to (its templates live there).
+    #[arg(long, required_if_eq("kind", "whatsapp"))]
+    pub waba_id: Option<String>,
+    /// Instagram: the professional account's id (the `entry[].id` of its webhooks).
+    #[arg(long, required_if_eq("kind", "instagram"))]
+    pub account_id: Option<String>,
+    /// Email: the mailbox's address (From of replies; the To providers forward to).
+    #[arg(long, required_if_eq("kind", "email"))]
+    pub address: Option<String>,
+    /// Email: where replies are sent, smtp://host:port (plain) or smtps://host:port (TLS).
+    #[arg(long, conflicts_with = "sandbox")]
+    pub smtp_url: Option<String>,
+    /// Email: where new mail is polled, imap://host:port or imaps://host:port (TLS);
+    /// without it, mail arrives only through POST /webhooks/email/{channel_id}.
+    #[arg(long, conflicts_with = "sandbox")]
+    pub imap_url: Option<String>,
+    /// Email: the login on both servers (default: the address).
+    #[arg(long, conflicts_with = "sandbox")]
+    pub username: Option<String>,
+    /// Email: name of the environment variable holding the mailbox's password.
+    #[arg(long, conflicts_with = "sandbox")]
+    pub password_env: Option<String>,
+    /// WhatsApp, Instagram: name of the environment variable holding the line's access token.
+    #[arg(long, conflicts_with = "sandbox")]
+    pub access_token_env: Option<String>,
+    /// A sandbox line: no credentials, no network; sends are delivered and read by Parley itself.
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 /// The platforms a line can be on.

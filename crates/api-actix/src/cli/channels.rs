@@ -6,26 +6,27 @@ use parley_domain::services::MailAccessInput;
 use serde_json::{Value, json};
 
 use super::Failure;
-use super::args::{ChannelsCommand, LineType};
+use super::args::{AddChannel, ChannelsCommand, LineType};
 use crate::http::dto::timestamp;
 use crate::runtime::state::AppState;
 
 pub(super) async fn channels(state: &AppState, cmd: ChannelsCommand) -> Result<(), Failure> {
     match cmd {
-        ChannelsCommand::Add {
-            agent,
-            kind,
-            phone_number_id,
-            waba_id,
-            account_id,
-            address,
-            smtp_url,
-            imap_url,
-            username,
-            password_env,
-            access_token_env,
-            sandbox,
-        } => {
+        ChannelsCommand::Add(add) => {
+            let AddChannel {
+                agent,
+                kind,
+                phone_number_id,
+                waba_id,
+                account_id,
+                address,
+                smtp_url,
+                imap_url,
+                username,
+                password_env,
+                access_token_env,
+                sandbox,
+            } = *add;
             let from_env = |var: &str| std::env::var(var).map_err(|_| format!("the environment variable {var} is not set"));
             let agent = AgentId::new(agent);
             state.keys.keys_of(&agent).await?; // fails clearly for an unknown agent
