@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures_util::StreamExt;
 
 use crate::DomainError;
 use crate::model::*;
@@ -16,8 +17,10 @@ use crate::ports::{Clock, LineRepository, MailboxCursorRepository, MailboxReader
 
 /// How long a claim on a mailbox lasts without being renewed (each batch renews it).
 pub const MAILBOX_LEASE: Duration = Duration::from_secs(300);
-/// Messages read per batch (the reader also stops at about 32 MiB).
+/// Messages read per batch (the reader also stops at about 64 MiB).
 pub const MAIL_BATCH: u32 = 200;
+/// Messages of a batch handed to the inbound path at once.
+pub const PARALLEL_MESSAGES: usize = 8;
 
 /// Where a delivery read from a mailbox goes: the webhook path every channel shares.
 #[async_trait]
@@ -126,9 +129,15 @@ impl MailboxService {
                 tracing::warn!(line = %line.id.as_str(), reason = %skipped, "a message of the mailbox was skipped");
             }
             let count = batch.deliveries.len();
-            for body in batch.deliveries {
-                intake.take(ChannelType::Email, body).await?;
-            }
+            // Several at once: each waits on the database most of its time (one at a time read
+            // 68 messages/s on PostgreSQL). Mail of one sender may then run together, which the
+            // inbound path allows (its shared writes are idempotent or only move forward).
+            let stored: Vec<Result<(), DomainError>> = futures_util::stream::iter(batch.deliveries)
+                .map(|body| intake.take(ChannelType::Email, body))
+                .buffer_unordered(PARALLEL_MESSAGES)
+                .collect()
+                .await;
+            stored.into_iter().collect::<Result<(), DomainError>>()?;
             messages += count;
             if !self.cursors.advance(&line.id, &self.holder, batch.position, self.lease_end()).await? {
                 tracing::warn!(line = %line.id.as_str(), "the mailbox's claim ran out; another instance reads it now");
@@ -234,7 +243,9 @@ mod tests {
         let intake = Recorder(Mutex::new(vec![]));
         let summary = service(lines, cursors, reader).poll_all(&intake, &|| false).await.unwrap();
         assert_eq!(summary, MailPollSummary { mailboxes: 1, messages: 3, failed: 0 }, "the send-only line is not polled");
-        assert_eq!(*intake.0.lock().unwrap(), ["m4", "m5", "m6"]);
+        let mut taken = intake.0.lock().unwrap().clone();
+        taken.sort();
+        assert_eq!(taken, ["m4", "m5", "m6"]);
     }
 
     #[tokio::test]

@@ -160,6 +160,7 @@ pub enum MessageTypeName {
     Reaction,
     Order,
     Template,
+    Email,
     Unsupported,
 }
 
