@@ -6,7 +6,7 @@ use std::process::Command;
 
 use crate::root;
 
-const TARGETS: &[&str] = &["webhook_payload", "instagram_webhook", "template_placeholders"];
+const TARGETS: &[&str] = &["webhook_payload", "instagram_webhook", "raw_email", "template_placeholders"];
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     let mut seconds = 180u32;

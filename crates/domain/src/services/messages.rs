@@ -627,11 +627,59 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_contact_without_whatsapp_cannot_be_answered() {
-        let email = Channel::new(ChannelType::Email, "ann@example.com").unwrap();
-        let mut world = World::new(view(Some(t(0)), vec![email]), None, t(60));
+    async fn a_contact_only_on_a_channel_parley_cannot_send_on_cannot_be_answered() {
+        let sms = Channel::new(ChannelType::Sms, "+1 415 555 0100").unwrap();
+        let mut world = World::new(view(Some(t(0)), vec![sms]), None, t(60));
         world.platform.expect_send_message().never();
         assert!(matches!(reply(world, text("hi")).await, Err(DomainError::ChannelUnsupported)));
+    }
+
+    #[test]
+    fn an_email_reply_joins_the_contacts_thread_from_the_mailbox() {
+        let mailbox = Line {
+            account: LineAccount::Email { address: Email::new("shop@example.com").unwrap(), inbound_token: InboundTokenDigest::of("t") },
+            ..line()
+        };
+        let ana = Channel::new(ChannelType::Email, "ana@example.com").unwrap();
+        let last = EmailContent {
+            subject: Some("Order 42".into()),
+            from: "ana@example.com".into(),
+            message_id: "a2@example.com".into(),
+            references: vec!["a0@example.com".into(), "msg_1@example.com".into()],
+            ..EmailContent::default()
+        };
+        let reply = |input: ReplyInput| ReplyContent::new(input).unwrap();
+        let id = MessageId::new("msg_9");
+        let MessageContent::Email(e) = email_reply(&reply(text("Shipped")), &mailbox, &ana, &id, Some(&last), None).unwrap() else {
+            panic!("an email")
+        };
+        assert_eq!(
+            (e.subject.as_deref(), e.from.as_str(), e.to.as_slice()),
+            (Some("Re: Order 42"), "shop@example.com", &["ana@example.com".to_string()][..])
+        );
+        assert_eq!((e.message_id.as_str(), e.in_reply_to.as_deref()), ("msg_9@example.com", Some("a2@example.com")));
+        assert_eq!(e.references, ["a0@example.com", "msg_1@example.com", "a2@example.com"]);
+        assert_eq!(e.text, "Shipped");
+
+        let named = ReplyInput { subject: Some("Your order".into()), ..text("x") };
+        let quoted = email_reply(&reply(named), &mailbox, &ana, &id, Some(&last), Some("msg_1@example.com")).unwrap();
+        let e = quoted.email().unwrap();
+        assert_eq!((e.subject.as_deref(), e.in_reply_to.as_deref()), (Some("Your order"), Some("msg_1@example.com")));
+        assert_eq!(e.references, ["a0@example.com", "msg_1@example.com", "a2@example.com"], "the quoted id is in the thread already");
+
+        let first = email_reply(&reply(text("Hello")), &mailbox, &ana, &id, None, None).unwrap_err();
+        assert!(matches!(first, DomainError::Validation(ref errors) if errors[0].field == "subject"), "{first:?}");
+    }
+
+    #[test]
+    fn email_replies_are_text_and_only_email_takes_a_subject() {
+        let subject = ReplyContent::new(ReplyInput { subject: Some("Hi".into()), ..text("x") }).unwrap();
+        assert_eq!(subject.check_for(ChannelType::Whatsapp).unwrap_err().field, "subject");
+        assert!(subject.check_for(ChannelType::Email).is_ok());
+        let image = ReplyInput { kind: Some("image".into()), link: Some("https://cdn.example.com/a.jpg".into()), ..ReplyInput::default() };
+        assert_eq!(ReplyContent::new(image).unwrap().check_for(ChannelType::Email).unwrap_err().field, "type");
+        let tagged = ReplyContent::new(ReplyInput { tag: Some("human_agent".into()), ..text("x") }).unwrap();
+        assert_eq!(tagged.check_for(ChannelType::Email).unwrap_err().field, "tag");
     }
 
     #[tokio::test]
