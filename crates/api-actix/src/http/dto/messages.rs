@@ -248,6 +248,7 @@ pub struct MessageListParams {
 #[into_params(parameter_in = Query)]
 pub struct MediaParams {
     /// An email's attachment (`att_…`, from the message's `attachments`); default: its first.
+    #[param(pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
     pub attachment: Option<String>,
 }
 

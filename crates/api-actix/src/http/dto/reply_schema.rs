@@ -60,6 +60,15 @@ enum ReplyShapes {
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
         tag: Option<ReplyTag>,
+        /// Email only: the subject, used as given (default: `Re: <the contact's last subject>`);
+        /// one line of 1–255 characters, at least one visible.
+        #[schema(
+            value_type = Option<String>,
+            min_length = 1,
+            max_length = 255,
+            pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        )]
+        subject: Option<String>,
     },
     Image {
         image: ReplyCaptioned,
@@ -117,6 +126,7 @@ struct ReplyChannelShape {
 enum ReplyChannelType {
     Whatsapp,
     Instagram,
+    Email,
 }
 
 /// `human_agent`: a person answers, so an Instagram reply may go out up to 7 days after the
