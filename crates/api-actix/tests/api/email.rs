@@ -9,7 +9,10 @@ use std::time::Duration;
 use crate::common::{Reply, TestApp};
 use actix_web::test::TestRequest;
 use parley_domain::model::{Line, LineId};
-use parley_domain::services::MailAccessInput;
+use std::sync::Arc;
+
+use parley_adapters_email::channel::ImapReader;
+use parley_domain::services::{MailAccessInput, MailboxService};
 use serde_json::{Value, json};
 
 backend_tests!(
@@ -344,11 +347,14 @@ async fn a_polled_mailbox_brings_each_message_once_and_goes_on_where_it_left(bac
     deliver(&app, &line, &token, &mail(&ana, &shop, "Mail 4", &format!("p4.{ana}"), "", "Again")).await;
     maildir.drop_mail(&mail(&ana, &shop, "Mail 4", &format!("p4.{ana}"), "", "Again"));
     maildir.drop_mail(&mail(&ana, &shop, "Mail 2", &format!("p2.{ana}"), "", "Hello"));
-    // Polls by hand until one claims the mailbox and finds nothing new: the position has moved
-    // past both (the workers may hold it meanwhile, or read them first).
+    // Another instance polls too, until it claims the mailbox and finds nothing new: the position
+    // has moved past both (this app's workers may hold it meanwhile, or read them first).
+    let repos = app.db.store.repositories();
+    let clock = Arc::new(parley_adapters_system::SystemClock);
+    let other = MailboxService::new(repos.lines, repos.mailboxes, Arc::new(ImapReader), clock, "another-instance".into());
     let mut read_by_hand = 0;
     for _ in 0..100 {
-        match app.state.mailboxes.poll(&line, &app.state.webhooks, &|| false).await.unwrap() {
+        match other.poll(&line, &app.state.webhooks, &|| false).await.unwrap() {
             Some(0) => break,
             Some(n) => read_by_hand += n,
             None => tokio::time::sleep(Duration::from_millis(50)).await,
