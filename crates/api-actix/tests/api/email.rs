@@ -173,6 +173,8 @@ Content-Disposition: attachment; filename=notes.txt\r\n\r\nsize M, please\r\n--b
     assert_eq!(header_of(&wire, "In-Reply-To"), Some(format!("<{first_id}>")));
     assert_eq!(header_of(&wire, "References"), Some(format!("<root.{ana}> <{first_id}>")));
     assert!(wire.contains("It is back!\r\nSee you."), "{wire}");
+    let sent_events = app.get("/v1/events?type=message.sent", &app.a.secret).await;
+    assert_eq!(sent_events.data()[0]["data"]["object"], *r, "message.sent once the SMTP server took it");
 
     // Ana answers the reply: her message quotes it; a reply with its own subject uses it as given.
     let answer = mail(&ana, &shop, "Re: Order 42", &format!("a2.{ana}"), &format!("In-Reply-To: <{reply_id}>\r\n"), "Great, thanks");
@@ -223,6 +225,7 @@ async fn smtp_refusals_and_outages_store_nothing_and_email_has_no_window(backend
         let refused = reply(&app, &activity, json!({"type": "text", "text": {"body": "Hi back"}})).await;
         refused.assert_error(status, code);
         assert_eq!(timeline(&app, &activity).await.len(), 1, "{who}: nothing stored of the refused reply");
+        assert_eq!(app.get("/v1/events?type=message.sent", &app.a.secret).await.data(), &json!([]), "{who}: nothing sent");
     }
     // The contact wrote 3 days ago: email has no window.
     let cleo = format!("{}@example.com", unique("cleo"));

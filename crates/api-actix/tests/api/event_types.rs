@@ -8,8 +8,8 @@ use wiremock::{Mock, ResponseTemplate};
 
 use crate::common::TestApp;
 use crate::messaging::{
-    CLOUD_PHONE, CLOUD_WABA, SANDBOX_PHONE, SANDBOX_WABA, body_only_wire, cloud_line, executions_uri, inbound_webhook, order_send, poll,
-    send_uri, signed_webhook, standard_templates, start, templates_path,
+    CLOUD_PHONE, CLOUD_WABA, SANDBOX_PHONE, SANDBOX_WABA, accepted, body_only_wire, cloud_line, executions_uri, inbound_webhook,
+    messages_path, order_send, poll, send_uri, signed_webhook, standard_templates, start, templates_path,
 };
 
 backend_tests!(every_change_emits_its_event_type_and_nothing_else);
@@ -143,6 +143,29 @@ async fn every_change_emits_its_event_type_and_nothing_else(backend: &str) {
     assert_eq!(received["data"]["object"], timeline.data()[0], "the message as the timeline shows it");
     assert_eq!(fresh.len(), 2);
 
+    // A reply: message.sent once the platform took it (its `sending` record emits nothing); a
+    // refused one emits nothing at all.
+    let send = Mock::given(method("POST"))
+        .and(path(messages_path(CLOUD_PHONE)))
+        .respond_with(accepted("14155550100", "wamid.out1"))
+        .mount_as_scoped(&server)
+        .await;
+    let reply =
+        app.post(&format!("/v1/activities/{ann}/messages"), &app.a.secret, json!({"type": "text", "text": {"body": "Hi Ann"}})).await;
+    reply.assert_status(201);
+    assert_eq!(&seen.one(&app, "message.sent").await, reply.data(), "the reply as it was answered");
+    drop(send);
+    let refusal = Mock::given(method("POST"))
+        .and(path(messages_path(CLOUD_PHONE)))
+        .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {"code": 131026, "message": "Message undeliverable"}})))
+        .mount_as_scoped(&server)
+        .await;
+    let refused =
+        app.post(&format!("/v1/activities/{ann}/messages"), &app.a.secret, json!({"type": "text", "text": {"body": "Again"}})).await;
+    refused.assert_error(422, "MESSAGE_REJECTED");
+    assert!(seen.types(&app).await.is_empty(), "a refused reply was never sent");
+    drop(refusal);
+
     // Sends move their message and execution: each status is one event of each.
     let line = app.state.lines.add(&app.a.agent, SANDBOX_PHONE, SANDBOX_WABA, None).await.unwrap();
     app.state.lines.sync_line(&line).await.unwrap();
@@ -151,8 +174,16 @@ async fn every_change_emits_its_event_type_and_nothing_else(backend: &str) {
     poll(&app, &executions_uri("spring", ""), |d| d[0]["status"] == "read").await;
     assert_eq!(
         seen.types(&app).await,
-        vec!["activity.created", "contact.created", "execution.updated", "execution.updated", "message.updated", "message.updated"],
-        "a send to someone new, then delivered and read"
+        vec![
+            "activity.created",
+            "contact.created",
+            "execution.updated",
+            "execution.updated",
+            "message.sent",
+            "message.updated",
+            "message.updated"
+        ],
+        "a send to someone new (sent), then delivered and read"
     );
 
     // A template sync that changes a status.

@@ -13,6 +13,9 @@ use crate::FieldError;
 pub enum EventType {
     /// An inbound message was stored.
     MessageReceived,
+    /// An outbound message the platform accepted was stored: a template send, a reply once the
+    /// platform took it, a message the business sent from the platform's own app. Once each.
+    MessageSent,
     /// An outbound message's status moved (sent, delivered, read, failed).
     MessageUpdated,
     ActivityCreated,
@@ -32,8 +35,9 @@ pub enum EventType {
 
 impl EventType {
     /// Every type an endpoint can subscribe to, in documentation order.
-    pub const SUBSCRIBABLE: [EventType; 9] = [
+    pub const SUBSCRIBABLE: [EventType; 10] = [
         EventType::MessageReceived,
+        EventType::MessageSent,
         EventType::MessageUpdated,
         EventType::ActivityCreated,
         EventType::ActivityUpdated,
@@ -47,6 +51,7 @@ impl EventType {
     pub fn as_str(self) -> &'static str {
         match self {
             EventType::MessageReceived => "message.received",
+            EventType::MessageSent => "message.sent",
             EventType::MessageUpdated => "message.updated",
             EventType::ActivityCreated => "activity.created",
             EventType::ActivityUpdated => "activity.updated",

@@ -529,7 +529,8 @@ mod tests {
                     && m.status == MessageStatus::Sent
                     && m.platform_message_id.is_some()
                     && m.sent_at == Some(m.created_at)
-                    && events.is_empty()
+                    && events.len() == 1
+                    && events[0].event_type == EventType::MessageSent
             })
             .times(1)
             .in_sequence(&mut seq)

@@ -215,7 +215,8 @@ impl Timeline {
                 echo.at,
             )
         };
-        Ok(self.messages.insert(&message, &[]).await?)
+        let sent = self.events.make(agent, EventType::MessageSent, message.updated_at, ApiObject::Message(&message));
+        Ok(self.messages.insert(&message, &[sent]).await?)
     }
 
     /// Our id of the message `message` answers or quotes, when the platform's id it names is a
@@ -278,7 +279,8 @@ impl Timeline {
                 now,
             )
         };
-        self.messages.insert(&message, &[]).await?;
+        let sent = self.events.make(agent, EventType::MessageSent, message.updated_at, ApiObject::Message(&message));
+        self.messages.insert(&message, &[sent]).await?;
         Ok(message)
     }
 
@@ -305,7 +307,10 @@ impl Timeline {
         message.status = MessageStatus::Sent;
         message.sent_at = Some(message.created_at);
         message.updated_at = self.clock.now().max(message.updated_at);
-        if self.messages.update_status(&message, expected, &[]).await? {
+        // The reply joins the sent messages now (its `sending` record emitted nothing); when a
+        // status report got there first, that report's move emitted it.
+        let sent = self.events.make(&message.agent_id, EventType::MessageSent, message.updated_at, ApiObject::Message(&message));
+        if self.messages.update_status(&message, expected, &[sent]).await? {
             return Ok(message);
         }
         self.messages
@@ -360,8 +365,12 @@ impl Timeline {
             if !message.apply(update, self.clock.now()) {
                 return Ok(());
             }
-            let updated = self.events.make(agent, EventType::MessageUpdated, message.updated_at, ApiObject::Message(&message));
-            if self.messages.update_status(&message, expected, &[updated]).await? {
+            let mut events = vec![self.events.make(agent, EventType::MessageUpdated, message.updated_at, ApiObject::Message(&message))];
+            // A reply whose send answer was lost is sent from the report that names it on.
+            if expected == MessageStatus::Sending && message.status != MessageStatus::Failed {
+                events.insert(0, self.events.make(agent, EventType::MessageSent, message.updated_at, ApiObject::Message(&message)));
+            }
+            if self.messages.update_status(&message, expected, &events).await? {
                 return Ok(());
             }
         }
@@ -456,8 +465,7 @@ mod tests {
                     && m.status == MessageStatus::Delivered
                     && m.platform_message_id.as_deref() == Some("pm.lost")
                     && (m.sent_at, m.delivered_at, m.updated_at) == (Some(t(0)), Some(t(50)), t(100))
-                    && events.len() == 1
-                    && events[0].event_type == EventType::MessageUpdated
+                    && events.iter().map(|e| e.event_type).collect::<Vec<_>>() == [EventType::MessageSent, EventType::MessageUpdated]
             })
             .times(1)
             .returning(|_, _, _| Ok(true));
