@@ -110,7 +110,7 @@ pub enum Command {
 pub enum SandboxCommand {
     /// A message from a contact to the agent's sandbox line, through the same stored-webhook
     /// path real messages take, processed at once; prints the activity and message ids.
-    #[command(group(clap::ArgGroup::new("content").required(true).args(["text", "image", "location"])))]
+    #[command(group(clap::ArgGroup::new("content").required(true).multiple(true).args(["text", "image", "location", "cart"])))]
     Receive {
         /// The agent's id (agt_…).
         #[arg(long)]
@@ -134,6 +134,13 @@ pub enum SandboxCommand {
         /// A shared location: LAT,LONG in degrees, e.g. 38.72,-9.14.
         #[arg(long, value_name = "LAT,LONG")]
         location: Option<String>,
+        /// A cart of the agent (its 7-character code) the contact brings from the storefront:
+        /// its link is written after the text (or alone), as a storefront's chat button does.
+        #[arg(long, value_name = "CODE", conflicts_with_all = ["image", "location"])]
+        cart: Option<String>,
+        /// The storefront's base URL for `--cart`'s link.
+        #[arg(long, env = "PARLEY_STOREFRONT_URL", default_value = "https://shop.example.com")]
+        storefront_url: String,
         /// Email: the subject (default "Hello").
         #[arg(long)]
         subject: Option<String>,

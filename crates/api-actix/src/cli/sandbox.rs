@@ -12,10 +12,12 @@ use serde_json::json;
 
 use super::Failure;
 use super::args::{LineType, SandboxCommand};
+use crate::runtime::config::parse_storefront_url;
 use crate::runtime::state::AppState;
 
 pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(), Failure> {
-    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, subject, channel, channel_type } = cmd;
+    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, cart, storefront_url, subject, channel, channel_type } =
+        cmd;
     let platform = match channel_type {
         LineType::Whatsapp => ChannelType::Whatsapp,
         LineType::Instagram => ChannelType::Instagram,
@@ -33,6 +35,16 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
             let flag = if platform == ChannelType::Whatsapp { String::new() } else { format!("--type {} ", platform.as_str()) };
             format!("the agent has no sandbox {} line: add one with `parley channels add {flag}--sandbox`", platform.as_str())
         })?,
+    };
+    // A cart the contact brings: its link after what they wrote, as the storefront's button writes it.
+    let text = match cart {
+        Some(code) => {
+            let cart = state.carts.get(&agent, code.trim()).await.map_err(|e| format!("--cart {code:?}: {e}"))?;
+            let base = parse_storefront_url(&storefront_url)?;
+            let link = format!("{base}/c/{}", cart.code.as_str());
+            Some(text.map_or_else(|| link.clone(), |t| format!("{t} {link}")))
+        }
+        None => text,
     };
     if platform == ChannelType::Email {
         return receive_email(state, &agent, &line, &from, name, text, subject).await;

@@ -94,6 +94,42 @@ async fn the_contact_writes_on_instagram_to_the_sandbox_line(backend: &str) {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Instagram has no shared locations"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// Issue 41: `--cart CODE` writes the storefront link of one of the agent's carts, so the cart
+/// lands on the conversation as a storefront's chat button would bring it.
+async fn the_contact_brings_a_cart_from_the_storefront(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let state = AppState::with_system(db.store.repositories());
+    let agent = state.keys.create_agent("Sandbox").await.unwrap().id;
+    let a = agent.as_str();
+    state.lines.add(&agent, "200000000000057", "300000000000057", None).await.unwrap();
+    let rows = parley_api::cli::catalog_file::parse(parley_api::cli::demo_seed::DEMO_CATALOG);
+    let validated = state.catalog.validate_import(&agent, rows).await.unwrap();
+    state.catalog.import(&agent, validated, std::sync::Arc::new(|_, _| {})).await.unwrap();
+    let item = parley_domain::services::NewCartItem { id: Some("prd_thermos_500".into()), qty: Some(serde_json::json!(2)) };
+    let cart = state.carts.create(&agent, Some(vec![item])).await.unwrap();
+    let code = cart.code.as_str();
+
+    let with_text = ["sandbox", "receive", "--agent", a, "--from", "14155550100", "--text", "Here's my cart", "--cart", code];
+    let out = stdout_json(&parley(&db, &with_text));
+    let activity = ActivityId::new(out["activity_id"].as_str().unwrap());
+    let page = state.messages.list(&agent, &activity, MessageListQuery::default()).await.unwrap();
+    assert_eq!(page.items[0].text(), Some(format!("Here's my cart https://shop.example.com/c/{code}").as_str()));
+    assert_eq!(page.items[0].cart_code.as_ref().map(|c| c.as_str()), Some(code), "the cart is on the message");
+    assert_eq!(state.messages.carts(&agent, &activity).await.unwrap()[0].code.as_str(), code, "and on the conversation");
+
+    let alone = ["sandbox", "receive", "--agent", a, "--from", "14155550100", "--cart", code, "--storefront-url", "https://store.test/"];
+    stdout_json(&parley(&db, &alone));
+    let page = state.messages.list(&agent, &activity, MessageListQuery::default()).await.unwrap();
+    assert!(page.items.iter().any(|m| m.text() == Some(format!("https://store.test/c/{code}").as_str())), "the link alone");
+
+    let theirs = parley(&db, &["sandbox", "receive", "--agent", a, "--from", "14155550100", "--cart", "zzzzzzz"]);
+    assert!(
+        !theirs.status.success() && String::from_utf8_lossy(&theirs.stderr).contains("--cart"),
+        "{}",
+        String::from_utf8_lossy(&theirs.stderr)
+    );
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name("sqlite").await } )* }
@@ -103,5 +139,6 @@ macro_rules! on_both_backends {
 
 on_both_backends!(
     the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line,
-    the_contact_writes_on_instagram_to_the_sandbox_line
+    the_contact_writes_on_instagram_to_the_sandbox_line,
+    the_contact_brings_a_cart_from_the_storefront
 );
