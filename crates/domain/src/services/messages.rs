@@ -133,16 +133,14 @@ impl MessageService {
                 None => None,
             };
         // An email answers the contact's last email: its line, its thread.
-        let last_email = match email {
-            true => self.last_email(agent, activity_id, last_inbound.as_ref()).await?,
-            false => None,
-        };
+        let last_email = if email { self.last_email(agent, activity_id, last_inbound.as_ref()).await? } else { None };
         let last_on_channel = if email { last_email.as_ref() } else { last_inbound.as_ref() };
         let line = self.reply_line(agent, last_on_channel, channel.channel_type()).await?;
         let id = MessageId::new(self.ids.new_id(IdKind::Message));
-        let content = match email {
-            true => email_reply(&reply, &line, &channel, &id, last_email.as_ref().and_then(|m| m.content.email()), context.as_deref())?,
-            false => reply.content().clone(),
+        let content = if email {
+            email_reply(&reply, &line, &channel, &id, last_email.as_ref().and_then(|m| m.content.email()), context.as_deref())?
+        } else {
+            reply.content().clone()
         };
         if let Some(key) = key {
             self.idempotency.set_recovery_point(agent, key, id.as_str()).await?;
