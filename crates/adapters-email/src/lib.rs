@@ -7,7 +7,7 @@
 //! - [`parse()`]: raw bytes to [`InboundEmail`] or a [`MailRefusal`], bounded by [`limits`].
 //!   Mail without a `Message-ID` is kept under an id derived from a hash of its bytes
 //!   ([`derived_message_id`]), not refused; mail without a From address is refused.
-//! - [`SmtpSender`]: sends an [`OutgoingEmail`] (a reply: [`reply_subject`], threading headers,
+//! - [`SmtpSender`]: sends an [`OutgoingEmail`] (a reply: its subject as given, threading headers,
 //!   a fresh Message-ID) and tells a refusal ([`SmtpError::Rejected`], 5xx) from an outage
 //!   ([`SmtpError::Unavailable`]).
 //! - [`ImapMailbox`]: INBOX read by UID in bounded batches after a [`Cursor`], read-only.
@@ -44,6 +44,6 @@ mod url;
 pub use imap::{Batch, Cursor, FetchedMail, ImapError, ImapMailbox, OversizedMail};
 pub use mailbox::Mailbox;
 pub use parse::{Attachment, DERIVED_ID_DOMAIN, InboundEmail, MailRefusal, derived_message_id, parse};
-pub use reply::{new_message_id, reply_subject};
+pub use reply::new_message_id;
 pub use smtp::{OutgoingEmail, SentEmail, SmtpError, SmtpSender};
 pub use url::{Protocol, ServerUrl, UrlError};

@@ -21,7 +21,7 @@ pub struct OutgoingEmail {
     /// The channel's own address (its domain names the fresh Message-ID).
     pub from: Mailbox,
     pub to: Mailbox,
-    /// As given: use [`crate::reply_subject`] for `Re: <last subject>`.
+    /// As given (a reply's `Re: <last subject>` is the caller's).
     pub subject: String,
     pub text: String,
     /// The contact's last Message-ID (without angle brackets), for threading.

@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use parley_adapters_email::{Mailbox, OutgoingEmail, ServerUrl, SmtpError, SmtpSender, parse, reply_subject};
+use parley_adapters_email::{Mailbox, OutgoingEmail, ServerUrl, SmtpError, SmtpSender, parse};
 
 fn sender(password: &str) -> SmtpSender {
     let url = ServerUrl::smtp(&common::smtp_url()).unwrap();
@@ -19,7 +19,7 @@ fn reply(to: &str) -> OutgoingEmail {
     OutgoingEmail {
         from: Mailbox::named("Parley Shop", "shop@parley.test"),
         to: Mailbox::named("Ana", to),
-        subject: reply_subject(Some("Order 42")),
+        subject: "Re: Order 42".into(),
         text: "Your order ships today.\nThanks!".into(),
         in_reply_to: Some("prev.1@example.com".into()),
         references: vec!["root.0@example.com".into(), "<prev.1@example.com>".into()],
@@ -84,7 +84,7 @@ async fn non_ascii_names_and_subjects_survive() {
     let to = format!("{}@example.com", common::unique("zoe"));
     let mut mail = reply(&to);
     mail.to = Mailbox::named("Zoë Łukasz", &to);
-    mail.subject = reply_subject(Some("Commande n° 42 — livrée ?"));
+    mail.subject = "Re: Commande n° 42 — livrée ?".into();
     mail.in_reply_to = None;
     mail.references = vec![];
     mail.text = "Merci, à bientôt ✓".into();

@@ -236,9 +236,18 @@ mod tests {
 
     #[test]
     fn reply_subjects_prefix_re_once() {
-        assert_eq!(EmailContent::reply_subject(Some("Order 42")), "Re: Order 42");
-        assert_eq!(EmailContent::reply_subject(Some("RE: Order 42")), "RE: Order 42");
-        assert_eq!(EmailContent::reply_subject(Some(" Order\r\n42 ")), "Re: Order  42");
-        assert_eq!(EmailContent::reply_subject(None), "Re:");
+        let re = EmailContent::reply_subject;
+        assert_eq!(re(Some("Order 42")), "Re: Order 42");
+        assert_eq!(re(Some("Re: Order 42")), "Re: Order 42");
+        assert_eq!(re(Some("RE: Order 42")), "RE: Order 42");
+        assert_eq!(re(Some("re:Order 42")), "re:Order 42");
+        assert_eq!(re(Some("  Order 42  ")), "Re: Order 42");
+        assert_eq!(re(Some("Fwd: Order 42")), "Re: Fwd: Order 42");
+        assert_eq!(re(Some("Regarding 42")), "Re: Regarding 42");
+        assert_eq!(re(Some(" Order\r\n42 ")), "Re: Order  42");
+        assert_eq!(re(Some("Order\r\n 42")), "Re: Order   42");
+        assert_eq!(re(Some("")), "Re:");
+        assert_eq!(re(None), "Re:");
+        assert_eq!(re(Some("é")), "Re: é");
     }
 }
