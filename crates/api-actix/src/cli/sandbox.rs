@@ -5,7 +5,7 @@ use parley_adapters_email::Mailbox;
 use parley_adapters_email::channel::{envelope, sandbox_mail};
 use parley_adapters_system::RandomIds;
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
-use parley_domain::model::{AgentId, ChannelType, Line, LineAccess, LineId};
+use parley_domain::model::{AgentId, ChannelType, Line, LineAccess, LineId, Message};
 use parley_domain::ports::IdSource;
 use parley_domain::services::{ActivityPatchInput, Patch};
 use serde_json::json;
@@ -84,11 +84,7 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         let patch = ActivityPatchInput { profile_name: Patch::Set(name), ..Default::default() };
         state.activities.update(&agent, &m.activity_id, patch).await?;
     }
-    println!(
-        "{}",
-        json!({"delivery": delivery, "platform_message_id": message_id,
-            "activity_id": stored.as_ref().map(|m| m.activity_id.as_str()), "message_id": stored.as_ref().map(|m| m.id.as_str())})
-    );
+    print_received(&delivery, &message_id, stored.as_ref());
     Ok(())
 }
 
@@ -111,12 +107,17 @@ async fn receive_email(
     let body = envelope(line.account_id(), chrono::Utc::now(), &raw);
     let (delivery, _) = state.webhooks.receive_and_process(ChannelType::Email, body).await?;
     let stored = state.messages.by_platform_id(agent, &message_id).await?;
+    print_received(&delivery, &message_id, stored.as_ref());
+    Ok(())
+}
+
+/// What `receive` prints: the stored delivery, and where its message landed.
+fn print_received(delivery: &str, platform_message_id: &str, stored: Option<&Message>) {
     println!(
         "{}",
-        json!({"delivery": delivery, "platform_message_id": message_id,
-            "activity_id": stored.as_ref().map(|m| m.activity_id.as_str()), "message_id": stored.as_ref().map(|m| m.id.as_str())})
+        json!({"delivery": delivery, "platform_message_id": platform_message_id,
+            "activity_id": stored.map(|m| m.activity_id.as_str()), "message_id": stored.map(|m| m.id.as_str())})
     );
-    Ok(())
 }
 
 fn parse_location(raw: &str) -> Result<SandboxInbound, Failure> {
