@@ -65,6 +65,7 @@ from parley_client.models import (
     TagDto,
     TemplateDto,
     UpdateActivity,
+    VariantDto,
 )
 from parley_client.types import UNSET, Response, Unset
 
@@ -257,20 +258,29 @@ def main() -> None:
     if not 1 <= len(in_outdoor.data) <= 3 or any(p.field_id not in outdoor_ids for p in in_outdoor.data):
         fail(f"search in Outdoor {in_outdoor!r}, Outdoor products {outdoor_ids!r}")
 
-    # A storefront hands a shopper over with a cart
-    first = expect(list_products.sync_detailed(client=pk, limit=1), 200, PageBodyProductDto, "GET /v1/products?limit=1")
-    product = first.data[0].field_id
+    # A storefront hands a shopper over with a cart: two of one product's last variant
+    listed = expect(list_products.sync_detailed(client=pk, limit=100), 200, PageBodyProductDto, "GET /v1/products?limit=100").data
+    with_variants = next((p for p in listed if p.variants), None)
+    if with_variants is None:
+        fail("no product with variants in the demo catalog")
+    product, chosen = with_variants.field_id, with_variants.variants[-1]
     created = expect(
-        create_cart.sync_detailed(client=pk, body=CreateCart(items=[CartItemBody(id=product, qty=2)])),
+        create_cart.sync_detailed(client=pk, body=CreateCart(items=[CartItemBody(id=product, variant_id=chosen.id, qty=2)])),
         201,
         DataBodyCartCreatedDto,
         "POST /v1/carts",
     ).data
     cart = expect(get_cart.sync_detailed(created.code, client=pk), 200, DataBodyCartDto, "GET /v1/carts/{code}").data
+    line = cart.items[0] if isinstance(cart, CartDto) and len(cart.items) == 1 else None
+    # Doubling is exact in binary too, so the client's own arithmetic may check the server's here.
     if (
         not isinstance(created, CartCreatedDto)
-        or not isinstance(cart, CartDto)
-        or [(i.field_id, i.qty) for i in cart.items] != [(product, 2)]
+        or line is None
+        or (line.field_id, line.qty) != (product, 2)
+        or not isinstance(line.variant, VariantDto)
+        or line.variant.id != chosen.id
+        or (line.unit_price, line.line_total) != (chosen.price, 2 * chosen.price)
+        or (cart.currency, cart.total) != (with_variants.currency, line.line_total)
     ):
         fail(f"cart {cart!r}")
 

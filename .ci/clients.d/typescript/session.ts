@@ -4,7 +4,7 @@
 import createClient from "openapi-fetch";
 import type { paths } from "./schema.js";
 import {
-  ACTIVITY, ACTIVITY_DETAIL, CART, CART_CREATED, CART_ITEM, CART_MENTION, CATEGORIES, CATEGORY, CHANNEL, CONTACT,
+  ACTIVITY, ACTIVITY_DETAIL, CART, CART_CREATED, CART_ITEM, CART_MENTION, VARIANT, CATEGORIES, CATEGORY, CHANNEL, CONTACT,
   ERROR_BODY, ERROR_DETAIL, ERROR_OBJECT, EXECUTION, MESSAGE, PAGINATION, PRODUCT, SEARCH_RESULT, SEND_RESULT, TAG,
   TAG_REF, TEMPLATE, each, fail, shape, type S,
 } from "./shapes.js";
@@ -124,15 +124,25 @@ if (inOutdoor.length < 1 || inOutdoor.length > 3 || inOutdoor.some((p) => !outdo
   fail(`search in Outdoor: ${JSON.stringify(inOutdoor)}`);
 }
 
-// A storefront hands a shopper over with a cart
-const product = first("products", each("products", (await ok("GET /v1/products?limit=1", 200,
-  pk.GET("/v1/products", { params: { query: { limit: 1 } satisfies Query<"/v1/products"> } }))).data, PRODUCT))._id;
+// A storefront hands a shopper over with a cart: two of one product's last variant
+const withVariants = first("products with variants", each("products", (await ok("GET /v1/products?limit=100", 200,
+  pk.GET("/v1/products", { params: { query: { limit: 100 } satisfies Query<"/v1/products"> } }))).data, PRODUCT)
+  .filter((p) => p.variants.length > 0));
+const chosen = each("variants", withVariants.variants, VARIANT).at(-1)!;
+const product = withVariants._id;
 const created = shape("cart created", (await ok("POST /v1/carts", 201,
-  pk.POST("/v1/carts", { body: { items: [{ id: product, qty: 2 }] } satisfies S["CreateCart"] }))).data, CART_CREATED);
+  pk.POST("/v1/carts", { body: { items: [{ id: product, variant_id: chosen.id, qty: 2 }] } satisfies S["CreateCart"] }))).data,
+  CART_CREATED);
 const cart = shape("cart", (await ok("GET /v1/carts/{code}", 200,
   pk.GET("/v1/carts/{code}", { params: { path: { code: created.code } } }))).data, CART);
 const items = each("cart.items", cart.items, CART_ITEM);
-if (items.length !== 1 || items[0]?._id !== product || items[0]?.qty !== 2) fail(`cart: ${JSON.stringify(cart)}`);
+const line = items[0];
+// Doubling is exact in binary too, so the client's own arithmetic may check the server's here.
+if (items.length !== 1 || line?._id !== product || line.qty !== 2 || line.variant === null
+  || shape("cart.items[0].variant", line.variant, VARIANT).id !== chosen.id || line.unit_price !== chosen.price
+  || line.line_total !== 2 * chosen.price || cart.total !== line.line_total || cart.currency !== withVariants.currency) {
+  fail(`cart: ${JSON.stringify(cart)}`);
+}
 
 // WhatsApp: send the sandbox line's order_update template under a campaign key
 const template = first("order_update",

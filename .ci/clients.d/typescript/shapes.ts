@@ -74,8 +74,15 @@ export const SEARCH_RESULT: Spec<S["SearchResultDto"]> = {
   _id: "string", kind: "string", title: "string", currency: "string", base_price: "number", score: "number",
 };
 export const CART_CREATED: Spec<S["CartCreatedDto"]> = { code: "string", expires_at: "string", url: "string|null?" };
-export const CART: Spec<S["CartDto"]> = { code: "string", created_at: "string", expires_at: "string", items: "array" };
-export const CART_ITEM: Spec<S["CartItemDto"]> = { ...PRODUCT, qty: "number" };
+export const CART: Spec<S["CartDto"]> = {
+  code: "string", created_at: "string", expires_at: "string", items: "array", currency: "string|null", total: "number|null",
+};
+export const CART_ITEM: Spec<S["CartItemDto"]> = {
+  ...PRODUCT, variant: "object|null", qty: "number", unit_price: "number", line_total: "number",
+};
+export const VARIANT: Spec<S["VariantDto"]> = {
+  id: "string", title: "string", price: "number", compare_at_price: "number|null?", selected_options: "array",
+};
 export const TEMPLATE: Spec<S["TemplateDto"]> = {
   id: "string", channel_id: "string", name: "string", language: "string", category: "string", status: "string",
   parameter_format: "string", components: "array", created_at: "string",

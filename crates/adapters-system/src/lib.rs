@@ -5,6 +5,7 @@ use parley_domain::model::{IdKind, Timestamp};
 use parley_domain::ports::{AddressResolver, Clock, IdSource};
 use rand::Rng;
 use rand::distr::Alphanumeric;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Wall-clock UTC time, truncated to milliseconds (the precision of the wire format and storage).
 #[derive(Debug, Default, Clone, Copy)]
@@ -23,9 +24,45 @@ pub struct RandomIds;
 /// 24 base-62 characters: ~143 bits, unguessable.
 const ID_RANDOM_LEN: usize = 24;
 
+/// A message id's ordered part: 12 base-36 digits of [`next_in_order`], then 12 random base-62
+/// characters (~71 bits) to keep it unguessable, 24 in all like every other id.
+const ORDERED_LEN: usize = 12;
+
+/// The last value [`next_in_order`] gave, in this process.
+static LAST_IN_ORDER: AtomicU64 = AtomicU64::new(0);
+
+/// Milliseconds since 1970 shifted left 16 bits, plus a counter for ids made in the same
+/// millisecond: always greater than the previous one in this process, even if the clock steps
+/// back, so ids made one after the other sort in the order they were made.
+fn next_in_order() -> u64 {
+    let now = u64::try_from(Utc::now().timestamp_millis()).unwrap_or(0) << 16;
+    let previous = LAST_IN_ORDER
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(now.max(last + 1)))
+        .expect("the update always returns Some");
+    now.max(previous + 1)
+}
+
+/// Fixed-width lowercase base 36: digits before letters, so byte order, `C` collation and
+/// natural-language collations all sort these strings the same way.
+fn base36(mut value: u64, width: usize) -> String {
+    let mut out = vec![b'0'; width];
+    for slot in out.iter_mut().rev() {
+        *slot = b"0123456789abcdefghijklmnopqrstuvwxyz"[(value % 36) as usize];
+        value /= 36;
+    }
+    String::from_utf8(out).expect("ASCII digits")
+}
+
 impl IdSource for RandomIds {
     fn new_id(&self, kind: IdKind) -> String {
-        format!("{}_{}", kind.prefix(), self.secret(ID_RANDOM_LEN))
+        match kind {
+            // Messages with the same `created_at` are listed in the order they were stored, which
+            // their ids carry (the timelines order by `created_at`, then `id`).
+            IdKind::Message => {
+                format!("{}_{}{}", kind.prefix(), base36(next_in_order(), ORDERED_LEN), self.secret(ID_RANDOM_LEN - ORDERED_LEN))
+            }
+            _ => format!("{}_{}", kind.prefix(), self.secret(ID_RANDOM_LEN)),
+        }
     }
 
     fn secret(&self, len: usize) -> String {
@@ -73,6 +110,16 @@ mod tests {
         let ids: HashSet<String> = (0..10_000).map(|_| RandomIds.new_id(IdKind::Tag)).collect();
         assert_eq!(ids.len(), 10_000);
         assert!(ids.iter().all(|id| id.starts_with("tag_") && id.len() == 4 + ID_RANDOM_LEN));
+    }
+
+    #[test]
+    fn message_ids_sort_in_the_order_they_were_made() {
+        let ids: Vec<String> = (0..100_000).map(|_| RandomIds.new_id(IdKind::Message)).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "strictly increasing, even within a millisecond");
+        assert!(ids.iter().all(|id| id.starts_with("msg_") && id.len() == 4 + ID_RANDOM_LEN));
+        assert!(ids.iter().all(|id| id[4..4 + ORDERED_LEN].bytes().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())));
+        assert_eq!(base36(u64::MAX >> 2, ORDERED_LEN).len(), ORDERED_LEN, "wide enough for 2^62");
+        assert_eq!(base36(35, 3), "00z");
     }
 
     #[test]

@@ -1046,12 +1046,17 @@ pub async fn carts_store_snapshots_under_unique_codes(r: Repositories) {
     let cart = Cart {
         code: CartCode::parse("Ab3kP9z").unwrap(),
         agent_id: a.clone(),
-        items: vec![CartItem { product: p.clone(), qty: 3 }],
+        items: vec![
+            CartItem { product: p.clone(), variant: None, qty: 3 },
+            CartItem { product: p.clone(), variant: Some(p.variants[0].clone()), qty: 1 },
+        ],
         created_at: t(10),
         expires_at: t(10) + CART_VALIDITY,
     };
     r.carts.insert(&cart, &[]).await.unwrap();
-    assert_eq!(r.carts.get(&a, &cart.code).await.unwrap().unwrap(), cart);
+    let read = r.carts.get(&a, &cart.code).await.unwrap().unwrap();
+    assert_eq!(read, cart, "lines, the chosen variant and the prices come back exactly");
+    assert_eq!(read.total().unwrap().total.to_string(), "42.5", "3 × 10.5 + 11");
     assert!(r.carts.get(&b, &cart.code).await.unwrap().is_none(), "other agents' carts are invisible");
     let clash = Cart { agent_id: b.clone(), ..cart.clone() };
     assert!(matches!(r.carts.insert(&clash, &[]).await, Err(StoreError::Conflict(_))), "codes are unique across agents");

@@ -9,8 +9,8 @@ use chrono::{DateTime, Datelike, SecondsFormat, Utc};
 use parley_domain::model::text::{bounded, free_text};
 use parley_domain::model::{
     AccessToken, ActivityId, ActivitySearch, ActivityStatus, AgentId, AgentName, Assignee, CampaignKey, CartCode, Channel, ChannelType,
-    ComponentInput, ContactId, Currency, CustomAttributes, Email, ExecutionStatus, KeyKind, LineId, MessageComponent, Notes, PageBounds,
-    PageRequest, ParameterFormat, ParameterInput, ParameterValue, PhoneNumberId, PresentedKey, Price, ProductId, ProductKind,
+    ComponentInput, ContactId, Currency, CustomAttributes, Decimal, Email, ExecutionStatus, KeyKind, LineId, MessageComponent, Notes,
+    PageBounds, PageRequest, ParameterFormat, ParameterInput, ParameterValue, PhoneNumberId, PresentedKey, Price, ProductId, ProductKind,
     ProductStatus, ProfileName, ReceivedId, SEARCH_BOUNDS, SearchQuery, SearchRequest, TagColor, TagDescription, TagId, TagName, Template,
     TemplateButton, TemplateComponent, TemplateDefinition, TemplateId, TemplateMessage, WabaId, fill, fill_named, has_control_characters,
     parameter_count, parse_timestamp, phone_digits, placeholder_names, placeholders,
@@ -370,15 +370,18 @@ proptest! {
     }
 
     #[test]
-    fn prices_are_finite_and_in_range(value in prop_oneof![any::<f64>(), 0.0..=1e12f64, Just(f64::NAN), Just(f64::INFINITY), Just(-0.0)]) {
+    fn prices_are_exact_and_in_range(mantissa in any::<i64>(), scale in 0_u32..=12) {
+        let value = Decimal::new(mantissa, scale);
+        let in_range = value >= Decimal::ZERO && value <= Decimal::from(1_000_000_000_000_i64);
         match Price::new("base_price", value) {
             Ok(p) => {
-                assert!(p.value().is_finite() && (0.0..=1e12).contains(&p.value()));
-                assert_eq!(p.value().to_bits(), value.to_bits());
+                assert!(in_range, "{value}");
+                assert_eq!(p.value(), value, "the same amount");
+                assert_eq!(p.value().to_string(), parley_domain::model::money::to_json_number(value), "written without trailing zeros");
             }
             Err(e) => {
                 assert_eq!(e.field, "base_price");
-                assert!(!(value.is_finite() && (0.0..=1e12).contains(&value)));
+                assert!(!in_range, "{value}");
             }
         }
     }

@@ -12,10 +12,13 @@ use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis};
 use crate::schema::carts;
 
-/// One stored cart line: the full product record (status and times included) as it was.
+/// One stored cart line: the full product record (status and times included) as it was, and
+/// the chosen variant's id (one of the record's variants; absent in carts made before variants).
 #[derive(Serialize, Deserialize)]
 struct StoredItem {
     product: ProductRecord,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    variant_id: Option<String>,
     qty: u8,
 }
 
@@ -39,7 +42,18 @@ impl CartRow {
             .map(|i| {
                 let product = Product::from_record(&agent, i.product, created_at, None)
                     .map_err(|e| DbError::Corrupt(format!("cart product: {}", e[0].field)))?;
-                Ok(CartItem { product, qty: i.qty })
+                let variant = match i.variant_id {
+                    None => None,
+                    Some(id) => Some(
+                        product
+                            .variants
+                            .iter()
+                            .find(|v| v.id == id)
+                            .cloned()
+                            .ok_or_else(|| DbError::Corrupt(format!("cart variant {id:?} is not one of its product's")))?,
+                    ),
+                };
+                Ok(CartItem { product, variant, qty: i.qty })
             })
             .collect::<Result<_, DbError>>()?;
         let code = CartCode::parse(&self.code).ok_or_else(|| DbError::Corrupt(format!("cart code {:?}", self.code)))?;
@@ -50,7 +64,11 @@ impl CartRow {
 #[async_trait]
 impl CartRepository for Store {
     async fn insert(&self, cart: &Cart, events: &[Event]) -> StoreResult<()> {
-        let items: Vec<StoredItem> = cart.items.iter().map(|i| StoredItem { product: i.product.to_record(), qty: i.qty }).collect();
+        let items: Vec<StoredItem> = cart
+            .items
+            .iter()
+            .map(|i| StoredItem { product: i.product.to_record(), variant_id: i.variant.as_ref().map(|v| v.id.clone()), qty: i.qty })
+            .collect();
         let items = serde_json::to_string(&items).map_err(|e| DbError::Corrupt(e.to_string()))?;
         let values = (
             carts::code.eq(cart.code.as_str()),

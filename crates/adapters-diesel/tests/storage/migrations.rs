@@ -442,3 +442,43 @@ async fn sqlite_kept_counts_carry_over_into_shards() {
 async fn postgres_kept_counts_carry_over_into_shards() {
     kept_counts_carry_over_into_shards("postgres").await;
 }
+
+/// A cart row as written before carts had variants and one currency: lines without
+/// `variant_id`, and (possible then) products in two currencies.
+async fn carts_made_before_variants_read_with_their_totals(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let agent = AgentId::new("agt_migrated");
+    db.store.execute_sql("INSERT INTO agents (id, name, created_at) VALUES ('agt_migrated', 'A', 0)").await.unwrap();
+    let euro = product(&agent, 1, 0, 0);
+    let mut dollar = product(&agent, 2, 0, 0);
+    dollar.currency = parley_domain::model::Currency::new("USD").unwrap();
+    let line = |p: &Product, qty: u8| serde_json::json!({"product": p.to_record(), "qty": qty});
+    for (code, items) in [("Ab3kP9z", vec![line(&euro, 3)]), ("Zz9kP9z", vec![line(&euro, 1), line(&dollar, 1)])] {
+        db.store
+            .execute_sql(&format!(
+                "INSERT INTO carts (code, agent_id, items, created_at, expires_at) VALUES ('{code}', 'agt_migrated', {}, 0, 7776000000)",
+                sql_text(&serde_json::Value::Array(items).to_string())
+            ))
+            .await
+            .unwrap();
+    }
+    let repos = db.store.repositories();
+    let code = |c: &str| parley_domain::model::CartCode::parse(c).unwrap();
+    let one = repos.carts.get(&agent, &code("Ab3kP9z")).await.unwrap().unwrap();
+    assert_eq!(one.items[0].variant, None, "{backend}");
+    let total = one.total().unwrap();
+    assert_eq!((total.currency.as_str(), total.total.to_string()), ("EUR", "10.5".to_string()), "{backend}: 3 × 3.5");
+    let mixed = repos.carts.get(&agent, &code("Zz9kP9z")).await.unwrap().unwrap();
+    assert_eq!(mixed.total(), None, "{backend}: two currencies cannot be summed");
+    assert_eq!(mixed.items[1].line_total().to_string(), "3.5", "{backend}: each line still can");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_carts_made_before_variants_read_with_their_totals() {
+    carts_made_before_variants_read_with_their_totals("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_carts_made_before_variants_read_with_their_totals() {
+    carts_made_before_variants_read_with_their_totals("postgres").await;
+}

@@ -97,8 +97,9 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
 /// while, so a newcomer can reply); Emma sent a picture hours ago.
 async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Result<(), DomainError> {
     let agent = &line.agent_id;
-    // The catalog's steel bottle, two of them.
-    let bottle = NewCartItem { id: Some("prd_thermos_500".into()), qty: Some(json!(2)) };
+    // The catalog's steel bottle, two of the 750 ml in slate.
+    let bottle =
+        NewCartItem { id: Some("prd_thermos_500".into()), variant_id: Some("prd_thermos_500_750_slate".into()), qty: Some(json!(2)) };
     let cart = state.carts.create(agent, Some(vec![bottle])).await?;
     let now = chrono::Utc::now().timestamp();
     let inbound = [

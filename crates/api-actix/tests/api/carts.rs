@@ -133,18 +133,117 @@ async fn get_returns_code_created_at_expires_at_and_items_of_full_products_plus_
     let data = r.data();
     let mut keys: Vec<_> = data.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["code", "created_at", "expires_at", "items"]);
+    assert_eq!(keys, ["code", "created_at", "currency", "expires_at", "items", "total"]);
     assert_eq!(data["code"], code.as_str());
 
-    let mut p2 = app.get("/v1/products/p2", &app.a.publishable).await.data().clone();
-    p2["qty"] = json!(3);
-    let mut p1 = app.get("/v1/products/p1", &app.a.publishable).await.data().clone();
-    p1["qty"] = json!(99);
-    assert_eq!(data["items"], json!([p2, p1]), "items in the order sent, each the full product plus qty");
+    let line = |mut product: Value, qty: u8, unit: Value, total: Value| {
+        for (k, v) in [("qty", json!(qty)), ("variant", Value::Null), ("unit_price", unit), ("line_total", total)] {
+            product[k] = v;
+        }
+        product
+    };
+    let p2 = app.get("/v1/products/p2", &app.a.publishable).await.data().clone();
+    let p1 = app.get("/v1/products/p1", &app.a.publishable).await.data().clone();
+    let want = json!([line(p2, 3, json!(12.5), json!(37.5)), line(p1, 99, json!(79), json!(7821))]);
+    assert_eq!(data["items"], want, "items in the order sent, each the full product plus the line");
+    assert_eq!((&data["currency"], &data["total"]), (&json!("USD"), &json!(7858.5)));
     assert_eq!(data["items"][1]["base_price"], json!(79), "whole prices print as integers");
     assert_eq!(data["items"][1]["compare_at_price"], json!(99.5));
     assert!(!data["items"][0].as_object().unwrap().contains_key("compare_at_price"), "absent when not on sale");
     assert!(!data["items"][0].as_object().unwrap().contains_key("status"), "status is never exposed");
+}
+
+/// A cart's amounts as JSON text, each line's `(unit_price, line_total)` and the cart's
+/// `(currency, total)`: a binary-float artifact (`59.970000000000006`) would show in the text.
+async fn amounts(app: &TestApp, code: &str) -> (Vec<(String, String)>, (String, String)) {
+    let r = app.get(&format!("/v1/carts/{code}"), &app.a.publishable).await;
+    r.assert_status(200);
+    let data = r.data();
+    let lines = data["items"].as_array().unwrap().iter().map(|i| (i["unit_price"].to_string(), i["line_total"].to_string())).collect();
+    (lines, (data["currency"].to_string(), data["total"].to_string()))
+}
+
+fn texts<const N: usize>(pairs: [(&str, &str); N]) -> Vec<(String, String)> {
+    pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+async fn variant_lines_carry_the_variant_as_it_was_and_its_price(app: TestApp) {
+    let mut shirt = product("shirt", "Shirt", 19.99);
+    shirt["variants"] = json!([
+        {"id": "s", "title": "Small", "price": 19.99, "selected_options": [{"name": "Size", "value": "S"}]},
+        {"id": "l", "title": "Large", "price": 24.5, "compare_at_price": 30, "selected_options": [{"name": "Size", "value": "L"}]}
+    ]);
+    app.import_products(&app.a, vec![shirt]).await;
+    let items =
+        json!([{"id": "shirt", "variant_id": "l", "qty": 2}, {"id": "shirt", "qty": 3}, {"id": "shirt", "variant_id": "s", "qty": 1}]);
+    let code = cart(&app, &app.a.publishable, items).await;
+    let data = app.get(&format!("/v1/carts/{code}"), &app.a.publishable).await.data().clone();
+    let large =
+        json!({"id": "l", "title": "Large", "price": 24.5, "compare_at_price": 30, "selected_options": [{"name": "Size", "value": "L"}]});
+    assert_eq!(data["items"][0]["variant"], large, "the chosen variant as it was");
+    assert_eq!(data["items"][1]["variant"], Value::Null);
+    assert_eq!(data["items"][2]["variant"]["id"], "s");
+    let (lines, total) = amounts(&app, &code).await;
+    assert_eq!(lines, texts([("24.5", "49"), ("19.99", "59.97"), ("19.99", "19.99")]));
+    assert_eq!(total, ("\"USD\"".to_string(), "128.96".to_string()), "3 × 19.99 is 59.97, exactly");
+
+    // Changing the catalog afterwards changes nothing in the cart, variants included.
+    let mut cheaper = product("shirt", "Shirt", 9.0);
+    cheaper["variants"] = json!([{"id": "l", "title": "Large", "price": 10}]);
+    app.import_products(&app.a, vec![cheaper]).await;
+    assert_eq!(amounts(&app, &code).await.1.1, "128.96");
+}
+
+async fn amounts_are_rounded_to_the_currencys_minor_unit(app: TestApp) {
+    let priced = |id: &str, currency: &str, price: &str| -> Value {
+        serde_json::from_str(&format!(r#"{{"_id":"{id}","kind":"product","title":"T","currency":"{currency}","base_price":{price}}}"#))
+            .unwrap()
+    };
+    app.import_products(&app.a, vec![priced("yen", "JPY", "99.5"), priced("dinar", "KWD", "1.2345"), priced("cent", "USD", "0.125")]).await;
+    for (id, qty, line, currency, catalog) in [
+        ("yen", 3, ("100", "300"), "JPY", "99.5"),
+        ("dinar", 2, ("1.235", "2.47"), "KWD", "1.2345"),
+        ("cent", 7, ("0.13", "0.91"), "USD", "0.125"),
+    ] {
+        let code = cart(&app, &app.a.publishable, json!([{"id": id, "qty": qty}])).await;
+        let (lines, total) = amounts(&app, &code).await;
+        assert_eq!(lines, texts([line]), "{id}");
+        assert_eq!(total, (format!("\"{currency}\""), line.1.to_string()), "{id}");
+        let base = app.get(&format!("/v1/carts/{code}"), &app.a.publishable).await.data()["items"][0]["base_price"].to_string();
+        assert_eq!(base, catalog, "the catalog's own digits");
+    }
+}
+
+async fn unknown_and_repeated_variants_are_400_naming_the_entry(app: TestApp) {
+    seed(&app).await;
+    let r = app
+        .post(
+            "/v1/carts",
+            &app.a.publishable,
+            json!({"items": [
+                {"id": "p1", "variant_id": "red", "qty": 1},
+                {"id": "p1", "variant_id": "blue", "qty": 1},
+                {"id": "p1", "variant_id": "red", "qty": 2},
+                {"id": "p2", "variant_id": "red", "qty": 1},
+                {"id": "p1", "qty": 1}
+            ]}),
+        )
+        .await;
+    assert_invalid(&r, &["items[1].variant_id", "items[2].variant_id", "items[3].variant_id"]);
+    let r = app.post("/v1/carts", &app.a.publishable, json!({"items": [{"id": "p1", "variant_id": 7, "qty": 1}]})).await;
+    r.assert_error(400, "INVALID_JSON");
+}
+
+async fn a_cart_holds_one_currency(app: TestApp) {
+    seed(&app).await;
+    let mut euro = product("e1", "Euro thing", 3.0);
+    euro["currency"] = json!("EUR");
+    app.import_products(&app.a, vec![euro]).await;
+    let r = app
+        .post("/v1/carts", &app.a.publishable, json!({"items": [{"id": "p1", "qty": 1}, {"id": "p2", "qty": 1}, {"id": "e1", "qty": 1}]}))
+        .await;
+    assert_invalid(&r, &["items[2].id"]);
+    assert!(r.body["error"]["details"][0]["issue"].as_str().unwrap().contains("EUR"), "{}", r.body);
 }
 
 async fn unknown_codes_are_404(app: TestApp) {
@@ -528,6 +627,10 @@ http_tests!(
     a_secret_key_may_also_create_and_read_carts,
     a_missing_key_is_401_on_carts,
     get_returns_code_created_at_expires_at_and_items_of_full_products_plus_qty,
+    variant_lines_carry_the_variant_as_it_was_and_its_price,
+    amounts_are_rounded_to_the_currencys_minor_unit,
+    unknown_and_repeated_variants_are_400_naming_the_entry,
+    a_cart_holds_one_currency,
     unknown_codes_are_404,
     malformed_codes_are_404,
     another_agents_cart_is_404,

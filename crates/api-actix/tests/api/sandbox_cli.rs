@@ -105,7 +105,8 @@ async fn the_contact_brings_a_cart_from_the_storefront(backend: &str) {
     let rows = parley_api::cli::catalog_file::parse(parley_api::cli::demo_seed::DEMO_CATALOG);
     let validated = state.catalog.validate_import(&agent, rows).await.unwrap();
     state.catalog.import(&agent, validated, std::sync::Arc::new(|_, _| {})).await.unwrap();
-    let item = parley_domain::services::NewCartItem { id: Some("prd_thermos_500".into()), qty: Some(serde_json::json!(2)) };
+    let item =
+        parley_domain::services::NewCartItem { id: Some("prd_thermos_500".into()), variant_id: None, qty: Some(serde_json::json!(2)) };
     let cart = state.carts.create(&agent, Some(vec![item])).await.unwrap();
     let code = cart.code.as_str();
 

@@ -26,6 +26,7 @@ backend_tests!(
     a_platform_time_years_ahead_is_the_time_the_delivery_was_received,
     a_cart_link_hands_the_shopper_over_with_their_cart,
     the_timeline_pages_newest_first_and_polls_by_since,
+    messages_of_the_same_second_keep_the_order_they_were_stored_in,
     template_sends_are_messages_and_move_with_their_execution,
     tenants_never_see_each_others_messages,
     a_delivery_is_processed_before_its_answer_unless_the_instance_only_ingests,
@@ -562,6 +563,21 @@ async fn the_timeline_pages_newest_first_and_polls_by_since(backend: &str) {
         r.assert_error(400, "VALIDATION_ERROR");
     }
     app.get(&replies("act_unknown"), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+}
+
+async fn messages_of_the_same_second_keep_the_order_they_were_stored_in(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    // WhatsApp's timestamps are whole seconds: a burst of messages shares one.
+    let at = now() - 30;
+    let sent: Vec<String> = (0..12).map(|n| format!("part {n}")).collect();
+    let batch: Vec<Value> = sent.iter().enumerate().map(|(n, body)| text(&format!("wamid.same{n}"), at, body)).collect();
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, batch)).await;
+    let activity = activity_of(&app, ANN).await;
+    let shown: Vec<String> = timeline(&app, &activity, 12).await.iter().rev().map(|m| m["text"].as_str().unwrap().to_string()).collect();
+    assert_eq!(shown, sent, "oldest first when reversed: the order they were stored in, not a random id's");
+    let newest = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
+    assert_eq!(newest.data()["last_message"]["text"], "part 11", "the last one stored is the last message");
 }
 
 async fn template_sends_are_messages_and_move_with_their_execution(backend: &str) {

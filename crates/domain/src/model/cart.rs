@@ -2,7 +2,8 @@
 
 use chrono::TimeDelta;
 
-use super::{AgentId, Product, Timestamp};
+use super::money::{Decimal, canonical};
+use super::{AgentId, Currency, Product, Timestamp, VariantRecord};
 
 /// How long a cart can be read after it was created.
 pub const CART_VALIDITY: TimeDelta = TimeDelta::days(90);
@@ -40,11 +41,33 @@ pub fn cart_code_in(text: &str) -> Option<CartCode> {
     })
 }
 
-/// One line of a cart: the product as it was when the cart was made, and how many.
+/// One line of a cart: the product as it was when the cart was made, the variant chosen (one of
+/// `product.variants`), and how many.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CartItem {
     pub product: Product,
+    pub variant: Option<VariantRecord>,
     pub qty: u8,
+}
+
+impl CartItem {
+    /// The variant's price, else the product's base price, rounded to the currency's minor unit.
+    pub fn unit_price(&self) -> Decimal {
+        let price = self.variant.as_ref().map_or(self.product.base_price.value(), |v| v.price);
+        self.product.currency.round(price)
+    }
+
+    /// `unit_price × qty`: exact, since both are.
+    pub fn line_total(&self) -> Decimal {
+        canonical(self.unit_price() * Decimal::from(self.qty))
+    }
+}
+
+/// What a cart costs: every line's currency and the exact sum of the line totals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CartTotal {
+    pub currency: Currency,
+    pub total: Decimal,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +82,17 @@ pub struct Cart {
 impl Cart {
     pub fn is_expired(&self, now: Timestamp) -> bool {
         now >= self.expires_at
+    }
+
+    /// The cart's currency and total; `None` only for a cart made before carts had to hold one
+    /// currency, whose lines cannot be summed.
+    pub fn total(&self) -> Option<CartTotal> {
+        let currency = self.items.first()?.product.currency.clone();
+        if self.items.iter().any(|i| i.product.currency != currency) {
+            return None;
+        }
+        let total = canonical(self.items.iter().map(CartItem::line_total).sum());
+        Some(CartTotal { currency, total })
     }
 }
 
@@ -104,6 +138,62 @@ mod tests {
             ("", None),
         ] {
             assert_eq!(cart_code_in(text).as_ref().map(CartCode::as_str), code, "{text}");
+        }
+    }
+
+    mod money {
+        use super::super::*;
+        use crate::model::{ProductRecord, Timestamp};
+        use proptest::prelude::*;
+
+        /// A price `mantissa / 10^scale` in `currency`, for a cart line.
+        fn line(currency: &str, mantissa: u64, scale: u32, qty: u8) -> CartItem {
+            let price = Decimal::from_i128_with_scale(i128::from(mantissa), scale);
+            let r = format!(
+                r#"{{"_id":"p","kind":"product","title":"T","currency":"{currency}","base_price":{}}}"#,
+                crate::model::money::to_json_number(price)
+            );
+            let record: ProductRecord = serde_json::from_str(&r).unwrap();
+            let product = Product::from_record(&AgentId::new("a"), record, Timestamp::UNIX_EPOCH, None).unwrap();
+            CartItem { product, variant: None, qty }
+        }
+
+        /// The same rounding and sum in integers of the minor unit: the oracle.
+        fn minor_units(mantissa: u64, scale: u32, places: u32) -> i128 {
+            let m = i128::from(mantissa);
+            if scale <= places {
+                m * 10_i128.pow(places - scale)
+            } else {
+                let d = 10_i128.pow(scale - places);
+                m / d + i128::from(2 * (m % d) >= d)
+            }
+        }
+
+        /// A price of 0 to 10^12 with 0 to 4 decimals, as (mantissa, scale), and a quantity.
+        fn priced_line() -> impl Strategy<Value = (u64, u32, u8)> {
+            (0_u32..=4).prop_flat_map(|scale| (0_u64..=1_000_000_000_000 * 10_u64.pow(scale), Just(scale), 1_u8..=99))
+        }
+
+        proptest! {
+            #[test]
+            fn totals_are_the_exact_sum_of_rounded_lines(
+                currency in prop::sample::select(vec![("JPY", 0_u32), ("USD", 2), ("KWD", 3)]),
+                lines in prop::collection::vec(priced_line(), 1..=50),
+            ) {
+                let (code, places) = currency;
+                let items: Vec<CartItem> = lines.iter().map(|&(mantissa, scale, qty)| line(code, mantissa, scale, qty)).collect();
+                let expected: i128 =
+                    lines.iter().map(|&(mantissa, scale, qty)| minor_units(mantissa, scale, places) * i128::from(qty)).sum();
+                let at = Timestamp::UNIX_EPOCH;
+                let cart = Cart { code: CartCode::parse("Ab3kP9z").unwrap(), agent_id: AgentId::new("a"), items, created_at: at, expires_at: at };
+                let total = cart.total().unwrap();
+                prop_assert_eq!(total.currency.as_str(), code);
+                prop_assert_eq!(total.total, canonical(Decimal::from_i128_with_scale(expected, places)));
+                for item in &cart.items {
+                    prop_assert!(item.unit_price().scale() <= places);
+                    prop_assert_eq!(item.line_total(), item.unit_price() * Decimal::from(item.qty));
+                }
+            }
         }
     }
 }

@@ -1,5 +1,8 @@
 //! ISO 4217 currency codes in circulation.
 
+use rust_decimal::RoundingStrategy;
+
+use super::money::{Decimal, canonical};
 use crate::FieldError;
 
 const CODES: &[&str] = &[
@@ -13,6 +16,11 @@ const CODES: &[&str] = &[
     "TOP", "TRY", "TTD", "TWD", "TZS", "UAH", "UGX", "USD", "UYU", "UZS", "VES", "VND", "VUV", "WST", "XAF", "XCD", "XCG", "XOF", "XPF",
     "YER", "ZAR", "ZMW", "ZWG",
 ];
+
+/// ISO 4217's minor units where they are not 2 (every other code in `CODES` has cents).
+const NO_MINOR_UNITS: &[&str] =
+    &["BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "VND", "VUV", "XAF", "XOF", "XPF"];
+const THREE_MINOR_UNITS: &[&str] = &["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"];
 
 /// An ISO 4217 code in circulation, uppercase.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +38,23 @@ impl Currency {
     pub fn as_str(&self) -> &'static str {
         self.0
     }
+
+    /// Decimal places of the currency's minor unit (ISO 4217): USD 2, JPY 0, KWD 3.
+    pub fn minor_units(&self) -> u32 {
+        if NO_MINOR_UNITS.contains(&self.0) {
+            0
+        } else if THREE_MINOR_UNITS.contains(&self.0) {
+            3
+        } else {
+            2
+        }
+    }
+
+    /// The amount rounded to the minor unit, halves away from zero (commercial rounding):
+    /// USD 0.125 → 0.13, JPY 99.5 → 100.
+    pub fn round(&self, amount: Decimal) -> Decimal {
+        canonical(amount.round_dp_with_strategy(self.minor_units(), RoundingStrategy::MidpointAwayFromZero))
+    }
 }
 
 #[cfg(test)]
@@ -43,5 +68,24 @@ mod tests {
             assert!(Currency::new(bad).is_err(), "{bad}");
         }
         assert!(CODES.windows(2).all(|w| w[0] < w[1]), "sorted and unique");
+    }
+
+    #[test]
+    fn minor_units_follow_iso_4217() {
+        for (code, places) in [("USD", 2), ("EUR", 2), ("JPY", 0), ("KRW", 0), ("KWD", 3), ("BHD", 3)] {
+            assert_eq!(Currency::new(code).unwrap().minor_units(), places, "{code}");
+        }
+        for code in NO_MINOR_UNITS.iter().chain(THREE_MINOR_UNITS) {
+            assert!(CODES.contains(code), "{code} is in circulation");
+        }
+    }
+
+    #[test]
+    fn rounding_is_to_the_minor_unit_halves_away_from_zero() {
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        assert_eq!(Currency::new("USD").unwrap().round(d("0.125")), d("0.13"));
+        assert_eq!(Currency::new("USD").unwrap().round(d("59.970")), d("59.97"));
+        assert_eq!(Currency::new("JPY").unwrap().round(d("99.5")), d("100"));
+        assert_eq!(Currency::new("KWD").unwrap().round(d("1.2345")), d("1.235"));
     }
 }

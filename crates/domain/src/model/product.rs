@@ -5,29 +5,11 @@ use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::currency::Currency;
+use super::money::{Decimal, canonical, json_number};
 use super::time_format::format_timestamp;
 use super::{AgentId, Timestamp, text};
 use crate::FieldError;
 use crate::error::Violations;
-
-/// Serializes a price as an integer when it is whole (`79`, not `79.0`), exactly otherwise.
-pub mod price_format {
-    use serde::Serializer;
-
-    /// Integers up to 2^53 are exact in an f64.
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-
-    pub fn serialize<S: Serializer>(value: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if value.fract() == 0.0 && value.abs() < EXACT { s.serialize_i64(*value as i64) } else { s.serialize_f64(*value) }
-    }
-
-    pub fn serialize_option<S: Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-        match value {
-            Some(v) => serialize(v, s),
-            None => s.serialize_none(),
-        }
-    }
-}
 
 /// One catalog line, as imported and exported: api.md's Product plus `status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,10 +26,10 @@ pub struct ProductRecord {
     #[serde(default)]
     pub category_tags: Vec<String>,
     pub currency: String,
-    #[serde(serialize_with = "price_format::serialize")]
-    pub base_price: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "price_format::serialize_option")]
-    pub compare_at_price: Option<f64>,
+    #[serde(with = "json_number")]
+    pub base_price: Decimal,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "json_number::option")]
+    pub compare_at_price: Option<Decimal>,
     #[serde(default)]
     pub variants: Vec<VariantRecord>,
     /// `active` (published) or `draft` (never exposed). Defaults to `active`.
@@ -76,10 +58,10 @@ pub struct MediaRecord {
 pub struct VariantRecord {
     pub id: String,
     pub title: String,
-    #[serde(serialize_with = "price_format::serialize")]
-    pub price: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "price_format::serialize_option")]
-    pub compare_at_price: Option<f64>,
+    #[serde(with = "json_number")]
+    pub price: Decimal,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "json_number::option")]
+    pub compare_at_price: Option<Decimal>,
     #[serde(default)]
     pub selected_options: Vec<SelectedOption>,
 }
@@ -170,20 +152,23 @@ impl ProductStatus {
     }
 }
 
-/// A price in the catalog currency: a finite number from 0 to 10^12.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-pub struct Price(f64);
+/// A price in the catalog currency: an exact decimal from 0 to 10^12, as the catalog wrote it
+/// (carts round to the currency's minor unit; the catalog keeps its own digits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Price(Decimal);
 
 impl Price {
-    pub fn new(field: &str, value: f64) -> Result<Self, FieldError> {
-        if value.is_finite() && (0.0..=1e12).contains(&value) {
-            Ok(Self(value))
+    pub const MAX: Decimal = Decimal::from_parts(3_567_587_328, 232, 0, false, 0); // 10^12
+
+    pub fn new(field: &str, value: Decimal) -> Result<Self, FieldError> {
+        if value >= Decimal::ZERO && value <= Self::MAX {
+            Ok(Self(canonical(value)))
         } else {
             Err(FieldError::new(field, "must be a number from 0 to 1000000000000"))
         }
     }
 
-    pub fn value(self) -> f64 {
+    pub fn value(self) -> Decimal {
         self.0
     }
 }
@@ -223,7 +208,7 @@ pub fn parse_timestamp(field: &str, raw: &str) -> Result<Timestamp, FieldError> 
         })
 }
 
-fn sale_price(field: &str, price: Option<f64>, base: Option<Price>, v: &mut Violations) -> Option<Price> {
+fn sale_price(field: &str, price: Option<Decimal>, base: Option<Price>, v: &mut Violations) -> Option<Price> {
     let p = v.check(price.map(|p| Price::new(field, p)).transpose())?;
     match (p, base) {
         (Some(p), Some(b)) if p.value() <= b.value() => {
@@ -458,6 +443,18 @@ mod tests {
         r["compare_at_price"] = json!(99.99);
         let out = serde_json::to_string(&record(r)).unwrap();
         assert!(out.contains(r#""base_price":79,"#) && out.contains(r#""compare_at_price":99.99"#), "{out}");
+    }
+
+    #[test]
+    fn prices_are_bounded_exact_decimals() {
+        assert_eq!(Price::MAX, Decimal::from(1_000_000_000_000_i64));
+        let mut r = base();
+        r["base_price"] = json!(1_000_000_000_001_i64);
+        let errs = Product::from_record(&AgentId::new("a"), record(r), now(), None).unwrap_err();
+        assert_eq!(errs[0].field, "base_price");
+        let r: ProductRecord =
+            serde_json::from_str(r#"{"_id":"p","kind":"product","title":"T","currency":"USD","base_price":19.99}"#).unwrap();
+        assert_eq!(r.base_price, Decimal::new(1999, 2));
     }
 
     #[test]

@@ -11,8 +11,26 @@ use crate::{DomainError, FieldError, StoreError};
 #[derive(Debug, Clone, Default)]
 pub struct NewCartItem {
     pub id: Option<String>,
+    /// One of the product's variants' `id`, when the shopper chose one.
+    pub variant_id: Option<String>,
     /// Any JSON value: it must be an integer from 1 to 99.
     pub qty: Option<Value>,
+}
+
+/// A well-formed entry, before its product is looked up.
+struct Wanted {
+    at: usize,
+    product: ProductId,
+    variant: Option<String>,
+    qty: Option<u8>,
+}
+
+fn not_a_variant(product: &Product, variant: &str) -> String {
+    if product.variants.is_empty() {
+        format!("product {} has no variants, so {variant:?} cannot be one", product.id.as_str())
+    } else {
+        format!("{variant:?} is not one of product {}'s variants", product.id.as_str())
+    }
 }
 
 pub struct CartService {
@@ -38,7 +56,8 @@ impl CartService {
         Self { carts, products, clock, ids, events }
     }
 
-    /// Snapshots 1–50 distinct active products of the agent with quantities 1–99.
+    /// Snapshots 1–50 distinct lines (an active product of the agent and, where it has
+    /// variants, optionally one of them) with quantities 1–99, all in one currency.
     pub async fn create(&self, agent: &AgentId, items: Option<Vec<NewCartItem>>) -> Result<Cart, DomainError> {
         let items = items.ok_or_else(|| FieldError::new("items", "is required"))?;
         if items.is_empty() || items.len() > MAX_CART_ITEMS {
@@ -46,8 +65,8 @@ impl CartService {
         }
         // Every bad entry is named in one answer: shape errors and unavailable products alike.
         let mut errors: Vec<(usize, FieldError)> = Vec::new();
-        let mut wanted: Vec<(usize, ProductId, Option<u8>)> = Vec::with_capacity(items.len());
-        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut wanted: Vec<Wanted> = Vec::with_capacity(items.len());
+        let mut seen: HashMap<(String, Option<String>), usize> = HashMap::new();
         for (i, item) in items.into_iter().enumerate() {
             let qty = match item.qty.as_ref().and_then(crate::model::integral::integral_u64) {
                 Some(q @ 1..=99) => Some(q as u8),
@@ -64,35 +83,64 @@ impl CartService {
                 errors.push((i, FieldError::new(format!("items[{i}].id"), "must not contain control characters")));
                 continue;
             };
-            if let Some(first) = seen.get(&id) {
-                errors.push((i, FieldError::new(format!("items[{i}].id"), format!("product {id} is already in items[{first}]"))));
+            let key = (id.clone(), item.variant_id.clone());
+            if let Some(first) = seen.get(&key) {
+                let what = match &item.variant_id {
+                    Some(v) => format!("product {id} with variant {v}"),
+                    None => format!("product {id}"),
+                };
+                let field = if item.variant_id.is_some() { "variant_id" } else { "id" };
+                errors.push((i, FieldError::new(format!("items[{i}].{field}"), format!("{what} is already in items[{first}]"))));
                 continue;
             }
-            seen.insert(id.clone(), i);
-            wanted.push((i, product_id, qty));
+            seen.insert(key, i);
+            wanted.push(Wanted { at: i, product: product_id, variant: item.variant_id, qty });
         }
 
-        let ids: Vec<ProductId> = wanted.iter().map(|(_, id, _)| id.clone()).collect();
-        let mut found: HashMap<ProductId, Product> = if ids.is_empty() {
+        let ids: Vec<ProductId> = wanted.iter().map(|w| w.product.clone()).collect();
+        let found: HashMap<ProductId, Product> = if ids.is_empty() {
             HashMap::new()
         } else {
             self.products.find_active(agent, &ids).await?.into_iter().map(|p| (p.id.clone(), p)).collect()
         };
         let mut lines = Vec::with_capacity(wanted.len());
-        for (i, id, qty) in wanted {
-            match (found.remove(&id), qty) {
-                (Some(product), Some(qty)) => lines.push(CartItem { product, qty }),
-                (Some(_), None) => {}
-                (None, _) => errors.push((
-                    i,
-                    FieldError::new(format!("items[{i}].id"), format!("product {} does not exist or is not available", id.as_str())),
-                )),
+        for w in wanted {
+            let i = w.at;
+            let Some(product) = found.get(&w.product) else {
+                let issue = format!("product {} does not exist or is not available", w.product.as_str());
+                errors.push((i, FieldError::new(format!("items[{i}].id"), issue)));
+                continue;
+            };
+            let variant = match &w.variant {
+                None => None,
+                Some(v) => match product.variants.iter().find(|known| &known.id == v) {
+                    Some(known) => Some(known.clone()),
+                    None => {
+                        errors.push((i, FieldError::new(format!("items[{i}].variant_id"), not_a_variant(product, v))));
+                        continue;
+                    }
+                },
+            };
+            if let Some(qty) = w.qty {
+                lines.push((i, CartItem { product: product.clone(), variant, qty }));
+            }
+        }
+        if let Some((_, first)) = lines.first() {
+            let currency = first.product.currency.clone();
+            if let Some((i, other)) = lines.iter().find(|(_, l)| l.product.currency != currency) {
+                let issue = format!(
+                    "is priced in {}, and a cart holds one currency: the items before it are in {}",
+                    other.product.currency.as_str(),
+                    currency.as_str()
+                );
+                errors.push((*i, FieldError::new(format!("items[{i}].id"), issue)));
             }
         }
         if !errors.is_empty() {
             errors.sort_by_key(|(i, _)| *i);
             return Err(DomainError::Validation(errors.into_iter().map(|(_, e)| e).collect()));
         }
+        let lines: Vec<CartItem> = lines.into_iter().map(|(_, l)| l).collect();
 
         let created_at = self.clock.now();
         for _ in 0..CODE_ATTEMPTS {
@@ -143,11 +191,12 @@ mod tests {
         clock.expect_now().returning(chrono::Utc::now);
         let mut ids = MockIdSource::new();
         ids.expect_code().returning(|_, _| "Ab3kP9z".into());
+        ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
         CartService::new(Arc::new(carts), Arc::new(products), Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
     }
 
     fn item(id: &str, qty: Value) -> NewCartItem {
-        NewCartItem { id: Some(id.into()), qty: Some(qty) }
+        NewCartItem { id: Some(id.into()), variant_id: None, qty: Some(qty) }
     }
 
     #[tokio::test]
@@ -184,7 +233,7 @@ mod tests {
         let mut products = MockProductRepository::new();
         products.expect_find_active().never();
         let err = service(MockCartRepository::new(), products)
-            .create(&AgentId::new("a"), Some(vec![NewCartItem { id: None, qty: Some(json!(1)) }]))
+            .create(&AgentId::new("a"), Some(vec![NewCartItem { id: None, variant_id: None, qty: Some(json!(1)) }]))
             .await
             .unwrap_err();
         assert!(matches!(err, DomainError::Validation(e) if e[0].field == "items[0].id"));
@@ -227,5 +276,94 @@ mod tests {
         carts.expect_get().never();
         let err = service(carts, MockProductRepository::new()).get(&AgentId::new("a"), "0000000").await.unwrap_err();
         assert!(matches!(err, DomainError::NotFound { resource: "cart", .. }));
+    }
+
+    fn priced(id: &str, currency: &str, base: &str, variants: serde_json::Value) -> Product {
+        let r =
+            format!(r#"{{"_id":"{id}","kind":"product","title":"T","currency":"{currency}","base_price":{base},"variants":{variants}}}"#);
+        Product::from_record(&AgentId::new("a"), serde_json::from_str(&r).unwrap(), chrono::Utc::now(), None).unwrap()
+    }
+
+    fn shirt() -> Product {
+        priced(
+            "shirt",
+            "USD",
+            "19.99",
+            json!([{"id": "s", "title": "Small", "price": 19.99}, {"id": "l", "title": "Large", "price": 24.5,
+                "selected_options": [{"name": "Size", "value": "L"}]}]),
+        )
+    }
+
+    fn with_variant(id: &str, variant: Option<&str>, qty: u8) -> NewCartItem {
+        NewCartItem { id: Some(id.into()), variant_id: variant.map(String::from), qty: Some(json!(qty)) }
+    }
+
+    fn inserting(carts: &mut MockCartRepository) {
+        carts.expect_insert().times(1).returning(|_, _| Ok(()));
+    }
+
+    #[tokio::test]
+    async fn variants_set_the_price_and_totals_are_exact() {
+        let mut products = MockProductRepository::new();
+        products.expect_find_active().returning(|_, _| Ok(vec![shirt()]));
+        let mut carts = MockCartRepository::new();
+        inserting(&mut carts);
+        let cart = service(carts, products)
+            .create(
+                &AgentId::new("a"),
+                Some(vec![with_variant("shirt", Some("l"), 2), with_variant("shirt", None, 3), with_variant("shirt", Some("s"), 1)]),
+            )
+            .await
+            .unwrap();
+        let lines: Vec<_> = cart
+            .items
+            .iter()
+            .map(|i| (i.variant.as_ref().map(|v| v.id.as_str()), i.unit_price().to_string(), i.line_total().to_string()))
+            .collect();
+        assert_eq!(
+            lines,
+            [(Some("l"), "24.5".into(), "49".into()), (None, "19.99".into(), "59.97".into()), (Some("s"), "19.99".into(), "19.99".into())]
+        );
+        let total = cart.total().unwrap();
+        assert_eq!((total.currency.as_str(), total.total.to_string()), ("USD", "128.96".to_string()));
+    }
+
+    #[tokio::test]
+    async fn unknown_and_repeated_variants_are_named() {
+        let mut products = MockProductRepository::new();
+        products.expect_find_active().returning(|_, _| Ok(vec![shirt(), priced("mug", "USD", "5", json!([]))]));
+        let err = service(MockCartRepository::new(), products)
+            .create(
+                &AgentId::new("a"),
+                Some(vec![
+                    with_variant("shirt", Some("l"), 1),
+                    with_variant("shirt", Some("xl"), 1),
+                    with_variant("shirt", Some("l"), 2),
+                    with_variant("mug", Some("l"), 1),
+                ]),
+            )
+            .await
+            .unwrap_err();
+        let DomainError::Validation(errors) = err else { panic!() };
+        let fields: Vec<_> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["items[1].variant_id", "items[2].variant_id", "items[3].variant_id"]);
+        assert!(errors[1].issue.contains("items[0]"), "{}", errors[1].issue);
+        assert!(errors[2].issue.contains("no variants"), "{}", errors[2].issue);
+    }
+
+    #[tokio::test]
+    async fn a_cart_holds_one_currency() {
+        let mut products = MockProductRepository::new();
+        products.expect_find_active().returning(|_, _| {
+            Ok(vec![priced("a", "USD", "1", json!([])), priced("b", "USD", "2", json!([])), priced("c", "EUR", "3", json!([]))])
+        });
+        let err = service(MockCartRepository::new(), products)
+            .create(&AgentId::new("a"), Some(vec![item("a", json!(1)), item("b", json!(1)), item("c", json!(1))]))
+            .await
+            .unwrap_err();
+        let DomainError::Validation(errors) = err else { panic!() };
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].field, "items[2].id");
+        assert!(errors[0].issue.contains("EUR") && errors[0].issue.contains("USD"), "{}", errors[0].issue);
     }
 }

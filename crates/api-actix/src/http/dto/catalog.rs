@@ -1,6 +1,7 @@
 //! The catalog DTOs: request bodies, query parameters and responses as the OpenAPI document describes them.
 
 use super::*;
+use parley_domain::model::money::json_number;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -26,12 +27,31 @@ pub struct SelectedOptionDto {
 pub struct VariantDto {
     pub id: String,
     pub title: String,
-    #[serde(serialize_with = "price_format::serialize")]
-    pub price: f64,
+    /// An exact decimal in the product's currency, as the catalog wrote it.
+    #[serde(with = "json_number")]
+    #[schema(value_type = f64)]
+    pub price: Decimal,
     /// Present only when the variant is on sale; greater than `price`.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "price_format::serialize_option")]
-    pub compare_at_price: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", with = "json_number::option")]
+    #[schema(value_type = Option<f64>)]
+    pub compare_at_price: Option<Decimal>,
     pub selected_options: Vec<SelectedOptionDto>,
+}
+
+impl From<&VariantRecord> for VariantDto {
+    fn from(v: &VariantRecord) -> Self {
+        Self {
+            id: v.id.clone(),
+            title: v.title.clone(),
+            price: v.price,
+            compare_at_price: v.compare_at_price,
+            selected_options: v
+                .selected_options
+                .iter()
+                .map(|o| SelectedOptionDto { name: o.name.clone(), value: o.value.clone() })
+                .collect(),
+        }
+    }
 }
 
 /// A published product.
@@ -50,12 +70,14 @@ pub struct ProductDto {
     /// ISO 4217.
     #[schema(example = "USD")]
     pub currency: String,
-    /// In the catalog currency, no minor units.
-    #[serde(serialize_with = "price_format::serialize")]
-    pub base_price: f64,
+    /// An exact decimal in the catalog currency, as the catalog wrote it.
+    #[serde(with = "json_number")]
+    #[schema(value_type = f64)]
+    pub base_price: Decimal,
     /// Present only when on sale; always greater than `base_price`.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "price_format::serialize_option")]
-    pub compare_at_price: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", with = "json_number::option")]
+    #[schema(value_type = Option<f64>)]
+    pub compare_at_price: Option<Decimal>,
     pub variants: Vec<VariantDto>,
     #[schema(format = DateTime)]
     pub created_at: String,
@@ -79,21 +101,7 @@ impl From<&Product> for ProductDto {
             currency: p.currency.as_str().to_string(),
             base_price: p.base_price.value(),
             compare_at_price: p.compare_at_price.map(Price::value),
-            variants: p
-                .variants
-                .iter()
-                .map(|v| VariantDto {
-                    id: v.id.clone(),
-                    title: v.title.clone(),
-                    price: v.price,
-                    compare_at_price: v.compare_at_price,
-                    selected_options: v
-                        .selected_options
-                        .iter()
-                        .map(|o| SelectedOptionDto { name: o.name.clone(), value: o.value.clone() })
-                        .collect(),
-                })
-                .collect(),
+            variants: p.variants.iter().map(VariantDto::from).collect(),
             created_at: timestamp(p.created_at),
             updated_at: timestamp(p.updated_at),
         }
@@ -159,9 +167,10 @@ pub struct SearchResultDto {
     /// ISO 4217.
     #[schema(example = "USD")]
     pub currency: String,
-    /// In the catalog currency, no minor units.
-    #[serde(serialize_with = "price_format::serialize")]
-    pub base_price: f64,
+    /// An exact decimal in the catalog currency, as the catalog wrote it.
+    #[serde(with = "json_number")]
+    #[schema(value_type = f64)]
+    pub base_price: Decimal,
     /// Cosine similarity of the query and the product, from -1 to 1; results are ordered by it, highest first.
     #[schema(example = 0.62)]
     pub score: f32,
