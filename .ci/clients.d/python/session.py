@@ -21,6 +21,9 @@ from parley_client.models import (
     ActivityDto,
     ActivityStatusName,
     AttachTags,
+    BodyShape,
+    ButtonReplyShape,
+    ButtonsAction,
     ButtonSubTypeName,
     CampaignBody,
     CartCreatedDto,
@@ -48,16 +51,22 @@ from parley_client.models import (
     ErrorBody,
     ErrorObject,
     ExecutionDto,
+    InteractiveButton,
+    InteractiveButtonType,
     MessageDirectionName,
     MessageDto,
+    MessageTypeName,
     PageBodyActivityDto,
     PageBodyMessageDto,
     PageBodyProductDto,
     ProductDto,
+    ReplyButtonShape,
     ReplyText,
     SearchResultDto,
     SendComponentBody,
     SendParameterBody,
+    SendReplyInteractive,
+    SendReplyInteractiveType,
     SendReplyText,
     SendReplyTextType,
     SendResultDto,
@@ -348,6 +357,26 @@ def main() -> None:
     ).data
     if not isinstance(reply, MessageDto) or reply.direction != MessageDirectionName.OUTBOUND:
         fail(f"reply {reply!r}")
+    choices = InteractiveButton(
+        type_=InteractiveButtonType.BUTTON,
+        body=BodyShape(text="Shall I place the order?"),
+        action=ButtonsAction(
+            buttons=[
+                ReplyButtonShape(type_="reply", reply=ButtonReplyShape(id="confirm", title="Confirm order")),
+                ReplyButtonShape(type_="reply", reply=ButtonReplyShape(id="size", title="Change size")),
+            ]
+        ),
+    )
+    buttons = expect(
+        send_reply.sync_detailed(
+            ana, client=sk, body=SendReplyInteractive(type_=SendReplyInteractiveType.INTERACTIVE, interactive=choices)
+        ),
+        201,
+        DataBodyMessageDto,
+        "POST /v1/activities/{id}/messages (buttons)",
+    ).data
+    if not isinstance(buttons, MessageDto) or buttons.type_ != MessageTypeName.INTERACTIVE or buttons.text != "Shall I place the order?":
+        fail(f"buttons {buttons!r}")
 
     # Bruno never wrote: outside the window only an approved template may go out
     bruno = activities(sk, "GET /v1/activities?search=bruno", search="bruno")[0].id

@@ -183,6 +183,18 @@ const reply = shape("reply", (await ok("POST /v1/activities/{id}/messages", 201,
   body: { type: "text", text: { body: "Reserved! They are yours until tomorrow." } } satisfies S["SendReply"],
 }))).data, MESSAGE);
 if (reply.direction !== "outbound") fail(`reply: ${JSON.stringify(reply)}`);
+const buttons = shape("button reply", (await ok("POST /v1/activities/{id}/messages (buttons)", 201, sk.POST("/v1/activities/{id}/messages", {
+  params: { path: { id: ana } },
+  body: {
+    type: "interactive",
+    interactive: {
+      type: "button", body: { text: "Shall I place the order?" },
+      action: { buttons: [{ type: "reply", reply: { id: "confirm", title: "Confirm order" } },
+        { type: "reply", reply: { id: "size", title: "Change size" } }] },
+    },
+  } satisfies S["SendReply"],
+}))).data, MESSAGE);
+if (buttons.type !== "interactive" || buttons.text !== "Shall I place the order?") fail(`buttons: ${JSON.stringify(buttons)}`);
 
 // Bruno never wrote: outside the window only an approved template may go out
 const bruno = first("Bruno", await activities({ search: "bruno" })).id;

@@ -53,7 +53,7 @@ export const TAG_REF: Spec<S["TagRefDto"]> = { id: "string", name: "string", col
 export const CHANNEL: Spec<S["ChannelDto"]> = { channel_id: "string", channel_type: "string" };
 export const ACTIVITY: Spec<S["ActivityDto"]> = {
   id: "string", status: "string", profile_name: "string", channel_identifiers: "array", tags: "array",
-  assigned_to: "string|null?", last_message: "object|null?", created_at: "string", updated_at: "string",
+  assigned_to: "string|null?", last_message: "object|null?", created_at: "string", updated_at: "string", unread_count: "number",
 };
 export const ACTIVITY_DETAIL: Spec<S["ActivityDetailDto"]> = {
   ...ACTIVITY, contact_id: "string", channels: "array", last_inbound_at: "string|null?", carts: "array",

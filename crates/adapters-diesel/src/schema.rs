@@ -80,6 +80,7 @@ diesel::table! {
         last_message_text -> Nullable<Text>,
         last_message_at -> Nullable<BigInt>,
         message_count -> BigInt,
+        unread_count -> BigInt,
     }
 }
 

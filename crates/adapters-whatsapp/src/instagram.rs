@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use parley_adapters_http::{RECORDED_CAP, read_capped};
-use parley_domain::model::{FreeFormMessage, Line, MediaType, MessageContent, TemplateDefinition, TemplateMessage};
+use parley_domain::model::{FreeFormMessage, Line, MediaType, MessageContent, ReadMark, TemplateDefinition, TemplateMessage};
 use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMessage};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
@@ -70,6 +70,13 @@ struct AttachmentPayload<'a> {
 #[derive(Serialize)]
 struct ReplyTo<'a> {
     mid: &'a str,
+}
+
+/// A sender action: `mark_seen` (the contact sees their messages read) or `typing_on`.
+#[derive(Serialize)]
+struct SenderAction<'a> {
+    recipient: Recipient<'a>,
+    sender_action: &'static str,
 }
 
 #[derive(Deserialize)]
@@ -164,6 +171,19 @@ impl MessagingPlatform for InstagramApi {
         let length = response.content_length();
         let body = response.bytes_stream().map(|chunk| chunk.map(|b| b.to_vec()).map_err(|e| transport(&e).error)).boxed();
         Ok(MediaFile { mime_type, length, body })
+    }
+
+    /// `mark_seen`, then `typing_on` when asked: Instagram marks the whole conversation, not
+    /// one message.
+    async fn mark_read(&self, line: &Line, mark: &ReadMark) -> Result<(), PlatformError> {
+        let token = token(line)?;
+        let url = self.graph.endpoint(&[path_segment(line.account_id())?, "messages"])?;
+        let actions: &[&'static str] = if mark.typing { &["mark_seen", "typing_on"] } else { &["mark_seen"] };
+        for &action in actions {
+            let body = SenderAction { recipient: Recipient { id: &mark.to }, sender_action: action };
+            self.graph.call(Method::POST, &url, token, Some(&body), ANSWER_CAP).await.map_err(|f| f.error)?;
+        }
+        Ok(())
     }
 
     async fn profile_name(&self, line: &Line, contact: &str) -> Result<Option<String>, PlatformError> {

@@ -19,7 +19,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use parley_adapters_http::{RECORDED_CAP, ReadError, read_capped};
-use parley_domain::model::{FreeFormMessage, Line, LineAccess, MediaType, TemplateDefinition, TemplateMessage};
+use parley_domain::model::{FreeFormMessage, Line, LineAccess, MediaType, ReadMark, TemplateDefinition, TemplateMessage};
 use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMessage};
 use reqwest::{Method, StatusCode, Url};
 
@@ -316,7 +316,7 @@ impl MessagingPlatform for CloudApi {
     async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError> {
         let body = wire::FreeFormRequest::new(message).ok_or_else(|| PlatformError::Rejected {
             code: None,
-            message: "only text and media by link can be sent as a free-form message".into(),
+            message: "only text, media by link, interactive messages, locations and reactions can be sent as a free-form message".into(),
             details: None,
         })?;
         self.send(line, &body).await
@@ -350,6 +350,15 @@ impl MessagingPlatform for CloudApi {
         let length = response.content_length();
         let body = response.bytes_stream().map(|chunk| chunk.map(|b| b.to_vec()).map_err(|e| transport(&e).error)).boxed();
         Ok(MediaFile { mime_type, length, body })
+    }
+
+    /// One attempt: the caller learns of a failure and may ask again (marking read twice is
+    /// harmless).
+    async fn mark_read(&self, line: &Line, mark: &ReadMark) -> Result<(), PlatformError> {
+        let token = token(line)?;
+        let url = self.endpoint(&[line.account_id(), "messages"])?;
+        self.call(Method::POST, &url, token, Some(&wire::MarkReadRequest::new(mark)), ANSWER_CAP).await.map_err(|f| f.error)?;
+        Ok(())
     }
 }
 

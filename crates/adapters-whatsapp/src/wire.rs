@@ -1,9 +1,40 @@
 //! The Graph API's JSON, as this adapter sends and reads it. Unknown fields are ignored.
 
 use parley_domain::model::{
-    FreeFormMessage, MessageContent, ParameterFormat, TemplateButton, TemplateComponent, TemplateDefinition, TemplateId,
+    FreeFormMessage, Interactive, MessageContent, ParameterFormat, ReadMark, TemplateButton, TemplateComponent, TemplateDefinition,
+    TemplateId,
 };
 use serde::{Deserialize, Serialize};
+
+// ----- POST /{version}/{phone_number_id}/messages, a read receipt -----
+
+/// Marks a contact's message (and every earlier one) read, with the typing indicator (shown
+/// until the reply or for 25 seconds) when asked.
+#[derive(Debug, Serialize)]
+pub(crate) struct MarkReadRequest<'a> {
+    messaging_product: &'static str,
+    status: &'static str,
+    message_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    typing_indicator: Option<TypingIndicator>,
+}
+
+#[derive(Debug, Serialize)]
+struct TypingIndicator {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+impl<'a> MarkReadRequest<'a> {
+    pub(crate) fn new(mark: &'a ReadMark) -> Self {
+        Self {
+            messaging_product: "whatsapp",
+            status: "read",
+            message_id: &mark.platform_message_id,
+            typing_indicator: mark.typing.then_some(TypingIndicator { kind: "text" }),
+        }
+    }
+}
 
 // ----- POST /{version}/{phone_number_id}/messages, a free-form message -----
 
@@ -30,6 +61,13 @@ pub(crate) struct FreeFormRequest<'a> {
     document: Option<MediaPayload<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sticker: Option<MediaPayload<'a>>,
+    /// The Cloud API's own object, which Parley keeps as it was checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interactive: Option<&'a Interactive>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    location: Option<LocationPayload<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reaction: Option<ReactionPayload<'a>>,
     /// Parley's message id, echoed in the message's status webhooks (at most 512 characters).
     #[serde(skip_serializing_if = "Option::is_none")]
     biz_opaque_callback_data: Option<&'a str>,
@@ -47,6 +85,23 @@ struct TextPayload<'a> {
 }
 
 #[derive(Debug, Serialize)]
+struct LocationPayload<'a> {
+    latitude: f64,
+    longitude: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    address: Option<&'a str>,
+}
+
+/// A reaction to the platform's message `message_id`; an empty emoji removes it.
+#[derive(Debug, Serialize)]
+struct ReactionPayload<'a> {
+    message_id: &'a str,
+    emoji: &'a str,
+}
+
+#[derive(Debug, Serialize)]
 struct MediaPayload<'a> {
     link: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,7 +111,8 @@ struct MediaPayload<'a> {
 }
 
 impl<'a> FreeFormRequest<'a> {
-    /// `None` for content that is not a free-form kind (only text and linked media are).
+    /// `None` for content that is not a free-form kind (text, linked media, an interactive
+    /// message, a location, a reaction).
     pub(crate) fn new(message: &'a FreeFormMessage) -> Option<Self> {
         let mut request = Self {
             messaging_product: "whatsapp",
@@ -70,11 +126,30 @@ impl<'a> FreeFormRequest<'a> {
             audio: None,
             document: None,
             sticker: None,
+            interactive: None,
+            location: None,
+            reaction: None,
             biz_opaque_callback_data: message.callback_data.as_deref(),
         };
-        if let MessageContent::Text { body } = &message.content {
-            request.text = Some(TextPayload { preview_url: message.preview_url, body });
-            return Some(request);
+        match &message.content {
+            MessageContent::Text { body } => {
+                request.text = Some(TextPayload { preview_url: message.preview_url, body });
+                return Some(request);
+            }
+            MessageContent::Prompt(interactive) => {
+                request.interactive = Some(interactive);
+                return Some(request);
+            }
+            MessageContent::Location(l) => {
+                let (name, address) = (l.name.as_deref(), l.address.as_deref());
+                request.location = Some(LocationPayload { latitude: l.latitude, longitude: l.longitude, name, address });
+                return Some(request);
+            }
+            MessageContent::Reaction { message_id, emoji } => {
+                request.reaction = Some(ReactionPayload { message_id, emoji: emoji.as_deref().unwrap_or("") });
+                return Some(request);
+            }
+            _ => {}
         }
         let media = message.content.media()?;
         let payload = MediaPayload { link: media.link.as_deref()?, caption: media.caption.as_deref(), filename: media.filename.as_deref() };

@@ -49,7 +49,7 @@ macro_rules! storage_conformance {
             messages_are_found_by_platform_id_within_the_agent, last_inbound_is_the_newest_inbound_message,
             unread_outbound_messages_are_those_a_read_receipt_moves, deleted_messages_are_kept_and_marked_once,
             message_carts_are_distinct_newest_first_and_scoped, message_inserts_move_the_activity_and_its_kept_copies,
-            last_message_follows_the_newest_message, messages_are_scoped_by_agent,
+            last_message_follows_the_newest_message, messages_are_scoped_by_agent, unread_counts_follow_inbound_messages_until_a_read,
             inbound_messages_reopen_their_activity_and_raise_last_inbound_at,
             sending_replies_are_settled_or_removed_leaving_the_activity_as_it_was, idempotency_recovery_points_are_kept_with_their_claim,
             webhook_endpoints_round_trip_whole_and_stay_their_agents, events_list_newest_first_by_type_and_time_and_stay_their_agents,

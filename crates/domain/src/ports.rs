@@ -111,6 +111,10 @@ pub trait ActivityRepository: Send + Sync {
     async fn attach_tags(&self, agent: &AgentId, id: &ActivityId, tags: &[TagId], at: Timestamp, events: &[Event]) -> StoreResult<bool>;
     /// Detaches one tag; bumps `updated_at` only when it was attached. `false` when the activity is unknown.
     async fn detach_tag(&self, agent: &AgentId, id: &ActivityId, tag: &TagId, at: Timestamp, events: &[Event]) -> StoreResult<bool>;
+    /// Sets the activity's `unread_count` to 0: the business read the conversation. `false`
+    /// when the agent has no such activity. Moves nothing else (not `updated_at`: reading is
+    /// not a change to the conversation).
+    async fn mark_read(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<bool>;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -310,6 +314,12 @@ pub trait MessagingPlatform: Send + Sync {
     async fn profile_name(&self, line: &Line, contact: &str) -> Result<Option<String>, PlatformError> {
         let _ = (line, contact);
         Ok(None)
+    }
+    /// Tells the contact the business read their messages (and, with `typing`, is writing),
+    /// where the platform shows it: nothing on a platform without read receipts (email).
+    async fn mark_read(&self, line: &Line, mark: &ReadMark) -> Result<(), PlatformError> {
+        let _ = (line, mark);
+        Ok(())
     }
 }
 

@@ -9,7 +9,7 @@ use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
 use crate::Store;
 use crate::error::DbError;
 use crate::locks::{OrderedLocks, status_move};
-use crate::pool::{in_transaction, read_conn, read_direct, run};
+use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
 use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contacts, tags};
@@ -434,5 +434,16 @@ impl ActivityRepository for Store {
             Ok(true)
         })?;
         Ok(found)
+    }
+
+    async fn mark_read(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<bool> {
+        let updated = write_conn!(self, |conn| diesel::update(
+            activities::table.filter(activities::agent_id.eq(agent.as_str())).filter(activities::id.eq(id.as_str()))
+        )
+        .set(activities::unread_count.eq(0_i64))
+        .execute(conn)
+        .await
+        .map_err(DbError::from))?;
+        Ok(updated > 0)
     }
 }

@@ -31,6 +31,7 @@ pub(crate) struct ViewRow {
     last_message_type: Option<String>,
     last_message_text: Option<String>,
     last_message_at: Option<i64>,
+    unread_count: i64,
 }
 
 /// One entry of `tag_list`.
@@ -68,6 +69,7 @@ impl ViewRow {
             channels,
             tags,
             last_message,
+            unread_count: u64::try_from(self.unread_count).unwrap_or(0),
         })
     }
 }

@@ -240,6 +240,7 @@ impl MessageRepository for Store {
             emit_all!(conn, events);
             let moved = Moved::by(&before, m);
             let at = millis(m.updated_at);
+            let unread = i64::from(m.direction == MessageDirection::Inbound);
             let last_message = moved.newest.then_some((
                 activities::last_message_id.eq(m.id.as_str()),
                 activities::last_message_direction.eq(summary.direction.as_str()),
@@ -251,6 +252,7 @@ impl MessageRepository for Store {
                 .set((
                     activities::updated_at.eq(at),
                     activities::message_count.eq(activities::message_count + 1),
+                    activities::unread_count.eq(activities::unread_count + unread),
                     activities::status.eq(moved.status),
                     activities::last_inbound_at.eq(moved.last_inbound_at),
                     last_message,

@@ -73,6 +73,28 @@ impl<T: serde::de::DeserializeOwned + 'static> FromRequest for Json<T> {
     }
 }
 
+/// A JSON body that may be left out: a request without one (no `Content-Length`, or 0, and no
+/// chunked body) is `None`; one with a body is read exactly as [`Json`] reads it, errors
+/// included, so a malformed body is never taken for an absent one.
+#[derive(Debug)]
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: serde::de::DeserializeOwned + 'static> FromRequest for OptionalJson<T> {
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let headers = req.headers();
+        let length = headers.get(actix_web::http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).map(str::trim);
+        let chunked = headers.contains_key(actix_web::http::header::TRANSFER_ENCODING);
+        if !chunked && length.is_none_or(|l| l == "0") {
+            return Box::pin(ready(Ok(OptionalJson(None))));
+        }
+        let json = Json::<T>::from_request(req, payload);
+        Box::pin(async move { json.await.map(|j| OptionalJson(Some(j.into_inner()))) })
+    }
+}
+
 /// JSON is UTF-8 (RFC 8259): a body declared in another charset is refused rather than misread.
 /// No charset, or `utf-8` in any case, is fine; the content type itself is `json_config`'s to check.
 fn utf8_charset(req: &HttpRequest) -> Result<(), ApiError> {

@@ -53,4 +53,8 @@ impl MessagingPlatform for RoutingPlatform {
     async fn profile_name(&self, line: &Line, contact: &str) -> Result<Option<String>, PlatformError> {
         self.pick(line).profile_name(line, contact).await
     }
+
+    async fn mark_read(&self, line: &Line, mark: &ReadMark) -> Result<(), PlatformError> {
+        self.pick(line).mark_read(line, mark).await
+    }
 }

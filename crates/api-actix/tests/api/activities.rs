@@ -99,7 +99,18 @@ async fn list_item_has_exactly_the_documented_fields(app: TestApp) {
     let item = &r.data()[0];
     assert_eq!(
         sorted_keys(item),
-        ["assigned_to", "channel_identifiers", "created_at", "id", "last_message", "profile_name", "status", "tags", "updated_at"]
+        [
+            "assigned_to",
+            "channel_identifiers",
+            "created_at",
+            "id",
+            "last_message",
+            "profile_name",
+            "status",
+            "tags",
+            "unread_count",
+            "updated_at"
+        ]
     );
     assert_eq!(item["id"], activity.as_str());
     assert!(activity.starts_with("act_"), "{activity}");
@@ -140,10 +151,12 @@ async fn detail_adds_contact_id_channels_and_last_inbound_at(app: TestApp) {
             "profile_name",
             "status",
             "tags",
+            "unread_count",
             "updated_at"
         ]
     );
     assert_eq!(detail["contact_id"], contact.as_str());
+    assert_eq!(detail["unread_count"], 0, "nothing came in");
     assert_eq!(detail["channels"], json!([{"channel_id": "525512345678", "channel_type": "whatsapp"}]));
     assert_eq!(detail["last_inbound_at"], Value::Null, "the contact never wrote");
     assert_eq!(detail["carts"], json!([]), "no cart brought in");

@@ -18,6 +18,7 @@ backend_tests!(
     deliveries_are_signed_and_tenants_never_see_each_others_instagram,
     a_sandbox_instagram_reply_is_read_by_the_sandbox_contact,
     an_echo_that_beats_its_sends_answer_is_that_reply,
+    reading_an_instagram_conversation_marks_it_seen_and_shows_typing,
 );
 
 const ACCOUNT: &str = "17841400000000001";
@@ -372,4 +373,24 @@ async fn an_echo_that_beats_its_sends_answer_is_that_reply(backend: &str) {
     let messages = timeline(&app, &activity).await;
     assert_eq!(messages.len(), 2, "the echo is the reply: {messages:?}");
     assert_eq!(by(&messages, "m_race")["id"], r.data()["id"]);
+}
+
+async fn reading_an_instagram_conversation_marks_it_seen_and_shows_typing(backend: &str) {
+    let (server, app) = start(backend).await;
+    instagram_line(&app, &server).await;
+    signed(&app, &delivery(ACCOUNT, vec![from(INES, now_ms(), json!({"message": {"mid": "m.1", "text": "olá"}}))])).await;
+    let activity = activity_of(&app, "Duarte").await;
+    for action in ["mark_seen", "typing_on"] {
+        Mock::given(method("POST"))
+            .and(path(messages_path()))
+            .and(header("authorization", format!("Bearer {IG_TOKEN}").as_str()))
+            .and(body_json(json!({"recipient": {"id": INES}, "sender_action": action})))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"recipient_id": INES})))
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
+    let r = app.post(&format!("/v1/activities/{activity}/read"), &app.a.secret, json!({"typing": true})).await;
+    r.assert_status(200);
+    assert_eq!(r.data()["unread_count"], 0);
 }

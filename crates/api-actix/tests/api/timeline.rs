@@ -27,6 +27,8 @@ backend_tests!(
     a_cart_link_hands_the_shopper_over_with_their_cart,
     the_timeline_pages_newest_first_and_polls_by_since,
     messages_of_the_same_second_keep_the_order_they_were_stored_in,
+    reading_marks_the_newest_message_read_and_clears_the_unread_count,
+    rich_replies_go_out_in_the_cloud_apis_shapes_and_answers_link_back,
     template_sends_are_messages_and_move_with_their_execution,
     tenants_never_see_each_others_messages,
     a_delivery_is_processed_before_its_answer_unless_the_instance_only_ingests,
@@ -578,6 +580,149 @@ async fn messages_of_the_same_second_keep_the_order_they_were_stored_in(backend:
     assert_eq!(shown, sent, "oldest first when reversed: the order they were stored in, not a random id's");
     let newest = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
     assert_eq!(newest.data()["last_message"]["text"], "part 11", "the last one stored is the last message");
+}
+
+/// The activity's `unread_count` on its get and on the list (which must agree).
+async fn unread(app: &TestApp, activity: &str) -> Value {
+    let got = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await.data()["unread_count"].clone();
+    let listed = app.get("/v1/activities?limit=100", &app.a.secret).await;
+    let item = listed.data().as_array().unwrap().iter().find(|a| a["id"] == activity).unwrap().clone();
+    assert_eq!(item["unread_count"], got, "the list and the get agree");
+    got
+}
+
+async fn reading_marks_the_newest_message_read_and_clears_the_unread_count(backend: &str) {
+    let (server, app) = start(backend).await;
+    let activity = ann_wrote(&app, &server).await;
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.second", now(), "are you there?")])).await;
+    timeline(&app, &activity, 2).await;
+    assert_eq!(unread(&app, &activity).await, 2);
+    let read = |typing: bool| {
+        let mut wire = json!({"messaging_product": "whatsapp", "status": "read", "message_id": "wamid.second"});
+        if typing {
+            wire["typing_indicator"] = json!({"type": "text"});
+        }
+        Mock::given(method("POST"))
+            .and(path(messages_path(CLOUD_PHONE)))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .and(wiremock::matchers::body_json(wire))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"success": true})))
+            .expect(1)
+    };
+    read(true).mount(&server).await;
+    read(false).mount(&server).await;
+
+    let before = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await.data().clone();
+    app.tick();
+    let r = app.post(&format!("/v1/activities/{activity}/read"), &app.a.secret, json!({"typing": true})).await;
+    r.assert_status(200);
+    assert_eq!(r.data()["unread_count"], 0);
+    assert_eq!((&r.data()["id"], &r.data()["updated_at"]), (&before["id"], &before["updated_at"]), "the activity, not moved");
+    assert_eq!(r.data()["contact_id"], before["contact_id"], "the detail, as a get answers it");
+    assert_eq!(unread(&app, &activity).await, 0);
+
+    // No body at all: a plain read receipt.
+    let plain = app
+        .call(
+            actix_web::test::TestRequest::post()
+                .uri(&format!("/v1/activities/{activity}/read"))
+                .insert_header(("X-API-Key", app.a.secret.as_str())),
+        )
+        .await;
+    plain.assert_status(200);
+
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.third", now(), "hello?")])).await;
+    timeline(&app, &activity, 3).await;
+    assert_eq!(unread(&app, &activity).await, 1, "counted again from the read");
+
+    for (body, code) in [(json!({"typing": "yes"}), "INVALID_JSON"), (json!({"tpying": true}), "VALIDATION_ERROR")] {
+        app.post(&format!("/v1/activities/{activity}/read"), &app.a.secret, body).await.assert_error(400, code);
+    }
+    app.post("/v1/activities/act_unknown/read", &app.a.secret, json!({})).await.assert_error(404, "NOT_FOUND");
+    app.post(&format!("/v1/activities/{activity}/read"), &app.b.secret, json!({})).await.assert_error(404, "NOT_FOUND");
+
+    // The platform down: 502, and the count stays until a read gets through.
+    server.reset().await;
+    Mock::given(method("POST")).and(path(messages_path(CLOUD_PHONE))).respond_with(ResponseTemplate::new(503)).mount(&server).await;
+    app.post(&format!("/v1/activities/{activity}/read"), &app.a.secret, json!({})).await.assert_error(502, "UPSTREAM_ERROR");
+    assert_eq!(unread(&app, &activity).await, 1);
+}
+
+async fn rich_replies_go_out_in_the_cloud_apis_shapes_and_answers_link_back(backend: &str) {
+    let (server, app) = start(backend).await;
+    let activity = ann_wrote(&app, &server).await;
+    let hello = timeline(&app, &activity, 1).await[0]["id"].clone();
+    let envelope = |kind: &str, object: Value| {
+        let mut wire = json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": ANN, "type": kind});
+        wire[kind] = object;
+        wire
+    };
+    let buttons = json!({"type": "button", "header": {"type": "text", "text": "Your order"}, "body": {"text": "Shall I place it?"},
+        "footer": {"text": "Summit bottle, 750 ml"},
+        "action": {"buttons": [{"type": "reply", "reply": {"id": "confirm", "title": "Confirm order"}},
+            {"type": "reply", "reply": {"id": "size", "title": "Change size"}}]}});
+    let list = json!({"type": "list", "body": {"text": "Which size?"}, "action": {"button": "Sizes", "sections": [
+        {"title": "Bottles", "rows": [{"id": "500", "title": "500 ml", "description": "Fits a cup holder"}, {"id": "750", "title": "750 ml"}]},
+        {"title": "Tumblers", "rows": [{"id": "350", "title": "350 ml"}]}]}});
+    let cta = json!({"type": "cta_url", "header": {"type": "image", "image": {"link": "https://cdn.example.com/p.jpg"}},
+        "body": {"text": "Your cart is ready"}, "action": {"name": "cta_url",
+        "parameters": {"display_text": "View cart", "url": "https://shop.example.com/c/Ab3kP9z"}}});
+    let location = json!({"latitude": 19.4326, "longitude": -99.1332, "name": "Parley Shop", "address": "Av. Reforma 1, CDMX"});
+    let sends = [
+        ("interactive", buttons.clone(), "wamid.btn"),
+        ("interactive", list.clone(), "wamid.list"),
+        ("interactive", cta.clone(), "wamid.cta"),
+        ("location", location.clone(), "wamid.loc"),
+        ("reaction", json!({"message_id": "wamid.hello", "emoji": "👍"}), "wamid.react"),
+        ("reaction", json!({"message_id": "wamid.hello", "emoji": ""}), "wamid.unreact"),
+    ];
+    for (kind, object, answer) in &sends {
+        Mock::given(method("POST"))
+            .and(path(messages_path(CLOUD_PHONE)))
+            .and(reply_wire(envelope(kind, object.clone())))
+            .respond_with(accepted(ANN, answer))
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
+    let mut stored = Vec::new();
+    for (kind, object, answer) in &sends {
+        let mut body = json!({"type": kind});
+        body[*kind] = if *kind == "reaction" { json!({"message_id": hello, "emoji": object["emoji"]}) } else { object.clone() };
+        app.tick();
+        let r = app.post(&replies(&activity), &app.a.secret, body).await;
+        r.assert_status(201);
+        assert_eq!((&r.data()["type"], &r.data()["platform_message_id"]), (&json!(kind), &json!(answer)), "{}", r.body);
+        stored.push(r.data().clone());
+    }
+    assert_eq!(stored[0]["content"]["interactive"], buttons, "what was sent is what the timeline keeps");
+    assert_eq!(stored[0]["text"], "Shall I place it?");
+    assert_eq!(stored[2]["content"]["interactive"], cta);
+    assert_eq!(stored[3]["location"]["name"], "Parley Shop");
+    assert_eq!((&stored[4]["reply_to"], &stored[4]["text"]), (&hello, &json!("👍")), "a reaction is linked to its message");
+
+    // Ann taps "Confirm order": her answer is linked to the buttons it answers.
+    let tap = json!({"id": "wamid.tap", "timestamp": now().to_string(), "type": "interactive",
+        "context": {"from": "15550001111", "id": "wamid.btn"},
+        "interactive": {"type": "button_reply", "button_reply": {"id": "confirm", "title": "Confirm order"}}});
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![tap])).await;
+    let answer = timeline(&app, &activity, 8).await.into_iter().find(|m| m["platform_message_id"] == "wamid.tap").unwrap();
+    assert_eq!((&answer["reply_to"], &answer["text"]), (&stored[0]["id"], &json!("Confirm order")));
+
+    // Every limit is checked before anything is sent.
+    let four = json!({"type": "interactive", "interactive": {"type": "button", "body": {"text": "?"}, "action": {"buttons":
+        (0..4).map(|i| json!({"type": "reply", "reply": {"id": format!("b{i}"), "title": format!("B{i}")}})).collect::<Vec<_>>()}}});
+    let r = app.post(&replies(&activity), &app.a.secret, four).await;
+    r.assert_error(400, "VALIDATION_ERROR");
+    let fields: Vec<&str> = r.body["error"]["details"].as_array().unwrap().iter().map(|d| d["field"].as_str().unwrap()).collect();
+    assert_eq!(fields, ["interactive.action.buttons", "interactive.action.buttons[3]"]);
+    let unknown = json!({"type": "reaction", "reaction": {"message_id": "msg_unknown", "emoji": "👍"}});
+    app.post(&replies(&activity), &app.a.secret, unknown).await.assert_error(400, "VALIDATION_ERROR");
+    let mixed = json!({"type": "location", "location": location, "text": {"body": "hi"}});
+    app.post(&replies(&activity), &app.a.secret, mixed).await.assert_error(400, "VALIDATION_ERROR");
+    let extra = json!({"type": "interactive", "interactive": {"type": "button", "body": {"text": "?"}, "colour": "red"}});
+    app.post(&replies(&activity), &app.a.secret, extra).await.assert_status(400);
+    assert_eq!(sends_received(&server).await, sends.len(), "nothing else reached the platform");
 }
 
 async fn template_sends_are_messages_and_move_with_their_execution(backend: &str) {

@@ -455,6 +455,39 @@ pub async fn message_inserts_move_the_activity_and_its_kept_copies(r: Repositori
     }
 }
 
+/// `unread_count` counts inbound messages stored since the last read, on the list and the get;
+/// a read sets it to 0 without moving `updated_at`, and only for the agent's own activity.
+pub async fn unread_counts_follow_inbound_messages_until_a_read(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let unread = |r: Repositories, a: AgentId, id: ActivityId| async move {
+        let got = r.activities.get(&a, &id).await.unwrap().unwrap().unread_count;
+        let page = r.activities.list(&a, &ActivityFilter::default(), page(10, 0)).await.unwrap();
+        let listed = page.items.iter().find(|v| v.activity.id == id).unwrap().unread_count;
+        assert_eq!(got, listed, "the list and the get agree");
+        got
+    };
+    assert_eq!(unread(r.clone(), a.clone(), ana.id.clone()).await, 0);
+    for n in 0..3 {
+        assert!(r.messages.insert(&message(&a, &ana.id, "hi", t(10 + n)), &[]).await.unwrap());
+    }
+    assert!(r.messages.insert(&sent(&a, &ana.id, "pm.reply", t(20)), &[]).await.unwrap());
+    let duplicate = Message { platform_message_id: Some("pm.reply".into()), ..message(&a, &ana.id, "dup", t(21)) };
+    assert!(!r.messages.insert(&duplicate, &[]).await.unwrap());
+    assert_eq!(unread(r.clone(), a.clone(), ana.id.clone()).await, 3, "inbound only, a duplicate not counted");
+
+    let before = updated_at(&r, &a, &ana.id).await;
+    assert!(!r.activities.mark_read(&b, &ana.id).await.unwrap(), "another agent's activity");
+    assert_eq!(unread(r.clone(), a.clone(), ana.id.clone()).await, 3);
+    assert!(r.activities.mark_read(&a, &ana.id).await.unwrap());
+    assert_eq!(unread(r.clone(), a.clone(), ana.id.clone()).await, 0);
+    assert_eq!(updated_at(&r, &a, &ana.id).await, before, "reading is not a change");
+    assert!(r.messages.insert(&message(&a, &ana.id, "one more", t(30)), &[]).await.unwrap());
+    assert_eq!(unread(r.clone(), a.clone(), ana.id.clone()).await, 1);
+    assert!(!r.activities.mark_read(&a, &ActivityId::new("act_unknown")).await.unwrap());
+}
+
 /// `last_message` is the newest message by `created_at`, then id, whatever the insert order (a
 /// late webhook may bring an older one), its text cut to [`MessageSummary::TEXT_CHARS`].
 pub async fn last_message_follows_the_newest_message(r: Repositories) {

@@ -63,6 +63,9 @@ pub struct ActivityView {
     pub tags: Vec<TagRef>,
     /// The newest message (by `created_at`, then id), if any.
     pub last_message: Option<MessageSummary>,
+    /// Inbound messages stored since the business last marked the conversation read: kept on
+    /// the activity, raised by each inbound message and set to 0 by a read.
+    pub unread_count: u64,
 }
 
 /// What to search activities for: a case-insensitive piece of the contact's name, or, when the

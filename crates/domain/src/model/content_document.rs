@@ -68,6 +68,7 @@ impl MessageContent {
                 put(&mut reply, "description", description.as_deref());
                 json!({ "type": "list_reply", "list_reply": reply })
             }
+            MessageContent::Prompt(prompt) => serde_json::to_value(prompt).expect("an interactive message always serializes"),
             MessageContent::Button { payload, text } => {
                 let mut o = Map::new();
                 put(&mut o, "payload", payload.as_deref());
@@ -337,6 +338,12 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
             cards @ Value::Array(_) => MessageContent::Contacts { cards: cards.clone() },
             _ => return None,
         },
+        // What the business sent (`button`, `list`, `cta_url`), else a contact's answer to it.
+        "interactive"
+            if stored && matches!(message.pointer("/interactive/type").and_then(Value::as_str), Some("button" | "list" | "cta_url")) =>
+        {
+            MessageContent::Prompt(part(message, kind)?)
+        }
         "interactive" => MessageContent::Interactive(interactive(part(message, kind)?)?),
         "button" => {
             let b: RawButton = part(message, kind)?;
@@ -433,6 +440,21 @@ mod tests {
             MessageContent::Interactive(InteractiveReply::Button { id: "b1".into(), title: "Yes".into() }),
             MessageContent::Interactive(InteractiveReply::List { id: "r".into(), title: "Red".into(), description: Some("d".into()) }),
             MessageContent::Interactive(InteractiveReply::List { id: "r".into(), title: "Red".into(), description: None }),
+            MessageContent::Prompt(
+                serde_json::from_value(json!({"type": "button", "body": {"text": "Confirm?"},
+                    "action": {"buttons": [{"type": "reply", "reply": {"id": "yes", "title": "Yes"}}]}}))
+                .unwrap(),
+            ),
+            MessageContent::Prompt(
+                serde_json::from_value(json!({"type": "list", "header": {"type": "text", "text": "Sizes"}, "body": {"text": "Pick"},
+                    "footer": {"text": "f"}, "action": {"button": "Sizes", "sections": [{"title": "S", "rows": [{"id": "s", "title": "Small", "description": "d"}]}]}}))
+                .unwrap(),
+            ),
+            MessageContent::Prompt(
+                serde_json::from_value(json!({"type": "cta_url", "header": {"type": "image", "image": {"link": "https://x.test/a.jpg"}},
+                    "body": {"text": "Cart"}, "action": {"name": "cta_url", "parameters": {"display_text": "View", "url": "https://x.test/c"}}}))
+                .unwrap(),
+            ),
             MessageContent::Button { payload: Some("STOP".into()), text: "Stop".into() },
             MessageContent::Button { payload: None, text: "Stop".into() },
             MessageContent::Reaction { message_id: "pm.1".into(), emoji: Some("👍".into()) },

@@ -117,6 +117,8 @@ pub enum MessageContent {
         cards: serde_json::Value,
     },
     Interactive(InteractiveReply),
+    /// An interactive message the business sent: reply buttons, a list, or a URL button.
+    Prompt(super::Interactive),
     /// A template's quick reply button, pressed.
     Button {
         payload: Option<String>,
@@ -154,7 +156,7 @@ impl MessageContent {
             MessageContent::StoryMention(_) => MessageType::StoryMention,
             MessageContent::Location(_) => MessageType::Location,
             MessageContent::Contacts { .. } => MessageType::Contacts,
-            MessageContent::Interactive(_) => MessageType::Interactive,
+            MessageContent::Interactive(_) | MessageContent::Prompt(_) => MessageType::Interactive,
             MessageContent::Button { .. } => MessageType::Button,
             MessageContent::Reaction { .. } => MessageType::Reaction,
             MessageContent::Order(_) => MessageType::Order,
@@ -170,6 +172,7 @@ impl MessageContent {
         match self {
             MessageContent::Text { body } => Some(body),
             MessageContent::Interactive(reply) => Some(reply.title()),
+            MessageContent::Prompt(prompt) => Some(prompt.text()),
             MessageContent::Button { text, .. } => Some(text),
             MessageContent::Reaction { emoji, .. } => emoji.as_deref(),
             MessageContent::Order(order) => order.text.as_deref(),

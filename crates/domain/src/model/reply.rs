@@ -2,7 +2,9 @@
 //! {"body":…,"preview_url":…}}` or a media type with `{"link":…,"caption":…,"filename":…}`.
 
 use super::ids::has_control_characters;
-use super::{Channel, ChannelType, Media, MessageContent, MessageId, MessageType, ReceivedId, text};
+use super::interactive::{Interactive, InteractiveInput};
+use super::send::LocationInput;
+use super::{Channel, ChannelType, Location, Media, MessageContent, MessageId, MessageType, ReceivedId, text};
 use crate::FieldError;
 use crate::error::Violations;
 
@@ -12,7 +14,7 @@ const MAX_LINK_CHARS: usize = 2048;
 const MAX_FILENAME_CHARS: usize = 255;
 
 /// A reply as received, flattened: the HTTP layer reads `text` or the media type's object.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReplyInput {
     pub kind: Option<String>,
     pub body: Option<String>,
@@ -33,7 +35,19 @@ pub struct ReplyInput {
     pub tag: Option<String>,
     /// An email reply's subject, used as given (else `Re: <last subject>`).
     pub subject: Option<String>,
+    /// `interactive`: the Cloud API's object, checked by [`Interactive::new`].
+    pub interactive: Option<InteractiveInput>,
+    /// `reaction`: `message_id` (a Parley message id of the same activity) and `emoji` (empty
+    /// removes the reaction).
+    pub reaction: Option<(Option<String>, Option<String>)>,
+    /// `location`: `latitude`, `longitude`, `name`, `address`.
+    pub location: Option<LocationInput>,
 }
+
+/// The longest name or address of a location reply, in characters.
+pub const MAX_PLACE_CHARS: usize = 1000;
+/// The longest reaction, in characters: one emoji, however many code points it joins.
+pub const MAX_EMOJI_CHARS: usize = 10;
 
 /// The longest subject an email reply takes, in characters.
 pub const MAX_SUBJECT_CHARS: usize = 255;
@@ -43,10 +57,13 @@ pub const HUMAN_AGENT_TAG: &str = "human_agent";
 /// Instagram's longest text message, in characters.
 pub const MAX_INSTAGRAM_TEXT_CHARS: usize = 1000;
 
-/// A checked reply: text, or media by `https` link.
+/// A checked reply: text, media by `https` link, an interactive message, a location or a
+/// reaction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplyContent {
     content: MessageContent,
+    /// A reaction's message, by Parley's id: the service puts the platform's id in `content`.
+    reacts_to: Option<MessageId>,
     preview_url: bool,
     reply_to: Option<MessageId>,
     channel: Option<Channel>,
@@ -89,9 +106,17 @@ impl ReplyContent {
                 | MessageType::Video
                 | MessageType::Audio
                 | MessageType::Document
-                | MessageType::Sticker),
+                | MessageType::Sticker
+                | MessageType::Interactive
+                | MessageType::Location
+                | MessageType::Reaction),
             )) => k,
-            Some(_) => return Err(vec![FieldError::new("type", "must be one of text, image, video, audio, document, sticker")]),
+            Some(_) => {
+                return Err(vec![FieldError::new(
+                    "type",
+                    "must be one of text, image, video, audio, document, sticker, interactive, location, reaction",
+                )]);
+            }
         };
         let name = kind.as_str();
         let at = |field: &str| format!("{name}.{field}");
@@ -153,7 +178,59 @@ impl ReplyContent {
             None => None,
         };
 
-        let content = if kind == MessageType::Text {
+        let mut reacts_to = None;
+        let content = if matches!(kind, MessageType::Interactive | MessageType::Location | MessageType::Reaction) {
+            for (field, given) in [
+                ("body", input.body.is_some()),
+                ("preview_url", input.preview_url.is_some()),
+                ("link", input.link.is_some()),
+                ("caption", input.caption.is_some()),
+                ("filename", input.filename.is_some()),
+            ] {
+                if given {
+                    v.push(not_allowed(field));
+                }
+            }
+            match kind {
+                MessageType::Interactive => {
+                    v.check_all(Interactive::new(input.interactive.unwrap_or_default())).map(MessageContent::Prompt)
+                }
+                MessageType::Location => location(input.location.unwrap_or_default(), &mut v).map(MessageContent::Location),
+                _ => {
+                    let (id, emoji) = input.reaction.unwrap_or_default();
+                    let emoji = emoji.map(|e| e.trim().to_string());
+                    let emoji = match emoji.as_deref() {
+                        None => {
+                            v.push(FieldError::new("reaction.emoji", "is required (an empty string removes the reaction)"));
+                            None
+                        }
+                        Some("") => Some(None),
+                        Some(e) if e.chars().count() <= MAX_EMOJI_CHARS && !e.chars().any(|c| c.is_whitespace() || c.is_control()) => {
+                            Some(Some(e.to_string()))
+                        }
+                        Some(_) => {
+                            v.push(FieldError::new(
+                                "reaction.emoji",
+                                format!("must be one emoji (at most {MAX_EMOJI_CHARS} characters), or empty"),
+                            ));
+                            None
+                        }
+                    };
+                    reacts_to = match id {
+                        Some(raw) if !raw.trim().is_empty() => v.check(MessageId::field("reaction.message_id", raw)),
+                        _ => {
+                            v.push(FieldError::new("reaction.message_id", "is required"));
+                            None
+                        }
+                    };
+                    let message_id = reacts_to.as_ref().map(|id| id.as_str().to_string());
+                    match (message_id, emoji) {
+                        (Some(message_id), Some(emoji)) => Some(MessageContent::Reaction { message_id, emoji }),
+                        _ => None,
+                    }
+                }
+            }
+        } else if kind == MessageType::Text {
             for (field, given) in
                 [("link", input.link.is_some()), ("caption", input.caption.is_some()), ("filename", input.filename.is_some())]
             {
@@ -214,7 +291,7 @@ impl ReplyContent {
             return Err(errors);
         }
         let content = content.expect(crate::error::CHECKED);
-        Ok(Self { content, preview_url: input.preview_url.unwrap_or(false), reply_to, channel, human_agent, subject })
+        Ok(Self { content, reacts_to, preview_url: input.preview_url.unwrap_or(false), reply_to, channel, human_agent, subject })
     }
 
     /// The rules of the platform the reply goes out on, beyond those every platform shares:
@@ -238,6 +315,9 @@ impl ReplyContent {
                 Err(FieldError::new("text.body", format!("must be at most {MAX_INSTAGRAM_TEXT_CHARS} characters on Instagram")))
             }
             MessageContent::Sticker(_) if instagram => Err(FieldError::new("type", "sticker cannot be sent on Instagram")),
+            content @ (MessageContent::Prompt(_) | MessageContent::Location(_) | MessageContent::Reaction { .. }) if instagram => {
+                Err(FieldError::new("type", format!("{} cannot be sent on Instagram", content.message_type().as_str())))
+            }
             _ => Ok(()),
         }
     }
@@ -284,6 +364,38 @@ impl ReplyContent {
     pub fn reply_to(&self) -> Option<&MessageId> {
         self.reply_to.as_ref()
     }
+
+    /// A reaction's message, by Parley's id.
+    pub fn reacts_to(&self) -> Option<&MessageId> {
+        self.reacts_to.as_ref()
+    }
+
+    /// The content with the platform's id of the message a reaction reacts to.
+    pub fn react_on(&mut self, platform_message_id: String) {
+        if let MessageContent::Reaction { message_id, .. } = &mut self.content {
+            *message_id = platform_message_id;
+        }
+    }
+}
+
+/// A location's coordinates (finite, within ±90 and ±180) and its optional name and address.
+fn location(input: LocationInput, v: &mut Violations) -> Option<Location> {
+    let coordinate = |field: &str, raw: Option<f64>, bound: f64, v: &mut Violations| match raw {
+        Some(x) if x.is_finite() && x.abs() <= bound => Some(x),
+        Some(_) => {
+            v.push(FieldError::new(field, format!("must be a number from -{bound} to {bound}")));
+            None
+        }
+        None => {
+            v.push(FieldError::new(field, "is required"));
+            None
+        }
+    };
+    let latitude = coordinate("location.latitude", input.latitude, 90.0, v);
+    let longitude = coordinate("location.longitude", input.longitude, 180.0, v);
+    let name = input.name.and_then(|n| v.check(text::bounded("location.name", &n, 1, MAX_PLACE_CHARS)));
+    let address = input.address.and_then(|a| v.check(text::bounded("location.address", &a, 1, MAX_PLACE_CHARS)));
+    Some(Location { latitude: latitude?, longitude: longitude?, name, address })
 }
 
 /// A free-form message as it goes to the platform.
@@ -302,6 +414,17 @@ pub struct FreeFormMessage {
     pub callback_data: Option<String>,
     /// Sent under the human-agent tag (Instagram only): a person's answer after 24 hours.
     pub human_agent: bool,
+}
+
+/// The business has read the contact's messages up to one of them: the platform shows it
+/// ("read" ticks) and, with `typing`, a typing indicator until the reply or a timeout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadMark {
+    /// The contact's identifier on the line's channel.
+    pub to: String,
+    /// The platform's id of the contact's newest message.
+    pub platform_message_id: String,
+    pub typing: bool,
 }
 
 #[cfg(test)]
@@ -379,9 +502,63 @@ mod tests {
     #[test]
     fn the_type_must_be_an_outbound_kind() {
         assert_eq!(fields(ReplyContent::new(ReplyInput::default())), ["type"]);
-        for kind in ["location", "template", "poll", "TEXT", ""] {
+        for kind in ["order", "template", "poll", "button", "TEXT", ""] {
             assert_eq!(fields(ReplyContent::new(input(kind))), ["type"], "{kind}");
         }
+    }
+
+    #[test]
+    fn locations_need_coordinates_in_range() {
+        let at = |latitude: f64, longitude: f64| ReplyInput {
+            location: Some(LocationInput {
+                latitude: Some(latitude),
+                longitude: Some(longitude),
+                name: Some(" Shop ".into()),
+                address: None,
+            }),
+            ..input("location")
+        };
+        let r = ReplyContent::new(at(38.7, -9.14)).unwrap();
+        assert_eq!(
+            r.content(),
+            &MessageContent::Location(Location { latitude: 38.7, longitude: -9.14, name: Some("Shop".into()), address: None })
+        );
+        assert_eq!(fields(ReplyContent::new(at(90.5, -180.5))), ["location.latitude", "location.longitude"]);
+        assert_eq!(fields(ReplyContent::new(at(f64::NAN, 0.0))), ["location.latitude"]);
+        assert_eq!(fields(ReplyContent::new(input("location"))), ["location.latitude", "location.longitude"]);
+        let long = ReplyInput {
+            location: Some(LocationInput { name: Some("n".repeat(1001)), ..at(0.0, 0.0).location.unwrap() }),
+            ..input("location")
+        };
+        assert_eq!(fields(ReplyContent::new(long)), ["location.name"]);
+        assert_eq!(ReplyContent::new(at(0.0, 0.0)).unwrap().check_for(ChannelType::Instagram).unwrap_err().field, "type");
+    }
+
+    #[test]
+    fn a_reaction_names_its_message_and_one_emoji_or_none() {
+        let react = |id: Option<&str>, emoji: Option<&str>| ReplyInput {
+            reaction: Some((id.map(String::from), emoji.map(String::from))),
+            ..input("reaction")
+        };
+        let r = ReplyContent::new(react(Some("msg_1"), Some("👍"))).unwrap();
+        assert_eq!(r.reacts_to().map(MessageId::as_str), Some("msg_1"));
+        let mut removed = ReplyContent::new(react(Some("msg_1"), Some(""))).unwrap();
+        removed.react_on("pm.1".into());
+        assert_eq!(removed.content(), &MessageContent::Reaction { message_id: "pm.1".into(), emoji: None }, "empty removes it");
+        assert!(ReplyContent::new(react(Some("msg_1"), Some("👨‍👩‍👧‍👦"))).is_ok(), "one emoji of several code points");
+        assert_eq!(fields(ReplyContent::new(react(None, Some("a b")))), ["reaction.emoji", "reaction.message_id"]);
+        assert_eq!(fields(ReplyContent::new(react(Some("msg_1"), None))), ["reaction.emoji"]);
+        let with_body = ReplyInput { body: Some("hi".into()), ..react(Some("msg_1"), Some("👍")) };
+        assert_eq!(fields(ReplyContent::new(with_body)), ["reaction.body"]);
+    }
+
+    #[test]
+    fn interactive_replies_are_checked_by_their_own_rules() {
+        let r = ReplyInput {
+            interactive: Some(InteractiveInput { kind: Some("button".into()), ..Default::default() }),
+            ..input("interactive")
+        };
+        assert_eq!(fields(ReplyContent::new(r)), ["interactive.body.text", "interactive.action"]);
     }
 
     #[test]

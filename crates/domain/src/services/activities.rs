@@ -218,6 +218,7 @@ mod tests {
             channels: vec![],
             tags: vec![],
             last_message: None,
+            unread_count: 0,
         }
     }
 

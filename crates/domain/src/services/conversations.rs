@@ -13,6 +13,7 @@ pub(crate) fn fresh_view(activity: &Activity, contact: &Contact) -> ActivityView
         channels: contact.channels.clone(),
         tags: Vec::new(),
         last_message: None,
+        unread_count: 0,
     }
 }
 

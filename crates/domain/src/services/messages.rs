@@ -110,7 +110,7 @@ impl MessageService {
         // The activity first, as a template send looks its template up first: an unknown one is
         // 404 whatever the body.
         let view = self.activity(agent, activity_id).await?;
-        let reply = ReplyContent::new(input).map_err(DomainError::Validation)?;
+        let mut reply = ReplyContent::new(input).map_err(DomainError::Validation)?;
         let last_inbound = self.messages.last_inbound(agent, activity_id).await?;
         let channel = reply_channel(&reply, &view.channels, last_inbound.as_ref())?;
         reply.check_for(channel.channel_type()).map_err(DomainError::from)?;
@@ -132,6 +132,18 @@ impl MessageService {
                 }
                 None => None,
             };
+        // A reaction names its message by Parley's id; the platform knows it by its own.
+        let reacted = match reply.reacts_to().cloned() {
+            Some(id) => {
+                let target = self.messages.get(agent, activity_id, &id).await?.and_then(|m| m.platform_message_id);
+                let platform_id = target.ok_or_else(|| {
+                    FieldError::new("reaction.message_id", "must be the id of a message of this activity that reached the platform")
+                })?;
+                reply.react_on(platform_id);
+                Some(id)
+            }
+            None => None,
+        };
         // An email answers the contact's last email: its line, its thread.
         let last_email = if email { self.last_email(agent, activity_id, last_inbound.as_ref()).await? } else { None };
         let last_on_channel = if email { last_email.as_ref() } else { last_inbound.as_ref() };
@@ -146,7 +158,8 @@ impl MessageService {
             self.idempotency.set_recovery_point(agent, key, id.as_str()).await?;
         }
         let (preview_url, human_agent) = (reply.preview_url(), reply.human_agent());
-        let reply_to = reply.reply_to().cloned();
+        // A reaction is linked to the message it reacts to.
+        let reply_to = reply.reply_to().cloned().or(reacted);
         let outgoing = Outgoing { activity: activity_id, channel, line: &line.id, content, reply_to };
         let recorded = self.timeline.record_sending(agent, id, outgoing).await?;
         let message = FreeFormMessage {
@@ -320,6 +333,30 @@ fn email_reply(
     }))
 }
 
+impl MessageService {
+    /// The business read the conversation: the contact's newest message is marked read on the
+    /// platform it came from (with a typing indicator when `typing`), then the activity's
+    /// `unread_count` is set to 0. A platform that refuses leaves the count as it was.
+    pub async fn mark_read(&self, agent: &AgentId, activity_id: &ActivityId, typing: bool) -> Result<super::ActivityDetail, DomainError> {
+        let view = self.activity(agent, activity_id).await?;
+        let newest = self.messages.last_inbound(agent, activity_id).await?;
+        // A message that reached Parley through a line the agent still has; email lines and
+        // contacts who never wrote have nothing to mark.
+        if let Some(newest) = newest
+            && let (Some(platform_message_id), Some(line_id)) = (newest.platform_message_id, newest.line_id.as_ref())
+            && let Some(line) = self.lines.get(agent, line_id).await?
+        {
+            let mark = ReadMark { to: newest.channel.channel_id().to_string(), platform_message_id, typing };
+            self.platform.mark_read(&line, &mark).await.map_err(platform_failure)?;
+        }
+        if !self.activities.mark_read(agent, activity_id).await? {
+            return Err(DomainError::not_found("activity"));
+        }
+        let carts = self.messages.carts(agent, activity_id).await?;
+        Ok(super::ActivityDetail { view: ActivityView { unread_count: 0, ..view }, carts })
+    }
+}
+
 /// What a caller learns when the platform did not take a message.
 pub(crate) fn platform_failure(e: PlatformError) -> DomainError {
     match e {
@@ -359,6 +396,7 @@ mod tests {
             channels,
             tags: vec![],
             last_message: None,
+            unread_count: 3,
         }
     }
 
@@ -696,5 +734,45 @@ mod tests {
         world.platform.expect_send_message().never();
         let e = reply(world, ReplyInput { reply_to: Some("msg_elsewhere".into()), ..text("hi") }).await.unwrap_err();
         assert!(matches!(e, DomainError::Validation(ref errors) if errors[0].field == "reply_to"), "{e:?}");
+    }
+
+    async fn mark_read(mut world: World, typing: bool) -> Result<ActivityView, DomainError> {
+        world.messages.expect_carts().returning(|_, _| Ok(vec![]));
+        world.service().mark_read(&AgentId::new("agt_1"), &ActivityId::new("act_1"), typing).await.map(|detail| detail.view)
+    }
+
+    #[tokio::test]
+    async fn reading_marks_the_newest_inbound_message_then_clears_the_count() {
+        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), Some(inbound("pm.9", "14155550100")), t(60));
+        let mut seq = mockall::Sequence::new();
+        world
+            .platform
+            .expect_mark_read()
+            .withf(|line, mark| {
+                line.id.as_str() == "chn_1"
+                    && mark == &ReadMark { to: "14155550100".into(), platform_message_id: "pm.9".into(), typing: true }
+            })
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _| Ok(()));
+        world.activities.expect_mark_read().times(1).in_sequence(&mut seq).returning(|_, _| Ok(true));
+        let read = mark_read(world, true).await.unwrap();
+        assert_eq!(read.unread_count, 0);
+    }
+
+    #[tokio::test]
+    async fn a_refused_read_receipt_leaves_the_count() {
+        let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), Some(inbound("pm.9", "14155550100")), t(60));
+        world.platform.expect_mark_read().returning(|_, _| Err(PlatformError::Unavailable { message: "timed out".into() }));
+        world.activities.expect_mark_read().never();
+        assert!(matches!(mark_read(world, false).await, Err(DomainError::Upstream(_))));
+    }
+
+    #[tokio::test]
+    async fn a_conversation_without_inbound_messages_is_read_without_the_platform() {
+        let mut world = World::new(view(None, vec![whatsapp("14155550100")]), None, t(60));
+        world.platform.expect_mark_read().never();
+        world.activities.expect_mark_read().times(1).returning(|_, _| Ok(true));
+        assert_eq!(mark_read(world, true).await.unwrap().unread_count, 0);
     }
 }

@@ -172,6 +172,7 @@ impl Timeline {
             if newer {
                 view.last_message = Some(MessageSummary::of(&message));
             }
+            view.unread_count += 1;
             events.push(self.events.make(agent, EventType::ActivityUpdated, message.updated_at, ApiObject::Activity(&view)));
         }
         Ok(self.messages.insert(&message, &events).await?)

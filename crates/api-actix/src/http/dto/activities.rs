@@ -31,6 +31,9 @@ pub struct ActivityDto {
     pub updated_at: String,
     /// The newest message, or null before the first.
     pub last_message: Option<MessageSummaryDto>,
+    /// Inbound messages since the business last marked the conversation read
+    /// (`POST /v1/activities/{id}/read`).
+    pub unread_count: u64,
 }
 
 /// One activity: the list item plus its contact and channels.
@@ -68,6 +71,7 @@ impl From<&ActivityView> for ActivityDto {
             created_at: timestamp(a.created_at),
             updated_at: timestamp(a.updated_at),
             last_message: v.last_message.as_ref().map(MessageSummaryDto::from),
+            unread_count: v.unread_count,
         }
     }
 }
@@ -88,6 +92,15 @@ impl From<ActivityDetail> for ActivityDetailDto {
             carts: carts.iter().map(CartMentionDto::from).collect(),
         }
     }
+}
+
+/// What reading a conversation also shows the contact. The body is optional.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadActivity {
+    /// Also show the contact a typing indicator (WhatsApp: until the reply or for 25 seconds;
+    /// Instagram: `typing_on`). Default false.
+    pub typing: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

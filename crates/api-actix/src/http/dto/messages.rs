@@ -280,7 +280,7 @@ pub struct ReplyMedia {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SendReply {
-    /// text, image, video, audio, document or sticker.
+    /// text, image, video, audio, document, sticker, interactive, location or reaction.
     #[serde(rename = "type")]
     pub kind: Option<String>,
     pub text: Option<ReplyText>,
@@ -299,6 +299,20 @@ pub struct SendReply {
     pub tag: Option<String>,
     /// Email only: the subject, used as given (default: `Re: <the contact's last subject>`).
     pub subject: Option<String>,
+    /// `interactive`: reply buttons, a list or a URL button, in the Cloud API's shape.
+    pub interactive: Option<parley_domain::model::InteractiveInput>,
+    /// `location`: a pin on a map.
+    pub location: Option<super::SendLocationBody>,
+    /// `reaction`: an emoji on one of the activity's messages.
+    pub reaction: Option<ReplyReaction>,
+}
+
+/// A reaction to a message of the activity; an empty emoji removes it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyReaction {
+    pub message_id: Option<String>,
+    pub emoji: Option<String>,
 }
 
 /// The contact's channel a reply goes out on.
@@ -328,6 +342,28 @@ impl From<SendReply> for ReplyInput {
                 input.preview_url = text.preview_url;
             }
             Some(_) => input.unexpected.push("text".into()),
+            None => {}
+        }
+        match b.interactive {
+            Some(interactive) if kind == "interactive" => input.interactive = Some(interactive),
+            Some(_) => input.unexpected.push("interactive".into()),
+            None => {}
+        }
+        match b.location {
+            Some(l) if kind == "location" => {
+                input.location = Some(parley_domain::model::LocationInput {
+                    latitude: l.latitude,
+                    longitude: l.longitude,
+                    name: l.name,
+                    address: l.address,
+                });
+            }
+            Some(_) => input.unexpected.push("location".into()),
+            None => {}
+        }
+        match b.reaction {
+            Some(r) if kind == "reaction" => input.reaction = Some((r.message_id, r.emoji)),
+            Some(_) => input.unexpected.push("reaction".into()),
             None => {}
         }
         for (name, media) in [("image", b.image), ("video", b.video), ("audio", b.audio), ("document", b.document), ("sticker", b.sticker)]

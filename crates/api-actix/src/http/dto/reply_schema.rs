@@ -19,22 +19,55 @@ pub struct ReplyBody;
 
 /// The shapes' titles, in [`ReplyShapes`]' order. (Not the `Reply…` component names: a title
 /// equal to a component made a generator drop the operation.)
-const SHAPE_TITLES: [&str; 6] =
-    ["SendReplyText", "SendReplyImage", "SendReplyVideo", "SendReplyAudio", "SendReplyDocument", "SendReplySticker"];
+const SHAPE_TITLES: [&str; 9] = [
+    "SendReplyText",
+    "SendReplyImage",
+    "SendReplyVideo",
+    "SendReplyAudio",
+    "SendReplyDocument",
+    "SendReplySticker",
+    "SendReplyInteractive",
+    "SendReplyLocation",
+    "SendReplyReaction",
+];
+
+/// `schema`'s `oneOf` shapes closed to other fields and titled `titles`, in order.
+fn closed_and_titled(mut schema: RefOr<Schema>, titles: &[&str]) -> RefOr<Schema> {
+    if let RefOr::T(Schema::OneOf(shapes)) = &mut schema {
+        assert_eq!(shapes.items.len(), titles.len(), "a title for every shape");
+        for (shape, title) in shapes.items.iter_mut().zip(titles) {
+            if let RefOr::T(Schema::Object(object)) = shape {
+                object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+                object.title = Some((*title).into());
+            }
+        }
+    }
+    schema
+}
 
 impl PartialSchema for ReplyBody {
     fn schema() -> RefOr<Schema> {
-        let mut schema = ReplyShapes::schema();
-        if let RefOr::T(Schema::OneOf(shapes)) = &mut schema {
-            assert_eq!(shapes.items.len(), SHAPE_TITLES.len(), "a title for every reply shape");
-            for (shape, title) in shapes.items.iter_mut().zip(SHAPE_TITLES) {
-                if let RefOr::T(Schema::Object(object)) = shape {
-                    object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
-                    object.title = Some(title.into());
-                }
-            }
-        }
-        schema
+        closed_and_titled(ReplyShapes::schema(), &SHAPE_TITLES)
+    }
+}
+
+/// The `ReplyInteractive` component: [`InteractiveShape`] closed and titled per `type`, for the
+/// same reasons as [`ReplyBody`].
+struct InteractiveBody;
+
+impl PartialSchema for InteractiveBody {
+    fn schema() -> RefOr<Schema> {
+        closed_and_titled(InteractiveShape::schema(), &["InteractiveButton", "InteractiveList", "InteractiveCtaUrl"])
+    }
+}
+
+impl ToSchema for InteractiveBody {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("ReplyInteractive")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        InteractiveShape::schemas(schemas);
     }
 }
 
@@ -105,6 +138,209 @@ enum ReplyShapes {
         channel: Option<ReplyChannelShape>,
         tag: Option<ReplyTag>,
     },
+    /// WhatsApp only.
+    Interactive {
+        #[schema(value_type = InteractiveBody)]
+        interactive: InteractiveShape,
+        #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+        reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+    },
+    /// WhatsApp only.
+    Location {
+        location: LocationShape,
+        #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+        reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+    },
+    /// WhatsApp only.
+    Reaction { reaction: ReactionShape, channel: Option<ReplyChannelShape> },
+}
+
+/// An interactive message in the WhatsApp Cloud API's shape, by `type`.
+#[derive(Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum InteractiveShape {
+    /// 1–3 reply buttons; the contact's pick comes back as a `button_reply` message whose
+    /// `reply_to` is this one.
+    Button { header: Option<HeaderShape>, body: BodyShape, footer: Option<FooterShape>, action: ButtonsAction },
+    /// A list of up to 10 rows in up to 10 sections; the pick comes back as a `list_reply`.
+    List { header: Option<TextHeaderShape>, body: ListBodyShape, footer: Option<FooterShape>, action: ListAction },
+    /// A button that opens a URL.
+    CtaUrl { header: Option<HeaderShape>, body: BodyShape, footer: Option<FooterShape>, action: CtaAction },
+}
+
+/// A header: `text` (with `text`) or `image` (with `image.link`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct HeaderShape {
+    #[serde(rename = "type")]
+    kind: HeaderKind,
+    #[schema(min_length = 1, max_length = 60)]
+    text: Option<String>,
+    image: Option<ReplyFile>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum HeaderKind {
+    Text,
+    Image,
+}
+
+/// A list's header: text only.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct TextHeaderShape {
+    #[serde(rename = "type")]
+    #[schema(pattern = "^text$")]
+    kind: String,
+    #[schema(min_length = 1, max_length = 60)]
+    text: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BodyShape {
+    #[schema(min_length = 1, max_length = 1024)]
+    text: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ListBodyShape {
+    #[schema(min_length = 1, max_length = 4096)]
+    text: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct FooterShape {
+    #[schema(min_length = 1, max_length = 60)]
+    text: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ButtonsAction {
+    /// Ids and titles each distinct (titles regardless of case).
+    #[schema(min_items = 1, max_items = 3)]
+    buttons: Vec<ReplyButtonShape>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ReplyButtonShape {
+    #[serde(rename = "type")]
+    #[schema(pattern = "^reply$")]
+    kind: String,
+    reply: ButtonReplyShape,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ButtonReplyShape {
+    /// What comes back when the contact taps it.
+    #[schema(min_length = 1, max_length = 256)]
+    id: String,
+    #[schema(min_length = 1, max_length = 20)]
+    title: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ListAction {
+    /// The label of the button that opens the list.
+    #[schema(min_length = 1, max_length = 20)]
+    button: String,
+    /// Each titled when there are several; 10 rows at most across all of them.
+    #[schema(min_items = 1, max_items = 10)]
+    sections: Vec<SectionShape>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SectionShape {
+    #[schema(min_length = 1, max_length = 24)]
+    title: Option<String>,
+    #[schema(min_items = 1, max_items = 10)]
+    rows: Vec<RowShape>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct RowShape {
+    /// Distinct across the list; comes back when the contact picks the row.
+    #[schema(min_length = 1, max_length = 200)]
+    id: String,
+    #[schema(min_length = 1, max_length = 24)]
+    title: String,
+    #[schema(min_length = 1, max_length = 72)]
+    description: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct CtaAction {
+    #[schema(pattern = "^cta_url$")]
+    name: String,
+    parameters: CtaParameters,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct CtaParameters {
+    #[schema(min_length = 1, max_length = 20)]
+    display_text: String,
+    /// An https URL (at most 2,048 characters).
+    #[schema(
+        max_length = 2048,
+        pattern = r"^[Hh][Tt][Tt][Pp][Ss]://[^/?#@:\s\x00-\x1f\x7f-\x9f][^/?#@\s\x00-\x1f\x7f-\x9f]*([/?#][^\s\x00-\x1f\x7f-\x9f]*)?$"
+    )]
+    url: String,
+}
+
+/// A pin on a map.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct LocationShape {
+    #[schema(minimum = -90, maximum = 90)]
+    latitude: f64,
+    #[schema(minimum = -180, maximum = 180)]
+    longitude: f64,
+    #[schema(min_length = 1, max_length = 1000)]
+    name: Option<String>,
+    #[schema(min_length = 1, max_length = 1000)]
+    address: Option<String>,
+}
+
+/// An emoji on one of the activity's messages.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ReactionShape {
+    /// A message of this activity that reached the platform.
+    #[schema(min_length = 1, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+    message_id: String,
+    /// One emoji; an empty string removes the reaction.
+    #[schema(max_length = 10, pattern = r"^[^\s\x00-\x1f\x7f-\x9f]*$")]
+    emoji: String,
 }
 
 /// One of the contact's channels, as the contact shows it: the reply goes out there instead of

@@ -1,5 +1,7 @@
 //! An activity as listed: the fields of `ActivityDto`, in its order.
 
+use std::fmt::Write as _;
+
 use parley_domain::model::ActivityView;
 
 use super::{JsonText, push_optional_string, push_string, push_time};
@@ -56,7 +58,8 @@ impl JsonText for ActivityView {
                 out.push('}');
             }
         }
-        out.push('}');
+        // Writing to a String cannot fail.
+        let _ = write!(out, ",\"unread_count\":{}}}", self.unread_count);
     }
 
     fn json_len_hint(&self) -> usize {

@@ -194,6 +194,7 @@ fn push_part(out: &mut String, content: &MessageContent) {
         MessageContent::Contacts { cards } => return push_value(out, cards),
         // Rare on a page next to text: serde_json writes the document's part (keys sorted).
         MessageContent::Email(_) => return push_value(out, &content.to_json()["email"]),
+        MessageContent::Prompt(_) => return push_value(out, &content.to_json()["interactive"]),
         MessageContent::Unsupported { raw } => return push_value(out, raw),
         _ => {}
     }
@@ -266,7 +267,7 @@ fn push_part(out: &mut String, content: &MessageContent) {
             o.string("name", name);
             o.string("parsed_message", parsed_message);
         }
-        MessageContent::Contacts { .. } | MessageContent::Unsupported { .. } | MessageContent::Email(_) => {}
+        MessageContent::Contacts { .. } | MessageContent::Unsupported { .. } | MessageContent::Email(_) | MessageContent::Prompt(_) => {}
     }
     o.close();
 }

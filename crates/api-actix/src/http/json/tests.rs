@@ -98,6 +98,7 @@ prop_compose! {
         assigned in prop::option::of(text("[ -~\"\\x02]{1,20}", |s| Assignee::new(s).is_ok())),
         created_at in time(),
         updated_at in time(),
+        unread_count in any::<u64>(),
         last_message in prop::option::of((
             prop::sample::select(MessageDirection::ALL.to_vec()),
             prop::sample::select(MessageType::ALL.to_vec()),
@@ -131,7 +132,7 @@ prop_compose! {
             text,
             created_at,
         });
-        ActivityView { activity, profile_name, channels, tags, last_message }
+        ActivityView { activity, profile_name, channels, tags, last_message, unread_count }
     }
 }
 
@@ -248,6 +249,13 @@ fn content() -> BoxedStrategy<MessageContent> {
         json_value().prop_map(|cards| MessageContent::Contacts { cards }).boxed(),
         (string(), string()).prop_map(|(id, title)| MessageContent::Interactive(InteractiveReply::Button { id, title })).boxed(),
         list.prop_map(MessageContent::Interactive).boxed(),
+        (string(), string(), string())
+            .prop_map(|(body, id, title)| {
+                let prompt = serde_json::json!({"type": "button", "body": {"text": body},
+                "action": {"buttons": [{"type": "reply", "reply": {"id": id, "title": title}}]}});
+                MessageContent::Prompt(serde_json::from_value(prompt).unwrap())
+            })
+            .boxed(),
         (optional_string(), string()).prop_map(|(payload, text)| MessageContent::Button { payload, text }).boxed(),
         (string(), optional_string()).prop_map(|(message_id, emoji)| MessageContent::Reaction { message_id, emoji }).boxed(),
         order.prop_map(MessageContent::Order).boxed(),

@@ -30,7 +30,7 @@ use responses::CommonResponses;
     paths(
         tags::list_tags, tags::create_tag, tags::update_tag, tags::delete_tag,
         activities::list_activities, activities::get_activity, activities::update_activity,
-        activities::attach_tags, activities::detach_tag,
+        activities::attach_tags, activities::detach_tag, activities::read_activity,
         messages::list_messages, messages::get_message, messages::send_reply, messages::get_media,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,

@@ -6,17 +6,18 @@ use parley_domain::services::ActivityListQuery;
 use super::{ok, resource};
 use crate::http::auth::SecretKey;
 use crate::http::dto::{
-    ActivityDetailDto, ActivityDto, ActivityListParams, AttachTags, DataBody, DetachTagParams, PageBody, UpdateActivity,
+    ActivityDetailDto, ActivityDto, ActivityListParams, AttachTags, DataBody, DetachTagParams, PageBody, ReadActivity, UpdateActivity,
 };
 use crate::http::error::{ApiResult, ErrorBody};
-use crate::http::extract::{Json, Object, PathId, Query};
+use crate::http::extract::{Json, Object, OptionalJson, PathId, Query};
 use crate::http::json;
 use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/activities").route(web::get().to(list_activities)))
         .service(resource("/activities/{id}").route(web::get().to(get_activity)).route(web::patch().to(update_activity)))
-        .service(resource("/activities/{id}/tags").route(web::post().to(attach_tags)).route(web::delete().to(detach_tag)));
+        .service(resource("/activities/{id}/tags").route(web::post().to(attach_tags)).route(web::delete().to(detach_tag)))
+        .service(resource("/activities/{id}/read").route(web::post().to(read_activity)));
 }
 
 /// List activities, most recently updated first, with optional filters.
@@ -79,5 +80,26 @@ pub async fn detach_tag(
     query: Query<DetachTagParams>,
 ) -> ApiResult<HttpResponse> {
     let detail = state.activities.detach_tag(caller.agent(), &id.into_inner(), query.into_inner().tag_id).await?;
+    Ok(ok(ActivityDetailDto::from(detail)))
+}
+
+/// Mark the conversation read: the contact's newest message shows as read on their platform
+/// (WhatsApp's blue ticks, Instagram's "seen"; nothing on email), with a typing indicator when
+/// asked, and `unread_count` becomes 0. `updated_at` does not move. The body is optional.
+#[utoipa::path(post, path = "/v1/activities/{id}/read", tag = "Activities", security(("secret_key" = [])),
+    request_body(content = Option<ReadActivity>, description = "Optional: `{\"typing\": true}`"),
+    params(("id" = String, Path, description = "Activity id")),
+    responses((status = 200, body = DataBody<ActivityDetailDto>),
+        (status = 422, description = "MESSAGE_REJECTED: the platform refused the read receipt (its code and text in details); \
+            `unread_count` is unchanged", body = ErrorBody),
+        (status = 502, description = "The platform failed or timed out; `unread_count` is unchanged, and asking again is safe", body = ErrorBody)))]
+pub async fn read_activity(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<ActivityId>,
+    body: OptionalJson<Object<ReadActivity>>,
+) -> ApiResult<HttpResponse> {
+    let typing = body.0.and_then(|b| b.into_inner().typing).unwrap_or(false);
+    let detail = state.messages.mark_read(caller.agent(), &id.into_inner(), typing).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
 }
