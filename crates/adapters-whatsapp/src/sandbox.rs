@@ -163,6 +163,12 @@ pub enum SandboxInbound {
         latitude: f64,
         longitude: f64,
     },
+    /// The contact tapped a reply button of the business's message `answers` (its platform id).
+    ButtonReply {
+        id: String,
+        title: String,
+        answers: String,
+    },
 }
 
 /// An Instagram webhook body of one message from `from` (an Instagram-scoped id) to `line` at
@@ -174,7 +180,7 @@ pub fn instagram_inbound_webhook(line: &Line, from: &str, message_id: &str, at_m
         SandboxInbound::Text(body) => serde_json::json!({"mid": message_id, "text": body}),
         SandboxInbound::Image(_) => serde_json::json!({"mid": message_id,
             "attachments": [{"type": "image", "payload": {"url": "https://sandbox.parley.invalid/picture.png"}}]}),
-        SandboxInbound::Location { .. } => return None,
+        SandboxInbound::Location { .. } | SandboxInbound::ButtonReply { .. } => return None,
     };
     let item = serde_json::json!({"sender": {"id": from}, "recipient": {"id": account}, "timestamp": at_ms, "message": content});
     Some(serde_json::json!({"object": "instagram", "entry": [{"id": account, "time": at_ms, "messaging": [item]}]}).to_string())
@@ -200,6 +206,11 @@ pub fn inbound_webhook(line: &Line, from: &str, name: Option<&str>, message_id: 
         SandboxInbound::Location { latitude, longitude } => {
             object["type"] = "location".into();
             object["location"] = serde_json::json!({"latitude": latitude, "longitude": longitude});
+        }
+        SandboxInbound::ButtonReply { id, title, answers } => {
+            object["type"] = "interactive".into();
+            object["context"] = serde_json::json!({"from": line.account_id(), "id": answers});
+            object["interactive"] = serde_json::json!({"type": "button_reply", "button_reply": {"id": id, "title": title}});
         }
     }
     // Without a name, no profile: the contact keeps the name they have.

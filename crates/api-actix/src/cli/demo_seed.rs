@@ -122,6 +122,19 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
         ..Default::default()
     };
     state.messages.reply(agent, ana, reply).await?;
+    // The question as buttons, and Ana's tap on one: the answer links back to the buttons.
+    let buttons = serde_json::from_value(json!({"type": "button", "body": {"text": "Reserve the two 750 ml bottles until tomorrow?"},
+        "action": {"buttons": [{"type": "reply", "reply": {"id": "reserve", "title": "Yes, reserve them"}},
+            {"type": "reply", "reply": {"id": "later", "title": "Not now"}}]}}))
+    .map_err(|e| DomainError::Internal(format!("the demo's buttons: {e}")))?;
+    let ask = ReplyInput { kind: Some("interactive".into()), interactive: Some(buttons), ..Default::default() };
+    let asked = state.messages.reply(agent, ana, ask).await?;
+    let answers = asked.platform_message_id.ok_or_else(|| DomainError::Internal("the sandbox answers every send".into()))?;
+    let tap = SandboxInbound::ButtonReply { id: "reserve".into(), title: "Yes, reserve them".into(), answers };
+    // The platform's times are whole seconds: the next one, so the tap follows the buttons.
+    let at = asked.created_at.timestamp() + 1;
+    let body = inbound_webhook(line, "525512345678", Some("Ana López"), &format!("wamid.demotap{at}"), at, &tap);
+    state.webhooks.receive_and_process(ChannelType::Whatsapp, body).await?;
     Ok(())
 }
 
