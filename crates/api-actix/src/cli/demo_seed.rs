@@ -122,7 +122,10 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
         ..Default::default()
     };
     state.messages.reply(agent, ana, reply).await?;
-    // The question as buttons, and Ana's tap on one: the answer links back to the buttons.
+    // Her cart back to her, lines and total, then the question as buttons, and Ana's tap on one
+    // (the answer links back to the buttons).
+    let summary = ReplyInput { kind: Some("cart".into()), cart: Some(Some(cart.code.as_str().to_string())), ..Default::default() };
+    state.messages.reply(agent, ana, summary).await?;
     let buttons = serde_json::from_value(json!({"type": "button", "body": {"text": "Reserve the two 750 ml bottles until tomorrow?"},
         "action": {"buttons": [{"type": "reply", "reply": {"id": "reserve", "title": "Yes, reserve them"}},
             {"type": "reply", "reply": {"id": "later", "title": "Not now"}}]}}))

@@ -146,6 +146,7 @@ impl AppState {
         self.webhook_endpoints = self.webhook_endpoints.clone().allowing_private(allow_private).with_max_endpoints(max_endpoints);
         let timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
         self.deliveries = Arc::new(self.deliveries.with_sender(webhook_sender(allow_private, timeout)));
+        self.messages = self.messages.with_storefront_url(config.storefront_url.clone());
         self.config = config;
         self
     }

@@ -36,6 +36,7 @@ fn readme_session() {
     assert!(stdout.contains("Is this still in stock?") && stdout.contains(r#""direction":"inbound""#), "{stdout}");
     assert!(stdout.contains(r#""carts":[{"code":""#), "Ana's cart on her conversation: {stdout}");
     assert!(stdout.contains(r#""text":"Yes, reserve them""#), "Ana's tap on the demo's buttons: {stdout}");
+    assert!(stdout.contains(r#""type":"cart""#) && stdout.contains(r#"Total: 68 USD"#), "her cart sent back, exact: {stdout}");
     assert!(stdout.contains(r#""unread_count":0"#) && stdout.contains(r#""unread_count":3"#), "read, then 0: {stdout}");
     assert!(stdout.contains(r#""text":"Reserved! They are yours until tomorrow.""#) && stdout.contains(r#""status":"sent""#), "{stdout}");
     assert!(stdout.contains(r#""code":"WINDOW_CLOSED""#), "Bruno never wrote: {stdout}");

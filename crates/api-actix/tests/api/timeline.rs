@@ -29,6 +29,7 @@ backend_tests!(
     messages_of_the_same_second_keep_the_order_they_were_stored_in,
     reading_marks_the_newest_message_read_and_clears_the_unread_count,
     rich_replies_go_out_in_the_cloud_apis_shapes_and_answers_link_back,
+    product_and_cart_messages_are_built_from_the_agents_catalog_and_carts,
     template_sends_are_messages_and_move_with_their_execution,
     tenants_never_see_each_others_messages,
     a_delivery_is_processed_before_its_answer_unless_the_instance_only_ingests,
@@ -723,6 +724,71 @@ async fn rich_replies_go_out_in_the_cloud_apis_shapes_and_answers_link_back(back
     let extra = json!({"type": "interactive", "interactive": {"type": "button", "body": {"text": "?"}, "colour": "red"}});
     app.post(&replies(&activity), &app.a.secret, extra).await.assert_status(400);
     assert_eq!(sends_received(&server).await, sends.len(), "nothing else reached the platform");
+}
+
+async fn product_and_cart_messages_are_built_from_the_agents_catalog_and_carts(backend: &str) {
+    let config = ApiConfig { storefront_url: Some("https://shop.example.com".into()), ..Default::default() };
+    let (server, app) = start_with(backend, config).await;
+    let activity = ann_wrote(&app, &server).await;
+    let bottle = json!({"_id": "bottle", "kind": "product", "title": "Steel bottle", "currency": "USD", "base_price": 29,
+        "media": [{"url": "https://cdn.example.com/bottle.jpg", "type": "image", "position": 0}],
+        "variants": [{"id": "750", "title": "750 ml", "price": 34.5}]});
+    let draft = json!({"_id": "soon", "kind": "product", "title": "Soon", "currency": "USD", "base_price": 1, "status": "draft"});
+    app.import_products(&app.a, vec![bottle, draft]).await;
+    let made = app.post("/v1/carts", &app.a.publishable, json!({"items": [{"id": "bottle", "variant_id": "750", "qty": 2}]})).await;
+    let code = made.data()["code"].as_str().unwrap().to_string();
+    let envelope = |interactive: Value| json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": ANN, "type": "interactive", "interactive": interactive});
+    let product_wire = json!({"type": "cta_url", "header": {"type": "image", "image": {"link": "https://cdn.example.com/bottle.jpg"}},
+        "body": {"text": "Steel bottle – 750 ml\n34.5 USD"},
+        "action": {"name": "cta_url", "parameters": {"display_text": "View product", "url": "https://shop.example.com/p/bottle"}}});
+    let cart_wire = json!({"type": "cta_url", "body": {"text": "Your cart:\n2 × Steel bottle – 750 ml: 69 USD\nTotal: 69 USD"},
+        "action": {"name": "cta_url", "parameters": {"display_text": "View cart", "url": format!("https://shop.example.com/c/{code}")}}});
+    for (wire, answer) in [(product_wire, "wamid.product"), (cart_wire, "wamid.cart")] {
+        Mock::given(method("POST"))
+            .and(path(messages_path(CLOUD_PHONE)))
+            .and(reply_wire(envelope(wire)))
+            .respond_with(accepted(ANN, answer))
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
+
+    app.tick();
+    let r =
+        app.post(&replies(&activity), &app.a.secret, json!({"type": "product", "product": {"id": "bottle", "variant_id": "750"}})).await;
+    r.assert_status(201);
+    assert_eq!((&r.data()["type"], &r.data()["text"]), (&json!("product"), &json!("Steel bottle – 750 ml\n34.5 USD")));
+    assert_eq!(
+        r.data()["content"]["product"],
+        json!({"id": "bottle", "variant_id": "750", "title": "Steel bottle – 750 ml", "price": 34.5, "currency": "USD",
+            "image": "https://cdn.example.com/bottle.jpg", "url": "https://shop.example.com/p/bottle", "text": "Steel bottle – 750 ml\n34.5 USD"}),
+        "the product as it was sent"
+    );
+    app.tick();
+    let r = app.post(&replies(&activity), &app.a.secret, json!({"type": "cart", "cart": {"code": code}})).await;
+    r.assert_status(201);
+    let card = &r.data()["content"]["cart"];
+    assert_eq!((&card["total"], &card["currency"], &card["lines"][0]["line_total"]), (&json!(69), &json!("USD"), &json!(69)));
+
+    for (body, field) in [
+        (json!({"type": "product", "product": {"id": "nope"}}), "product.id"),
+        (json!({"type": "product", "product": {"id": "soon"}}), "product.id"),
+        (json!({"type": "product", "product": {"id": "bottle", "variant_id": "1l"}}), "product.variant_id"),
+        (json!({"type": "product", "product": {}}), "product.id"),
+        (json!({"type": "cart", "cart": {"code": "Zz9kP9z"}}), "cart.code"),
+    ] {
+        let r = app.post(&replies(&activity), &app.a.secret, body.clone()).await;
+        r.assert_error(400, "VALIDATION_ERROR");
+        assert_eq!(r.body["error"]["details"][0]["field"], field, "{body}");
+    }
+    // Another agent's cart is no cart of this agent's.
+    app.import_products(&app.b, vec![json!({"_id": "b1", "kind": "product", "title": "B's", "currency": "USD", "base_price": 5})]).await;
+    let theirs = app.post("/v1/carts", &app.b.publishable, json!({"items": [{"id": "b1", "qty": 1}]})).await;
+    let body = json!({"type": "cart", "cart": {"code": theirs.data()["code"]}});
+    let r = app.post(&replies(&activity), &app.a.secret, body).await;
+    r.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(r.body["error"]["details"][0]["field"], "cart.code");
+    assert_eq!(sends_received(&server).await, 2, "nothing else reached the platform");
 }
 
 async fn template_sends_are_messages_and_move_with_their_execution(backend: &str) {

@@ -113,11 +113,15 @@ pub enum MessageType {
     Order,
     Template,
     Email,
+    /// A product card the business sent from its catalog.
+    Product,
+    /// A cart the business sent: its lines, total and link.
+    Cart,
     Unsupported,
 }
 
 impl MessageType {
-    pub const ALL: [MessageType; 17] = [
+    pub const ALL: [MessageType; 19] = [
         MessageType::Text,
         MessageType::Image,
         MessageType::Video,
@@ -134,6 +138,8 @@ impl MessageType {
         MessageType::Order,
         MessageType::Template,
         MessageType::Email,
+        MessageType::Product,
+        MessageType::Cart,
         MessageType::Unsupported,
     ];
 
@@ -155,6 +161,8 @@ impl MessageType {
             MessageType::Order => "order",
             MessageType::Template => "template",
             MessageType::Email => "email",
+            MessageType::Product => "product",
+            MessageType::Cart => "cart",
             MessageType::Unsupported => "unsupported",
         }
     }

@@ -137,6 +137,10 @@ pub enum MessageContent {
         parsed_message: String,
     },
     Email(EmailContent),
+    /// A product card from the agent's catalog, as it was sent.
+    Product(super::ProductCard),
+    /// One of the agent's carts, as it was sent.
+    Cart(super::CartCard),
     /// A kind Parley does not read (or could not): the platform's message object, kept whole.
     Unsupported {
         raw: serde_json::Value,
@@ -162,6 +166,8 @@ impl MessageContent {
             MessageContent::Order(_) => MessageType::Order,
             MessageContent::Template { .. } => MessageType::Template,
             MessageContent::Email(_) => MessageType::Email,
+            MessageContent::Product(_) => MessageType::Product,
+            MessageContent::Cart(_) => MessageType::Cart,
             MessageContent::Unsupported { .. } => MessageType::Unsupported,
         }
     }
@@ -178,7 +184,19 @@ impl MessageContent {
             MessageContent::Order(order) => order.text.as_deref(),
             MessageContent::Template { parsed_message, .. } => Some(parsed_message),
             MessageContent::Email(email) => Some(&email.text),
+            MessageContent::Product(card) => Some(&card.text),
+            MessageContent::Cart(card) => Some(&card.text),
             _ => self.media().and_then(|m| m.caption.as_deref()),
+        }
+    }
+
+    /// The form it goes out in: a product or cart card as the message that shows it, every
+    /// other kind as it is.
+    pub fn sent_form(&self) -> MessageContent {
+        match self {
+            MessageContent::Product(card) => card.shown(),
+            MessageContent::Cart(card) => card.shown(),
+            other => other.clone(),
         }
     }
 

@@ -42,6 +42,17 @@ pub struct ReplyInput {
     pub reaction: Option<(Option<String>, Option<String>)>,
     /// `location`: `latitude`, `longitude`, `name`, `address`.
     pub location: Option<LocationInput>,
+    /// `product`: `id` and `variant_id` of one of the agent's active products.
+    pub product: Option<(Option<String>, Option<String>)>,
+    /// `cart`: `code` of one of the agent's carts.
+    pub cart: Option<Option<String>>,
+}
+
+/// A product or cart message's subject, found by the service in the agent's catalog or carts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogRef {
+    Product { id: String, variant_id: Option<String> },
+    Cart { code: String },
 }
 
 /// The longest name or address of a location reply, in characters.
@@ -64,6 +75,8 @@ pub struct ReplyContent {
     content: MessageContent,
     /// A reaction's message, by Parley's id: the service puts the platform's id in `content`.
     reacts_to: Option<MessageId>,
+    /// A product or cart message's subject: the service builds `content` from it.
+    catalog: Option<CatalogRef>,
     preview_url: bool,
     reply_to: Option<MessageId>,
     channel: Option<Channel>,
@@ -109,12 +122,14 @@ impl ReplyContent {
                 | MessageType::Sticker
                 | MessageType::Interactive
                 | MessageType::Location
-                | MessageType::Reaction),
+                | MessageType::Reaction
+                | MessageType::Product
+                | MessageType::Cart),
             )) => k,
             Some(_) => {
                 return Err(vec![FieldError::new(
                     "type",
-                    "must be one of text, image, video, audio, document, sticker, interactive, location, reaction",
+                    "must be one of text, image, video, audio, document, sticker, interactive, location, reaction, product, cart",
                 )]);
             }
         };
@@ -179,7 +194,12 @@ impl ReplyContent {
         };
 
         let mut reacts_to = None;
-        let content = if matches!(kind, MessageType::Interactive | MessageType::Location | MessageType::Reaction) {
+        let mut catalog = None;
+        let rich = matches!(
+            kind,
+            MessageType::Interactive | MessageType::Location | MessageType::Reaction | MessageType::Product | MessageType::Cart
+        );
+        let content = if rich {
             for (field, given) in [
                 ("body", input.body.is_some()),
                 ("preview_url", input.preview_url.is_some()),
@@ -196,6 +216,11 @@ impl ReplyContent {
                     v.check_all(Interactive::new(input.interactive.unwrap_or_default())).map(MessageContent::Prompt)
                 }
                 MessageType::Location => location(input.location.unwrap_or_default(), &mut v).map(MessageContent::Location),
+                MessageType::Product | MessageType::Cart => {
+                    catalog = catalog_ref(kind, input.product, input.cart, &mut v);
+                    // Built by the service once the product or cart is found.
+                    catalog.as_ref().map(|_| MessageContent::Text { body: String::new() })
+                }
                 _ => {
                     let (id, emoji) = input.reaction.unwrap_or_default();
                     let emoji = emoji.map(|e| e.trim().to_string());
@@ -291,7 +316,7 @@ impl ReplyContent {
             return Err(errors);
         }
         let content = content.expect(crate::error::CHECKED);
-        Ok(Self { content, reacts_to, preview_url: input.preview_url.unwrap_or(false), reply_to, channel, human_agent, subject })
+        Ok(Self { content, reacts_to, catalog, preview_url: input.preview_url.unwrap_or(false), reply_to, channel, human_agent, subject })
     }
 
     /// The rules of the platform the reply goes out on, beyond those every platform shares:
@@ -300,6 +325,9 @@ impl ReplyContent {
     pub fn check_for(&self, channel: ChannelType) -> Result<(), FieldError> {
         let instagram = channel == ChannelType::Instagram;
         let email = channel == ChannelType::Email;
+        if self.catalog.is_some() && channel != ChannelType::Whatsapp {
+            return Err(FieldError::new("type", format!("product and cart messages go out on WhatsApp only, not {}", channel.as_str())));
+        }
         if self.subject.is_some() && !email {
             return Err(FieldError::new("subject", format!("is for email replies; this reply goes out on {}", channel.as_str())));
         }
@@ -370,11 +398,53 @@ impl ReplyContent {
         self.reacts_to.as_ref()
     }
 
+    /// A product or cart message's subject, to find.
+    pub fn catalog(&self) -> Option<&CatalogRef> {
+        self.catalog.as_ref()
+    }
+
+    /// A product or cart message's content, once its subject was found.
+    pub fn show(&mut self, card: MessageContent) {
+        self.content = card;
+    }
+
     /// The content with the platform's id of the message a reaction reacts to.
     pub fn react_on(&mut self, platform_message_id: String) {
         if let MessageContent::Reaction { message_id, .. } = &mut self.content {
             *message_id = platform_message_id;
         }
+    }
+}
+
+/// A product's `id` (and optional `variant_id`) or a cart's `code`, each required and one line.
+fn catalog_ref(
+    kind: MessageType,
+    product: Option<(Option<String>, Option<String>)>,
+    cart: Option<Option<String>>,
+    v: &mut Violations,
+) -> Option<CatalogRef> {
+    let one_line = |field: &str, raw: Option<String>, v: &mut Violations| match raw.map(|r| r.trim().to_string()) {
+        Some(r) if !r.is_empty() && !has_control_characters(&r) && r.chars().count() <= 128 => Some(r),
+        Some(_) => {
+            v.push(FieldError::new(field, "must be 1 to 128 characters without control characters"));
+            None
+        }
+        None => {
+            v.push(FieldError::new(field, "is required"));
+            None
+        }
+    };
+    if kind == MessageType::Product {
+        let (id, variant) = product.unwrap_or_default();
+        let id = one_line("product.id", id, v);
+        let variant_id = match variant {
+            Some(raw) => Some(one_line("product.variant_id", Some(raw), v)?),
+            None => None,
+        };
+        Some(CatalogRef::Product { id: id?, variant_id })
+    } else {
+        let code = one_line("cart.code", cart.flatten(), v)?;
+        Some(CatalogRef::Cart { code })
     }
 }
 
@@ -550,6 +620,23 @@ mod tests {
         assert_eq!(fields(ReplyContent::new(react(Some("msg_1"), None))), ["reaction.emoji"]);
         let with_body = ReplyInput { body: Some("hi".into()), ..react(Some("msg_1"), Some("👍")) };
         assert_eq!(fields(ReplyContent::new(with_body)), ["reaction.body"]);
+    }
+
+    #[test]
+    fn product_and_cart_messages_name_what_they_show_and_go_out_on_whatsapp() {
+        let product = ReplyInput { product: Some((Some(" bottle ".into()), Some("750".into()))), ..input("product") };
+        let r = ReplyContent::new(product).unwrap();
+        assert_eq!(r.catalog(), Some(&CatalogRef::Product { id: "bottle".into(), variant_id: Some("750".into()) }));
+        assert_eq!(r.check_for(ChannelType::Whatsapp), Ok(()));
+        for channel in [ChannelType::Instagram, ChannelType::Email] {
+            assert_eq!(r.check_for(channel).unwrap_err().field, "type", "{channel:?}");
+        }
+        let cart = ReplyContent::new(ReplyInput { cart: Some(Some("Ab3kP9z".into())), ..input("cart") }).unwrap();
+        assert_eq!(cart.catalog(), Some(&CatalogRef::Cart { code: "Ab3kP9z".into() }));
+        assert_eq!(fields(ReplyContent::new(input("product"))), ["product.id"]);
+        assert_eq!(fields(ReplyContent::new(ReplyInput { cart: Some(None), ..input("cart") })), ["cart.code"]);
+        let with_text = ReplyInput { body: Some("hi".into()), cart: Some(Some("Ab3kP9z".into())), ..input("cart") };
+        assert_eq!(fields(ReplyContent::new(with_text)), ["cart.body"]);
     }
 
     #[test]

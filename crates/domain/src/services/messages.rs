@@ -26,6 +26,10 @@ pub struct MessageService {
     lines: Arc<dyn LineRepository>,
     idempotency: Arc<dyn IdempotencyRepository>,
     files: Arc<dyn FileRepository>,
+    products: Arc<dyn ProductRepository>,
+    carts: Arc<dyn CartRepository>,
+    /// Where product and cart messages link to (`{storefront_url}/p/<id>`, `/c/<code>`).
+    storefront_url: Option<String>,
     platform: Arc<dyn MessagingPlatform>,
     timeline: Timeline,
     clock: Arc<dyn Clock>,
@@ -47,10 +51,49 @@ impl MessageService {
             lines: repos.lines.clone(),
             idempotency: repos.idempotency.clone(),
             files: repos.files.clone(),
+            products: repos.products.clone(),
+            carts: repos.carts.clone(),
+            storefront_url: None,
             platform,
             timeline: Timeline::new(repos, clock.clone(), ids.clone(), events),
             clock,
             ids,
+        }
+    }
+
+    /// Product and cart messages link to the storefront at `url` (no trailing slash).
+    pub fn with_storefront_url(mut self, url: Option<String>) -> Self {
+        self.storefront_url = url;
+        self
+    }
+
+    /// The card of the agent's active product (and one of its variants) or of its cart.
+    async fn card(&self, agent: &AgentId, subject: CatalogRef) -> Result<MessageContent, DomainError> {
+        let storefront = self.storefront_url.as_deref();
+        match subject {
+            CatalogRef::Product { id, variant_id } => {
+                let wanted = ProductId::lookup(id.clone());
+                let found = self.products.find_active(agent, std::slice::from_ref(&wanted)).await?.into_iter().next();
+                let product =
+                    found.ok_or_else(|| FieldError::new("product.id", format!("product {id} does not exist or is not available")))?;
+                let variant =
+                    match variant_id {
+                        Some(v) => Some(product.variants.iter().find(|known| known.id == v).ok_or_else(|| {
+                            FieldError::new("product.variant_id", format!("{v:?} is not one of product {id}'s variants"))
+                        })?),
+                        None => None,
+                    };
+                Ok(MessageContent::Product(ProductCard::new(&product, variant, storefront)))
+            }
+            CatalogRef::Cart { code } => {
+                let not_found = || FieldError::new("cart.code", "must be the code of one of your carts");
+                let parsed = CartCode::parse(&code).ok_or_else(not_found)?;
+                let cart = self.carts.get(agent, &parsed).await?.ok_or_else(not_found)?;
+                if cart.is_expired(self.clock.now()) {
+                    return Err(DomainError::CartExpired);
+                }
+                Ok(MessageContent::Cart(CartCard::new(&cart, storefront)))
+            }
         }
     }
 
@@ -114,6 +157,9 @@ impl MessageService {
         let last_inbound = self.messages.last_inbound(agent, activity_id).await?;
         let channel = reply_channel(&reply, &view.channels, last_inbound.as_ref())?;
         reply.check_for(channel.channel_type()).map_err(DomainError::from)?;
+        if let Some(subject) = reply.catalog().cloned() {
+            reply.show(self.card(agent, subject).await?);
+        }
         let last_inbound_at = view.activity.last_inbound_at;
         let email = channel.channel_type() == ChannelType::Email;
         let window = if reply.human_agent() { HUMAN_AGENT_WINDOW } else { MESSAGING_WINDOW };
@@ -164,7 +210,7 @@ impl MessageService {
         let recorded = self.timeline.record_sending(agent, id, outgoing).await?;
         let message = FreeFormMessage {
             to: recorded.channel.channel_id().to_string(),
-            content: recorded.content.clone(),
+            content: recorded.content.sent_form(),
             preview_url,
             context,
             callback_data: Some(recorded.id.as_str().to_string()),

@@ -280,7 +280,7 @@ pub struct ReplyMedia {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SendReply {
-    /// text, image, video, audio, document, sticker, interactive, location or reaction.
+    /// text, image, video, audio, document, sticker, interactive, location, reaction, product or cart.
     #[serde(rename = "type")]
     pub kind: Option<String>,
     pub text: Option<ReplyText>,
@@ -305,6 +305,23 @@ pub struct SendReply {
     pub location: Option<super::SendLocationBody>,
     /// `reaction`: an emoji on one of the activity's messages.
     pub reaction: Option<ReplyReaction>,
+    /// `product`: a card of one of the agent's active products.
+    pub product: Option<ReplyProduct>,
+    /// `cart`: one of the agent's carts, its lines, total and link.
+    pub cart: Option<ReplyCart>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyProduct {
+    pub id: Option<String>,
+    pub variant_id: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyCart {
+    pub code: Option<String>,
 }
 
 /// A reaction to a message of the activity; an empty emoji removes it.
@@ -359,6 +376,16 @@ impl From<SendReply> for ReplyInput {
                 });
             }
             Some(_) => input.unexpected.push("location".into()),
+            None => {}
+        }
+        match b.product {
+            Some(p) if kind == "product" => input.product = Some((p.id, p.variant_id)),
+            Some(_) => input.unexpected.push("product".into()),
+            None => {}
+        }
+        match b.cart {
+            Some(c) if kind == "cart" => input.cart = Some(c.code),
+            Some(_) => input.unexpected.push("cart".into()),
             None => {}
         }
         match b.reaction {

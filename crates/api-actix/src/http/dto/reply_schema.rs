@@ -19,7 +19,7 @@ pub struct ReplyBody;
 
 /// The shapes' titles, in [`ReplyShapes`]' order. (Not the `Reply…` component names: a title
 /// equal to a component made a generator drop the operation.)
-const SHAPE_TITLES: [&str; 9] = [
+const SHAPE_TITLES: [&str; 11] = [
     "SendReplyText",
     "SendReplyImage",
     "SendReplyVideo",
@@ -29,6 +29,8 @@ const SHAPE_TITLES: [&str; 9] = [
     "SendReplyInteractive",
     "SendReplyLocation",
     "SendReplyReaction",
+    "SendReplyProduct",
+    "SendReplyCart",
 ];
 
 /// `schema`'s `oneOf` shapes closed to other fields and titled `titles`, in order.
@@ -155,6 +157,43 @@ enum ReplyShapes {
     },
     /// WhatsApp only.
     Reaction { reaction: ReactionShape, channel: Option<ReplyChannelShape> },
+    /// WhatsApp only: a card of one of your active products (its first picture, title and
+    /// price) with a button to it on the storefront (`{storefront_url}/p/<id>`).
+    Product {
+        product: ProductShape,
+        #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+        reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+    },
+    /// WhatsApp only: one of your carts (its lines and total) with a button to it on the
+    /// storefront (`{storefront_url}/c/<code>`).
+    Cart {
+        cart: CartShape,
+        #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+        reply_to: Option<String>,
+        channel: Option<ReplyChannelShape>,
+    },
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ProductShape {
+    /// One of your active products' `_id`.
+    #[schema(min_length = 1, max_length = 128, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+    id: String,
+    /// One of its `variants[].id`: the card shows that variant's title and price.
+    #[schema(min_length = 1, max_length = 128, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
+    variant_id: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct CartShape {
+    /// One of your carts' 7-character code.
+    #[schema(min_length = 7, max_length = 7, example = "Ab3kP9z")]
+    code: String,
 }
 
 /// An interactive message in the WhatsApp Cloud API's shape, by `type`.

@@ -161,6 +161,8 @@ pub enum MessageTypeName {
     Order,
     Template,
     Email,
+    Product,
+    Cart,
     Unsupported,
 }
 

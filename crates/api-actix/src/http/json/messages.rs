@@ -195,6 +195,8 @@ fn push_part(out: &mut String, content: &MessageContent) {
         // Rare on a page next to text: serde_json writes the document's part (keys sorted).
         MessageContent::Email(_) => return push_value(out, &content.to_json()["email"]),
         MessageContent::Prompt(_) => return push_value(out, &content.to_json()["interactive"]),
+        MessageContent::Product(_) => return push_value(out, &content.to_json()["product"]),
+        MessageContent::Cart(_) => return push_value(out, &content.to_json()["cart"]),
         MessageContent::Unsupported { raw } => return push_value(out, raw),
         _ => {}
     }
@@ -267,7 +269,12 @@ fn push_part(out: &mut String, content: &MessageContent) {
             o.string("name", name);
             o.string("parsed_message", parsed_message);
         }
-        MessageContent::Contacts { .. } | MessageContent::Unsupported { .. } | MessageContent::Email(_) | MessageContent::Prompt(_) => {}
+        MessageContent::Contacts { .. }
+        | MessageContent::Unsupported { .. }
+        | MessageContent::Email(_)
+        | MessageContent::Prompt(_)
+        | MessageContent::Product(_)
+        | MessageContent::Cart(_) => {}
     }
     o.close();
 }

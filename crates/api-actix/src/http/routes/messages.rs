@@ -59,6 +59,7 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
     responses((status = 201, body = DataBody<MessageDto>),
         (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
+        (status = 410, description = "CART_EXPIRED: a cart message's cart is past its 90 days; nothing was sent", body = ErrorBody),
         (status = 422, description = "WINDOW_CLOSED (more than 24 hours since the contact last wrote, or never: send a template), \
             CHANNEL_UNSUPPORTED (no WhatsApp number), or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
         (status = 502, description = "The platform failed or timed out; the message may not have been sent, and stays on the timeline \
