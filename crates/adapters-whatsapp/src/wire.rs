@@ -351,8 +351,22 @@ mod tests {
             serde_json::json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": "14155550100",
                 "type": "document", "document": {"link": "https://cdn.test/invoice.pdf", "caption": "Your invoice", "filename": "invoice.pdf"}})
         );
-        let location = FreeFormMessage { content: MessageContent::Location(Default::default()), ..text };
-        assert!(FreeFormRequest::new(&location).is_none(), "not a free-form kind");
+        let location = FreeFormMessage {
+            content: MessageContent::Location(parley_domain::model::Location {
+                latitude: 19.5,
+                longitude: -99.25,
+                name: None,
+                address: None,
+            }),
+            ..text.clone()
+        };
+        assert_eq!(
+            serde_json::to_value(FreeFormRequest::new(&location).unwrap()).unwrap()["location"],
+            serde_json::json!({"latitude": 19.5, "longitude": -99.25})
+        );
+        let template = MessageContent::Template { name: "hello".into(), language: "en".into(), parsed_message: "Hello".into() };
+        let template = FreeFormMessage { content: template, ..text };
+        assert!(FreeFormRequest::new(&template).is_none(), "not a free-form kind");
     }
 
     #[test]

@@ -75,6 +75,30 @@ fn fit(text: String, max: usize) -> String {
     cut
 }
 
+/// A link the platform may put on a button or fetch a picture from: https only.
+fn https(url: Option<&String>) -> Option<&String> {
+    url.filter(|u| u.starts_with("https://"))
+}
+
+/// A card with a button that opens `url`: the form both cards go out in.
+fn link_button(image: Option<String>, text: &str, label: &str, url: &str) -> MessageContent {
+    MessageContent::Prompt(Interactive {
+        kind: InteractiveKind::CtaUrl,
+        header: image.map(|link| Header::Image { image: Link { link } }),
+        body: Text { text: fit(text.to_string(), super::interactive::limits::BODY) },
+        footer: None,
+        action: Action::CtaUrl { name: "cta_url".into(), parameters: CtaUrl { display_text: label.into(), url: url.to_string() } },
+    })
+}
+
+/// The text with the link, when there is one, on a line of its own.
+fn written_out(text: &str, url: Option<&str>) -> String {
+    match url {
+        Some(url) => format!("{text}\n{url}"),
+        None => text.to_string(),
+    }
+}
+
 impl ProductCard {
     /// The card of `product` (active, the agent's) and `variant` (one of its variants).
     pub fn new(product: &Product, variant: Option<&VariantRecord>, storefront: Option<&str>) -> Self {
@@ -97,23 +121,11 @@ impl ProductCard {
     /// The message that goes out: a URL button to the product (its picture as header) when the
     /// storefront is https; else its picture captioned, or text, with the link written out.
     pub fn shown(&self) -> MessageContent {
-        let https_image = self.image.as_ref().filter(|i| i.starts_with("https://"));
-        if let Some(url) = self.url.as_ref().filter(|u| u.starts_with("https://")) {
-            return MessageContent::Prompt(Interactive {
-                kind: InteractiveKind::CtaUrl,
-                header: https_image.map(|link| Header::Image { image: Link { link: link.clone() } }),
-                body: Text { text: fit(self.text.clone(), super::interactive::limits::BODY) },
-                footer: None,
-                action: Action::CtaUrl {
-                    name: "cta_url".into(),
-                    parameters: CtaUrl { display_text: "View product".into(), url: url.clone() },
-                },
-            });
+        let https_image = https(self.image.as_ref());
+        if let Some(url) = https(self.url.as_ref()) {
+            return link_button(https_image.cloned(), &self.text, "View product", url);
         }
-        let text = match &self.url {
-            Some(url) => format!("{}\n{url}", self.text.clone()),
-            None => self.text.clone(),
-        };
+        let text = written_out(&self.text, self.url.as_deref());
         match https_image {
             Some(link) => MessageContent::Image(Media { link: Some(link.clone()), caption: Some(fit(text, 1024)), ..Media::default() }),
             None => MessageContent::Text { body: fit(text, super::reply::MAX_BODY_CHARS) },
@@ -151,23 +163,10 @@ impl CartCard {
     /// The message that goes out: the lines and total with a URL button to the cart when the
     /// storefront is https; else text with the link written out.
     pub fn shown(&self) -> MessageContent {
-        if let Some(url) = self.url.as_ref().filter(|u| u.starts_with("https://")) {
-            return MessageContent::Prompt(Interactive {
-                kind: InteractiveKind::CtaUrl,
-                header: None,
-                body: Text { text: fit(self.text.clone(), super::interactive::limits::BODY) },
-                footer: None,
-                action: Action::CtaUrl {
-                    name: "cta_url".into(),
-                    parameters: CtaUrl { display_text: "View cart".into(), url: url.clone() },
-                },
-            });
+        if let Some(url) = https(self.url.as_ref()) {
+            return link_button(None, &self.text, "View cart", url);
         }
-        let text = match &self.url {
-            Some(url) => format!("{}\n{url}", self.text.clone()),
-            None => self.text.clone(),
-        };
-        MessageContent::Text { body: fit(text, super::reply::MAX_BODY_CHARS) }
+        MessageContent::Text { body: fit(written_out(&self.text, self.url.as_deref()), super::reply::MAX_BODY_CHARS) }
     }
 }
 

@@ -448,21 +448,19 @@ fn catalog_ref(
     }
 }
 
+/// A latitude (`bound` 90) or longitude (180): present, finite and within ±`bound`.
+pub(crate) fn coordinate(field: String, raw: Option<f64>, bound: f64) -> Result<f64, FieldError> {
+    match raw {
+        Some(x) if x.is_finite() && x.abs() <= bound => Ok(x),
+        Some(_) => Err(FieldError::new(field, format!("must be between -{bound} and {bound}"))),
+        None => Err(FieldError::new(field, "is required")),
+    }
+}
+
 /// A location's coordinates (finite, within ±90 and ±180) and its optional name and address.
 fn location(input: LocationInput, v: &mut Violations) -> Option<Location> {
-    let coordinate = |field: &str, raw: Option<f64>, bound: f64, v: &mut Violations| match raw {
-        Some(x) if x.is_finite() && x.abs() <= bound => Some(x),
-        Some(_) => {
-            v.push(FieldError::new(field, format!("must be a number from -{bound} to {bound}")));
-            None
-        }
-        None => {
-            v.push(FieldError::new(field, "is required"));
-            None
-        }
-    };
-    let latitude = coordinate("location.latitude", input.latitude, 90.0, v);
-    let longitude = coordinate("location.longitude", input.longitude, 180.0, v);
+    let latitude = v.check(coordinate("location.latitude".into(), input.latitude, 90.0));
+    let longitude = v.check(coordinate("location.longitude".into(), input.longitude, 180.0));
     let name = input.name.and_then(|n| v.check(text::bounded("location.name", &n, 1, MAX_PLACE_CHARS)));
     let address = input.address.and_then(|a| v.check(text::bounded("location.address", &a, 1, MAX_PLACE_CHARS)));
     Some(Location { latitude: latitude?, longitude: longitude?, name, address })

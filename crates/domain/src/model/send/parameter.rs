@@ -3,7 +3,7 @@
 use super::input::{MediaInput, ParameterInput};
 use crate::FieldError;
 use crate::error::Violations;
-use crate::model::reply::{filename, https_link};
+use crate::model::reply::{coordinate, filename, https_link};
 use crate::model::{Currency, Location, has_control_characters, text};
 
 /// The three media a template header can show.
@@ -229,18 +229,8 @@ fn value(at: &str, kind: &str, slot: Slot, p: ParameterInput, v: &mut Violations
         "document" => media(&format!("{at}.document"), HeaderMediaKind::Document, p.document.unwrap_or_default(), v),
         "location" => {
             let l = p.location.unwrap_or_default();
-            let coordinate = |name: &str, raw: Option<f64>, bound: f64, v: &mut Violations| {
-                let field = format!("{at}.location.{name}");
-                v.check(required(field.clone(), raw).and_then(|x| {
-                    if x.is_finite() && x.abs() <= bound {
-                        Ok(x)
-                    } else {
-                        Err(FieldError::new(field, format!("must be between -{bound} and {bound}")))
-                    }
-                }))
-            };
-            let latitude = coordinate("latitude", l.latitude, 90.0, v);
-            let longitude = coordinate("longitude", l.longitude, 180.0, v);
+            let latitude = v.check(coordinate(format!("{at}.location.latitude"), l.latitude, 90.0));
+            let longitude = v.check(coordinate(format!("{at}.location.longitude"), l.longitude, 180.0));
             // The platform shows both under the map and refuses a location header without them.
             let name =
                 v.check(required(format!("{at}.location.name"), l.name).and_then(|n| bounded_text(format!("{at}.location.name"), n)));
