@@ -599,7 +599,7 @@ async fn reading_marks_the_newest_message_read_and_clears_the_unread_count(backe
     signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.second", now(), "are you there?")])).await;
     timeline(&app, &activity, 2).await;
     assert_eq!(unread(&app, &activity).await, 2);
-    let read = |typing: bool| {
+    let read = |typing: bool, times: u64| {
         let mut wire = json!({"messaging_product": "whatsapp", "status": "read", "message_id": "wamid.second"});
         if typing {
             wire["typing_indicator"] = json!({"type": "text"});
@@ -609,10 +609,10 @@ async fn reading_marks_the_newest_message_read_and_clears_the_unread_count(backe
             .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
             .and(wiremock::matchers::body_json(wire))
             .respond_with(ResponseTemplate::new(200).set_body_json(json!({"success": true})))
-            .expect(1)
+            .expect(times)
     };
-    read(true).mount(&server).await;
-    read(false).mount(&server).await;
+    read(true, 1).mount(&server).await;
+    read(false, 2).mount(&server).await;
 
     let before = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await.data().clone();
     app.tick();
@@ -623,6 +623,14 @@ async fn reading_marks_the_newest_message_read_and_clears_the_unread_count(backe
     assert_eq!(r.data()["contact_id"], before["contact_id"], "the detail, as a get answers it");
     assert_eq!(unread(&app, &activity).await, 0);
 
+    let null = app.call(
+        actix_web::test::TestRequest::post()
+            .uri(&format!("/v1/activities/{activity}/read"))
+            .insert_header(("X-API-Key", app.a.secret.as_str()))
+            .insert_header(("Content-Type", "application/json"))
+            .set_payload("null"),
+    );
+    null.await.assert_status(200);
     // No body at all: a plain read receipt.
     let plain = app
         .call(

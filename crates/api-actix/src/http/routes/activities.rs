@@ -97,9 +97,10 @@ pub async fn read_activity(
     caller: SecretKey,
     state: Data<AppState>,
     id: PathId<ActivityId>,
-    body: OptionalJson<Object<ReadActivity>>,
+    // No body, `null` (as the document's optional body allows) and `{}` all mean no typing.
+    body: OptionalJson<Option<Object<ReadActivity>>>,
 ) -> ApiResult<HttpResponse> {
-    let typing = body.0.and_then(|b| b.into_inner().typing).unwrap_or(false);
+    let typing = body.0.flatten().and_then(|b| b.into_inner().typing).unwrap_or(false);
     let detail = state.messages.mark_read(caller.agent(), &id.into_inner(), typing).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
 }
