@@ -4,6 +4,8 @@
 use parley_domain::model::{HeaderMedia, MediaSource, MessageComponent, Parameter, ParameterValue, TemplateMessage};
 use serde::Serialize;
 
+use crate::wire::LocationPayload;
+
 #[derive(Debug, Serialize)]
 pub(crate) struct SendRequest<'a> {
     messaging_product: &'static str,
@@ -94,16 +96,6 @@ struct MediaPayload<'a> {
 }
 
 #[derive(Debug, Serialize)]
-struct LocationPayload<'a> {
-    latitude: f64,
-    longitude: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    address: Option<&'a str>,
-}
-
-#[derive(Debug, Serialize)]
 struct ActionPayload<'a> {
     thumbnail_product_retailer_id: &'a str,
 }
@@ -131,14 +123,7 @@ fn value(v: &ParameterValue) -> ValuePayload<'_> {
             K::Video => ValuePayload::Video { video: media(m) },
             K::Document => ValuePayload::Document { document: media(m) },
         },
-        ParameterValue::Location(l) => ValuePayload::Location {
-            location: LocationPayload {
-                latitude: l.latitude,
-                longitude: l.longitude,
-                name: l.name.as_deref(),
-                address: l.address.as_deref(),
-            },
-        },
+        ParameterValue::Location(l) => ValuePayload::Location { location: LocationPayload::from(l) },
         ParameterValue::CatalogThumbnail(id) => ValuePayload::Action { action: ActionPayload { thumbnail_product_retailer_id: id } },
     }
 }

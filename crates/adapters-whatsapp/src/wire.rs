@@ -1,8 +1,8 @@
 //! The Graph API's JSON, as this adapter sends and reads it. Unknown fields are ignored.
 
 use parley_domain::model::{
-    FreeFormMessage, Interactive, MessageContent, ParameterFormat, ReadMark, TemplateButton, TemplateComponent, TemplateDefinition,
-    TemplateId,
+    FreeFormMessage, Interactive, Location, MessageContent, ParameterFormat, ReadMark, TemplateButton, TemplateComponent,
+    TemplateDefinition, TemplateId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -84,14 +84,21 @@ struct TextPayload<'a> {
     body: &'a str,
 }
 
+/// A location, as a free-form message and a template's location header both send it.
 #[derive(Debug, Serialize)]
-struct LocationPayload<'a> {
+pub(crate) struct LocationPayload<'a> {
     latitude: f64,
     longitude: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     address: Option<&'a str>,
+}
+
+impl<'a> From<&'a Location> for LocationPayload<'a> {
+    fn from(l: &'a Location) -> Self {
+        Self { latitude: l.latitude, longitude: l.longitude, name: l.name.as_deref(), address: l.address.as_deref() }
+    }
 }
 
 /// A reaction to the platform's message `message_id`; an empty emoji removes it.
@@ -141,8 +148,7 @@ impl<'a> FreeFormRequest<'a> {
                 return Some(request);
             }
             MessageContent::Location(l) => {
-                let (name, address) = (l.name.as_deref(), l.address.as_deref());
-                request.location = Some(LocationPayload { latitude: l.latitude, longitude: l.longitude, name, address });
+                request.location = Some(LocationPayload::from(l));
                 return Some(request);
             }
             MessageContent::Reaction { message_id, emoji } => {

@@ -342,6 +342,19 @@ pub struct ReplyChannel {
     pub channel_id: Option<String>,
 }
 
+/// The object `name` when the reply's `type` names it; one sent beside another type is noted in
+/// `unexpected`, for the domain to refuse by name.
+fn of_kind<T>(kind: &str, name: &str, object: Option<T>, unexpected: &mut Vec<String>) -> Option<T> {
+    match object {
+        Some(object) if kind == name => Some(object),
+        Some(_) => {
+            unexpected.push(name.into());
+            None
+        }
+        None => None,
+    }
+}
+
 impl From<SendReply> for ReplyInput {
     fn from(b: SendReply) -> Self {
         let kind = b.kind.clone().unwrap_or_default();
@@ -353,56 +366,27 @@ impl From<SendReply> for ReplyInput {
             subject: b.subject,
             ..ReplyInput::default()
         };
-        match b.text {
-            Some(text) if kind == "text" => {
-                input.body = text.body;
-                input.preview_url = text.preview_url;
-            }
-            Some(_) => input.unexpected.push("text".into()),
-            None => {}
+        let unexpected = &mut input.unexpected;
+        if let Some(text) = of_kind(&kind, "text", b.text, unexpected) {
+            input.body = text.body;
+            input.preview_url = text.preview_url;
         }
-        match b.interactive {
-            Some(interactive) if kind == "interactive" => input.interactive = Some(interactive),
-            Some(_) => input.unexpected.push("interactive".into()),
-            None => {}
-        }
-        match b.location {
-            Some(l) if kind == "location" => {
-                input.location = Some(parley_domain::model::LocationInput {
-                    latitude: l.latitude,
-                    longitude: l.longitude,
-                    name: l.name,
-                    address: l.address,
-                });
-            }
-            Some(_) => input.unexpected.push("location".into()),
-            None => {}
-        }
-        match b.product {
-            Some(p) if kind == "product" => input.product = Some((p.id, p.variant_id)),
-            Some(_) => input.unexpected.push("product".into()),
-            None => {}
-        }
-        match b.cart {
-            Some(c) if kind == "cart" => input.cart = Some(c.code),
-            Some(_) => input.unexpected.push("cart".into()),
-            None => {}
-        }
-        match b.reaction {
-            Some(r) if kind == "reaction" => input.reaction = Some((r.message_id, r.emoji)),
-            Some(_) => input.unexpected.push("reaction".into()),
-            None => {}
-        }
+        input.interactive = of_kind(&kind, "interactive", b.interactive, unexpected);
+        input.location = of_kind(&kind, "location", b.location, unexpected).map(|l| parley_domain::model::LocationInput {
+            latitude: l.latitude,
+            longitude: l.longitude,
+            name: l.name,
+            address: l.address,
+        });
+        input.product = of_kind(&kind, "product", b.product, unexpected).map(|p| (p.id, p.variant_id));
+        input.cart = of_kind(&kind, "cart", b.cart, unexpected).map(|c| c.code);
+        input.reaction = of_kind(&kind, "reaction", b.reaction, unexpected).map(|r| (r.message_id, r.emoji));
         for (name, media) in [("image", b.image), ("video", b.video), ("audio", b.audio), ("document", b.document), ("sticker", b.sticker)]
         {
-            match media {
-                Some(media) if kind == name => {
-                    input.link = media.link;
-                    input.caption = media.caption;
-                    input.filename = media.filename;
-                }
-                Some(_) => input.unexpected.push(name.into()),
-                None => {}
+            if let Some(media) = of_kind(&kind, name, media, unexpected) {
+                input.link = media.link;
+                input.caption = media.caption;
+                input.filename = media.filename;
             }
         }
         input
