@@ -84,13 +84,28 @@ pub(crate) fn status_move<'a>(from: &'a str, to: &'a str) -> [(&'a str, i64); 2]
     if from < to { [(from, -1), (to, 1)] } else { [(to, 1), (from, -1)] }
 }
 
+/// [`status_move`] of an activity whose assignment may change too: `(status, unassigned)`
+/// before and after, as `(status, delta, unassigned)` count changes in key order. A change of
+/// assignment alone takes the activity out of its status's counts and puts it back, so the
+/// count stays and the unassigned count moves.
+pub(crate) fn count_move<'a>(from: (&'a str, bool), to: (&'a str, bool)) -> [(&'a str, i64, bool); 2] {
+    let (out, into) = ((from.0, -1, from.1), (to.0, 1, to.1));
+    if from.0 <= to.0 { [out, into] } else { [into, out] }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::status_move;
+    use super::{count_move, status_move};
 
     #[test]
     fn a_status_move_touches_its_counts_in_key_order_whatever_the_direction() {
         assert_eq!(status_move("open", "closed"), [("closed", 1), ("open", -1)]);
         assert_eq!(status_move("closed", "open"), [("closed", -1), ("open", 1)]);
+    }
+
+    #[test]
+    fn an_assignment_moves_the_unassigned_count_alone() {
+        assert_eq!(count_move(("open", true), ("open", false)), [("open", -1, true), ("open", 1, false)]);
+        assert_eq!(count_move(("pending", false), ("closed", true)), [("closed", 1, true), ("pending", -1, false)]);
     }
 }

@@ -94,6 +94,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    contact_search_terms (agent_id, term, contact_id) {
+        agent_id -> Text,
+        term -> Text,
+        contact_id -> Text,
+    }
+}
+
+diesel::table! {
     activity_tags (activity_id, tag_id) {
         activity_id -> Text,
         tag_id -> Text,
@@ -154,6 +162,7 @@ diesel::table! {
         status -> Text,
         shard -> Integer,
         count -> BigInt,
+        unassigned -> BigInt,
     }
 }
 
@@ -365,6 +374,7 @@ diesel::joinable!(contact_channels -> contacts (contact_id));
 diesel::joinable!(activities -> contacts (contact_id));
 diesel::joinable!(activity_tags -> activities (activity_id));
 diesel::joinable!(activity_search_terms -> activities (activity_id));
+diesel::joinable!(contact_search_terms -> contacts (contact_id));
 diesel::joinable!(activity_tags -> tags (tag_id));
 diesel::joinable!(lines -> agents (agent_id));
 diesel::joinable!(templates -> lines (line_id));
@@ -380,6 +390,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     contact_channels,
     activities,
     activity_search_terms,
+    contact_search_terms,
     activity_tags,
     messages,
     products,

@@ -16,9 +16,11 @@ use crate::ports::Repositories;
 
 // The message checks (`MessageRepository`), in a file of their own.
 mod events;
+mod inbox;
 mod messages;
 mod webhooks;
 pub use events::*;
+pub use inbox::*;
 pub use messages::*;
 pub use webhooks::*;
 
@@ -57,7 +59,9 @@ macro_rules! storage_conformance {
             attempts_are_recorded_under_their_claim_and_listed_newest_first, old_events_are_deleted_with_their_deliveries_in_batches,
             events_are_written_with_their_change_and_only_when_it_takes_effect, deliveries_are_claimed_endpoint_by_endpoint,
             due_endpoints_come_least_recently_served_first, an_open_breaker_holds_an_endpoints_deliveries_until_it_closes,
-            an_agents_endpoints_stop_at_the_limit);
+            an_agents_endpoints_stop_at_the_limit, activity_filters_equal_their_definition_for_random_combinations,
+            contact_filters_equal_their_definition_for_random_combinations, unassigned_totals_follow_assignments_and_status_moves,
+            notes_join_the_timeline_without_reopening_or_raising_unread);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(
@@ -244,7 +248,7 @@ pub async fn contacts_are_unique_per_channel_and_scoped(r: Repositories) {
     r.contacts.insert(&ana, &[]).await.unwrap();
     let dup = r.contacts.insert(&contact(&a, "Other", phone("5215550001"), t(1)), &[]).await;
     assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
-    assert!(r.contacts.list(&a, page(10, 0)).await.unwrap().total == 1, "a refused insert writes nothing");
+    assert!(r.contacts.list(&a, &ContactFilter::default(), page(10, 0)).await.unwrap().total == 1, "a refused insert writes nothing");
     let same_number_b = contact(&b, "Ana B", phone("5215550001"), t(1));
     r.contacts.insert(&same_number_b, &[]).await.expect("another agent may hold the same number");
     let email = contact(&a, "Ana", Channel::new(ChannelType::Email, "ana@example.com").unwrap(), t(2));
@@ -273,13 +277,13 @@ pub async fn contacts_page_newest_first_with_totals(r: Repositories) {
 
     let mut seen = Vec::new();
     for offset in [0, 3, 6] {
-        let p = r.contacts.list(&a, page(3, offset)).await.unwrap();
+        let p = r.contacts.list(&a, &ContactFilter::default(), page(3, offset)).await.unwrap();
         assert_eq!(p.total, 7);
         assert_eq!(p.has_more(), offset + 3 < 7);
         seen.extend(p.items.into_iter().map(|c| c.id));
     }
     assert_eq!(seen, expected, "pages neither repeat nor skip");
-    assert!(r.contacts.list(&a, page(3, 50)).await.unwrap().items.is_empty());
+    assert!(r.contacts.list(&a, &ContactFilter::default(), page(3, 50)).await.unwrap().items.is_empty());
 }
 
 pub async fn contact_updates_replace_fields(r: Repositories) {
@@ -336,7 +340,7 @@ pub async fn conversations_are_inserted_whole_or_not_at_all(r: Repositories) {
     assert_eq!(list_ids(&r, &a, search("lima")).await, vec![opened.id.clone()]);
     assert_eq!(list_ids(&r, &a, search("550001")).await, vec![opened.id.clone()]);
     assert_eq!((total(&r, &a, None, None).await, total(&r, &a, Some(ActivityStatus::Open), None).await), (1, 1));
-    assert_eq!(r.contacts.list(&a, page(10, 0)).await.unwrap().total, 1);
+    assert_eq!(r.contacts.list(&a, &ContactFilter::default(), page(10, 0)).await.unwrap().total, 1);
 
     // Someone else on the same channel: refused, and neither row written nor counted.
     let other = contact(&a, "Other", phone("5215550001"), t(1));
@@ -345,7 +349,7 @@ pub async fn conversations_are_inserted_whole_or_not_at_all(r: Repositories) {
     assert!(r.contacts.get(&a, &other.id).await.unwrap().is_none());
     assert!(r.activities.get(&a, &theirs.id).await.unwrap().is_none());
     assert_eq!((total(&r, &a, None, None).await, total(&r, &a, Some(ActivityStatus::Pending), None).await), (1, 0));
-    assert_eq!(r.contacts.list(&a, page(10, 0)).await.unwrap().total, 1);
+    assert_eq!(r.contacts.list(&a, &ContactFilter::default(), page(10, 0)).await.unwrap().total, 1);
     assert!(list_ids(&r, &a, search("other")).await.is_empty());
 }
 
@@ -389,13 +393,16 @@ pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) 
     r.activities.attach_tags(&a, &bob.id, std::slice::from_ref(&vip.id), t(0), &[]).await.unwrap();
 
     let search = |s: &str| ActivityFilter { search: Some(ActivitySearch::new(s).unwrap()), ..Default::default() };
-    assert_eq!(list_ids(&r, &a, ActivityFilter { status: Some(ActivityStatus::Pending), ..Default::default() }).await, vec![cy.id.clone()]);
+    assert_eq!(
+        list_ids(&r, &a, ActivityFilter { status: ActivityStatus::Pending.into(), ..Default::default() }).await,
+        vec![cy.id.clone()]
+    );
     assert_eq!(list_ids(&r, &a, ActivityFilter { tag: Some(vip.id.clone()), ..Default::default() }).await, vec![bob.id.clone()]);
     assert_eq!(list_ids(&r, &a, search("ANA LÓ")).await, vec![ana.id.clone()], "name match ignores case");
     assert_eq!(list_ids(&r, &a, search("555-0")).await, [cy.id.clone(), ana.id.clone()], "digits match phone numbers");
     assert_eq!(list_ids(&r, &a, search("100%")).await, vec![bob.id.clone()], "LIKE wildcards are literal");
     assert!(list_ids(&r, &a, search("zzz")).await.is_empty());
-    let combined = ActivityFilter { status: Some(ActivityStatus::Open), ..search("555") };
+    let combined = ActivityFilter { status: ActivityStatus::Open.into(), ..search("555") };
     assert_eq!(list_ids(&r, &a, combined).await, [ana.id]);
     let page = r.activities.list(&a, &search("5215550"), PageRequest::new(1, 0)).await.unwrap();
     assert_eq!((page.total, page.items.len()), (2, 1), "the total counts every match, not the page");
@@ -429,7 +436,11 @@ fn expected_search(all: &[Searchable], fragment: &str, status: Option<ActivitySt
 /// Searches `fragment` as one page and in pages of two, and holds both to [`expected_search`].
 async fn assert_search(r: &Repositories, agent: &AgentId, all: &[Searchable], fragment: &str, status: Option<ActivityStatus>) {
     let expected = expected_search(all, fragment, status);
-    let filter = ActivityFilter { status, search: Some(ActivitySearch::new(fragment).unwrap()), ..Default::default() };
+    let filter = ActivityFilter {
+        status: status.map_or_else(StatusSet::default, StatusSet::from),
+        search: Some(ActivitySearch::new(fragment).unwrap()),
+        ..Default::default()
+    };
     let first = &expected[..expected.len().min(100)];
     assert_eq!(list_ids(r, agent, filter.clone()).await, first, "search {fragment:?} ({status:?}), its first page of 100");
     let mut paged = Vec::new();
@@ -710,7 +721,11 @@ pub async fn tag_pages_follow_update_order(r: Repositories) {
     let untagged = conversation(&r, &a, "Cy", "5215550003", ActivityStatus::Open, t(9)).await;
     r.activities.attach_tags(&a, &first.id, std::slice::from_ref(&vip.id), t(1), &[]).await.unwrap();
     r.activities.attach_tags(&a, &second.id, std::slice::from_ref(&vip.id), t(2), &[]).await.unwrap();
-    let by_tag = |status: Option<ActivityStatus>| ActivityFilter { tag: Some(vip.id.clone()), status, ..Default::default() };
+    let by_tag = |status: Option<ActivityStatus>| ActivityFilter {
+        tag: Some(vip.id.clone()),
+        status: status.map_or_else(StatusSet::default, StatusSet::from),
+        ..Default::default()
+    };
     assert_eq!(list_ids(&r, &a, by_tag(None)).await, [second.id.clone(), first.id.clone()]);
 
     first.status = ActivityStatus::Closed;
@@ -827,7 +842,8 @@ pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
 }
 
 async fn total(r: &Repositories, agent: &AgentId, status: Option<ActivityStatus>, tag: Option<&TagId>) -> u64 {
-    let filter = ActivityFilter { status, tag: tag.cloned(), ..Default::default() };
+    let filter =
+        ActivityFilter { status: status.map_or_else(StatusSet::default, StatusSet::from), tag: tag.cloned(), ..Default::default() };
     r.activities.list(agent, &filter, page(1, 0)).await.unwrap().total
 }
 

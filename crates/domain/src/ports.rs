@@ -86,8 +86,9 @@ pub trait ContactRepository: Send + Sync {
     /// The contact on `channel` and its activity, if it has one: what every inbound message and
     /// every send to a number asks first, in one read.
     async fn find_conversation(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<(Contact, Option<Activity>)>>;
-    /// Newest first (`created_at` desc, then id desc).
-    async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>>;
+    /// Those `filter` keeps ([`ContactFilter::matches`]), newest first (`created_at` desc, then
+    /// id desc); `total` counts under the same filter.
+    async fn list(&self, agent: &AgentId, filter: &ContactFilter, page: PageRequest) -> StoreResult<Page<Contact>>;
     /// Replaces profile name, email, notes, custom attributes and `updated_at`; `false` when unknown.
     async fn update(&self, contact: &Contact, events: &[Event]) -> StoreResult<bool>;
 }

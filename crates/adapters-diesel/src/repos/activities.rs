@@ -4,11 +4,12 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ActivityRepository, StoreResult};
 
+use super::activity_filters::{page_of_filtered, served_by_fixed_pages};
 use super::activity_search::{mirror_to_terms, page_of_search, replace_name_terms};
 use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
 use crate::Store;
 use crate::error::DbError;
-use crate::locks::{OrderedLocks, status_move};
+use crate::locks::{OrderedLocks, count_move};
 use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
 use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
@@ -42,15 +43,17 @@ impl ActivityRow {
     }
 }
 
-/// Adds `$delta` to the agent's count of activities in `$status`, in activity `$activity`'s
-/// shard (see the `activity_counts` and `count_shards` migrations); run in the transaction
-/// that makes the change. Self-contained, as [`touch!`]: a message's insert reopens its
-/// activity too.
+/// Adds `$delta` to the agent's count of activities in `$status`, and to its count of those
+/// unassigned when `$unassigned` (the activity counted has no assignee), in activity
+/// `$activity`'s shard (see the `activity_counts`, `count_shards` and `unassigned_counts`
+/// migrations); run in the transaction that makes the change. Self-contained, as [`touch!`]: a
+/// message's insert reopens its activity too.
 macro_rules! count_status {
-    ($conn:expr, $agent:expr, $activity:expr, $status:expr, $delta:expr) => {{
+    ($conn:expr, $agent:expr, $activity:expr, $status:expr, $delta:expr, $unassigned:expr) => {{
         use crate::prepared::Prepare as _;
         use crate::schema::activity_counts;
         let delta: i64 = $delta;
+        let unassigned: i64 = if $unassigned { delta } else { 0 };
         let shard = crate::count_shards::shard(&*$conn, $activity);
         diesel::insert_into(activity_counts::table)
             .values((
@@ -58,10 +61,14 @@ macro_rules! count_status {
                 activity_counts::status.eq($status),
                 activity_counts::shard.eq(shard),
                 activity_counts::count.eq(delta),
+                activity_counts::unassigned.eq(unassigned),
             ))
             .on_conflict((activity_counts::agent_id, activity_counts::status, activity_counts::shard))
             .do_update()
-            .set(activity_counts::count.eq(activity_counts::count + delta))
+            .set((
+                activity_counts::count.eq(activity_counts::count + delta),
+                activity_counts::unassigned.eq(activity_counts::unassigned + unassigned),
+            ))
             .prepared()
             .execute($conn)
             .await?
@@ -151,14 +158,14 @@ macro_rules! page_of_activities {
         let total: i64 = match &filter.tag {
             None => {
                 let counts = activity_counts::table.filter(activity_counts::agent_id.eq(agent)).select(activity_counts::count);
-                let counts: Vec<i64> = match filter.status {
+                let counts: Vec<i64> = match filter.status.single() {
                     Some(status) => run!($mode, load, $conn, counts.filter(activity_counts::status.eq(status.as_str()))),
                     None => run!($mode, load, $conn, counts),
                 };
                 counts.into_iter().sum()
             }
             // The tag's kept count (`tags.activity_count`), read from the agent's own tag.
-            Some(tag) => match filter.status {
+            Some(tag) => match filter.status.single() {
                 None => {
                     let count: Option<i64> = run!(
                         $mode,
@@ -198,7 +205,7 @@ macro_rules! page_of_activities {
                     .limit(i64::from(page.limit()))
                     .offset(page.offset() as i64)
                     .select(ViewRow::as_select());
-                load_in_status!($mode, $conn, q, filter.status)
+                load_in_status!($mode, $conn, q, filter.status.single())
             }
             // The agent's activities in update order, by status if asked.
             None => {
@@ -208,7 +215,7 @@ macro_rules! page_of_activities {
                     .limit(i64::from(page.limit()))
                     .offset(page.offset() as i64)
                     .select(ViewRow::as_select());
-                load_in_status!($mode, $conn, q, filter.status)
+                load_in_status!($mode, $conn, q, filter.status.single())
             }
         };
         (total, rows)
@@ -271,7 +278,7 @@ impl ActivityRepository for Store {
             emit_all!(conn, events);
             // Last: the agent's count rows are every new activity's, so their locks are held
             // the least.
-            count_status!(conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), 1);
+            count_status!(conn, a.agent_id.as_str(), a.id.as_str(), a.status.as_str(), 1, a.assigned_to.is_none());
             Ok(())
         })?;
         Ok(())
@@ -302,8 +309,11 @@ impl ActivityRepository for Store {
         // bounded by the page: inline (see `read_direct!`).
         let loaded = if filter.search.is_some() {
             read_direct!(self, blocking, page_of_search!(agent, filter, page))?
-        } else {
+        } else if served_by_fixed_pages(&filter) {
             read_direct!(self, page_of_activities!(agent, filter, page))?
+        } else {
+            // Counted unless kept: as a search, off the request's thread.
+            read_direct!(self, blocking, page_of_filtered!(agent, filter, page))?
         };
         let (total, rows) = loaded;
         let items = rows.into_iter().map(ViewRow::into_view).collect::<Result<_, _>>()?;
@@ -343,13 +353,17 @@ impl ActivityRepository for Store {
             if diesel::update(target()).set(activities::updated_at.eq(activities::updated_at)).execute(conn).await? == 0 {
                 return Ok(false);
             }
-            let before: String = target().select(activities::status).first(conn).await?;
+            let (before, was_unassigned): (String, bool) =
+                target().select((activities::status, activities::assigned_to.is_null())).first(conn).await?;
             let n = diesel::update(target()).set(changes).execute(conn).await?;
             mirror_updated_at!(conn, a.id.as_str(), a.updated_at);
             if before != a.status.as_str() {
                 mirror_to_terms!(conn, a.id.as_str(), a.status.as_str());
-                for (status, delta) in status_move(before.as_str(), a.status.as_str()) {
-                    count_status!(conn, a.agent_id.as_str(), a.id.as_str(), status, delta);
+            }
+            let unassigned = a.assigned_to.is_none();
+            if before != a.status.as_str() || was_unassigned != unassigned {
+                for (status, delta, counted_unassigned) in count_move((before.as_str(), was_unassigned), (a.status.as_str(), unassigned)) {
+                    count_status!(conn, a.agent_id.as_str(), a.id.as_str(), status, delta, counted_unassigned);
                 }
             }
             if n > 0
@@ -363,6 +377,7 @@ impl ActivityRepository for Store {
                 .await?;
                 diesel::update(target()).set(*shown).execute(conn).await?;
                 replace_name_terms!(conn, a.agent_id.as_str(), a.contact_id.as_str(), &lowercase);
+                crate::repos::contact_search::replace_contact_terms!(conn, a.agent_id.as_str(), a.contact_id.as_str());
             }
             if n > 0 {
                 emit_all!(conn, events);

@@ -43,6 +43,20 @@ pub(crate) fn terms<'a>(name: &str, digits: impl IntoIterator<Item = &'a str>) -
     each_once(out)
 }
 
+/// The terms of a contact (`contact_search_terms`): [`terms`] of its lowercased name and its
+/// channels' `digits`, and every suffix of each of `texts` (its email addresses) as name terms.
+pub(crate) fn contact_terms(name: &str, texts: &[&str], digits: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    name_suffixes(name, digits, &mut out);
+    for text in texts {
+        suffixes(NAME, text, 1, &mut out);
+    }
+    for d in digits {
+        suffixes(DIGITS, d, MIN_DIGITS, &mut out);
+    }
+    each_once(out)
+}
+
 /// The name terms alone (see [`terms`]), for a rename of a contact whose channels have `digits`.
 pub(crate) fn name_terms(name: &str, digits: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
@@ -278,9 +292,19 @@ pub(crate) struct TermRow {
     pub status: String,
 }
 
+/// One row of `contact_search_terms`.
+#[derive(diesel::Insertable)]
+#[diesel(table_name = crate::schema::contact_search_terms)]
+pub(crate) struct ContactTermRow {
+    pub agent_id: String,
+    pub term: String,
+    pub contact_id: String,
+}
+
 /// Inserts term rows, as each backend does it best.
 pub(crate) trait WriteTerms {
     async fn write_terms(&mut self, rows: Vec<TermRow>) -> diesel::QueryResult<()>;
+    async fn write_contact_terms(&mut self, rows: Vec<ContactTermRow>) -> diesel::QueryResult<()>;
 }
 
 #[cfg(feature = "postgres")]
@@ -294,6 +318,14 @@ impl WriteTerms for crate::pool::PgConn {
         }
         Ok(())
     }
+
+    async fn write_contact_terms(&mut self, rows: Vec<ContactTermRow>) -> diesel::QueryResult<()> {
+        use diesel_async::RunQueryDsl;
+        if !rows.is_empty() {
+            diesel::insert_into(crate::schema::contact_search_terms::table).values(rows).execute(self).await?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(feature = "sqlite")]
@@ -304,6 +336,14 @@ impl WriteTerms for crate::pool::SqliteWriteConn {
         // diesel's SQLite batch insert).
         for row in rows {
             diesel::insert_into(crate::schema::activity_search_terms::table).values(row).execute(self).await?;
+        }
+        Ok(())
+    }
+
+    async fn write_contact_terms(&mut self, rows: Vec<ContactTermRow>) -> diesel::QueryResult<()> {
+        use diesel_async::RunQueryDsl;
+        for row in rows {
+            diesel::insert_into(crate::schema::contact_search_terms::table).values(row).execute(self).await?;
         }
         Ok(())
     }
@@ -387,7 +427,7 @@ macro_rules! page_of_search {
         use crate::schema::{activities, activity_tags, contact_channels, contacts};
         let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
         let search = filter.search.as_ref().expect("a search page has a search");
-        let status = filter.status.map(ActivityStatus::as_str);
+        let status = filter.status.single().map(ActivityStatus::as_str);
 
         // Rows of both ranges, an activity possibly on several (two suffixes, two conditions):
         // made distinct once, at the end.
@@ -442,6 +482,12 @@ macro_rules! page_of_search {
                     .select(activity_tags::activity_id)
             );
             s::retain_in(&mut matches, tagged);
+        }
+        // Several statuses, an assignee, a channel type, unread, since: the matches they keep.
+        if crate::repos::activity_filters::has_inbox_filters(filter) && !matches.is_empty() {
+            let ids: Vec<&str> = matches.iter().map(String::as_str).collect();
+            let keep = crate::repos::activity_filters::kept_by_filters!($mode, $conn, agent, filter, &ids);
+            s::retain_in(&mut matches, keep);
         }
         let total = matches.len() as i64;
         let (offset, limit) = (usize::try_from(page.offset()).unwrap_or(usize::MAX), page.limit() as usize);

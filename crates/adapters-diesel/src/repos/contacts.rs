@@ -7,6 +7,7 @@ use parley_domain::ports::{ContactRepository, StoreResult};
 use super::activities::{ActivityRow, count_status, write_activity};
 use super::activity_search::replace_name_terms;
 use super::channel_lists::{channel_list_of, parse_channel_list};
+use super::contact_search::{page_of_filtered_contacts, replace_contact_terms};
 use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, read_conn, read_direct, run};
@@ -114,6 +115,7 @@ macro_rules! write_contact {
                 .execute($conn)
                 .await?;
         }
+        crate::repos::contact_search::insert_contact_terms!($conn, contact);
     }};
 }
 
@@ -155,7 +157,14 @@ impl ContactRepository for Store {
             write_activity!(conn, activity, contact.profile_name.as_str(), &channel_list);
             emit_all!(conn, events);
             // Last, as in an activity's insert: every new conversation's rows.
-            count_status!(conn, activity.agent_id.as_str(), activity.id.as_str(), activity.status.as_str(), 1);
+            count_status!(
+                conn,
+                activity.agent_id.as_str(),
+                activity.id.as_str(),
+                activity.status.as_str(),
+                1,
+                activity.assigned_to.is_none()
+            );
             count_contact!(conn, contact.agent_id.as_str(), contact.id.as_str());
             Ok(())
         })?;
@@ -197,9 +206,15 @@ impl ContactRepository for Store {
         Ok(Some((contact.into_domain()?, activity.map(ActivityRow::into_domain).transpose()?)))
     }
 
-    async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Contact>> {
+    async fn list(&self, agent: &AgentId, filter: &ContactFilter, page: PageRequest) -> StoreResult<Page<Contact>> {
         let agent = agent.as_str().to_string();
-        let (total, rows) = read_direct!(self, page_of_contacts!(agent, page))?;
+        let (total, rows) = if filter.is_empty() {
+            read_direct!(self, page_of_contacts!(agent, page))?
+        } else {
+            // A search reads every match, a channel type counts its contacts: off the request's thread.
+            let filter = filter.clone();
+            read_direct!(self, blocking, page_of_filtered_contacts!(agent, filter, page))?
+        };
         let items = rows.into_iter().map(ContactRow::into_domain).collect::<Result<_, _>>()?;
         Ok(Page { items, total: total as u64, request: page })
     }
@@ -226,6 +241,7 @@ impl ContactRepository for Store {
                 .execute(conn)
                 .await?;
             replace_name_terms!(conn, agent, id, &contact.profile_name.search_key());
+            replace_contact_terms!(conn, agent, id);
             if n > 0 {
                 emit_all!(conn, events);
             }

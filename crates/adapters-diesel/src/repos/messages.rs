@@ -115,8 +115,9 @@ macro_rules! page_of_messages {
 }
 
 /// What an activity holds before a message joins it: status, `last_inbound_at`, its last
-/// message's `created_at` and id, and whether it has tags (whose rows copy its `updated_at`).
-type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool);
+/// message's `created_at` and id, whether it has tags (whose rows copy its `updated_at`), and
+/// whether it is unassigned (its status's kept counts say so).
+type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool, bool);
 
 /// What a stored message changes on its activity, beside `updated_at` and the count.
 struct Moved<'a> {
@@ -132,7 +133,7 @@ struct Moved<'a> {
 
 impl<'a> Moved<'a> {
     fn by(before: &'a ActivityBefore, m: &Message) -> Self {
-        let (status, last_inbound_at, last_at, last_id, _) = before;
+        let (status, last_inbound_at, last_at, last_id, _, _) = before;
         let created = millis(m.created_at);
         let newest = match last_at {
             None => true,
@@ -144,7 +145,8 @@ impl<'a> Moved<'a> {
                 last_inbound_at: Some(last_inbound_at.map_or(created, |l| l.max(created))),
                 newest,
             },
-            MessageDirection::Outbound => Self { status, last_inbound_at: *last_inbound_at, newest },
+            // The business's messages and its team's notes leave status and window as they are.
+            MessageDirection::Outbound | MessageDirection::Internal => Self { status, last_inbound_at: *last_inbound_at, newest },
         }
     }
 }
@@ -159,6 +161,7 @@ macro_rules! before_of {
             activities::last_message_at,
             activities::last_message_id,
             diesel::dsl::exists(activity_tags::table.filter(activity_tags::activity_id.eq(activities::id))),
+            activities::assigned_to.is_null(),
         ))
     };
 }
@@ -268,7 +271,7 @@ impl MessageRepository for Store {
             if moved.status != before.0 {
                 mirror_to_terms!(conn, activity, moved.status);
                 for (status, delta) in status_move(&before.0, moved.status) {
-                    count_status!(conn, agent, activity, status, delta);
+                    count_status!(conn, agent, activity, status, delta, before.5);
                 }
             }
             Ok(Some(true))

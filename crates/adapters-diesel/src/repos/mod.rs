@@ -1,12 +1,14 @@
 //! One module per repository port, each implemented on [`Store`](crate::Store).
 
 mod activities;
+pub(crate) mod activity_filters;
 pub(crate) mod activity_search;
 mod activity_views;
 mod agents;
 mod bulk;
 mod carts;
 mod channel_lists;
+pub(crate) mod contact_search;
 mod contacts;
 mod events;
 mod executions;

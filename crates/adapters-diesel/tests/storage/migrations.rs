@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_adapters_diesel::testing::TestDb;
-use parley_domain::model::{AgentId, Product, ProductDocument, ProductId, ProductRecord};
+use parley_domain::model::{AgentId, ContactFilter, Product, ProductDocument, ProductId, ProductRecord, StatusSet};
 
 /// Times in milliseconds, and what the migration makes of them: the ends of the years RFC 3339
 /// can write in UTC, PostgreSQL's "1 BC" (year 0000), times before 1970 that are not whole
@@ -286,7 +286,7 @@ async fn agents_gain_their_kept_contact_counts(backend: &str) {
 
     let repos = db.store.repositories();
     for (agent, expected) in [("agt_many", 3), ("agt_one", 1), ("agt_none", 0)] {
-        let page = repos.contacts.list(&AgentId::new(agent), PageRequest::new(2, 0)).await.unwrap();
+        let page = repos.contacts.list(&AgentId::new(agent), &ContactFilter::default(), PageRequest::new(2, 0)).await.unwrap();
         assert_eq!(page.total, expected, "{backend}: {agent}");
         assert_eq!(page.items.len() as u64, expected.min(2), "{backend}: {agent}");
     }
@@ -338,7 +338,7 @@ async fn contacts_gain_their_kept_channel_lists(backend: &str) {
         let contact = repos.contacts.get(&agent, &ContactId::new(*id)).await.unwrap().unwrap();
         assert_eq!(&contact.channels, channels, "{backend}: {id}");
     }
-    let page = repos.contacts.list(&agent, PageRequest::new(10, 0)).await.unwrap();
+    let page = repos.contacts.list(&agent, &ContactFilter::default(), PageRequest::new(10, 0)).await.unwrap();
     let listed: Vec<_> = page.items.iter().rev().map(|c| (c.id.as_str(), c.channels.clone())).collect();
     let expected: Vec<_> = expected.iter().map(|(id, ch)| (*id, ch.clone())).collect();
     assert_eq!(listed, expected, "{backend}");
@@ -421,7 +421,7 @@ async fn kept_counts_carry_over_into_shards(backend: &str) {
         let repos = repos.clone();
         let agent = agent.clone();
         async move {
-            let filter = ActivityFilter { status, ..ActivityFilter::default() };
+            let filter = ActivityFilter { status: status.map_or_else(StatusSet::default, StatusSet::from), ..ActivityFilter::default() };
             repos.activities.list(&agent, &filter, PageRequest::new(1, 0)).await.unwrap().total
         }
     };
@@ -430,7 +430,7 @@ async fn kept_counts_carry_over_into_shards(backend: &str) {
         (3, 2, 1),
         "{backend}"
     );
-    assert_eq!(repos.contacts.list(&agent, PageRequest::new(1, 0)).await.unwrap().total, 3, "{backend}");
+    assert_eq!(repos.contacts.list(&agent, &ContactFilter::default(), PageRequest::new(1, 0)).await.unwrap().total, 3, "{backend}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -481,4 +481,80 @@ async fn sqlite_carts_made_before_variants_read_with_their_totals() {
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_carts_made_before_variants_read_with_their_totals() {
     carts_made_before_variants_read_with_their_totals("postgres").await;
+}
+
+/// Conversations as written before the team inbox: the kept counts gain their unassigned
+/// share (split over shards, as PostgreSQL's are), and contacts their search terms.
+async fn inbox_filters_count_the_unassigned_and_search_every_contact(backend: &str) {
+    use parley_domain::model::{ActivityFilter, ActivitySearch, ActivityStatus, AssigneeFilter, PageRequest};
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("inbox_filters").await.unwrap();
+    let mut sql = String::from("INSERT INTO agents (id, name, created_at) VALUES ('agt_a', 'A', 0), ('agt_b', 'B', 0);");
+    let people = [
+        ("agt_a", "Ana María", Some("ana@mail.com"), ("whatsapp", "5215550001"), Some(("open", None))),
+        ("agt_a", "Bo", None, ("email", "bo@shop.mx"), Some(("open", Some("user_1")))),
+        ("agt_a", "Cy", None, ("instagram", "ig_cy"), Some(("closed", None))),
+        ("agt_a", "Di", None, ("whatsapp", "5215550004"), None),
+        ("agt_b", "Ana B", None, ("whatsapp", "5215550009"), Some(("open", None))),
+    ];
+    for (n, (agent, name, email, (channel_type, channel_id), activity)) in people.iter().enumerate() {
+        let email = email.map_or("NULL".to_string(), sql_text);
+        let digits: String = channel_id.chars().filter(char::is_ascii_digit).collect();
+        let (shown, lower) = (sql_text(name), sql_text(&name.to_lowercase()));
+        let list = sql_text(&format!(r#"[["{channel_type}","{channel_id}"]]"#));
+        sql += &format!(
+            "INSERT INTO contacts (id, agent_id, profile_name, name_search, email, custom_attributes, created_at, updated_at, channel_list) \
+                 VALUES ('con_{n}', '{agent}', {shown}, {lower}, {email}, '{{}}', {n}, {n}, {list});
+             INSERT INTO contact_channels (agent_id, channel_type, channel_id, contact_id, digits, position) \
+                 VALUES ('{agent}', '{channel_type}', '{channel_id}', 'con_{n}', '{digits}', 0);"
+        );
+        if let Some((status, assignee)) = activity {
+            let assignee = assignee.map_or("NULL".to_string(), sql_text);
+            sql += &format!(
+                "INSERT INTO activities (id, agent_id, contact_id, contact_name, status, assigned_to, created_at, updated_at, channel_list) \
+                     VALUES ('act_{n}', '{agent}', 'con_{n}', {shown}, '{status}', {assignee}, {n}, {n}, {list});"
+            );
+        }
+    }
+    // Agent A's open count split over two shards.
+    sql += "INSERT INTO activity_counts (agent_id, status, shard, count) VALUES \
+        ('agt_a', 'open', 0, 1), ('agt_a', 'open', 5, 1), ('agt_a', 'closed', 0, 1), ('agt_b', 'open', 0, 1);";
+    db.store.execute_sql(&sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    let agent = AgentId::new("agt_a");
+    let unassigned = |status: StatusSet| ActivityFilter { status, assigned_to: Some(AssigneeFilter::Unassigned), ..Default::default() };
+    for (filter, expected) in [
+        (unassigned(StatusSet::ANY), vec!["act_2", "act_0"]),
+        (unassigned(ActivityStatus::Open.into()), vec!["act_0"]),
+        (unassigned(ActivityStatus::Closed.into()), vec!["act_2"]),
+    ] {
+        let page = repos.activities.list(&agent, &filter, PageRequest::new(10, 0)).await.unwrap();
+        let found: Vec<&str> = page.items.iter().map(|v| v.activity.id.as_str()).collect();
+        assert_eq!((found, page.total), (expected.clone(), expected.len() as u64), "{backend}: {filter:?}");
+    }
+    for (fragment, expected) in [
+        ("ana", vec!["con_0"]),
+        ("mail.com", vec!["con_0"]),
+        ("shop.mx", vec!["con_1"]),
+        ("0004", vec!["con_3"]),
+        ("c", vec!["con_2", "con_0"]),
+    ] {
+        let filter = ContactFilter { search: Some(ActivitySearch::new(fragment).unwrap()), ..Default::default() };
+        let page = repos.contacts.list(&agent, &filter, PageRequest::new(10, 0)).await.unwrap();
+        let found: Vec<&str> = page.items.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!((found, page.total), (expected.clone(), expected.len() as u64), "{backend}: {fragment:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_inbox_filters_count_the_unassigned_and_search_every_contact() {
+    inbox_filters_count_the_unassigned_and_search_every_contact("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_inbox_filters_count_the_unassigned_and_search_every_contact() {
+    inbox_filters_count_the_unassigned_and_search_every_contact("postgres").await;
 }

@@ -193,7 +193,7 @@ async fn list_filters_by_status(app: TestApp) {
 }
 
 async fn list_rejects_a_bad_status_filter(app: TestApp) {
-    for bad in ["archived", "OPEN", "", "open,closed"] {
+    for bad in ["archived", "OPEN", "", "open,", "open,,closed", "open;closed"] {
         assert_invalid(&list(&app, &app.a.secret, &format!("status={}", enc(bad))).await, "status");
     }
 }

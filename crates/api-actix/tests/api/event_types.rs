@@ -108,6 +108,14 @@ async fn every_change_emits_its_event_type_and_nothing_else(backend: &str) {
     let renamed = fresh.iter().find(|e| e["type"] == "contact.updated").unwrap();
     assert_eq!(&renamed["data"]["object"], app.get(&format!("/v1/contacts/{contact}"), &app.a.secret).await.data());
 
+    // A private note: note.created alone (the activity's new updated_at is no change of its own).
+    let note = app.post(&format!("/v1/activities/{activity}/notes"), &app.a.secret, json!({"text": "call back"})).await;
+    note.assert_status(201);
+    assert_eq!(&seen.one(&app, "note.created").await, note.data(), "the note as it was answered");
+    // Opening the conversation it already has emits nothing.
+    app.post("/v1/activities", &app.a.secret, json!({"contact_id": contact})).await.assert_status(200);
+    assert!(seen.types(&app).await.is_empty(), "an activity the contact already had");
+
     // Carts (the storefront handover).
     app.import_demo_catalog(&app.a).await;
     let product = app.get("/v1/products?limit=1", &app.a.secret).await.data()[0]["_id"].as_str().unwrap().to_string();

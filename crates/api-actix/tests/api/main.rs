@@ -23,6 +23,7 @@ mod event_types;
 mod event_webhooks;
 mod hostile_bodies;
 mod huge_answers;
+mod inbox;
 mod instagram;
 mod message_instances;
 mod messaging;

@@ -28,6 +28,7 @@ backend_tests!(
     the_timeline_pages_newest_first_and_polls_by_since,
     messages_of_the_same_second_keep_the_order_they_were_stored_in,
     reading_marks_the_newest_message_read_and_clears_the_unread_count,
+    a_note_joins_the_timeline_is_announced_and_never_sent,
     rich_replies_go_out_in_the_cloud_apis_shapes_and_answers_link_back,
     product_and_cart_messages_are_built_from_the_agents_catalog_and_carts,
     template_sends_are_messages_and_move_with_their_execution,
@@ -599,6 +600,18 @@ async fn reading_marks_the_newest_message_read_and_clears_the_unread_count(backe
     signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.second", now(), "are you there?")])).await;
     timeline(&app, &activity, 2).await;
     assert_eq!(unread(&app, &activity).await, 2);
+    let unread_list = |filter: &'static str| {
+        let app = &app;
+        async move {
+            let r = app.get(&format!("/v1/activities?unread={filter}"), &app.a.secret).await;
+            r.assert_status(200);
+            let ids: Vec<String> = r.data().as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap().to_string()).collect();
+            assert_eq!(r.body["pagination"]["total"], json!(ids.len()));
+            ids
+        }
+    };
+    assert_eq!(unread_list("true").await, [activity.as_str()], "the inbox's unread view");
+    assert!(unread_list("false").await.is_empty());
     let read = |typing: bool, times: u64| {
         let mut wire = json!({"messaging_product": "whatsapp", "status": "read", "message_id": "wamid.second"});
         if typing {
@@ -622,6 +635,8 @@ async fn reading_marks_the_newest_message_read_and_clears_the_unread_count(backe
     assert_eq!((&r.data()["id"], &r.data()["updated_at"]), (&before["id"], &before["updated_at"]), "the activity, not moved");
     assert_eq!(r.data()["contact_id"], before["contact_id"], "the detail, as a get answers it");
     assert_eq!(unread(&app, &activity).await, 0);
+    assert!(unread_list("true").await.is_empty(), "read: out of the unread view");
+    assert_eq!(unread_list("false").await, [activity.as_str()]);
 
     let null = app.call(
         actix_web::test::TestRequest::post()
@@ -892,4 +907,57 @@ async fn a_delivery_is_processed_before_its_answer_unless_the_instance_only_inge
     signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.later", now(), "hello later")])).await;
     let activity = activity_of(&app, ANN).await;
     assert_eq!(timeline(&app, &activity, 1).await[0]["text"], "hello later");
+}
+
+async fn a_note_joins_the_timeline_is_announced_and_never_sent(backend: &str) {
+    let (server, app) = start(backend).await;
+    let activity = ann_wrote(&app, &server).await;
+    let posts_before = sends_received(&server).await;
+    let uri = format!("/v1/activities/{activity}");
+    let before = app.get(&uri, &app.a.secret).await.data().clone();
+    app.tick();
+    let notes = format!("{uri}/notes");
+    let r = app.post(&notes, &app.a.secret, json!({"text": "  VIP: offer free shipping\nif she asks  ", "author": "user_42"})).await;
+    r.assert_status(201);
+    let note = r.data().clone();
+    let text = "VIP: offer free shipping\nif she asks";
+    assert_eq!(
+        (&note["type"], &note["direction"], &note["status"], &note["text"]),
+        (&json!("note"), &json!("internal"), &json!("recorded"), &json!(text))
+    );
+    assert_eq!(note["content"], json!({"type": "note", "note": {"text": text, "author": "user_42"}}));
+    assert_eq!((&note["platform_message_id"], &note["line_id"], &note["reply_to"]), (&Value::Null, &Value::Null, &Value::Null));
+    assert_eq!(note["channel"], json!({"channel_type": "whatsapp", "channel_id": ANN}), "the conversation's channel");
+
+    let messages = timeline(&app, &activity, 2).await;
+    assert_eq!(messages[0], note, "newest first, as it was answered");
+    let after = app.get(&uri, &app.a.secret).await.data().clone();
+    assert!(after["updated_at"].as_str() > before["updated_at"].as_str(), "a note moves the conversation: {after}");
+    assert_eq!((&after["status"], &after["unread_count"]), (&before["status"], &before["unread_count"]), "and nothing else");
+    let events = app.get("/v1/events?type=note.created", &app.a.secret).await;
+    assert_eq!(events.data().as_array().unwrap().len(), 1);
+    assert_eq!(events.data()[0]["data"]["object"], note, "note.created carries the note as the API shows it");
+    assert_eq!(sends_received(&server).await, posts_before, "nothing went to the platform");
+
+    // A note never reached the platform: no reply can quote it or react to it.
+    let quoting =
+        app.post(&replies(&activity), &app.a.secret, json!({"type": "text", "text": {"body": "hi"}, "reply_to": note["id"]})).await;
+    quoting.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(sends_received(&server).await, posts_before);
+
+    for (body, field) in [
+        (json!({"text": "  "}), "text"),
+        (json!({}), "text"),
+        (json!({"text": "x".repeat(4097)}), "text"),
+        (json!({"text": "ok", "author": ""}), "author"),
+        (json!({"text": "ok", "private": true}), "private"),
+    ] {
+        let r = app.post(&notes, &app.a.secret, body.clone()).await;
+        r.assert_error(400, "VALIDATION_ERROR");
+        assert_eq!(r.body["error"]["details"][0]["field"], field, "{body}: {}", r.body);
+    }
+    app.post("/v1/activities/act_unknown/notes", &app.a.secret, json!({"text": "x"})).await.assert_error(404, "NOT_FOUND");
+    app.post(&notes, &app.b.secret, json!({"text": "x"})).await.assert_error(404, "NOT_FOUND");
+    app.post(&notes, &app.a.publishable, json!({"text": "x"})).await.assert_error(403, "FORBIDDEN");
+    assert_eq!(timeline(&app, &activity, 2).await.len(), 2, "refused notes leave nothing");
 }

@@ -11,7 +11,7 @@ use crate::model::*;
 use crate::ports::Repositories;
 
 /// An inbound text of `activity` with every optional field unset.
-fn message(agent: &AgentId, activity: &ActivityId, body: &str, created: Timestamp) -> Message {
+pub(super) fn message(agent: &AgentId, activity: &ActivityId, body: &str, created: Timestamp) -> Message {
     Message {
         id: MessageId::new(id("msg")),
         agent_id: agent.clone(),
@@ -429,9 +429,9 @@ pub async fn message_inserts_move_the_activity_and_its_kept_copies(r: Repositori
         [
             ActivityFilter::default(),
             ActivityFilter { tag: Some(vip.id.clone()), ..Default::default() },
-            ActivityFilter { tag: Some(vip.id.clone()), status: Some(ActivityStatus::Open), ..Default::default() },
+            ActivityFilter { tag: Some(vip.id.clone()), status: ActivityStatus::Open.into(), ..Default::default() },
             ActivityFilter { search: search.clone(), ..Default::default() },
-            ActivityFilter { search, status: Some(ActivityStatus::Open), ..Default::default() },
+            ActivityFilter { search, status: ActivityStatus::Open.into(), ..Default::default() },
         ]
     };
     for filter in lists() {
@@ -576,7 +576,7 @@ pub async fn messages_are_scoped_by_agent(r: Repositories) {
 /// The activity's status, `last_inbound_at`, and its total and search listing under `open`.
 async fn reopened(r: &Repositories, agent: &AgentId, activity: &Activity) -> (ActivityStatus, Option<Timestamp>, u64, bool) {
     let view = r.activities.get(agent, &activity.id).await.unwrap().unwrap().activity;
-    let open = ActivityFilter { status: Some(ActivityStatus::Open), ..Default::default() };
+    let open = ActivityFilter { status: ActivityStatus::Open.into(), ..Default::default() };
     let total = r.activities.list(agent, &open, page(1, 0)).await.unwrap().total;
     let search = ActivityFilter { search: Some(ActivitySearch::new("Reopened").unwrap()), ..open };
     let found = list_ids(r, agent, search).await.contains(&activity.id);

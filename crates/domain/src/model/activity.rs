@@ -1,6 +1,6 @@
 //! Activities: one conversation per contact, across the contact's channels.
 
-use super::{ActivityId, AgentId, Channel, ContactId, MessageSummary, ProfileName, TagId, TagRef, Timestamp, text};
+use super::{ActivityId, AgentId, Channel, ChannelType, Contact, ContactId, MessageSummary, ProfileName, TagId, TagRef, Timestamp, text};
 use crate::FieldError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -95,14 +95,136 @@ impl ActivitySearch {
     pub fn digit_fragment(&self) -> Option<&str> {
         self.digits.as_deref()
     }
+
+    /// Whether a contact named `name` with `channels` matches: the name holds the fragment
+    /// (ignoring case), or one channel's digits hold the digit fragment.
+    pub fn matches(&self, name: &ProfileName, channels: &[Channel]) -> bool {
+        text::search_key(name.as_str()).contains(&self.lowercase) || self.matches_digits(channels)
+    }
+
+    fn matches_digits(&self, channels: &[Channel]) -> bool {
+        self.digits.as_ref().is_some_and(|d| channels.iter().any(|c| text::digits_of(c.channel_id()).contains(d.as_str())))
+    }
+
+    /// Whether a contact matches the contact list's search: as [`matches`](Self::matches), or
+    /// its email address (the `email` field, or an email channel's address) holds the fragment.
+    pub fn matches_contact(&self, contact: &Contact) -> bool {
+        let holds = |text: &str| text::search_key(text).contains(&self.lowercase);
+        self.matches(&contact.profile_name, &contact.channels)
+            || contact.email.as_ref().is_some_and(|e| holds(e.as_str()))
+            || contact.channels.iter().any(|c| c.channel_type() == ChannelType::Email && holds(c.channel_id()))
+    }
+}
+
+/// The statuses an activity list keeps: one, several, or any (the default, no filter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StatusSet(u8);
+
+impl Default for StatusSet {
+    fn default() -> Self {
+        Self::ANY
+    }
+}
+
+impl From<ActivityStatus> for StatusSet {
+    fn from(status: ActivityStatus) -> Self {
+        Self(Self::bit(status))
+    }
+}
+
+impl StatusSet {
+    /// Every status: no filter.
+    pub const ANY: StatusSet = StatusSet(0b111);
+
+    fn bit(status: ActivityStatus) -> u8 {
+        1 << ActivityStatus::ALL.iter().position(|s| *s == status).expect("a status of ALL")
+    }
+
+    /// `open`, or several comma-separated (`open,pending`); naming all three keeps every one.
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        let mut bits = 0;
+        for name in raw.split(',') {
+            bits |= Self::bit(
+                ActivityStatus::parse(name.trim())
+                    .map_err(|_| FieldError::new("status", "must be one or more of open, closed, pending, separated by commas"))?,
+            );
+        }
+        Ok(Self(bits))
+    }
+
+    /// Whether every status is kept (no filter).
+    pub fn is_any(self) -> bool {
+        self == Self::ANY
+    }
+
+    /// The status, when exactly one is kept.
+    pub fn single(self) -> Option<ActivityStatus> {
+        let mut kept = self.iter();
+        match (kept.next(), kept.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
+    pub fn contains(self, status: ActivityStatus) -> bool {
+        self.0 & Self::bit(status) != 0
+    }
+
+    /// The statuses kept, in [`ActivityStatus::ALL`]'s order.
+    pub fn iter(self) -> impl Iterator<Item = ActivityStatus> {
+        ActivityStatus::ALL.into_iter().filter(move |s| self.contains(*s))
+    }
+}
+
+/// Whose activities a list keeps: nobody's (`none`, unassigned) or one user's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AssigneeFilter {
+    Unassigned,
+    To(Assignee),
+}
+
+impl AssigneeFilter {
+    /// `none`, or a user id (so `none` is no user's id).
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        if raw == "none" { Ok(Self::Unassigned) } else { Assignee::new(raw).map(Self::To) }
+    }
+
+    pub fn matches(&self, assigned_to: Option<&Assignee>) -> bool {
+        match self {
+            Self::Unassigned => assigned_to.is_none(),
+            Self::To(user) => assigned_to == Some(user),
+        }
+    }
 }
 
 /// Filters of the activity list; all given filters must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ActivityFilter {
-    pub status: Option<ActivityStatus>,
+    pub status: StatusSet,
     pub tag: Option<TagId>,
     pub search: Option<ActivitySearch>,
+    pub assigned_to: Option<AssigneeFilter>,
+    /// Activities whose contact has a channel of this type.
+    pub channel_type: Option<ChannelType>,
+    /// `true`: activities with unread messages; `false`: those without.
+    pub unread: Option<bool>,
+    /// Activities updated after this time (not at it).
+    pub since: Option<Timestamp>,
+}
+
+impl ActivityFilter {
+    /// Whether the filter keeps `view`: the list's rule, applied to one activity. Storage
+    /// answers the same question with its indexes; this is what it is held to.
+    pub fn matches(&self, view: &ActivityView) -> bool {
+        let a = &view.activity;
+        self.status.contains(a.status)
+            && self.tag.as_ref().is_none_or(|tag| view.tags.iter().any(|t| &t.id == tag))
+            && self.search.as_ref().is_none_or(|s| s.matches(&view.profile_name, &view.channels))
+            && self.assigned_to.as_ref().is_none_or(|f| f.matches(a.assigned_to.as_ref()))
+            && self.channel_type.is_none_or(|t| view.channels.iter().any(|c| c.channel_type() == t))
+            && self.unread.is_none_or(|unread| unread == (view.unread_count > 0))
+            && self.since.is_none_or(|since| a.updated_at > since)
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +245,28 @@ mod tests {
         assert_eq!(s.name_fragment(), "+1 555-01");
         assert_eq!(ActivitySearch::new("Ana 12").unwrap().digit_fragment(), None);
         assert!(ActivitySearch::new("  ").is_err());
+    }
+
+    #[test]
+    fn status_sets_parse_one_or_several() {
+        assert_eq!(StatusSet::parse("pending").unwrap().single(), Some(ActivityStatus::Pending));
+        let two = StatusSet::parse("open,pending").unwrap();
+        assert_eq!(two.single(), None);
+        assert_eq!(two.iter().collect::<Vec<_>>(), [ActivityStatus::Open, ActivityStatus::Pending]);
+        assert!(StatusSet::parse("closed,open,pending").unwrap().is_any());
+        assert!(StatusSet::parse("open,").is_err());
+        assert!(StatusSet::parse("open,archived").is_err());
+        assert!(StatusSet::default().is_any());
+    }
+
+    #[test]
+    fn none_means_unassigned() {
+        assert_eq!(AssigneeFilter::parse("none").unwrap(), AssigneeFilter::Unassigned);
+        assert!(AssigneeFilter::Unassigned.matches(None));
+        let ana = AssigneeFilter::parse("ana").unwrap();
+        assert!(ana.matches(Some(&Assignee::new("ana").unwrap())));
+        assert!(!ana.matches(None));
+        assert!(AssigneeFilter::parse("").is_err());
     }
 
     #[test]

@@ -280,3 +280,24 @@ mod tests {
         }
     }
 }
+
+/// Filters of the contact list; all given filters must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContactFilter {
+    /// A piece of the name or email address (any case), or 3+ digits of a phone number.
+    pub search: Option<super::ActivitySearch>,
+    /// Contacts with a channel of this type.
+    pub channel_type: Option<ChannelType>,
+}
+
+impl ContactFilter {
+    /// Whether the filter keeps `contact`: what storage's list is held to.
+    pub fn matches(&self, contact: &Contact) -> bool {
+        self.search.as_ref().is_none_or(|s| s.matches_contact(contact))
+            && self.channel_type.is_none_or(|t| contact.channels.iter().any(|c| c.channel_type() == t))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.search.is_none() && self.channel_type.is_none()
+    }
+}

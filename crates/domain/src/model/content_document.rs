@@ -106,6 +106,7 @@ impl MessageContent {
             MessageContent::Email(email) => serde_json::to_value(RawEmail::from(email)).expect("an email always serializes"),
             MessageContent::Product(card) => serde_json::to_value(card).expect("a product card always serializes"),
             MessageContent::Cart(card) => serde_json::to_value(card).expect("a cart card always serializes"),
+            MessageContent::Note(note) => serde_json::to_value(note).expect("a note always serializes"),
             MessageContent::Unsupported { raw } => return json!({ "type": "unsupported", "raw": raw }),
         };
         json!({ "type": kind, kind: part })
@@ -359,6 +360,7 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
         "email" if stored => MessageContent::Email(part::<RawEmail>(message, kind)?.into()),
         "product" if stored => MessageContent::Product(part(message, kind)?),
         "cart" if stored => MessageContent::Cart(part(message, kind)?),
+        "note" if stored => MessageContent::Note(part(message, kind)?),
         "template" if stored => {
             let t: RawTemplate = part(message, kind)?;
             MessageContent::Template { name: t.name, language: t.language, parsed_message: t.parsed_message }

@@ -29,13 +29,15 @@ pub enum EventType {
     ExecutionUpdated,
     /// A template sync changed a template's status.
     TemplateUpdated,
+    /// A private note was added to an activity's timeline.
+    NoteCreated,
     /// A test delivery (`POST /v1/webhook_endpoints/:id/test`); never subscribed to.
     Ping,
 }
 
 impl EventType {
     /// Every type an endpoint can subscribe to, in documentation order.
-    pub const SUBSCRIBABLE: [EventType; 10] = [
+    pub const SUBSCRIBABLE: [EventType; 11] = [
         EventType::MessageReceived,
         EventType::MessageSent,
         EventType::MessageUpdated,
@@ -46,6 +48,7 @@ impl EventType {
         EventType::CartCreated,
         EventType::ExecutionUpdated,
         EventType::TemplateUpdated,
+        EventType::NoteCreated,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -60,6 +63,7 @@ impl EventType {
             EventType::CartCreated => "cart.created",
             EventType::ExecutionUpdated => "execution.updated",
             EventType::TemplateUpdated => "template.updated",
+            EventType::NoteCreated => "note.created",
             EventType::Ping => "ping",
         }
     }

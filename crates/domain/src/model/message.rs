@@ -10,20 +10,26 @@ use crate::FieldError;
 pub enum MessageDirection {
     Inbound,
     Outbound,
+    /// A private note of the business's team: in the timeline, never sent anywhere.
+    Internal,
 }
 
 impl MessageDirection {
-    pub const ALL: [MessageDirection; 2] = [MessageDirection::Inbound, MessageDirection::Outbound];
+    pub const ALL: [MessageDirection; 3] = [MessageDirection::Inbound, MessageDirection::Outbound, MessageDirection::Internal];
 
     pub fn as_str(self) -> &'static str {
         match self {
             MessageDirection::Inbound => "inbound",
             MessageDirection::Outbound => "outbound",
+            MessageDirection::Internal => "internal",
         }
     }
 
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
-        Self::ALL.into_iter().find(|d| d.as_str() == raw).ok_or_else(|| FieldError::new("direction", "must be one of inbound, outbound"))
+        Self::ALL
+            .into_iter()
+            .find(|d| d.as_str() == raw)
+            .ok_or_else(|| FieldError::new("direction", "must be one of inbound, outbound, internal"))
     }
 }
 
@@ -39,16 +45,19 @@ pub enum MessageStatus {
     Delivered,
     Read,
     Failed,
+    /// A private note: stored in the timeline, never sent. Final.
+    Recorded,
 }
 
 impl MessageStatus {
-    pub const ALL: [MessageStatus; 6] = [
+    pub const ALL: [MessageStatus; 7] = [
         MessageStatus::Received,
         MessageStatus::Sending,
         MessageStatus::Sent,
         MessageStatus::Delivered,
         MessageStatus::Read,
         MessageStatus::Failed,
+        MessageStatus::Recorded,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -59,6 +68,7 @@ impl MessageStatus {
             MessageStatus::Delivered => "delivered",
             MessageStatus::Read => "read",
             MessageStatus::Failed => "failed",
+            MessageStatus::Recorded => "recorded",
         }
     }
 
@@ -66,7 +76,7 @@ impl MessageStatus {
         Self::ALL
             .into_iter()
             .find(|s| s.as_str() == raw)
-            .ok_or_else(|| FieldError::new("status", "must be one of received, sending, sent, delivered, read, failed"))
+            .ok_or_else(|| FieldError::new("status", "must be one of received, sending, sent, delivered, read, failed, recorded"))
     }
 
     /// Whether a status the platform reported moves a message in this status: forward along
@@ -74,7 +84,7 @@ impl MessageStatus {
     /// are final.
     pub fn can_move_to(self, reported: ExecutionStatus) -> bool {
         match self {
-            MessageStatus::Received | MessageStatus::Failed => false,
+            MessageStatus::Received | MessageStatus::Failed | MessageStatus::Recorded => false,
             MessageStatus::Sending => true,
             MessageStatus::Sent => reported != ExecutionStatus::Sent,
             MessageStatus::Delivered => matches!(reported, ExecutionStatus::Read | ExecutionStatus::Failed),
@@ -117,11 +127,13 @@ pub enum MessageType {
     Product,
     /// A cart the business sent: its lines, total and link.
     Cart,
+    /// A private note of the team (`direction: internal`).
+    Note,
     Unsupported,
 }
 
 impl MessageType {
-    pub const ALL: [MessageType; 19] = [
+    pub const ALL: [MessageType; 20] = [
         MessageType::Text,
         MessageType::Image,
         MessageType::Video,
@@ -140,6 +152,7 @@ impl MessageType {
         MessageType::Email,
         MessageType::Product,
         MessageType::Cart,
+        MessageType::Note,
         MessageType::Unsupported,
     ];
 
@@ -163,6 +176,7 @@ impl MessageType {
             MessageType::Email => "email",
             MessageType::Product => "product",
             MessageType::Cart => "cart",
+            MessageType::Note => "note",
             MessageType::Unsupported => "unsupported",
         }
     }

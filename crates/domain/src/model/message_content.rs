@@ -141,6 +141,8 @@ pub enum MessageContent {
     Product(super::ProductCard),
     /// One of the agent's carts, as it was sent.
     Cart(super::CartCard),
+    /// A private note of the team, never sent.
+    Note(super::Note),
     /// A kind Parley does not read (or could not): the platform's message object, kept whole.
     Unsupported {
         raw: serde_json::Value,
@@ -168,6 +170,7 @@ impl MessageContent {
             MessageContent::Email(_) => MessageType::Email,
             MessageContent::Product(_) => MessageType::Product,
             MessageContent::Cart(_) => MessageType::Cart,
+            MessageContent::Note(_) => MessageType::Note,
             MessageContent::Unsupported { .. } => MessageType::Unsupported,
         }
     }
@@ -186,6 +189,7 @@ impl MessageContent {
             MessageContent::Email(email) => Some(&email.text),
             MessageContent::Product(card) => Some(&card.text),
             MessageContent::Cart(card) => Some(&card.text),
+            MessageContent::Note(note) => Some(note.text()),
             _ => self.media().and_then(|m| m.caption.as_deref()),
         }
     }

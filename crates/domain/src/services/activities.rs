@@ -16,6 +16,10 @@ pub struct ActivityListQuery {
     pub status: Option<String>,
     pub tag: Option<String>,
     pub search: Option<String>,
+    pub assigned_to: Option<String>,
+    pub channel_type: Option<String>,
+    pub unread: Option<String>,
+    pub since: Option<String>,
     pub limit: Option<String>,
     pub offset: Option<String>,
 }
@@ -25,6 +29,15 @@ pub struct ActivityPatchInput {
     pub status: Patch<String>,
     pub assigned_to: Patch<String>,
     pub profile_name: Patch<String>,
+}
+
+/// A query flag: `true` or `false`, nothing else (`1`, `yes` and `True` are refused rather than guessed).
+fn parse_flag(field: &str, raw: &str) -> Result<bool, FieldError> {
+    match raw {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(FieldError::new(field, "must be true or false")),
+    }
 }
 
 /// Tags attached in one call, at most.
@@ -75,12 +88,24 @@ impl ActivityService {
 
     pub async fn list(&self, agent: &AgentId, query: ActivityListQuery) -> Result<Page<ActivityView>, DomainError> {
         let mut v = Violations::default();
-        let status = query.status.map(|s| v.check(ActivityStatus::parse(&s)));
+        let status = query.status.map(|s| v.check(StatusSet::parse(&s)));
         let search = query.search.map(|s| v.check(ActivitySearch::new(&s)));
         let page = v.check_all(PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS));
         let tag = query.tag.map(|t| v.check(TagId::field("tag", t)));
+        let assigned_to = query.assigned_to.map(|a| v.check(AssigneeFilter::parse(&a)));
+        let channel_type = query.channel_type.map(|t| v.check(ChannelType::parse(&t)));
+        let unread = query.unread.map(|u| v.check(parse_flag("unread", &u)));
+        let since = query.since.map(|t| v.check(parse_timestamp("since", &t)));
         v.finish()?;
-        let filter = ActivityFilter { status: status.flatten(), tag: tag.flatten(), search: search.flatten() };
+        let filter = ActivityFilter {
+            status: status.flatten().unwrap_or_default(),
+            tag: tag.flatten(),
+            search: search.flatten(),
+            assigned_to: assigned_to.flatten(),
+            channel_type: channel_type.flatten(),
+            unread: unread.flatten(),
+            since: since.flatten(),
+        };
         Ok(self.activities.list(agent, &filter, page.expect(CHECKED)).await?)
     }
 
@@ -98,6 +123,15 @@ impl ActivityService {
     pub async fn start(&self, agent: &AgentId, contact: &ContactId, status: ActivityStatus) -> Result<Activity, DomainError> {
         let contact = self.contacts.get(agent, contact).await?.ok_or(DomainError::not_found("contact"))?;
         self.conversations.open_activity(agent, &contact, status, None).await
+    }
+
+    /// `POST /v1/activities`: the contact's activity, opened `pending` (nobody wrote yet) when
+    /// it has none; with whether this call opened it.
+    pub async fn open(&self, agent: &AgentId, contact_id: Option<String>) -> Result<(ActivityDetail, bool), DomainError> {
+        let contact_id = ContactId::field("contact_id", required("contact_id", contact_id)?)?;
+        let contact = self.contacts.get(agent, &contact_id).await?.ok_or(DomainError::not_found("contact"))?;
+        let (activity, opened) = self.conversations.open_or_find(agent, &contact, ActivityStatus::Pending, None).await?;
+        Ok((self.get(agent, &activity.id).await?, opened))
     }
 
     pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityDetail, DomainError> {
@@ -262,6 +296,21 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, DomainError::Validation(v) if v.len() == 2));
+    }
+
+    #[tokio::test]
+    async fn list_names_each_bad_inbox_filter() {
+        let query = ActivityListQuery {
+            assigned_to: Some("".into()),
+            channel_type: Some("fax".into()),
+            unread: Some("yes".into()),
+            since: Some("yesterday".into()),
+            ..Default::default()
+        };
+        let err = service(MockActivityRepository::new(), MockTagRepository::new()).list(&agent(), query).await.unwrap_err();
+        let DomainError::Validation(v) = err else { panic!("{err:?}") };
+        let fields: Vec<&str> = v.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["assigned_to", "channel_type", "unread", "since"]);
     }
 
     #[tokio::test]

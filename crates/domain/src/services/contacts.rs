@@ -12,6 +12,8 @@ use crate::{DomainError, FieldError, StoreError};
 /// A page of contacts as asked for: `limit` and `offset` as sent, parsed here as every list's.
 #[derive(Debug, Clone, Default)]
 pub struct ContactListQuery {
+    pub search: Option<String>,
+    pub channel_type: Option<String>,
     pub limit: Option<String>,
     pub offset: Option<String>,
 }
@@ -60,9 +62,13 @@ impl ContactService {
     }
 
     pub async fn list(&self, agent: &AgentId, query: ContactListQuery) -> Result<Page<Contact>, DomainError> {
-        let page = PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS)
-            .map_err(DomainError::Validation)?;
-        Ok(self.repo.list(agent, page).await?)
+        let mut v = Violations::default();
+        let search = query.search.map(|s| v.check(ActivitySearch::new(&s)));
+        let channel_type = query.channel_type.map(|t| v.check(ChannelType::parse(&t)));
+        let page = v.check_all(PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS));
+        v.finish()?;
+        let filter = ContactFilter { search: search.flatten(), channel_type: channel_type.flatten() };
+        Ok(self.repo.list(agent, &filter, page.expect(CHECKED)).await?)
     }
 
     pub async fn get(&self, agent: &AgentId, id: &ContactId) -> Result<Contact, DomainError> {

@@ -66,7 +66,7 @@ impl Conversations {
                     created_at: now,
                     updated_at: now,
                 };
-                let activity = self.new_activity(agent, &contact.id, status, last_inbound_at);
+                let activity = self.new_activity(self.new_activity_id(), agent, &contact.id, status, last_inbound_at);
                 let events = [
                     self.events.make(agent, EventType::ContactCreated, now, ApiObject::Contact(&contact)),
                     self.events.make(agent, EventType::ActivityCreated, now, ApiObject::Activity(&fresh_view(&activity, &contact))),
@@ -98,10 +98,24 @@ impl Conversations {
         status: ActivityStatus,
         last_inbound_at: Option<Timestamp>,
     ) -> Result<Activity, DomainError> {
+        Ok(self.open_or_find(agent, contact, status, last_inbound_at).await?.0)
+    }
+
+    /// [`open_activity`](Self::open_activity), saying whether this call opened it.
+    pub(crate) async fn open_or_find(
+        &self,
+        agent: &AgentId,
+        contact: &Contact,
+        status: ActivityStatus,
+        last_inbound_at: Option<Timestamp>,
+    ) -> Result<(Activity, bool), DomainError> {
         if let Some(existing) = self.activities.find_by_contact(agent, &contact.id).await? {
-            return Ok(existing);
+            return Ok((existing, false));
         }
-        self.insert_activity(agent, contact, status, last_inbound_at).await
+        let new_id = self.new_activity_id();
+        let activity = self.insert_activity_as(new_id.clone(), agent, contact, status, last_inbound_at).await?;
+        let opened = activity.id == new_id;
+        Ok((activity, opened))
     }
 
     /// A new activity for a contact that had none when last looked at; the stored one when
@@ -113,7 +127,23 @@ impl Conversations {
         status: ActivityStatus,
         last_inbound_at: Option<Timestamp>,
     ) -> Result<Activity, DomainError> {
-        let activity = self.new_activity(agent, &contact.id, status, last_inbound_at);
+        self.insert_activity_as(self.new_activity_id(), agent, contact, status, last_inbound_at).await
+    }
+
+    fn new_activity_id(&self) -> ActivityId {
+        ActivityId::new(self.ids.new_id(IdKind::Activity))
+    }
+
+    /// [`insert_activity`](Self::insert_activity) with the id the new activity gets.
+    async fn insert_activity_as(
+        &self,
+        id: ActivityId,
+        agent: &AgentId,
+        contact: &Contact,
+        status: ActivityStatus,
+        last_inbound_at: Option<Timestamp>,
+    ) -> Result<Activity, DomainError> {
+        let activity = self.new_activity(id, agent, &contact.id, status, last_inbound_at);
         let created =
             self.events.make(agent, EventType::ActivityCreated, activity.created_at, ApiObject::Activity(&fresh_view(&activity, contact)));
         match self.activities.insert(&activity, &[created]).await {
@@ -126,10 +156,17 @@ impl Conversations {
     }
 
     /// An activity of `contact`, opened now in `status`, not stored yet.
-    fn new_activity(&self, agent: &AgentId, contact: &ContactId, status: ActivityStatus, last_inbound_at: Option<Timestamp>) -> Activity {
+    fn new_activity(
+        &self,
+        id: ActivityId,
+        agent: &AgentId,
+        contact: &ContactId,
+        status: ActivityStatus,
+        last_inbound_at: Option<Timestamp>,
+    ) -> Activity {
         let now = self.clock.now();
         Activity {
-            id: ActivityId::new(self.ids.new_id(IdKind::Activity)),
+            id,
             agent_id: agent.clone(),
             contact_id: contact.clone(),
             status,

@@ -126,6 +126,23 @@ impl MessageService {
         Ok(self.messages.carts(agent, activity).await?)
     }
 
+    /// Adds a private note of the team to the activity's timeline (`POST …/notes`): stored and
+    /// announced (`note.created`), never sent to the contact.
+    pub async fn add_note(
+        &self,
+        agent: &AgentId,
+        activity_id: &ActivityId,
+        text: Option<String>,
+        author: Option<String>,
+    ) -> Result<Message, DomainError> {
+        let text = super::required("text", text)?;
+        let note = Note::new(&text, author.as_deref()).map_err(DomainError::Validation)?;
+        let view = self.activity(agent, activity_id).await?;
+        // Every activity's contact has a channel; the conversation is on the first.
+        let channel = view.channels.first().cloned().ok_or(DomainError::not_found("activity"))?;
+        self.timeline.record_note(agent, activity_id, channel, note).await
+    }
+
     /// Sends a free-form reply to the activity's contact, through the line they last wrote to,
     /// while the 24-hour window is open. See [`reply_under_key`](Self::reply_under_key).
     pub async fn reply(&self, agent: &AgentId, activity_id: &ActivityId, input: ReplyInput) -> Result<Message, DomainError> {

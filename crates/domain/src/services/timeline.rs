@@ -72,7 +72,7 @@ impl Timeline {
         id: MessageId,
         agent: &AgentId,
         activity: &ActivityId,
-        line: &LineId,
+        line: Option<&LineId>,
         channel: Channel,
         content: MessageContent,
         direction: MessageDirection,
@@ -88,7 +88,7 @@ impl Timeline {
             reply_to: None,
             platform_message_id: None,
             channel,
-            line_id: Some(line.clone()),
+            line_id: line.cloned(),
             status,
             error_message: None,
             template_id: None,
@@ -150,7 +150,7 @@ impl Timeline {
                 self.next_id(),
                 agent,
                 &activity.id,
-                &line.id,
+                Some(&line.id),
                 channel,
                 content,
                 MessageDirection::Inbound,
@@ -208,7 +208,7 @@ impl Timeline {
                 self.next_id(),
                 agent,
                 &activity.id,
-                &line.id,
+                Some(&line.id),
                 channel,
                 content,
                 MessageDirection::Outbound,
@@ -272,7 +272,7 @@ impl Timeline {
                 self.next_id(),
                 agent,
                 accepted.activity,
-                accepted.line,
+                Some(accepted.line),
                 accepted.channel,
                 accepted.content,
                 direction,
@@ -285,6 +285,24 @@ impl Timeline {
         Ok(message)
     }
 
+    /// Records a private note of the team in `activity`'s timeline (on `channel`, where the
+    /// conversation is), with `note.created`: no line, never sent anywhere.
+    pub(crate) async fn record_note(
+        &self,
+        agent: &AgentId,
+        activity: &ActivityId,
+        channel: Channel,
+        note: Note,
+    ) -> Result<Message, DomainError> {
+        let now = self.clock.now();
+        let content = MessageContent::Note(note);
+        let (direction, status) = (MessageDirection::Internal, MessageStatus::Recorded);
+        let message = Self::new_message(self.next_id(), agent, activity, None, channel, content, direction, status, now);
+        let created = self.events.make(agent, EventType::NoteCreated, message.updated_at, ApiObject::Message(&message));
+        self.messages.insert(&message, &[created]).await?;
+        Ok(message)
+    }
+
     /// Records a reply before the platform is asked to send it: `sending`, without a platform
     /// id, under the id `id` (already attached to the request's idempotency key, when it has
     /// one). It joins the timeline as any message does.
@@ -293,7 +311,7 @@ impl Timeline {
         let (direction, status) = (MessageDirection::Outbound, MessageStatus::Sending);
         let message = Message {
             reply_to: reply.reply_to,
-            ..Self::new_message(id, agent, reply.activity, reply.line, reply.channel, reply.content, direction, status, now)
+            ..Self::new_message(id, agent, reply.activity, Some(reply.line), reply.channel, reply.content, direction, status, now)
         };
         self.messages.insert(&message, &[]).await?;
         Ok(message)

@@ -103,6 +103,15 @@ pub struct ReadActivity {
     pub typing: Option<bool>,
 }
 
+/// Opens the conversation with a known contact (or returns the one it has).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenActivity {
+    /// The contact's id.
+    #[schema(required = true, example = "con_1nQv8ZpXr3TyLk5bW0cMd7Hs")]
+    pub contact_id: Option<String>,
+}
+
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ActivityListParams {
@@ -112,8 +121,8 @@ pub struct ActivityListParams {
     /// Rows to skip, default 0.
     #[param(value_type = Option<i64>, minimum = 0)]
     pub offset: Option<String>,
-    /// open, closed or pending.
-    #[param(value_type = Option<ActivityStatusName>)]
+    /// open, closed or pending, or several separated by commas (`open,pending`).
+    #[param(value_type = Option<String>, pattern = r"^(open|closed|pending)(,(open|closed|pending))*$", example = "open,pending")]
     pub status: Option<String>,
     /// A tag id: only activities with that tag.
     #[param(pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
@@ -121,6 +130,39 @@ pub struct ActivityListParams {
     /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number: 1–100 characters, none a control character.
     #[param(min_length = 1, max_length = 100, pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$")]
     pub search: Option<String>,
+    /// A user id (1–128 characters): only that user's activities; `none`: only unassigned ones.
+    #[param(
+        min_length = 1,
+        max_length = 128,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+        example = "none"
+    )]
+    pub assigned_to: Option<String>,
+    /// Only activities whose contact has a channel of this type.
+    #[param(value_type = Option<ChannelTypeName>)]
+    pub channel_type: Option<String>,
+    /// `true`: only activities with unread inbound messages (`unread_count` > 0); `false`: only those without.
+    #[param(value_type = Option<bool>)]
+    pub unread: Option<String>,
+    /// RFC 3339: only activities updated after this time (`updated_at` later than it).
+    #[param(value_type = Option<String>, format = DateTime, example = "2026-11-21T10:00:00Z")]
+    pub since: Option<String>,
+}
+
+impl From<ActivityListParams> for parley_domain::services::ActivityListQuery {
+    fn from(q: ActivityListParams) -> Self {
+        Self {
+            status: q.status,
+            tag: q.tag,
+            search: q.search,
+            assigned_to: q.assigned_to,
+            channel_type: q.channel_type,
+            unread: q.unread,
+            since: q.since,
+            limit: q.limit,
+            offset: q.offset,
+        }
+    }
 }
 
 /// Only the fields sent change; `assigned_to: null` unassigns.

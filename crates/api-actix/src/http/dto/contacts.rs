@@ -158,4 +158,10 @@ pub struct ContactListParams {
     /// Rows to skip, default 0.
     #[param(value_type = Option<i64>, minimum = 0)]
     pub offset: Option<String>,
+    /// A piece of the name or email address (any case) or, with 3+ digits, of a phone number: 1–100 characters, none a control character.
+    #[param(min_length = 1, max_length = 100, pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$")]
+    pub search: Option<String>,
+    /// Only contacts with a channel of this type.
+    #[param(value_type = Option<ChannelTypeName>)]
+    pub channel_type: Option<String>,
 }

@@ -230,6 +230,18 @@ impl From<&CartMention> for CartMentionDto {
     }
 }
 
+/// A private note for the team: never sent to the contact.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateNote {
+    /// 1–4096 characters (trimmed; newline and tab are the only control characters allowed).
+    #[schema(required = true, min_length = 1, max_length = 4096, example = "She prefers a call after 5pm")]
+    pub text: Option<String>,
+    /// Who wrote it: 1–128 characters of your own (a user id or a name).
+    #[schema(min_length = 1, max_length = 128, example = "user_42")]
+    pub author: Option<String>,
+}
+
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct MessageListParams {

@@ -124,11 +124,14 @@ pub enum ProductKindName {
 pub enum MessageDirectionName {
     Inbound,
     Outbound,
+    /// A private note of the team: never sent.
+    Internal,
 }
 
 /// A message's status: `received` for inbound messages; outbound ones move sent → delivered →
 /// read, or to failed. A reply is `sending` while Parley waits for the platform's answer, and
 /// stays so when that answer was lost (an outage, a crash) until the platform's statuses name it.
+/// A private note is `recorded`.
 #[derive(Debug, ToSchema)]
 #[schema(rename_all = "lowercase")]
 pub enum MessageStatusName {
@@ -138,6 +141,8 @@ pub enum MessageStatusName {
     Delivered,
     Read,
     Failed,
+    /// A private note (`direction: internal`): stored, never sent.
+    Recorded,
 }
 
 /// A message's kind.
@@ -163,6 +168,7 @@ pub enum MessageTypeName {
     Email,
     Product,
     Cart,
+    Note,
     Unsupported,
 }
 

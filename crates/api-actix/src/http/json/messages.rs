@@ -269,6 +269,10 @@ fn push_part(out: &mut String, content: &MessageContent) {
             o.string("name", name);
             o.string("parsed_message", parsed_message);
         }
+        MessageContent::Note(note) => {
+            o.optional("author", note.author());
+            o.string("text", note.text());
+        }
         MessageContent::Contacts { .. }
         | MessageContent::Unsupported { .. }
         | MessageContent::Email(_)

@@ -260,6 +260,9 @@ fn content() -> BoxedStrategy<MessageContent> {
         (string(), optional_string()).prop_map(|(message_id, emoji)| MessageContent::Reaction { message_id, emoji }).boxed(),
         order.prop_map(MessageContent::Order).boxed(),
         template.boxed(),
+        ("[a-z0-9 ]{0,20}x", prop::option::of("[a-z_]{0,10}u"))
+            .prop_map(|(text, author)| MessageContent::Note(parley_domain::model::Note::new(&text, author.as_deref()).unwrap()))
+            .boxed(),
         json_value().prop_map(|raw| MessageContent::Unsupported { raw }).boxed(),
     ];
     proptest::strategy::Union::new(kinds).boxed()

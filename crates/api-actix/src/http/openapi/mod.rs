@@ -29,9 +29,9 @@ use responses::CommonResponses;
     servers((url = "http://127.0.0.1:8080", description = "`parley serve` on its default address; point clients at your deployment's base URL")),
     paths(
         tags::list_tags, tags::create_tag, tags::update_tag, tags::delete_tag,
-        activities::list_activities, activities::get_activity, activities::update_activity,
+        activities::list_activities, activities::open_activity, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag, activities::read_activity,
-        messages::list_messages, messages::get_message, messages::send_reply, messages::get_media,
+        messages::list_messages, messages::get_message, messages::send_reply, messages::get_media, messages::add_note,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,

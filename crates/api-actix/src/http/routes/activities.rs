@@ -1,12 +1,12 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::ActivityId;
-use parley_domain::services::ActivityListQuery;
 
-use super::{ok, resource};
+use super::{created, ok, resource};
 use crate::http::auth::SecretKey;
 use crate::http::dto::{
-    ActivityDetailDto, ActivityDto, ActivityListParams, AttachTags, DataBody, DetachTagParams, PageBody, ReadActivity, UpdateActivity,
+    ActivityDetailDto, ActivityDto, ActivityListParams, AttachTags, DataBody, DetachTagParams, OpenActivity, PageBody, ReadActivity,
+    UpdateActivity,
 };
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, OptionalJson, PathId, Query};
@@ -14,7 +14,7 @@ use crate::http::json;
 use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(resource("/activities").route(web::get().to(list_activities)))
+    cfg.service(resource("/activities").route(web::get().to(list_activities)).route(web::post().to(open_activity)))
         .service(resource("/activities/{id}").route(web::get().to(get_activity)).route(web::patch().to(update_activity)))
         .service(resource("/activities/{id}/tags").route(web::post().to(attach_tags)).route(web::delete().to(detach_tag)))
         .service(resource("/activities/{id}/read").route(web::post().to(read_activity)));
@@ -24,10 +24,20 @@ pub fn routes(cfg: &mut ServiceConfig) {
 #[utoipa::path(get, path = "/v1/activities", tag = "Activities", security(("secret_key" = [])), params(ActivityListParams),
     responses((status = 200, body = PageBody<ActivityDto>)))]
 pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Query<ActivityListParams>) -> ApiResult<HttpResponse> {
-    let q = query.into_inner();
-    let query = ActivityListQuery { status: q.status, tag: q.tag, search: q.search, limit: q.limit, offset: q.offset };
-    let page = state.activities.list(caller.agent(), query).await?;
+    let page = state.activities.list(caller.agent(), query.into_inner().into()).await?;
     Ok(json::page(&page))
+}
+
+/// Open the conversation with a contact: 201 with the new activity (status `pending`), or 200
+/// with the one the contact already has (one activity per contact).
+#[utoipa::path(post, path = "/v1/activities", tag = "Activities", security(("secret_key" = [])), request_body = OpenActivity,
+    responses((status = 201, description = "Opened", body = DataBody<ActivityDetailDto>),
+        (status = 200, description = "The contact's activity, which it already had", body = DataBody<ActivityDetailDto>),
+        (status = 404, description = "Unknown contact", body = ErrorBody)))]
+pub async fn open_activity(caller: SecretKey, state: Data<AppState>, body: Json<Object<OpenActivity>>) -> ApiResult<HttpResponse> {
+    let (detail, opened) = state.activities.open(caller.agent(), body.into_inner().into_inner().contact_id).await?;
+    let dto = ActivityDetailDto::from(detail);
+    Ok(if opened { created(dto) } else { ok(dto) })
 }
 
 /// Fetch one activity with its contact and channels.

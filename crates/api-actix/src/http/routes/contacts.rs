@@ -16,12 +16,13 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(resource("/contacts/{id}").route(web::get().to(get_contact)).route(web::patch().to(update_contact)));
 }
 
-/// List contacts, newest first.
+/// List contacts, newest first, with optional filters.
 #[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("secret_key" = [])), params(ContactListParams),
     responses((status = 200, body = PageBody<ContactDto>)))]
 pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
-    let query = query.into_inner();
-    let contacts = state.contacts.list(caller.agent(), ContactListQuery { limit: query.limit, offset: query.offset }).await?;
+    let q = query.into_inner();
+    let query = ContactListQuery { search: q.search, channel_type: q.channel_type, limit: q.limit, offset: q.offset };
+    let contacts = state.contacts.list(caller.agent(), query).await?;
     Ok(json::page(&contacts))
 }
 

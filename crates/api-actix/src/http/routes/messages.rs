@@ -6,7 +6,7 @@ use parley_domain::services::MessageListQuery;
 
 use super::resource;
 use crate::http::auth::SecretKey;
-use crate::http::dto::{DataBody, MediaParams, MessageDto, MessageListParams, PageBody, ReplyBody, SendReply};
+use crate::http::dto::{CreateNote, DataBody, MediaParams, MessageDto, MessageListParams, PageBody, ReplyBody, SendReply};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, PathIds, Query};
 use crate::http::idempotency::IdempotencyKey;
@@ -17,7 +17,8 @@ use crate::runtime::state::AppState;
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/activities/{id}/messages").route(web::get().to(list_messages)).route(web::post().to(send_reply)))
         .service(resource("/activities/{id}/messages/{message_id}").route(web::get().to(get_message)))
-        .service(resource("/activities/{id}/messages/{message_id}/media").route(web::get().to(get_media)));
+        .service(resource("/activities/{id}/messages/{message_id}/media").route(web::get().to(get_media)))
+        .service(resource("/activities/{id}/notes").route(web::post().to(add_note)));
 }
 
 /// An activity's messages in both directions, newest first.
@@ -44,6 +45,25 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
     let PathIds(activity, message) = ids;
     let message = state.messages.get(caller.agent(), &activity, &message).await?;
     Ok(json::one(&message))
+}
+
+/// Leave a private note for the team on the conversation.
+///
+/// The note joins the timeline (`type: note`, `direction: internal`, `status: recorded`) and
+/// moves the activity's `updated_at`; it is never sent to the contact, on any channel, and
+/// `note.created` announces it.
+#[utoipa::path(post, path = "/v1/activities/{id}/notes", tag = "Messages", security(("secret_key" = [])), request_body = CreateNote,
+    params(("id" = String, Path, description = "Activity id")),
+    responses((status = 201, body = DataBody<MessageDto>)))]
+pub async fn add_note(
+    caller: SecretKey,
+    state: Data<AppState>,
+    id: PathId<ActivityId>,
+    body: Json<Object<CreateNote>>,
+) -> ApiResult<HttpResponse> {
+    let CreateNote { text, author } = body.into_inner().into_inner();
+    let note = state.messages.add_note(caller.agent(), &id.into_inner(), text, author).await?;
+    Ok(json::created(&note))
 }
 
 /// Reply to the contact in free form.

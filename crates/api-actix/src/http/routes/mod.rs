@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 use crate::http::dto::DataBody;
 use crate::http::error::ApiError;
 use crate::http::request_context::REQUEST_ID_HEADER;
-use crate::http::{auth, limits};
+use crate::http::{auth, limits, query_params};
 use crate::runtime::config::CorsOrigins;
 
 /// 200 with `{"data": …}`.
@@ -41,11 +41,17 @@ pub fn created<T: Serialize>(data: T) -> HttpResponse {
 }
 
 /// A resource whose unsupported methods answer 405 in the API's error shape, with `Allow`
-/// naming the methods it does support; no key needed.
-pub fn open_resource(path: &str) -> Resource {
-    web::resource(path).default_service(web::to(|req: HttpRequest| async move {
-        Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allowed_methods(req.match_pattern().as_deref().unwrap_or_default())))
-    }))
+/// naming the methods it does support, and whose unknown query parameters answer 400
+/// (`query_params`); no key needed.
+pub fn open_resource(
+    path: &str,
+) -> Resource<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()> + use<>>
+{
+    web::resource(path)
+        .default_service(web::to(|req: HttpRequest| async move {
+            Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allowed_methods(req.match_pattern().as_deref().unwrap_or_default())))
+        }))
+        .wrap(from_fn(query_params::refuse_unknown))
 }
 
 /// The methods a route pattern answers, as an `Allow` value: read from the OpenAPI document

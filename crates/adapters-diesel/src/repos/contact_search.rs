@@ -1,0 +1,208 @@
+//! The contact list's filters: `search` through kept terms (`contact_search_terms`, see its
+//! migration; built as activity search's, `activity_search.rs`, with the email addresses' suffixes
+//! as name terms), and `channel_type` through the channels' (agent, type) index.
+//!
+//! The terms are written by the transactions that change what they copy: a contact's insert
+//! ([`insert_contact_terms!`]) and every change of its name or email ([`replace_contact_terms!`],
+//! a rename through its activity included); channels never change.
+
+/// Writes the terms of a new contact; run in the transaction that inserts it.
+macro_rules! insert_contact_terms {
+    ($conn:expr, $contact:expr) => {{
+        let contact: &Contact = $contact;
+        let terms = crate::repos::contact_search::terms_of(contact);
+        crate::repos::contact_search::write_contact_terms!($conn, contact.agent_id.as_str(), contact.id.as_str(), terms);
+    }};
+}
+
+macro_rules! write_contact_terms {
+    ($conn:expr, $agent:expr, $contact:expr, $terms:expr) => {{
+        let rows: Vec<crate::repos::activity_search::ContactTermRow> = $terms
+            .into_iter()
+            .map(|term| crate::repos::activity_search::ContactTermRow {
+                agent_id: $agent.to_string(),
+                term: term.to_string(),
+                contact_id: $contact.to_string(),
+            })
+            .collect();
+        crate::repos::activity_search::WriteTerms::write_contact_terms($conn, rows).await?
+    }};
+}
+
+/// Brings the terms of the agent's contact `$contact` in line with its row as it now is (name,
+/// email) and its channels; run in the transaction that changed the row, after the change.
+/// Only what differs is written: most updates keep the name and the email.
+macro_rules! replace_contact_terms {
+    ($conn:expr, $agent:expr, $contact:expr) => {{
+        use crate::schema::{contact_channels, contact_search_terms as t, contacts};
+        let (agent, contact): (&str, &str) = ($agent, $contact);
+        let row: Option<(String, Option<String>)> = contacts::table
+            .filter(contacts::agent_id.eq(agent))
+            .filter(contacts::id.eq(contact))
+            .select((contacts::name_search, contacts::email))
+            .first($conn)
+            .await
+            .optional()?;
+        if let Some((name, email)) = row {
+            let channels: Vec<(String, String, String)> = contact_channels::table
+                .filter(contact_channels::contact_id.eq(contact))
+                .select((contact_channels::channel_type, contact_channels::channel_id, contact_channels::digits))
+                .load($conn)
+                .await?;
+            let wanted = crate::repos::contact_search::terms_from(&name, email.as_deref(), &channels);
+            let kept: Vec<String> = t::table.filter(t::contact_id.eq(contact)).select(t::term).order(t::term).load($conn).await?;
+            let (gone, new) = crate::repos::activity_search::changes(&kept, &wanted);
+            if !gone.is_empty() {
+                diesel::delete(t::table.filter(t::contact_id.eq(contact)).filter(crate::in_list::in_list(t::term, gone)))
+                    .execute($conn)
+                    .await?;
+            }
+            crate::repos::contact_search::write_contact_terms!($conn, agent, contact, new);
+        }
+    }};
+}
+
+/// The terms of `contact` as it is built.
+pub(crate) fn terms_of(contact: &parley_domain::model::Contact) -> Vec<String> {
+    let channels: Vec<(String, String, String)> =
+        contact.channels.iter().map(|c| (c.channel_type().as_str().to_string(), c.channel_id().to_string(), c.digits())).collect();
+    terms_from(&contact.profile_name.search_key(), contact.email.as_ref().map(|e| e.as_str()), &channels)
+}
+
+/// The terms of a contact with lowercased name `name`, email `email` and `(type, id, digits)`
+/// channels: sorted, each once.
+pub(crate) fn terms_from(name: &str, email: Option<&str>, channels: &[(String, String, String)]) -> Vec<String> {
+    let email_type = parley_domain::model::ChannelType::Email.as_str();
+    let texts: Vec<&str> =
+        email.into_iter().chain(channels.iter().filter(|(t, _, _)| t == email_type).map(|(_, id, _)| id.as_str())).collect();
+    let digits: Vec<&str> = channels.iter().map(|(_, _, d)| d.as_str()).filter(|d| !d.is_empty()).collect();
+    crate::repos::activity_search::contact_terms(name, &texts, &digits)
+}
+
+/// The contact ids of the agent's terms in `$range`.
+macro_rules! contact_term_rows {
+    ($mode:ident, $conn:expr, $agent:expr, $range:expr) => {{
+        use crate::schema::contact_search_terms as t;
+        let range: &crate::repos::activity_search::TermRange = $range;
+        let rows: Vec<String> = crate::pool::run!(
+            $mode,
+            load,
+            $conn,
+            t::table
+                .filter(t::agent_id.eq($agent))
+                .filter(t::term.ge(range.from.as_str()))
+                .filter(t::term.lt(range.to.as_str()))
+                .select(t::contact_id)
+        );
+        rows
+    }};
+}
+
+/// `(total, rows of the page)` of a filtered contact list (`$filter` is not empty), each query
+/// run as `$mode` says (see [`run!`](crate::pool::run)).
+macro_rules! page_of_filtered_contacts {
+    ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident) => {{
+        use crate::in_list::in_list;
+        use crate::pool::run;
+        use crate::repos::activity_search as s;
+        use crate::repos::contact_search::contact_term_rows;
+        use crate::schema::{contact_channels, contacts};
+        let (agent, filter, page): (&str, &ContactFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
+        let newest_first = (contacts::created_at.desc(), contacts::id.desc());
+        match &filter.search {
+            Some(search) => {
+                let name = s::name_range(search);
+                let mut matches = contact_term_rows!($mode, $conn, agent, &name);
+                let digits = s::digits_range(search);
+                if let Some(digits) = &digits {
+                    matches.append(&mut contact_term_rows!($mode, $conn, agent, digits));
+                }
+                let mut matches = s::distinct(matches);
+                // A fragment longer than a term matched by its start: keep the contacts that
+                // hold it whole, checked by the list's own rule.
+                let cut = !name.complete || digits.as_ref().is_some_and(|d| !d.complete);
+                let channel_type = filter.channel_type.map(ChannelType::as_str);
+                if (cut || channel_type.is_some()) && !matches.is_empty() {
+                    let ids: Vec<&str> = matches.iter().map(String::as_str).collect();
+                    let candidates: Vec<ContactRow> =
+                        run!($mode, load, $conn, contacts::table.filter(in_list(contacts::id, &ids)).select(ContactRow::as_select()));
+                    let mut keep = Vec::with_capacity(candidates.len());
+                    for row in candidates {
+                        let contact = row.into_domain()?;
+                        if filter.matches(&contact) {
+                            keep.push(contact.id.into_string());
+                        }
+                    }
+                    s::retain_in(&mut matches, keep);
+                }
+                let total = matches.len() as i64;
+                let rows: Vec<ContactRow> = if total <= page.offset() as i64 {
+                    Vec::new()
+                } else {
+                    let ids: Vec<&str> = matches.iter().map(String::as_str).collect();
+                    run!(
+                        $mode,
+                        load,
+                        $conn,
+                        contacts::table
+                            .filter(contacts::agent_id.eq(agent))
+                            .filter(in_list(contacts::id, &ids))
+                            .order(newest_first)
+                            .limit(i64::from(page.limit()))
+                            .offset(page.offset() as i64)
+                            .select(ContactRow::as_select())
+                    )
+                };
+                (total, rows)
+            }
+            None => {
+                let channel_type = filter.channel_type.map_or("", ChannelType::as_str);
+                let of_type = || {
+                    contact_channels::table
+                        .filter(contact_channels::agent_id.eq(agent))
+                        .filter(contact_channels::channel_type.eq(channel_type))
+                        .select(contact_channels::contact_id)
+                };
+                let total: i64 = run!(
+                    $mode,
+                    one,
+                    $conn,
+                    of_type().select(diesel::dsl::sql::<diesel::sql_types::BigInt>("COUNT(DISTINCT contact_channels.contact_id)"))
+                );
+                let rows: Vec<ContactRow> = run!(
+                    $mode,
+                    load,
+                    $conn,
+                    contacts::table
+                        .filter(contacts::agent_id.eq(agent))
+                        .filter(contacts::id.eq_any(of_type()))
+                        .order(newest_first)
+                        .limit(i64::from(page.limit()))
+                        .offset(page.offset() as i64)
+                        .select(ContactRow::as_select())
+                );
+                (total, rows)
+            }
+        }
+    }};
+}
+
+pub(crate) use {contact_term_rows, insert_contact_terms, page_of_filtered_contacts, replace_contact_terms, write_contact_terms};
+
+#[cfg(test)]
+mod tests {
+    use super::terms_from;
+
+    #[test]
+    fn email_addresses_are_name_terms_and_numbers_digit_terms() {
+        let channels = vec![
+            ("whatsapp".to_string(), "5215550100".to_string(), "5215550100".to_string()),
+            ("email".to_string(), "ana@shop.mx".to_string(), String::new()),
+        ];
+        let terms = terms_from("ana", Some("ana.b@mail.com"), &channels);
+        for wanted in ["nana", "nana@shop.mx", "n@shop.mx", "nana.b@mail.com", "nmail.com", "d5550100", "d100"] {
+            assert!(terms.contains(&wanted.to_string()), "{wanted} in {terms:?}");
+        }
+        assert!(!terms.iter().any(|t| t == "d00"), "digit terms have three digits or more");
+    }
+}

@@ -1,0 +1,258 @@
+//! The team inbox's list filters, held to their definition: for random conversations moved by
+//! random writes (assignments, inbound messages, reads, tags, renames), every random
+//! combination of filters lists exactly what [`ActivityFilter::matches`] (and
+//! [`ContactFilter::matches`]) keeps of the full list, in the list's order, with the same total,
+//! whole and in pages.
+
+use super::messages::message;
+use super::{agent, contact, id, page, t, tag};
+use crate::model::*;
+use crate::ports::Repositories;
+
+/// A small deterministic generator (xorshift64*): the checks are random but repeatable, and a
+/// failure names its seed.
+struct Dice(u64);
+
+impl Dice {
+    fn roll(&mut self, sides: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % sides
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.roll(100) < percent
+    }
+
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[self.roll(from.len() as u64) as usize]
+    }
+}
+
+const NAMES: [&str; 8] = ["Ana María", "Bo", "Cy Duarte", "ana", "Zoë Shop", "Luis 555", "Mar", "Maximiliana Fernández de la Concepción"];
+const FRAGMENTS: [&str; 9] = ["ana", "a", "55500", "shop", "o", "zoë", "ximiliana fernández de la concepción", "0102", "duarte"];
+
+fn channel_of(dice: &mut Dice, n: usize) -> Channel {
+    match dice.roll(4) {
+        0 => Channel::new(ChannelType::Instagram, &format!("ig_{n}")).unwrap(),
+        1 => Channel::new(ChannelType::Email, &format!("user{n}@shop.mx")).unwrap(),
+        _ => Channel::new(ChannelType::Whatsapp, &format!("5215550{n:03}")).unwrap(),
+    }
+}
+
+/// Conversations (and a few contacts without one) of agent `a`, moved by random writes; the
+/// other agent `b` gets some of its own, which no list of `a` may show.
+async fn random_inbox(r: &Repositories, a: &AgentId, b: &AgentId, dice: &mut Dice) -> Vec<Tag> {
+    let tags = [tag(a, "vip", t(0)), tag(a, "late", t(0))];
+    for tag in &tags {
+        r.tags.insert(tag, 100).await.unwrap();
+    }
+    for n in 0..32 {
+        let owner = if n % 8 == 7 { b } else { a };
+        let mut c = contact(owner, dice.pick(&NAMES), channel_of(dice, n), t(n as i64));
+        if dice.chance(20) {
+            c.email = Some(Email::new(&format!("Buyer{n}@Mail.com")).unwrap());
+        }
+        r.contacts.insert(&c, &[]).await.unwrap();
+        if dice.chance(10) {
+            continue; // a contact nobody has written to yet
+        }
+        let status = dice.pick(&ActivityStatus::ALL);
+        let mut act = super::activity(owner, &c.id, status, t(n as i64));
+        if dice.chance(30) {
+            act.assigned_to = Some(Assignee::new(dice.pick(&["ana", "bo"])).unwrap());
+        }
+        r.activities.insert(&act, &[]).await.unwrap();
+        let mut at = 100 + n as i64 * 10;
+        if dice.chance(40) {
+            act.assigned_to = match dice.roll(3) {
+                0 => None,
+                1 => Some(Assignee::new("ana").unwrap()),
+                _ => Some(Assignee::new("bo").unwrap()),
+            };
+            act.status = dice.pick(&ActivityStatus::ALL);
+            act.updated_at = t(at);
+            let rename = dice.chance(25).then(|| ProfileName::new(dice.pick(&NAMES)).unwrap());
+            assert!(r.activities.update(&act, rename.as_ref(), &[]).await.unwrap());
+            at += 1;
+        }
+        if dice.chance(50) {
+            for _ in 0..=dice.roll(3) {
+                assert!(r.messages.insert(&message(owner, &act.id, "hello", t(at)), &[]).await.unwrap());
+                at += 1;
+            }
+            if dice.chance(30) {
+                assert!(r.activities.mark_read(owner, &act.id).await.unwrap());
+            }
+        }
+        if owner == a && dice.chance(40) {
+            let tag = &tags[dice.roll(2) as usize];
+            assert!(r.activities.attach_tags(a, &act.id, std::slice::from_ref(&tag.id), t(at), &[]).await.unwrap());
+            at += 1;
+        }
+        if dice.chance(15) {
+            let mut moved = r.activities.get(owner, &act.id).await.unwrap().unwrap().activity;
+            moved.status = ActivityStatus::Closed;
+            moved.updated_at = t(at);
+            assert!(r.activities.update(&moved, None, &[]).await.unwrap());
+        }
+    }
+    tags.into_iter().collect()
+}
+
+fn random_filter(dice: &mut Dice, tags: &[Tag]) -> ActivityFilter {
+    let statuses = ["", "open", "closed", "pending", "open,pending", "closed,open"];
+    let status = match dice.pick(&statuses) {
+        "" => StatusSet::ANY,
+        some => StatusSet::parse(some).unwrap(),
+    };
+    ActivityFilter {
+        status,
+        tag: dice.chance(20).then(|| tags[dice.roll(tags.len() as u64) as usize].id.clone()),
+        search: dice.chance(25).then(|| ActivitySearch::new(dice.pick(&FRAGMENTS)).unwrap()),
+        assigned_to: match dice.roll(5) {
+            0 => Some(AssigneeFilter::Unassigned),
+            1 => Some(AssigneeFilter::parse("ana").unwrap()),
+            2 => Some(AssigneeFilter::parse("zed").unwrap()),
+            _ => None,
+        },
+        channel_type: dice.chance(30).then(|| dice.pick(&[ChannelType::Whatsapp, ChannelType::Instagram, ChannelType::Email])),
+        unread: dice.chance(30).then(|| dice.chance(50)),
+        since: dice.chance(25).then(|| t(dice.pick(&[50, 150, 250]))),
+    }
+}
+
+/// Every page of `filter` at `limit` a page, and each page's total.
+async fn paged(r: &Repositories, a: &AgentId, filter: &ActivityFilter, limit: u32) -> (Vec<ActivityId>, Vec<u64>) {
+    let (mut ids, mut totals) = (Vec::new(), Vec::new());
+    let mut offset = 0;
+    loop {
+        let p = r.activities.list(a, filter, page(limit, offset)).await.unwrap();
+        totals.push(p.total);
+        if p.items.is_empty() {
+            return (ids, totals);
+        }
+        offset += p.items.len() as u64;
+        ids.extend(p.items.into_iter().map(|v| v.activity.id));
+    }
+}
+
+pub async fn activity_filters_equal_their_definition_for_random_combinations(r: Repositories) {
+    for seed in [0x9e37_79b9_7f4a_7c15_u64, 42, 7_777_777] {
+        let a = agent(&r, "A").await;
+        let b = agent(&r, "B").await;
+        let mut dice = Dice(seed);
+        let tags = random_inbox(&r, &a, &b, &mut dice).await;
+        let all = r.activities.list(&a, &ActivityFilter::default(), page(100, 0)).await.unwrap().items;
+        let mut ordered = all.clone();
+        ordered.sort_by(|x, y| (y.activity.updated_at, y.activity.id.as_str()).cmp(&(x.activity.updated_at, x.activity.id.as_str())));
+        assert_eq!(all, ordered, "seed {seed}: the full list is in update order");
+        for round in 0..60 {
+            let filter = random_filter(&mut dice, &tags);
+            let expected: Vec<ActivityId> = all.iter().filter(|v| filter.matches(v)).map(|v| v.activity.id.clone()).collect();
+            let whole = r.activities.list(&a, &filter, page(100, 0)).await.unwrap();
+            let listed: Vec<ActivityId> = whole.items.iter().map(|v| v.activity.id.clone()).collect();
+            assert_eq!(listed, expected, "seed {seed}, round {round}: {filter:?}");
+            assert_eq!(whole.total, expected.len() as u64, "seed {seed}, round {round}: total of {filter:?}");
+            let (pages, totals) = paged(&r, &a, &filter, 3).await;
+            assert_eq!(pages, expected, "seed {seed}, round {round}: pages of {filter:?}");
+            assert!(totals.iter().all(|t| *t == expected.len() as u64), "seed {seed}, round {round}: {totals:?} for {filter:?}");
+        }
+    }
+}
+
+pub async fn contact_filters_equal_their_definition_for_random_combinations(r: Repositories) {
+    for seed in [3_u64, 0xdead_beef, 123_456_789] {
+        let a = agent(&r, "A").await;
+        let b = agent(&r, "B").await;
+        let mut dice = Dice(seed);
+        random_inbox(&r, &a, &b, &mut dice).await;
+        // Changed emails and names move the terms too.
+        let listed = r.contacts.list(&a, &ContactFilter::default(), page(100, 0)).await.unwrap().items;
+        for c in listed.iter().take(6) {
+            let mut changed = c.clone();
+            changed.email = dice.chance(50).then(|| Email::new(&format!("{}@Changed.io", id("x"))).unwrap());
+            changed.profile_name = ProfileName::new(dice.pick(&NAMES)).unwrap();
+            changed.updated_at = t(900);
+            assert!(r.contacts.update(&changed, &[]).await.unwrap());
+        }
+        let all = r.contacts.list(&a, &ContactFilter::default(), page(100, 0)).await.unwrap().items;
+        let fragments: Vec<&str> = FRAGMENTS.iter().copied().chain(["changed.io", "mail.com", "buyer1", "@"]).collect();
+        for round in 0..40 {
+            let filter = ContactFilter {
+                search: dice.chance(80).then(|| ActivitySearch::new(dice.pick(&fragments)).unwrap()),
+                channel_type: dice.chance(40).then(|| dice.pick(&[ChannelType::Whatsapp, ChannelType::Instagram, ChannelType::Email])),
+            };
+            let expected: Vec<ContactId> = all.iter().filter(|c| filter.matches(c)).map(|c| c.id.clone()).collect();
+            let whole = r.contacts.list(&a, &filter, page(100, 0)).await.unwrap();
+            let ids: Vec<ContactId> = whole.items.iter().map(|c| c.id.clone()).collect();
+            assert_eq!(ids, expected, "seed {seed}, round {round}: {filter:?}");
+            assert_eq!(whole.total, expected.len() as u64, "seed {seed}, round {round}: total of {filter:?}");
+            let mut paged = Vec::new();
+            let mut offset = 0;
+            loop {
+                let p = r.contacts.list(&a, &filter, page(4, offset)).await.unwrap();
+                assert_eq!(p.total, expected.len() as u64, "seed {seed}, round {round}: page total of {filter:?}");
+                if p.items.is_empty() {
+                    break;
+                }
+                offset += p.items.len() as u64;
+                paged.extend(p.items.into_iter().map(|c| c.id));
+            }
+            assert_eq!(paged, expected, "seed {seed}, round {round}: pages of {filter:?}");
+        }
+    }
+}
+
+/// `assigned_to=none`'s total is kept, not counted: it must follow inserts, assignments,
+/// status moves and reopening messages exactly.
+pub async fn unassigned_totals_follow_assignments_and_status_moves(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let unassigned = |status: StatusSet| ActivityFilter { status, assigned_to: Some(AssigneeFilter::Unassigned), ..Default::default() };
+    let total = |f: ActivityFilter| {
+        let r = r.clone();
+        let a = a.clone();
+        async move { r.activities.list(&a, &f, page(1, 0)).await.unwrap().total }
+    };
+    let mut ana = super::conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let bo = super::conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Pending, t(1)).await;
+    assert_eq!(total(unassigned(StatusSet::ANY)).await, 2);
+    ana.assigned_to = Some(Assignee::new("ana").unwrap());
+    ana.updated_at = t(2);
+    assert!(r.activities.update(&ana, None, &[]).await.unwrap());
+    assert_eq!(total(unassigned(StatusSet::ANY)).await, 1);
+    assert_eq!(total(unassigned(ActivityStatus::Open.into())).await, 0);
+    assert_eq!(total(unassigned(ActivityStatus::Pending.into())).await, 1);
+    // An inbound message reopens Bo's pending activity: still unassigned, now open.
+    assert!(r.messages.insert(&message(&a, &bo.id, "hi", t(3)), &[]).await.unwrap());
+    assert_eq!(total(unassigned(ActivityStatus::Open.into())).await, 1);
+    assert_eq!(total(unassigned(ActivityStatus::Pending.into())).await, 0);
+    ana.assigned_to = None;
+    ana.status = ActivityStatus::Closed;
+    ana.updated_at = t(4);
+    assert!(r.activities.update(&ana, None, &[]).await.unwrap());
+    assert_eq!(total(unassigned(StatusSet::parse("closed,open").unwrap())).await, 2);
+    assert_eq!(total(ActivityFilter { assigned_to: Some(AssigneeFilter::parse("ana").unwrap()), ..Default::default() }).await, 0);
+}
+
+/// A private note joins the timeline and moves the activity's update time, and nothing the
+/// contact's messages move: not its status, its window, its unread count.
+pub async fn notes_join_the_timeline_without_reopening_or_raising_unread(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let act = super::conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Closed, t(0)).await;
+    let note = Message {
+        direction: MessageDirection::Internal,
+        status: MessageStatus::Recorded,
+        content: MessageContent::Note(Note::new("call her back", Some("sam")).unwrap()),
+        ..message(&a, &act.id, "", t(10))
+    };
+    assert!(r.messages.insert(&note, &[]).await.unwrap());
+    let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
+    assert_eq!((view.activity.status, view.activity.last_inbound_at, view.unread_count), (ActivityStatus::Closed, None, 0));
+    assert_eq!(view.activity.updated_at, t(10));
+    let stored = r.messages.get(&a, &act.id, &note.id).await.unwrap().unwrap();
+    assert_eq!(stored, note, "read back whole");
+    let listed = r.messages.list(&a, &act.id, MessageFilter::default(), page(10, 0)).await.unwrap();
+    assert_eq!(listed.items, vec![note]);
+}
