@@ -102,6 +102,54 @@ impl Store {
             .map_err(DbError::from))
     }
 
+    /// Every row of every table of the store, each as one text (`table: values`; binary
+    /// columns hex-encoded): what an erasure test searches for anything left of a person.
+    #[cfg(feature = "testing")]
+    pub async fn every_row_as_text(&self) -> Result<Vec<String>, DbError> {
+        use diesel_async::RunQueryDsl;
+        #[derive(diesel::QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            row: String,
+        }
+        let sqlite = self.backend() == "sqlite";
+        pool::with_conn!(self, |conn| {
+            let tables_sql = if sqlite {
+                "SELECT name AS row FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            } else {
+                "SELECT tablename::text AS row FROM pg_tables WHERE schemaname = current_schema()"
+            };
+            let tables: Vec<Row> = diesel::sql_query(tables_sql).load(conn).await.map_err(DbError::from)?;
+            let mut rows = Vec::new();
+            for table in tables.into_iter().map(|t| t.row) {
+                let select = if sqlite {
+                    let columns: Vec<Row> =
+                        diesel::sql_query(format!("SELECT name || ':' || upper(type) AS row FROM pragma_table_info('{table}')"))
+                            .load(conn)
+                            .await
+                            .map_err(DbError::from)?;
+                    let values: Vec<String> = columns
+                        .iter()
+                        .map(|c| {
+                            let (name, kind) = c.row.split_once(':').unwrap_or((&c.row, ""));
+                            if kind.contains("BLOB") || kind.contains("BINARY") {
+                                format!("COALESCE(hex(\"{name}\"), '')")
+                            } else {
+                                format!("COALESCE(CAST(\"{name}\" AS TEXT), '')")
+                            }
+                        })
+                        .collect();
+                    format!("SELECT '{table}: ' || {} AS row FROM \"{table}\"", values.join(" || ' | ' || "))
+                } else {
+                    format!("SELECT '{table}: ' || row_to_json(t)::text AS row FROM \"{table}\" t")
+                };
+                let found: Vec<Row> = diesel::sql_query(select).load(conn).await.map_err(DbError::from)?;
+                rows.extend(found.into_iter().map(|r| r.row));
+            }
+            Ok(rows)
+        })
+    }
+
     /// The search terms this version writes for a contact's lowercased name and channel digits.
     #[cfg(feature = "testing")]
     pub fn expected_search_terms(name: &str, digits: &[&str]) -> Vec<String> {

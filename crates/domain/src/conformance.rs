@@ -61,7 +61,7 @@ macro_rules! storage_conformance {
             due_endpoints_come_least_recently_served_first, an_open_breaker_holds_an_endpoints_deliveries_until_it_closes,
             an_agents_endpoints_stop_at_the_limit, activity_filters_equal_their_definition_for_random_combinations,
             contact_filters_equal_their_definition_for_random_combinations, unassigned_totals_follow_assignments_and_status_moves,
-            notes_join_the_timeline_without_reopening_or_raising_unread);
+            notes_join_the_timeline_without_reopening_or_raising_unread, erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

@@ -91,6 +91,14 @@ pub trait ContactRepository: Send + Sync {
     async fn list(&self, agent: &AgentId, filter: &ContactFilter, page: PageRequest) -> StoreResult<Page<Contact>>;
     /// Replaces profile name, email, notes, custom attributes and `updated_at`; `false` when unknown.
     async fn update(&self, contact: &Contact, events: &[Event]) -> StoreResult<bool>;
+    /// Erases the agent's contact and everything that holds what it wrote or what it is, in one
+    /// transaction: its channels, its activity (tags detached, counts moved), the activity's
+    /// messages and their stored files, the template sends addressed to it, the platforms'
+    /// processed deliveries that named it, idempotent answers about its activity; events stored
+    /// about it keep their ids and nothing else. Carts stay (they are the storefront's).
+    /// `events` (its `contact.deleted`) are written with it. `false` when the agent has no
+    /// such contact.
+    async fn erase(&self, agent: &AgentId, id: &ContactId, events: &[Event]) -> StoreResult<bool>;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]

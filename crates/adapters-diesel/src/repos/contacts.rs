@@ -219,6 +219,17 @@ impl ContactRepository for Store {
         Ok(Page { items, total: total as u64, request: page })
     }
 
+    async fn erase(&self, agent: &AgentId, id: &ContactId, events: &[Event]) -> StoreResult<bool> {
+        let erased = in_transaction!(self, |conn| {
+            let erased = crate::repos::erasure::erase_contact!(conn, agent.as_str(), id.as_str());
+            if erased {
+                emit_all!(conn, events);
+            }
+            Ok(erased)
+        })?;
+        Ok(erased)
+    }
+
     async fn update(&self, contact: &Contact, events: &[Event]) -> StoreResult<bool> {
         let changes = (
             contacts::profile_name.eq(contact.profile_name.as_str()),

@@ -10,6 +10,7 @@ mod carts;
 mod channel_lists;
 pub(crate) mod contact_search;
 mod contacts;
+pub(crate) mod erasure;
 mod events;
 mod executions;
 mod files;

@@ -29,6 +29,7 @@ backend_tests!(
     messages_of_the_same_second_keep_the_order_they_were_stored_in,
     reading_marks_the_newest_message_read_and_clears_the_unread_count,
     a_note_joins_the_timeline_is_announced_and_never_sent,
+    erasing_a_contact_leaves_nothing_of_them_in_any_table,
     rich_replies_go_out_in_the_cloud_apis_shapes_and_answers_link_back,
     product_and_cart_messages_are_built_from_the_agents_catalog_and_carts,
     template_sends_are_messages_and_move_with_their_execution,
@@ -960,4 +961,59 @@ async fn a_note_joins_the_timeline_is_announced_and_never_sent(backend: &str) {
     app.post(&notes, &app.b.secret, json!({"text": "x"})).await.assert_error(404, "NOT_FOUND");
     app.post(&notes, &app.a.publishable, json!({"text": "x"})).await.assert_error(403, "FORBIDDEN");
     assert_eq!(timeline(&app, &activity, 2).await.len(), 2, "refused notes leave nothing");
+}
+
+/// What is left of a person, anywhere in the store: the rows that hold any of `needles` as text
+/// or as hex (files' bytes).
+async fn rows_holding(app: &TestApp, needles: &[&str]) -> Vec<String> {
+    let rows = app.db.store.every_row_as_text().await.unwrap();
+    let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    rows.into_iter()
+        .filter(|row| {
+            let lower = row.to_lowercase();
+            needles.iter().any(|n| lower.contains(&n.to_lowercase()) || lower.contains(&hex(n)))
+        })
+        .collect()
+}
+
+async fn erasing_a_contact_leaves_nothing_of_them_in_any_table(backend: &str) {
+    let (server, app) = start(backend).await;
+    let activity = ann_wrote(&app, &server).await;
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.secret", now(), "I live at 221B Baker Street")])).await;
+    timeline(&app, &activity, 2).await;
+    Mock::given(method("POST")).and(path(messages_path(CLOUD_PHONE))).respond_with(accepted(ANN, "wamid.reply1")).mount(&server).await;
+    let reply = json!({"type": "text", "text": {"body": "We will ship to Baker Street"}});
+    app.post(&replies(&activity), &app.a.secret, reply).await.assert_status(201);
+    app.post(&format!("/v1/activities/{activity}/notes"), &app.a.secret, json!({"text": "Ann Lee pays late"})).await.assert_status(201);
+    let vip = app.tag(&app.a, "VIP").await;
+    app.post(&format!("/v1/activities/{activity}/tags"), &app.a.secret, json!({"tag_ids": [vip]})).await.assert_status(200);
+    let contact = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await.data()["contact_id"].as_str().unwrap().to_string();
+    let (_, bob) = app.conversation(&app.a, "Bob Stays", ("whatsapp", "14155550199"), ActivityStatus::Open).await;
+    // Her phone, her name, what she wrote and what was written about her: all over the store now.
+    let needles = [ANN, "Ann Lee", "221B", "Baker Street", "pays late"];
+    assert!(!rows_holding(&app, &needles).await.is_empty(), "the test finds what it looks for");
+
+    let r = app.delete(&format!("/v1/contacts/{contact}"), &app.a.secret).await;
+    r.assert_status(200);
+    assert_eq!(r.body, json!({"data": {"id": contact, "deleted": true}}));
+    let left = rows_holding(&app, &needles).await;
+    assert!(left.is_empty(), "nothing of the contact survives: {left:#?}");
+
+    app.get(&format!("/v1/contacts/{contact}"), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+    app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+    app.get(&format!("/v1/activities/{activity}/messages"), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+    app.delete(&format!("/v1/contacts/{contact}"), &app.a.secret).await.assert_error(404, "NOT_FOUND");
+    let listed = app.get("/v1/activities", &app.a.secret).await;
+    assert_eq!((listed.data()[0]["id"].as_str(), &listed.body["pagination"]["total"]), (Some(bob.as_str()), &json!(1)));
+    assert_eq!(app.get("/v1/contacts", &app.a.secret).await.body["pagination"]["total"], 1);
+    let deleted = app.get("/v1/events?type=contact.deleted", &app.a.secret).await;
+    assert_eq!(deleted.data()[0]["data"], json!({"object": {"id": contact, "deleted": true}}), "the id alone");
+    let received = app.get("/v1/events?type=message.received", &app.a.secret).await;
+    for event in received.data().as_array().unwrap() {
+        assert_eq!(event["data"]["object"].as_object().unwrap().keys().collect::<Vec<_>>(), ["erased", "id"], "{event}");
+    }
+    // The number may write again: a new contact, a new conversation.
+    signed_webhook(&app, &inbound(CLOUD_PHONE, ANN, vec![text("wamid.again", now(), "hi again")])).await;
+    let again = activity_of(&app, ANN).await;
+    assert_ne!(again, activity);
 }

@@ -7,7 +7,7 @@
 use super::messages::message;
 use super::{agent, contact, id, page, t, tag};
 use crate::model::*;
-use crate::ports::Repositories;
+use crate::ports::{Repositories, StoredFile};
 
 /// A small deterministic generator (xorshift64*): the checks are random but repeatable, and a
 /// failure names its seed.
@@ -255,4 +255,94 @@ pub async fn notes_join_the_timeline_without_reopening_or_raising_unread(r: Repo
     assert_eq!(stored, note, "read back whole");
     let listed = r.messages.list(&a, &act.id, MessageFilter::default(), page(10, 0)).await.unwrap();
     assert_eq!(listed.items, vec![note]);
+}
+
+/// Erasing a contact removes it, its activity, its messages and their files, moves every kept
+/// count back, leaves events about it with their ids alone, and touches no one else.
+pub async fn erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let vip = tag(&a, "vip", t(0));
+    r.tags.insert(&vip, 100).await.unwrap();
+    let ana = super::conversation(&r, &a, "Ana Erased", "5215550001", ActivityStatus::Open, t(0)).await;
+    let bo = super::conversation(&r, &a, "Bo Kept", "5215550002", ActivityStatus::Open, t(1)).await;
+    let theirs = super::conversation(&r, &b, "Ana Erased", "5215550001", ActivityStatus::Open, t(1)).await;
+    assert!(r.activities.attach_tags(&a, &ana.id, std::slice::from_ref(&vip.id), t(2), &[]).await.unwrap());
+    assert!(r.activities.attach_tags(&a, &bo.id, std::slice::from_ref(&vip.id), t(2), &[]).await.unwrap());
+    let file = StoredFile {
+        id: format!("att_{}", id("f")),
+        agent_id: a.clone(),
+        filename: Some("invoice.pdf".into()),
+        mime_type: "application/pdf".into(),
+        bytes: b"secret bytes".to_vec(),
+        created_at: t(3),
+    };
+    r.files.put(&file).await.unwrap();
+    let email = EmailContent {
+        from: "ana@mail.com".into(),
+        to: vec!["shop@shop.mx".into()],
+        message_id: "m1@mail.com".into(),
+        text: "my address is 1 Main St".into(),
+        attachments: vec![EmailAttachment { id: file.id.clone(), filename: None, mime_type: "application/pdf".into(), size: 12 }],
+        ..Default::default()
+    };
+    let with_file = Message { content: MessageContent::Email(email), ..message(&a, &ana.id, "", t(4)) };
+    assert!(r.messages.insert(&with_file, &[]).await.unwrap());
+    let said = message(&a, &ana.id, "my card is 4111", t(5));
+    assert!(r.messages.insert(&said, &[]).await.unwrap());
+    // An event about Ana, stored before: it keeps its id and Ana's id, nothing else.
+    let ana_contact = r.activities.get(&a, &ana.id).await.unwrap().unwrap().activity.contact_id;
+    let told = Event {
+        id: EventId::new(id("evt")),
+        agent_id: a.clone(),
+        event_type: EventType::ContactUpdated,
+        created_at: t(6),
+        data: serde_json::json!({"object": {"id": ana_contact.as_str(), "profile_name": "Ana Erased"}}),
+    };
+    r.events.emit(&told, None).await.unwrap();
+    let unrelated = Event { id: EventId::new(id("evt")), data: serde_json::json!({"object": {"id": "con_other"}}), ..told.clone() };
+    r.events.emit(&unrelated, None).await.unwrap();
+
+    let totals = |r: Repositories, a: AgentId| async move {
+        let all = r.activities.list(&a, &ActivityFilter::default(), page(1, 0)).await.unwrap().total;
+        let unassigned = ActivityFilter { assigned_to: Some(AssigneeFilter::Unassigned), ..Default::default() };
+        let unassigned = r.activities.list(&a, &unassigned, page(1, 0)).await.unwrap().total;
+        let contacts = r.contacts.list(&a, &ContactFilter::default(), page(1, 0)).await.unwrap().total;
+        let tagged = r.tags.list(&a).await.unwrap()[0].clone();
+        (all, unassigned, contacts, tagged)
+    };
+    assert_eq!(totals(r.clone(), a.clone()).await.0, 2);
+    assert!(!r.contacts.erase(&b, &ana_contact, &[]).await.unwrap(), "another agent's contact");
+    assert!(r.contacts.erase(&a, &ana_contact, &[]).await.unwrap());
+    assert!(!r.contacts.erase(&a, &ana_contact, &[]).await.unwrap(), "once");
+
+    assert!(r.contacts.get(&a, &ana_contact).await.unwrap().is_none());
+    assert!(r.activities.get(&a, &ana.id).await.unwrap().is_none());
+    assert!(r.messages.get(&a, &ana.id, &said.id).await.unwrap().is_none());
+    assert!(r.files.get(&a, &file.id).await.unwrap().is_none(), "its files");
+    assert!(r.contacts.find_by_channel(&a, &super::phone("5215550001")).await.unwrap().is_none(), "its channel is free again");
+    let (all, unassigned, contacts, tagged) = totals(r.clone(), a.clone()).await;
+    assert_eq!((all, unassigned, contacts), (1, 1, 1), "kept counts moved back");
+    let listed: Vec<ActivityId> = r
+        .activities
+        .list(&a, &ActivityFilter { tag: Some(tagged.id.clone()), ..Default::default() }, page(10, 0))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|v| v.activity.id)
+        .collect();
+    assert_eq!(listed, std::slice::from_ref(&bo.id));
+    let search = |s: &str| ActivityFilter { search: Some(ActivitySearch::new(s).unwrap()), ..Default::default() };
+    assert!(r.activities.list(&a, &search("erased"), page(10, 0)).await.unwrap().items.is_empty());
+    let contact_search = ContactFilter { search: Some(ActivitySearch::new("erased").unwrap()), ..Default::default() };
+    assert_eq!(r.contacts.list(&a, &contact_search, page(10, 0)).await.unwrap().total, 0);
+
+    let kept = r.events.get(&a, &told.id).await.unwrap().unwrap();
+    assert_eq!(kept.data, serde_json::json!({"object": {"id": ana_contact.as_str(), "erased": true}}), "only ids left");
+    assert_eq!(r.events.get(&a, &unrelated.id).await.unwrap().unwrap().data, unrelated.data, "other events untouched");
+    // The other agent's Ana, with the same number, is theirs and stays.
+    assert!(r.activities.get(&b, &theirs.id).await.unwrap().is_some());
+    // The number can start a new conversation.
+    super::conversation(&r, &a, "Ana Again", "5215550001", ActivityStatus::Open, t(9)).await;
 }

@@ -31,13 +31,16 @@ pub enum EventType {
     TemplateUpdated,
     /// A private note was added to an activity's timeline.
     NoteCreated,
+    /// A contact was erased with its conversation (`DELETE /v1/contacts/:id`): the event
+    /// carries only the id.
+    ContactDeleted,
     /// A test delivery (`POST /v1/webhook_endpoints/:id/test`); never subscribed to.
     Ping,
 }
 
 impl EventType {
     /// Every type an endpoint can subscribe to, in documentation order.
-    pub const SUBSCRIBABLE: [EventType; 11] = [
+    pub const SUBSCRIBABLE: [EventType; 12] = [
         EventType::MessageReceived,
         EventType::MessageSent,
         EventType::MessageUpdated,
@@ -49,6 +52,7 @@ impl EventType {
         EventType::ExecutionUpdated,
         EventType::TemplateUpdated,
         EventType::NoteCreated,
+        EventType::ContactDeleted,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -64,6 +68,7 @@ impl EventType {
             EventType::ExecutionUpdated => "execution.updated",
             EventType::TemplateUpdated => "template.updated",
             EventType::NoteCreated => "note.created",
+            EventType::ContactDeleted => "contact.deleted",
             EventType::Ping => "ping",
         }
     }

@@ -71,6 +71,17 @@ impl ContactService {
         Ok(self.repo.list(agent, &filter, page.expect(CHECKED)).await?)
     }
 
+    /// Erases the contact with its conversation (the right to erasure): see
+    /// [`ContactRepository::erase`] for what goes and what stays. `contact.deleted` carries the
+    /// id alone.
+    pub async fn delete(&self, agent: &AgentId, id: &ContactId) -> Result<(), DomainError> {
+        let deleted = self.events.make_deleted(agent, EventType::ContactDeleted, self.clock.now(), id.as_str());
+        if !self.repo.erase(agent, id, &[deleted]).await? {
+            return Err(DomainError::not_found("contact"));
+        }
+        Ok(())
+    }
+
     pub async fn get(&self, agent: &AgentId, id: &ContactId) -> Result<Contact, DomainError> {
         self.repo.get(agent, id).await?.ok_or(DomainError::not_found("contact"))
     }

@@ -27,6 +27,18 @@ impl EventMaker {
             data: serde_json::json!({ "object": self.objects.render(object) }),
         }
     }
+
+    /// An event reporting the object `id` erased at `at`: nothing of it but its id, as a
+    /// `DELETE` answers (`{"id": …, "deleted": true}`).
+    pub fn make_deleted(&self, agent: &AgentId, event_type: EventType, at: Timestamp, id: &str) -> Event {
+        Event {
+            id: EventId::new(self.ids.new_id(IdKind::Event)),
+            agent_id: agent.clone(),
+            event_type,
+            created_at: at,
+            data: serde_json::json!({ "object": { "id": id, "deleted": true } }),
+        }
+    }
 }
 
 /// For unit tests: objects shown as `{"kind": …}`, with a real id source behind the mock's ids.

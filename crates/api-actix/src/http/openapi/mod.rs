@@ -32,7 +32,7 @@ use responses::CommonResponses;
         activities::list_activities, activities::open_activity, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag, activities::read_activity,
         messages::list_messages, messages::get_message, messages::send_reply, messages::get_media, messages::add_note,
-        contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact,
+        contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact, contacts::delete_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,
         templates::list_templates, templates::get_template, templates::channel_templates, templates::send_template,

@@ -5,15 +5,19 @@ use parley_domain::services::ContactListQuery;
 
 use super::{created, ok, resource};
 use crate::http::auth::SecretKey;
-use crate::http::dto::{ContactDto, ContactListParams, CreateContact, DataBody, PageBody, UpdateContact};
+use crate::http::dto::{ContactDto, ContactListParams, CreateContact, DataBody, Deleted, PageBody, UpdateContact};
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, Query};
 use crate::http::json;
 use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(resource("/contacts").route(web::get().to(list_contacts)).route(web::post().to(create_contact)))
-        .service(resource("/contacts/{id}").route(web::get().to(get_contact)).route(web::patch().to(update_contact)));
+    cfg.service(resource("/contacts").route(web::get().to(list_contacts)).route(web::post().to(create_contact))).service(
+        resource("/contacts/{id}")
+            .route(web::get().to(get_contact))
+            .route(web::patch().to(update_contact))
+            .route(web::delete().to(delete_contact)),
+    );
 }
 
 /// List contacts, newest first, with optional filters.
@@ -42,6 +46,21 @@ pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: PathId<Co
 pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateContact>>) -> ApiResult<HttpResponse> {
     let contact = state.contacts.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(ContactDto::from(contact)))
+}
+
+/// Erase a contact with its conversation (the right to erasure).
+///
+/// Removes the contact, its channels, its activity and every message of it with their stored
+/// files, the template sends addressed to it, and the platforms' processed deliveries that named
+/// it, in one transaction. Events already stored about it keep their ids and nothing else, and
+/// `contact.deleted` carries the id alone. Carts stay: they are the storefront's.
+#[utoipa::path(delete, path = "/v1/contacts/{id}", tag = "Contacts", security(("secret_key" = [])),
+    params(("id" = String, Path, description = "Contact id")),
+    responses((status = 200, body = DataBody<Deleted>)))]
+pub async fn delete_contact(caller: SecretKey, state: Data<AppState>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    state.contacts.delete(caller.agent(), &id).await?;
+    Ok(ok(Deleted { id: id.into_string(), deleted: true }))
 }
 
 /// Change a contact's name, email, notes or custom attributes.
