@@ -274,9 +274,16 @@ pub fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
             Load::get_each(every(&|phone| format!("/v1/activities?search={phone}"), &seeded.phones[..seeded.phones.len().min(1000)])),
         ),
         ("list activities by tag", Load::get(format!("/v1/activities?tag={}", seeded.tag_id))),
+        // The team inbox's views: every seeded conversation is unassigned, a few are unread.
+        ("list activities, unassigned", Load::get("/v1/activities?assigned_to=none")),
+        ("list activities, unread", Load::get("/v1/activities?unread=true")),
         ("get activity", Load::get_each(every(&|id| format!("/v1/activities/{id}"), &seeded.activity_ids))),
         ("list contacts", Load::get("/v1/contacts")),
         ("list contacts, deep page", Load::get(format!("/v1/contacts?offset={}", seeded.phones.len() / 2))),
+        (
+            "list contacts, search for one number",
+            Load::get_each(every(&|phone| format!("/v1/contacts?search={phone}"), &seeded.phones[..seeded.phones.len().min(1000)])),
+        ),
         ("list tags", Load::get("/v1/tags")),
         ("list templates", Load::get("/v1/templates")),
         ("list executions", Load::get(format!("/v1/campaigns/{CAMPAIGN}/executions"))),
