@@ -2,7 +2,8 @@
 
 use crate::FieldError;
 
-/// Trims `raw` and checks its length in characters is within `min..=max`.
+/// Trims `raw` and checks its length in characters is within `min..=max`, and that it holds no
+/// control character but newline and tab ([`free_text`]), ends included.
 pub fn bounded(field: &str, raw: &str, min: usize, max: usize) -> Result<String, FieldError> {
     let trimmed = raw.trim();
     let len = trimmed.chars().count();
@@ -15,7 +16,10 @@ pub fn bounded(field: &str, raw: &str, min: usize, max: usize) -> Result<String,
     if len > max {
         return Err(FieldError::new(field, format!("must be at most {max} characters")));
     }
-    if !free_text(trimmed) {
+    // The whole text, not only what trimming keeps: trimming takes some control characters
+    // (form feed, vertical tab, carriage return, NEL) for whitespace, and a text the API refuses
+    // in the middle is refused at its ends too.
+    if !free_text(raw) {
         return Err(FieldError::new(field, "must not contain control characters"));
     }
     Ok(trimmed.to_string())
@@ -39,4 +43,17 @@ pub fn search_key(raw: &str) -> String {
 /// The ASCII digits of `raw`, in order.
 pub fn digits_of(raw: &str) -> String {
     raw.chars().filter(char::is_ascii_digit).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_refused_at_the_ends_too() {
+        for raw in ["\u{c}name", "name\r", "\u{b}name", "name\u{85}"] {
+            assert!(bounded("f", raw, 1, 10).is_err(), "{raw:?}");
+        }
+        assert_eq!(bounded("f", "  a\tb\n ", 1, 10).unwrap(), "a\tb");
+    }
 }

@@ -108,7 +108,7 @@ pub struct ReadActivity {
 #[serde(deny_unknown_fields)]
 pub struct OpenActivity {
     /// The contact's id.
-    #[schema(required = true, example = "con_1nQv8ZpXr3TyLk5bW0cMd7Hs")]
+    #[schema(value_type = String, required = true, example = "con_1nQv8ZpXr3TyLk5bW0cMd7Hs", pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
     pub contact_id: Option<String>,
 }
 

@@ -235,10 +235,16 @@ impl From<&CartMention> for CartMentionDto {
 #[serde(deny_unknown_fields)]
 pub struct CreateNote {
     /// 1–4096 characters (trimmed; newline and tab are the only control characters allowed).
-    #[schema(required = true, min_length = 1, max_length = 4096, example = "She prefers a call after 5pm")]
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 4096, example = "She prefers a call after 5pm",
+        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub text: Option<String>,
     /// Who wrote it: 1–128 characters of your own (a user id or a name).
-    #[schema(min_length = 1, max_length = 128, example = "user_42")]
+    #[schema(
+        min_length = 1,
+        max_length = 128,
+        example = "user_42",
+        pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+    )]
     pub author: Option<String>,
 }
 
