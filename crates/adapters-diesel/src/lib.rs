@@ -175,6 +175,7 @@ impl Store {
             agents: s.clone(),
             keys: s.clone(),
             tags: s.clone(),
+            canned_responses: s.clone(),
             contacts: s.clone(),
             activities: s.clone(),
             messages: s.clone(),

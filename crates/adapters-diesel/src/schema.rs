@@ -36,6 +36,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    canned_responses (id) {
+        id -> Text,
+        agent_id -> Text,
+        short_code -> Text,
+        text -> Text,
+        text_key -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
     contacts (id) {
         id -> Text,
         agent_id -> Text,
@@ -369,6 +381,7 @@ diesel::table! {
 
 diesel::joinable!(api_keys -> agents (agent_id));
 diesel::joinable!(tags -> agents (agent_id));
+diesel::joinable!(canned_responses -> agents (agent_id));
 diesel::joinable!(contacts -> agents (agent_id));
 diesel::joinable!(contact_channels -> contacts (contact_id));
 diesel::joinable!(activities -> contacts (contact_id));
@@ -386,6 +399,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     agents,
     api_keys,
     tags,
+    canned_responses,
     contacts,
     contact_channels,
     activities,

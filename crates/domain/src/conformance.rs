@@ -15,10 +15,12 @@ use crate::model::*;
 use crate::ports::Repositories;
 
 // The message checks (`MessageRepository`), in a file of their own.
+mod canned_responses;
 mod events;
 mod inbox;
 mod messages;
 mod webhooks;
+pub use canned_responses::*;
 pub use events::*;
 pub use inbox::*;
 pub use messages::*;
@@ -61,7 +63,9 @@ macro_rules! storage_conformance {
             due_endpoints_come_least_recently_served_first, an_open_breaker_holds_an_endpoints_deliveries_until_it_closes,
             an_agents_endpoints_stop_at_the_limit, activity_filters_equal_their_definition_for_random_combinations,
             contact_filters_equal_their_definition_for_random_combinations, unassigned_totals_follow_assignments_and_status_moves,
-            notes_join_the_timeline_without_reopening_or_raising_unread, erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back);
+            notes_join_the_timeline_without_reopening_or_raising_unread, erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back,
+            canned_responses_are_unique_by_short_code_and_stay_their_agents, canned_responses_stop_at_the_agents_limit,
+            canned_response_search_equals_its_definition_for_random_texts);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

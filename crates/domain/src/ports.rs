@@ -73,6 +73,25 @@ pub trait TagRepository: Send + Sync {
     async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool>;
 }
 
+/// A team's saved answers (`/v1/canned_responses`).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CannedResponseRepository: Send + Sync {
+    /// The agent's canned responses by short code, those `search` matches
+    /// ([`CannedSearch::matches`]) when given, with their total.
+    async fn list(&self, agent: &AgentId, search: Option<CannedSearch>, page: PageRequest) -> StoreResult<Page<CannedResponse>>;
+    async fn get(&self, agent: &AgentId, id: &CannedResponseId) -> StoreResult<Option<CannedResponse>>;
+    /// MUST return `Conflict` when the agent has one with the same short code, and `false`,
+    /// writing nothing, when it already has `max_per_agent` (counted in the insert's
+    /// transaction: concurrent inserts never pass the limit together).
+    async fn insert(&self, response: &CannedResponse, max_per_agent: u32) -> StoreResult<bool>;
+    /// Replaces short code, text and `updated_at`; `false` when unknown. MUST return `Conflict`
+    /// on a short code another of the agent's responses holds.
+    async fn update(&self, response: &CannedResponse) -> StoreResult<bool>;
+    /// `false` when unknown.
+    async fn delete(&self, agent: &AgentId, id: &CannedResponseId) -> StoreResult<bool>;
+}
+
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ContactRepository: Send + Sync {
@@ -715,6 +734,7 @@ pub struct Repositories {
     pub agents: std::sync::Arc<dyn AgentRepository>,
     pub keys: std::sync::Arc<dyn ApiKeyRepository>,
     pub tags: std::sync::Arc<dyn TagRepository>,
+    pub canned_responses: std::sync::Arc<dyn CannedResponseRepository>,
     pub contacts: std::sync::Arc<dyn ContactRepository>,
     pub activities: std::sync::Arc<dyn ActivityRepository>,
     pub messages: std::sync::Arc<dyn MessageRepository>,

@@ -6,6 +6,7 @@ pub(crate) mod activity_search;
 mod activity_views;
 mod agents;
 mod bulk;
+mod canned_responses;
 mod carts;
 mod channel_lists;
 pub(crate) mod contact_search;

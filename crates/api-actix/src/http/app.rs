@@ -10,7 +10,7 @@ use actix_web::{App, Error};
 use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
 use crate::http::routes::{
-    self, activities, campaigns, carts, catalog, contacts, event_webhooks, messages, meta, tags, templates, webhooks,
+    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, messages, meta, tags, templates, webhooks,
 };
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::state::AppState;
@@ -38,6 +38,7 @@ pub fn build(
                 .configure(tags::routes)
                 .configure(activities::routes)
                 .configure(messages::routes)
+                .configure(canned_responses::routes)
                 .configure(contacts::routes)
                 .configure(|cfg| catalog::routes(cfg, &origins))
                 .configure(|cfg| carts::routes(cfg, &origins))

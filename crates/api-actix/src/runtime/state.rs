@@ -15,6 +15,7 @@ use crate::runtime::metrics::{Metrics, TimedEmbedder};
 pub struct AppState {
     pub keys: KeyService,
     pub tags: TagService,
+    pub canned_responses: CannedResponseService,
     pub contacts: ContactService,
     pub activities: ActivityService,
     pub catalog: CatalogService,
@@ -67,6 +68,7 @@ impl AppState {
         Self {
             keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
             tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone()),
+            canned_responses: CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone()),
             contacts: ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone(), objects.clone()),
             activities: ActivityService::new(
                 repos.activities.clone(),

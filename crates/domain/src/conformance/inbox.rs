@@ -11,21 +11,21 @@ use crate::ports::{Repositories, StoredFile};
 
 /// A small deterministic generator (xorshift64*): the checks are random but repeatable, and a
 /// failure names its seed.
-struct Dice(u64);
+pub(super) struct Dice(pub(super) u64);
 
 impl Dice {
-    fn roll(&mut self, sides: u64) -> u64 {
+    pub(super) fn roll(&mut self, sides: u64) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % sides
     }
 
-    fn chance(&mut self, percent: u64) -> bool {
+    pub(super) fn chance(&mut self, percent: u64) -> bool {
         self.roll(100) < percent
     }
 
-    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+    pub(super) fn pick<T: Copy>(&mut self, from: &[T]) -> T {
         from[self.roll(from.len() as u64) as usize]
     }
 }

@@ -18,6 +18,7 @@ pub enum IdKind {
     Message,
     Event,
     WebhookEndpoint,
+    CannedResponse,
 }
 
 impl IdKind {
@@ -35,6 +36,7 @@ impl IdKind {
             IdKind::Message => "msg",
             IdKind::Event => "evt",
             IdKind::WebhookEndpoint => "we",
+            IdKind::CannedResponse => "cnr",
         }
     }
 }
@@ -82,7 +84,7 @@ macro_rules! received_id {
 
 received_id!(TagId => "tag", ContactId => "contact", ActivityId => "activity",
     crate::model::TemplateId => "template", crate::model::LineId => "channel", MessageId => "message", EventId => "event",
-    EndpointId => "webhook endpoint");
+    EndpointId => "webhook endpoint", CannedResponseId => "canned response");
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -120,6 +122,8 @@ id_type!(/// Identifies an API key (not the key itself).
     ApiKeyId);
 id_type!(/// Identifies a tag.
     TagId);
+id_type!(/// Identifies a canned response (`cnr_…`).
+    CannedResponseId);
 id_type!(/// Identifies a contact.
     ContactId);
 id_type!(/// Identifies an activity (a conversation).

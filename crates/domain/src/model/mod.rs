@@ -3,6 +3,7 @@
 pub mod activity;
 pub mod agent;
 pub mod api_key;
+pub mod canned_response;
 pub mod cart;
 pub mod catalog_card;
 pub mod contact;
@@ -42,6 +43,7 @@ pub mod webhook_signature;
 pub use activity::*;
 pub use agent::*;
 pub use api_key::*;
+pub use canned_response::*;
 pub use cart::*;
 pub use catalog_card::{CartCard, CartCardLine, ProductCard};
 pub use contact::*;

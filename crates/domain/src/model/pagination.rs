@@ -14,6 +14,8 @@ impl PageBounds {
     pub const CONVERSATIONS: PageBounds = PageBounds { default_limit: 20, max_limit: 100 };
     /// Products: default 50, at most 100.
     pub const PRODUCTS: PageBounds = PageBounds { default_limit: 50, max_limit: 100 };
+    /// Canned responses: default 20, at most 100.
+    pub const CANNED_RESPONSES: PageBounds = PageBounds { default_limit: 20, max_limit: 100 };
     /// An activity's messages: default 50, at most 100.
     pub const MESSAGES: PageBounds = PageBounds { default_limit: 50, max_limit: 100 };
 }

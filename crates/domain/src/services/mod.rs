@@ -2,6 +2,7 @@
 //! the business rules and talks to the ports. Handlers call exactly one service method.
 
 mod activities;
+mod canned_responses;
 mod carts;
 mod catalog;
 mod contacts;
@@ -21,6 +22,7 @@ mod webhook_endpoints;
 mod webhooks;
 
 pub use activities::*;
+pub use canned_responses::*;
 pub use carts::*;
 pub use catalog::*;
 pub use contacts::*;

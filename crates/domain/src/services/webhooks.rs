@@ -598,6 +598,7 @@ mod tests {
             agents: Arc::new(MockAgentRepository::new()),
             keys: Arc::new(MockApiKeyRepository::new()),
             tags: Arc::new(MockTagRepository::new()),
+            canned_responses: Arc::new(crate::ports::MockCannedResponseRepository::new()),
             contacts: Arc::new(MockContactRepository::new()),
             activities: Arc::new(MockActivityRepository::new()),
             messages: Arc::new(MockMessageRepository::new()),

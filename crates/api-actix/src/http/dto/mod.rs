@@ -47,6 +47,7 @@ pub struct Deleted {
 }
 
 mod activities;
+mod canned_responses;
 mod carts;
 mod catalog;
 mod contacts;
@@ -60,6 +61,7 @@ mod template_sends;
 mod templates;
 
 pub use activities::*;
+pub use canned_responses::*;
 pub use carts::*;
 pub use catalog::*;
 pub use contacts::*;

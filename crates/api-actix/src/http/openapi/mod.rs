@@ -14,7 +14,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::http::dto::ProductKindName;
 use crate::http::limits::openapi::RateLimitDocs;
-use crate::http::routes::{activities, campaigns, carts, catalog, contacts, event_webhooks, messages, tags, templates};
+use crate::http::routes::{activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, messages, tags, templates};
 use responses::CommonResponses;
 
 #[derive(OpenApi)]
@@ -32,6 +32,8 @@ use responses::CommonResponses;
         activities::list_activities, activities::open_activity, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag, activities::read_activity,
         messages::list_messages, messages::get_message, messages::send_reply, messages::get_media, messages::add_note,
+        canned_responses::list_canned_responses, canned_responses::create_canned_response, canned_responses::get_canned_response,
+        canned_responses::update_canned_response, canned_responses::delete_canned_response,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact, contacts::delete_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,
@@ -49,6 +51,7 @@ use responses::CommonResponses;
         (name = "Tags", description = "Labels that organize activities"),
         (name = "Activities", description = "Conversations, one per contact"),
         (name = "Messages", description = "An activity's timeline in both directions, and replies within the 24-hour window"),
+        (name = "Canned responses", description = "A team's saved answers, picked by short code"),
         (name = "Contacts", description = "People reached over channels"),
         (name = "Catalog", description = "The published product catalog; publishable keys allowed, CORS enabled"),
         (name = "Carts", description = "Shareable cart snapshots; publishable keys allowed, CORS enabled"),

@@ -4,11 +4,11 @@ use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::{EndpointId, EventId};
 
-use super::{created, ok, resource};
+use super::{created, ok, page_body, resource};
 use crate::http::auth::SecretKey;
 use crate::http::dto::{
-    CreateWebhookEndpoint, DataBody, Deleted, DeliveryAttemptDto, EventDto, EventListParams, PageBody, Pagination, RedeliverParams,
-    RedeliveryDto, UpdateWebhookEndpoint, WebhookEndpointDto, WebhookEndpointWithSecretDto, WebhookPageParams,
+    CreateWebhookEndpoint, DataBody, Deleted, DeliveryAttemptDto, EventDto, EventListParams, PageBody, RedeliverParams, RedeliveryDto,
+    UpdateWebhookEndpoint, WebhookEndpointDto, WebhookEndpointWithSecretDto, WebhookPageParams,
 };
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, Query};
@@ -30,17 +30,12 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(resource("/events/{id}/redeliver").route(web::post().to(redeliver)));
 }
 
-fn page<D, T>(page: parley_domain::model::Page<D>, f: impl FnMut(D) -> T) -> PageBody<T> {
-    let pagination = Pagination::of(&page);
-    PageBody { data: page.items.into_iter().map(f).collect(), pagination }
-}
-
 /// List webhook endpoints, newest first.
 #[utoipa::path(get, path = "/v1/webhook_endpoints", tag = "Event webhooks", security(("secret_key" = [])), params(WebhookPageParams),
     responses((status = 200, body = PageBody<WebhookEndpointDto>)))]
 pub async fn list_endpoints(caller: SecretKey, state: Data<AppState>, query: Query<WebhookPageParams>) -> ApiResult<HttpResponse> {
     let endpoints = state.webhook_endpoints.list(caller.agent(), query.into_inner().into()).await?;
-    Ok(HttpResponse::Ok().json(page(endpoints, |e| WebhookEndpointDto::from(&e))))
+    Ok(HttpResponse::Ok().json(page_body(endpoints, |e| WebhookEndpointDto::from(&e))))
 }
 
 /// Register an endpoint for events.
@@ -132,7 +127,7 @@ pub async fn list_attempts(
     query: Query<WebhookPageParams>,
 ) -> ApiResult<HttpResponse> {
     let attempts = state.webhook_endpoints.attempts(caller.agent(), &id.into_inner(), query.into_inner().into()).await?;
-    Ok(HttpResponse::Ok().json(page(attempts, DeliveryAttemptDto::from)))
+    Ok(HttpResponse::Ok().json(page_body(attempts, DeliveryAttemptDto::from)))
 }
 
 /// List events of the last 30 days.
@@ -142,7 +137,7 @@ pub async fn list_attempts(
     responses((status = 200, body = PageBody<EventDto>)))]
 pub async fn list_events(caller: SecretKey, state: Data<AppState>, query: Query<EventListParams>) -> ApiResult<HttpResponse> {
     let events = state.webhook_endpoints.list_events(caller.agent(), query.into_inner().into()).await?;
-    Ok(HttpResponse::Ok().json(page(events, EventDto::from)))
+    Ok(HttpResponse::Ok().json(page_body(events, EventDto::from)))
 }
 
 /// Fetch one event.

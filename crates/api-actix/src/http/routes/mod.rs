@@ -3,6 +3,7 @@
 
 pub mod activities;
 pub mod campaigns;
+pub mod canned_responses;
 pub mod carts;
 pub mod catalog;
 pub mod contacts;
@@ -33,6 +34,12 @@ use crate::runtime::config::CorsOrigins;
 /// 200 with `{"data": …}`.
 pub fn ok<T: Serialize>(data: T) -> HttpResponse {
     HttpResponse::Ok().json(DataBody { data })
+}
+
+/// A page's items shown by `f`, with its pagination, for lists written through serde.
+pub fn page_body<D, T>(page: parley_domain::model::Page<D>, f: impl FnMut(D) -> T) -> crate::http::dto::PageBody<T> {
+    let pagination = crate::http::dto::Pagination::of(&page);
+    crate::http::dto::PageBody { data: page.items.into_iter().map(f).collect(), pagination }
 }
 
 /// 201 with `{"data": …}`.
