@@ -11,6 +11,7 @@ mod column_test;
 mod contains;
 mod count_shards;
 mod error;
+mod fixed_condition;
 mod in_list;
 mod locks;
 mod migrate;

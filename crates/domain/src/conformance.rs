@@ -65,7 +65,7 @@ macro_rules! storage_conformance {
             contact_filters_equal_their_definition_for_random_combinations, unassigned_totals_follow_assignments_and_status_moves,
             notes_join_the_timeline_without_reopening_or_raising_unread, erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back,
             canned_responses_are_unique_by_short_code_and_stay_their_agents, canned_responses_stop_at_the_agents_limit,
-            canned_response_search_equals_its_definition_for_random_texts);
+            canned_response_search_equals_its_definition_for_random_texts, filters_keeping_hundreds_list_as_exactly_as_filters_keeping_a_few);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

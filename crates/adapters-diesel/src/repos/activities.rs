@@ -4,7 +4,7 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ActivityRepository, StoreResult};
 
-use super::activity_filters::{page_of_filtered, served_by_fixed_pages};
+use super::activity_filters::{has_inbox_filters, one_index_range, page_of_filtered};
 use super::activity_search::{mirror_to_terms, page_of_search, replace_name_terms};
 use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
 use crate::Store;
@@ -309,11 +309,21 @@ impl ActivityRepository for Store {
         // bounded by the page: inline (see `read_direct!`).
         let loaded = if filter.search.is_some() {
             read_direct!(self, blocking, page_of_search!(agent, filter, page))?
-        } else if served_by_fixed_pages(&filter) {
+        } else if !has_inbox_filters(&filter) {
             read_direct!(self, page_of_activities!(agent, filter, page))?
         } else {
-            // Counted unless kept: as a search, off the request's thread.
-            read_direct!(self, blocking, page_of_filtered!(agent, filter, page))?
+            // Inline when one index range holds few matches, else counted off the request's
+            // thread, as a search is (`activity_filters.rs`).
+            let (probe, again) = (true, (agent.clone(), filter.clone()));
+            let inline = if one_index_range(&filter) { read_direct!(self, page_of_filtered!(agent, filter, page, probe))? } else { None };
+            match inline {
+                Some(found) => found,
+                None => {
+                    let ((agent, filter), probe) = (again, false);
+                    let counted = read_direct!(self, blocking, page_of_filtered!(agent, filter, page, probe))?;
+                    counted.expect("without a probe the list is always counted")
+                }
+            }
         };
         let (total, rows) = loaded;
         let items = rows.into_iter().map(ViewRow::into_view).collect::<Result<_, _>>()?;

@@ -9,22 +9,38 @@
 //! find the cached statement) is measured against the endpoint's target in `docs/performance.md`.
 //! Totals are counted, except `assigned_to=none` alone (with statuses or not): most of an
 //! inbox can be unassigned, so its count is kept (`activity_counts.unassigned`).
+//!
+//! Where they run: on SQLite a read handed to the blocking pool costs two thread wake-ups, which
+//! held these lists to a sixth of the plain list's throughput. A filter that is one index range
+//! ([`one_index_range`]) is read inline when its matches are few: a probe reads at most
+//! [`INLINE_MATCHES`] ids of the range (every row read is a match, so the probe's cost is
+//! bounded), and when it finds fewer, that is the total and the page is read inline too. When
+//! it finds that many, or the filter combines conditions (a scan may read many rows to find few),
+//! the list is counted on the blocking pool, as a search is.
 
 use parley_domain::model::{ActivityFilter, AssigneeFilter};
 
-/// Whether `filter` uses only what the fixed-shape pages of `activities.rs` serve: one status
-/// or none, and a tag.
-pub(crate) fn served_by_fixed_pages(filter: &ActivityFilter) -> bool {
-    !has_inbox_filters(filter)
-}
+/// The most matches a filter may have to be listed on the request's thread.
+pub(crate) const INLINE_MATCHES: i64 = 200;
 
-/// Whether `filter` has a condition beyond a search, one status and a tag.
+/// Whether `filter` has a condition beyond a search, one status and a tag: those the
+/// fixed-shape pages of `activities.rs` do not serve.
 pub(crate) fn has_inbox_filters(filter: &ActivityFilter) -> bool {
     (!filter.status.is_any() && filter.status.single().is_none())
         || filter.assigned_to.is_some()
         || filter.channel_type.is_some()
         || filter.unread.is_some()
         || filter.since.is_some()
+}
+
+/// Whether `filter` is exactly one range of one index in list order, so a read of its first
+/// rows reads only matches: several statuses (`activities_agent_status_updated`), an assignee
+/// (`activities_agent_assignee_updated`), `unread=true` (the partial `…_unread_updated`), or
+/// `since` (`activities_agent_updated`), alone.
+pub(crate) fn one_index_range(filter: &ActivityFilter) -> bool {
+    let conditions = [!filter.status.is_any(), filter.assigned_to.is_some(), filter.unread == Some(true), filter.since.is_some()];
+    let others = filter.tag.is_some() || filter.search.is_some() || filter.channel_type.is_some() || filter.unread == Some(false);
+    !others && conditions.into_iter().filter(|c| *c).count() == 1
 }
 
 /// Whether the kept counts answer the total: `assigned_to=none` and statuses, nothing else.
@@ -45,7 +61,8 @@ macro_rules! filtered {
         let (agent, filter): (&str, &ActivityFilter) = ($agent, $filter);
         let mut q = activities::table.filter(activities::agent_id.eq(agent.to_string())).into_boxed();
         if !filter.status.is_any() {
-            q = q.filter(activities::status.eq_any(filter.status.iter().map(ActivityStatus::as_str).collect::<Vec<_>>()));
+            // One bound list, not `eq_any`'s placeholder per value, which diesel never caches.
+            q = q.filter(crate::in_list::in_list(activities::status, filter.status.iter().map(ActivityStatus::as_str)));
         }
         match &filter.assigned_to {
             Some(AssigneeFilter::Unassigned) => q = q.filter(activities::assigned_to.is_null()),
@@ -55,8 +72,8 @@ macro_rules! filtered {
         match filter.unread {
             // Written out, not bound: PostgreSQL uses a partial index only for a query whose
             // condition it can see implies the index's.
-            Some(true) => q = q.filter(diesel::dsl::sql::<diesel::sql_types::Bool>("activities.unread_count > 0")),
-            Some(false) => q = q.filter(diesel::dsl::sql::<diesel::sql_types::Bool>("activities.unread_count = 0")),
+            Some(true) => q = q.filter(crate::fixed_condition::fixed_condition("activities.unread_count > 0")),
+            Some(false) => q = q.filter(crate::fixed_condition::fixed_condition("activities.unread_count = 0")),
             None => {}
         }
         if let Some(since) = filter.since {
@@ -81,44 +98,50 @@ macro_rules! filtered {
     }};
 }
 
-/// `(total, rows of the page)` of a list with inbox filters and no search, each query run as
-/// `$mode` says (see [`run!`](crate::pool::run)).
+/// `Some((total, rows of the page))` of a list with inbox filters and no search, each query run
+/// as `$mode` says (see [`run!`](crate::pool::run)). With `$probe` true (inline), `None` when
+/// the matches are too many to count here (see the module docs).
 macro_rules! page_of_filtered {
-    ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident) => {{
+    ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident, $probe:ident) => {{
         use crate::pool::run;
-        use crate::repos::activity_filters::{filtered, unassigned_count_only};
+        use crate::repos::activity_filters::{INLINE_MATCHES, filtered, unassigned_count_only};
         use crate::schema::{activities, activity_counts};
-        let (agent, filter, page): (&str, &ActivityFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
-        let total: i64 = if unassigned_count_only(filter) {
-            let statuses: Vec<&str> = filter.status.iter().map(ActivityStatus::as_str).collect();
-            let counts: Vec<i64> = run!(
+        let (agent, filter, page, probe): (&str, &ActivityFilter, PageRequest, bool) = ($agent.as_str(), &$filter, $page, $probe);
+        let total: Option<i64> = if unassigned_count_only(filter) {
+            // Every shard of every status (a few rows), summed here for the statuses wanted:
+            // one fixed statement, where a status list in the SQL was prepared on every call.
+            let counts: Vec<(String, i64)> = run!(
                 $mode,
                 load,
                 $conn,
                 activity_counts::table
                     .filter(activity_counts::agent_id.eq(agent))
-                    .filter(activity_counts::status.eq_any(statuses))
-                    .select(activity_counts::unassigned)
+                    .select((activity_counts::status, activity_counts::unassigned))
             );
-            counts.into_iter().sum()
+            Some(counts.into_iter().filter(|(status, _)| filter.status.iter().any(|s| s.as_str() == status)).map(|(_, n)| n).sum())
+        } else if probe {
+            let ids: Vec<String> = run!($mode, load, $conn, filtered!(agent, filter).select(activities::id).limit(INLINE_MATCHES));
+            (ids.len() < INLINE_MATCHES as usize).then_some(ids.len() as i64)
         } else {
-            run!($mode, one, $conn, filtered!(agent, filter).count())
+            Some(run!($mode, one, $conn, filtered!(agent, filter).count()))
         };
-        let rows: Vec<ViewRow> = if total <= page.offset() as i64 {
-            Vec::new()
-        } else {
-            run!(
-                $mode,
-                load,
-                $conn,
-                filtered!(agent, filter)
-                    .order((activities::updated_at.desc(), activities::id.desc()))
-                    .limit(i64::from(page.limit()))
-                    .offset(page.offset() as i64)
-                    .select(ViewRow::as_select())
-            )
-        };
-        (total, rows)
+        match total {
+            None => None,
+            Some(total) if total <= page.offset() as i64 => Some((total, Vec::new())),
+            Some(total) => {
+                let rows: Vec<ViewRow> = run!(
+                    $mode,
+                    load,
+                    $conn,
+                    filtered!(agent, filter)
+                        .order((activities::updated_at.desc(), activities::id.desc()))
+                        .limit(i64::from(page.limit()))
+                        .offset(page.offset() as i64)
+                        .select(ViewRow::as_select())
+                );
+                Some((total, rows))
+            }
+        }
     }};
 }
 
@@ -144,11 +167,28 @@ mod tests {
     #[test]
     fn one_status_and_a_tag_keep_the_fixed_pages() {
         let mut filter = ActivityFilter { status: ActivityStatus::Open.into(), ..Default::default() };
-        assert!(served_by_fixed_pages(&filter));
+        assert!(!has_inbox_filters(&filter));
         filter.status = StatusSet::parse("open,closed").unwrap();
-        assert!(!served_by_fixed_pages(&filter));
+        assert!(has_inbox_filters(&filter));
         let unassigned = ActivityFilter { assigned_to: Some(AssigneeFilter::Unassigned), ..Default::default() };
         assert!(unassigned_count_only(&unassigned));
-        assert!(!unassigned_count_only(&ActivityFilter { unread: Some(true), ..unassigned }));
+        assert!(!unassigned_count_only(&ActivityFilter { unread: Some(true), ..unassigned.clone() }));
+    }
+
+    #[test]
+    fn one_condition_with_an_index_of_its_own_is_one_range() {
+        let unassigned = ActivityFilter { assigned_to: Some(AssigneeFilter::Unassigned), ..Default::default() };
+        let unread = ActivityFilter { unread: Some(true), ..Default::default() };
+        let statuses = ActivityFilter { status: StatusSet::parse("open,pending").unwrap(), ..Default::default() };
+        for one in [&unassigned, &unread, &statuses] {
+            assert!(one_index_range(one), "{one:?}");
+        }
+        let read = ActivityFilter { unread: Some(false), ..Default::default() };
+        let both = ActivityFilter { unread: Some(true), ..unassigned.clone() };
+        let with_status = ActivityFilter { status: StatusSet::parse("open").unwrap(), ..unassigned.clone() };
+        let by_channel = ActivityFilter { channel_type: Some(parley_domain::model::ChannelType::Email), ..Default::default() };
+        for scan in [&read, &both, &with_status, &by_channel, &ActivityFilter::default()] {
+            assert!(!one_index_range(scan), "{scan:?}");
+        }
     }
 }

@@ -79,9 +79,9 @@ pub(crate) fn terms_from(name: &str, email: Option<&str>, channels: &[(String, S
     crate::repos::activity_search::contact_terms(name, &texts, &digits)
 }
 
-/// The contact ids of the agent's terms in `$range`.
+/// The contact ids of the agent's terms in `$range`, at most `$most` of them.
 macro_rules! contact_term_rows {
-    ($mode:ident, $conn:expr, $agent:expr, $range:expr) => {{
+    ($mode:ident, $conn:expr, $agent:expr, $range:expr, $most:expr) => {{
         use crate::schema::contact_search_terms as t;
         let range: &crate::repos::activity_search::TermRange = $range;
         let rows: Vec<String> = crate::pool::run!(
@@ -93,29 +93,41 @@ macro_rules! contact_term_rows {
                 .filter(t::term.ge(range.from.as_str()))
                 .filter(t::term.lt(range.to.as_str()))
                 .select(t::contact_id)
+                .limit($most)
         );
         rows
     }};
 }
 
-/// `(total, rows of the page)` of a filtered contact list (`$filter` is not empty), each query
-/// run as `$mode` says (see [`run!`](crate::pool::run)).
+/// `Some((total, rows of the page))` of a filtered contact list (`$filter` is not empty), each
+/// query run as `$mode` says (see [`run!`](crate::pool::run)). With `$probe` true (inline),
+/// `None` when a term range holds [`INLINE_MATCHES`] rows or more, or there is no search: then
+/// the list is read on the blocking pool (as the activity filters are: `activity_filters.rs`).
+/// Every term row in a range is a match, so the probe reads a bounded number of rows.
+///
+/// [`INLINE_MATCHES`]: crate::repos::activity_filters::INLINE_MATCHES
 macro_rules! page_of_filtered_contacts {
-    ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident) => {{
+    ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident, $probe:ident) => {{
         use crate::in_list::in_list;
         use crate::pool::run;
+        use crate::repos::activity_filters::INLINE_MATCHES;
         use crate::repos::activity_search as s;
         use crate::repos::contact_search::contact_term_rows;
         use crate::schema::{contact_channels, contacts};
-        let (agent, filter, page): (&str, &ContactFilter, PageRequest) = ($agent.as_str(), &$filter, $page);
+        let (agent, filter, page, probe): (&str, &ContactFilter, PageRequest, bool) = ($agent.as_str(), &$filter, $page, $probe);
         let newest_first = (contacts::created_at.desc(), contacts::id.desc());
+        let most = if probe { INLINE_MATCHES } else { i64::MAX };
         match &filter.search {
-            Some(search) => {
+            None if probe => None,
+            Some(search) => 'listed: {
                 let name = s::name_range(search);
-                let mut matches = contact_term_rows!($mode, $conn, agent, &name);
+                let mut matches = contact_term_rows!($mode, $conn, agent, &name, most);
                 let digits = s::digits_range(search);
                 if let Some(digits) = &digits {
-                    matches.append(&mut contact_term_rows!($mode, $conn, agent, digits));
+                    matches.append(&mut contact_term_rows!($mode, $conn, agent, digits, most));
+                }
+                if probe && matches.len() >= INLINE_MATCHES as usize {
+                    break 'listed None;
                 }
                 let mut matches = s::distinct(matches);
                 // A fragment longer than a term matched by its start: keep the contacts that
@@ -153,7 +165,7 @@ macro_rules! page_of_filtered_contacts {
                             .select(ContactRow::as_select())
                     )
                 };
-                (total, rows)
+                Some((total, rows))
             }
             None => {
                 let channel_type = filter.channel_type.map_or("", ChannelType::as_str);
@@ -181,7 +193,7 @@ macro_rules! page_of_filtered_contacts {
                         .offset(page.offset() as i64)
                         .select(ContactRow::as_select())
                 );
-                (total, rows)
+                Some((total, rows))
             }
         }
     }};

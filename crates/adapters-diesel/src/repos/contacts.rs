@@ -211,9 +211,18 @@ impl ContactRepository for Store {
         let (total, rows) = if filter.is_empty() {
             read_direct!(self, page_of_contacts!(agent, page))?
         } else {
-            // A search reads every match, a channel type counts its contacts: off the request's thread.
-            let filter = filter.clone();
-            read_direct!(self, blocking, page_of_filtered_contacts!(agent, filter, page))?
+            // Inline when the search's term ranges hold few rows; otherwise every match is read
+            // (or a channel type's contacts counted) off the request's thread.
+            let (filter, probe) = (filter.clone(), true);
+            let again = (agent.clone(), filter.clone());
+            match read_direct!(self, page_of_filtered_contacts!(agent, filter, page, probe))? {
+                Some(found) => found,
+                None => {
+                    let ((agent, filter), probe) = (again, false);
+                    let counted = read_direct!(self, blocking, page_of_filtered_contacts!(agent, filter, page, probe))?;
+                    counted.expect("without a probe the list is always read")
+                }
+            }
         };
         let items = rows.into_iter().map(ContactRow::into_domain).collect::<Result<_, _>>()?;
         Ok(Page { items, total: total as u64, request: page })

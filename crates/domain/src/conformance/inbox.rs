@@ -346,3 +346,78 @@ pub async fn erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back(r:
     // The number can start a new conversation.
     super::conversation(&r, &a, "Ana Again", "5215550001", ActivityStatus::Open, t(9)).await;
 }
+
+/// Every page of the contact list `filter` keeps, `limit` at a time.
+async fn all_contacts(r: &Repositories, a: &AgentId, filter: &ContactFilter, limit: u32) -> (Vec<ContactId>, u64) {
+    let (mut ids, mut total) = (Vec::new(), 0);
+    loop {
+        let p = r.contacts.list(a, filter, page(limit, ids.len() as u64)).await.unwrap();
+        total = p.total.max(total);
+        if p.items.is_empty() {
+            return (ids, total);
+        }
+        ids.extend(p.items.into_iter().map(|c| c.id));
+    }
+}
+
+/// Filters that keep hundreds of conversations (more than a backend may choose to read in a
+/// bounded first pass before counting them all) and filters that keep a few list exactly the
+/// same way: the same totals, order and pages as the filter applied to the full list.
+pub async fn filters_keeping_hundreds_list_as_exactly_as_filters_keeping_a_few(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    for n in 0..300_i64 {
+        let owner = if n % 23 == 0 { &b } else { &a };
+        let c = contact(owner, &format!("Buyer {n}"), Channel::new(ChannelType::Whatsapp, &format!("52155{n:05}")).unwrap(), t(n));
+        r.contacts.insert(&c, &[]).await.unwrap();
+        let status = if n % 3 == 0 { ActivityStatus::Closed } else { ActivityStatus::Open };
+        let mut act = super::activity(owner, &c.id, status, t(n));
+        act.assigned_to = (n % 2 == 0).then(|| Assignee::new("ana").unwrap());
+        r.activities.insert(&act, &[]).await.unwrap();
+        if n % 10 != 0 {
+            assert!(r.messages.insert(&message(owner, &act.id, "hello", t(1_000 + n)), &[]).await.unwrap());
+        }
+    }
+    let mut all = Vec::new();
+    for offset in [0, 100, 200] {
+        all.extend(r.activities.list(&a, &ActivityFilter::default(), page(100, offset)).await.unwrap().items);
+    }
+    assert_eq!(all.len(), 286, "the agent's own conversations");
+    assert!(all.iter().filter(|v| v.unread_count > 0).count() > 250, "enough unread to be many");
+    let filters = [
+        ActivityFilter { unread: Some(true), ..Default::default() },
+        ActivityFilter { unread: Some(false), ..Default::default() },
+        ActivityFilter { assigned_to: Some(AssigneeFilter::Unassigned), ..Default::default() },
+        ActivityFilter { assigned_to: Some(AssigneeFilter::parse("ana").unwrap()), ..Default::default() },
+        ActivityFilter { status: StatusSet::parse("open,pending").unwrap(), ..Default::default() },
+        ActivityFilter { status: StatusSet::parse("closed,pending").unwrap(), ..Default::default() },
+        ActivityFilter { since: Some(t(1_010)), ..Default::default() },
+        ActivityFilter { since: Some(t(1_200)), ..Default::default() },
+        ActivityFilter { unread: Some(true), assigned_to: Some(AssigneeFilter::parse("ana").unwrap()), ..Default::default() },
+    ];
+    for filter in &filters {
+        let expected: Vec<ActivityId> = all.iter().filter(|v| filter.matches(v)).map(|v| v.activity.id.clone()).collect();
+        for limit in [100, 7] {
+            let (pages, totals) = paged(&r, &a, filter, limit).await;
+            assert_eq!(pages, expected, "pages of {limit} of {filter:?}");
+            assert!(totals.iter().all(|t| *t == expected.len() as u64), "{totals:?} for {filter:?}");
+        }
+    }
+
+    let (everyone, total) = all_contacts(&r, &a, &ContactFilter::default(), 100).await;
+    assert_eq!((everyone.len(), total), (286, 286));
+    let contacts = {
+        let mut listed = Vec::new();
+        for offset in [0, 100, 200] {
+            listed.extend(r.contacts.list(&a, &ContactFilter::default(), page(100, offset)).await.unwrap().items);
+        }
+        listed
+    };
+    for fragment in ["52155", "5215500", "buyer", "buyer 1", "5215500017", "00017", "buyer 229", "buyer 2"] {
+        let filter = ContactFilter { search: Some(ActivitySearch::new(fragment).unwrap()), channel_type: None };
+        let expected: Vec<ContactId> = contacts.iter().filter(|c| filter.matches(c)).map(|c| c.id.clone()).collect();
+        for limit in [100, 7] {
+            assert_eq!(all_contacts(&r, &a, &filter, limit).await, (expected.clone(), expected.len() as u64), "{fragment} by {limit}");
+        }
+    }
+}
