@@ -5,7 +5,7 @@ use parley_domain::model::*;
 use parley_domain::ports::{ActivityRepository, StoreResult};
 
 use super::activity_filters::{has_inbox_filters, one_index_range, page_of_filtered};
-use super::activity_search::{mirror_to_terms, page_of_search, replace_name_terms};
+use super::activity_search::{mirror_to_terms, page_of_search};
 use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
 use crate::Store;
 use crate::error::DbError;
@@ -338,13 +338,12 @@ impl ActivityRepository for Store {
             activities::updated_at.eq(millis(a.updated_at)),
         );
         let rename = rename.map(|name| {
-            let lowercase = name.search_key();
             let contact = (
                 contacts::profile_name.eq(name.as_str()),
-                contacts::name_search.eq(lowercase.clone()),
+                contacts::name_search.eq(name.search_key()),
                 contacts::updated_at.eq(millis(a.updated_at)),
             );
-            (contact, activities::contact_name.eq(name.as_str()), lowercase)
+            (contact, activities::contact_name.eq(name.as_str()))
         });
         let updated = in_transaction!(self, |conn| {
             let target = || activities::table.filter(activities::agent_id.eq(a.agent_id.as_str())).filter(activities::id.eq(a.id.as_str()));
@@ -377,7 +376,7 @@ impl ActivityRepository for Store {
                 }
             }
             if n > 0
-                && let Some((contact, shown, lowercase)) = &rename
+                && let Some((contact, shown)) = &rename
             {
                 diesel::update(
                     contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str())),
@@ -386,7 +385,6 @@ impl ActivityRepository for Store {
                 .execute(conn)
                 .await?;
                 diesel::update(target()).set(*shown).execute(conn).await?;
-                replace_name_terms!(conn, a.agent_id.as_str(), a.contact_id.as_str(), &lowercase);
                 crate::repos::contact_search::replace_contact_terms!(conn, a.agent_id.as_str(), a.contact_id.as_str());
             }
             if n > 0 {

@@ -56,6 +56,7 @@ pub(crate) fn unassigned_count_only(filter: &ActivityFilter) -> bool {
 /// The agent's activities that `$filter` keeps (its search aside), as a boxed query.
 macro_rules! filtered {
     ($agent:expr, $filter:expr) => {{
+        use crate::fixed_condition::{Read, Unread, fixed_condition};
         use crate::schema::{activities, activity_tags, contact_channels};
         use parley_domain::model::{ActivityStatus, AssigneeFilter};
         let (agent, filter): (&str, &ActivityFilter) = ($agent, $filter);
@@ -72,8 +73,8 @@ macro_rules! filtered {
         match filter.unread {
             // Written out, not bound: PostgreSQL uses a partial index only for a query whose
             // condition it can see implies the index's.
-            Some(true) => q = q.filter(crate::fixed_condition::fixed_condition("activities.unread_count > 0")),
-            Some(false) => q = q.filter(crate::fixed_condition::fixed_condition("activities.unread_count = 0")),
+            Some(true) => q = q.filter(fixed_condition::<Unread>()),
+            Some(false) => q = q.filter(fixed_condition::<Read>()),
             None => {}
         }
         if let Some(since) = filter.since {
@@ -100,14 +101,18 @@ macro_rules! filtered {
 
 /// `Some((total, rows of the page))` of a list with inbox filters and no search, each query run
 /// as `$mode` says (see [`run!`](crate::pool::run)). With `$probe` true (inline), `None` when
-/// the matches are too many to count here (see the module docs).
+/// the matches are too many to count here (see the module docs). The views a team opens most
+/// (unassigned, one person's, unread) are fixed-shape statements, found in the statement cache
+/// by type; any other combination is one boxed query.
 macro_rules! page_of_filtered {
     ($mode:ident, $conn:ident, $agent:ident, $filter:ident, $page:ident, $probe:ident) => {{
+        use crate::fixed_condition::{Unread, fixed_condition};
         use crate::pool::run;
-        use crate::repos::activity_filters::{INLINE_MATCHES, filtered, unassigned_count_only};
+        use crate::repos::activity_filters::{filtered, one_index_range, page_of_range, unassigned_count_only};
         use crate::schema::{activities, activity_counts};
+        use parley_domain::model::AssigneeFilter;
         let (agent, filter, page, probe): (&str, &ActivityFilter, PageRequest, bool) = ($agent.as_str(), &$filter, $page, $probe);
-        let total: Option<i64> = if unassigned_count_only(filter) {
+        let kept: Option<i64> = if unassigned_count_only(filter) {
             // Every shard of every status (a few rows), summed here for the statuses wanted:
             // one fixed statement, where a status list in the SQL was prepared on every call.
             let counts: Vec<(String, i64)> = run!(
@@ -119,26 +124,65 @@ macro_rules! page_of_filtered {
                     .select((activity_counts::status, activity_counts::unassigned))
             );
             Some(counts.into_iter().filter(|(status, _)| filter.status.iter().any(|s| s.as_str() == status)).map(|(_, n)| n).sum())
-        } else if probe {
-            let ids: Vec<String> = run!($mode, load, $conn, filtered!(agent, filter).select(activities::id).limit(INLINE_MATCHES));
-            (ids.len() < INLINE_MATCHES as usize).then_some(ids.len() as i64)
         } else {
-            Some(run!($mode, one, $conn, filtered!(agent, filter).count()))
+            None
         };
-        match total {
-            None => None,
-            Some(total) if total <= page.offset() as i64 => Some((total, Vec::new())),
-            Some(total) => {
+        let mine = || activities::table.filter(activities::agent_id.eq(agent));
+        match (&filter.assigned_to, filter.unread) {
+            _ if !(one_index_range(filter) && filter.status.is_any() && filter.since.is_none()) => {
+                page_of_range!($mode, $conn, filtered!(agent, filter), kept, page, probe)
+            }
+            (Some(AssigneeFilter::Unassigned), _) => {
+                page_of_range!($mode, $conn, mine().filter(activities::assigned_to.is_null()), kept, page, probe)
+            }
+            (Some(AssigneeFilter::To(user)), _) => {
+                page_of_range!($mode, $conn, mine().filter(activities::assigned_to.eq(user.as_str())), kept, page, probe)
+            }
+            _ => page_of_range!($mode, $conn, mine().filter(fixed_condition::<Unread>()), kept, page, probe),
+        }
+    }};
+}
+
+/// `Some((total, rows of the page))` of the activities query `$listed` selects: the total
+/// `$kept` when given, else probed (`$probe`, `None` past [`INLINE_MATCHES`]) or counted. A
+/// probe's ids are the whole list, so the page is read by them (primary key lookups and a sort
+/// of at most that many rows) rather than by a walk in list order, which, for a filter keeping
+/// a small share, the planner may choose to run over the agent's every activity.
+macro_rules! page_of_range {
+    ($mode:ident, $conn:ident, $listed:expr, $kept:expr, $page:expr, $probe:expr) => {{
+        use crate::in_list::in_list;
+        use crate::repos::activity_filters::INLINE_MATCHES;
+        let page: PageRequest = $page;
+        let newest_first = (activities::updated_at.desc(), activities::id.desc());
+        let (limit, offset) = (i64::from(page.limit()), page.offset() as i64);
+        let (total, probed): (Option<i64>, Option<Vec<String>>) = match $kept {
+            Some(kept) => (Some(kept), None),
+            None if $probe => {
+                let ids: Vec<String> = run!($mode, load, $conn, $listed.select(activities::id).limit(INLINE_MATCHES));
+                if ids.len() < INLINE_MATCHES as usize { (Some(ids.len() as i64), Some(ids)) } else { (None, None) }
+            }
+            None => (Some(run!($mode, one, $conn, $listed.count())), None),
+        };
+        match (total, probed) {
+            (None, _) => None,
+            (Some(total), _) if total <= offset => Some((total, Vec::new())),
+            (Some(total), Some(ids)) => {
                 let rows: Vec<ViewRow> = run!(
                     $mode,
                     load,
                     $conn,
-                    filtered!(agent, filter)
-                        .order((activities::updated_at.desc(), activities::id.desc()))
-                        .limit(i64::from(page.limit()))
-                        .offset(page.offset() as i64)
+                    activities::table
+                        .filter(in_list(activities::id, &ids))
+                        .order(newest_first)
+                        .limit(limit)
+                        .offset(offset)
                         .select(ViewRow::as_select())
                 );
+                Some((total, rows))
+            }
+            (Some(total), None) => {
+                let rows: Vec<ViewRow> =
+                    run!($mode, load, $conn, $listed.order(newest_first).limit(limit).offset(offset).select(ViewRow::as_select()));
                 Some((total, rows))
             }
         }
@@ -157,7 +201,7 @@ macro_rules! kept_by_filters {
     }};
 }
 
-pub(crate) use {filtered, kept_by_filters, page_of_filtered};
+pub(crate) use {filtered, kept_by_filters, page_of_filtered, page_of_range};
 
 #[cfg(test)]
 mod tests {

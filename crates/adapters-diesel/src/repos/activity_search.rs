@@ -360,8 +360,8 @@ macro_rules! mirror_to_terms {
 /// Replaces the name terms of the agent's activity of contact `$contact` (if it has one) with
 /// those of `$name` (lowercased); run in the transaction that renames the contact.
 macro_rules! replace_name_terms {
-    ($conn:expr, $agent:expr, $contact:expr, $name:expr) => {{
-        use crate::schema::{activities, activity_search_terms as t, contact_channels};
+    ($conn:expr, $agent:expr, $contact:expr, $name:expr, $digits:expr) => {{
+        use crate::schema::{activities, activity_search_terms as t};
         let activity: Option<(String, String)> = activities::table
             .filter(activities::agent_id.eq($agent))
             .filter(activities::contact_id.eq($contact))
@@ -379,13 +379,8 @@ macro_rules! replace_name_terms {
                 .order(t::term)
                 .load($conn)
                 .await?;
-            let digits: Vec<String> = contact_channels::table
-                .filter(contact_channels::contact_id.eq($contact))
-                .select(contact_channels::digits)
-                .load($conn)
-                .await?;
-            let digits: Vec<&str> = digits.iter().map(String::as_str).collect();
-            let terms = crate::repos::activity_search::name_terms($name, &digits);
+            let digits: &[&str] = $digits;
+            let terms = crate::repos::activity_search::name_terms($name, digits);
             // Only what differs is written: most contact updates keep the name.
             let (gone, new) = crate::repos::activity_search::changes(&kept, &terms);
             if !gone.is_empty() {

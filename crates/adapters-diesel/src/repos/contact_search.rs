@@ -29,8 +29,10 @@ macro_rules! write_contact_terms {
     }};
 }
 
-/// Brings the terms of the agent's contact `$contact` in line with its row as it now is (name,
-/// email) and its channels; run in the transaction that changed the row, after the change.
+/// Brings the terms of the agent's contact `$contact`, and its activity's name terms
+/// ([`replace_name_terms!`](crate::repos::activity_search::replace_name_terms)), in line with
+/// its row as it now is (name, email) and its channels; run in the transaction that changed the
+/// row, after the change.
 /// Only what differs is written: most updates keep the name and the email.
 macro_rules! replace_contact_terms {
     ($conn:expr, $agent:expr, $contact:expr) => {{
@@ -49,6 +51,9 @@ macro_rules! replace_contact_terms {
                 .select((contact_channels::channel_type, contact_channels::channel_id, contact_channels::digits))
                 .load($conn)
                 .await?;
+            // Its activity's name terms too, from the same read of the channels.
+            let digits: Vec<&str> = channels.iter().map(|(_, _, d)| d.as_str()).collect();
+            crate::repos::activity_search::replace_name_terms!($conn, agent, contact, &name, &digits);
             let wanted = crate::repos::contact_search::terms_from(&name, email.as_deref(), &channels);
             let kept: Vec<String> = t::table.filter(t::contact_id.eq(contact)).select(t::term).order(t::term).load($conn).await?;
             let (gone, new) = crate::repos::activity_search::changes(&kept, &wanted);

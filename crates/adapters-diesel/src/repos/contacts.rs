@@ -5,7 +5,6 @@ use parley_domain::model::*;
 use parley_domain::ports::{ContactRepository, StoreResult};
 
 use super::activities::{ActivityRow, count_status, write_activity};
-use super::activity_search::replace_name_terms;
 use super::channel_lists::{channel_list_of, parse_channel_list};
 use super::contact_search::{page_of_filtered_contacts, replace_contact_terms};
 use crate::Store;
@@ -260,7 +259,6 @@ impl ContactRepository for Store {
                 .set(activities::contact_name.eq(contact.profile_name.as_str()))
                 .execute(conn)
                 .await?;
-            replace_name_terms!(conn, agent, id, &contact.profile_name.search_key());
             replace_contact_terms!(conn, agent, id);
             if n > 0 {
                 emit_all!(conn, events);
