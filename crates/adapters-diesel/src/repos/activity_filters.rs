@@ -11,7 +11,7 @@
 //! inbox can be unassigned, so its count is kept (`activity_counts.unassigned`).
 //!
 //! Where they run: on SQLite a read handed to the blocking pool costs two thread wake-ups, which
-//! held these lists to a sixth of the plain list's throughput. A filter that is one index range
+//! with uncached statements held these lists to half the plain list's throughput. A filter that is one index range
 //! ([`one_index_range`]) is read inline when its matches are few: a probe reads at most
 //! [`INLINE_MATCHES`] ids of the range (every row read is a match, so the probe's cost is
 //! bounded), and when it finds fewer, that is the total and the page is read inline too. When
