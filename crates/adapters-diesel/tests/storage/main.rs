@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 mod conformance;
+mod docs;
 mod migrations;
 mod sqlite_settings;
