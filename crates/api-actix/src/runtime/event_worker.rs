@@ -246,6 +246,20 @@ pub async fn expire_events(state: Arc<AppState>) {
 mod tests {
     use super::*;
 
+    /// `docs/events.md` states these bounds; a changed constant fails here until the doc says it.
+    #[test]
+    fn events_md_states_the_bounds_the_worker_holds() {
+        let doc = include_str!("../../../../docs/events.md").split_whitespace().collect::<Vec<_>>().join(" ");
+        for sentence in [
+            format!("Each pass looks at up to {ENDPOINTS_PER_PASS} endpoints with deliveries due"),
+            format!("At most {MAX_IN_FLIGHT} attempts in flight per process, {MAX_PER_TENANT} per tenant"),
+            format!("and {MAX_PER_ENDPOINT} per endpoint."),
+            format!("gets {} attempt at a time, a probe.", if MAX_PER_FAILING_ENDPOINT == 1 { "one" } else { "several" }),
+        ] {
+            assert!(doc.contains(&sentence), "docs/events.md should say {sentence:?}");
+        }
+    }
+
     fn due(endpoint: &str, agent: &str, failing: bool) -> DueEndpoint {
         DueEndpoint { id: EndpointId::new(endpoint), agent_id: AgentId::new(agent), failing }
     }
