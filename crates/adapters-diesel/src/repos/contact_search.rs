@@ -106,7 +106,8 @@ macro_rules! contact_term_rows {
 
 /// `Some((total, rows of the page))` of a filtered contact list (`$filter` is not empty), each
 /// query run as `$mode` says (see [`run!`](crate::pool::run)). With `$probe` true (inline),
-/// `None` when a term range holds [`INLINE_MATCHES`] rows or more, or there is no search: then
+/// `None` when a term range holds [`INLINE_MATCHES`] rows or more, or there is no search (the
+/// caller does not probe a channel type alone): then
 /// the list is read on the blocking pool (as the activity filters are: `activity_filters.rs`).
 /// Every term row in a range is a match, so the probe reads a bounded number of rows.
 ///

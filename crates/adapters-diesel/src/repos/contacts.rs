@@ -212,9 +212,12 @@ impl ContactRepository for Store {
         } else {
             // Inline when the search's term ranges hold few rows; otherwise every match is read
             // (or a channel type's contacts counted) off the request's thread.
+            // A channel type alone is never probed: it counts all of the type's contacts.
             let (filter, probe) = (filter.clone(), true);
             let again = (agent.clone(), filter.clone());
-            match read_direct!(self, page_of_filtered_contacts!(agent, filter, page, probe))? {
+            let inline =
+                if filter.search.is_some() { read_direct!(self, page_of_filtered_contacts!(agent, filter, page, probe))? } else { None };
+            match inline {
                 Some(found) => found,
                 None => {
                     let ((agent, filter), probe) = (again, false);
