@@ -1,9 +1,7 @@
 //! Property tests of the value objects and parsers that take outside input: whatever they are
-//! given they never panic, what they accept satisfies the rules of decisions.md and
-//! api-conventions.md, what they accept they accept again unchanged (round trip), and inputs
+//! given they never panic, what they accept satisfies the rules of docs/api-conventions.md,
+//! what they accept they accept again unchanged (round trip), and inputs
 //! built to be valid are always accepted.
-
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 
 use chrono::{DateTime, Datelike, SecondsFormat, Utc};
 use parley_domain::model::text::{bounded, free_text};

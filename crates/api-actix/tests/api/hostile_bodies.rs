@@ -2,7 +2,7 @@
 //! arbitrary JSON (wrong types, huge numbers, deep nesting, unicode, nulls), raw bytes that are
 //! barely JSON, and near-valid bodies (a valid body with one field changed, removed or added).
 //! Whatever arrives, the answer is a documented status: a success, or a 4xx in the error shape
-//! of api.md with a known code. Never a 5xx, never a panic.
+//! of docs/api-conventions.md (#errors) with a known code. Never a 5xx, never a panic.
 //!
 //! Each property runs on both backends (one app per test, proptest driving it through one
 //! actix runtime): PostgreSQL refuses what SQLite stores (a NUL byte), so a rule enforced only
@@ -19,7 +19,8 @@ use serde_json::{Map, Value, json};
 /// to run the file in seconds.
 const CASES: u32 = 256;
 
-/// Status → the error codes it may carry (decisions.md).
+/// Status → the error codes it may carry (the table in docs/api-conventions.md, #errors), for the
+/// endpoints these properties exercise.
 fn documented_code(status: u16, code: &str) -> bool {
     matches!(
         (status, code),
