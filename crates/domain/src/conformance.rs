@@ -3,7 +3,7 @@
 //!
 //! Each check gets a fresh, empty store. Ids are made unique per check from a counter.
 
-#![allow(clippy::unwrap_used)] // a test suite: a failed step is a failed check
+#![expect(clippy::unwrap_used, reason = "a test suite: a failed step is a failed check")]
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -154,6 +154,7 @@ async fn list_ids(r: &Repositories, agent: &AgentId, filter: ActivityFilter) -> 
     r.activities.list(agent, &filter, page(100, 0)).await.unwrap().items.into_iter().map(|v| v.activity.id).collect()
 }
 
+/// Agents read back as inserted; an unknown id is `None`; `list` is oldest first, then by id.
 pub async fn agents_round_trip(r: Repositories) {
     let a = agent(&r, "Shop A").await;
     let b = agent(&r, "Shop B").await;
@@ -163,6 +164,8 @@ pub async fn agents_round_trip(r: Repositories) {
     assert_eq!(all, [a, b], "agents list oldest first, then by id");
 }
 
+/// Key hashes are unique across agents (`Conflict`); keys are found by hash, revoked ones too;
+/// an agent's keys list oldest first; revoking twice keeps the first `revoked_at`.
 pub async fn keys_are_found_by_hash_and_revoked_once(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -194,6 +197,8 @@ pub async fn keys_are_found_by_hash_and_revoked_once(r: Repositories) {
     assert!(r.keys.revoke(&ApiKeyId::new("key_nope"), t(1)).await.unwrap().is_none());
 }
 
+/// Tag names are unique per agent ignoring case, on insert and update (`Conflict`); another
+/// agent may use the same name.
 pub async fn tag_names_are_unique_per_agent_ignoring_case(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -208,6 +213,8 @@ pub async fn tag_names_are_unique_per_agent_ignoring_case(r: Repositories) {
     assert!(matches!(r.tags.update(&other).await, Err(StoreError::Conflict(_))));
 }
 
+/// Tags list by name ignoring case; another agent's tag is invisible to `get` and `find_many`
+/// and untouched by `update` and `delete`.
 pub async fn tags_are_ordered_and_scoped(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -230,6 +237,8 @@ pub async fn tags_are_ordered_and_scoped(r: Repositories) {
     assert_eq!(r.tags.get(&b, &foreign.id).await.unwrap().unwrap().name.as_str(), "zeta");
 }
 
+/// Deleting a tag detaches it from every activity: views no longer show it and a filter by it
+/// finds nothing.
 pub async fn tag_delete_detaches_it_everywhere(r: Repositories) {
     let a = agent(&r, "A").await;
     let keep = tag(&a, "keep", t(0));
@@ -245,6 +254,8 @@ pub async fn tag_delete_detaches_it_everywhere(r: Repositories) {
     assert!(list_ids(&r, &a, ActivityFilter { tag: Some(gone.id), ..Default::default() }).await.is_empty());
 }
 
+/// A channel belongs to one contact per agent (`Conflict`, nothing written); another agent or
+/// another channel type may hold the same value; `get` and `find_by_channel` stay the agent's.
 pub async fn contacts_are_unique_per_channel_and_scoped(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -265,6 +276,8 @@ pub async fn contacts_are_unique_per_channel_and_scoped(r: Repositories) {
     assert!(r.contacts.find_by_channel(&a, &phone("5215559999")).await.unwrap().is_none());
 }
 
+/// Contacts page newest first (`created_at`, then id, descending) without repeats or gaps, with
+/// the agent's total on every page.
 pub async fn contacts_page_newest_first_with_totals(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -290,6 +303,8 @@ pub async fn contacts_page_newest_first_with_totals(r: Repositories) {
     assert!(r.contacts.list(&a, &ContactFilter::default(), page(3, 50)).await.unwrap().items.is_empty());
 }
 
+/// An update replaces profile name, email, notes, custom attributes and `updated_at`, and is
+/// scoped by agent.
 pub async fn contact_updates_replace_fields(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -357,6 +372,8 @@ pub async fn conversations_are_inserted_whole_or_not_at_all(r: Repositories) {
     assert!(list_ids(&r, &a, search("other")).await.is_empty());
 }
 
+/// A contact has at most one activity (`Conflict`); its view carries the contact's name and
+/// channels; another agent can neither read, list, tag nor update it, nor attach its own tags.
 pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -385,6 +402,8 @@ pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
     assert!(!r.activities.update(&foreign, None, &[]).await.unwrap());
 }
 
+/// Activity filters match status, tag, name (ignoring case) and phone digits, with LIKE
+/// wildcards taken literally, combine, and count every match in the total.
 pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -628,6 +647,8 @@ pub async fn activity_search_orders_many_matches_by_update_time(r: Repositories)
     assert_search(&r, &a, &all, "777", Some(Closed)).await;
 }
 
+/// Activities page by `updated_at` descending, ties by id descending, with the total on every
+/// page.
 pub async fn activities_page_by_update_time_with_tie_break(r: Repositories) {
     let a = agent(&r, "A").await;
     let mut made = Vec::new();
@@ -644,6 +665,8 @@ pub async fn activities_page_by_update_time_with_tie_break(r: Repositories) {
     assert_eq!(seen, made.into_iter().map(|a| a.id).collect::<Vec<_>>());
 }
 
+/// An activity update writes status, assignee, `last_inbound_at` and `updated_at` and renames
+/// its contact in the same write, which the search then finds by the new name.
 pub async fn activity_update_renames_contact_atomically(r: Repositories) {
     let a = agent(&r, "A").await;
     let mut act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
@@ -747,6 +770,8 @@ pub async fn tag_pages_follow_update_order(r: Repositories) {
     assert!(list_ids(&r, &other, by_tag(None)).await.is_empty(), "another agent sees none of it");
 }
 
+/// Attaching a tag twice or detaching it twice is a no-op that leaves `updated_at` alone;
+/// views list tags by name; an unknown activity is `false`.
 pub async fn tag_attach_is_idempotent_and_bumps_only_on_change(r: Repositories) {
     let a = agent(&r, "A").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
@@ -813,6 +838,8 @@ pub async fn activity_tags_stop_at_the_limit(r: Repositories) {
     assert!(r.activities.attach_tags(&a, &act.id, last, t(5), &[]).await.unwrap(), "room again");
 }
 
+/// Concurrent tag inserts all land, concurrent inserts of one name let exactly one through
+/// (the rest `Conflict`), and concurrent attaches to one activity lose none.
 pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
     let a = agent(&r, "A").await;
     let distinct = (0..16).map(|i| {
@@ -948,6 +975,8 @@ async fn product_ids(r: &Repositories, agent: &AgentId, filter: ProductFilter, l
     (p.items.into_iter().map(|doc| doc.to_product(agent).unwrap().id.as_str().to_string()).collect(), p.total)
 }
 
+/// Products list active only, newest first (ties by `_id` descending), filtered by exact
+/// category tag and kind, with totals and facets that leave drafts out, as their documents.
 pub async fn products_list_active_newest_first_with_filters_and_totals(r: Repositories) {
     let a = agent(&r, "A").await;
     let catalog = vec![
@@ -989,6 +1018,8 @@ pub async fn products_list_active_newest_first_with_filters_and_totals(r: Reposi
     assert_eq!(active.into_iter().map(|p| p.id).collect::<Vec<_>>(), [ProductId::lookup("p1")]);
 }
 
+/// A re-import replaces products and their facets (a product turned draft disappears but keeps
+/// its row), and reports progress batch by batch up to the total.
 pub async fn product_reimport_updates_rows_and_facets(r: Repositories) {
     let a = agent(&r, "A").await;
     r.products
@@ -1023,6 +1054,8 @@ pub async fn product_reimport_updates_rows_and_facets(r: Repositories) {
     assert_eq!(r.products.facets(&a).await.unwrap().total_items, 1204);
 }
 
+/// Two agents may hold the same product `_id`; products, filters and facets are each agent's
+/// own, and an agent with no catalog has empty facets.
 pub async fn products_are_scoped_by_agent(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -1043,6 +1076,7 @@ pub async fn products_are_scoped_by_agent(r: Repositories) {
     assert_eq!(product_ids(&r, &c, ProductFilter::default(), 10, 0).await, (vec![], 0));
 }
 
+/// Export pages every product, drafts included, by `_id`, starting after the given one.
 pub async fn product_export_pages_by_id_with_drafts(r: Repositories) {
     let a = agent(&r, "A").await;
     let catalog: Vec<Product> = ["c", "a", "d", "b"]
@@ -1059,6 +1093,8 @@ pub async fn product_export_pages_by_id_with_drafts(r: Repositories) {
     assert!(r.products.export_page(&a, Some(ProductId::lookup("d")), 3).await.unwrap().is_empty());
 }
 
+/// Carts read back exactly (lines, variants, prices), stay their agent's, have codes unique
+/// across agents (`Conflict`), and never change when the catalog does.
 pub async fn carts_store_snapshots_under_unique_codes(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -1182,6 +1218,8 @@ fn webhook_event(body: &str, at: Timestamp) -> WebhookEvent {
     }
 }
 
+/// A platform account is one line across agents (`Conflict`); lines and their tokens read back
+/// exactly, stay their agent's, list oldest first, and are found by channel type and account.
 pub async fn lines_are_unique_by_phone_number_and_scoped(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -1302,6 +1340,8 @@ pub async fn mailboxes_are_read_by_one_holder_at_a_time(r: Repositories) {
     assert_eq!(r.mailboxes.claim(m, "three", t(62), t(90)).await.unwrap(), Some(moved), "released: free at once");
 }
 
+/// Replacing a line's templates adds new ones, updates known ones (keeping `created_at`) and
+/// removes missing ones, leaving other lines' templates alone.
 pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositories) {
     let a = agent(&r, "A").await;
     let one = line(&a, "106540352242931", LineAccess::Sandbox, t(0));
@@ -1337,6 +1377,8 @@ pub async fn template_replace_for_line_upserts_and_removes_missing(r: Repositori
     assert_eq!(r.templates.list(&a).await.unwrap().len(), 1);
 }
 
+/// Templates list by name, language, then the line's age; a template shared by lines is got
+/// from the agent's oldest line; another agent's templates are invisible.
 pub async fn templates_are_ordered_scoped_and_got_from_the_oldest_line(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -1376,6 +1418,8 @@ pub async fn templates_are_ordered_scoped_and_got_from_the_oldest_line(r: Reposi
     assert_eq!(template_keys(&r, &b).await.len(), 2);
 }
 
+/// Execution platform message ids are unique per agent (absent ones never clash), and updates
+/// are a compare-and-set on the stored status, scoped by agent.
 pub async fn execution_updates_are_compare_and_set(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -1415,6 +1459,8 @@ pub async fn execution_updates_are_compare_and_set(r: Repositories) {
     assert_eq!(r.executions.find_by_message(&b, "pm.A1").await.unwrap().unwrap().status, ExecutionStatus::Sent);
 }
 
+/// A campaign key's executions list by `updated_at` then id, strictly after `since`, at most
+/// `limit`, per agent; `key_exists` is scoped by agent too.
 pub async fn executions_list_changes_since_in_order(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -1450,6 +1496,8 @@ pub async fn executions_list_changes_since_in_order(r: Repositories) {
     assert!(!r.executions.key_exists(&a, &CampaignKey::new("never").unwrap()).await.unwrap());
 }
 
+/// An idempotency key is claimed once per agent, answers the stored fingerprint and response
+/// while it lives, and is free again once its record is older than `expired_before`.
 pub async fn idempotency_keys_are_claimed_once_until_they_expire(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -1480,6 +1528,7 @@ pub async fn idempotency_keys_are_claimed_once_until_they_expire(r: Repositories
     );
 }
 
+/// Concurrent claims of one idempotency key, fresh or expired, let exactly one through.
 pub async fn concurrent_idempotency_claims_let_exactly_one_through(r: Repositories) {
     let a = agent(&r, "A").await;
     // The second round finds the first round's record expired: still exactly one claim wins.
@@ -1495,6 +1544,8 @@ pub async fn concurrent_idempotency_claims_let_exactly_one_through(r: Repositori
     }
 }
 
+/// Stored webhook events are due by `next_attempt_at`, oldest first, until processed; failures
+/// count attempts and wait for their next try; the backlog counts every unprocessed event.
 pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     let first = webhook_event(r#"{"n":1}"#, t(1));
     // Each delivery keeps the platform it came from: its decoder reads it.
@@ -1533,6 +1584,8 @@ pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
 }
 
+/// A given-up event is never due and leaves the backlog until an operator's `retry` or
+/// `retry_all` puts it back with a fresh attempt count; processed events are never given up.
 pub async fn given_up_webhook_events_wait_for_an_operator(r: Repositories) {
     let bad = webhook_event("garbage", t(1));
     let flaky = webhook_event(r#"{"n":2}"#, t(2));
@@ -1599,6 +1652,8 @@ async fn all_changes(r: &Repositories, agent: &AgentId, embedder: &str, after: C
     changes.into_iter().map(|c| (c.product.as_str().to_string(), c.revision, c.searchable.map(|s| s.vector))).collect()
 }
 
+/// Each import raises the agent's catalog revision and stamps its products; changes carry a
+/// vector only for an active product embedded by the asked embedder.
 pub async fn imports_store_vectors_and_raise_the_revision(r: Repositories) {
     let a = agent(&r, "A").await;
     assert!(r.vectors.revisions().await.unwrap().is_empty(), "no catalog, no revision");
@@ -1632,6 +1687,7 @@ pub async fn imports_store_vectors_and_raise_the_revision(r: Repositories) {
     assert_eq!(all_changes(&r, &a, EMBEDDER, seen).await, [("p2".into(), 3, None)], "imported without a vector: not searchable");
 }
 
+/// Catalog changes carry the product's kind and category tags, in the product's order.
 pub async fn changes_carry_what_search_filters_on(r: Repositories) {
     let a = agent(&r, "A").await;
     let catalog =
@@ -1647,6 +1703,7 @@ pub async fn changes_carry_what_search_filters_on(r: Repositories) {
     );
 }
 
+/// Catalog changes page by revision, then `_id`, each product once at its latest revision.
 pub async fn changes_page_by_revision_then_id(r: Repositories) {
     let a = agent(&r, "A").await;
     let first: Vec<Product> = ["c", "a", "b"].iter().map(|id| product(&a, id, "product", &[], "active", 1)).collect();
@@ -1665,6 +1722,8 @@ pub async fn changes_page_by_revision_then_id(r: Repositories) {
     assert_eq!(pages, [vec!["b@1", "c@1"], vec!["a@2"]], "a product appears once, at its latest revision");
 }
 
+/// Products needing vectors (none, or another embedder's) list by `_id`, drafts included;
+/// storing vectors raises the revision once, ignores unknown ids and leaves products untouched.
 pub async fn vectors_are_stored_for_missing_or_stale_products(r: Repositories) {
     let a = agent(&r, "A").await;
     let catalog: Vec<Product> = ["d", "b", "a", "c"]
@@ -1699,6 +1758,7 @@ pub async fn vectors_are_stored_for_missing_or_stale_products(r: Repositories) {
     );
 }
 
+/// Revisions, changes, missing vectors and vector writes are each agent's own.
 pub async fn vectors_and_revisions_are_scoped_by_agent(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -1720,6 +1780,8 @@ pub async fn vectors_and_revisions_are_scoped_by_agent(r: Repositories) {
     assert!(all_changes(&r, &b, EMBEDDER, ChangeCursor::default()).await.iter().all(|c| c.2.is_none()), "A cannot write B's vectors");
 }
 
+/// A claimed webhook event is no one else's until its lease ends; a release hands back only
+/// what that claim still holds; a processed event is never claimed again.
 pub async fn webhook_events_are_claimed_once(r: Repositories) {
     let events: Vec<WebhookEvent> = (1..=3).map(|n| webhook_event(&format!(r#"{{"n":{n}}}"#), t(n))).collect();
     for e in events.iter().rev() {

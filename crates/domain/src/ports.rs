@@ -9,11 +9,13 @@ use async_trait::async_trait;
 use crate::StoreError;
 use crate::model::*;
 
+/// What every repository method returns: its answer, or the [`StoreError`] the backend met.
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// The current time, truncated to milliseconds.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 pub trait Clock: Send + Sync {
+    /// The current instant, in UTC, truncated to milliseconds.
     fn now(&self) -> Timestamp;
 }
 
@@ -32,15 +34,20 @@ pub trait IdSource: Send + Sync {
     fn unit(&self) -> f64;
 }
 
+/// Agents: the tenants every other record belongs to. The one repository not scoped by agent.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait AgentRepository: Send + Sync {
+    /// Stores a new agent.
     async fn insert(&self, agent: &Agent) -> StoreResult<()>;
+    /// The agent `id`, or `None` when unknown.
     async fn get(&self, id: &AgentId) -> StoreResult<Option<Agent>>;
     /// All agents, oldest first.
     async fn list(&self) -> StoreResult<Vec<Agent>>;
 }
 
+/// API keys, stored by the hash of the whole key (never the key itself). Finding a key by hash
+/// (how a request's agent is known) and revoking one by id are not scoped by agent.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ApiKeyRepository: Send + Sync {
@@ -54,11 +61,13 @@ pub trait ApiKeyRepository: Send + Sync {
     async fn revoke(&self, id: &ApiKeyId, at: Timestamp) -> StoreResult<Option<ApiKey>>;
 }
 
+/// An agent's tags, which label its activities. Names are unique per agent, ignoring case.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait TagRepository: Send + Sync {
     /// Ordered by name ignoring case, then id.
     async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Tag>>;
+    /// The agent's tag `id`; another agent's is `None`.
     async fn get(&self, agent: &AgentId, id: &TagId) -> StoreResult<Option<Tag>>;
     /// The agent's tags among `ids`, in any order; unknown ids are simply absent.
     async fn find_many(&self, agent: &AgentId, ids: &[TagId]) -> StoreResult<Vec<Tag>>;
@@ -80,6 +89,7 @@ pub trait CannedResponseRepository: Send + Sync {
     /// The agent's canned responses by short code, those `search` matches
     /// ([`CannedSearch::matches`]) when given, with their total.
     async fn list(&self, agent: &AgentId, search: Option<CannedSearch>, page: PageRequest) -> StoreResult<Page<CannedResponse>>;
+    /// The agent's canned response `id`; another agent's is `None`.
     async fn get(&self, agent: &AgentId, id: &CannedResponseId) -> StoreResult<Option<CannedResponse>>;
     /// MUST return `Conflict` when the agent has one with the same short code, and `false`,
     /// writing nothing, when it already has `max_per_agent` (counted in the insert's
@@ -92,6 +102,8 @@ pub trait CannedResponseRepository: Send + Sync {
     async fn delete(&self, agent: &AgentId, id: &CannedResponseId) -> StoreResult<bool>;
 }
 
+/// An agent's contacts. Each channel (a phone number, an account, an address) belongs to at
+/// most one contact of the agent; another agent may hold the same channel.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ContactRepository: Send + Sync {
@@ -100,7 +112,9 @@ pub trait ContactRepository: Send + Sync {
     /// A new contact and its first activity, in one transaction: what a message from (or a send
     /// to) someone new makes. `Conflict` as [`insert`](Self::insert), and then nothing is written.
     async fn insert_conversation(&self, contact: &Contact, activity: &Activity, events: &[Event]) -> StoreResult<()>;
+    /// The agent's contact `id`; another agent's is `None`.
     async fn get(&self, agent: &AgentId, id: &ContactId) -> StoreResult<Option<Contact>>;
+    /// The agent's contact on `channel` (same channel type and value), if any.
     async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>>;
     /// The contact on `channel` and its activity, if it has one: what every inbound message and
     /// every send to a number asks first, in one read.
@@ -120,12 +134,16 @@ pub trait ContactRepository: Send + Sync {
     async fn erase(&self, agent: &AgentId, id: &ContactId, events: &[Event]) -> StoreResult<bool>;
 }
 
+/// Activities: a contact's one conversation, with its status, assignee and tags, shown as an
+/// [`ActivityView`] (with what it shows of its contact, tags and last message).
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ActivityRepository: Send + Sync {
     /// MUST return `Conflict` when the contact already has an activity.
     async fn insert(&self, activity: &Activity, events: &[Event]) -> StoreResult<()>;
+    /// The agent's activity `id` as the API shows it; another agent's is `None`.
     async fn get(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<Option<ActivityView>>;
+    /// The activity of the agent's contact `contact`, if it has one (a contact has at most one).
     async fn find_by_contact(&self, agent: &AgentId, contact: &ContactId) -> StoreResult<Option<Activity>>;
     /// Most recently updated first (`updated_at` desc, then id desc).
     async fn list(&self, agent: &AgentId, filter: &ActivityFilter, page: PageRequest) -> StoreResult<Page<ActivityView>>;
@@ -145,6 +163,7 @@ pub trait ActivityRepository: Send + Sync {
     async fn mark_read(&self, agent: &AgentId, id: &ActivityId) -> StoreResult<bool>;
 }
 
+/// The messages of activities' timelines: inbound, outbound and internal notes.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait MessageRepository: Send + Sync {
@@ -156,6 +175,8 @@ pub trait MessageRepository: Send + Sync {
     /// nothing, when the agent already has a message with the same platform message id (the
     /// platform retries webhooks). MUST return `NotFound` when the activity is not the agent's.
     async fn insert(&self, message: &Message, events: &[Event]) -> StoreResult<bool>;
+    /// The message `id` of the agent's activity `activity`; `None` when it is on another activity
+    /// or another agent's.
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>>;
     /// The activity's messages, newest first (`created_at` desc, then id desc). With
     /// `filter.since`, only those whose `updated_at` is after it; `total` counts under the same
@@ -203,6 +224,8 @@ pub trait MessageRepository: Send + Sync {
 /// Reports how many products an import has written so far.
 pub type ImportProgress = std::sync::Arc<dyn Fn(usize) + Send + Sync>;
 
+/// An agent's catalog: products imported in bulk by `_id`, drafts kept but hidden from lists
+/// and look-ups.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ProductRepository: Send + Sync {
@@ -265,6 +288,8 @@ pub trait ProductVectorRepository: Send + Sync {
     async fn count_missing(&self, embedder: &str) -> StoreResult<u64>;
 }
 
+/// Carts: snapshots of products and quantities under a short code, written once and never
+/// changed, even when the catalog changes.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait CartRepository: Send + Sync {
@@ -281,14 +306,27 @@ pub enum PlatformError {
     /// 132000 parameter count mismatch: `code` and `message` as the platform gave them,
     /// `details` from its `error_data.details`.
     #[error("the platform refused the message ({code:?}): {message}")]
-    Rejected { code: Option<i64>, message: String, details: Option<String> },
+    Rejected {
+        /// The platform's numeric error code, when it gave one.
+        code: Option<i64>,
+        /// The platform's explanation, as given.
+        message: String,
+        /// The platform's `error_data.details`, when given.
+        details: Option<String>,
+    },
     /// The line's token is invalid or expired (HTTP 401, error code 190).
     #[error("the platform refused the line's credentials: {message}")]
-    Unauthorized { message: String },
+    Unauthorized {
+        /// The platform's explanation, as given.
+        message: String,
+    },
     /// The platform failed or could not be reached (5xx, timeout, connection). For a send, the
     /// message may or may not have gone out.
     #[error("the platform is unavailable: {message}")]
-    Unavailable { message: String },
+    Unavailable {
+        /// What failed: the status, the time-out or the connection error.
+        message: String,
+    },
 }
 
 impl PlatformError {
@@ -354,12 +392,17 @@ pub trait MessagingPlatform: Send + Sync {
 /// A file Parley keeps for a message (an email's attachment), served by the media endpoint.
 #[derive(Clone, PartialEq, Eq)]
 pub struct StoredFile {
-    /// `att_…`, derived from the message it came in (see [`InboundFile`](crate::model::InboundFile)).
+    /// `att_…`, derived from the message it came in (see [`InboundFile`]).
     pub id: String,
+    /// The agent whose file it is: ids are unique per agent, not across agents.
     pub agent_id: AgentId,
+    /// The name the file came with, when it had one.
     pub filename: Option<String>,
+    /// Its media type, as the message gave it (`application/pdf`).
     pub mime_type: String,
+    /// The whole content, possibly empty.
     pub bytes: Vec<u8>,
+    /// When the message that brought it was received.
     pub created_at: Timestamp,
 }
 
@@ -429,6 +472,8 @@ pub struct MediaFile {
     pub mime_type: crate::model::MediaType,
     /// In bytes, when the platform says.
     pub length: Option<u64>,
+    /// The file's bytes, in chunks as they arrive; an `Err` ends the stream (the download failed
+    /// part way).
     pub body: futures_util::stream::BoxStream<'static, Result<Vec<u8>, PlatformError>>,
 }
 
@@ -438,12 +483,15 @@ impl std::fmt::Debug for MediaFile {
     }
 }
 
+/// Lines: an agent's accounts on a messaging platform (or mailboxes), through which its
+/// messages come and go.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait LineRepository: Send + Sync {
     /// MUST return `Conflict` when the account is already a line (of any agent) of the same
     /// channel type: webhooks find a line by it.
     async fn insert(&self, line: &Line) -> StoreResult<()>;
+    /// The agent's line `id`; another agent's is `None`.
     async fn get(&self, agent: &AgentId, id: &LineId) -> StoreResult<Option<Line>>;
     /// The line `id` of whichever agent: for a platform that names the line in its request
     /// and proves it with the line's own secret (email forwarders).
@@ -457,6 +505,8 @@ pub trait LineRepository: Send + Sync {
     async fn find_by_account(&self, channel_type: ChannelType, account_id: &str) -> StoreResult<Option<Line>>;
 }
 
+/// Message templates, as the platform lists them for each line's business account, kept up to
+/// date by template sync.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait TemplateRepository: Send + Sync {
@@ -472,10 +522,16 @@ pub trait TemplateRepository: Send + Sync {
     async fn get(&self, agent: &AgentId, id: &TemplateId) -> StoreResult<Option<Template>>;
 }
 
+/// Executions: one record per template message sent under a campaign key, following the
+/// message's delivery status.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ExecutionRepository: Send + Sync {
+    /// Stores a new execution. MUST return `Conflict` when the agent already has an execution with
+    /// the same platform message id; executions without one (refused sends) never clash.
     async fn insert(&self, execution: &Execution) -> StoreResult<()>;
+    /// The agent's execution for the platform message id `message_id` (`pm.…`): how a status
+    /// report finds the send it is about.
     async fn find_by_message(&self, agent: &AgentId, message_id: &str) -> StoreResult<Option<Execution>>;
     /// Writes `execution` only if the stored status is still `expected` (compare-and-set, so
     /// concurrent webhook processors never lose an update); `false` otherwise.
@@ -486,6 +542,8 @@ pub trait ExecutionRepository: Send + Sync {
     async fn key_exists(&self, agent: &AgentId, key: &CampaignKey) -> StoreResult<bool>;
 }
 
+/// Idempotency keys: a request repeated with the same key (per agent) gets the first one's
+/// answer instead of running again.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait IdempotencyRepository: Send + Sync {
@@ -509,6 +567,8 @@ pub trait IdempotencyRepository: Send + Sync {
     async fn recovery_point(&self, agent: &AgentId, key: &str) -> StoreResult<Option<String>>;
 }
 
+/// The messaging platforms' webhook deliveries, stored as received and processed afterwards,
+/// with retries, so none is lost. Not scoped by agent: a delivery names lines, not agents.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait WebhookEventRepository: Send + Sync {
@@ -561,6 +621,8 @@ pub enum EmbedError {
     #[error("the embedder is unavailable: {0}")]
     Unavailable(String),
     #[error("the embedder failed: {0}")]
+    /// The embedder ran and could not embed the texts (a model error, an unusable answer):
+    /// trying again will not help.
     Failed(String),
 }
 
@@ -635,6 +697,7 @@ pub trait WebhookEndpointRepository: Send + Sync {
     /// written). The count and the insert are one step: concurrent creations never pass the
     /// limit together.
     async fn insert(&self, endpoint: &WebhookEndpoint, max_per_agent: u32) -> StoreResult<bool>;
+    /// The agent's endpoint `id`; another agent's is `None`.
     async fn get(&self, agent: &AgentId, id: &EndpointId) -> StoreResult<Option<WebhookEndpoint>>;
     /// Newest first (`created_at` desc, then id desc), with the agent's total.
     async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<WebhookEndpoint>>;
@@ -653,6 +716,7 @@ pub trait EventRepository: Send + Sync {
     /// Stores `event` with a delivery, due now, for each of its agent's enabled endpoints
     /// subscribed to its type (to `only` alone when given, enabled or not: a test ping).
     async fn emit<'a>(&self, event: &Event, only: Option<&'a EndpointId>) -> StoreResult<()>;
+    /// The agent's event `id`; another agent's, or one deleted after 30 days, is `None`.
     async fn get(&self, agent: &AgentId, id: &EventId) -> StoreResult<Option<Event>>;
     /// Newest first (`created_at` desc, then id desc), with the total of those matching.
     async fn list(&self, agent: &AgentId, filter: &EventFilter, page: PageRequest) -> StoreResult<Page<Event>>;
@@ -695,6 +759,7 @@ pub trait EventRepository: Send + Sync {
 /// and the Standard Webhooks headers.
 #[derive(Debug, Clone)]
 pub struct OutgoingDelivery<'a> {
+    /// The endpoint's URL.
     pub url: &'a EndpointUrl,
     /// `webhook-id`: the event id.
     pub id: &'a str,
@@ -702,6 +767,7 @@ pub struct OutgoingDelivery<'a> {
     pub timestamp: i64,
     /// `webhook-signature`.
     pub signature: String,
+    /// The event as JSON: the exact bytes signed.
     pub body: &'a str,
 }
 
@@ -720,48 +786,77 @@ pub enum ReceiverAnswer {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait WebhookSender: Send + Sync {
+    /// POSTs the delivery once and tells how the receiver answered; never retries, and every
+    /// failure to reach the receiver is a [`ReceiverAnswer::NoAnswer`].
     async fn send<'a>(&self, delivery: &OutgoingDelivery<'a>) -> ReceiverAnswer;
 }
 
 // Every write that changes what the API shows takes `events`: the events that report the change
-// (decisions.md, "Event webhooks"), written in the same transaction only when the write takes
+// (docs/events.md, "The outbox"), written in the same transaction only when the write takes
 // effect (not for a duplicate message, a lost compare-and-set, a tag already attached), so a
 // change and its events commit together or not at all.
 
 /// Every repository port, as one storage backend provides them.
 #[derive(Clone)]
 pub struct Repositories {
+    /// The tenants.
     pub agents: std::sync::Arc<dyn AgentRepository>,
+    /// API keys, by hash.
     pub keys: std::sync::Arc<dyn ApiKeyRepository>,
+    /// Tags that label activities, unique by name per agent.
     pub tags: std::sync::Arc<dyn TagRepository>,
+    /// Saved answers, unique by short code per agent.
     pub canned_responses: std::sync::Arc<dyn CannedResponseRepository>,
+    /// Contacts and their channels.
     pub contacts: std::sync::Arc<dyn ContactRepository>,
+    /// Conversations.
     pub activities: std::sync::Arc<dyn ActivityRepository>,
+    /// The messages and notes of activities' timelines.
     pub messages: std::sync::Arc<dyn MessageRepository>,
+    /// Each agent's catalog, imported in bulk.
     pub products: std::sync::Arc<dyn ProductRepository>,
+    /// The catalog's search vectors and revisions.
     pub vectors: std::sync::Arc<dyn ProductVectorRepository>,
+    /// Carts, written once under codes unique across agents.
     pub carts: std::sync::Arc<dyn CartRepository>,
+    /// Messaging platform accounts and mailboxes.
     pub lines: std::sync::Arc<dyn LineRepository>,
+    /// Message templates of each line.
     pub templates: std::sync::Arc<dyn TemplateRepository>,
+    /// Template sends and their delivery status.
     pub executions: std::sync::Arc<dyn ExecutionRepository>,
+    /// Idempotency keys and their answers.
     pub idempotency: std::sync::Arc<dyn IdempotencyRepository>,
+    /// The platforms' webhook deliveries, inbound.
     pub webhooks: std::sync::Arc<dyn WebhookEventRepository>,
+    /// The agents' webhook endpoints, outbound.
     pub webhook_endpoints: std::sync::Arc<dyn WebhookEndpointRepository>,
+    /// Events and their deliveries to endpoints.
     pub events: std::sync::Arc<dyn EventRepository>,
+    /// Files kept for messages.
     pub files: std::sync::Arc<dyn FileRepository>,
+    /// Mailbox readers' positions and leases.
     pub mailboxes: std::sync::Arc<dyn MailboxCursorRepository>,
+    /// Whether the database answers, and its pool.
     pub health: std::sync::Arc<dyn StorageHealth>,
 }
 
 /// An object an event reports, before it is shown.
 #[derive(Debug, Clone, Copy)]
 pub enum ApiObject<'a> {
+    /// An endpoint, for a `ping` (never its secrets).
     WebhookEndpoint(&'a WebhookEndpoint),
+    /// A contact, for `contact.*` events.
     Contact(&'a Contact),
+    /// An activity as its list shows it, for `activity.*` events.
     Activity(&'a ActivityView),
+    /// A message or note, for `message.*` and `note.created` events.
     Message(&'a Message),
+    /// A cart, for `cart.created`.
     Cart(&'a Cart),
+    /// A template send, for `execution.updated`.
     Execution(&'a Execution),
+    /// A template, for `template.updated`.
     Template(&'a Template),
 }
 
@@ -769,5 +864,6 @@ pub enum ApiObject<'a> {
 /// representation, so an event and a `GET` of the same object at that moment agree.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 pub trait ApiObjects: Send + Sync {
+    /// The object as the API's own representation, as JSON.
     fn render<'a>(&self, object: ApiObject<'a>) -> serde_json::Value;
 }

@@ -20,6 +20,8 @@ fn canned(agent: &AgentId, code: &str, text: &str, at: Timestamp) -> CannedRespo
 
 const MAX: u32 = MAX_CANNED_RESPONSES_PER_AGENT;
 
+/// Short codes are unique per agent on insert and update (`Conflict`) and free again once
+/// deleted; responses read back whole, list by short code, and stay their agent's.
 pub async fn canned_responses_are_unique_by_short_code_and_stay_their_agents(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -58,6 +60,7 @@ pub async fn canned_responses_are_unique_by_short_code_and_stay_their_agents(r: 
     assert!(r.canned_responses.insert(&canned(&a, "thanks", "Reused", t(4)), MAX).await.unwrap(), "a deleted code is free again");
 }
 
+/// An insert past the agent's limit is `false` and writes nothing; the limit is per agent.
 pub async fn canned_responses_stop_at_the_agents_limit(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -74,6 +77,8 @@ pub async fn canned_responses_stop_at_the_agents_limit(r: Repositories) {
 const WORDS: [&str; 12] = ["Hello", "ÜBER", "über", "50%", "a_b", "Café", "dot.*", "ORDER", "order-12", "\\n", "İstanbul", "ß"];
 const CODE_PARTS: [&str; 6] = ["hi", "order", "ship", "a_b", "x-1", "über"];
 
+/// A search lists exactly what [`CannedSearch::matches`] keeps, by short code, whole and in
+/// pages, with exact totals, over random texts with case, accents and pattern characters.
 pub async fn canned_response_search_equals_its_definition_for_random_texts(r: Repositories) {
     for seed in [11_u64, 0x5eed_cafe, 987_654_321] {
         let a = agent(&r, "A").await;

@@ -29,6 +29,8 @@ fn event(agent: &AgentId, event_type: EventType, at: Timestamp) -> Event {
     Event { data: json!({"object": {"id": id.as_str(), "n": 1}}), id, agent_id: agent.clone(), event_type, created_at: at }
 }
 
+/// Endpoints read back whole, list newest first with the agent's total, are replaced whole by
+/// an update, and are read, updated and deleted only through their own agent.
 pub async fn webhook_endpoints_round_trip_whole_and_stay_their_agents(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -71,6 +73,8 @@ pub async fn webhook_endpoints_round_trip_whole_and_stay_their_agents(r: Reposit
     assert!(r.webhook_endpoints.get(&b, &theirs.id).await.unwrap().is_some());
 }
 
+/// Events read back whole and list newest first (ties by id descending), filtered by type and
+/// strictly after `since`, with exact totals, and stay their agent's.
 pub async fn events_list_newest_first_by_type_and_time_and_stay_their_agents(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;

@@ -138,6 +138,8 @@ async fn paged(r: &Repositories, a: &AgentId, filter: &ActivityFilter, limit: u3
     }
 }
 
+/// Random combinations of activity filters list exactly what [`ActivityFilter::matches`]
+/// keeps, in update order, whole and in pages, with exact totals.
 pub async fn activity_filters_equal_their_definition_for_random_combinations(r: Repositories) {
     for seed in [0x9e37_79b9_7f4a_7c15_u64, 42, 7_777_777] {
         let a = agent(&r, "A").await;
@@ -162,6 +164,8 @@ pub async fn activity_filters_equal_their_definition_for_random_combinations(r: 
     }
 }
 
+/// Random contact filters list exactly what [`ContactFilter::matches`] keeps, whole and in
+/// pages, with exact totals, also after names and emails change.
 pub async fn contact_filters_equal_their_definition_for_random_combinations(r: Repositories) {
     for seed in [3_u64, 0xdead_beef, 123_456_789] {
         let a = agent(&r, "A").await;

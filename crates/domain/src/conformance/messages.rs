@@ -160,6 +160,8 @@ async fn updated_at(r: &Repositories, agent: &AgentId, activity: &ActivityId) ->
     r.activities.get(agent, activity).await.unwrap().unwrap().activity.updated_at
 }
 
+/// Messages of every content kind, bare and with every field set, read back exactly through
+/// `get` and `list`.
 pub async fn messages_round_trip_every_content_kind(r: Repositories) {
     let a = agent(&r, "A").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
@@ -253,6 +255,8 @@ pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {
     // An unknown activity is NotFound, not an empty page: `messages_are_scoped_by_agent`.
 }
 
+/// A status update is a compare-and-set on the stored status, scoped by agent, that writes
+/// status, times, error and `updated_at` and never the message's content or cart.
 pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -293,6 +297,8 @@ pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(expected));
 }
 
+/// A platform message id finds the agent's message on any of its activities, never another
+/// agent's.
 pub async fn messages_are_found_by_platform_id_within_the_agent(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -313,6 +319,8 @@ pub async fn messages_are_found_by_platform_id_within_the_agent(r: Repositories)
     assert_eq!(r.messages.find_by_platform_id(&b, "pm.B1").await.unwrap(), Some(their));
 }
 
+/// `last_inbound` is the activity's newest inbound message (by `created_at`, then id),
+/// ignoring outbound ones and other agents.
 pub async fn last_inbound_is_the_newest_inbound_message(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -332,6 +340,8 @@ pub async fn last_inbound_is_the_newest_inbound_message(r: Repositories) {
     assert!(r.messages.last_inbound(&b, &act.id).await.unwrap().is_none(), "another agent sees nothing");
 }
 
+/// `unread_outbound` lists the activity's `sent` or `delivered` outbound messages on the line,
+/// created up to the given time, oldest first then by id, at most `limit`.
 pub async fn unread_outbound_messages_are_those_a_read_receipt_moves(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -360,6 +370,7 @@ pub async fn unread_outbound_messages_are_those_a_read_receipt_moves(r: Reposito
     assert!(r.messages.unread_outbound(&b, &act.id, &line, t(10), 10).await.unwrap().is_empty(), "another agent sees nothing");
 }
 
+/// Deleting a message marks it once, keeping its content; another agent cannot mark it.
 pub async fn deleted_messages_are_kept_and_marked_once(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -375,6 +386,8 @@ pub async fn deleted_messages_are_kept_and_marked_once(r: Repositories) {
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap().unwrap().deleted_at, Some(t(5)));
 }
 
+/// The carts an activity's messages carry list once each, newest cart first, leaving out codes
+/// of no cart of the agent.
 pub async fn message_carts_are_distinct_newest_first_and_scoped(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -583,6 +596,8 @@ async fn reopened(r: &Repositories, agent: &AgentId, activity: &Activity) -> (Ac
     (view.status, view.last_inbound_at, total, found)
 }
 
+/// An inbound message reopens its activity and raises `last_inbound_at`, never lowering it;
+/// an outbound message or a repeated delivery changes neither.
 pub async fn inbound_messages_reopen_their_activity_and_raise_last_inbound_at(r: Repositories) {
     let a = agent(&r, "A").await;
     let act = conversation(&r, &a, "Reopened Ann", "5215550101", ActivityStatus::Closed, t(0)).await;

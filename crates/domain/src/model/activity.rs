@@ -3,16 +3,24 @@
 use super::{ActivityId, AgentId, Channel, ChannelType, Contact, ContactId, MessageSummary, ProfileName, TagId, TagRef, Timestamp, text};
 use crate::FieldError;
 
+/// Where a conversation stands. An inbound message makes it (or puts it back) `Open`; a send to
+/// someone new opens it `Pending`; the team may move it between any two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ActivityStatus {
+    /// In progress: what an inbound message makes it (`open`).
     Open,
+    /// Closed by the team; the contact's next message reopens it (`closed`).
     Closed,
+    /// Opened by the business before the contact wrote (a send to someone new), or set by the
+    /// team; the contact's next message opens it (`pending`).
     Pending,
 }
 
 impl ActivityStatus {
+    /// Every status, in the order status sets list them.
     pub const ALL: [ActivityStatus; 3] = [ActivityStatus::Open, ActivityStatus::Closed, ActivityStatus::Pending];
 
+    /// Its name on the wire: `open`, `closed` or `pending`.
     pub fn as_str(self) -> &'static str {
         match self {
             ActivityStatus::Open => "open",
@@ -21,6 +29,7 @@ impl ActivityStatus {
         }
     }
 
+    /// The status named exactly (lowercase) `raw`; a `FieldError` on `status` for anything else.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         Self::ALL.into_iter().find(|s| s.as_str() == raw).ok_or_else(|| FieldError::new("status", "must be one of open, closed, pending"))
     }
@@ -31,33 +40,48 @@ impl ActivityStatus {
 pub struct Assignee(String);
 
 impl Assignee {
+    /// `raw` trimmed; a `FieldError` on `assigned_to` when empty, longer than 128 characters or
+    /// holding a control character other than newline and tab.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         text::bounded("assigned_to", raw, 1, 128).map(Self)
     }
 
+    /// The user id, trimmed.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
+/// A contact's one conversation, across all the contact's channels.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activity {
+    /// Its id (`act_…`).
     pub id: ActivityId,
+    /// The agent whose conversation it is.
     pub agent_id: AgentId,
+    /// The contact it is with: a contact has at most one activity.
     pub contact_id: ContactId,
+    /// Where it stands.
     pub status: ActivityStatus,
+    /// The team member in charge; `None` while unassigned.
     pub assigned_to: Option<Assignee>,
     /// When the contact last wrote; the 24-hour messaging window runs from here.
     pub last_inbound_at: Option<Timestamp>,
+    /// When it was opened.
     pub created_at: Timestamp,
+    /// When it last changed: status, assignee, contact name, a tag actually attached or detached,
+    /// or a message stored.
     pub updated_at: Timestamp,
 }
 
 /// An activity with what the API shows beside it: its contact's name and channels, its tags.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActivityView {
+    /// The activity itself.
     pub activity: Activity,
+    /// Its contact's name.
     pub profile_name: ProfileName,
+    /// Its contact's channels.
     pub channels: Vec<Channel>,
     /// Ordered by name (case-insensitive), then id.
     pub tags: Vec<TagRef>,
@@ -80,6 +104,8 @@ impl ActivitySearch {
     /// Fewer digits than this in a term search the name only: two digits would match most numbers.
     pub const MIN_DIGITS: usize = 3;
 
+    /// A search for `raw` trimmed; a `FieldError` on `search` when empty, longer than 100
+    /// characters or holding a control character other than newline and tab.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         let term = text::bounded("search", raw, 1, 100)?;
         let digits = text::digits_of(&term);
@@ -166,6 +192,7 @@ impl StatusSet {
         }
     }
 
+    /// Whether activities in `status` are kept.
     pub fn contains(self, status: ActivityStatus) -> bool {
         self.0 & Self::bit(status) != 0
     }
@@ -179,7 +206,9 @@ impl StatusSet {
 /// Whose activities a list keeps: nobody's (`none`, unassigned) or one user's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AssigneeFilter {
+    /// Activities with no assignee (`none`).
     Unassigned,
+    /// Activities assigned to this user.
     To(Assignee),
 }
 
@@ -189,6 +218,7 @@ impl AssigneeFilter {
         if raw == "none" { Ok(Self::Unassigned) } else { Assignee::new(raw).map(Self::To) }
     }
 
+    /// Whether an activity assigned to `assigned_to` (`None`: unassigned) is kept.
     pub fn matches(&self, assigned_to: Option<&Assignee>) -> bool {
         match self {
             Self::Unassigned => assigned_to.is_none(),
@@ -200,9 +230,13 @@ impl AssigneeFilter {
 /// Filters of the activity list; all given filters must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ActivityFilter {
+    /// The statuses kept; every one by default.
     pub status: StatusSet,
+    /// Activities with this tag attached; an unknown or another agent's tag keeps none.
     pub tag: Option<TagId>,
+    /// Activities whose contact matches ([`ActivitySearch::matches`]).
     pub search: Option<ActivitySearch>,
+    /// Activities with this assignee, or unassigned ones.
     pub assigned_to: Option<AssigneeFilter>,
     /// Activities whose contact has a channel of this type.
     pub channel_type: Option<ChannelType>,

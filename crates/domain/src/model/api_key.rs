@@ -9,6 +9,7 @@ use crate::DomainError;
 /// Random characters after the prefix.
 pub const KEY_SECRET_LEN: usize = 40;
 
+/// What a key may do, told by its prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyKind {
     /// Server-side key: every endpoint.
@@ -18,6 +19,7 @@ pub enum KeyKind {
 }
 
 impl KeyKind {
+    /// What the full key starts with: `sk_` or `pk_`.
     pub fn prefix(self) -> &'static str {
         match self {
             KeyKind::Secret => "sk_",
@@ -25,6 +27,7 @@ impl KeyKind {
         }
     }
 
+    /// Its name on the wire: `secret` or `publishable`.
     pub fn as_str(self) -> &'static str {
         match self {
             KeyKind::Secret => "secret",
@@ -32,6 +35,7 @@ impl KeyKind {
         }
     }
 
+    /// The kind named `secret` or `publishable`; `None` for anything else.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "secret" => Some(KeyKind::Secret),
@@ -55,14 +59,17 @@ pub enum Access {
 pub struct KeyHash(String);
 
 impl KeyHash {
+    /// The hash of a full key string, as stored and looked up.
     pub fn of(full_key: &str) -> Self {
         Self(hex::encode(Sha256::digest(full_key.as_bytes())))
     }
 
+    /// A hash as read back from storage (no check).
     pub fn from_stored(hex: String) -> Self {
         Self(hex)
     }
 
+    /// The 64 lowercase hex digits.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -92,10 +99,12 @@ impl PresentedKey {
         Ok(Self { kind, hash: KeyHash::of(raw) })
     }
 
+    /// Its kind, from its prefix.
     pub fn kind(&self) -> KeyKind {
         self.kind
     }
 
+    /// Its hash: what finds the stored key.
     pub fn hash(&self) -> &KeyHash {
         &self.hash
     }
@@ -104,28 +113,39 @@ impl PresentedKey {
 /// A stored key. The plaintext exists only in [`IssuedKey`], once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKey {
+    /// The record's id (`key_…`).
     pub id: ApiKeyId,
+    /// The agent the key acts for.
     pub agent_id: AgentId,
+    /// Secret or publishable.
     pub kind: KeyKind,
+    /// The hash of the full key, unique across agents.
     pub hash: KeyHash,
     /// The last four characters, so operators can tell keys apart without seeing them.
     pub hint: String,
+    /// When it was issued.
     pub created_at: Timestamp,
+    /// When it was revoked; `None` while it works. Set once: revoking again keeps the first time.
     pub revoked_at: Option<Timestamp>,
 }
 
 /// A freshly created key with its plaintext, to be shown to the operator exactly once.
 #[derive(Debug, Clone)]
 pub struct IssuedKey {
+    /// The stored record.
     pub key: ApiKey,
+    /// The full key (`sk_…` or `pk_…`), never stored.
     pub plaintext: String,
 }
 
 /// The authenticated caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
+    /// The agent whose key called.
     pub agent_id: AgentId,
+    /// The key that called.
     pub key_id: ApiKeyId,
+    /// Its kind: what it may call ([`Principal::require`]).
     pub kind: KeyKind,
 }
 

@@ -13,6 +13,8 @@ impl ShortCode {
     /// Longest short code, in characters.
     pub const MAX_LEN: usize = 32;
 
+    /// `raw` exactly as sent; a `FieldError` on `short_code` when empty, longer than
+    /// [`MAX_LEN`](Self::MAX_LEN), or holding anything but `a-z`, `0-9`, `_` and `-`.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         if raw.is_empty() || raw.len() > Self::MAX_LEN {
             return Err(FieldError::new("short_code", format!("must be 1 to {} characters", Self::MAX_LEN)));
@@ -23,6 +25,7 @@ impl ShortCode {
         Ok(Self(raw.to_string()))
     }
 
+    /// The short code, as sent.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -36,10 +39,14 @@ impl CannedText {
     /// Longest text, in characters.
     pub const MAX_LEN: usize = 4096;
 
+    /// `raw` trimmed; a `FieldError` on `text` when empty, longer than
+    /// [`MAX_LEN`](Self::MAX_LEN) characters, or holding a control character other than newline
+    /// and tab.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         text::bounded("text", raw, 1, Self::MAX_LEN).map(Self)
     }
 
+    /// The text, trimmed, with its line breaks.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -56,6 +63,8 @@ impl CannedText {
 pub struct CannedSearch(String);
 
 impl CannedSearch {
+    /// The folded form of `raw` trimmed; a `FieldError` on `search` when empty, longer than 100
+    /// characters, or holding any control character (newline and tab included).
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         if ids::has_control_characters(raw) {
             return Err(FieldError::new("search", "must not contain control characters"));
@@ -82,11 +91,17 @@ pub const MAX_CANNED_RESPONSES_PER_AGENT: u32 = 1_000;
 /// A saved answer, listed by short code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CannedResponse {
+    /// Its id (`cnr_…`).
     pub id: CannedResponseId,
+    /// The agent whose team saved it.
     pub agent_id: AgentId,
+    /// What picks it, unique among the agent's responses.
     pub short_code: ShortCode,
+    /// What it inserts.
     pub text: CannedText,
+    /// When it was saved.
     pub created_at: Timestamp,
+    /// When its short code or text last changed.
     pub updated_at: Timestamp,
 }
 

@@ -16,7 +16,9 @@ pub const MAX_CART_ITEMS: usize = 50;
 pub struct CartCode(String);
 
 impl CartCode {
+    /// The characters a code is drawn from: digits and letters without 0, O, I and l.
     pub const ALPHABET: &'static [u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    /// Characters in every code.
     pub const LEN: usize = 7;
 
     /// A code as received; `None` when it cannot be one we issued.
@@ -24,6 +26,7 @@ impl CartCode {
         (raw.len() == Self::LEN && raw.bytes().all(|b| Self::ALPHABET.contains(&b))).then(|| Self(raw.to_string()))
     }
 
+    /// The code, case kept (codes are case-sensitive).
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -45,8 +48,11 @@ pub fn cart_code_in(text: &str) -> Option<CartCode> {
 /// `product.variants`), and how many.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CartItem {
+    /// The product as it was when the cart was made; later imports never change it.
     pub product: Product,
+    /// The variant chosen, one of `product.variants`; `None` for the product itself.
     pub variant: Option<VariantRecord>,
+    /// How many: 1–99 in carts made through the API.
     pub qty: u8,
 }
 
@@ -66,20 +72,30 @@ impl CartItem {
 /// What a cart costs: every line's currency and the exact sum of the line totals.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CartTotal {
+    /// The currency every line is priced in.
     pub currency: Currency,
+    /// The sum of the line totals, exact, in that currency's major units.
     pub total: Decimal,
 }
 
+/// A cart: what a storefront hands over, kept under a code unique across agents, never
+/// changed, readable until it expires.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cart {
+    /// What the cart is found by, unique across agents.
     pub code: CartCode,
+    /// The agent whose storefront made it.
     pub agent_id: AgentId,
+    /// Its lines, in the order given: 1 to [`MAX_CART_ITEMS`] in carts made through the API.
     pub items: Vec<CartItem>,
+    /// When it was made.
     pub created_at: Timestamp,
+    /// When it stops being readable: [`CART_VALIDITY`] after `created_at`.
     pub expires_at: Timestamp,
 }
 
 impl Cart {
+    /// Whether the cart has expired at `now` (at `expires_at` exactly, it has).
     pub fn is_expired(&self, now: Timestamp) -> bool {
         now >= self.expires_at
     }

@@ -11,14 +11,17 @@ use super::{Cart, Media, MessageContent, Product, VariantRecord};
 /// A product as a product message showed it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProductCard {
+    /// The product's `_id`.
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The chosen variant's id; `None` for the product itself.
     pub variant_id: Option<String>,
     /// The product's title, with the variant's after a dash.
     pub title: String,
     /// The variant's price, else the base price, rounded to the currency's minor unit.
     #[serde(with = "json_number")]
     pub price: Decimal,
+    /// The price's ISO 4217 code.
     pub currency: String,
     /// The product's first image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -33,11 +36,14 @@ pub struct ProductCard {
 /// A cart as a cart message showed it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CartCard {
+    /// The cart's code.
     pub code: String,
+    /// One per cart item, in the cart's order.
     pub lines: Vec<CartCardLine>,
     /// Null only for a cart made before carts held one currency.
     pub currency: Option<String>,
     #[serde(default, with = "json_number::option")]
+    /// The exact sum of the line totals; null exactly when `currency` is.
     pub total: Option<Decimal>,
     /// `{storefront_url}/c/<code>`, when the server has a storefront.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,11 +52,15 @@ pub struct CartCard {
     pub text: String,
 }
 
+/// One item of a cart as a cart message showed it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CartCardLine {
+    /// The product's title, with the variant's after a dash.
     pub title: String,
+    /// How many.
     pub qty: u8,
     #[serde(with = "json_number")]
+    /// The unit price (rounded to the currency's minor unit) times `qty`, exact.
     pub line_total: Decimal,
 }
 
@@ -134,6 +144,8 @@ impl ProductCard {
 }
 
 impl CartCard {
+    /// The card of `cart`, with its link when the server has a storefront (`storefront` is its
+    /// base URL).
     pub fn new(cart: &Cart, storefront: Option<&str>) -> Self {
         let total = cart.total();
         let lines: Vec<CartCardLine> = cart

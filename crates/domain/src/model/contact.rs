@@ -5,20 +5,34 @@ use serde_json::{Map, Value};
 use super::{AgentId, ContactId, Timestamp, text};
 use crate::FieldError;
 
+/// The kind of channel a contact is reached on; it fixes the shape of the contact's
+/// identifier there ([`Channel::new`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ChannelType {
+    /// A phone number on the messaging platform of phone-number lines (the one with templates):
+    /// kept as its 7–15 digits.
     Whatsapp,
+    /// An account on the messaging platform of business-account lines: the 1–256 character id the
+    /// platform scopes to the business.
     Instagram,
+    /// A platform's id for the contact, 1–256 characters; contacts only: no line serves this type.
     Messenger,
+    /// An email address, lowercased.
     Email,
+    /// A phone number for text messages, kept as its 7–15 digits; contacts only: no line serves
+    /// this type.
     Sms,
+    /// A site's own id for a chat visitor, 1–256 characters; contacts only: no line serves this
+    /// type.
     Webchat,
 }
 
 impl ChannelType {
+    /// Every channel type.
     pub const ALL: [ChannelType; 6] =
         [ChannelType::Whatsapp, ChannelType::Instagram, ChannelType::Messenger, ChannelType::Email, ChannelType::Sms, ChannelType::Webchat];
 
+    /// Its name on the wire (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             ChannelType::Whatsapp => "whatsapp",
@@ -30,6 +44,7 @@ impl ChannelType {
         }
     }
 
+    /// The type named exactly `raw` (lowercase); a `FieldError` on `channel_type` otherwise.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         Self::ALL
             .into_iter()
@@ -47,6 +62,9 @@ pub struct Channel {
 }
 
 impl Channel {
+    /// The identifier `raw_id` normalized for `channel_type`: a phone number's 7–15 digits
+    /// ([`phone_digits`]), an email address lowercased ([`Email::new`]), any other id trimmed to
+    /// 1–256 characters without control characters. A `FieldError` on `channel_id` otherwise.
     pub fn new(channel_type: ChannelType, raw_id: &str) -> Result<Self, FieldError> {
         let channel_id = match channel_type {
             ChannelType::Whatsapp | ChannelType::Sms => phone_digits(raw_id, "channel_id")?,
@@ -61,10 +79,12 @@ impl Channel {
         Self { channel_type, channel_id }
     }
 
+    /// The kind of channel.
     pub fn channel_type(&self) -> ChannelType {
         self.channel_type
     }
 
+    /// The normalized identifier: digits, a lowercased address, or the platform's id.
     pub fn channel_id(&self) -> &str {
         &self.channel_id
     }
@@ -90,6 +110,8 @@ pub fn phone_digits(raw: &str, field: &str) -> Result<String, FieldError> {
 pub struct ProfileName(String);
 
 impl ProfileName {
+    /// `raw` trimmed; a `FieldError` on `profile_name` when empty, longer than 256 characters or
+    /// holding a control character other than newline and tab.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         text::bounded("profile_name", raw, 1, 256).map(Self)
     }
@@ -99,6 +121,7 @@ impl ProfileName {
         text::search_key(&self.0)
     }
 
+    /// The name, trimmed.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -109,6 +132,9 @@ impl ProfileName {
 pub struct Email(String);
 
 impl Email {
+    /// `raw` trimmed and lowercased; a `FieldError` on `email` unless it has one `@`, a local part
+    /// of 1–64 bytes, a dotted domain of non-empty labels of at most 63 bytes, no whitespace or
+    /// control character, and at most 254 bytes in all.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         let s = raw.trim().to_lowercase();
         let invalid = || FieldError::new("email", "must be an email address");
@@ -124,6 +150,7 @@ impl Email {
         Ok(Self(s))
     }
 
+    /// The address, lowercased.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -134,10 +161,13 @@ impl Email {
 pub struct Notes(String);
 
 impl Notes {
+    /// `raw` trimmed, possibly empty; a `FieldError` on `notes` when longer than 5,000 characters
+    /// or holding a control character other than newline and tab.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         text::bounded("notes", raw, 0, 5000).map(Self)
     }
 
+    /// The notes, trimmed.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -148,9 +178,14 @@ impl Notes {
 pub struct CustomAttributes(Map<String, Value>);
 
 impl CustomAttributes {
+    /// Most keys at the top level.
     pub const MAX_KEYS: usize = 50;
+    /// Most bytes of the object written as compact JSON.
     pub const MAX_BYTES: usize = 16 * 1024;
 
+    /// The attributes, checked for size only: at most [`MAX_KEYS`](Self::MAX_KEYS) keys of 1–128
+    /// characters (not blank) and [`MAX_BYTES`](Self::MAX_BYTES) of JSON; a `FieldError` on
+    /// `custom_attributes` otherwise. For stored attributes; see [`received`](Self::received).
     pub fn new(map: Map<String, Value>) -> Result<Self, FieldError> {
         let field = "custom_attributes";
         if map.len() > Self::MAX_KEYS {
@@ -211,22 +246,33 @@ impl CustomAttributes {
         Self::new(merged)
     }
 
+    /// The attributes as a JSON object.
     pub fn as_map(&self) -> &Map<String, Value> {
         &self.0
     }
 }
 
+/// A person the agent talks to, on one or more channels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contact {
+    /// Its id (`con_…`).
     pub id: ContactId,
+    /// The agent whose contact it is.
     pub agent_id: AgentId,
+    /// The name shown for the contact: the one the platform reported or the team set, else
+    /// (someone new who gave none) their first channel's identifier.
     pub profile_name: ProfileName,
+    /// An email address the team keeps for the contact; not a channel (`None` when unknown).
     pub email: Option<Email>,
+    /// The team's notes about the contact; `None` when there are none.
     pub notes: Option<Notes>,
     /// At least one; the first is the channel the contact was created with.
     pub channels: Vec<Channel>,
+    /// The team's own metadata about the contact.
     pub custom_attributes: CustomAttributes,
+    /// When it was created.
     pub created_at: Timestamp,
+    /// When its name, email, notes or custom attributes last changed.
     pub updated_at: Timestamp,
 }
 
@@ -297,6 +343,7 @@ impl ContactFilter {
             && self.channel_type.is_none_or(|t| contact.channels.iter().any(|c| c.channel_type() == t))
     }
 
+    /// Whether no filter is given: the list keeps every contact.
     pub fn is_empty(&self) -> bool {
         self.search.is_none() && self.channel_type.is_none()
     }

@@ -27,6 +27,7 @@ const THREE_MINOR_UNITS: &[&str] = &["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "
 pub struct Currency(&'static str);
 
 impl Currency {
+    /// The code `raw`, exactly (uppercase, in circulation); a `FieldError` on `currency` otherwise.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         CODES
             .iter()
@@ -35,6 +36,7 @@ impl Currency {
             .ok_or_else(|| FieldError::new("currency", "must be an ISO 4217 code such as USD or EUR"))
     }
 
+    /// The three-letter code.
     pub fn as_str(&self) -> &'static str {
         self.0
     }

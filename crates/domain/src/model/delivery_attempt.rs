@@ -10,14 +10,18 @@ pub const MAX_ATTEMPT_ERROR_CHARS: usize = 500;
 /// One try to deliver an event to an endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryAttempt {
+    /// The event it carried.
     pub event_id: EventId,
+    /// The endpoint it went to.
     pub endpoint_id: EndpointId,
     /// 1 for the first try of this delivery, counting on across redeliveries.
     pub attempt: u32,
+    /// When the try started.
     pub attempted_at: Timestamp,
     /// What the receiver answered; `None` when it never answered (refused, timed out, the
     /// address was refused).
     pub response_status: Option<u16>,
+    /// How long the try took, in milliseconds.
     pub duration_ms: u64,
     /// Why it failed; `None` for a success.
     pub error: Option<String>,
@@ -26,6 +30,7 @@ pub struct DeliveryAttempt {
 }
 
 impl DeliveryAttempt {
+    /// Whether the try delivered the event: the receiver answered 2xx in time.
     pub fn delivered(&self) -> bool {
         self.error.is_none()
     }

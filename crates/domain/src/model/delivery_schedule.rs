@@ -1,4 +1,4 @@
-//! When a failed event delivery is tried again (decisions.md, "Event webhooks"): after about a
+//! When a failed event delivery is tried again (docs/events.md, "Delivery"): after about a
 //! minute, then twice as long each time, at most 8 hours apart, each wait spread by ±20% jitter
 //! so that endpoints failing together do not retry together; given up once the next try would
 //! fall more than 3 days after the event. An endpoint whose deliveries have done nothing but fail

@@ -18,10 +18,14 @@ pub enum EventType {
     MessageSent,
     /// An outbound message's status moved (sent, delivered, read, failed).
     MessageUpdated,
+    /// A new conversation: someone new wrote or was sent to, or the team opened one.
     ActivityCreated,
     /// Status, assignee, contact name or tags changed.
     ActivityUpdated,
+    /// A contact was made: through the API, or someone new wrote or was sent to.
     ContactCreated,
+    /// A contact's fields changed: through the API, a rename through its activity, or a new
+    /// profile name from the platform.
     ContactUpdated,
     /// A storefront made a shareable cart (the handover).
     CartCreated,
@@ -55,6 +59,7 @@ impl EventType {
         EventType::ContactDeleted,
     ];
 
+    /// The wire name (`message.received`, `ping`…).
     pub fn as_str(self) -> &'static str {
         match self {
             EventType::MessageReceived => "message.received",
@@ -89,7 +94,9 @@ impl fmt::Display for EventType {
 /// order; `*` subscribes to every type, present and future.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventSelection {
+    /// `*`: every subscribable type, present and future.
     All,
+    /// These types, at least one, each once, in [`EventType::SUBSCRIBABLE`] order.
     Only(Vec<EventType>),
 }
 
@@ -143,9 +150,14 @@ impl EventSelection {
 pub struct Event {
     /// `evt_…`: also the `webhook-id` of each delivery, the same on every retry.
     pub id: EventId,
+    /// The agent whose change it reports: only its endpoints receive it.
     pub agent_id: AgentId,
+    /// What happened.
     pub event_type: EventType,
+    /// When the change was made.
     pub created_at: Timestamp,
+    /// `{"object": …}`: the object as the API showed it right after the change (its id alone
+    /// for `contact.deleted`).
     pub data: serde_json::Value,
 }
 
@@ -182,8 +194,11 @@ impl Event {
 /// A delivery to make: an event to one endpoint, after `attempts` failed tries.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DueDelivery {
+    /// The event to send.
     pub event: Event,
+    /// Where to send it, as the claim read the endpoint.
     pub endpoint: super::WebhookEndpoint,
+    /// Tries already made of this delivery.
     pub attempts: u32,
 }
 
@@ -191,7 +206,9 @@ pub struct DueDelivery {
 /// whose deliveries to claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DueEndpoint {
+    /// The endpoint.
     pub id: super::EndpointId,
+    /// Its agent.
     pub agent_id: super::AgentId,
     /// Failed since its last success: the worker sends it one delivery at a time (a probe).
     pub failing: bool,
@@ -200,7 +217,9 @@ pub struct DueEndpoint {
 /// Which events a list shows: of one type, created after an instant.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EventFilter {
+    /// Only events of this type; every type when `None`.
     pub event_type: Option<EventType>,
+    /// Only events created after this instant (not at it); all when `None`.
     pub since: Option<Timestamp>,
 }
 

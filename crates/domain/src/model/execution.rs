@@ -10,6 +10,8 @@ use crate::FieldError;
 pub struct CampaignKey(String);
 
 impl CampaignKey {
+    /// `raw` exactly; a `FieldError` on `campaign.key` unless it is 1–64 characters of
+    /// `A-Z a-z 0-9 _ . : -`.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         let ok = (1..=64).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
         if ok {
@@ -19,23 +21,31 @@ impl CampaignKey {
         }
     }
 
+    /// The key, as given.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
+/// Where a template send's delivery stands, as the platform last reported it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ExecutionStatus {
+    /// The platform accepted it (`sent`).
     Sent,
+    /// It reached the recipient's device (`delivered`).
     Delivered,
+    /// The recipient read it (`read`).
     Read,
+    /// The platform refused it or could not deliver it (`failed`): final.
     Failed,
 }
 
 impl ExecutionStatus {
+    /// Every status, in the order they are reached.
     pub const ALL: [ExecutionStatus; 4] =
         [ExecutionStatus::Sent, ExecutionStatus::Delivered, ExecutionStatus::Read, ExecutionStatus::Failed];
 
+    /// Its wire name (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             ExecutionStatus::Sent => "sent",
@@ -45,6 +55,7 @@ impl ExecutionStatus {
         }
     }
 
+    /// The status named exactly `raw` (lowercase); `None` otherwise.
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
             "sent" => Some(ExecutionStatus::Sent),
@@ -70,30 +81,46 @@ impl ExecutionStatus {
 /// What the platform reported about one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusUpdate {
+    /// The platform's id of the message (`pm.…`).
     pub message_id: String,
+    /// The status reported.
     pub status: ExecutionStatus,
     /// When it happened, by the platform's clock (not when the webhook arrived).
     pub at: Timestamp,
+    /// For `failed`: why, as the platform told it.
     pub error: Option<String>,
     /// The send's `biz_opaque_callback_data`, echoed: a reply's Parley message id, which finds
     /// a reply still `sending` whose platform id Parley never learned (a crash, an outage).
     pub callback_data: Option<String>,
 }
 
+/// The delivery record of one template send made under a campaign key: the only sends Parley
+/// records this way.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Execution {
+    /// Its id (`exe_…`).
     pub id: String,
+    /// The agent that sent.
     pub agent_id: AgentId,
+    /// The caller's key grouping the sends of one campaign.
     pub campaign_key: CampaignKey,
+    /// The campaign's name as the caller gave it with the send (1–128 characters).
     pub campaign_name: String,
+    /// The recipient's phone number, digits only with country code.
     pub to: String,
+    /// The template sent.
     pub template_id: TemplateId,
     /// The platform's `pm.…`; `None` when the platform refused the send outright.
     pub message_id: Option<String>,
+    /// Where the delivery stands; it only moves forward ([`ExecutionStatus::can_move_to`]).
     pub status: ExecutionStatus,
+    /// Why it failed; `None` unless `failed`.
     pub error_message: Option<String>,
+    /// When the platform accepted the send; `None` when it refused it.
     pub sent_at: Option<Timestamp>,
+    /// The earliest time it is known to have been delivered (a `read` implies it).
     pub delivered_at: Option<Timestamp>,
+    /// When the recipient read it.
     pub read_at: Option<Timestamp>,
     /// When Parley last changed the record: what `since` polls against.
     pub updated_at: Timestamp,
@@ -137,8 +164,8 @@ pub(crate) fn earlier_delivery(update: &StatusUpdate, delivered_at: &mut Option<
 
 impl Execution {
     /// Applies a reported status if it moves the record forward, or a late report that tells
-    /// an earlier delivery of a delivered or read record ([`earlier_delivery`]); `false` (and
-    /// no change) for duplicates and other late, out-of-order reports.
+    /// an earlier delivery of a delivered or read record (its time becomes `delivered_at`);
+    /// `false` (and no change) for duplicates and other late, out-of-order reports.
     pub fn apply(&mut self, update: &StatusUpdate, now: Timestamp) -> bool {
         if !self.status.can_move_to(update.status) {
             let delivered = matches!(self.status, ExecutionStatus::Delivered | ExecutionStatus::Read);

@@ -6,22 +6,36 @@ use std::fmt;
 /// The kinds of things Parley mints ids for, with their wire prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IdKind {
+    /// A tenant: `agt_…`.
     Agent,
+    /// An API key's record (not the key's secret): `key_…`.
     ApiKey,
+    /// A tag: `tag_…`.
     Tag,
+    /// A contact: `con_…`.
     Contact,
+    /// An activity (a conversation): `act_…`.
     Activity,
+    /// An API request, to trace it in logs: `req_…`.
     Request,
+    /// A line: `chn_…`.
     Line,
+    /// A template send's delivery record: `exe_…`.
     Execution,
+    /// A platform's webhook delivery, as stored to be processed: `whk_…`.
     Webhook,
+    /// A timeline message or note: `msg_…`.
     Message,
+    /// An event: `evt_…`.
     Event,
+    /// A webhook endpoint: `we_…`.
     WebhookEndpoint,
+    /// A canned response: `cnr_…`.
     CannedResponse,
 }
 
 impl IdKind {
+    /// What ids of this kind start with, before the `_` and the random part.
     pub fn prefix(self) -> &'static str {
         match self {
             IdKind::Agent => "agt",
@@ -99,10 +113,12 @@ macro_rules! id_type {
                 Self(raw.into())
             }
 
+            /// The id as text, exactly as minted or received.
             pub fn as_str(&self) -> &str {
                 &self.0
             }
 
+            /// The id as an owned string, exactly as minted or received.
             pub fn into_string(self) -> String {
                 self.0
             }
@@ -116,17 +132,18 @@ macro_rules! id_type {
     };
 }
 
-id_type!(/// Identifies a tenant.
+id_type!(/// Identifies a tenant (`agt_…`): every other record belongs to one.
     AgentId);
-id_type!(/// Identifies an API key (not the key itself).
+id_type!(/// Identifies an API key's record (`key_…`), not the key itself: shown in key lists and
+    /// used to revoke it.
     ApiKeyId);
-id_type!(/// Identifies a tag.
+id_type!(/// Identifies a tag (`tag_…`).
     TagId);
 id_type!(/// Identifies a canned response (`cnr_…`).
     CannedResponseId);
-id_type!(/// Identifies a contact.
+id_type!(/// Identifies a contact (`con_…`), who may be reached on several channels.
     ContactId);
-id_type!(/// Identifies an activity (a conversation).
+id_type!(/// Identifies an activity (`act_…`): a contact's one conversation.
     ActivityId);
 id_type!(/// Identifies a message of an activity's timeline (`msg_…`).
     MessageId);

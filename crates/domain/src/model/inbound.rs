@@ -15,9 +15,11 @@ pub struct InboundMessage {
     pub echo: bool,
     /// The sender's name, when the platform says.
     pub profile_name: Option<String>,
+    /// When it was sent, by the platform's clock.
     pub at: Timestamp,
     /// The platform's id of the message: one message is stored once per id.
     pub platform_message_id: String,
+    /// What it holds.
     pub content: MessageContent,
     /// The platform's id of the message this one answers or quotes.
     pub reply_to: Option<String>,
@@ -34,9 +36,13 @@ pub struct InboundMessage {
 /// processing the delivery again keeps it once.
 #[derive(Clone, PartialEq, Eq)]
 pub struct InboundFile {
+    /// `att_…`, derived from the message it came in and its place there.
     pub id: String,
+    /// The name it came with, if any.
     pub filename: Option<String>,
+    /// Its media type, as the message declared it.
     pub mime_type: String,
+    /// The whole content.
     pub bytes: Vec<u8>,
 }
 
@@ -56,7 +62,9 @@ impl std::fmt::Debug for InboundFile {
 pub struct LineNews {
     /// The platform's id of the line's account ([`LineAccount::account_id`](super::LineAccount::account_id)).
     pub account_id: String,
+    /// Status reports of messages the line sent.
     pub statuses: Vec<StatusUpdate>,
+    /// Messages of the line's conversations, in the delivery's order.
     pub inbound: Vec<InboundMessage>,
     /// Messages that cannot be stored as received (no usable id, sender or time), with why.
     pub set_aside: Vec<SetAside>,
@@ -72,13 +80,17 @@ pub struct LineNews {
 pub struct ReadReceipt {
     /// The contact's identifier on the line's channel.
     pub contact: String,
+    /// How far they read: outbound messages sent at or before it are read.
     pub up_to: Timestamp,
+    /// When they read it, by the platform's clock.
     pub at: Timestamp,
 }
 
 /// A contact deleted one of their messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deletion {
+    /// The platform's id of the message deleted.
     pub platform_message_id: String,
+    /// When it was deleted, by the platform's clock.
     pub at: Timestamp,
 }

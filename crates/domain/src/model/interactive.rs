@@ -14,21 +14,35 @@ use crate::error::Violations;
 
 /// The Cloud API's limits, in characters unless said otherwise.
 pub mod limits {
+    /// The body of a `button` or `cta_url` message.
     pub const BODY: usize = 1024;
+    /// The body of a `list` message.
     pub const LIST_BODY: usize = 4096;
+    /// A text header.
     pub const HEADER: usize = 60;
+    /// A footer.
     pub const FOOTER: usize = 60;
+    /// Reply buttons in one message (a count).
     pub const BUTTONS: usize = 3;
+    /// A reply button's id.
     pub const BUTTON_ID: usize = 256;
+    /// A reply button's title.
     pub const BUTTON_TITLE: usize = 20;
+    /// The label of the button that opens a list.
     pub const LIST_BUTTON: usize = 20;
+    /// Sections in one list (a count).
     pub const SECTIONS: usize = 10;
+    /// A section's title.
     pub const SECTION_TITLE: usize = 24;
     /// Rows across all sections.
     pub const ROWS: usize = 10;
+    /// A row's id.
     pub const ROW_ID: usize = 200;
+    /// A row's title.
     pub const ROW_TITLE: usize = 24;
+    /// A row's description.
     pub const ROW_DESCRIPTION: usize = 72;
+    /// The label of a `cta_url` button.
     pub const CTA_TEXT: usize = 20;
 }
 
@@ -37,35 +51,49 @@ pub mod limits {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InteractiveInput {
+    /// `button`, `list` or `cta_url`; required.
     #[serde(rename = "type")]
     pub kind: Option<String>,
+    /// Optional: a text header, or an image (not on a list).
     pub header: Option<HeaderInput>,
+    /// The text the contact reads; required.
     pub body: Option<TextInput>,
+    /// Optional text under the body.
     pub footer: Option<TextInput>,
+    /// What the contact can do: the fields of the message's `type` only.
     pub action: Option<ActionInput>,
 }
 
+/// A header as received: `{"type":"text","text":…}` or `{"type":"image","image":{"link":…}}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HeaderInput {
+    /// `text` or `image`.
     #[serde(rename = "type")]
     pub kind: Option<String>,
+    /// A text header's text.
     pub text: Option<String>,
+    /// An image header's picture.
     pub image: Option<LinkInput>,
 }
 
+/// A picture as received: `{"link":…}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkInput {
+    /// Its https URL.
     pub link: Option<String>,
 }
 
+/// A body or footer as received: `{"text":…}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TextInput {
+    /// The text.
     pub text: Option<String>,
 }
 
+/// An action as received: the fields of one kind of message; another kind's are refused.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ActionInput {
@@ -81,18 +109,24 @@ pub struct ActionInput {
     pub parameters: Option<CtaInput>,
 }
 
+/// A reply button as received: `{"type":"reply","reply":{"id":…,"title":…}}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ButtonInput {
+    /// Always `reply`.
     #[serde(rename = "type")]
     pub kind: Option<String>,
+    /// Its id and title.
     pub reply: Option<RowInput>,
 }
 
+/// A list section as received.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SectionInput {
+    /// Required when the list has several sections.
     pub title: Option<String>,
+    /// Its rows: at least one.
     pub rows: Option<Vec<RowInput>>,
 }
 
@@ -100,15 +134,21 @@ pub struct SectionInput {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RowInput {
+    /// What comes back when the contact picks it.
     pub id: Option<String>,
+    /// What the contact reads.
     pub title: Option<String>,
+    /// A list row's second line; refused on a button.
     pub description: Option<String>,
 }
 
+/// A `cta_url` action's parameters as received.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CtaInput {
+    /// The button's label.
     pub display_text: Option<String>,
+    /// The https URL the button opens.
     pub url: Option<String>,
 }
 
@@ -116,38 +156,61 @@ pub struct CtaInput {
 /// is also what the message keeps as its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interactive {
+    /// Which of the three kinds it is.
     #[serde(rename = "type")]
     pub kind: InteractiveKind,
+    /// A text or image header (never an image on a list); `None` without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<Header>,
+    /// The text the contact reads: 1–[`BODY`](limits::BODY) characters, or
+    /// 1–[`LIST_BODY`](limits::LIST_BODY) for a list.
     pub body: Text,
+    /// Text under the body, 1–[`FOOTER`](limits::FOOTER) characters; `None` without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub footer: Option<Text>,
+    /// What the contact can do, of the message's kind.
     pub action: Action,
 }
 
+/// The three kinds of interactive message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InteractiveKind {
+    /// Up to [`BUTTONS`](limits::BUTTONS) reply buttons (`button`).
     Button,
+    /// A button that opens a list of options, in sections (`list`).
     List,
+    /// A button that opens a URL (`cta_url`).
     CtaUrl,
 }
 
+/// An interactive message's header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Header {
-    Text { text: String },
-    Image { image: Link },
+    /// A text header, 1–[`HEADER`](limits::HEADER) characters.
+    Text {
+        /// The text, trimmed.
+        text: String,
+    },
+    /// An image header.
+    Image {
+        /// The picture.
+        image: Link,
+    },
 }
 
+/// A picture by its https link.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Link {
+    /// The https URL, at most 2,048 characters.
     pub link: String,
 }
 
+/// A body or footer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Text {
+    /// The text, trimmed.
     pub text: String,
 }
 
@@ -155,36 +218,70 @@ pub struct Text {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Action {
-    Buttons { buttons: Vec<ReplyButton> },
-    List { button: String, sections: Vec<Section> },
-    CtaUrl { name: String, parameters: CtaUrl },
+    /// A `button` message's reply buttons.
+    Buttons {
+        /// 1–[`BUTTONS`](limits::BUTTONS) buttons.
+        buttons: Vec<ReplyButton>,
+    },
+    /// A `list` message's options.
+    List {
+        /// The label of the button that opens the list, 1–[`LIST_BUTTON`](limits::LIST_BUTTON)
+        /// characters.
+        button: String,
+        /// 1–[`SECTIONS`](limits::SECTIONS) sections.
+        sections: Vec<Section>,
+    },
+    /// A `cta_url` message's button.
+    CtaUrl {
+        /// Always `cta_url`.
+        name: String,
+        /// The button's label and URL.
+        parameters: CtaUrl,
+    },
 }
 
+/// A reply button.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplyButton {
+    /// Always `reply`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// Its id (1–[`BUTTON_ID`](limits::BUTTON_ID) characters) and title
+    /// (1–[`BUTTON_TITLE`](limits::BUTTON_TITLE)): both unique within the message, titles ignoring
+    /// case.
     pub reply: Row,
 }
 
+/// A section of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Section {
+    /// Its title, 1–[`SECTION_TITLE`](limits::SECTION_TITLE) characters; `None` only in a list of
+    /// one section.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Its options, at least one; at most [`ROWS`](limits::ROWS) across the list's sections.
     pub rows: Vec<Row>,
 }
 
+/// An option: a reply button's, or a list row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
+    /// What comes back when the contact picks it: unique within the message.
     pub id: String,
+    /// What the contact reads.
     pub title: String,
+    /// A list row's second line, 1–[`ROW_DESCRIPTION`](limits::ROW_DESCRIPTION) characters; never
+    /// on a button.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
 
+/// A button that opens a URL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CtaUrl {
+    /// The button's label, 1–[`CTA_TEXT`](limits::CTA_TEXT) characters.
     pub display_text: String,
+    /// The https URL it opens, at most 2,048 characters.
     pub url: String,
 }
 

@@ -13,10 +13,12 @@ use crate::FieldError;
 pub struct LineId(String);
 
 impl LineId {
+    /// Wraps a line id as stored or received (no check): an unknown one matches nothing.
     pub fn new(raw: impl Into<String>) -> Self {
         Self(raw.into())
     }
 
+    /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -32,27 +34,35 @@ fn platform_id(field: &str, raw: &str) -> Result<String, FieldError> {
     }
 }
 
+/// The platform's id of a line's phone number (not the number itself): 1–32 digits. It is what
+/// the platform's webhooks name the line by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhoneNumberId(String);
 
 impl PhoneNumberId {
+    /// `raw` trimmed; a `FieldError` on `phone_number_id` unless it is 1–32 ASCII digits.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         platform_id("phone_number_id", raw).map(Self)
     }
 
+    /// The digits.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
+/// The platform's id of the business account that owns a phone-number line's templates: 1–32
+/// digits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WabaId(String);
 
 impl WabaId {
+    /// `raw` trimmed; a `FieldError` on `waba_id` unless it is 1–32 ASCII digits.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         platform_id("waba_id", raw).map(Self)
     }
 
+    /// The digits.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -63,6 +73,8 @@ impl WabaId {
 pub struct AccessToken(String);
 
 impl AccessToken {
+    /// `raw` trimmed; a `FieldError` on `access_token` unless it is 8–4096 bytes without
+    /// whitespace.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         let raw = raw.trim();
         if raw.len() >= 8 && raw.len() <= 4096 && !raw.contains(char::is_whitespace) {
@@ -103,7 +115,9 @@ pub struct MailAccess {
     pub send_url: ServerAddress,
     /// Where new mail is read, when the mailbox is polled.
     pub receive_url: Option<ServerAddress>,
+    /// The login, for both servers.
     pub username: String,
+    /// The login's password.
     pub password: Password,
 }
 
@@ -112,6 +126,8 @@ pub struct MailAccess {
 pub struct ServerAddress(String);
 
 impl ServerAddress {
+    /// `raw` trimmed; a `FieldError` on `field` unless it is a URL with a host, at most 2,048
+    /// bytes.
     pub fn new(field: &str, raw: &str) -> Result<Self, FieldError> {
         let raw = raw.trim();
         match url::Url::parse(raw) {
@@ -120,6 +136,7 @@ impl ServerAddress {
         }
     }
 
+    /// The URL, trimmed.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -130,6 +147,8 @@ impl ServerAddress {
 pub struct Password(String);
 
 impl Password {
+    /// `raw` as given (not trimmed); a `FieldError` on `password` when empty, longer than 1,024
+    /// bytes, or holding a control character.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         if !raw.is_empty() && raw.len() <= 1024 && !raw.chars().any(char::is_control) {
             Ok(Self(raw.to_string()))
@@ -160,14 +179,17 @@ impl InboundTokenDigest {
     /// The prefix of every inbound token.
     pub const PREFIX: &'static str = "it_";
 
+    /// The digest of `token`, the whole token (prefix included).
     pub fn of(token: &str) -> Self {
         Self(hex::encode(Sha256::digest(token.as_bytes())))
     }
 
+    /// A digest as read back from storage (no check).
     pub fn from_stored(hex: String) -> Self {
         Self(hex)
     }
 
+    /// The 64 lowercase hex digits.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -184,10 +206,12 @@ impl InboundTokenDigest {
 pub struct InstagramAccountId(String);
 
 impl InstagramAccountId {
+    /// `raw` trimmed; a `FieldError` on `account_id` unless it is 1–32 ASCII digits.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         platform_id("account_id", raw).map(Self)
     }
 
+    /// The digits.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -197,11 +221,24 @@ impl InstagramAccountId {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineAccount {
     /// A WhatsApp business phone number and the business account that owns its templates.
-    Whatsapp { phone_number_id: PhoneNumberId, waba_id: WabaId },
+    Whatsapp {
+        /// The platform's id of the phone number: what its webhooks name the line by.
+        phone_number_id: PhoneNumberId,
+        /// The business account that owns the line's templates.
+        waba_id: WabaId,
+    },
     /// An Instagram professional account.
-    Instagram { account_id: InstagramAccountId },
+    Instagram {
+        /// The account's id: what its webhooks name the line by.
+        account_id: InstagramAccountId,
+    },
     /// A mailbox: its address, and the digest of the token forwarders present.
-    Email { address: Email, inbound_token: InboundTokenDigest },
+    Email {
+        /// The mailbox's address, lowercased: what inbound mail names the line by.
+        address: Email,
+        /// The digest of the token forwarders present; the token itself is never stored.
+        inbound_token: InboundTokenDigest,
+    },
 }
 
 impl LineAccount {
@@ -225,16 +262,24 @@ impl LineAccount {
     }
 }
 
+/// One of the agent's own accounts on a messaging platform, or a mailbox: where its messages
+/// come in and go out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
+    /// Its id (`chn_…`), which the API calls `channel_id`.
     pub id: LineId,
+    /// The agent whose line it is.
     pub agent_id: AgentId,
+    /// The platform account it is: unique, per channel type, across agents.
     pub account: LineAccount,
+    /// How Parley reaches the platform for it.
     pub access: LineAccess,
+    /// When it was added: lines list oldest first.
     pub created_at: Timestamp,
 }
 
 impl Line {
+    /// The kind of channel its contacts are reached on.
     pub fn channel_type(&self) -> ChannelType {
         self.account.channel_type()
     }

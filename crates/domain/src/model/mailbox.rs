@@ -5,7 +5,9 @@
 /// is a mailbox never read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MailboxPosition {
+    /// The mailbox's numbering: when it changes, numbers restart and the mailbox is read whole.
     pub epoch: u32,
+    /// The number of the last message handed out under `epoch`.
     pub last: u32,
 }
 

@@ -31,10 +31,12 @@ impl MediaType {
         raw.and_then(Self::parse).unwrap_or_else(Self::octet_stream)
     }
 
+    /// [`OCTET_STREAM`]: bytes of an unknown type.
     pub fn octet_stream() -> Self {
         Self(OCTET_STREAM.to_string())
     }
 
+    /// The media type, usable as a `Content-Type` header.
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -6,17 +6,22 @@ use super::{ActivityId, AgentId, CampaignKey, CartCode, Channel, ExecutionStatus
 use super::{StatusUpdate, TemplateId, Timestamp};
 use crate::FieldError;
 
+/// Who a timeline entry is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MessageDirection {
+    /// From the contact (`inbound`).
     Inbound,
+    /// From the business: through Parley, or from the platform's own app (`outbound`).
     Outbound,
     /// A private note of the business's team: in the timeline, never sent anywhere.
     Internal,
 }
 
 impl MessageDirection {
+    /// Every direction.
     pub const ALL: [MessageDirection; 3] = [MessageDirection::Inbound, MessageDirection::Outbound, MessageDirection::Internal];
 
+    /// Its wire name (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             MessageDirection::Inbound => "inbound",
@@ -25,6 +30,7 @@ impl MessageDirection {
         }
     }
 
+    /// The direction named exactly `raw`; a `FieldError` on `direction` otherwise.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         Self::ALL
             .into_iter()
@@ -33,6 +39,8 @@ impl MessageDirection {
     }
 }
 
+/// Where a timeline entry stands: inbound messages stay `received` and notes `recorded`;
+/// outbound ones only move forward ([`can_move_to`](Self::can_move_to)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MessageStatus {
     /// Every inbound message, for good.
@@ -41,15 +49,20 @@ pub enum MessageStatus {
     /// not answered yet, or the answer was lost (an outage, a crash). A status report naming
     /// it (`biz_opaque_callback_data`) moves it on.
     Sending,
+    /// The platform accepted it (`sent`).
     Sent,
+    /// It reached the contact (`delivered`).
     Delivered,
+    /// The contact read it (`read`).
     Read,
+    /// The platform refused it or could not deliver it (`failed`). Final.
     Failed,
     /// A private note: stored in the timeline, never sent. Final.
     Recorded,
 }
 
 impl MessageStatus {
+    /// Every status.
     pub const ALL: [MessageStatus; 7] = [
         MessageStatus::Received,
         MessageStatus::Sending,
@@ -60,6 +73,7 @@ impl MessageStatus {
         MessageStatus::Recorded,
     ];
 
+    /// Its wire name (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             MessageStatus::Received => "received",
@@ -72,6 +86,7 @@ impl MessageStatus {
         }
     }
 
+    /// The status named exactly `raw`; a `FieldError` on `status` otherwise.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         Self::ALL
             .into_iter()
@@ -107,21 +122,37 @@ impl From<ExecutionStatus> for MessageStatus {
 /// The kind of a message, as the API names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MessageType {
+    /// Plain text.
     Text,
+    /// An image.
     Image,
+    /// A video.
     Video,
+    /// Audio.
     Audio,
+    /// A file, with its name when known.
     Document,
+    /// A sticker.
     Sticker,
+    /// Something the contact shared from the platform (a post, a profile).
     Share,
+    /// The contact mentioned the business in their story.
     StoryMention,
+    /// A place.
     Location,
+    /// Contact cards.
     Contacts,
+    /// An interactive message the business sent, or the contact's choice in one.
     Interactive,
+    /// A template's quick-reply button, pressed.
     Button,
+    /// A reaction to a message, or its removal.
     Reaction,
+    /// An order placed from the catalog.
     Order,
+    /// A template send.
     Template,
+    /// An email, inbound or a reply.
     Email,
     /// A product card the business sent from its catalog.
     Product,
@@ -129,10 +160,12 @@ pub enum MessageType {
     Cart,
     /// A private note of the team (`direction: internal`).
     Note,
+    /// A kind Parley does not read, kept whole.
     Unsupported,
 }
 
 impl MessageType {
+    /// Every type.
     pub const ALL: [MessageType; 20] = [
         MessageType::Text,
         MessageType::Image,
@@ -156,6 +189,7 @@ impl MessageType {
         MessageType::Unsupported,
     ];
 
+    /// Its wire name (lowercase, `story_mention`).
     pub fn as_str(self) -> &'static str {
         match self {
             MessageType::Text => "text",
@@ -181,6 +215,7 @@ impl MessageType {
         }
     }
 
+    /// The type named exactly `raw`; a `FieldError` on `type` otherwise.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         Self::ALL.into_iter().find(|t| t.as_str() == raw).ok_or_else(|| {
             let names: Vec<&str> = Self::ALL.iter().map(|t| t.as_str()).collect();
@@ -192,54 +227,75 @@ impl MessageType {
 /// One message of an activity's timeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
+    /// Its id (`msg_…`).
     pub id: MessageId,
+    /// The agent whose conversation it is in.
     pub agent_id: AgentId,
+    /// The activity (conversation) whose timeline it is in.
     pub activity_id: ActivityId,
+    /// Who it is from.
     pub direction: MessageDirection,
+    /// What it carries.
     pub content: MessageContent,
     /// Our id of the message this one answers (inbound: once storage maps the platform's id).
     pub reply_to: Option<MessageId>,
     /// The platform's id of the message; `None` while a reply is `sending`.
     pub platform_message_id: Option<String>,
+    /// The contact's channel it came in on or went out to (a note: where the conversation is).
     pub channel: Channel,
+    /// The line it came in on or went out from; `None` for a note.
     pub line_id: Option<LineId>,
+    /// Where it stands.
     pub status: MessageStatus,
+    /// Why it failed, as the platform told it; `None` unless `failed`.
     pub error_message: Option<String>,
+    /// The template sent, for a template send.
     pub template_id: Option<TemplateId>,
+    /// The campaign key a template send was made under, if any.
     pub campaign_key: Option<CampaignKey>,
+    /// One of the agent's carts an inbound message links to (`…/c/<code>`); `None` otherwise.
     pub cart_code: Option<CartCode>,
     /// The ad that led the contact here (the platform's `referral` object), inbound only.
     pub referral: Option<serde_json::Value>,
     /// Inbound: the platform's time; outbound: when Parley made it.
     pub created_at: Timestamp,
+    /// Outbound: when the platform accepted it.
     pub sent_at: Option<Timestamp>,
+    /// Outbound: the earliest time it is known to have reached the contact (a `read` implies it).
     pub delivered_at: Option<Timestamp>,
+    /// Outbound: when the contact read it.
     pub read_at: Option<Timestamp>,
     /// When the contact deleted it on the platform: kept, with its content, for the record.
     pub deleted_at: Option<Timestamp>,
+    /// When Parley last changed it (status, deletion): what `since` polls against.
     pub updated_at: Timestamp,
 }
 
 impl Message {
+    /// Its kind ([`MessageContent::message_type`]).
     pub fn message_type(&self) -> MessageType {
         self.content.message_type()
     }
 
+    /// What a person reads of it ([`MessageContent::text`]).
     pub fn text(&self) -> Option<&str> {
         self.content.text()
     }
 
+    /// Its file, for a media kind ([`MessageContent::media`]).
     pub fn media(&self) -> Option<&Media> {
         self.content.media()
     }
 
+    /// Its place, for a location.
     pub fn location(&self) -> Option<&Location> {
         self.content.location()
     }
 
     /// Applies a reported status if it moves the message forward, or a late report that tells
-    /// an earlier delivery of a delivered or read message ([`earlier_delivery`]); `false` (and
-    /// no change) for inbound messages, duplicates and other late, out-of-order reports.
+    /// an earlier delivery of a delivered or read message (its time becomes `delivered_at`);
+    /// `false` (and no change) for inbound messages, duplicates and other late, out-of-order
+    /// reports.
     pub fn apply(&mut self, update: &StatusUpdate, now: Timestamp) -> bool {
         if !self.status.can_move_to(update.status) {
             let delivered = matches!(self.status, MessageStatus::Delivered | MessageStatus::Read);
@@ -287,11 +343,15 @@ pub fn window_open(last_inbound_at: Option<Timestamp>, now: Timestamp) -> bool {
 /// What an activity shows of its newest message (`last_message`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageSummary {
+    /// The message's id.
     pub id: MessageId,
+    /// Who it is from.
     pub direction: MessageDirection,
+    /// Its kind.
     pub message_type: MessageType,
     /// The message's text, cut to [`TEXT_CHARS`](Self::TEXT_CHARS) characters.
     pub text: Option<String>,
+    /// The message's `created_at`.
     pub created_at: Timestamp,
 }
 
@@ -299,6 +359,7 @@ impl MessageSummary {
     /// A summary's text, at most: enough for a conversation list's preview line.
     pub const TEXT_CHARS: usize = 200;
 
+    /// The summary of `message`.
     pub fn of(message: &Message) -> Self {
         let text = message.text().map(|t| match t.char_indices().nth(Self::TEXT_CHARS) {
             Some((cut, _)) => t[..cut].to_string(),
@@ -317,6 +378,7 @@ impl MessageSummary {
 /// A cart a contact brought into the conversation (a message's `cart_code`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CartMention {
+    /// The cart's code.
     pub code: CartCode,
     /// When the cart was made.
     pub created_at: Timestamp,

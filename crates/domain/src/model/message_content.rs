@@ -5,31 +5,56 @@ use super::MessageType;
 /// A media attachment: the platform's media `id` (inbound) or our `link` (outbound).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Media {
+    /// Inbound: the platform's media id to fetch it by, or `att_…` for a file Parley keeps.
     pub id: Option<String>,
+    /// Outbound: the https URL the platform fetches it from; inbound, a link the platform gave.
     pub link: Option<String>,
+    /// Its media type, as the platform reported it.
     pub mime_type: Option<String>,
+    /// The file's SHA-256, as the platform reported it.
     pub sha256: Option<String>,
+    /// Text shown with it.
     pub caption: Option<String>,
     /// Documents only.
     pub filename: Option<String>,
 }
 
+/// A place: its coordinates, with an optional name and address.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Location {
+    /// Degrees, -90 to 90.
     pub latitude: f64,
+    /// Degrees, -180 to 180.
     pub longitude: f64,
+    /// The place's name.
     pub name: Option<String>,
+    /// The place's address.
     pub address: Option<String>,
 }
 
 /// The option a contact chose in an interactive message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InteractiveReply {
-    Button { id: String, title: String },
-    List { id: String, title: String, description: Option<String> },
+    /// A reply button, tapped.
+    Button {
+        /// The button's id, as the business set it.
+        id: String,
+        /// The button's title.
+        title: String,
+    },
+    /// A list row, chosen.
+    List {
+        /// The row's id, as the business set it.
+        id: String,
+        /// The row's title.
+        title: String,
+        /// The row's description, when it has one.
+        description: Option<String>,
+    },
 }
 
 impl InteractiveReply {
+    /// The chosen option's title: what the contact read.
     pub fn title(&self) -> &str {
         match self {
             InteractiveReply::Button { title, .. } | InteractiveReply::List { title, .. } => title,
@@ -40,17 +65,24 @@ impl InteractiveReply {
 /// One line of an order placed from the catalog. Prices as the platform sent them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrderItem {
+    /// The catalog product's retailer id.
     pub product_retailer_id: String,
+    /// How many.
     pub quantity: u32,
+    /// The unit price, as the platform sent it.
     pub item_price: f64,
+    /// The price's currency code, as the platform sent it.
     pub currency: String,
 }
 
+/// An order a contact placed from a catalog on the platform.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Order {
+    /// The platform's id of the catalog.
     pub catalog_id: String,
     /// What the contact wrote with the order.
     pub text: Option<String>,
+    /// Its lines.
     pub items: Vec<OrderItem>,
 }
 
@@ -59,6 +91,7 @@ pub struct Order {
 pub struct EmailAttachment {
     /// `att_…`: the stored file's id.
     pub id: String,
+    /// The name it came with, if any.
     pub filename: Option<String>,
     /// `type/subtype`, lowercased.
     pub mime_type: String,
@@ -69,17 +102,23 @@ pub struct EmailAttachment {
 /// An email, inbound or a reply: addresses lowercased, ids without angle brackets.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EmailContent {
+    /// Its `Subject`, if any.
     pub subject: Option<String>,
+    /// The sender's address.
     pub from: String,
+    /// Its `To` addresses.
     pub to: Vec<String>,
+    /// Its `Cc` addresses.
     pub cc: Vec<String>,
     /// Its `Message-ID`: also the message's `platform_message_id`.
     pub message_id: String,
+    /// Its `In-Reply-To`: the message it answers, if any.
     pub in_reply_to: Option<String>,
     /// The thread's ids, oldest first: a reply's `References` are these and `message_id`.
     pub references: Vec<String>,
     /// The plain-text body (HTML turned into text when the email had no plain part).
     pub text: String,
+    /// Files that came with it, kept by Parley.
     pub attachments: Vec<EmailAttachment>,
 }
 
@@ -97,45 +136,65 @@ impl EmailContent {
     }
 }
 
+/// What a message carries: one variant per kind ([`MessageType`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum MessageContent {
+    /// Plain text.
     Text {
+        /// The text.
         body: String,
     },
+    /// An image.
     Image(Media),
+    /// A video.
     Video(Media),
+    /// Audio.
     Audio(Media),
+    /// A file, with its name when known.
     Document(Media),
+    /// A sticker.
     Sticker(Media),
     /// A post, reel or profile the contact shared: its link, and its title as the caption.
     Share(Media),
     /// The contact mentioned the business in their story: the story's media by link.
     StoryMention(Media),
+    /// A shared place.
     Location(Location),
     /// Shared contact cards: the platform's JSON array, kept whole.
     Contacts {
+        /// The cards, as the platform's JSON array.
         cards: serde_json::Value,
     },
+    /// The contact's choice in an interactive message the business sent.
     Interactive(InteractiveReply),
     /// An interactive message the business sent: reply buttons, a list, or a URL button.
     Prompt(super::Interactive),
     /// A template's quick reply button, pressed.
     Button {
+        /// The payload the template send gave the button, if any.
         payload: Option<String>,
+        /// The button's text.
         text: String,
     },
     /// `emoji` is `None` when the contact removed their reaction.
     Reaction {
+        /// The platform's id of the message reacted to.
         message_id: String,
+        /// The emoji; `None` when the reaction was removed.
         emoji: Option<String>,
     },
+    /// An order the contact placed from a catalog.
     Order(Order),
     /// An outbound template send (its id is the message's `template_id`).
     Template {
+        /// The template's name.
         name: String,
+        /// Its language code (`en_US`).
         language: String,
+        /// Its header, body and footer with placeholders filled, joined by a blank line.
         parsed_message: String,
     },
+    /// An email, inbound or a reply.
     Email(EmailContent),
     /// A product card from the agent's catalog, as it was sent.
     Product(super::ProductCard),
@@ -145,11 +204,14 @@ pub enum MessageContent {
     Note(super::Note),
     /// A kind Parley does not read (or could not): the platform's message object, kept whole.
     Unsupported {
+        /// The platform's message object.
         raw: serde_json::Value,
     },
 }
 
 impl MessageContent {
+    /// Its kind, as the API names it: a prompt the business sent and a choice in one are both
+    /// `interactive`.
     pub fn message_type(&self) -> MessageType {
         match self {
             MessageContent::Text { .. } => MessageType::Text,
@@ -204,6 +266,7 @@ impl MessageContent {
         }
     }
 
+    /// The file of a media kind (image, video, audio, document, sticker, share, story mention).
     pub fn media(&self) -> Option<&Media> {
         match self {
             MessageContent::Image(m)
@@ -217,6 +280,7 @@ impl MessageContent {
         }
     }
 
+    /// The email, for an email.
     pub fn email(&self) -> Option<&EmailContent> {
         match self {
             MessageContent::Email(e) => Some(e),
@@ -224,6 +288,7 @@ impl MessageContent {
         }
     }
 
+    /// The place, for a location.
     pub fn location(&self) -> Option<&Location> {
         match self {
             MessageContent::Location(l) => Some(l),

@@ -32,11 +32,13 @@ pub fn canonical(amount: Decimal) -> Decimal {
 pub mod json_number {
     use super::*;
 
+    /// Writes the amount as a JSON number, canonical ([`canonical`]) and digit for digit.
     pub fn serialize<S: Serializer>(amount: &Decimal, s: S) -> Result<S::Ok, S::Error> {
         let raw = RawValue::from_string(canonical(*amount).to_string()).map_err(serde::ser::Error::custom)?;
         raw.serialize(s)
     }
 
+    /// Reads a JSON number from its own digits ([`parse_number`]); an error for anything else.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
         let raw: Box<RawValue> = Deserialize::deserialize(d)?;
         parse_number(raw.get())
@@ -47,6 +49,7 @@ pub mod json_number {
     pub mod option {
         use super::*;
 
+        /// Writes `Some` as [`serialize`](super::serialize) does, and `None` as `null`.
         pub fn serialize<S: Serializer>(amount: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
             match amount {
                 Some(a) => super::serialize(a, s),
@@ -54,6 +57,7 @@ pub mod json_number {
             }
         }
 
+        /// Reads `null` as `None`, and a number as [`deserialize`](super::deserialize) does.
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
             let raw: Option<Box<RawValue>> = Deserialize::deserialize(d)?;
             match raw {

@@ -31,10 +31,12 @@ impl Note {
         }
     }
 
+    /// The note's text, trimmed, with its line breaks.
     pub fn text(&self) -> &str {
         &self.text
     }
 
+    /// Who wrote it, trimmed; `None` when not given.
     pub fn author(&self) -> Option<&str> {
         self.author.as_deref()
     }

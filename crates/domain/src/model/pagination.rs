@@ -5,7 +5,9 @@ use crate::FieldError;
 /// The default and largest page size of one list endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageBounds {
+    /// The page size when the caller gives no `limit`.
     pub default_limit: u32,
+    /// The largest `limit` accepted; a larger one is an error, never clamped.
     pub max_limit: u32,
 }
 
@@ -64,10 +66,12 @@ impl PageRequest {
         Self { limit, offset }
     }
 
+    /// At most this many items, at least 1.
     pub fn limit(&self) -> u32 {
         self.limit
     }
 
+    /// How many matching items come before the page.
     pub fn offset(&self) -> u64 {
         self.offset
     }
@@ -76,8 +80,11 @@ impl PageRequest {
 /// One page of a list, with the total count of matching rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
+    /// The page's items, in the list's order.
     pub items: Vec<T>,
+    /// How many items match in all, counted under the same filter, not only this page's.
     pub total: u64,
+    /// The limit and offset the page answers.
     pub request: PageRequest,
 }
 
@@ -87,6 +94,7 @@ impl<T> Page<T> {
         self.request.offset() + (self.items.len() as u64) < self.total
     }
 
+    /// The same page with each item turned by `f`.
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
         Page { items: self.items.into_iter().map(f).collect(), total: self.total, request: self.request }
     }

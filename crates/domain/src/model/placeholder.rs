@@ -4,7 +4,9 @@
 /// One placeholder: its number or its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placeholder<'a> {
+    /// `{{1}}`, `{{2}}`…: a positional template's, from 1.
     Number(u32),
+    /// `{{first_name}}`…: a named template's.
     Name(&'a str),
 }
 

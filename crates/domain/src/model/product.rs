@@ -11,65 +11,93 @@ use super::{AgentId, Timestamp, text};
 use crate::FieldError;
 use crate::error::Violations;
 
-/// One catalog line, as imported and exported: api.md's Product plus `status`.
+/// One catalog line, as imported and exported: the API's product (docs/api-conventions.md,
+/// "Catalog and carts") plus `status`. Checked only by [`Product::from_record`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProductRecord {
+    /// `_id`: 1–128 visible characters without `/ ? # %`, unique within the agent.
     #[serde(rename = "_id")]
     pub id: String,
+    /// `product` or `service`.
     pub kind: String,
+    /// 1–300 characters once trimmed.
     pub title: String,
+    /// At most 20,000 characters once trimmed; empty when absent.
     #[serde(default)]
     pub description: String,
+    /// At most 20 pictures and videos.
     #[serde(default)]
     pub media: Vec<MediaRecord>,
+    /// At most 50 tags of 1–100 characters once trimmed; duplicates are dropped.
     #[serde(default)]
     pub category_tags: Vec<String>,
+    /// An ISO 4217 code in circulation.
     pub currency: String,
+    /// The price, from 0 to 10^12, exact.
     #[serde(with = "json_number")]
     pub base_price: Decimal,
+    /// The price before a sale, greater than `base_price`; absent when not on sale.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "json_number::option")]
     pub compare_at_price: Option<Decimal>,
+    /// At most 100, with ids unique within the product.
     #[serde(default)]
     pub variants: Vec<VariantRecord>,
     /// `active` (published) or `draft` (never exposed). Defaults to `active`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// RFC 3339; absent: the product's first import time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
+    /// RFC 3339; absent: the time of the import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
 }
 
+/// A product's picture or video.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MediaRecord {
+    /// An http(s) URL of at most 2,048 characters, without whitespace.
     pub url: String,
+    /// Its alternative text, at most 500 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alt: Option<String>,
+    /// `image` or `video`.
     #[serde(rename = "type")]
     pub media_type: String,
+    /// Its place among the product's media, lowest first; a product card shows the image placed
+    /// lowest (unplaced ones last).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<u32>,
 }
 
+/// One variant of a product (a size, a color), with its own price.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VariantRecord {
+    /// 1–128 characters once trimmed, unique within the product.
     pub id: String,
+    /// 1–300 characters once trimmed.
     pub title: String,
+    /// Its price, from 0 to 10^12, exact.
     #[serde(with = "json_number")]
     pub price: Decimal,
+    /// Its price before a sale, greater than `price`; absent when not on sale.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "json_number::option")]
     pub compare_at_price: Option<Decimal>,
+    /// The options that make it (`Size`: `M`).
     #[serde(default)]
     pub selected_options: Vec<SelectedOption>,
 }
 
+/// One option of a variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SelectedOption {
+    /// The option, 1–100 characters once trimmed (`Size`).
     pub name: String,
+    /// Its value, 1–100 characters once trimmed (`M`).
     pub value: String,
 }
 
@@ -79,6 +107,8 @@ pub struct SelectedOption {
 pub struct ProductId(String);
 
 impl ProductId {
+    /// `raw` exactly; a `FieldError` on `_id` unless it is 1–128 characters with no whitespace,
+    /// control character, `/`, `?`, `#` or `%`.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
         let ok = !raw.is_empty()
             && raw.chars().count() <= 128
@@ -91,6 +121,7 @@ impl ProductId {
         Self(raw.into())
     }
 
+    /// The id, as the catalog gave it.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -104,15 +135,20 @@ impl super::ReceivedId for ProductId {
     }
 }
 
+/// What a catalog line sells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProductKind {
+    /// Goods (`product`).
     Product,
+    /// A service (`service`).
     Service,
 }
 
 impl ProductKind {
+    /// Both kinds.
     pub const ALL: [ProductKind; 2] = [ProductKind::Product, ProductKind::Service];
 
+    /// Its wire name (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             ProductKind::Product => "product",
@@ -120,6 +156,7 @@ impl ProductKind {
         }
     }
 
+    /// The kind named exactly `raw`; a `FieldError` on `kind` otherwise.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         match raw {
             "product" => Ok(ProductKind::Product),
@@ -129,13 +166,17 @@ impl ProductKind {
     }
 }
 
+/// Whether a product is published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProductStatus {
+    /// Shown to callers (`active`).
     Active,
+    /// Stored and exported, never shown (`draft`).
     Draft,
 }
 
 impl ProductStatus {
+    /// Its wire name (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             ProductStatus::Active => "active",
@@ -143,6 +184,7 @@ impl ProductStatus {
         }
     }
 
+    /// The status named exactly `raw`; a `FieldError` on `status` otherwise.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         match raw {
             "active" => Ok(ProductStatus::Active),
@@ -158,8 +200,11 @@ impl ProductStatus {
 pub struct Price(Decimal);
 
 impl Price {
+    /// The highest price: 10^12.
     pub const MAX: Decimal = Decimal::from_parts(3_567_587_328, 232, 0, false, 0); // 10^12
 
+    /// `value` without trailing zeros; a `FieldError` on `field` unless it is from 0 to
+    /// [`MAX`](Self::MAX).
     pub fn new(field: &str, value: Decimal) -> Result<Self, FieldError> {
         if value >= Decimal::ZERO && value <= Self::MAX {
             Ok(Self(canonical(value)))
@@ -168,6 +213,7 @@ impl Price {
         }
     }
 
+    /// The amount, exact, in the currency's major units.
     pub fn value(self) -> Decimal {
         self.0
     }
@@ -176,21 +222,33 @@ impl Price {
 /// A validated, stored product. Drafts exist but are never shown to API callers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Product {
+    /// Its `_id`, unique within the agent.
     pub id: ProductId,
+    /// The agent whose catalog it is in.
     pub agent_id: AgentId,
+    /// What it sells.
     pub kind: ProductKind,
+    /// Drafts are stored and exported, never shown.
     pub status: ProductStatus,
+    /// 1–300 characters, trimmed.
     pub title: String,
+    /// At most 20,000 characters, trimmed; possibly empty.
     pub description: String,
+    /// At most 20 pictures and videos, as imported.
     pub media: Vec<MediaRecord>,
     /// Trimmed, 1–100 characters each, no duplicates, at most 50.
     pub category_tags: Vec<String>,
+    /// What its prices are in.
     pub currency: Currency,
+    /// Its price.
     pub base_price: Price,
     /// Present only when on sale; always greater than `base_price`.
     pub compare_at_price: Option<Price>,
+    /// At most 100, with ids unique within the product.
     pub variants: Vec<VariantRecord>,
+    /// As the record said, else its first import time.
     pub created_at: Timestamp,
+    /// As the record said, else the time of the import that wrote it.
     pub updated_at: Timestamp,
 }
 
@@ -330,6 +388,7 @@ impl Product {
         }
     }
 
+    /// Whether it is published: shown to callers.
     pub fn is_active(&self) -> bool {
         self.status == ProductStatus::Active
     }
@@ -340,19 +399,25 @@ impl Product {
 pub struct ProductFilter {
     /// A category tag, matched exactly.
     pub tag: Option<String>,
+    /// Only products of this kind.
     pub kind: Option<ProductKind>,
 }
 
+/// One category, with how many active products carry it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CategoryFacet {
+    /// The category tag.
     pub name: String,
+    /// Active products that carry it.
     pub count: u64,
 }
 
 /// Category counts over active products (by count desc, then name) and the active total.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CatalogFacets {
+    /// Each category of active products, by count descending, then name.
     pub categories: Vec<CategoryFacet>,
+    /// How many active products the agent has.
     pub total_items: u64,
 }
 

@@ -4,7 +4,8 @@ use super::AgentId;
 use super::product::{Product, ProductRecord};
 
 /// A published product's JSON object: its [`ProductRecord`] without `status` (only active
-/// products are published), the form api.md calls a Product.
+/// products are published), the product the API shows (docs/api-conventions.md, "Catalog and
+/// carts").
 ///
 /// Catalog pages hand stored documents on as they are. Decoding, validating and encoding 50
 /// products again on every page cost two thirds of a list request under load, for a catalog that

@@ -8,7 +8,9 @@ use super::{Channel, ChannelType, Location, Media, MessageContent, MessageId, Me
 use crate::FieldError;
 use crate::error::Violations;
 
+/// The longest text reply, in characters (trimmed).
 pub const MAX_BODY_CHARS: usize = 4096;
+/// The longest caption of a media reply, in characters (trimmed).
 pub const MAX_CAPTION_CHARS: usize = 1024;
 const MAX_LINK_CHARS: usize = 2048;
 const MAX_FILENAME_CHARS: usize = 255;
@@ -16,11 +18,19 @@ const MAX_FILENAME_CHARS: usize = 255;
 /// A reply as received, flattened: the HTTP layer reads `text` or the media type's object.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReplyInput {
+    /// The message `type`: `text`, `image`, `video`, `audio`, `document`, `sticker`,
+    /// `interactive`, `location`, `reaction`, `product` or `cart`; required.
     pub kind: Option<String>,
+    /// `text`: the text, 1–[`MAX_BODY_CHARS`] characters once trimmed.
     pub body: Option<String>,
+    /// `text`: whether the platform may show a preview of the body's first link.
     pub preview_url: Option<bool>,
+    /// Media kinds: the file's https URL, at most 2,048 characters; required.
     pub link: Option<String>,
+    /// Media kinds but audio and sticker: text shown with the file, at most
+    /// [`MAX_CAPTION_CHARS`] characters; empty is none.
     pub caption: Option<String>,
+    /// `document`: the name the recipient sees, 1–255 characters without slashes.
     pub filename: Option<String>,
     /// Our id of a message of the same activity (the service checks it is).
     pub reply_to: Option<String>,
@@ -51,8 +61,18 @@ pub struct ReplyInput {
 /// A product or cart message's subject, found by the service in the agent's catalog or carts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CatalogRef {
-    Product { id: String, variant_id: Option<String> },
-    Cart { code: String },
+    /// One of the agent's active products.
+    Product {
+        /// The product's `_id`.
+        id: String,
+        /// One of its variants' ids, when a variant is meant.
+        variant_id: Option<String>,
+    },
+    /// One of the agent's carts.
+    Cart {
+        /// The cart's code.
+        code: String,
+    },
 }
 
 /// The longest name or address of a location reply, in characters.
@@ -380,6 +400,7 @@ impl ReplyContent {
         &self.content
     }
 
+    /// The content, taken.
     pub fn into_content(self) -> MessageContent {
         self.content
     }
@@ -389,6 +410,7 @@ impl ReplyContent {
         self.preview_url
     }
 
+    /// The message of the same activity this reply answers, by Parley's id.
     pub fn reply_to(&self) -> Option<&MessageId> {
         self.reply_to.as_ref()
     }
@@ -473,6 +495,7 @@ pub struct FreeFormMessage {
     pub to: String,
     /// Text, or a media kind by link.
     pub content: MessageContent,
+    /// Text only: whether the platform may show a preview of the body's first link.
     pub preview_url: bool,
     /// The platform's id of the message this one answers (sent as `context.message_id`).
     pub context: Option<String>,
@@ -492,6 +515,7 @@ pub struct ReadMark {
     pub to: String,
     /// The platform's id of the contact's newest message.
     pub platform_message_id: String,
+    /// Whether to show the contact a typing indicator too.
     pub typing: bool,
 }
 

@@ -21,7 +21,9 @@ pub struct SearchQuery {
 /// The raw values of a search, as a request carries them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchRequest<'a> {
+    /// The query; required.
     pub q: Option<&'a str>,
+    /// How many results, 1–50; 10 when absent.
     pub limit: Option<&'a str>,
     /// A category tag, matched exactly.
     pub tag: Option<&'a str>,
@@ -54,14 +56,17 @@ impl SearchQuery {
         }
     }
 
+    /// The query, trimmed.
     pub fn text(&self) -> &str {
         &self.text
     }
 
+    /// At most this many results.
     pub fn limit(&self) -> u32 {
         self.limit
     }
 
+    /// What every result must match.
     pub fn filter(&self) -> &ProductFilter {
         &self.filter
     }
@@ -70,8 +75,11 @@ impl SearchQuery {
 /// What the vector index keeps of a searchable product: its vector, and what searches filter on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Searchable {
+    /// The product's vector, as the embedder made it from [`Product::search_text`].
     pub vector: Vec<f32>,
+    /// The product's kind.
     pub kind: ProductKind,
+    /// The product's category tags, in its order.
     pub category_tags: Vec<String>,
 }
 
@@ -85,7 +93,9 @@ impl Searchable {
 /// One result: an active product and its cosine similarity to the query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchHit {
+    /// The product found.
     pub product: Product,
+    /// Its cosine similarity to the query: higher is closer.
     pub score: f32,
 }
 
@@ -94,6 +104,7 @@ pub struct SearchHit {
 pub struct ImportVectors {
     /// The embedder's identity (see `Embedder::identity`).
     pub embedder: String,
+    /// One vector per product, in the import's order.
     pub vectors: Vec<Vec<f32>>,
 }
 
@@ -101,7 +112,9 @@ pub struct ImportVectors {
 /// up to this product) has been seen.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ChangeCursor {
+    /// The last revision seen whole, or in part up to `product`.
     pub revision: u64,
+    /// Within `revision`, the last product seen (by `_id`); `None`: the revision was seen whole.
     pub product: Option<ProductId>,
 }
 
@@ -109,8 +122,11 @@ pub struct ChangeCursor {
 /// and embedded by the embedder asked about. `None` means it must not be found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorChange {
+    /// The product's `_id`.
     pub product: ProductId,
+    /// The catalog revision that stamped the change.
     pub revision: u64,
+    /// What the index keeps of it; `None`: take it out of the index.
     pub searchable: Option<Searchable>,
 }
 

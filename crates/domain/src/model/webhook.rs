@@ -11,6 +11,7 @@ pub struct WebhookEvent {
     pub platform: ChannelType,
     /// The raw request body, as the platform signed it.
     pub body: String,
+    /// When Parley received it.
     pub received_at: Timestamp,
     /// Processing attempts that failed so far.
     pub attempts: u32,
@@ -18,6 +19,7 @@ pub struct WebhookEvent {
     pub last_error: Option<String>,
     /// When it may be tried again (`None` once processed, or once Parley gave up on it).
     pub next_attempt_at: Option<Timestamp>,
+    /// When it was processed (with or without parts set aside); `None` until then.
     pub processed_at: Option<Timestamp>,
     /// When Parley gave up on it (a body that can never be processed, or too many failed
     /// attempts): it waits for an operator (`parley webhooks retry`).
@@ -32,6 +34,7 @@ pub struct WebhookEvent {
 /// failed`); `parley webhooks retry` tries it again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SetAside {
+    /// A message or a status report.
     pub kind: SetAsideKind,
     /// Its place in the delivery, from 1: among the delivery's `messages` (every object, in
     /// order), or for a status among the statuses Parley read.
@@ -40,17 +43,21 @@ pub struct SetAside {
     pub platform_id: Option<String>,
     /// Who sent it (the sender's identifier on the channel), when known.
     pub from: Option<String>,
+    /// Why it could not be stored.
     pub reason: String,
 }
 
 /// What was set aside.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SetAsideKind {
+    /// A message (`message`).
     Message,
+    /// A status report (`status`).
     Status,
 }
 
 impl SetAsideKind {
+    /// Its name as stored (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             SetAsideKind::Message => "message",
@@ -58,6 +65,7 @@ impl SetAsideKind {
         }
     }
 
+    /// The kind named exactly `raw`; `None` otherwise.
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
             "message" => Some(SetAsideKind::Message),
@@ -70,6 +78,7 @@ impl SetAsideKind {
 /// The stored answer of a request made with an `Idempotency-Key`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotentResponse {
+    /// The HTTP status that was answered.
     pub status: u16,
     /// The JSON body that was answered.
     pub body: String,
@@ -83,5 +92,12 @@ pub enum IdempotencyClaim {
     /// The key was used before within its lifetime, with this request fingerprint, claimed at
     /// `claimed_at`; `response` is `None` while the first request is still running (or if it was
     /// cut before it answered).
-    Existing { fingerprint: String, response: Option<IdempotentResponse>, claimed_at: Timestamp },
+    Existing {
+        /// The fingerprint of the request that claimed the key: a retry must bring the same.
+        fingerprint: String,
+        /// Its answer, once it answered.
+        response: Option<IdempotentResponse>,
+        /// When the key was claimed.
+        claimed_at: Timestamp,
+    },
 }

@@ -22,6 +22,10 @@ pub struct EndpointUrl {
 }
 
 impl EndpointUrl {
+    /// `raw` trimmed and normalized; a `FieldError` on `url` when longer than
+    /// [`MAX_URL_CHARS`], not absolute, not `https` (`http` too when `allow_private`), carrying a
+    /// user name, password or fragment, or with a non-public address for host (unless
+    /// `allow_private`). A host name is checked when it resolves ([`check_resolved`]).
     pub fn new(raw: &str, allow_private: bool) -> Result<Self, FieldError> {
         let invalid = |why: &str| FieldError::new("url", why.to_string());
         let raw = raw.trim();
@@ -56,6 +60,7 @@ impl EndpointUrl {
         url::Url::parse(normalized).map(|url| Self { url }).map_err(|e| e.to_string())
     }
 
+    /// The URL, normalized.
     pub fn as_str(&self) -> &str {
         self.url.as_str()
     }
@@ -80,7 +85,9 @@ impl EndpointUrl {
 /// An endpoint URL's host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Host<'a> {
+    /// A name, resolved at each delivery.
     Name(&'a str),
+    /// An address, written in the URL.
     Address(IpAddr),
 }
 
@@ -119,8 +126,11 @@ fn most_specific(ip: u128, blocks: impl Iterator<Item = (u128, u8, bool)>) -> bo
 /// A row of an address registry: the block, and whether Parley connects to addresses in it.
 #[derive(Debug, Clone, Copy)]
 pub struct AddressBlock<A> {
+    /// The block's first address.
     pub network: A,
+    /// Its prefix length, in bits.
     pub length: u8,
+    /// The registry's name for it.
     pub name: &'static str,
     /// The registry's "Globally Reachable" column, except where a comment says otherwise.
     pub public: bool,
@@ -138,7 +148,7 @@ const fn a4(a: u8, b: u8, c: u8, d: u8) -> Ipv4Addr {
     Ipv4Addr::new(a, b, c, d)
 }
 
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments, reason = "an IPv6 address is eight groups")]
 const fn a6(a: u16, b: u16, c: u16, d: u16, e: u16, f: u16, g: u16, h: u16) -> Ipv6Addr {
     Ipv6Addr::new(a, b, c, d, e, f, g, h)
 }
@@ -250,14 +260,18 @@ pub fn endpoint_description(raw: &str) -> Result<Option<String>, FieldError> {
 /// previous one too, until 24 hours later, so a receiver can switch without losing a delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EndpointSecrets {
+    /// The key that signs every delivery.
     pub current: SigningKey,
+    /// The key rotated out, still signing until it expires; `None` without a recent rotation.
     pub previous: Option<RotatedKey>,
 }
 
 /// A rotated key, still signing until `expires_at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RotatedKey {
+    /// The rotated-out key.
     pub key: SigningKey,
+    /// When it stops signing: [`ROTATION_OVERLAP`] after the rotation.
     pub expires_at: Timestamp,
 }
 
@@ -289,6 +303,7 @@ pub enum DisabledReason {
 }
 
 impl DisabledReason {
+    /// Its wire name: `by_owner` or `failing`.
     pub fn as_str(self) -> &'static str {
         match self {
             DisabledReason::ByOwner => "by_owner",
@@ -296,6 +311,7 @@ impl DisabledReason {
         }
     }
 
+    /// The reason named exactly `raw`; `None` otherwise.
     pub fn parse(raw: &str) -> Option<Self> {
         [DisabledReason::ByOwner, DisabledReason::Failing].into_iter().find(|r| r.as_str() == raw)
     }
@@ -304,18 +320,26 @@ impl DisabledReason {
 /// When and why an endpoint was turned off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Disabled {
+    /// When it was turned off.
     pub at: Timestamp,
+    /// Why.
     pub reason: DisabledReason,
 }
 
 /// An agent's webhook endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookEndpoint {
+    /// Its id (`we_…`).
     pub id: EndpointId,
+    /// The agent whose events it receives.
     pub agent_id: AgentId,
+    /// Where deliveries go.
     pub url: EndpointUrl,
+    /// Which event types it receives.
     pub events: EventSelection,
+    /// The owner's note about it, at most [`MAX_DESCRIPTION_CHARS`]; `None` when empty.
     pub description: Option<String>,
+    /// The keys that sign its deliveries.
     pub secrets: EndpointSecrets,
     /// `None` while deliveries go out.
     pub disabled: Option<Disabled>,
@@ -324,11 +348,15 @@ pub struct WebhookEndpoint {
     /// The circuit breaker: after a failure of an endpoint already failing, none of its
     /// deliveries is claimed before this time (a receiver that hangs stops holding slots).
     pub paused_until: Option<Timestamp>,
+    /// When it was made.
     pub created_at: Timestamp,
+    /// When its owner last changed it (URL, events, description, enabled, secret); deliveries
+    /// failing, the breaker and a disabling for failures leave it.
     pub updated_at: Timestamp,
 }
 
 impl WebhookEndpoint {
+    /// Whether deliveries go out to it (it is not disabled).
     pub fn enabled(&self) -> bool {
         self.disabled.is_none()
     }

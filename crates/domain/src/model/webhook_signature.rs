@@ -40,6 +40,7 @@ impl SigningKey {
         format!("{SECRET_PREFIX}{}", STANDARD.encode(&self.0))
     }
 
+    /// The key's bytes: secret, never shown but through [`secret`](Self::secret).
     pub fn bytes(&self) -> &[u8] {
         &self.0
     }

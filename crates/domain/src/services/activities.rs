@@ -13,21 +13,36 @@ use crate::{DomainError, FieldError, StoreError};
 /// Raw list query: every value as received, validated here.
 #[derive(Debug, Clone, Default)]
 pub struct ActivityListQuery {
+    /// One status or several, comma-separated (`open,pending`); absent keeps every status.
     pub status: Option<String>,
+    /// A tag id: only activities with that tag attached. An unknown tag keeps none.
     pub tag: Option<String>,
+    /// A piece of the contact's name, or of a channel identifier's digits
+    /// ([`ActivitySearch`]): 1–100 characters once trimmed.
     pub search: Option<String>,
+    /// `none` for unassigned activities, else a user id (1–128 characters).
     pub assigned_to: Option<String>,
+    /// A channel type ([`ChannelType`], lowercase): activities whose contact has a channel of it.
     pub channel_type: Option<String>,
+    /// `true` or `false` exactly: activities with unread messages, or without.
     pub unread: Option<String>,
+    /// An RFC 3339 time: activities updated after it (not at it).
     pub since: Option<String>,
+    /// Page size, an integer from 1 to 100; 20 when absent.
     pub limit: Option<String>,
+    /// Matching activities to skip, an integer of 0 or more; 0 when absent.
     pub offset: Option<String>,
 }
 
+/// Raw partial update of an activity: each field kept, cleared or set, validated by
+/// [`ActivityService::update`].
 #[derive(Debug, Clone, Default)]
 pub struct ActivityPatchInput {
+    /// `open`, `closed` or `pending`; may be changed, never cleared.
     pub status: Patch<String>,
+    /// The assignee's user id (1–128 characters); cleared, the activity is unassigned.
     pub assigned_to: Patch<String>,
+    /// A new name for the contact (1–256 characters), written with the activity; never cleared.
     pub profile_name: Patch<String>,
 }
 
@@ -46,11 +61,14 @@ pub const MAX_TAGS_PER_ATTACH: usize = 50;
 /// One activity as its detail shows it: the view and the carts its contact brought in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActivityDetail {
+    /// The activity with its contact's name and channels, its tags and its last message.
     pub view: ActivityView,
     /// Newest first.
     pub carts: Vec<CartMention>,
 }
 
+/// The inbox: lists, reads and changes the agent's activities (status, assignee, tags,
+/// contact name), recording an `activity.updated` event with every change.
 pub struct ActivityService {
     activities: Arc<dyn ActivityRepository>,
     messages: Arc<dyn MessageRepository>,
@@ -67,6 +85,8 @@ fn sort_tags(tags: &mut [TagRef]) {
 }
 
 impl ActivityService {
+    /// A service over these ports; events get their ids from `ids` and their payloads from
+    /// `objects`.
     pub fn new(
         activities: Arc<dyn ActivityRepository>,
         messages: Arc<dyn MessageRepository>,
@@ -86,6 +106,9 @@ impl ActivityService {
         self.events.make(&view.activity.agent_id, EventType::ActivityUpdated, view.activity.updated_at, ApiObject::Activity(view))
     }
 
+    /// One page of the agent's activities that every given filter keeps, most recently updated
+    /// first. Every bad filter or page value is reported at once in `Validation`, before
+    /// anything is read.
     pub async fn list(&self, agent: &AgentId, query: ActivityListQuery) -> Result<Page<ActivityView>, DomainError> {
         let mut v = Violations::default();
         let status = query.status.map(|s| v.check(StatusSet::parse(&s)));
@@ -113,6 +136,8 @@ impl ActivityService {
         self.activities.get(agent, id).await?.ok_or(DomainError::not_found("activity"))
     }
 
+    /// The agent's activity with the carts its messages carry; `NotFound` (`activity`) when it
+    /// is unknown or another agent's.
     pub async fn get(&self, agent: &AgentId, id: &ActivityId) -> Result<ActivityDetail, DomainError> {
         let view = self.view(agent, id).await?;
         let carts = self.messages.carts(agent, id).await?;
@@ -134,6 +159,11 @@ impl ActivityService {
         Ok((self.get(agent, &activity.id).await?, opened))
     }
 
+    /// Changes status, assignee and the contact's name in one write, and returns the activity
+    /// as [`get`](Self::get) shows it. `Validation` names every bad field (a `null` status or
+    /// name included) before anything is read; `NotFound` (`activity`) when the activity is
+    /// unknown. Records `activity.updated`, and `contact.updated` when the contact is renamed;
+    /// `updated_at` moves even when nothing else does.
     pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityDetail, DomainError> {
         let mut v = Violations::default();
         let status = v.check(not_null("status", input.status).and_then(|s| s.map(|s| ActivityStatus::parse(&s)).transpose()));

@@ -11,23 +11,35 @@ use crate::{DomainError, FieldError, StoreError};
 /// Raw list query, validated here.
 #[derive(Debug, Clone, Default)]
 pub struct CannedResponseListQuery {
+    /// A case-insensitive piece of the short code or the text: 1–100 characters once trimmed,
+    /// no control character.
     pub search: Option<String>,
+    /// Page size, an integer from 1 to 100; 20 when absent.
     pub limit: Option<String>,
+    /// Matching responses to skip, an integer of 0 or more; 0 when absent.
     pub offset: Option<String>,
 }
 
+/// Raw fields of a new canned response, validated by [`CannedResponseService::create`].
 #[derive(Debug, Clone, Default)]
 pub struct NewCannedResponseInput {
+    /// Required: 1–32 of `a-z`, `0-9`, `_` and `-`, unique among the agent's responses.
     pub short_code: Option<String>,
+    /// Required: the answer, 1–4096 characters once trimmed.
     pub text: Option<String>,
 }
 
+/// Raw partial update of a canned response; either field may be changed, neither cleared.
 #[derive(Debug, Clone, Default)]
 pub struct CannedResponsePatchInput {
+    /// A new short code, under the same rules as on creation.
     pub short_code: Patch<String>,
+    /// A new text, under the same rules as on creation.
     pub text: Patch<String>,
 }
 
+/// The agent's canned responses: listed, searched, created, edited and deleted. Records no
+/// events.
 pub struct CannedResponseService {
     repo: Arc<dyn CannedResponseRepository>,
     clock: Arc<dyn Clock>,
@@ -44,10 +56,13 @@ fn duplicate_short_code(code: &ShortCode) -> DomainError {
 const NOT_FOUND: &str = "canned response";
 
 impl CannedResponseService {
+    /// A service over `repo`; `clock` stamps changes and `ids` mints new ids.
     pub fn new(repo: Arc<dyn CannedResponseRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         Self { repo, clock, ids }
     }
 
+    /// One page of the agent's canned responses by short code, those `search` matches when
+    /// given. Bad `search`, `limit` or `offset` values are reported together in `Validation`.
     pub async fn list(&self, agent: &AgentId, query: CannedResponseListQuery) -> Result<Page<CannedResponse>, DomainError> {
         let mut v = Violations::default();
         let search = query.search.map(|s| v.check(CannedSearch::new(&s)));
@@ -56,10 +71,15 @@ impl CannedResponseService {
         Ok(self.repo.list(agent, search.flatten(), page.expect(CHECKED)).await?)
     }
 
+    /// The agent's canned response; `NotFound` (`canned response`) when unknown or another
+    /// agent's.
     pub async fn get(&self, agent: &AgentId, id: &CannedResponseId) -> Result<CannedResponse, DomainError> {
         self.repo.get(agent, id).await?.ok_or(DomainError::not_found(NOT_FOUND))
     }
 
+    /// Saves a new canned response. `Validation` names every missing or bad field; `Conflict`
+    /// (on `short_code`) when the agent already has one with that short code, or already keeps
+    /// [`MAX_CANNED_RESPONSES_PER_AGENT`].
     pub async fn create(&self, agent: &AgentId, input: NewCannedResponseInput) -> Result<CannedResponse, DomainError> {
         let mut v = Violations::default();
         let short_code = v.check(required("short_code", input.short_code).and_then(|c| ShortCode::new(&c)));
@@ -90,7 +110,8 @@ impl CannedResponseService {
         }
     }
 
-    /// Changes the fields sent; neither can be cleared.
+    /// Changes the fields sent; neither can be cleared (`Validation` on a `null`). `NotFound`
+    /// when the response is unknown; `Conflict` when the new short code is another response's.
     pub async fn update(
         &self,
         agent: &AgentId,
@@ -118,6 +139,7 @@ impl CannedResponseService {
         }
     }
 
+    /// Deletes the agent's canned response; `NotFound` when unknown or another agent's.
     pub async fn delete(&self, agent: &AgentId, id: &CannedResponseId) -> Result<(), DomainError> {
         if self.repo.delete(agent, id).await? { Ok(()) } else { Err(DomainError::not_found(NOT_FOUND)) }
     }

@@ -10,6 +10,7 @@ use crate::{DomainError, FieldError, StoreError};
 /// One requested cart line, as received.
 #[derive(Debug, Clone, Default)]
 pub struct NewCartItem {
+    /// Required: the id of an active product of the agent's catalog.
     pub id: Option<String>,
     /// One of the product's variants' `id`, when the shopper chose one.
     pub variant_id: Option<String>,
@@ -33,6 +34,8 @@ fn not_a_variant(product: &Product, variant: &str) -> String {
     }
 }
 
+/// Carts: snapshots of products and quantities a shopper picked, kept under a short code that
+/// a message can carry, and readable until they expire.
 pub struct CartService {
     carts: Arc<dyn CartRepository>,
     products: Arc<dyn ProductRepository>,
@@ -45,6 +48,8 @@ pub struct CartService {
 const CODE_ATTEMPTS: usize = 5;
 
 impl CartService {
+    /// A service over these ports; `ids` also draws cart codes, and `objects` builds the
+    /// `cart.created` event's payload.
     pub fn new(
         carts: Arc<dyn CartRepository>,
         products: Arc<dyn ProductRepository>,
@@ -58,6 +63,10 @@ impl CartService {
 
     /// Snapshots 1–50 distinct lines (an active product of the agent and, where it has
     /// variants, optionally one of them) with quantities 1–99, all in one currency.
+    /// `Validation` names every bad entry at once, in entry order: a missing or malformed
+    /// field, a line asked twice, a product unknown or inactive, a variant it does not have, a
+    /// second currency. Records `cart.created` with the cart; `Internal` in the rare case no
+    /// free code is found.
     pub async fn create(&self, agent: &AgentId, items: Option<Vec<NewCartItem>>) -> Result<Cart, DomainError> {
         let items = items.ok_or_else(|| FieldError::new("items", "is required"))?;
         if items.is_empty() || items.len() > MAX_CART_ITEMS {

@@ -11,41 +11,53 @@ use crate::{DomainError, FieldError};
 /// Raw product-list query, validated here.
 #[derive(Debug, Clone, Default)]
 pub struct ProductListQuery {
+    /// Page size, an integer from 1 to 100; 50 when absent.
     pub limit: Option<String>,
+    /// Matching products to skip, an integer of 0 or more; 0 when absent.
     pub offset: Option<String>,
+    /// A category tag, matched exactly (not validated: an unknown tag keeps nothing).
     pub tag: Option<String>,
+    /// `product` or `service`: only products of that kind.
     pub kind: Option<String>,
 }
 
 /// One line of an import file that could not be used, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowError {
+    /// The line number, as the caller numbered the rows it passed.
     pub line: usize,
+    /// What is wrong with it: the parse error, a repeated `_id`, or every broken field rule.
     pub reason: String,
 }
 
 /// What an import did (or, in a dry run, would do).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ImportSummary {
+    /// Products whose `_id` the agent did not have.
     pub inserted: usize,
+    /// Products whose `_id` the agent already had (drafts included), replaced.
     pub updated: usize,
 }
 
-/// The outcome of validating an import file.
+/// The outcome of validating an import file: every row valid, ready for
+/// [`CatalogService::import`].
 pub struct ValidatedImport {
     products: Vec<Product>,
     summary: ImportSummary,
 }
 
 impl ValidatedImport {
+    /// What importing it will do: how many products are new, how many replace stored ones.
     pub fn summary(&self) -> ImportSummary {
         self.summary
     }
 
+    /// How many products it holds: one per row.
     pub fn len(&self) -> usize {
         self.products.len()
     }
 
+    /// Whether the file had no rows.
     pub fn is_empty(&self) -> bool {
         self.products.is_empty()
     }
@@ -63,6 +75,8 @@ pub enum ImportStage {
 /// Receives an import's progress: the stage and the running count of products.
 pub type ImportObserver = Arc<dyn Fn(ImportStage, usize) + Send + Sync>;
 
+/// The agent's product catalog: listed and read as documents, imported whole from a file (and
+/// embedded for search), exported page by page.
 pub struct CatalogService {
     products: Arc<dyn ProductRepository>,
     agents: Arc<dyn AgentRepository>,
@@ -71,6 +85,7 @@ pub struct CatalogService {
 }
 
 impl CatalogService {
+    /// A service over these ports; `search` embeds imported products and refreshes the index.
     pub fn new(
         products: Arc<dyn ProductRepository>,
         agents: Arc<dyn AgentRepository>,
@@ -80,6 +95,8 @@ impl CatalogService {
         Self { products, agents, clock, search }
     }
 
+    /// One page of the agent's active products, newest first, those every given filter keeps.
+    /// Bad `kind`, `limit` or `offset` values are reported together in `Validation`.
     pub async fn list(&self, agent: &AgentId, q: ProductListQuery) -> Result<Page<ProductDocument>, DomainError> {
         let mut v = Violations::default();
         let kind = q.kind.map(|k| v.check(ProductKind::parse(&k)));
@@ -89,16 +106,21 @@ impl CatalogService {
         Ok(self.products.list(agent, &filter, page.expect(CHECKED)).await?)
     }
 
+    /// An active product's document; `NotFound` (`product`) for drafts, unknown ids and other
+    /// agents' products.
     pub async fn get(&self, agent: &AgentId, id: &ProductId) -> Result<ProductDocument, DomainError> {
         self.products.get(agent, id).await?.ok_or(DomainError::not_found("product"))
     }
 
+    /// The categories of the agent's active products with their counts, and the active total.
     pub async fn categories(&self, agent: &AgentId) -> Result<CatalogFacets, DomainError> {
         Ok(self.products.facets(agent).await?)
     }
 
     /// Checks every row of an import file. `rows` are `(line, parsed record or parse error)`.
-    /// Any bad row fails the whole import, with every bad row reported by line.
+    /// Any bad row fails the whole import, with every bad row reported by line
+    /// ([`ImportError::Rows`]); an `_id` repeated in the file is bad on every line after its
+    /// first. An unknown agent is `NotFound` (`agent`). Nothing is written.
     pub async fn validate_import(
         &self,
         agent: &AgentId,
@@ -164,10 +186,13 @@ fn describe(fields: &[FieldError]) -> String {
     fields.iter().map(|f| format!("{} {}", f.field, f.issue)).collect::<Vec<_>>().join("; ")
 }
 
+/// Why an import file was not accepted.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
+    /// Some rows are bad: each is listed once, in the order given. Nothing was written.
     #[error("{} bad row(s); nothing was written", .0.len())]
     Rows(Vec<RowError>),
+    /// The check itself failed (unknown agent, storage unavailable).
     #[error(transparent)]
     Domain(#[from] DomainError),
 }

@@ -12,31 +12,50 @@ use crate::{DomainError, FieldError, StoreError};
 /// A page of contacts as asked for: `limit` and `offset` as sent, parsed here as every list's.
 #[derive(Debug, Clone, Default)]
 pub struct ContactListQuery {
+    /// A piece of the name or email address (any case), or 3+ digits of a phone number:
+    /// 1–100 characters once trimmed.
     pub search: Option<String>,
+    /// A channel type ([`ChannelType`], lowercase): contacts with a channel of it.
     pub channel_type: Option<String>,
+    /// Page size, an integer from 1 to 100; 20 when absent.
     pub limit: Option<String>,
+    /// Matching contacts to skip, an integer of 0 or more; 0 when absent.
     pub offset: Option<String>,
 }
 
+/// Raw fields of a new contact, validated by [`ContactService::create`].
 #[derive(Debug, Clone, Default)]
 pub struct NewContactInput {
+    /// Required: the type of the contact's first channel ([`ChannelType`], lowercase).
     pub channel_type: Option<String>,
+    /// Required: the contact's identifier on that channel, normalized for its type (a phone
+    /// number's digits, a lowercased address); no other contact of the agent may have it.
     pub channel_id: Option<String>,
+    /// The display name, 1–256 characters once trimmed; the normalized channel id when absent.
     pub profile_name: Option<String>,
+    /// An email address, lowercased.
     pub email: Option<String>,
+    /// Free text, at most 5,000 characters; blank means no notes.
     pub notes: Option<String>,
+    /// A JSON object of at most 50 keys and 16 KiB; empty when absent.
     pub custom_attributes: Option<Map<String, Value>>,
 }
 
+/// Raw partial update of a contact: each field kept, cleared or set.
 #[derive(Debug, Clone, Default)]
 pub struct ContactPatchInput {
+    /// A new display name (1–256 characters); never cleared.
     pub profile_name: Patch<String>,
+    /// A new email address; cleared, the contact has none.
     pub email: Patch<String>,
+    /// New notes (at most 5,000 characters); cleared or set blank, the contact has none.
     pub notes: Patch<String>,
     /// Merged into the stored attributes; keys set to null are removed.
     pub custom_attributes: Patch<Map<String, Value>>,
 }
 
+/// The agent's contacts: listed, searched, created, edited and erased, each change recorded as
+/// a `contact.*` event.
 pub struct ContactService {
     repo: Arc<dyn ContactRepository>,
     clock: Arc<dyn Clock>,
@@ -51,6 +70,7 @@ fn notes(raw: &str) -> Result<Option<Notes>, FieldError> {
 }
 
 impl ContactService {
+    /// A service over `repo`; events get their ids from `ids` and their payloads from `objects`.
     pub fn new(
         repo: Arc<dyn ContactRepository>,
         clock: Arc<dyn Clock>,
@@ -61,6 +81,8 @@ impl ContactService {
         Self { repo, clock, ids, events }
     }
 
+    /// One page of the agent's contacts that every given filter keeps, newest first. Bad
+    /// filter or page values are reported together in `Validation`.
     pub async fn list(&self, agent: &AgentId, query: ContactListQuery) -> Result<Page<Contact>, DomainError> {
         let mut v = Violations::default();
         let search = query.search.map(|s| v.check(ActivitySearch::new(&s)));
@@ -73,7 +95,7 @@ impl ContactService {
 
     /// Erases the contact with its conversation (the right to erasure): see
     /// [`ContactRepository::erase`] for what goes and what stays. `contact.deleted` carries the
-    /// id alone.
+    /// id alone. `NotFound` (`contact`) when unknown or another agent's.
     pub async fn delete(&self, agent: &AgentId, id: &ContactId) -> Result<(), DomainError> {
         let deleted = self.events.make_deleted(agent, EventType::ContactDeleted, self.clock.now(), id.as_str());
         if !self.repo.erase(agent, id, &[deleted]).await? {
@@ -82,10 +104,15 @@ impl ContactService {
         Ok(())
     }
 
+    /// The agent's contact; `NotFound` (`contact`) when unknown or another agent's.
     pub async fn get(&self, agent: &AgentId, id: &ContactId) -> Result<Contact, DomainError> {
         self.repo.get(agent, id).await?.ok_or(DomainError::not_found("contact"))
     }
 
+    /// Stores a new contact with one channel (no activity is opened) and records
+    /// `contact.created`. `Validation` names every missing or bad field; `Conflict` (on
+    /// `channel_id`, naming the contact that has it) when another contact of the agent already
+    /// has the channel.
     pub async fn create(&self, agent: &AgentId, input: NewContactInput) -> Result<Contact, DomainError> {
         let mut v = Violations::default();
         let channel_type = v.check(required("channel_type", input.channel_type).and_then(|t| ChannelType::parse(&t)));
@@ -138,6 +165,9 @@ impl ContactService {
         }
     }
 
+    /// Changes the fields sent and records `contact.updated`. `Validation` names every bad field
+    /// (a `null` name or `custom_attributes` included) before anything is read, and also comes
+    /// when the merged attributes would pass their bounds; `NotFound` (`contact`) when unknown.
     pub async fn update(&self, agent: &AgentId, id: &ContactId, input: ContactPatchInput) -> Result<Contact, DomainError> {
         let mut v = Violations::default();
         let name = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));

@@ -1,5 +1,5 @@
 //! Delivering events to webhook endpoints: claim what is due, sign it, send it, record the
-//! outcome and when to try again (decisions.md, "Event webhooks"). The runtime's worker decides
+//! outcome and when to try again (`docs/events.md`, "Delivery"). The runtime's worker decides
 //! how many go at once; each delivery here is one attempt.
 
 use std::sync::Arc;
@@ -19,6 +19,7 @@ pub const EVENT_RETENTION: TimeDelta = TimeDelta::days(30);
 /// What became of one attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttemptOutcome {
+    /// The endpoint answered 2xx: no more tries.
     Delivered,
     /// Failed; tried again later.
     Retrying,
@@ -30,6 +31,7 @@ pub enum AttemptOutcome {
 }
 
 impl AttemptOutcome {
+    /// Its name in logs and metrics: `delivered`, `retrying`, `given_up` or `superseded`.
     pub fn as_str(self) -> &'static str {
         match self {
             AttemptOutcome::Delivered => "delivered",
@@ -43,12 +45,16 @@ impl AttemptOutcome {
 /// One attempt, for logs and metrics.
 #[derive(Debug, Clone)]
 pub struct AttemptReport {
+    /// The attempt as recorded: its number, the answer or error, its duration, the next try.
     pub attempt: DeliveryAttempt,
+    /// What became of it.
     pub outcome: AttemptOutcome,
     /// The endpoint was disabled by this failure (3 days of nothing but failures).
     pub disabled_endpoint: bool,
 }
 
+/// The delivery worker's steps: claim due deliveries, make one attempt each, and expire old
+/// events. Storage errors come back as they are ([`StoreResult`]).
 pub struct EventDeliveryService {
     events: Arc<dyn EventRepository>,
     sender: Arc<dyn WebhookSender>,
@@ -58,11 +64,15 @@ pub struct EventDeliveryService {
 
 /// A batch of claimed deliveries, and the lease they are held until.
 pub struct Claimed {
+    /// The deliveries claimed, possibly none.
     pub deliveries: Vec<DueDelivery>,
+    /// When the claim ends: an attempt recorded after it is [`AttemptOutcome::Superseded`].
     pub until: Timestamp,
 }
 
 impl EventDeliveryService {
+    /// A service over `events`, sending through `sender`; `ids` supplies the random part of
+    /// retry delays.
     pub fn new(events: Arc<dyn EventRepository>, sender: Arc<dyn WebhookSender>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         Self { events, sender, clock, ids }
     }

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use crate::model::*;
 use crate::ports::{ApiObject, ApiObjects, IdSource};
 
+/// Makes the events a change records: a fresh `evt_…` id, the agent, the type, the time of the
+/// change, and the object as the API shows it. It writes nothing: the events go with the write.
 #[derive(Clone)]
 pub struct EventMaker {
     ids: Arc<dyn IdSource>,
@@ -13,6 +15,7 @@ pub struct EventMaker {
 }
 
 impl EventMaker {
+    /// A maker drawing event ids from `ids` and rendering objects through `objects`.
     pub fn new(ids: Arc<dyn IdSource>, objects: Arc<dyn ApiObjects>) -> Self {
         Self { ids, objects }
     }

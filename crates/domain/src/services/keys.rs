@@ -15,16 +15,20 @@ pub struct KeyService {
 }
 
 impl KeyService {
+    /// A service over these ports, with an empty cache of verified keys.
     pub fn new(agents: Arc<dyn AgentRepository>, keys: Arc<dyn ApiKeyRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         Self { agents, keys, clock, ids, verified: KeyCache::default() }
     }
 
+    /// Creates an agent named `name` (trimmed, 1–128 characters); `Validation` on `name`
+    /// otherwise.
     pub async fn create_agent(&self, name: &str) -> Result<Agent, DomainError> {
         let agent = Agent { id: AgentId::new(self.ids.new_id(IdKind::Agent)), name: AgentName::new(name)?, created_at: self.clock.now() };
         self.agents.insert(&agent).await?;
         Ok(agent)
     }
 
+    /// Every agent, oldest first.
     pub async fn agents(&self) -> Result<Vec<Agent>, DomainError> {
         Ok(self.agents.list().await?)
     }
@@ -52,11 +56,16 @@ impl KeyService {
         }
     }
 
+    /// The agent's keys, revoked ones included, oldest first; `NotFound` (`agent`) when the
+    /// agent is unknown.
     pub async fn keys_of(&self, agent: &AgentId) -> Result<Vec<ApiKey>, DomainError> {
         self.agents.get(agent).await?.ok_or(DomainError::not_found("agent"))?;
         Ok(self.keys.list_for_agent(agent).await?)
     }
 
+    /// Revokes a key, whichever agent it belongs to, and returns it as it now is; a key revoked
+    /// before keeps its first revocation time. `NotFound` (`key`) when unknown. This process
+    /// refuses it at once; others within [`KEY_CACHE_TTL`](super::KEY_CACHE_TTL).
     pub async fn revoke(&self, key: &ApiKeyId) -> Result<ApiKey, DomainError> {
         let revoked = self.keys.revoke(key, self.clock.now()).await?.ok_or(DomainError::not_found("key"))?;
         self.verified.forget(key);

@@ -6,7 +6,8 @@ use crate::model::*;
 use crate::ports::{Clock, IdSource, LineRepository, MessagingPlatform, TemplateRepository};
 use crate::{DomainError, FieldError, StoreError};
 
-/// WhatsApp lines and their templates, kept in step with the platform.
+/// The agent's lines (phone-number, business-account and mailbox lines), and the templates of
+/// phone-number lines, kept in step with the platform.
 pub struct LineService {
     lines: Arc<dyn LineRepository>,
     templates: Arc<dyn TemplateRepository>,
@@ -19,20 +20,31 @@ pub struct LineService {
 /// A mailbox's servers and login, as given, for [`LineService::add_email`].
 #[derive(Debug, Clone, Copy)]
 pub struct MailAccessInput<'a> {
+    /// The outgoing mail server's URL (`scheme://host[:port]`, at most 2,048 bytes), where
+    /// replies are sent; errors name it `smtp_url`.
     pub send_url: &'a str,
+    /// The incoming mail server's URL, under the same rule, when the mailbox is polled; errors
+    /// name it `imap_url`. `None`: mail arrives only through forwarders.
     pub receive_url: Option<&'a str>,
+    /// The login for both servers: 1–320 characters once trimmed, no control character.
     pub username: &'a str,
+    /// The login's password, as given (not trimmed): 1–1,024 bytes, no control character.
     pub password: &'a str,
 }
 
 /// How one line's template sync went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncReport {
+    /// The line synced.
     pub line: LineId,
+    /// How many templates the platform listed for it, or why the sync failed (the error's
+    /// message); a failed line keeps the templates it had.
     pub result: Result<usize, String>,
 }
 
 impl LineService {
+    /// A service over these ports; `platform` lists templates, and events get their ids from
+    /// `ids` and their payloads from `objects`.
     pub fn new(
         lines: Arc<dyn LineRepository>,
         templates: Arc<dyn TemplateRepository>,
@@ -46,6 +58,8 @@ impl LineService {
     }
 
     /// Adds a WhatsApp line. `access_token` `None` makes a sandbox line (no network).
+    /// `Validation` names every bad id or token; `Conflict` (on `phone_number_id`) when the
+    /// phone number is already a line, of this agent or another.
     pub async fn add(
         &self,
         agent: &AgentId,
@@ -66,7 +80,8 @@ impl LineService {
     }
 
     /// Adds an Instagram line: the professional account `account_id`. `access_token` `None`
-    /// makes a sandbox line (no network).
+    /// makes a sandbox line (no network). `Validation` on a bad id or token; `Conflict` (on
+    /// `account_id`) when the account is already a line, of this agent or another.
     pub async fn add_instagram(&self, agent: &AgentId, account_id: &str, access_token: Option<&str>) -> Result<Line, DomainError> {
         let mut v = Violations::default();
         let account = v.check(InstagramAccountId::new(account_id));
@@ -81,7 +96,8 @@ impl LineService {
 
     /// Adds an email line for the mailbox `address`; `access` `None` makes a sandbox line (no
     /// network). Returns the line and its inbound token, which is shown this once: only its
-    /// digest is kept.
+    /// digest is kept. `Validation` names every bad field; `Conflict` (on `address`) when the
+    /// mailbox is already a line, of this agent or another.
     pub async fn add_email(
         &self,
         agent: &AgentId,
@@ -137,6 +153,7 @@ impl LineService {
         }
     }
 
+    /// The agent's lines, oldest first.
     pub async fn list(&self, agent: &AgentId) -> Result<Vec<Line>, DomainError> {
         Ok(self.lines.list(agent).await?)
     }
@@ -144,7 +161,7 @@ impl LineService {
     /// Replaces a line's templates with the platform's current list; each known template whose
     /// status the platform changed (approved, paused, rejected…) emits `template.updated`.
     pub async fn sync_line(&self, line: &Line) -> Result<usize, DomainError> {
-        let definitions = self.platform.templates(line).await.map_err(|e| DomainError::Upstream(e.to_string()))?;
+        let definitions = self.platform.templates(line).await.map_err(|e| DomainError::Upstream(crate::Cause::new(e)))?;
         let known = self.templates.list_for_line(&line.agent_id, &line.id).await?;
         let now = self.clock.now();
         let events: Vec<Event> = definitions
@@ -175,10 +192,14 @@ impl LineService {
         Ok(reports)
     }
 
+    /// Every template of the agent's lines, whatever its status: by name, then language, then
+    /// the line's age.
     pub async fn templates(&self, agent: &AgentId) -> Result<Vec<Template>, DomainError> {
         Ok(self.templates.list(agent).await?)
     }
 
+    /// A template by the platform's id (when lines share a business account, the copy on the
+    /// agent's oldest line); `NotFound` (`template`) when the agent has none with it.
     pub async fn template(&self, agent: &AgentId, id: &TemplateId) -> Result<Template, DomainError> {
         self.templates.get(agent, id).await?.ok_or(DomainError::not_found("template"))
     }

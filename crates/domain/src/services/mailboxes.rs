@@ -25,6 +25,8 @@ pub const PARALLEL_MESSAGES: usize = 8;
 /// Where a delivery read from a mailbox goes: the webhook path every channel shares.
 #[async_trait]
 pub trait DeliveryIntake: Send + Sync {
+    /// Stores and processes one delivery `body` of `platform` (for a mailbox: one raw message).
+    /// An error fails the batch, and the mailbox's position stays before it: it is read again.
     async fn take(&self, platform: ChannelType, body: String) -> Result<(), DomainError>;
 }
 
@@ -46,6 +48,8 @@ pub struct MailPollSummary {
     pub failed: usize,
 }
 
+/// Reads the mailboxes of email lines that have an incoming server, one instance per mailbox at
+/// a time, and hands each new message to a [`DeliveryIntake`].
 pub struct MailboxService {
     lines: Arc<dyn LineRepository>,
     cursors: Arc<dyn MailboxCursorRepository>,
@@ -56,6 +60,8 @@ pub struct MailboxService {
 }
 
 impl MailboxService {
+    /// A service over these ports; `holder` names this instance in mailbox claims, so it must
+    /// differ between instances sharing the storage.
     pub fn new(
         lines: Arc<dyn LineRepository>,
         cursors: Arc<dyn MailboxCursorRepository>,
@@ -121,7 +127,11 @@ impl MailboxService {
     ) -> Result<usize, DomainError> {
         let mut messages = 0;
         loop {
-            let batch = self.reader.read_after(line, position.known(), MAIL_BATCH).await.map_err(|e| DomainError::Upstream(e.reason()))?;
+            let batch = self
+                .reader
+                .read_after(line, position.known(), MAIL_BATCH)
+                .await
+                .map_err(|e| DomainError::Upstream(crate::Cause::new(e)))?;
             if batch.position.epoch != position.epoch && position.known().is_some() {
                 tracing::info!(line = %line.id.as_str(), "the mailbox was renumbered; reading it again from its start (stored mail is kept once)");
             }

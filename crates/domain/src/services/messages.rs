@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use super::timeline::{Outgoing, Timeline};
+use super::timeline::{Outgoing, Timeline, TimelinePorts};
 use crate::error::CHECKED;
 use crate::model::*;
 use crate::ports::*;
@@ -13,8 +13,11 @@ pub const PLATFORM_WINDOW_CLOSED: i64 = 131_047;
 /// Raw list query of a timeline: every value as received, validated here.
 #[derive(Debug, Clone, Default)]
 pub struct MessageListQuery {
+    /// An RFC 3339 time: only messages created or changed after it.
     pub since: Option<String>,
+    /// Page size, an integer from 1 to 100; 50 when absent.
     pub limit: Option<String>,
+    /// Matching messages to skip, an integer of 0 or more; 0 when absent.
     pub offset: Option<String>,
 }
 
@@ -36,26 +39,64 @@ pub struct MessageService {
     ids: Arc<dyn IdSource>,
 }
 
+/// The ports [`MessageService`] uses, and nothing more.
+#[derive(Clone)]
+pub struct MessagePorts {
+    /// The activities replies are sent on and timelines belong to.
+    pub activities: Arc<dyn ActivityRepository>,
+    /// The timelines themselves.
+    pub messages: Arc<dyn MessageRepository>,
+    /// The lines replies go out through.
+    pub lines: Arc<dyn LineRepository>,
+    /// Recovery points of replies sent under an idempotency key.
+    pub idempotency: Arc<dyn IdempotencyRepository>,
+    /// Media contacts sent, kept once.
+    pub files: Arc<dyn FileRepository>,
+    /// The products product cards show.
+    pub products: Arc<dyn ProductRepository>,
+    /// The carts cart cards show.
+    pub carts: Arc<dyn CartRepository>,
+}
+
+impl From<&Repositories> for MessagePorts {
+    fn from(r: &Repositories) -> Self {
+        Self {
+            activities: r.activities.clone(),
+            messages: r.messages.clone(),
+            lines: r.lines.clone(),
+            idempotency: r.idempotency.clone(),
+            files: r.files.clone(),
+            products: r.products.clone(),
+            carts: r.carts.clone(),
+        }
+    }
+}
+
 impl MessageService {
+    /// Reads timelines and sends replies through `platform`; `objects` shows the messages the
+    /// events it records report.
     pub fn new(
-        repos: &Repositories,
+        ports: MessagePorts,
         platform: Arc<dyn MessagingPlatform>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
         objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
         let events = super::EventMaker::new(ids.clone(), objects);
+        let MessagePorts { activities, messages, lines, idempotency, files, products, carts } = ports;
+        let timeline =
+            TimelinePorts { messages: messages.clone(), carts: carts.clone(), activities: activities.clone(), files: files.clone() };
         Self {
-            activities: repos.activities.clone(),
-            messages: repos.messages.clone(),
-            lines: repos.lines.clone(),
-            idempotency: repos.idempotency.clone(),
-            files: repos.files.clone(),
-            products: repos.products.clone(),
-            carts: repos.carts.clone(),
+            activities,
+            messages,
+            lines,
+            idempotency,
+            files,
+            products,
+            carts,
             storefront_url: None,
             platform,
-            timeline: Timeline::new(repos, clock.clone(), ids.clone(), events),
+            timeline: Timeline::new(timeline, clock.clone(), ids.clone(), events),
             clock,
             ids,
         }
@@ -101,7 +142,9 @@ impl MessageService {
         self.activities.get(agent, id).await?.ok_or(DomainError::not_found("activity"))
     }
 
-    /// Newest first; `since` keeps what was created or changed after it.
+    /// One page of the activity's timeline, newest first; `since` keeps what was created or
+    /// changed after it. Bad `since`, `limit` or `offset` values are reported together in
+    /// `Validation`; `NotFound` (`activity`) when the activity is unknown or another agent's.
     pub async fn list(&self, agent: &AgentId, activity: &ActivityId, query: MessageListQuery) -> Result<Page<Message>, DomainError> {
         let mut v = crate::error::Violations::default();
         let since = query.since.map(|s| v.check(parse_timestamp("since", &s)));
@@ -112,6 +155,8 @@ impl MessageService {
         Ok(self.messages.list(agent, activity, filter, page.expect(CHECKED)).await?)
     }
 
+    /// One message of the activity's timeline; `NotFound` (`message`) when the message is
+    /// unknown, on another activity, or the activity is another agent's.
     pub async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> Result<Message, DomainError> {
         self.messages.get(agent, activity, id).await?.ok_or(DomainError::not_found("message"))
     }
@@ -425,7 +470,7 @@ pub(crate) fn platform_failure(e: PlatformError) -> DomainError {
     match e {
         PlatformError::Rejected { code, message, details } => DomainError::MessageRejected { code, message, details },
         PlatformError::Unauthorized { message } => DomainError::MessageRejected { code: Some(190), message, details: None },
-        PlatformError::Unavailable { message } => DomainError::Upstream(message),
+        e @ PlatformError::Unavailable { .. } => DomainError::Upstream(crate::Cause::new(e)),
     }
 }
 
@@ -531,30 +576,17 @@ mod tests {
             clock.expect_now().returning(move || now);
             let mut ids = MockIdSource::new();
             ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
-            let repos = Repositories {
-                agents: Arc::new(MockAgentRepository::new()),
-                keys: Arc::new(MockApiKeyRepository::new()),
-                tags: Arc::new(MockTagRepository::new()),
-                canned_responses: Arc::new(crate::ports::MockCannedResponseRepository::new()),
-                contacts: Arc::new(MockContactRepository::new()),
+            let ports = MessagePorts {
                 activities: Arc::new(self.activities),
                 messages: Arc::new(self.messages),
-                products: Arc::new(MockProductRepository::new()),
-                vectors: Arc::new(MockProductVectorRepository::new()),
-                carts: Arc::new(MockCartRepository::new()),
                 lines: Arc::new(self.lines),
-                templates: Arc::new(MockTemplateRepository::new()),
-                executions: Arc::new(MockExecutionRepository::new()),
                 idempotency: Arc::new(self.idempotency),
-                webhooks: Arc::new(MockWebhookEventRepository::new()),
-                webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
-                events: Arc::new(MockEventRepository::new()),
                 files: Arc::new(MockFileRepository::new()),
-                mailboxes: Arc::new(MockMailboxCursorRepository::new()),
-                health: Arc::new(MockStorageHealth::new()),
+                products: Arc::new(MockProductRepository::new()),
+                carts: Arc::new(MockCartRepository::new()),
             };
             MessageService::new(
-                &repos,
+                ports,
                 Arc::new(self.platform),
                 Arc::new(clock),
                 Arc::new(ids),

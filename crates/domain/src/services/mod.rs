@@ -44,9 +44,12 @@ use crate::FieldError;
 /// One field of a partial update: left alone, cleared (JSON `null`), or set.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Patch<T> {
+    /// The field was absent: the stored value stays as it is (the default).
     #[default]
     Keep,
+    /// The field was `null`: the stored value is removed, for fields that may be empty.
     Clear,
+    /// The field held a value: it replaces the stored one, once validated.
     Set(T),
 }
 

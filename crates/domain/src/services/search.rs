@@ -32,6 +32,8 @@ pub struct RefreshReport {
     pub removed: usize,
 }
 
+/// Semantic product search for every agent: embeds products and queries through the
+/// configured embedder, and answers from this process's vector index, refreshed from storage.
 pub struct SearchService {
     products: Arc<dyn ProductRepository>,
     vectors: Arc<dyn ProductVectorRepository>,
@@ -43,6 +45,8 @@ pub struct SearchService {
 }
 
 impl SearchService {
+    /// A service over these ports. Nothing is read yet: the first [`refresh`](Self::refresh)
+    /// loads every agent's catalog into `index`.
     pub fn new(
         products: Arc<dyn ProductRepository>,
         vectors: Arc<dyn ProductVectorRepository>,
@@ -58,7 +62,8 @@ impl SearchService {
     }
 
     /// The agent's active products closest in meaning to the request's `q` among those that
-    /// match its filter, best first.
+    /// match its filter, best first. `Validation` names every bad field of the request;
+    /// `EmbedderFailed` when the query cannot be embedded.
     pub async fn search(&self, agent: &AgentId, request: SearchRequest<'_>) -> Result<Vec<SearchHit>, DomainError> {
         let query = SearchQuery::parse(request).map_err(DomainError::Validation)?;
         let vector = self.embed_texts(vec![query.text().to_string()]).await?.pop().ok_or_else(|| wrong_count(1, 0))?;
@@ -93,13 +98,15 @@ impl SearchService {
     }
 
     async fn embed_texts(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, DomainError> {
-        let vectors = self.embedder.embed(&texts).await.map_err(|e| DomainError::EmbedderFailed(e.to_string()))?;
+        let vectors = self.embedder.embed(&texts).await.map_err(|e| DomainError::EmbedderFailed(crate::Cause::new(e)))?;
         let dimensions = self.embedder.dimensions();
         if vectors.len() != texts.len() {
             return Err(wrong_count(texts.len(), vectors.len()));
         }
         if let Some(bad) = vectors.iter().find(|v| v.len() != dimensions) {
-            return Err(DomainError::Internal(format!("the embedder returned a vector of {} dimensions, not {dimensions}", bad.len())));
+            return Err(DomainError::Internal(
+                format!("the embedder returned a vector of {} dimensions, not {dimensions}", bad.len()).into(),
+            ));
         }
         Ok(vectors)
     }
@@ -181,7 +188,7 @@ impl SearchService {
 }
 
 fn wrong_count(asked: usize, got: usize) -> DomainError {
-    DomainError::Internal(format!("the embedder returned {got} vectors for {asked} texts"))
+    DomainError::Internal(format!("the embedder returned {got} vectors for {asked} texts").into())
 }
 
 #[cfg(test)]

@@ -5,33 +5,46 @@ use chrono::TimeDelta;
 use super::conversations::Conversations;
 use super::messages::platform_failure;
 use super::required;
-use super::timeline::{Accepted, Timeline};
+use super::timeline::{Accepted, Timeline, TimelinePorts};
 use crate::error::Violations;
 use crate::model::*;
 use crate::ports::*;
 use crate::{DomainError, FieldError};
 
+/// The campaign a send belongs to, as received: the send's outcome is recorded as an execution
+/// under its key, which [`CampaignService::executions`] polls.
 #[derive(Debug, Clone, Default)]
 pub struct CampaignInput {
+    /// Required: 1–64 characters of `A-Z a-z 0-9 _ . : -`, taken exactly as sent.
     pub key: Option<String>,
+    /// Required: a name for people, 1–128 characters once trimmed, kept on each execution.
     pub name: Option<String>,
 }
 
 /// A send as received.
 #[derive(Debug, Clone, Default)]
 pub struct SendInput {
+    /// Required: the recipient's phone number, 7–15 digits with country code once `+`, spaces
+    /// and dashes are removed.
     pub to: Option<String>,
+    /// Values for the template's header, body and button placeholders, checked against the
+    /// template; absent is none.
     pub components: Option<Vec<ComponentInput>>,
+    /// The campaign the send belongs to, if any.
     pub campaign: Option<CampaignInput>,
 }
 
 /// The platform accepted the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SendReceipt {
+    /// The platform's id of the message: what its status reports and the execution name it by.
     pub message_id: String,
+    /// The header, body and footer texts with their placeholders filled, joined by a blank line.
     pub parsed_message: String,
 }
 
+/// Sends approved templates: the only messages that may reach a contact outside the 24-hour
+/// window, or someone who never wrote.
 pub struct SendService {
     lines: Arc<dyn LineRepository>,
     templates: Arc<dyn TemplateRepository>,
@@ -43,22 +56,60 @@ pub struct SendService {
     ids: Arc<dyn IdSource>,
 }
 
+/// The ports [`SendService`] uses, and nothing more.
+#[derive(Clone)]
+pub struct SendPorts {
+    /// The lines templates belong to and sends go out through.
+    pub lines: Arc<dyn LineRepository>,
+    /// The templates sent.
+    pub templates: Arc<dyn TemplateRepository>,
+    /// Campaign outcomes, one per send under a campaign key.
+    pub executions: Arc<dyn ExecutionRepository>,
+    /// The contacts sent to (someone new becomes one).
+    pub contacts: Arc<dyn ContactRepository>,
+    /// Their activities, moved by each send.
+    pub activities: Arc<dyn ActivityRepository>,
+    /// The timelines sends are recorded on.
+    pub messages: Arc<dyn MessageRepository>,
+    /// The carts messages name.
+    pub carts: Arc<dyn CartRepository>,
+    /// Files messages keep.
+    pub files: Arc<dyn FileRepository>,
+}
+
+impl From<&Repositories> for SendPorts {
+    fn from(r: &Repositories) -> Self {
+        Self {
+            lines: r.lines.clone(),
+            templates: r.templates.clone(),
+            executions: r.executions.clone(),
+            contacts: r.contacts.clone(),
+            activities: r.activities.clone(),
+            messages: r.messages.clone(),
+            carts: r.carts.clone(),
+            files: r.files.clone(),
+        }
+    }
+}
+
 impl SendService {
+    /// Sends templates through `platform`; `objects` shows what the events it records report.
     pub fn new(
-        repos: &Repositories,
+        ports: SendPorts,
         platform: Arc<dyn MessagingPlatform>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
         objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
         let events = super::EventMaker::new(ids.clone(), objects);
+        let SendPorts { lines, templates, executions, contacts, activities, messages, carts, files } = ports;
         Self {
-            lines: repos.lines.clone(),
-            templates: repos.templates.clone(),
+            lines,
+            templates,
             platform,
-            executions: repos.executions.clone(),
-            conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone(), events.clone()),
-            timeline: Timeline::new(repos, clock.clone(), ids.clone(), events),
+            executions,
+            conversations: Conversations::new(contacts, activities.clone(), clock.clone(), ids.clone(), events.clone()),
+            timeline: Timeline::new(TimelinePorts { messages, carts, activities, files }, clock.clone(), ids.clone(), events),
             clock,
             ids,
         }
@@ -68,6 +119,14 @@ impl SendService {
     /// outcome is recorded as an execution (`sent`, or `failed` with the platform's reason).
     /// Someone new gets a WhatsApp contact and a pending activity. An accepted send is a
     /// `template` message on the contact's timeline.
+    ///
+    /// Errors, in the order they are checked: `NotFound` (`template`) for a template the agent
+    /// does not have; `TemplateNotApproved` unless it is approved; `TemplateUnsupported` when it
+    /// holds a part Parley cannot check yet; `Validation` naming every bad field of `input`;
+    /// `NotFound` (`channel`) when its line is gone. Then the platform: a refusal is
+    /// `MessageRejected`, an outage or timeout `Upstream` (nothing recorded: it may have been
+    /// sent). Records `message.sent`, after `contact.created` and `activity.created` for
+    /// someone new.
     pub async fn send(&self, agent: &AgentId, template: &TemplateId, input: SendInput) -> Result<SendReceipt, DomainError> {
         let template = self.templates.get(agent, template).await?.ok_or(DomainError::not_found("template"))?;
         if !template.is_approved() {
@@ -152,7 +211,11 @@ pub enum IdempotencyBegin {
     /// request recorded before acting, e.g. a reply's message id), answer what it names as it is
     /// now, or run the request when it names nothing stored (it was cut before recording it).
     /// Either way, [`IdempotencyService::finish`] with the answer so later retries replay it.
-    Interrupted { recovery_point: Option<String> },
+    Interrupted {
+        /// What the first request recorded before acting (e.g. a reply's message id); `None`
+        /// when it recorded nothing.
+        recovery_point: Option<String>,
+    },
 }
 
 /// Makes retries safe: the same key and request within 24 hours answer the first response again.
@@ -162,17 +225,24 @@ pub struct IdempotencyService {
 }
 
 impl IdempotencyService {
+    /// How long a key is remembered: once its first use is older, the key is free again, for
+    /// any request.
     pub const WINDOW: TimeDelta = TimeDelta::hours(24);
     /// How long a request may hold its key without answering. Far above the longest a send
     /// runs (its platform call, database waits, a shutdown's grace period), so a claim older than
     /// this is one whose request was cut, not one still running.
     pub const LEASE: TimeDelta = TimeDelta::minutes(5);
 
+    /// A service over `repo`, timing keys by `clock`.
     pub fn new(repo: Arc<dyn IdempotencyRepository>, clock: Arc<dyn Clock>) -> Self {
         Self { repo, clock }
     }
 
-    /// `fingerprint` identifies the request (e.g. a hash of its target and body).
+    /// Claims `key` for a request, or says what the earlier request with it left.
+    /// `fingerprint` identifies the request (e.g. a hash of its target and body). `Validation`
+    /// (on `Idempotency-Key`) unless the key is 1–255 visible ASCII characters;
+    /// `IdempotencyConflict` when the key was used with another fingerprint, or its first
+    /// request is still running (unanswered, within [`LEASE`](Self::LEASE)).
     pub async fn begin(&self, agent: &AgentId, key: &str, fingerprint: &str) -> Result<IdempotencyBegin, DomainError> {
         if key.is_empty() || key.len() > 255 || !key.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(FieldError::new("Idempotency-Key", "must be 1 to 255 visible ASCII characters").into());
@@ -193,6 +263,8 @@ impl IdempotencyService {
         }
     }
 
+    /// Stores the answer of the request that claimed `key`: retries within the
+    /// [`WINDOW`](Self::WINDOW) replay it.
     pub async fn finish(&self, agent: &AgentId, key: &str, response: &IdempotentResponse) -> Result<(), DomainError> {
         Ok(self.repo.complete(agent, key, response).await?)
     }
@@ -204,11 +276,14 @@ pub struct CampaignService {
 }
 
 impl CampaignService {
+    /// A service over the stored executions.
     pub fn new(executions: Arc<dyn ExecutionRepository>) -> Self {
         Self { executions }
     }
 
     /// Records changed after `since` (RFC 3339), oldest change first; `limit` 1–1000, default 100.
+    /// Bad `key`, `since` or `limit` values are reported together in `Validation`; `NotFound`
+    /// (`campaign`) when the agent has no execution under the key.
     pub async fn executions(
         &self,
         agent: &AgentId,

@@ -7,20 +7,32 @@ use crate::model::*;
 use crate::ports::{Clock, IdSource, TagRepository};
 use crate::{DomainError, FieldError, StoreError};
 
+/// Raw fields of a new tag, validated by [`TagService::create`].
 #[derive(Debug, Clone, Default)]
 pub struct NewTagInput {
+    /// Required: 1–64 characters once trimmed, unique among the agent's tags ignoring case.
     pub name: Option<String>,
+    /// `#` and six hex digits, stored lowercase; [`TagColor::DEFAULT`] when absent.
     pub color: Option<String>,
+    /// At most 500 characters once trimmed; blank or absent means no description.
     pub description: Option<String>,
 }
 
+/// Raw partial update of a tag: each field kept, cleared or set.
 #[derive(Debug, Clone, Default)]
 pub struct TagPatchInput {
+    /// A new name, under the same rules as on creation; never cleared.
     pub name: Patch<String>,
+    /// A new color, under the same rule as on creation; never cleared.
     pub color: Patch<String>,
+    /// A new description; cleared or set blank, the tag has none.
     pub description: Patch<String>,
 }
 
+/// The agent's tags: the labels attached to activities (see [`ActivityService`] for attaching
+/// them). Records no events: tags have none of their own.
+///
+/// [`ActivityService`]: super::ActivityService
 pub struct TagService {
     repo: Arc<dyn TagRepository>,
     clock: Arc<dyn Clock>,
@@ -41,14 +53,20 @@ fn duplicate_name(name: &TagName) -> DomainError {
 }
 
 impl TagService {
+    /// A service over `repo`; `clock` stamps changes and `ids` mints new ids.
     pub fn new(repo: Arc<dyn TagRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         Self { repo, clock, ids }
     }
 
+    /// Every tag of the agent (at most [`MAX_TAGS_PER_AGENT`], so no pages), by name ignoring
+    /// case, then id.
     pub async fn list(&self, agent: &AgentId) -> Result<Vec<Tag>, DomainError> {
         Ok(self.repo.list(agent).await?)
     }
 
+    /// Creates a tag. `Validation` names every missing or bad field; `Conflict` (on `name`)
+    /// when the agent has a tag of that name ignoring case, or already has
+    /// [`MAX_TAGS_PER_AGENT`].
     pub async fn create(&self, agent: &AgentId, input: NewTagInput) -> Result<Tag, DomainError> {
         let mut v = Violations::default();
         let name = v.check(required("name", input.name).and_then(|n| TagName::new(&n)));
@@ -84,6 +102,9 @@ impl TagService {
         }
     }
 
+    /// Changes the fields sent. `Validation` names every bad field (a `null` name or color
+    /// included) before anything is read; `NotFound` (`tag`) when unknown; `Conflict` when the
+    /// new name is another tag's, ignoring case.
     pub async fn update(&self, agent: &AgentId, id: &TagId, input: TagPatchInput) -> Result<Tag, DomainError> {
         let mut v = Violations::default();
         let name = v.check(not_null("name", input.name).and_then(|n| n.map(|n| TagName::new(&n)).transpose()));
@@ -108,6 +129,8 @@ impl TagService {
         }
     }
 
+    /// Deletes the tag and detaches it from every activity, recording no event; `NotFound`
+    /// (`tag`) when unknown.
     pub async fn delete(&self, agent: &AgentId, id: &TagId) -> Result<(), DomainError> {
         if self.repo.delete(agent, id).await? { Ok(()) } else { Err(DomainError::not_found("tag")) }
     }

@@ -3,9 +3,7 @@ use std::sync::Arc;
 use super::EventMaker;
 use crate::DomainError;
 use crate::model::*;
-use crate::ports::{
-    ActivityRepository, ApiObject, CartRepository, Clock, FileRepository, IdSource, MessageRepository, Repositories, StoredFile,
-};
+use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, FileRepository, IdSource, MessageRepository, StoredFile};
 
 /// Compare-and-set attempts before a status update gives up for this pass.
 pub(crate) const CAS_ATTEMPTS: usize = 3;
@@ -31,6 +29,15 @@ pub(crate) struct Timeline {
     events: EventMaker,
 }
 
+/// The ports a timeline writes through: messages, the carts they name, their activities (moved
+/// with each message) and the files inbound media are kept in.
+pub(crate) struct TimelinePorts {
+    pub messages: Arc<dyn MessageRepository>,
+    pub carts: Arc<dyn CartRepository>,
+    pub activities: Arc<dyn ActivityRepository>,
+    pub files: Arc<dyn FileRepository>,
+}
+
 /// A reply about to be sent, to be recorded on its activity first ([`Timeline::record_sending`]).
 pub(crate) struct Outgoing<'a> {
     pub activity: &'a ActivityId,
@@ -53,21 +60,14 @@ pub(crate) struct Accepted<'a> {
 }
 
 impl Timeline {
-    pub(crate) fn new(repos: &Repositories, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, events: EventMaker) -> Self {
-        Self {
-            messages: repos.messages.clone(),
-            carts: repos.carts.clone(),
-            activities: repos.activities.clone(),
-            files: repos.files.clone(),
-            clock,
-            ids,
-            events,
-        }
+    pub(crate) fn new(ports: TimelinePorts, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, events: EventMaker) -> Self {
+        let TimelinePorts { messages, carts, activities, files } = ports;
+        Self { messages, carts, activities, files, clock, ids, events }
     }
 
     /// A new message `id` of `activity` through `line`, made at `at`: what every recorded message
     /// starts from (nothing the platform reports later, no links), each caller setting the rest.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(clippy::too_many_arguments, reason = "every field a recorded message starts from, named at the call")]
     fn new_message(
         id: MessageId,
         agent: &AgentId,
@@ -335,7 +335,7 @@ impl Timeline {
         self.messages
             .find_by_id(&message.agent_id, &message.id)
             .await?
-            .ok_or_else(|| DomainError::Internal(format!("reply {} vanished while it was being sent", message.id)))
+            .ok_or_else(|| DomainError::Internal(format!("reply {} vanished while it was being sent", message.id).into()))
     }
 
     /// The platform refused a `sending` reply outright: it leaves the timeline, and the activity
@@ -393,7 +393,7 @@ impl Timeline {
                 return Ok(());
             }
         }
-        Err(DomainError::Unavailable(format!("message {} kept changing under concurrent updates", update.message_id)))
+        Err(DomainError::Unavailable(format!("message {} kept changing under concurrent updates", update.message_id).into()))
     }
 }
 
@@ -439,31 +439,15 @@ mod tests {
         clock.expect_now().returning(|| t(100));
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
-        let repos = Repositories {
-            agents: Arc::new(MockAgentRepository::new()),
-            keys: Arc::new(MockApiKeyRepository::new()),
-            tags: Arc::new(MockTagRepository::new()),
-            canned_responses: Arc::new(crate::ports::MockCannedResponseRepository::new()),
-            contacts: Arc::new(MockContactRepository::new()),
-            activities: Arc::new(MockActivityRepository::new()),
+        let ports = TimelinePorts {
             messages: Arc::new(messages),
-            products: Arc::new(MockProductRepository::new()),
-            vectors: Arc::new(MockProductVectorRepository::new()),
             carts: Arc::new(MockCartRepository::new()),
-            lines: Arc::new(MockLineRepository::new()),
-            templates: Arc::new(MockTemplateRepository::new()),
-            executions: Arc::new(MockExecutionRepository::new()),
-            idempotency: Arc::new(MockIdempotencyRepository::new()),
-            webhooks: Arc::new(MockWebhookEventRepository::new()),
-            webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
-            events: Arc::new(MockEventRepository::new()),
+            activities: Arc::new(MockActivityRepository::new()),
             files: Arc::new(MockFileRepository::new()),
-            mailboxes: Arc::new(MockMailboxCursorRepository::new()),
-            health: Arc::new(MockStorageHealth::new()),
         };
         let ids: Arc<dyn IdSource> = Arc::new(ids);
         let events = EventMaker::new(ids.clone(), crate::services::event_maker::test_objects());
-        Timeline::new(&repos, Arc::new(clock), ids, events)
+        Timeline::new(ports, Arc::new(clock), ids, events)
     }
 
     fn report(status: ExecutionStatus, callback_data: Option<&str>) -> StatusUpdate {

@@ -1,5 +1,5 @@
 //! Webhook endpoints and the events list: what an integration registers to hear about changes,
-//! and what it reads to catch up (decisions.md, "Event webhooks"; docs/events.md).
+//! and what it reads to catch up (`docs/events.md`).
 
 use std::sync::Arc;
 
@@ -9,34 +9,54 @@ use crate::model::*;
 use crate::ports::{AddressResolver, ApiObject, ApiObjects, Clock, EventRepository, IdSource, WebhookEndpointRepository};
 use crate::{DomainError, FieldError};
 
+/// Raw fields of a new webhook endpoint, validated by [`WebhookEndpointService::create`].
 #[derive(Debug, Clone, Default)]
 pub struct NewEndpointInput {
+    /// Required: an absolute `https` URL of at most 2,048 characters, without credentials or
+    /// fragment, whose host is a public address or a name resolving only to public ones
+    /// (`http` and private addresses only when the operator allows them).
     pub url: Option<String>,
+    /// Required: the event types it receives, by wire name, at least one and each once; or
+    /// `["*"]` for every type, present and future.
     pub events: Option<Vec<String>>,
+    /// Free text, at most 500 characters once trimmed; blank or absent means none.
     pub description: Option<String>,
 }
 
+/// Raw partial update of a webhook endpoint: each field kept, cleared or set.
 #[derive(Debug, Clone, Default)]
 pub struct EndpointPatchInput {
+    /// A new URL, under the same rules as on creation; never cleared.
     pub url: Patch<String>,
+    /// A new selection of event types, under the same rules as on creation; never cleared.
     pub events: Patch<Vec<String>>,
+    /// A new description; cleared or set blank, the endpoint has none.
     pub description: Patch<String>,
+    /// `false` disables the endpoint (by its owner); `true` enables a disabled one. Never
+    /// cleared.
     pub enabled: Patch<bool>,
 }
 
 /// Raw events-list query, validated here.
 #[derive(Debug, Clone, Default)]
 pub struct EventListQuery {
+    /// An event type's wire name (`ping` included): only events of that type. Errors name it
+    /// `type`.
     pub event_type: Option<String>,
+    /// An RFC 3339 time: only events created after it (not at it).
     pub since: Option<String>,
+    /// Page size, an integer from 1 to 100; 20 when absent.
     pub limit: Option<String>,
+    /// Matching events to skip, an integer of 0 or more; 0 when absent.
     pub offset: Option<String>,
 }
 
 /// A raw page of endpoints or of an endpoint's attempts.
 #[derive(Debug, Clone, Default)]
 pub struct WebhookPageQuery {
+    /// Page size, an integer from 1 to 100; 20 when absent.
     pub limit: Option<String>,
+    /// Items to skip, an integer of 0 or more; 0 when absent.
     pub offset: Option<String>,
 }
 
@@ -50,7 +70,9 @@ impl WebhookPageQuery {
 /// when its secret is rotated, never again.
 #[derive(Debug, Clone)]
 pub struct EndpointWithSecret {
+    /// The endpoint as stored.
     pub endpoint: WebhookEndpoint,
+    /// Its current signing secret, `whsec_…`, which receivers check signatures with.
     pub secret: String,
 }
 
@@ -73,6 +95,8 @@ fn refuse_disabled(endpoint: &WebhookEndpoint) -> Result<(), DomainError> {
     }
 }
 
+/// The agent's webhook endpoints (registered, changed, tested, their secrets rotated) and the
+/// events list. Endpoint changes record no events of their own.
 #[derive(Clone)]
 pub struct WebhookEndpointService {
     endpoints: Arc<dyn WebhookEndpointRepository>,
@@ -86,6 +110,10 @@ pub struct WebhookEndpointService {
 }
 
 impl WebhookEndpointService {
+    /// A service over these ports, with the default address rules (`https`, public addresses
+    /// only) and [`DEFAULT_MAX_ENDPOINTS`] per agent; `resolver` checks what URL host names
+    /// resolve to, `objects` renders the endpoint a test ping carries, and `ids` also draws
+    /// signing keys.
     pub fn new(
         endpoints: Arc<dyn WebhookEndpointRepository>,
         events: Arc<dyn EventRepository>,
@@ -130,6 +158,10 @@ impl WebhookEndpointService {
         SigningKey::new(self.ids.bytes(KEY_BYTES)).expect("KEY_BYTES is within the specification's 24 to 64")
     }
 
+    /// Registers an endpoint, enabled, with a fresh signing secret, returned this once.
+    /// `Validation` names every missing or bad field (a URL host that does not resolve, or
+    /// resolves to a private address, included); `Conflict` (on `url`) when the agent already
+    /// has its maximum of endpoints.
     pub async fn create(&self, agent: &AgentId, input: NewEndpointInput) -> Result<EndpointWithSecret, DomainError> {
         let mut v = Violations::default();
         let events = v.check(required("events", input.events).and_then(|e| EventSelection::new(&e)));
@@ -167,16 +199,20 @@ impl WebhookEndpointService {
         Ok(EndpointWithSecret { endpoint, secret })
     }
 
+    /// One page of the agent's endpoints, newest first; `Validation` on bad page values.
     pub async fn list(&self, agent: &AgentId, query: WebhookPageQuery) -> Result<Page<WebhookEndpoint>, DomainError> {
         Ok(self.endpoints.list(agent, query.page()?).await?)
     }
 
+    /// The agent's endpoint; `NotFound` (`webhook endpoint`) when unknown or another agent's.
     pub async fn get(&self, agent: &AgentId, id: &EndpointId) -> Result<WebhookEndpoint, DomainError> {
         self.endpoints.get(agent, id).await?.ok_or(DomainError::not_found("webhook endpoint"))
     }
 
     /// Changes url, events, description or `enabled`. Enabling a disabled endpoint clears its
     /// failing record and closes its breaker, so it gets a fresh 3 days and deliveries at once.
+    /// `Validation` names every bad field (a `null` url, events or enabled included) before
+    /// anything is read; `NotFound` (`webhook endpoint`) when unknown.
     pub async fn update(&self, agent: &AgentId, id: &EndpointId, input: EndpointPatchInput) -> Result<WebhookEndpoint, DomainError> {
         let mut v = Violations::default();
         let events = v.check(not_null("events", input.events).and_then(|e| e.map(|e| EventSelection::new(&e)).transpose()));
@@ -212,11 +248,13 @@ impl WebhookEndpointService {
     }
 
     /// Removes the endpoint and its pending deliveries; its events stay in the events list.
+    /// `NotFound` (`webhook endpoint`) when unknown.
     pub async fn delete(&self, agent: &AgentId, id: &EndpointId) -> Result<(), DomainError> {
         if self.endpoints.delete(agent, id).await? { Ok(()) } else { Err(DomainError::not_found("webhook endpoint")) }
     }
 
-    /// A new signing secret; the old one keeps signing beside it for 24 hours.
+    /// A new signing secret, returned this once; the old one keeps signing beside it for 24
+    /// hours. `NotFound` (`webhook endpoint`) when unknown.
     pub async fn rotate_secret(&self, agent: &AgentId, id: &EndpointId) -> Result<EndpointWithSecret, DomainError> {
         let mut endpoint = self.get(agent, id).await?;
         let now = self.clock.now();
@@ -230,7 +268,8 @@ impl WebhookEndpointService {
     }
 
     /// Sends a `ping` event (the endpoint as the API shows it) to this endpoint alone, whatever
-    /// it subscribes to: to check a receiver. The endpoint must be enabled.
+    /// it subscribes to: to check a receiver. The endpoint must be enabled (`Conflict`
+    /// otherwise); `NotFound` (`webhook endpoint`) when unknown.
     pub async fn test(&self, agent: &AgentId, id: &EndpointId) -> Result<Event, DomainError> {
         let endpoint = self.get(agent, id).await?;
         refuse_disabled(&endpoint)?;
@@ -245,13 +284,16 @@ impl WebhookEndpointService {
         Ok(event)
     }
 
-    /// The endpoint's delivery attempts, newest first.
+    /// The endpoint's delivery attempts, newest first; `Validation` on bad page values,
+    /// `NotFound` when the endpoint is not the agent's.
     pub async fn attempts(&self, agent: &AgentId, id: &EndpointId, query: WebhookPageQuery) -> Result<Page<DeliveryAttempt>, DomainError> {
         Ok(self.events.attempts(agent, id, query.page()?).await?)
     }
 
     /// Sends an event to an endpoint again, now (or for the first time, when the endpoint was
-    /// not subscribed to it or did not exist yet). The endpoint must be enabled.
+    /// not subscribed to it or did not exist yet). The endpoint must be enabled (`Conflict`
+    /// otherwise). `Validation` when `endpoint` is missing; `NotFound` (`event` or `webhook
+    /// endpoint`) when either is unknown.
     pub async fn redeliver(&self, agent: &AgentId, event: &EventId, endpoint: Option<String>) -> Result<(), DomainError> {
         let endpoint = required("endpoint", endpoint)
             .and_then(|raw| EndpointId::field("endpoint", raw))
@@ -261,7 +303,8 @@ impl WebhookEndpointService {
         if self.events.redeliver(agent, event, &endpoint, self.clock.now()).await? { Ok(()) } else { Err(DomainError::not_found("event")) }
     }
 
-    /// Events of the last 30 days, newest first.
+    /// Events of the last 30 days, newest first. Bad `type`, `since` or page values are
+    /// reported together in `Validation`.
     pub async fn list_events(&self, agent: &AgentId, query: EventListQuery) -> Result<Page<Event>, DomainError> {
         let mut v = Violations::default();
         let event_type = query.event_type.map(|t| {
@@ -277,6 +320,8 @@ impl WebhookEndpointService {
         Ok(self.events.list(agent, &filter, page.expect(CHECKED)).await?)
     }
 
+    /// The agent's event; `NotFound` (`event`) when unknown, another agent's, or past its 30
+    /// days.
     pub async fn get_event(&self, agent: &AgentId, id: &EventId) -> Result<Event, DomainError> {
         self.events.get(agent, id).await?.ok_or(DomainError::not_found("event"))
     }

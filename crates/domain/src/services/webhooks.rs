@@ -4,7 +4,7 @@ use chrono::TimeDelta;
 use futures_util::StreamExt;
 
 use super::conversations::Conversations;
-use super::timeline::{CAS_ATTEMPTS, Timeline};
+use super::timeline::{CAS_ATTEMPTS, Timeline, TimelinePorts};
 use crate::model::*;
 use crate::ports::*;
 use crate::{DomainError, FieldError};
@@ -52,6 +52,7 @@ impl Decoders {
 /// What one processing pass did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ProcessSummary {
+    /// Processed: stored, with whatever Parley's rules or storage refused set aside.
     pub processed: usize,
     /// Failed, to be tried again later.
     pub failed: usize,
@@ -79,19 +80,23 @@ impl ProcessSummary {
 /// body names none): what an operator needs to find the tenant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailedDelivery {
+    /// The delivery as stored: its body, attempts and last error.
     pub event: WebhookEvent,
+    /// Each line the body names, once, in the order named.
     pub lines: Vec<DeliveryLine>,
 }
 
 /// A line named in a delivery, by its platform's account id, and the stored line when there is one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryLine {
+    /// The platform's id of the account the delivery is for.
     pub account_id: String,
+    /// The line with that account, of whichever agent; `None` when no line has it.
     pub line: Option<Line>,
 }
 
 /// Attempts at a delivery whose failures may pass (the database unavailable or contended)
-/// before Parley gives up on it. With [`backoff`] between them (2 s, 4 s, … 2,048 s) the
+/// before Parley gives up on it. With a wait doubling between them (2 s, 4 s, … 2,048 s) the
 /// attempts span about 68 minutes: longer than a database failover or restart, short enough
 /// that an operator hears of a stuck delivery the same hour (`parley_webhook_failed`).
 pub const MAX_ATTEMPTS: u32 = 12;
@@ -112,6 +117,8 @@ pub const PARALLEL_DELIVERIES: usize = 8;
 /// What became of one delivery's attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeliveryOutcome {
+    /// Done: what it carried is stored, but for what Parley's rules or storage refused (set
+    /// aside).
     Processed,
     /// Failed; tried again later.
     Retrying,
@@ -179,9 +186,48 @@ impl Outcomes {
     }
 }
 
+/// The ports [`WebhookService`] uses, and nothing more.
+#[derive(Clone)]
+pub struct WebhookPorts {
+    /// The platforms' deliveries, stored as received and claimed for processing.
+    pub deliveries: Arc<dyn WebhookEventRepository>,
+    /// The lines deliveries are addressed to.
+    pub lines: Arc<dyn LineRepository>,
+    /// Campaign outcomes, moved by delivery statuses.
+    pub executions: Arc<dyn ExecutionRepository>,
+    /// The contacts who write (someone new becomes one).
+    pub contacts: Arc<dyn ContactRepository>,
+    /// Their activities, moved by each message.
+    pub activities: Arc<dyn ActivityRepository>,
+    /// The timelines inbound messages and statuses land on.
+    pub messages: Arc<dyn MessageRepository>,
+    /// The carts messages name.
+    pub carts: Arc<dyn CartRepository>,
+    /// Media contacts sent, kept once.
+    pub files: Arc<dyn FileRepository>,
+}
+
+impl From<&Repositories> for WebhookPorts {
+    fn from(r: &Repositories) -> Self {
+        Self {
+            deliveries: r.webhooks.clone(),
+            lines: r.lines.clone(),
+            executions: r.executions.clone(),
+            contacts: r.contacts.clone(),
+            activities: r.activities.clone(),
+            messages: r.messages.clone(),
+            carts: r.carts.clone(),
+            files: r.files.clone(),
+        }
+    }
+}
+
 impl WebhookService {
+    /// Reads each platform's deliveries with its decoder in `decoders`; `platform` looks up the
+    /// names of contacts whose messages carry none; `objects` shows what the events it records
+    /// report.
     pub fn new(
-        repos: &Repositories,
+        ports: WebhookPorts,
         decoders: Decoders,
         platform: Arc<dyn MessagingPlatform>,
         clock: Arc<dyn Clock>,
@@ -189,14 +235,15 @@ impl WebhookService {
         objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
         let maker = super::EventMaker::new(ids.clone(), objects);
+        let WebhookPorts { deliveries, lines, executions, contacts, activities, messages, carts, files } = ports;
         Self {
             decoders,
             platform,
-            events: repos.webhooks.clone(),
-            lines: repos.lines.clone(),
-            executions: repos.executions.clone(),
-            conversations: Conversations::new(repos.contacts.clone(), repos.activities.clone(), clock.clone(), ids.clone(), maker.clone()),
-            timeline: Timeline::new(repos, clock.clone(), ids.clone(), maker.clone()),
+            events: deliveries,
+            lines,
+            executions,
+            conversations: Conversations::new(contacts, activities.clone(), clock.clone(), ids.clone(), maker.clone()),
+            timeline: Timeline::new(TimelinePorts { messages, carts, activities, files }, clock.clone(), ids.clone(), maker.clone()),
             maker,
             clock,
             ids,
@@ -572,7 +619,7 @@ impl WebhookService {
                 return Ok(());
             }
         }
-        Err(DomainError::Unavailable(format!("execution of {} kept changing under concurrent updates", update.message_id)))
+        Err(DomainError::Unavailable(format!("execution of {} kept changing under concurrent updates", update.message_id).into()))
     }
 }
 
@@ -592,40 +639,28 @@ mod tests {
         events.expect_release().withf(|ids, _, _| ids.is_empty()).returning(|_, _, _| Ok(()));
     }
 
-    fn repos(events: MockWebhookEventRepository, lines: MockLineRepository, executions: MockExecutionRepository) -> Repositories {
+    fn repos(events: MockWebhookEventRepository, lines: MockLineRepository, executions: MockExecutionRepository) -> WebhookPorts {
         use crate::ports::*;
-        Repositories {
-            agents: Arc::new(MockAgentRepository::new()),
-            keys: Arc::new(MockApiKeyRepository::new()),
-            tags: Arc::new(MockTagRepository::new()),
-            canned_responses: Arc::new(crate::ports::MockCannedResponseRepository::new()),
+        WebhookPorts {
+            deliveries: Arc::new(events),
+            lines: Arc::new(lines),
+            executions: Arc::new(executions),
             contacts: Arc::new(MockContactRepository::new()),
             activities: Arc::new(MockActivityRepository::new()),
             messages: Arc::new(MockMessageRepository::new()),
-            products: Arc::new(MockProductRepository::new()),
-            vectors: Arc::new(MockProductVectorRepository::new()),
             carts: Arc::new(MockCartRepository::new()),
-            lines: Arc::new(lines),
-            templates: Arc::new(MockTemplateRepository::new()),
-            executions: Arc::new(executions),
-            idempotency: Arc::new(MockIdempotencyRepository::new()),
-            webhooks: Arc::new(events),
-            webhook_endpoints: Arc::new(MockWebhookEndpointRepository::new()),
-            events: Arc::new(MockEventRepository::new()),
             files: Arc::new(MockFileRepository::new()),
-            mailboxes: Arc::new(MockMailboxCursorRepository::new()),
-            health: Arc::new(MockStorageHealth::new()),
         }
     }
 
-    fn service(r: Repositories) -> WebhookService {
+    fn service(r: WebhookPorts) -> WebhookService {
         let mut clock = MockClock::new();
         clock.expect_now().returning(chrono::Utc::now);
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
         let decoders = Decoders::default().with(ChannelType::Whatsapp, Arc::new(TestDecoder));
         let platform = Arc::new(crate::ports::MockMessagingPlatform::new());
-        WebhookService::new(&r, decoders, platform, Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
+        WebhookService::new(r, decoders, platform, Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
     }
 
     /// Reads the tests' bodies, a part per line: `status ACCOUNT ID STATUS`, `aside ACCOUNT FROM
@@ -923,7 +958,7 @@ mod tests {
 
     /// Executions failing `pm.2` with `error`, finding nothing for the others; messages
     /// asked for exactly `asked` (none found).
-    fn failing_the_middle(events: MockWebhookEventRepository, error: crate::StoreError, asked: &'static [&'static str]) -> Repositories {
+    fn failing_the_middle(events: MockWebhookEventRepository, error: crate::StoreError, asked: &'static [&'static str]) -> WebhookPorts {
         let mut executions = MockExecutionRepository::new();
         executions.expect_find_by_message().returning(move |_, id| if id == "pm.2" { Err(error.clone()) } else { Ok(None) });
         let mut messages = crate::ports::MockMessageRepository::new();

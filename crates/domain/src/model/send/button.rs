@@ -6,16 +6,23 @@ use crate::model::{TemplateButton, placeholder::parameter_count};
 /// A button component's `sub_type`, as the platform names it on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ButtonSubType {
+    /// `quick_reply`: its payload comes back when the contact taps the button.
     QuickReply,
+    /// `url`: a URL button's suffix, or an authentication template's one-time code.
     Url,
+    /// `copy_code`: the code the button copies.
     CopyCode,
+    /// `catalog`: a catalog button, with its thumbnail product.
     Catalog,
+    /// `flow`: a flow button, opened with its defaults.
     Flow,
 }
 
 impl ButtonSubType {
+    /// Every sub-type.
     pub const ALL: [ButtonSubType; 5] = [Self::QuickReply, Self::Url, Self::CopyCode, Self::Catalog, Self::Flow];
 
+    /// Its wire name (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::QuickReply => "quick_reply",

@@ -20,11 +20,22 @@ use super::template::{ParameterFormat, Template, TemplateButton, TemplateCompone
 use crate::FieldError;
 use crate::error::Violations;
 
+/// One filled component of a template message, as the platform takes it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MessageComponent {
+    /// The header's parameters: its text placeholders' values, or its one media or location.
     Header(Vec<Parameter>),
+    /// The body's parameters, one per placeholder.
     Body(Vec<Parameter>),
-    Button { sub_type: ButtonSubType, index: u8, parameters: Vec<Parameter> },
+    /// One button's parameter, by the button's place in the template.
+    Button {
+        /// How the platform names the button's kind.
+        sub_type: ButtonSubType,
+        /// Which of the template's buttons, from 0.
+        index: u8,
+        /// At most one parameter (none for a flow button, opened with its defaults).
+        parameters: Vec<Parameter>,
+    },
 }
 
 /// A message ready for the platform: the recipient, the template and its filled components.
@@ -32,8 +43,11 @@ pub enum MessageComponent {
 pub struct TemplateMessage {
     /// Digits only, with country code.
     pub to: String,
+    /// The template's name, as the platform lists it.
     pub template_name: String,
+    /// The template's language code (`en_US`).
     pub language: String,
+    /// The filled components: the header, the body, then buttons by index.
     pub components: Vec<MessageComponent>,
     /// HEADER, BODY and FOOTER texts with placeholders filled, joined by a blank line.
     pub parsed_message: String,

@@ -9,12 +9,16 @@ use crate::model::{Currency, Location, has_control_characters, text};
 /// The three media a template header can show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeaderMediaKind {
+    /// An image (`image`).
     Image,
+    /// A video (`video`).
     Video,
+    /// A document, which may carry a file name (`document`).
     Document,
 }
 
 impl HeaderMediaKind {
+    /// Its wire name (lowercase).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Image => "image",
@@ -27,13 +31,18 @@ impl HeaderMediaKind {
 /// Where a header's file is: a public https link, or a media id uploaded to the platform.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MediaSource {
+    /// A public https URL the platform fetches the file from.
     Link(String),
+    /// The platform's id of a file uploaded to it.
     Id(String),
 }
 
+/// A media header's file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderMedia {
+    /// What the header shows.
     pub kind: HeaderMediaKind,
+    /// Where the file is.
     pub source: MediaSource,
     /// Documents only.
     pub filename: Option<String>,
@@ -42,22 +51,29 @@ pub struct HeaderMedia {
 /// A parameter's checked value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParameterValue {
+    /// Text in place of a placeholder, a URL button's suffix, or a one-time code.
     Text(String),
     /// The recipient sees `fallback_value`.
     Currency {
+        /// What the recipient sees.
         fallback_value: String,
+        /// The amount's currency.
         code: Currency,
+        /// The amount times 1,000, as given.
         amount_1000: i64,
     },
     /// The recipient sees `fallback_value`.
     DateTime {
+        /// What the recipient sees.
         fallback_value: String,
     },
     /// A quick-reply button's payload, returned in the contact's `button` message.
     Payload(String),
     /// A copy-code button's code.
     CouponCode(String),
+    /// A media header's file.
     Media(HeaderMedia),
+    /// A location header's place, with its name and address.
     Location(Location),
     /// A catalog button's thumbnail product.
     CatalogThumbnail(String),
@@ -76,7 +92,9 @@ impl ParameterValue {
 /// A checked parameter: its value and, in a named template, the placeholder it fills.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parameter {
+    /// In a named template's header or body, the placeholder it fills; `None` elsewhere.
     pub name: Option<String>,
+    /// Its checked value.
     pub value: ParameterValue,
 }
 

@@ -125,7 +125,7 @@ async fn an_unavailable_embedder_is_an_upstream_failure() {
     parts.embedder = MockEmbedder::new();
     parts.embedder.expect_embed().returning(|_| Err(EmbedError::Unavailable("connection refused".into())));
     let err = parts.service().search(&agent(), request(Some("tea"), None)).await.unwrap_err();
-    assert!(matches!(&err, DomainError::EmbedderFailed(m) if m.contains("connection refused")), "{err:?}");
+    assert!(matches!(&err, DomainError::EmbedderFailed(m) if m.to_string().contains("connection refused")), "{err:?}");
 }
 
 #[tokio::test]
