@@ -3,8 +3,17 @@
 use crate::{cargo, root};
 
 pub fn tidy() -> Result<(), String> {
-    let problems: Vec<String> =
-        [migrations_in_step(), domain_is_pure(), remote_reads_are_capped()].into_iter().filter_map(Result::err).collect();
+    let problems: Vec<String> = [
+        migrations_in_step(),
+        domain_is_pure(),
+        remote_reads_are_capped(),
+        binary_imports_run_one_way(),
+        lints_are_expected_not_allowed(),
+        dependencies_come_from_the_workspace(),
+    ]
+    .into_iter()
+    .filter_map(Result::err)
+    .collect();
     if problems.is_empty() {
         println!("tidy: ok");
         Ok(())
@@ -101,6 +110,129 @@ pub fn remote_reads_are_capped() -> Result<(), String> {
     }
 }
 
+/// The binary's layers, outermost first: each may import those after it, never those before.
+/// `docs/architecture.md` states the same order, and the check holds it to this list.
+const BINARY_LAYERS: [&str; 3] = ["cli", "http", "runtime"];
+
+/// Where `source` (a file of layer `layer`) names a layer before it: (line, the layer).
+pub fn imports_against_the_order(layer: &str, source: &str) -> Vec<(usize, &'static str)> {
+    let Some(position) = BINARY_LAYERS.iter().position(|l| *l == layer) else { return Vec::new() };
+    let outer = &BINARY_LAYERS[..position];
+    let mut found = Vec::new();
+    for (number, line) in source.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        for name in outer {
+            // `crate::http::…` as a path, or `crate::{http, …}` in a use list.
+            let path = format!("crate::{name}::");
+            let in_list = code.contains("crate::{") && code.split(['{', ',', '}', ' ']).any(|part| part == *name);
+            if code.contains(&path) || in_list {
+                found.push((number + 1, *name));
+            }
+        }
+    }
+    found
+}
+
+pub fn binary_imports_run_one_way() -> Result<(), String> {
+    let src = root().join("crates/api-actix/src");
+    let mut problems = Vec::new();
+    for layer in BINARY_LAYERS {
+        let mut files = Vec::new();
+        rust_files(&src.join(layer), &mut files);
+        for file in files {
+            let source = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            for (line, outer) in imports_against_the_order(layer, &source) {
+                let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
+                problems.push(format!("  {shown}:{line}: `{layer}` imports `{outer}`"));
+            }
+        }
+    }
+    let stated = format!("Imports run one way: {}", BINARY_LAYERS.map(|l| format!("`{l}`")).join(" → "));
+    let architecture =
+        std::fs::read_to_string(root().join("docs/architecture.md")).map_err(|e| format!("cannot read docs/architecture.md: {e}"))?;
+    if !architecture.contains(&stated) {
+        problems.push(format!("  docs/architecture.md no longer says \"{stated}\""));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("the binary's imports run {} (docs/architecture.md):\n{}", BINARY_LAYERS.join(" → "), problems.join("\n")))
+    }
+}
+
+/// The workspace's members, as the root manifest lists them (the fuzz targets build alone, on
+/// nightly, and are not among them).
+fn members() -> Result<Vec<String>, String> {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).map_err(|e| format!("cannot read Cargo.toml: {e}"))?;
+    let line = manifest.lines().find(|l| l.trim_start().starts_with("members = [")).ok_or("Cargo.toml lists no members")?;
+    Ok(line.split('"').skip(1).step_by(2).map(String::from).collect())
+}
+
+/// A lint is silenced with `#[expect(lint, reason = "…")]`, never `#[allow]`: the reason is
+/// written down, and the attribute fails once the code no longer needs it.
+pub fn lints_are_expected_not_allowed() -> Result<(), String> {
+    let mut problems = Vec::new();
+    for member in members()? {
+        let mut files = Vec::new();
+        for dir in ["src", "tests", "benches", "examples"] {
+            rust_files(&root().join(&member).join(dir), &mut files);
+        }
+        for file in files {
+            let source = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            for (number, line) in source.lines().enumerate() {
+                let code = line.trim_start();
+                // Spelled in pieces, so this file does not find itself.
+                let (outer, inner) = (concat!("#[", "allow("), concat!("#![", "allow("));
+                if code.starts_with(outer) || code.starts_with(inner) || code.contains(&format!("({outer}")) {
+                    let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
+                    problems.push(format!("  {shown}:{}: use #[expect(…, reason = \"…\")] instead of #[allow]", number + 1));
+                }
+            }
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(format!("lints silenced without a reason:\n{}", problems.join("\n"))) }
+}
+
+/// Where a member's manifest names a dependency by version instead of `workspace = true`:
+/// (line, the line). Every version is chosen once, in the root `[workspace.dependencies]`.
+pub fn dependencies_outside_the_workspace(manifest: &str) -> Vec<(usize, String)> {
+    let mut in_dependencies = false;
+    let mut found = Vec::new();
+    for (number, line) in manifest.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_dependencies = line.trim_matches(['[', ']']).split('.').any(|part| part.ends_with("dependencies"));
+            continue;
+        }
+        if in_dependencies && !line.is_empty() && !line.starts_with('#') {
+            let by_workspace = line.contains(".workspace = true") || line.contains("workspace = true");
+            if !by_workspace {
+                found.push((number + 1, line.to_string()));
+            }
+        }
+    }
+    found
+}
+
+pub fn dependencies_come_from_the_workspace() -> Result<(), String> {
+    let mut problems = Vec::new();
+    for member in members()? {
+        let path = root().join(&member).join("Cargo.toml");
+        let manifest = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        for (line, text) in dependencies_outside_the_workspace(&manifest) {
+            problems.push(format!("  {member}/Cargo.toml:{line}: {text}"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("declare these in the root [workspace.dependencies] and use `workspace = true`:\n{}", problems.join("\n")))
+    }
+}
+
 /// Every `.rs` file under `dir`, if it exists.
 fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -129,6 +261,36 @@ mod tests {
         let fine =
             "if id.bytes().all(|b| b.is_ascii_digit()) {}\nlet t = m.text();\nrequest.json(&body);\nread_capped(response, CAP).await?;\n";
         assert_eq!(super::uncapped_reads(fine), vec![]);
+    }
+
+    #[test]
+    fn binary_imports_run_one_way() {
+        super::binary_imports_run_one_way().unwrap();
+    }
+
+    #[test]
+    fn imports_of_an_outer_layer_are_found_and_nothing_else() {
+        let source = "use crate::http::dto::X;\nuse crate::runtime::state::AppState;\n// crate::cli::args in a comment\nuse crate::{cli, runtime};\nlet h = crate::httpish;\n";
+        assert_eq!(super::imports_against_the_order("runtime", source), vec![(1, "http"), (4, "cli")]);
+        assert_eq!(super::imports_against_the_order("http", source), vec![(4, "cli")]);
+        assert_eq!(super::imports_against_the_order("cli", source), vec![]);
+    }
+
+    #[test]
+    fn lints_are_expected_not_allowed() {
+        super::lints_are_expected_not_allowed().unwrap();
+    }
+
+    #[test]
+    fn dependencies_come_from_the_workspace() {
+        super::dependencies_come_from_the_workspace().unwrap();
+    }
+
+    #[test]
+    fn a_dependency_by_version_is_found_and_nothing_else() {
+        let manifest = "[package]\nversion = \"1\"\n[dependencies]\nserde.workspace = true\n# a comment\ntoml = \"0.9\"\nx = { workspace = true, optional = true }\n[target.'cfg(unix)'.dev-dependencies]\ny = { version = \"1\" }\n[lints]\nworkspace = true\n";
+        let found: Vec<usize> = super::dependencies_outside_the_workspace(manifest).into_iter().map(|(line, _)| line).collect();
+        assert_eq!(found, vec![6, 9]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The adapter's error, and how it maps onto the domain's [`StoreError`].
 
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use parley_domain::StoreError;
+use parley_domain::{Cause, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -46,39 +46,60 @@ impl DbError {
     }
 }
 
-impl From<DbError> for StoreError {
-    fn from(e: DbError) -> Self {
-        match e {
-            DbError::Query(DieselError::DatabaseError(kind, info)) => match kind {
+/// What a failure means to the domain, decided before the error itself becomes the cause.
+enum Meaning {
+    Conflict(String),
+    Refused,
+    Unavailable,
+    Internal,
+}
+
+fn meaning_of_query(e: &DieselError) -> Meaning {
+    match e {
+        DieselError::DatabaseError(kind, info) => {
+            let message = info.message();
+            match kind {
                 DatabaseErrorKind::UniqueViolation | DatabaseErrorKind::ForeignKeyViolation => {
-                    StoreError::Conflict(info.constraint_name().unwrap_or(info.message()).to_string())
+                    Meaning::Conflict(info.constraint_name().unwrap_or(message).to_string())
                 }
                 // A value the column cannot hold: the same value is refused every time.
-                DatabaseErrorKind::CheckViolation | DatabaseErrorKind::NotNullViolation => StoreError::Refused(info.message().to_string()),
-                _ if is_value_refused(info.message()) => StoreError::Refused(info.message().to_string()),
-                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand => {
-                    StoreError::Unavailable(info.message().to_string())
-                }
+                DatabaseErrorKind::CheckViolation | DatabaseErrorKind::NotNullViolation => Meaning::Refused,
+                _ if is_value_refused(message) => Meaning::Refused,
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand => Meaning::Unavailable,
                 // Still conflicting after the retries of `in_transaction!`: busy, not a bug.
-                DatabaseErrorKind::SerializationFailure => StoreError::Unavailable(info.message().to_string()),
-                _ if info.message().contains("deadlock detected") => StoreError::Unavailable(info.message().to_string()),
+                DatabaseErrorKind::SerializationFailure => Meaning::Unavailable,
+                _ if message.contains("deadlock detected") => Meaning::Unavailable,
                 // SQLite reports its uniqueness failures without a kind on some paths, and
                 // "database is locked" when a writer outlasts the busy timeout.
-                _ if info.message().starts_with("UNIQUE constraint failed") => StoreError::Conflict(info.message().to_string()),
-                _ if info.message().contains("database is locked") => StoreError::Unavailable(info.message().to_string()),
+                _ if message.starts_with("UNIQUE constraint failed") => Meaning::Conflict(message.to_string()),
+                _ if message.contains("database is locked") => Meaning::Unavailable,
                 // PostgreSQL going away or not back yet (SQLSTATE classes 57P and 08 arrive as
                 // `Unknown`): the client should retry, this is no bug.
-                _ if is_server_unavailable(info.message()) => StoreError::Unavailable(info.message().to_string()),
-                _ => StoreError::Internal(info.message().to_string()),
-            },
-            // A commit that failed and whose rollback failed too: the connection went away.
-            DbError::Query(DieselError::RollbackErrorOnCommit { commit_error, .. }) => DbError::Query(*commit_error).into(),
-            DbError::Query(DieselError::BrokenTransactionManager) => {
-                StoreError::Unavailable("the database connection broke during a transaction".into())
+                _ if is_server_unavailable(message) => Meaning::Unavailable,
+                _ => Meaning::Internal,
             }
-            DbError::Pool(m) | DbError::Connect(m) => StoreError::Unavailable(m),
-            DbError::Limit(m) => StoreError::Conflict(m),
-            other => StoreError::Internal(other.to_string()),
+        }
+        // A commit that failed and whose rollback failed too: the connection went away.
+        DieselError::RollbackErrorOnCommit { commit_error, .. } => meaning_of_query(commit_error),
+        DieselError::BrokenTransactionManager => Meaning::Unavailable,
+        _ => Meaning::Internal,
+    }
+}
+
+impl From<DbError> for StoreError {
+    fn from(e: DbError) -> Self {
+        let meaning = match &e {
+            DbError::Query(query) => meaning_of_query(query),
+            DbError::Pool(_) | DbError::Connect(_) => Meaning::Unavailable,
+            DbError::Limit(m) => Meaning::Conflict(m.clone()),
+            DbError::Migration(_) | DbError::Url(_) | DbError::Corrupt(_) => Meaning::Internal,
+        };
+        // The adapter's error stays the cause, so logs reach the database's own words.
+        match meaning {
+            Meaning::Conflict(what) => StoreError::Conflict(what),
+            Meaning::Refused => StoreError::Refused(Cause::new(e)),
+            Meaning::Unavailable => StoreError::Unavailable(Cause::new(e)),
+            Meaning::Internal => StoreError::Internal(Cause::new(e)),
         }
     }
 }

@@ -49,7 +49,7 @@ impl<Q: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Prepared<Q> {
 
 #[cfg(all(test, feature = "postgres"))]
 mod tests {
-    #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+    #![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
     use diesel::prelude::*;
     use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};

@@ -6,7 +6,7 @@
 //! leftovers of crashed runs are swept after two hours. An unreachable server fails the test:
 //! PostgreSQL tests never skip silently.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -38,7 +38,7 @@ pub struct TestDb {
 }
 
 enum Cleanup {
-    Dir(#[allow(dead_code)] tempfile::TempDir),
+    Dir(#[expect(dead_code, reason = "held only so the directory is deleted when the database is dropped")] tempfile::TempDir),
     Schema { admin_url: String, schema: String },
 }
 

@@ -1,7 +1,7 @@
 //! IMAP polling against dovecot started by `.ci/mail-servers`: each test has a user (a maildir)
 //! of its own and drops messages into its `new/` folder.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 mod common;
 

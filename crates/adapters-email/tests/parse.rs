@@ -1,8 +1,6 @@
 //! Inbound parsing: ordinary mail, and every kind of hostile mail answered with a value or a
 //! typed refusal (never a panic).
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
-
 use parley_adapters_email::limits::{MAX_HEADER_BYTES, MAX_MESSAGE_BYTES, MAX_MIME_DEPTH, MAX_MIME_PARTS};
 use parley_adapters_email::{DERIVED_ID_DOMAIN, MailRefusal, Mailbox, parse};
 

@@ -1,7 +1,7 @@
 //! SMTP sends against the aiosmtpd sink started by `.ci/mail-servers`: the exact headers it
 //! receives, and refusals told apart from outages.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 mod common;
 

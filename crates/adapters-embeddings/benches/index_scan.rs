@@ -10,7 +10,7 @@
 //! binary codes (one bit per dimension) ranked by Hamming distance, the closest 1,000 rescored
 //! in f32, with its recall against the exact answer.
 
-#![allow(unsafe_code)] // the popcount kernel is called only after the CPU reported it
+#![expect(unsafe_code, reason = "the popcount kernel is called only after the CPU reported it")]
 
 use std::time::{Duration, Instant};
 

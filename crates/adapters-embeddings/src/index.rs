@@ -6,7 +6,7 @@ mod collection;
 mod facets;
 // The one unsafe code of the workspace: calls into copies compiled for AVX2 and FMA, made only
 // after the CPU reported both at run time.
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "AVX2/FMA kernels, called only after the CPU reported both")]
 mod kernels;
 
 use std::collections::HashMap;

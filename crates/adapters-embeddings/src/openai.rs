@@ -424,7 +424,7 @@ fn place(body: &[u8], count: usize, expected: Option<usize>) -> Result<Vec<Vec<f
         if slot.is_some() {
             return Err(EmbedError::Failed(format!("the embeddings service returned index {index} twice")));
         }
-        #[allow(clippy::cast_possible_truncation)] // narrowing is the point: beyond f32 is infinite, refused below
+        // narrowing is the point: beyond f32 is infinite, refused below
         let mut embedding: Vec<f32> = item.embedding.iter().map(|&x| x as f32).collect();
         let len = embedding.len();
         match width {

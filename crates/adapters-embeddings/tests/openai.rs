@@ -2,7 +2,7 @@
 //! batching and placement by index, normalization, the dimensions probe, every error class and
 //! the retries, and that the API key never leaks.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};

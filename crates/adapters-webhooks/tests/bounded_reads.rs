@@ -2,7 +2,7 @@
 //! hold the body (it grows < 50 MB; issue 39 saw 93 MB → 2,346 MB). Alone in its test binary,
 //! because the figure is the whole process's.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The sender against real local receivers (wiremock): headers, statuses, redirects not
 //! followed, timeouts, and the address rules for names and written addresses.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! the process grows < 50 MB, and the connection is dropped rather than drained. Alone in its
 //! test binary, because the figure is the whole process's.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! The adapter against a fake Graph API (wiremock): exact requests, paging, every error class.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! documentation: every `messaging[]` kind Parley reads, echoes, reads and deletions, and what
 //! it sets aside.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 use chrono::DateTime;
 use parley_adapters_whatsapp::parse_instagram_webhook;

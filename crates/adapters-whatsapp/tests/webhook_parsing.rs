@@ -2,8 +2,6 @@
 //! message of a delivery is read (none lost to another's content) with its text made storable,
 //! and statuses read back as sent.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
-
 use parley_adapters_whatsapp::parse_webhook;
 use parley_domain::model::ExecutionStatus;
 use proptest::prelude::*;

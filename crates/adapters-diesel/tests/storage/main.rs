@@ -1,7 +1,7 @@
 //! The storage adapter's integration tests, one binary: the domain's conformance suite on both
 //! backends, the data migrations, and SQLite's connection settings.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 mod conformance;
 mod docs;

@@ -1,6 +1,6 @@
 //! Where the test mail servers are (see the crate docs and `.ci/mail-servers`).
 
-#![allow(dead_code)]
+#![expect(dead_code, reason = "helpers shared by test modules, each using a part")]
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //!
 //! The model folder is fetched once when missing (see `common`), so these tests always run.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 mod common;
 mod embedder;

@@ -69,8 +69,6 @@ impl PoolArgs {
     }
 }
 
-// One value, parsed once at start: boxing `serve`'s settings to shrink it would buy nothing.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the HTTP API (the default).
@@ -256,8 +254,9 @@ pub enum WebhooksCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum CatalogCommand {
-    /// Upsert products by `_id` from a JSON array or JSON Lines file of api.md's Product plus
-    /// `status` (active|draft). All or nothing: any bad row is reported by line and nothing is written.
+    /// Upsert products by `_id` from a JSON array or JSON Lines file: each row a product as
+    /// GET /v1/products/{id} shows it, plus `status` (active|draft, default active). All or nothing:
+    /// any bad row is reported by line and nothing is written.
     Import {
         /// The agent's id (agt_…).
         #[arg(long)]

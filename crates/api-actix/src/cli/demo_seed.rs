@@ -129,7 +129,7 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
     let buttons = serde_json::from_value(json!({"type": "button", "body": {"text": "Reserve the two 750 ml bottles until tomorrow?"},
         "action": {"buttons": [{"type": "reply", "reply": {"id": "reserve", "title": "Yes, reserve them"}},
             {"type": "reply", "reply": {"id": "later", "title": "Not now"}}]}}))
-    .map_err(|e| DomainError::Internal(format!("the demo's buttons: {e}")))?;
+    .map_err(|e| DomainError::Internal(format!("the demo's buttons: {e}").into()))?;
     let ask = ReplyInput { kind: Some("interactive".into()), interactive: Some(buttons), ..Default::default() };
     let asked = state.messages.reply(agent, ana, ask).await?;
     let answers = asked.platform_message_id.ok_or_else(|| DomainError::Internal("the sandbox answers every send".into()))?;
@@ -194,7 +194,7 @@ pub const DEMO_CATALOG: &str = include_str!("demo_catalog.jsonl");
 async fn seed_catalog(state: &AppState, agent: &AgentId) -> Result<(), DomainError> {
     let validated = state.catalog.validate_import(agent, catalog_file::parse(DEMO_CATALOG)).await.map_err(|e| match e {
         ImportError::Domain(e) => e,
-        ImportError::Rows(rows) => DomainError::Internal(format!("the demo catalog is invalid: {rows:?}")),
+        ImportError::Rows(rows) => DomainError::Internal(format!("the demo catalog is invalid: {rows:?}").into()),
     })?;
     state.catalog.import(agent, validated, Arc::new(|_, _| {})).await?;
     Ok(())

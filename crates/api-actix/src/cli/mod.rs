@@ -51,7 +51,9 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         sandbox_step,
     )?;
     let embedder = embedding::build(&cli.embedding).await?;
-    let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds));
+    // Events show objects as the API does.
+    let objects = Arc::new(crate::http::dto::ApiRepresentation);
+    let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds), objects);
     let result = match command {
         Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
         Command::Channels(cmd) => channels::channels(&state, cmd).await,

@@ -12,29 +12,7 @@ use futures_util::stream::{BoxStream, Stream, StreamExt};
 use parley_domain::model::MessageId;
 use parley_domain::ports::PlatformError;
 
-use crate::runtime::metrics::Metrics;
-
-/// How a download ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DownloadOutcome {
-    /// Every byte the platform sent reached the client.
-    Complete,
-    /// Ended short by Parley's side: the platform failed mid-stream, or the shutdown deadline
-    /// closed the connection. Logged as a warning.
-    Cut,
-    /// The client went away before the end (outside a shutdown): theirs to retry.
-    Abandoned,
-}
-
-impl DownloadOutcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DownloadOutcome::Complete => "complete",
-            DownloadOutcome::Cut => "cut",
-            DownloadOutcome::Abandoned => "abandoned",
-        }
-    }
-}
+use crate::runtime::metrics::{DownloadOutcome, Metrics};
 
 /// The body stream of one media download, observed.
 pub struct MediaDownload {

@@ -17,7 +17,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::http::media_download::DownloadOutcome;
 use crate::runtime::state::AppState;
 
 /// The content type of the OpenMetrics text format, which Prometheus scrapes natively.
@@ -57,6 +56,29 @@ type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
 fn latency_histogram() -> Histogram {
     // 1 ms to about 16 s.
     Histogram::new(exponential_buckets(0.001, 2.0, 15))
+}
+
+/// How a media download ended (the `outcome` label of `media_downloads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DownloadOutcome {
+    /// Every byte the platform sent reached the client.
+    Complete,
+    /// Ended short by Parley's side: the platform failed mid-stream, or the shutdown deadline
+    /// closed the connection. Logged as a warning.
+    Cut,
+    /// The client went away before the end (outside a shutdown): theirs to retry.
+    Abandoned,
+}
+
+impl DownloadOutcome {
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DownloadOutcome::Complete => "complete",
+            DownloadOutcome::Cut => "cut",
+            DownloadOutcome::Abandoned => "abandoned",
+        }
+    }
 }
 
 pub struct Metrics {

@@ -7,7 +7,6 @@ use parley_domain::ports::{ApiObjects, Clock, Embedder, IdSource, MessagingPlatf
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
-use crate::http::dto::ApiRepresentation;
 use crate::runtime::config::ApiConfig;
 use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Metrics, TimedEmbedder};
@@ -58,13 +57,12 @@ impl AppState {
         embedder: Arc<dyn Embedder>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
+        objects: Arc<dyn ApiObjects>,
     ) -> Self {
         let metrics = Arc::new(Metrics::new());
         let embedder: Arc<dyn Embedder> = Arc::new(TimedEmbedder::new(embedder, metrics.clone()));
         let index = Arc::new(ExactIndex::new(embedder.dimensions()));
         let search = Arc::new(SearchService::new(repos.products.clone(), repos.vectors.clone(), embedder, index));
-        // Events show objects as the API does.
-        let objects: Arc<dyn ApiObjects> = Arc::new(ApiRepresentation);
         Self {
             keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
             tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone()),
@@ -90,8 +88,8 @@ impl AppState {
                 ids.clone(),
                 objects.clone(),
             ),
-            sends: SendService::new(&repos, platform.clone(), clock.clone(), ids.clone(), objects.clone()),
-            messages: MessageService::new(&repos, platform.clone(), clock.clone(), ids.clone(), objects.clone()),
+            sends: SendService::new(SendPorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone()),
+            messages: MessageService::new(MessagePorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone()),
             idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
             campaigns: CampaignService::new(repos.executions.clone()),
             webhook_endpoints: WebhookEndpointService::new(
@@ -116,7 +114,7 @@ impl AppState {
                 clock.clone(),
                 format!("{}-{}", std::process::id(), ids.secret(12)),
             ),
-            webhooks: WebhookService::new(&repos, crate::runtime::platform::decoders(), platform, clock, ids, objects),
+            webhooks: WebhookService::new(WebhookPorts::from(&repos), crate::runtime::platform::decoders(), platform, clock, ids, objects),
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
             workers_runtime: std::sync::OnceLock::new(),
@@ -129,7 +127,8 @@ impl AppState {
 
     /// Production adapters and the built-in static embedder, without background workers: for
     /// one-shot commands and tools. Sandbox sends are accepted but their statuses are not delivered.
-    pub fn with_system(repos: Repositories) -> Self {
+    /// `objects` shows the objects events report (the HTTP layer's representation).
+    pub fn with_system(repos: Repositories, objects: Arc<dyn ApiObjects>) -> Self {
         let (platform, _deliveries) = crate::runtime::platform::platform(
             parley_adapters_whatsapp::CloudApiConfig::default(),
             crate::runtime::platform::instagram_config(parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL),
@@ -137,7 +136,14 @@ impl AppState {
         )
         .expect("the default Cloud API settings are valid");
         let embedder = Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled());
-        Self::new(repos, platform, embedder, Arc::new(parley_adapters_system::SystemClock), Arc::new(parley_adapters_system::RandomIds))
+        Self::new(
+            repos,
+            platform,
+            embedder,
+            Arc::new(parley_adapters_system::SystemClock),
+            Arc::new(parley_adapters_system::RandomIds),
+            objects,
+        )
     }
 
     /// Call inside a tokio runtime when the limits use Redis (its connection task runs there).

@@ -11,7 +11,6 @@ use actix_web::web::Data;
 use chrono::{DateTime, TimeDelta, Utc};
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::runtime::config::ApiConfig;
-use parley_api::runtime::state::AppState;
 use parley_domain::model::{AgentId, Cart, CartCode, KeyKind, ProductRecord};
 use parley_domain::ports::{CartRepository, StoreResult};
 use serde_json::{Value, json};
@@ -483,7 +482,7 @@ async fn refused_carts_write_nothing(backend: &str) {
     let mut repos = db.store.repositories();
     let counter = Arc::new(CountingCarts { inner: repos.carts.clone(), inserts: AtomicUsize::new(0) });
     repos.carts = counter.clone();
-    let state = Data::new(AppState::with_system(repos));
+    let state = Data::new(crate::common::system_state(repos));
     let agent = state.keys.create_agent("Shop").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Publishable).await.unwrap().plaintext;
     let other = state.keys.create_agent("Other").await.unwrap().id;

@@ -4,7 +4,6 @@ use crate::common::cli::{command, parley, stdout_json};
 use std::path::Path;
 
 use parley_adapters_diesel::testing::{TestDb, analyzed_tables};
-use parley_api::runtime::state::AppState;
 use parley_domain::model::{AgentId, ProductId};
 use serde_json::{Value, json};
 
@@ -16,12 +15,12 @@ fn product(id: &str, tags: &[&str], status: &str) -> Value {
 }
 
 async fn agent(db: &TestDb) -> AgentId {
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     state.keys.create_agent("Importer").await.unwrap().id
 }
 
 async fn active_count(db: &TestDb, agent: &AgentId) -> u64 {
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     state.catalog.list(agent, Default::default()).await.unwrap().total
 }
 
@@ -105,7 +104,7 @@ async fn export_then_import_round_trips_exactly(backend: &str) {
         (Some("2026-03-04T05:06:07.089Z"), Some(19.99), Some("active"))
     );
 
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let before: Vec<_> = state.catalog.export_page(&agent, None, 10).await.unwrap();
     stdout_json(&parley(&db, &["catalog", "import", "--agent", agent.as_str(), &first.display().to_string()]));
     let after: Vec<_> = state.catalog.export_page(&agent, None, 10).await.unwrap();
@@ -147,7 +146,7 @@ async fn api_writes_succeed_while_an_import_runs(backend: &str) {
     const WRITES_EACH: usize = 25;
     let db = TestDb::of(backend).await;
     let importer = agent(&db).await;
-    let state = std::sync::Arc::new(AppState::with_system(db.store.repositories()));
+    let state = std::sync::Arc::new(crate::common::system_state(db.store.repositories()));
     let writer = state.keys.create_agent("Writer").await.unwrap().id;
     let dir = tempfile::tempdir().unwrap();
     let lines: String = (0..PRODUCTS).map(|i| format!("{}\n", product(&format!("p{i}"), &["Home", "Garden"], "active"))).collect();
@@ -238,7 +237,7 @@ async fn a_killed_import_leaves_the_catalog_as_before(backend: &str) {
     import.kill().unwrap();
     import.wait().unwrap();
 
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let facets = state.catalog.categories(&agent).await.unwrap();
     assert_eq!(facets.total_items, 1, "nothing of the killed import is visible");
     assert_eq!(facets.categories.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Home"]);

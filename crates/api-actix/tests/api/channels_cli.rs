@@ -4,7 +4,6 @@
 use std::process::{Command, Output};
 
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::runtime::state::AppState;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -31,7 +30,7 @@ fn template(id: &str, name: &str, status: &str) -> Value {
 }
 
 async fn agent(db: &TestDb) -> String {
-    AppState::with_system(db.store.repositories()).keys.create_agent("Lines").await.unwrap().id.into_string()
+    crate::common::system_state(db.store.repositories()).keys.create_agent("Lines").await.unwrap().id.into_string()
 }
 
 async fn adding_a_line_reads_its_token_from_the_environment_and_syncs_its_templates(backend: &str) {
@@ -129,7 +128,7 @@ async fn a_mailbox_is_added_with_its_password_from_the_environment_and_its_token
     assert_eq!(added["username"], "shop@example.com", "the login defaults to the address");
     let token = added["inbound_token"].as_str().unwrap().to_string();
     assert!(token.starts_with("it_"), "{added}");
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let id = parley_domain::model::LineId::new(added["id"].as_str().unwrap());
     assert!(state.lines.mailbox_for_token(&id, &token).await.unwrap().is_some(), "the printed token opens the mailbox");
 

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use parley_adapters_diesel::testing::TestDb;
 use parley_adapters_http::testing::{Answer, Framing, GIB, HugeServer};
 use parley_api::runtime::config::ApiConfig;
-use parley_api::runtime::state::AppState;
 use parley_domain::model::KeyKind;
 use parley_domain::services::{NewContactInput, NewEndpointInput, WebhookPageQuery};
 use serde_json::{Value, json};
@@ -34,7 +33,7 @@ async fn receivers_answering_a_gibibyte_do_not_grow_the_process(backend: &str) {
     const CHANGES: usize = 3;
     let db = TestDb::of(backend).await;
     let config = ApiConfig { webhook_allow_private: true, ..ApiConfig::default() };
-    let state = AppState::with_system(db.store.repositories()).with_config(config);
+    let state = crate::common::system_state(db.store.repositories()).with_config(config);
     let agent = state.keys.create_agent("Huge answers").await.unwrap().id;
     let huge = HugeServer::start(|seen| match seen.target.as_str() {
         "/length" => Answer::zeros(200, GIB, Framing::Length),
@@ -102,7 +101,7 @@ async fn curl(args: &[&str]) -> (u16, String) {
 
 async fn a_gibibyte_from_the_graph_api_behind_a_media_download_does_not_grow_the_process(backend: &str) {
     let db = TestDb::of(backend).await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Huge media").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     state.lines.add(&agent, CLOUD_PHONE, CLOUD_WABA, Some(TOKEN)).await.unwrap();

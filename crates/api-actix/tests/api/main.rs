@@ -1,7 +1,7 @@
 //! The API's integration tests, one binary: each module is a former test file, the shared
 //! helpers (`common`) are compiled once, and the binary links the embedder once.
 
-#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
 // First, in a group of its own: its macros (`http_tests!`, `backend_tests!`) serve the modules below.
 #[macro_use]

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use crate::common::server::{ParleyServer, free_port};
 use parley_adapters_diesel::testing::TestDb;
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook};
-use parley_api::runtime::state::AppState;
 use parley_domain::model::{ChannelType, KeyKind};
 use serde_json::Value;
 
@@ -33,7 +32,7 @@ fn deliveries(server: &ParleyServer, outcome: &str) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_process_each_delivery_once_and_store_each_message_once() {
     let db = TestDb::postgres().await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Two instances").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     let line = state.lines.add(&agent, "200000000000077", "300000000000077", None).await.unwrap();

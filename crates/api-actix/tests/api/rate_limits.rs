@@ -14,7 +14,6 @@ use actix_web::test::TestRequest;
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::runtime::config::ApiConfig;
 use parley_api::runtime::limits::RateLimitConfig;
-use parley_api::runtime::state::AppState;
 use parley_domain::model::KeyKind;
 use serde_json::{Value, json};
 
@@ -301,7 +300,7 @@ fn serve(database_url: &str, env: &[(&str, &str)]) -> ParleyServer {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_over_one_redis_enforce_one_limit() {
     let db = TestDb::postgres().await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Scaled out").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     let fresh_key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
@@ -401,7 +400,7 @@ fn redis_cli(port: u16, args: &[&str]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_redis_each_instance_limits_on_its_own_and_warns_once() {
     let db = TestDb::sqlite().await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("No Redis").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     let nowhere = format!("redis://127.0.0.1:{}", free_port());
@@ -420,7 +419,7 @@ async fn without_redis_each_instance_limits_on_its_own_and_warns_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_redis_goes_away_requests_are_served_and_it_is_used_again_once_back() {
     let db = TestDb::sqlite().await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Flaky Redis").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     let port = free_port();

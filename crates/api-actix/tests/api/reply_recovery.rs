@@ -15,7 +15,6 @@ use crate::messaging::{
 };
 use actix_web::test::TestRequest;
 use parley_adapters_diesel::testing::{TestDb, execute};
-use parley_api::runtime::state::AppState;
 use parley_domain::model::KeyKind;
 use parley_domain::services::IdempotencyService;
 use serde_json::{Value, json};
@@ -249,7 +248,7 @@ async fn a_reply_cut_by_a_crash_is_on_the_timeline_answered_to_its_retry_and_set
     // The template sync each start makes: no templates.
     Mock::given(method("GET")).respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": []}))).mount(&graph).await;
 
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Crash").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     state.lines.add(&agent, PHONE, WABA, Some(TOKEN)).await.unwrap();

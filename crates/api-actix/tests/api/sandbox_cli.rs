@@ -3,13 +3,12 @@
 
 use crate::common::cli::{parley, stdout_json};
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::runtime::state::AppState;
 use parley_domain::model::{ActivityId, AgentId, MessageContent, MessageType};
 use parley_domain::services::MessageListQuery;
 
 async fn the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line(backend: &str) {
     let db = TestDb::of(backend).await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Sandbox").await.unwrap().id;
     let a = agent.as_str();
 
@@ -64,7 +63,7 @@ async fn the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line(ba
 /// Issue 40: the contact may write on Instagram too, named as `--name` says.
 async fn the_contact_writes_on_instagram_to_the_sandbox_line(backend: &str) {
     let db = TestDb::of(backend).await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Sandbox").await.unwrap().id;
     let a = agent.as_str();
     state.lines.add(&agent, "200000000000056", "300000000000056", None).await.unwrap();
@@ -98,7 +97,7 @@ async fn the_contact_writes_on_instagram_to_the_sandbox_line(backend: &str) {
 /// lands on the conversation as a storefront's chat button would bring it.
 async fn the_contact_brings_a_cart_from_the_storefront(backend: &str) {
     let db = TestDb::of(backend).await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Sandbox").await.unwrap().id;
     let a = agent.as_str();
     state.lines.add(&agent, "200000000000057", "300000000000057", None).await.unwrap();

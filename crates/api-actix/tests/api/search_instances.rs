@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use crate::common::server::{ParleyServer, free_port};
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::runtime::state::AppState;
 use parley_domain::model::KeyKind;
 use serde_json::{Value, json};
 
@@ -62,7 +61,7 @@ fn catalog_file(dir: &Path, status: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_import_by_the_cli_reaches_every_instance_within_seconds() {
     let db = TestDb::postgres().await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Two instances").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Publishable).await.unwrap().plaintext;
     let env = [("PARLEY_INDEX_REFRESH_MS", "200")];
@@ -107,7 +106,7 @@ async fn reindex_catches_up_after_a_change_of_embedder() {
     let openai = [("PARLEY_EMBEDDER", "openai"), ("PARLEY_OPENAI_BASE_URL", base.as_str()), ("PARLEY_OPENAI_DIMENSIONS", "4")];
 
     let db = TestDb::sqlite().await;
-    let agent = AppState::with_system(db.store.repositories()).keys.create_agent("Reindexed").await.unwrap().id;
+    let agent = crate::common::system_state(db.store.repositories()).keys.create_agent("Reindexed").await.unwrap().id;
     let dir = tempfile::tempdir().unwrap();
     // The fake service runs on a thread of its own, so the blocking CLI calls below cannot starve it.
     stdout_json(&parley(&db.url, &["catalog", "import", "--agent", agent.as_str(), &catalog_file(dir.path(), "active")], &[]));

@@ -5,7 +5,6 @@
 use crate::common::cli::{parley, stdout_json};
 
 use parley_adapters_diesel::testing::TestDb;
-use parley_api::runtime::state::AppState;
 use parley_domain::model::ChannelType;
 use serde_json::Value;
 
@@ -15,7 +14,7 @@ fn listed<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
 
 async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &str) {
     let db = TestDb::of(backend).await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Hooks").await.unwrap().id;
     let line = state.lines.add(&agent, "106540352242922", "102290129340398", None).await.unwrap();
 
@@ -70,7 +69,7 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
 /// which message and why, and `retry` tries that message again, storing the others once.
 async fn a_set_aside_message_is_listed_with_why_and_retried_by_command(backend: &str) {
     let db = TestDb::of(backend).await;
-    let state = AppState::with_system(db.store.repositories());
+    let state = crate::common::system_state(db.store.repositories());
     let agent = state.keys.create_agent("Hooks").await.unwrap().id;
     state.lines.add(&agent, "106540352242922", "102290129340398", None).await.unwrap();
     let body = serde_json::json!({"entry": [{"changes": [{"value": {"metadata": {"phone_number_id": "106540352242922"},

@@ -262,7 +262,7 @@ mod unreachable_database {
     use actix_web::test::{self, TestRequest};
     use actix_web::web::Data;
     use parley_adapters_diesel::{PoolOptions, Store};
-    use parley_api::{http::app, runtime::state::AppState};
+    use parley_api::http::app;
 
     /// Readiness answers 503 quickly when the database cannot be reached.
     #[actix_web::test]
@@ -272,7 +272,7 @@ mod unreachable_database {
             PoolOptions { max_size: 1, wait_timeout: std::time::Duration::from_millis(500), ..PoolOptions::default() },
         )
         .unwrap();
-        let state = Data::new(AppState::with_system(store.repositories()));
+        let state = Data::new(crate::common::system_state(store.repositories()));
         let service = test::init_service(app::build(state)).await;
         let started = std::time::Instant::now();
         let resp = test::call_service(&service, TestRequest::get().uri("/readyz").to_request()).await;

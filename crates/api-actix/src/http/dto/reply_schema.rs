@@ -86,7 +86,7 @@ impl ToSchema for ReplyBody {
 /// A free-form reply, in the platform's message shape: `type` and the object it names.
 #[derive(Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
-#[allow(dead_code)] // read by `SendReply`; this type only describes it
+#[expect(dead_code, reason = "read by `SendReply`; this type only describes it")]
 enum ReplyShapes {
     Text {
         text: ReplyText,
@@ -177,7 +177,7 @@ enum ReplyShapes {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ProductShape {
     /// One of your active products' `_id`.
     #[schema(min_length = 1, max_length = 128, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
@@ -189,7 +189,7 @@ struct ProductShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct CartShape {
     /// One of your carts' 7-character code.
     #[schema(min_length = 7, max_length = 7, example = "Ab3kP9z")]
@@ -199,7 +199,7 @@ struct CartShape {
 /// An interactive message in the WhatsApp Cloud API's shape, by `type`.
 #[derive(Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 enum InteractiveShape {
     /// 1–3 reply buttons; the contact's pick comes back as a `button_reply` message whose
     /// `reply_to` is this one.
@@ -213,7 +213,7 @@ enum InteractiveShape {
 /// A header: `text` (with `text`) or `image` (with `image.link`).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct HeaderShape {
     #[serde(rename = "type")]
     kind: HeaderKind,
@@ -224,7 +224,6 @@ struct HeaderShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
-#[allow(dead_code)]
 enum HeaderKind {
     Text,
     Image,
@@ -233,7 +232,7 @@ enum HeaderKind {
 /// A list's header: text only.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct TextHeaderShape {
     #[serde(rename = "type")]
     #[schema(pattern = "^text$")]
@@ -244,7 +243,7 @@ struct TextHeaderShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct BodyShape {
     #[schema(min_length = 1, max_length = 1024)]
     text: String,
@@ -252,7 +251,7 @@ struct BodyShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ListBodyShape {
     #[schema(min_length = 1, max_length = 4096)]
     text: String,
@@ -260,7 +259,7 @@ struct ListBodyShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct FooterShape {
     #[schema(min_length = 1, max_length = 60)]
     text: String,
@@ -268,7 +267,7 @@ struct FooterShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ButtonsAction {
     /// Ids and titles each distinct (titles regardless of case).
     #[schema(min_items = 1, max_items = 3)]
@@ -277,7 +276,7 @@ struct ButtonsAction {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ReplyButtonShape {
     #[serde(rename = "type")]
     #[schema(pattern = "^reply$")]
@@ -287,7 +286,7 @@ struct ReplyButtonShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ButtonReplyShape {
     /// What comes back when the contact taps it.
     #[schema(min_length = 1, max_length = 256)]
@@ -298,7 +297,7 @@ struct ButtonReplyShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ListAction {
     /// The label of the button that opens the list.
     #[schema(min_length = 1, max_length = 20)]
@@ -310,7 +309,7 @@ struct ListAction {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct SectionShape {
     #[schema(min_length = 1, max_length = 24)]
     title: Option<String>,
@@ -320,7 +319,7 @@ struct SectionShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct RowShape {
     /// Distinct across the list; comes back when the contact picks the row.
     #[schema(min_length = 1, max_length = 200)]
@@ -333,7 +332,7 @@ struct RowShape {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct CtaAction {
     #[schema(pattern = "^cta_url$")]
     name: String,
@@ -342,7 +341,7 @@ struct CtaAction {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct CtaParameters {
     #[schema(min_length = 1, max_length = 20)]
     display_text: String,
@@ -357,7 +356,7 @@ struct CtaParameters {
 /// A pin on a map.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct LocationShape {
     #[schema(minimum = -90, maximum = 90)]
     latitude: f64,
@@ -372,7 +371,7 @@ struct LocationShape {
 /// An emoji on one of the activity's messages.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ReactionShape {
     /// A message of this activity that reached the platform.
     #[schema(min_length = 1, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
@@ -386,7 +385,7 @@ struct ReactionShape {
 /// on the channel the contact last wrote on.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ReplyChannelShape {
     channel_type: ReplyChannelType,
     /// The contact's identifier on that channel.
@@ -397,7 +396,6 @@ struct ReplyChannelShape {
 /// The channels Parley replies on.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
-#[allow(dead_code)]
 enum ReplyChannelType {
     Whatsapp,
     Instagram,
@@ -408,7 +406,6 @@ enum ReplyChannelType {
 /// contact's last message.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-#[allow(dead_code)]
 enum ReplyTag {
     HumanAgent,
 }
@@ -416,7 +413,7 @@ enum ReplyTag {
 /// `text` of a text reply.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ReplyText {
     /// 1–4096 characters (trimmed), at least one visible.
     #[schema(
@@ -432,7 +429,7 @@ struct ReplyText {
 /// An image or a video, by link, with an optional caption.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ReplyCaptioned {
     /// An https URL the platform fetches the file from (at most 2,048 characters).
     #[schema(
@@ -448,7 +445,7 @@ struct ReplyCaptioned {
 /// A document, by link, with an optional caption and the file name the contact sees.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ReplyDocument {
     /// An https URL the platform fetches the file from (at most 2,048 characters).
     #[schema(
@@ -471,7 +468,7 @@ struct ReplyDocument {
 /// An audio file or a sticker, by link (the platform shows no caption for them).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a shape for the OpenAPI document: nothing reads its fields")]
 struct ReplyFile {
     /// An https URL the platform fetches the file from (at most 2,048 characters).
     #[schema(

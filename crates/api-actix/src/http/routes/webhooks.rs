@@ -104,7 +104,7 @@ pub async fn receive_email(state: Data<AppState>, req: HttpRequest, path: web::P
     let checked = body.clone();
     let refusal = web::block(move || parley_adapters_email::parse(&checked).err())
         .await
-        .map_err(|e| ApiError::Domain(DomainError::Internal(format!("mail check task failed: {e}"))))?;
+        .map_err(|e| ApiError::Domain(DomainError::Internal(format!("mail check task failed: {e}").into())))?;
     if let Some(refusal) = refusal {
         return Err(DomainError::Validation(vec![FieldError::new("body", refusal.to_string())]).into());
     }
@@ -129,7 +129,7 @@ async fn ingest(platform: ChannelType, state: &Data<AppState>, text: String) -> 
                 runtime
                     .spawn(async move { worker.webhooks.receive_and_process(platform, text).await })
                     .await
-                    .map_err(|e| ApiError::Domain(DomainError::Internal(format!("webhook processing task failed: {e}"))))??
+                    .map_err(|e| ApiError::Domain(DomainError::Internal(format!("webhook processing task failed: {e}").into())))??
             }
             None => state.webhooks.receive_and_process(platform, text).await?,
         };

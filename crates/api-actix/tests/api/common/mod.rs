@@ -1,7 +1,7 @@
 //! The HTTP test harness: the real application (routes, middleware, extractors, services,
 //! storage) on a fresh database of the chosen backend, driven in-process. Two tenants, A and
 //! B, each with a secret and a publishable key, so every test can check isolation.
-#![allow(dead_code)]
+#![expect(dead_code, reason = "helpers shared by test modules, each using a part")]
 
 pub mod cli;
 pub mod server;
@@ -162,8 +162,10 @@ impl TestApp {
         let instagram = cloud.clone();
         let (platform, deliveries) =
             parley_api::runtime::platform::platform(cloud, instagram, std::time::Duration::from_millis(50)).unwrap();
-        let state =
-            Data::new(AppState::new(db.store.repositories(), platform, embedder, clock.clone(), Arc::new(RandomIds)).with_config(config));
+        let state = Data::new(
+            AppState::new(db.store.repositories(), platform, embedder, clock.clone(), Arc::new(RandomIds), events_as_the_api_shows())
+                .with_config(config),
+        );
         let workers = parley_api::runtime::workers::Workers::start(
             state.clone().into_inner(),
             deliveries,
@@ -184,7 +186,7 @@ impl TestApp {
         Self { service, state, clock, a, b, _workers: workers, db }
     }
 
-    /// Imports catalog records (api.md's Product plus `status`) for a tenant, as the CLI does.
+    /// Imports catalog records (a product as the API shows it, plus `status`) for a tenant, as the CLI does.
     pub async fn import_products(&self, tenant: &Tenant, records: Vec<Value>) {
         let rows = records.into_iter().enumerate().map(|(i, r)| (i + 1, serde_json::from_value(r).map_err(|e| e.to_string()))).collect();
         let validated =
@@ -267,4 +269,14 @@ impl TestApp {
         r.assert_status(201);
         r.data()["id"].as_str().unwrap().to_string()
     }
+}
+
+/// Events show objects as the API does (what `parley serve` wires in).
+pub fn events_as_the_api_shows() -> Arc<dyn parley_domain::ports::ApiObjects> {
+    Arc::new(parley_api::http::dto::ApiRepresentation)
+}
+
+/// The production adapters without workers, as one-shot commands run.
+pub fn system_state(repos: parley_domain::ports::Repositories) -> AppState {
+    AppState::with_system(repos, events_as_the_api_shows())
 }
