@@ -187,7 +187,7 @@ impl Store {
             templates: s.clone(),
             executions: s.clone(),
             idempotency: s.clone(),
-            webhooks: s.clone(),
+            inbound: s.clone(),
             webhook_endpoints: s.clone(),
             events: s.clone(),
             files: s.clone(),

@@ -1,36 +1,36 @@
-//! `WebhookEventRepository`: the platforms' webhook deliveries as received, to be processed.
+//! `InboundDeliveryRepository`: the platforms' webhook deliveries as received, to be processed.
 //! An unprocessed delivery always has a next attempt, except once given up; a claim moves the
 //! next attempt to the end of its lease, which is how a claim is told from another.
 
 use async_trait::async_trait;
 use parley_domain::model::*;
-use parley_domain::ports::{StoreResult, WebhookEventRepository};
+use parley_domain::ports::{InboundDeliveryRepository, StoreResult};
 
 use crate::store::{MemoryStore, State, conflict};
 
 impl State {
     /// Unprocessed deliveries due by `now`, oldest first, at most `limit`.
     fn due_webhooks(&self, now: Timestamp, limit: u32) -> Vec<String> {
-        let mut due: Vec<&WebhookEvent> =
+        let mut due: Vec<&InboundDelivery> =
             self.webhook_events.values().filter(|w| w.processed_at.is_none() && w.next_attempt_at.is_some_and(|at| at <= now)).collect();
         due.sort_by(|x, y| (x.received_at, &x.id).cmp(&(y.received_at, &y.id)));
         due.into_iter().take(limit as usize).map(|w| w.id.clone()).collect()
     }
 
     /// The deliveries `ids`, in the order given, those known.
-    fn webhooks_by_id(&self, ids: &[String]) -> Vec<WebhookEvent> {
+    fn webhooks_by_id(&self, ids: &[String]) -> Vec<InboundDelivery> {
         ids.iter().filter_map(|id| self.webhook_events.get(id)).cloned().collect()
     }
 }
 
 /// Given up on: failed for good, not processed.
-fn given_up(w: &WebhookEvent) -> bool {
+fn given_up(w: &InboundDelivery) -> bool {
     w.failed_at.is_some() && w.processed_at.is_none()
 }
 
 /// Due now with a fresh count of attempts, unprocessed; the last error and what was set aside
 /// stay until the next processing.
-fn back_to_processing(w: &mut WebhookEvent, now: Timestamp) {
+fn back_to_processing(w: &mut InboundDelivery, now: Timestamp) {
     w.failed_at = None;
     w.next_attempt_at = Some(now);
     w.attempts = 0;
@@ -38,8 +38,8 @@ fn back_to_processing(w: &mut WebhookEvent, now: Timestamp) {
 }
 
 #[async_trait]
-impl WebhookEventRepository for MemoryStore {
-    async fn insert(&self, event: &WebhookEvent) -> StoreResult<()> {
+impl InboundDeliveryRepository for MemoryStore {
+    async fn insert(&self, event: &InboundDelivery) -> StoreResult<()> {
         self.with(|s| {
             if s.webhook_events.contains_key(&event.id) {
                 return Err(conflict(format!("webhook delivery {} already stored", event.id)));
@@ -50,16 +50,16 @@ impl WebhookEventRepository for MemoryStore {
                 (None, None) => Some(event.next_attempt_at.unwrap_or(event.received_at)),
                 _ => None,
             };
-            s.webhook_events.insert(event.id.clone(), WebhookEvent { next_attempt_at, ..event.clone() });
+            s.webhook_events.insert(event.id.clone(), InboundDelivery { next_attempt_at, ..event.clone() });
             Ok(())
         })
     }
 
-    async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+    async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<InboundDelivery>> {
         Ok(self.with(|s| s.webhooks_by_id(&s.due_webhooks(now, limit))))
     }
 
-    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<InboundDelivery>> {
         Ok(self.with(|s| {
             let ids = s.due_webhooks(now, limit);
             for id in &ids {
@@ -136,8 +136,8 @@ impl WebhookEventRepository for MemoryStore {
         Ok(())
     }
 
-    async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
-        let mut failed: Vec<WebhookEvent> = self.with(|s| {
+    async fn failed(&self, limit: u32) -> StoreResult<Vec<InboundDelivery>> {
+        let mut failed: Vec<InboundDelivery> = self.with(|s| {
             s.webhook_events
                 .values()
                 .filter(|w| {

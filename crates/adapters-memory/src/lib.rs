@@ -56,6 +56,7 @@ mod executions;
 mod files;
 mod health;
 mod idempotency;
+mod inbound_deliveries;
 mod keys;
 mod lines;
 mod mailboxes;
@@ -66,7 +67,6 @@ mod store;
 mod tags;
 mod templates;
 mod vectors;
-mod webhooks;
 
 pub use store::MemoryStore;
 

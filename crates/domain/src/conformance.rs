@@ -17,14 +17,14 @@ use crate::ports::Repositories;
 // The message checks (`MessageRepository`), in a file of their own.
 mod canned_responses;
 mod events;
+mod inbound;
 mod inbox;
 mod messages;
-mod webhooks;
 pub use canned_responses::*;
 pub use events::*;
+pub use inbound::*;
 pub use inbox::*;
 pub use messages::*;
-pub use webhooks::*;
 
 /// Expands to one `#[tokio::test]` per contract check. `$fresh` is an async expression that
 /// yields `(Repositories, guard)` for an empty store; the guard lives until the check ends.
@@ -1203,8 +1203,8 @@ fn execution(agent: &AgentId, key: &str, message_id: Option<&str>, updated: Time
     }
 }
 
-fn webhook_event(body: &str, at: Timestamp) -> WebhookEvent {
-    WebhookEvent {
+fn webhook_event(body: &str, at: Timestamp) -> InboundDelivery {
+    InboundDelivery {
         id: id("whk"),
         platform: ChannelType::Whatsapp,
         body: body.into(),
@@ -1549,39 +1549,39 @@ pub async fn concurrent_idempotency_claims_let_exactly_one_through(r: Repositori
 pub async fn webhook_events_are_due_until_processed(r: Repositories) {
     let first = webhook_event(r#"{"n":1}"#, t(1));
     // Each delivery keeps the platform it came from: its decoder reads it.
-    let second = WebhookEvent { platform: ChannelType::Instagram, ..webhook_event(r#"{"n":2}"#, t(2)) };
+    let second = InboundDelivery { platform: ChannelType::Instagram, ..webhook_event(r#"{"n":2}"#, t(2)) };
     let later = webhook_event(r#"{"n":3}"#, t(50));
     for e in [&later, &second, &first] {
-        r.webhooks.insert(e).await.unwrap();
+        r.inbound.insert(e).await.unwrap();
     }
-    let ids = |v: Vec<WebhookEvent>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
-    let due = r.webhooks.due(t(10), 10).await.unwrap();
+    let ids = |v: Vec<InboundDelivery>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    let due = r.inbound.due(t(10), 10).await.unwrap();
     assert_eq!(due, [first.clone(), second.clone()], "due by now, oldest first, stored exactly");
-    assert_eq!(ids(r.webhooks.due(t(10), 1).await.unwrap()), vec![first.id.clone()], "at most limit");
-    assert_eq!(ids(r.webhooks.due(t(50), 10).await.unwrap()).len(), 3, "due at exactly next_attempt_at");
-    assert!(r.webhooks.failed(10).await.unwrap().is_empty());
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 3, "the backlog counts every unprocessed event, due or not");
+    assert_eq!(ids(r.inbound.due(t(10), 1).await.unwrap()), vec![first.id.clone()], "at most limit");
+    assert_eq!(ids(r.inbound.due(t(50), 10).await.unwrap()).len(), 3, "due at exactly next_attempt_at");
+    assert!(r.inbound.failed(10).await.unwrap().is_empty());
+    assert_eq!(r.inbound.backlog().await.unwrap(), 3, "the backlog counts every unprocessed event, due or not");
 
-    r.webhooks.mark_failed(&first.id, "boom", t(30)).await.unwrap();
-    r.webhooks.mark_processed(std::slice::from_ref(&second.id), t(11)).await.unwrap();
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "a failed event waiting for a retry is still in the backlog");
-    assert!(r.webhooks.due(t(29), 10).await.unwrap().is_empty(), "a failed event waits for its next attempt; a processed one is done");
-    let failed = r.webhooks.failed(10).await.unwrap();
+    r.inbound.mark_failed(&first.id, "boom", t(30)).await.unwrap();
+    r.inbound.mark_processed(std::slice::from_ref(&second.id), t(11)).await.unwrap();
+    assert_eq!(r.inbound.backlog().await.unwrap(), 2, "a failed event waiting for a retry is still in the backlog");
+    assert!(r.inbound.due(t(29), 10).await.unwrap().is_empty(), "a failed event waits for its next attempt; a processed one is done");
+    let failed = r.inbound.failed(10).await.unwrap();
     assert_eq!(failed.len(), 1);
     assert_eq!((failed[0].attempts, failed[0].last_error.as_deref(), failed[0].next_attempt_at), (1, Some("boom"), Some(t(30))));
 
-    r.webhooks.mark_failed(&first.id, "boom again", t(40)).await.unwrap();
-    let retried = r.webhooks.due(t(40), 10).await.unwrap();
+    r.inbound.mark_failed(&first.id, "boom again", t(40)).await.unwrap();
+    let retried = r.inbound.due(t(40), 10).await.unwrap();
     assert_eq!(ids(retried.clone()), vec![first.id.clone()]);
     assert_eq!((retried[0].attempts, retried[0].last_error.as_deref()), (2, Some("boom again")), "attempts add up");
 
-    r.webhooks.mark_failed(&later.id, "once", t(60)).await.unwrap();
-    assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), [first.id.clone(), later.id.clone()], "failed: oldest first");
-    assert_eq!(ids(r.webhooks.failed(1).await.unwrap()), vec![first.id.clone()]);
-    r.webhooks.mark_processed(std::slice::from_ref(&first.id), t(41)).await.unwrap();
-    assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 1);
-    assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
+    r.inbound.mark_failed(&later.id, "once", t(60)).await.unwrap();
+    assert_eq!(ids(r.inbound.failed(10).await.unwrap()), [first.id.clone(), later.id.clone()], "failed: oldest first");
+    assert_eq!(ids(r.inbound.failed(1).await.unwrap()), vec![first.id.clone()]);
+    r.inbound.mark_processed(std::slice::from_ref(&first.id), t(41)).await.unwrap();
+    assert_eq!(ids(r.inbound.failed(10).await.unwrap()), vec![later.id.clone()], "processed events are no longer failed");
+    assert_eq!(r.inbound.backlog().await.unwrap(), 1);
+    assert!(r.inbound.due(t(1000), 10).await.unwrap().iter().all(|e| e.id == later.id));
 }
 
 /// A given-up event is never due and leaves the backlog until an operator's `retry` or
@@ -1591,15 +1591,15 @@ pub async fn given_up_webhook_events_wait_for_an_operator(r: Repositories) {
     let flaky = webhook_event(r#"{"n":2}"#, t(2));
     let fine = webhook_event(r#"{"n":3}"#, t(3));
     for e in [&bad, &flaky, &fine] {
-        r.webhooks.insert(e).await.unwrap();
+        r.inbound.insert(e).await.unwrap();
     }
-    let ids = |v: Vec<WebhookEvent>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
-    r.webhooks.mark_failed(&flaky.id, "unavailable", t(20)).await.unwrap();
-    r.webhooks.give_up(&bad.id, "not a WhatsApp webhook payload", t(10)).await.unwrap();
-    assert_eq!(r.webhooks.given_up().await.unwrap(), 1);
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 2, "a given-up event is not backlog: only the retried and the untried are");
-    assert!(r.webhooks.due(t(1000), 10).await.unwrap().iter().all(|e| e.id != bad.id), "a given-up event is never due again");
-    let failed = r.webhooks.failed(10).await.unwrap();
+    let ids = |v: Vec<InboundDelivery>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    r.inbound.mark_failed(&flaky.id, "unavailable", t(20)).await.unwrap();
+    r.inbound.give_up(&bad.id, "not a WhatsApp webhook payload", t(10)).await.unwrap();
+    assert_eq!(r.inbound.given_up().await.unwrap(), 1);
+    assert_eq!(r.inbound.backlog().await.unwrap(), 2, "a given-up event is not backlog: only the retried and the untried are");
+    assert!(r.inbound.due(t(1000), 10).await.unwrap().iter().all(|e| e.id != bad.id), "a given-up event is never due again");
+    let failed = r.inbound.failed(10).await.unwrap();
     assert_eq!(ids(failed.clone()), [bad.id.clone(), flaky.id.clone()], "given up and being retried, oldest first");
     assert_eq!(
         (failed[0].attempts, failed[0].last_error.as_deref(), failed[0].next_attempt_at, failed[0].failed_at),
@@ -1608,20 +1608,20 @@ pub async fn given_up_webhook_events_wait_for_an_operator(r: Repositories) {
     );
     assert_eq!((failed[1].failed_at, failed[1].next_attempt_at), (None, Some(t(20))));
 
-    assert!(!r.webhooks.retry(&flaky.id, t(11)).await.unwrap(), "only given-up events are retried by an operator");
-    assert!(!r.webhooks.retry(&fine.id, t(11)).await.unwrap());
-    assert!(!r.webhooks.retry("whk_unknown", t(11)).await.unwrap());
+    assert!(!r.inbound.retry(&flaky.id, t(11)).await.unwrap(), "only given-up events are retried by an operator");
+    assert!(!r.inbound.retry(&fine.id, t(11)).await.unwrap());
+    assert!(!r.inbound.retry("whk_unknown", t(11)).await.unwrap());
     assert_eq!(
-        ids(r.webhooks.due(t(20), 10).await.unwrap()),
+        ids(r.inbound.due(t(20), 10).await.unwrap()),
         [flaky.id.clone(), fine.id.clone()],
         "the retried one keeps its own next attempt"
     );
 
-    assert!(r.webhooks.retry(&bad.id, t(12)).await.unwrap());
-    assert!(!r.webhooks.retry(&bad.id, t(12)).await.unwrap(), "once back, it is no longer given up");
-    assert_eq!(r.webhooks.given_up().await.unwrap(), 0);
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 3);
-    let due = r.webhooks.due(t(12), 10).await.unwrap();
+    assert!(r.inbound.retry(&bad.id, t(12)).await.unwrap());
+    assert!(!r.inbound.retry(&bad.id, t(12)).await.unwrap(), "once back, it is no longer given up");
+    assert_eq!(r.inbound.given_up().await.unwrap(), 0);
+    assert_eq!(r.inbound.backlog().await.unwrap(), 3);
+    let due = r.inbound.due(t(12), 10).await.unwrap();
     assert_eq!(ids(due.clone()), [bad.id.clone(), fine.id.clone()], "due again at the retry, oldest first");
     assert_eq!(
         (due[0].attempts, due[0].failed_at, due[0].next_attempt_at, due[0].last_error.as_deref()),
@@ -1630,15 +1630,15 @@ pub async fn given_up_webhook_events_wait_for_an_operator(r: Repositories) {
     );
 
     // Every given-up event at once; processed ones are never touched.
-    r.webhooks.give_up(&bad.id, "still not", t(13)).await.unwrap();
-    r.webhooks.give_up(&flaky.id, "unavailable for too long", t(14)).await.unwrap();
-    r.webhooks.mark_processed(std::slice::from_ref(&fine.id), t(15)).await.unwrap();
-    r.webhooks.give_up(&fine.id, "too late", t(16)).await.unwrap();
-    assert_eq!(r.webhooks.given_up().await.unwrap(), 2, "a processed event cannot be given up");
-    assert_eq!(r.webhooks.retry_all(t(17)).await.unwrap(), 2);
-    assert_eq!(r.webhooks.retry_all(t(17)).await.unwrap(), 0);
-    assert_eq!(ids(r.webhooks.due(t(17), 10).await.unwrap()), [bad.id.clone(), flaky.id.clone()]);
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 2);
+    r.inbound.give_up(&bad.id, "still not", t(13)).await.unwrap();
+    r.inbound.give_up(&flaky.id, "unavailable for too long", t(14)).await.unwrap();
+    r.inbound.mark_processed(std::slice::from_ref(&fine.id), t(15)).await.unwrap();
+    r.inbound.give_up(&fine.id, "too late", t(16)).await.unwrap();
+    assert_eq!(r.inbound.given_up().await.unwrap(), 2, "a processed event cannot be given up");
+    assert_eq!(r.inbound.retry_all(t(17)).await.unwrap(), 2);
+    assert_eq!(r.inbound.retry_all(t(17)).await.unwrap(), 0);
+    assert_eq!(ids(r.inbound.due(t(17), 10).await.unwrap()), [bad.id.clone(), flaky.id.clone()]);
+    assert_eq!(r.inbound.backlog().await.unwrap(), 2);
 }
 
 const EMBEDDER: &str = "test-embedder@1";
@@ -1783,45 +1783,45 @@ pub async fn vectors_and_revisions_are_scoped_by_agent(r: Repositories) {
 /// A claimed webhook event is no one else's until its lease ends; a release hands back only
 /// what that claim still holds; a processed event is never claimed again.
 pub async fn webhook_events_are_claimed_once(r: Repositories) {
-    let events: Vec<WebhookEvent> = (1..=3).map(|n| webhook_event(&format!(r#"{{"n":{n}}}"#), t(n))).collect();
+    let events: Vec<InboundDelivery> = (1..=3).map(|n| webhook_event(&format!(r#"{{"n":{n}}}"#), t(n))).collect();
     for e in events.iter().rev() {
-        r.webhooks.insert(e).await.unwrap();
+        r.inbound.insert(e).await.unwrap();
     }
-    let ids = |v: &[WebhookEvent]| v.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
-    let first = r.webhooks.claim_due(t(5), t(100), 2).await.unwrap();
+    let ids = |v: &[InboundDelivery]| v.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+    let first = r.inbound.claim_due(t(5), t(100), 2).await.unwrap();
     assert_eq!(ids(&first), ids(&events[..2]), "the oldest due, at most limit");
     assert!(first.iter().all(|e| e.next_attempt_at == Some(t(100))), "returned as claimed: held until the lease ends");
-    let second = r.webhooks.claim_due(t(5), t(150), 10).await.unwrap();
+    let second = r.inbound.claim_due(t(5), t(150), 10).await.unwrap();
     assert_eq!(ids(&second), ids(&events[2..]), "a claimed event is nobody else's until its lease ends");
-    assert!(r.webhooks.claim_due(t(99), t(200), 10).await.unwrap().is_empty());
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 3, "claimed events are still in the backlog");
+    assert!(r.inbound.claim_due(t(99), t(200), 10).await.unwrap().is_empty());
+    assert_eq!(r.inbound.backlog().await.unwrap(), 3, "claimed events are still in the backlog");
 
     // The second processor stops before starting its event: handed back, due at once.
-    r.webhooks.release(&ids(&second), t(150), t(6)).await.unwrap();
-    r.webhooks.mark_processed(&ids(&first[..1]), t(7)).await.unwrap();
+    r.inbound.release(&ids(&second), t(150), t(6)).await.unwrap();
+    r.inbound.mark_processed(&ids(&first[..1]), t(7)).await.unwrap();
     // A release hands back only what its own claim holds: not the released or processed ones,
     // nor the first processor's.
-    r.webhooks.release(&ids(&events), t(150), t(8)).await.unwrap();
-    let again = r.webhooks.claim_due(t(9), t(300), 10).await.unwrap();
+    r.inbound.release(&ids(&events), t(150), t(8)).await.unwrap();
+    let again = r.inbound.claim_due(t(9), t(300), 10).await.unwrap();
     assert_eq!(ids(&again), ids(&events[2..]), "the released one, due again; the processed one never");
     assert_eq!(again[0].next_attempt_at, Some(t(300)));
 
     // The first processor died holding its other event: due again when the lease ends.
-    assert_eq!(ids(&r.webhooks.claim_due(t(100), t(400), 10).await.unwrap()), ids(&events[1..2]));
-    r.webhooks.mark_processed(&ids(&events), t(101)).await.unwrap();
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 0, "marked in one write");
-    assert!(r.webhooks.claim_due(t(1000), t(2000), 10).await.unwrap().is_empty(), "a processed event is never claimed");
+    assert_eq!(ids(&r.inbound.claim_due(t(100), t(400), 10).await.unwrap()), ids(&events[1..2]));
+    r.inbound.mark_processed(&ids(&events), t(101)).await.unwrap();
+    assert_eq!(r.inbound.backlog().await.unwrap(), 0, "marked in one write");
+    assert!(r.inbound.claim_due(t(1000), t(2000), 10).await.unwrap().is_empty(), "a processed event is never claimed");
 }
 
 /// Processors claiming one backlog at the same moment share it: each event is claimed once.
 pub async fn concurrent_claims_split_the_backlog(r: Repositories) {
-    let events: Vec<WebhookEvent> = (0..60).map(|n| webhook_event(&format!(r#"{{"n":{n}}}"#), t(n))).collect();
+    let events: Vec<InboundDelivery> = (0..60).map(|n| webhook_event(&format!(r#"{{"n":{n}}}"#), t(n))).collect();
     for e in &events {
-        r.webhooks.insert(e).await.unwrap();
+        r.inbound.insert(e).await.unwrap();
     }
     let claims = (0..6).map(|_| {
         let r = r.clone();
-        async move { r.webhooks.claim_due(t(100), t(1000), 15).await }
+        async move { r.inbound.claim_due(t(100), t(1000), 15).await }
     });
     let mut claimed: Vec<String> =
         futures_util::future::join_all(claims).await.into_iter().flat_map(|c| c.unwrap()).map(|e| e.id).collect();

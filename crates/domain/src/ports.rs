@@ -571,17 +571,17 @@ pub trait IdempotencyRepository: Send + Sync {
 /// with retries, so none is lost. Not scoped by agent: a delivery names lines, not agents.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
-pub trait WebhookEventRepository: Send + Sync {
+pub trait InboundDeliveryRepository: Send + Sync {
     /// Stores an event as received, to be processed (`next_attempt_at = received_at`).
-    async fn insert(&self, event: &WebhookEvent) -> StoreResult<()>;
+    async fn insert(&self, event: &InboundDelivery) -> StoreResult<()>;
     /// Unprocessed events due by `now`, oldest first, at most `limit`.
-    async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<InboundDelivery>>;
     /// Takes up to `limit` events due by `now`, oldest first, for one processor until `until`
     /// (their next attempt moves there), in one write, and returns them as they are now.
     /// Several `parley serve` processes share the table and each event must be processed by
     /// one: events another processor holds (claimed, or being claimed at this moment) are
     /// skipped, never waited for. A processor that crashes leaves its events due again at `until`.
-    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<InboundDelivery>>;
     /// Hands back events claimed until `until` and not started: due again at `at`. Events no
     /// longer held by that claim (processed, or claimed again after it ran out) are left alone.
     async fn release(&self, ids: &[String], until: Timestamp, at: Timestamp) -> StoreResult<()>;
@@ -599,7 +599,7 @@ pub trait WebhookEventRepository: Send + Sync {
     async fn give_up(&self, id: &str, error: &str, at: Timestamp) -> StoreResult<()>;
     /// Unprocessed events that failed at least once (waiting for a retry, or given up), and
     /// events with parts set aside, oldest first: for operators.
-    async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>>;
+    async fn failed(&self, limit: u32) -> StoreResult<Vec<InboundDelivery>>;
     /// Puts a given-up event, or a processed one with parts set aside, back to be processed:
     /// due at `now`, attempts counted from zero again, `failed_at` and `processed_at` cleared
     /// (`last_error` and `set_aside` kept until the next processing). False when `id` is
@@ -828,7 +828,7 @@ pub struct Repositories {
     /// Idempotency keys and their answers.
     pub idempotency: std::sync::Arc<dyn IdempotencyRepository>,
     /// The platforms' webhook deliveries, inbound.
-    pub webhooks: std::sync::Arc<dyn WebhookEventRepository>,
+    pub inbound: std::sync::Arc<dyn InboundDeliveryRepository>,
     /// The agents' webhook endpoints, outbound.
     pub webhook_endpoints: std::sync::Arc<dyn WebhookEndpointRepository>,
     /// Events and their deliveries to endpoints.

@@ -1,8 +1,8 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{ChannelType, SetAside, SetAsideKind, Timestamp, WebhookEvent};
-use parley_domain::ports::{StoreResult, WebhookEventRepository};
+use parley_domain::model::{ChannelType, InboundDelivery, SetAside, SetAsideKind, Timestamp};
+use parley_domain::ports::{InboundDeliveryRepository, StoreResult};
 use serde_json::{Value, json};
 
 use crate::Store;
@@ -28,8 +28,8 @@ struct EventRow {
 }
 
 impl EventRow {
-    fn into_domain(self) -> Result<WebhookEvent, DbError> {
-        Ok(WebhookEvent {
+    fn into_domain(self) -> Result<InboundDelivery, DbError> {
+        Ok(InboundDelivery {
             platform: crate::rows::valid(ChannelType::parse(&self.platform))?,
             id: self.id,
             body: self.body,
@@ -73,7 +73,7 @@ fn set_aside_of(raw: &str) -> Result<Vec<SetAside>, DbError> {
         .collect()
 }
 
-fn to_domain(rows: Vec<EventRow>) -> Result<Vec<WebhookEvent>, DbError> {
+fn to_domain(rows: Vec<EventRow>) -> Result<Vec<InboundDelivery>, DbError> {
     rows.into_iter().map(EventRow::into_domain).collect()
 }
 
@@ -89,7 +89,7 @@ macro_rules! due_ids {
     };
 }
 
-/// The ids a claim takes (see [`claim_due`](WebhookEventRepository::claim_due)), read in the
+/// The ids a claim takes (see [`claim_due`](InboundDeliveryRepository::claim_due)), read in the
 /// claiming transaction.
 trait DueIds {
     async fn due_ids(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError>;
@@ -124,8 +124,8 @@ macro_rules! claim_ids {
 }
 
 #[async_trait]
-impl WebhookEventRepository for Store {
-    async fn insert(&self, event: &WebhookEvent) -> StoreResult<()> {
+impl InboundDeliveryRepository for Store {
+    async fn insert(&self, event: &InboundDelivery) -> StoreResult<()> {
         // An unprocessed event without a next attempt would never be due: it is due on receipt
         // (unless it was given up on).
         let next_attempt_at = match (event.processed_at, event.failed_at) {
@@ -149,7 +149,7 @@ impl WebhookEventRepository for Store {
         Ok(())
     }
 
-    async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+    async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<InboundDelivery>> {
         let rows = with_conn!(self, |conn| webhook_events::table
             .filter(webhook_events::processed_at.is_null())
             .filter(webhook_events::next_attempt_at.le(millis(now)))
@@ -162,7 +162,7 @@ impl WebhookEventRepository for Store {
         Ok(to_domain(rows)?)
     }
 
-    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+    async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<InboundDelivery>> {
         let (now, until, limit) = (millis(now), millis(until), i64::from(limit));
         let mut rows: Vec<EventRow> = in_transaction!(self, |conn| {
             let ids = conn.due_ids(now, limit).await?;
@@ -251,7 +251,7 @@ impl WebhookEventRepository for Store {
         Ok(())
     }
 
-    async fn failed(&self, limit: u32) -> StoreResult<Vec<WebhookEvent>> {
+    async fn failed(&self, limit: u32) -> StoreResult<Vec<InboundDelivery>> {
         // Being retried (a next attempt and an error), given up, or with parts set aside: each
         // side of the ORs is a range of its own index, so the processed history is never read.
         let rows = with_conn!(self, |conn| webhook_events::table

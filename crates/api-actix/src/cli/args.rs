@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::runtime::embedding::EmbedderArgs;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "parley",
@@ -20,16 +22,6 @@ pub struct Cli {
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://parley.db", global = true, hide_env_values = true)]
     pub database_url: String,
 
-    /// Base URL of the WhatsApp Cloud API (Meta's Graph API); point it at a test double to develop offline.
-    #[arg(long, env = "PARLEY_WHATSAPP_API_BASE", default_value = "https://graph.facebook.com", global = true)]
-    pub whatsapp_api_base: String,
-    /// Instagram's API: replies, profile look-ups (a local fake in tests).
-    #[arg(long, env = "PARLEY_INSTAGRAM_API_BASE", default_value = parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL, global = true)]
-    pub instagram_api_base: String,
-
-    #[command(flatten)]
-    pub embedding: crate::runtime::embedding::EmbedderArgs,
-
     #[command(flatten)]
     pub pool: PoolArgs,
 
@@ -40,6 +32,26 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Where the messaging platforms' APIs are: only the commands that call them take these.
+#[derive(Debug, Clone, Args)]
+pub struct PlatformArgs {
+    /// Base URL of the WhatsApp Cloud API (Meta's Graph API); point it at a test double to develop offline.
+    #[arg(long, env = "PARLEY_WHATSAPP_API_BASE", default_value = "https://graph.facebook.com")]
+    pub whatsapp_api_base: String,
+    /// Instagram's API: replies, profile look-ups (a local fake in tests).
+    #[arg(long, env = "PARLEY_INSTAGRAM_API_BASE", default_value = parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL)]
+    pub instagram_api_base: String,
+}
+
+impl Default for PlatformArgs {
+    fn default() -> Self {
+        Self {
+            whatsapp_api_base: "https://graph.facebook.com".into(),
+            instagram_api_base: parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL.into(),
+        }
+    }
 }
 
 /// The database connection pool: its size and the bounds that keep a database fault from
@@ -69,6 +81,28 @@ impl PoolArgs {
     }
 }
 
+impl Command {
+    /// The platforms' API addresses, for the commands that call a platform.
+    pub fn platform_args(&self) -> Option<&PlatformArgs> {
+        match self {
+            Command::Serve(args) => Some(&args.platform),
+            Command::Channels(ChannelsCommand::Add(add)) => Some(&add.platform),
+            Command::Templates(TemplatesCommand::Sync { platform, .. }) => Some(platform),
+            _ => None,
+        }
+    }
+
+    /// The embedder's settings, for the commands that embed products or queries.
+    pub fn embedder_args(&self) -> Option<&EmbedderArgs> {
+        match self {
+            Command::Serve(args) => Some(&args.embedding),
+            Command::Catalog(CatalogCommand::Import { embedding, .. } | CatalogCommand::Reindex { embedding, .. }) => Some(embedding),
+            _ => None,
+        }
+    }
+}
+
+#[expect(clippy::large_enum_variant, reason = "one value, parsed once at start: boxing `serve`'s settings would buy nothing")]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the HTTP API (the default).
@@ -173,6 +207,8 @@ pub struct AddChannel {
     /// The platform the line is on.
     #[arg(long = "type", value_enum, default_value_t = LineType::Whatsapp)]
     pub kind: LineType,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
     /// WhatsApp: the line's phone number id in the WhatsApp Business platform.
     #[arg(long, required_if_eq("kind", "whatsapp"))]
     pub phone_number_id: Option<String>,
@@ -221,6 +257,8 @@ pub enum TemplatesCommand {
         /// Only this agent's lines.
         #[arg(long)]
         agent: Option<String>,
+        #[command(flatten)]
+        platform: PlatformArgs,
     },
 }
 
@@ -266,6 +304,8 @@ pub enum CatalogCommand {
         /// Validate every row and report what would change, without writing.
         #[arg(long)]
         dry_run: bool,
+        #[command(flatten)]
+        embedding: EmbedderArgs,
     },
     /// Write every product (drafts included) as JSON Lines, in the format import reads.
     Export {
@@ -285,11 +325,17 @@ pub enum CatalogCommand {
         /// Re-embed every product, not only the missing or stale ones.
         #[arg(long)]
         all: bool,
+        #[command(flatten)]
+        embedding: EmbedderArgs,
     },
 }
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    #[command(flatten)]
+    pub embedding: EmbedderArgs,
     /// Address to listen on.
     #[arg(long, env = "PARLEY_BIND", default_value = "127.0.0.1:8080")]
     pub bind: Option<SocketAddr>,
@@ -418,5 +464,48 @@ mod tests {
     fn the_command_line_is_well_formed() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+}
+
+#[cfg(test)]
+mod command_help {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// `parley <command> --help`, as the operator reads it.
+    fn help(path: &[&str]) -> String {
+        let mut command = Cli::command();
+        command.build();
+        let mut at = &mut command;
+        for name in path {
+            at = at.find_subcommand_mut(name).unwrap_or_else(|| panic!("no command {name}"));
+        }
+        at.render_long_help().to_string()
+    }
+
+    #[test]
+    fn each_command_shows_the_flags_it_uses_and_no_others() {
+        const EMBEDDER: &str = "--openai-base-url";
+        const PLATFORM: &str = "--whatsapp-api-base";
+        for (path, embeds, calls_platforms) in [
+            (&["serve"][..], true, true),
+            (&["catalog", "import"], true, false),
+            (&["catalog", "reindex"], true, false),
+            (&["catalog", "export"], false, false),
+            (&["channels", "add"], false, true),
+            (&["channels", "list"], false, false),
+            (&["templates", "sync"], false, true),
+            (&["agents", "create"], false, false),
+            (&["keys", "create"], false, false),
+            (&["webhooks", "retry"], false, false),
+            (&["sandbox", "receive"], false, false),
+            (&["migrate"], false, false),
+        ] {
+            let text = help(path);
+            assert_eq!(text.contains(EMBEDDER), embeds, "parley {} --help:\n{text}", path.join(" "));
+            assert_eq!(text.contains(PLATFORM), calls_platforms, "parley {} --help:\n{text}", path.join(" "));
+            assert!(text.contains("--database-url"), "every command opens the database: parley {} --help", path.join(" "));
+        }
     }
 }

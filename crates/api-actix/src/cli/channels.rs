@@ -26,6 +26,7 @@ pub(super) async fn channels(state: &AppState, cmd: ChannelsCommand) -> Result<(
                 password_env,
                 access_token_env,
                 sandbox,
+                platform: _,
             } = *add;
             let from_env = |var: &str| std::env::var(var).map_err(|_| format!("the environment variable {var} is not set"));
             let agent = AgentId::new(agent);

@@ -114,7 +114,7 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
     ];
     for (n, (from, name, at, message)) in inbound.iter().enumerate() {
         let body = inbound_webhook(line, from, Some(name), &format!("wamid.demo{n}{at}"), *at, message);
-        state.webhooks.receive_and_process(ChannelType::Whatsapp, body).await?;
+        state.inbound.receive_and_process(ChannelType::Whatsapp, body).await?;
     }
     let reply = ReplyInput {
         kind: Some("text".into()),
@@ -137,7 +137,7 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
     // The platform's times are whole seconds: the next one, so the tap follows the buttons.
     let at = asked.created_at.timestamp() + 1;
     let body = inbound_webhook(line, "525512345678", Some("Ana López"), &format!("wamid.demotap{at}"), at, &tap);
-    state.webhooks.receive_and_process(ChannelType::Whatsapp, body).await?;
+    state.inbound.receive_and_process(ChannelType::Whatsapp, body).await?;
     Ok(())
 }
 
@@ -152,7 +152,7 @@ async fn seed_instagram(state: &AppState, agent: &AgentId) -> Result<(), DomainE
     let mid = format!("m_demo{at}");
     let body = instagram_inbound_webhook(&line, INES, &mid, at, &ask)
         .ok_or_else(|| DomainError::Internal("a text is an Instagram message".into()))?;
-    state.webhooks.receive_and_process(ChannelType::Instagram, body).await?;
+    state.inbound.receive_and_process(ChannelType::Instagram, body).await?;
     // Instagram's deliveries carry no name and the sandbox has no profiles: named as the API would.
     if let Some(message) = state.messages.by_platform_id(agent, &mid).await? {
         let patch = ActivityPatchInput { profile_name: Patch::Set("Inês Duarte".into()), ..Default::default() };
@@ -178,7 +178,7 @@ async fn seed_email(state: &AppState, agent: &AgentId) -> Result<(), DomainError
     )
     .ok_or_else(|| DomainError::Internal("the demo email's addresses are valid".into()))?;
     let body = envelope(line.account_id(), chrono::Utc::now() - chrono::TimeDelta::minutes(30), &raw);
-    state.webhooks.receive_and_process(ChannelType::Email, body).await?;
+    state.inbound.receive_and_process(ChannelType::Email, body).await?;
     Ok(())
 }
 

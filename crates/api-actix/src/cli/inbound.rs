@@ -8,7 +8,7 @@ use crate::http::dto::timestamp;
 use crate::runtime::state::AppState;
 
 pub(super) async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), Failure> {
-    let failed = state.webhooks.failed(limit).await?;
+    let failed = state.inbound.failed(limit).await?;
     let rows: Vec<_> = failed
         .iter()
         .map(|f| {
@@ -47,10 +47,10 @@ pub(super) async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), 
 pub(super) async fn retry_webhooks(state: &AppState, id: Option<String>, all: bool) -> Result<(), Failure> {
     let retried = match id {
         Some(id) if !all => {
-            state.webhooks.retry(&id).await.map_err(|e| format!("{e}: {id} (see `parley webhooks failed`)"))?;
+            state.inbound.retry(&id).await.map_err(|e| format!("{e}: {id} (see `parley webhooks failed`)"))?;
             1
         }
-        _ => state.webhooks.retry_all().await?,
+        _ => state.inbound.retry_all().await?,
     };
     println!("{}", json!({"retried": retried}));
     Ok(())

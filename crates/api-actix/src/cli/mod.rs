@@ -8,11 +8,11 @@ pub mod catalog_file;
 mod channels;
 mod database;
 pub mod demo_seed;
+mod inbound;
 mod sandbox;
 mod serve;
 pub mod settings_file;
 mod templates;
-mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,12 +45,15 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve(args) => Duration::from_millis(args.sandbox_step_ms),
         _ => Duration::from_secs(3),
     };
+    // Commands that call no platform or embed nothing take neither's flags: they get the
+    // defaults, which they never use.
+    let apis = command.platform_args().cloned().unwrap_or_default();
     let (platform, sandbox_deliveries) = platform::platform(
-        CloudApiConfig { base_url: cli.whatsapp_api_base.clone(), ..CloudApiConfig::default() },
-        platform::instagram_config(&cli.instagram_api_base),
+        CloudApiConfig { base_url: apis.whatsapp_api_base.clone(), ..CloudApiConfig::default() },
+        platform::instagram_config(&apis.instagram_api_base),
         sandbox_step,
     )?;
-    let embedder = embedding::build(&cli.embedding).await?;
+    let embedder = embedding::build(&command.embedder_args().cloned().unwrap_or_default()).await?;
     // Events show objects as the API does.
     let objects = Arc::new(crate::http::dto::ApiRepresentation);
     let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds), objects);
@@ -58,18 +61,18 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
         Command::Channels(cmd) => channels::channels(&state, cmd).await,
         Command::Sandbox(cmd) => sandbox::sandbox(&state, cmd).await,
-        Command::Templates(TemplatesCommand::Sync { agent }) => templates::sync_templates(&state, agent).await,
-        Command::Webhooks(WebhooksCommand::Failed { limit }) => webhooks::failed_webhooks(&state, limit).await,
-        Command::Webhooks(WebhooksCommand::Retry { id, all }) => webhooks::retry_webhooks(&state, id, all).await,
+        Command::Templates(TemplatesCommand::Sync { agent, .. }) => templates::sync_templates(&state, agent).await,
+        Command::Webhooks(WebhooksCommand::Failed { limit }) => inbound::failed_webhooks(&state, limit).await,
+        Command::Webhooks(WebhooksCommand::Retry { id, all }) => inbound::retry_webhooks(&state, id, all).await,
         Command::Migrate => Ok(()),
         Command::Analyze => database::analyze(&store).await,
         Command::Agents(cmd) => agents::agents(&state, cmd).await,
         Command::Keys(cmd) => agents::keys(&state, cmd).await,
-        Command::Catalog(CatalogCommand::Import { agent, file, dry_run }) => {
+        Command::Catalog(CatalogCommand::Import { agent, file, dry_run, .. }) => {
             catalog::import(&state, &AgentId::new(agent), &file, dry_run).await
         }
         Command::Catalog(CatalogCommand::Export { agent, output }) => catalog::export(&state, &AgentId::new(agent), output).await,
-        Command::Catalog(CatalogCommand::Reindex { agent, all }) => catalog::reindex(&state, agent.map(AgentId::new), all).await,
+        Command::Catalog(CatalogCommand::Reindex { agent, all, .. }) => catalog::reindex(&state, agent.map(AgentId::new), all).await,
         Command::Openapi => unreachable!("handled above"),
     };
     // SQLite's advice: refresh stale statistics as a connection closes (an import may have

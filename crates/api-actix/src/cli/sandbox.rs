@@ -76,7 +76,7 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         }
     };
     // Processed here and stored with its outcome, as `parley serve` does with the platform's.
-    let (delivery, _) = state.webhooks.receive_and_process(platform, body).await?;
+    let (delivery, _) = state.inbound.receive_and_process(platform, body).await?;
     let stored = state.messages.by_platform_id(&agent, &message_id).await?;
     // Instagram's deliveries carry no name (the platform's profile does): the sandbox names the
     // contact as the API would rename them.
@@ -105,7 +105,7 @@ async fn receive_email(
     let raw = sandbox_mail(&sender, line.account_id(), &subject, &text, &message_id)
         .ok_or_else(|| format!("--from must be an email address, not {from:?}"))?;
     let body = envelope(line.account_id(), chrono::Utc::now(), &raw);
-    let (delivery, _) = state.webhooks.receive_and_process(ChannelType::Email, body).await?;
+    let (delivery, _) = state.inbound.receive_and_process(ChannelType::Email, body).await?;
     let stored = state.messages.by_platform_id(agent, &message_id).await?;
     print_received(&delivery, &message_id, stored.as_ref());
     Ok(())

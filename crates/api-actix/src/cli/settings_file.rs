@@ -2,8 +2,9 @@
 //!
 //! Its keys are the settings' flag names with `_` for `-` (`--database-url` → `database_url`),
 //! taken from the command line's own definition, so every flag of the top level and of `serve`
-//! is a key and nothing else is. A file value becomes that flag's default: the environment and
-//! the command line override it. Each value is checked by the flag's own parser when the file is
+//! is a key and nothing else is. A file value becomes that flag's default wherever the flag is
+//! (`embedder` also for `catalog import` and `reindex`): the environment and the command line
+//! override it. Each value is checked by the flag's own parser when the file is
 //! read, and an unknown key is an error naming it. Values of secret settings are never shown in
 //! `--help` or errors.
 
@@ -88,9 +89,21 @@ pub fn apply_str(mut command: Command, path: &Path, text: &str) -> Result<Comman
         // clap keeps defaults as `&'static str`: a handful of short strings, once per process.
         let value: &'static str = Box::leak(value.into_boxed_str());
         let set = move |a: Arg| a.default_value(value).hide_default_value(secret);
-        command = if *serve { command.mut_subcommand("serve", |c| c.mut_arg(id.as_str(), set)) } else { command.mut_arg(id.as_str(), set) };
+        command = default_everywhere(command, id, &set);
     }
     Ok(command)
+}
+
+/// Sets the default of the flag `id` wherever it is: the top level, `serve`, and every other
+/// command that takes it (the embedder's flags are also `catalog import`'s, so a file choosing
+/// an embedder chooses it for both).
+fn default_everywhere(command: Command, id: &str, set: &(impl Fn(Arg) -> Arg + Copy)) -> Command {
+    let mut command = if command.get_arguments().any(|a| a.get_id() == id) { command.mut_arg(id, *set) } else { command };
+    let names: Vec<String> = command.get_subcommands().map(|c| c.get_name().to_string()).collect();
+    for name in names {
+        command = command.mut_subcommand(name, |c| default_everywhere(c, id, set));
+    }
+    command
 }
 
 /// Runs the flag's own parser on `value`, as if it had been given on the command line.
@@ -158,6 +171,17 @@ mod tests {
         assert_eq!(serve(&cli).bind, Some("127.0.0.1:9001".parse().unwrap()), "the flag wins");
         let cli = parse("database_url = \"sqlite://other.db\"", &["migrate"]).unwrap();
         assert_eq!(cli.database_url, "sqlite://other.db", "top-level settings reach every command");
+    }
+
+    #[test]
+    fn a_setting_reaches_every_command_that_takes_its_flag() {
+        let file = "embedder = \"minilm\"\nwhatsapp_api_base = \"http://127.0.0.1:9\"";
+        let cli = parse(file, &["catalog", "import", "--agent", "agt_1", "products.jsonl"]).unwrap();
+        let embedder = cli.command.as_ref().and_then(Sub::embedder_args).map(|e| e.embedder);
+        assert_eq!(embedder, Some(crate::runtime::embedding::EmbedderKind::Minilm));
+        let cli = parse(file, &["templates", "sync"]).unwrap();
+        let base = cli.command.as_ref().and_then(Sub::platform_args).map(|p| p.whatsapp_api_base.clone());
+        assert_eq!(base.as_deref(), Some("http://127.0.0.1:9"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use actix_web::{App, Error};
 use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
 use crate::http::routes::{
-    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, messages, meta, tags, templates, webhooks,
+    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, messages, meta, tags, templates,
 };
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::state::AppState;
@@ -27,7 +27,7 @@ pub fn build(
         .app_data(query_config())
         // The one public document: registered before the authenticated scope.
         .configure(meta::routes)
-        .configure(webhooks::routes)
+        .configure(inbound::routes)
         .configure(|cfg| {
             if metrics_here {
                 routes::metrics::routes(cfg)

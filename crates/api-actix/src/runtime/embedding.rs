@@ -25,23 +25,23 @@ pub enum EmbedderKind {
 #[derive(Debug, Clone, Args)]
 pub struct EmbedderArgs {
     /// The embedder for search. Stored vectors remember theirs: after a change, run `parley catalog reindex`.
-    #[arg(long, env = "PARLEY_EMBEDDER", value_enum, default_value_t = EmbedderKind::Static, global = true)]
+    #[arg(long, env = "PARLEY_EMBEDDER", value_enum, default_value_t = EmbedderKind::Static)]
     pub embedder: EmbedderKind,
     /// The all-MiniLM-L6-v2 folder (config.json, tokenizer.json, model.safetensors) for `--embedder minilm`;
     /// `cargo xtask fetch-model` places it at the default.
-    #[arg(long, env = "PARLEY_MODEL_DIR", default_value = "models/all-MiniLM-L6-v2", global = true)]
+    #[arg(long, env = "PARLEY_MODEL_DIR", default_value = "models/all-MiniLM-L6-v2")]
     pub model_dir: PathBuf,
     /// Base URL of the OpenAI-compatible service for `--embedder openai` (its key: PARLEY_OPENAI_API_KEY).
-    #[arg(long, env = "PARLEY_OPENAI_BASE_URL", default_value = "https://api.openai.com/v1", global = true)]
+    #[arg(long, env = "PARLEY_OPENAI_BASE_URL", default_value = "https://api.openai.com/v1")]
     pub openai_base_url: String,
     /// The embedding model to ask the service for.
-    #[arg(long, env = "PARLEY_OPENAI_MODEL", default_value = "text-embedding-3-small", global = true)]
+    #[arg(long, env = "PARLEY_OPENAI_MODEL", default_value = "text-embedding-3-small")]
     pub openai_model: String,
     /// Vector size to ask for (models that can shorten theirs); default: the model's own.
-    #[arg(long, env = "PARLEY_OPENAI_DIMENSIONS", global = true)]
+    #[arg(long, env = "PARLEY_OPENAI_DIMENSIONS")]
     pub openai_dimensions: Option<usize>,
     /// Seconds one request to the service may take before it is retried.
-    #[arg(long, env = "PARLEY_OPENAI_TIMEOUT_SECS", default_value_t = 30, global = true)]
+    #[arg(long, env = "PARLEY_OPENAI_TIMEOUT_SECS", default_value_t = 30)]
     pub openai_timeout_secs: u64,
 }
 

@@ -271,8 +271,8 @@ impl Metrics {
         // Both counts read indexes only (`webhook_events_due`, `webhook_events_failed`).
         let counts = async {
             Ok::<_, parley_domain::DomainError>((
-                state.webhooks.backlog().await?,
-                state.webhooks.given_up().await?,
+                state.inbound.backlog().await?,
+                state.inbound.given_up().await?,
                 state.deliveries.backlog().await?,
             ))
         };

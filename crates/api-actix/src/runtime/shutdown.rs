@@ -71,7 +71,7 @@ pub async fn run(
             "background workers did not stop in time: the delivery in hand stays stored and is processed again at the next start"
         );
     }
-    match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, state.webhooks.backlog()).await {
+    match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, state.inbound.backlog()).await {
         Ok(Ok(0)) => {}
         Ok(Ok(n)) => {
             tracing::info!(backlog = n, "{n} webhook deliveries stay stored, to be processed by another instance or at the next start")

@@ -25,7 +25,7 @@ pub struct AppState {
     pub messages: MessageService,
     pub idempotency: IdempotencyService,
     pub campaigns: CampaignService,
-    pub webhooks: WebhookService,
+    pub inbound: InboundService,
     /// Reads email lines' mailboxes (the workers run it).
     pub mailboxes: MailboxService,
     pub webhook_endpoints: WebhookEndpointService,
@@ -38,7 +38,7 @@ pub struct AppState {
     /// Wakes the webhook processor when a delivery was stored.
     pub webhook_wakeup: Arc<Notify>,
     /// The background workers' runtime, once they run: deliveries received over HTTP are
-    /// processed there (see `routes/webhooks.rs`).
+    /// processed there (see `routes/inbound.rs`).
     pub workers_runtime: std::sync::OnceLock<tokio::runtime::Handle>,
     pub config: ApiConfig,
     /// What `GET /metrics` reports.
@@ -114,7 +114,7 @@ impl AppState {
                 clock.clone(),
                 format!("{}-{}", std::process::id(), ids.secret(12)),
             ),
-            webhooks: WebhookService::new(WebhookPorts::from(&repos), crate::runtime::platform::decoders(), platform, clock, ids, objects),
+            inbound: InboundService::new(InboundPorts::from(&repos), crate::runtime::platform::decoders(), platform, clock, ids, objects),
             health: repos.health.clone(),
             webhook_wakeup: Arc::new(Notify::new()),
             workers_runtime: std::sync::OnceLock::new(),

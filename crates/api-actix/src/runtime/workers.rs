@@ -44,7 +44,7 @@ const STATISTICS_EVERY: Duration = Duration::from_secs(3600);
 pub struct Workers {
     runtime: Option<tokio::runtime::Runtime>,
     stop: watch::Sender<bool>,
-    webhooks: Option<tokio::task::JoinHandle<()>>,
+    inbound: Option<tokio::task::JoinHandle<()>>,
     events: Option<tokio::task::JoinHandle<()>>,
     mail: Option<tokio::task::JoinHandle<()>>,
 }
@@ -70,7 +70,7 @@ impl Workers {
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
-        Ok(Self { runtime: Some(runtime), stop, webhooks, events, mail })
+        Ok(Self { runtime: Some(runtime), stop, inbound: webhooks, events, mail })
     }
 
     /// Stops the workers: webhook processing finishes the delivery in hand and event delivery
@@ -78,7 +78,7 @@ impl Workers {
     /// at the next start; sandbox statuses not yet stored are lost). False when the deadline passed.
     pub async fn shutdown(mut self, deadline: Duration) -> bool {
         let _ = self.stop.send(true);
-        let tasks: Vec<_> = self.webhooks.take().into_iter().chain(self.events.take()).chain(self.mail.take()).collect();
+        let tasks: Vec<_> = self.inbound.take().into_iter().chain(self.events.take()).chain(self.mail.take()).collect();
         tokio::time::timeout(deadline, futures_util::future::join_all(tasks)).await.is_ok()
     }
 }
@@ -101,7 +101,7 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
                 return;
             }
             let stop = || *stopping.borrow();
-            let pass = state.webhooks.process_due_until(WEBHOOK_BATCH, &stop).await;
+            let pass = state.inbound.process_due_until(WEBHOOK_BATCH, &stop).await;
             if let Ok(summary) = &pass {
                 state.metrics.observe_webhook_pass(summary);
             }
@@ -136,7 +136,7 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
 async fn poll_mailboxes(state: Arc<AppState>, mut stopping: watch::Receiver<bool>, every: Duration) {
     loop {
         let stop = || *stopping.borrow();
-        match state.mailboxes.poll_all(&state.webhooks, &stop).await {
+        match state.mailboxes.poll_all(&state.inbound, &stop).await {
             Ok(summary) if summary.messages > 0 || summary.failed > 0 => {
                 tracing::info!(mailboxes = summary.mailboxes, messages = summary.messages, failed = summary.failed, "mailboxes polled");
             }
@@ -186,7 +186,7 @@ async fn deliver_sandbox_statuses(state: Arc<AppState>, mut deliveries: mpsc::Un
         let state = state.clone();
         tokio::spawn(async move {
             tokio::time::sleep(delivery.after).await;
-            match state.webhooks.receive(delivery.platform, delivery.body).await {
+            match state.inbound.receive(delivery.platform, delivery.body).await {
                 Ok(_) => state.webhook_wakeup.notify_one(),
                 Err(e) => tracing::warn!(error = %e, "sandbox status could not be stored"),
             }

@@ -19,17 +19,17 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     let line = state.lines.add(&agent, "106540352242922", "102290129340398", None).await.unwrap();
 
     // Signed (the route checked it) but not a webhook payload: it can never be processed.
-    let unreadable = state.webhooks.receive(ChannelType::Whatsapp, "{\"entry\": [truncated".into()).await.unwrap();
+    let unreadable = state.inbound.receive(ChannelType::Whatsapp, "{\"entry\": [truncated".into()).await.unwrap();
     // A readable delivery for the line that failed for good: its tenant is known.
     let readable = parley_adapters_whatsapp::status_webhook(&line, "wamid.1", "read", "14155550100", None, 1_767_225_600);
-    let exhausted = state.webhooks.receive(ChannelType::Whatsapp, readable).await.unwrap();
+    let exhausted = state.inbound.receive(ChannelType::Whatsapp, readable).await.unwrap();
     let repos = db.store.repositories();
-    repos.webhooks.give_up(&exhausted, "unavailable: pool timed out", chrono::Utc::now()).await.unwrap();
+    repos.inbound.give_up(&exhausted, "unavailable: pool timed out", chrono::Utc::now()).await.unwrap();
 
-    let summary = state.webhooks.process_due(10).await.unwrap();
+    let summary = state.inbound.process_due(10).await.unwrap();
     assert_eq!((summary.processed, summary.failed, summary.gave_up), (0, 0, 1), "one attempt is enough for a body that cannot parse");
-    assert_eq!(state.webhooks.process_due(10).await.unwrap().handled(), 0, "a given-up delivery is not retried on its own");
-    assert_eq!(state.webhooks.backlog().await.unwrap(), 0, "nor counted as backlog");
+    assert_eq!(state.inbound.process_due(10).await.unwrap().handled(), 0, "a given-up delivery is not retried on its own");
+    assert_eq!(state.inbound.backlog().await.unwrap(), 0, "nor counted as backlog");
 
     let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
     let bad = listed(&list, &unreadable).expect("the unreadable delivery is listed");
@@ -46,18 +46,18 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
     let back = listed(&list, &unreadable).unwrap();
     assert_eq!((back["state"].as_str(), back["attempts"].as_u64()), (Some("retrying"), Some(0)), "due again, attempts from zero: {back}");
-    assert_eq!(state.webhooks.process_due(10).await.unwrap().gave_up, 1, "processed again (and, still unreadable, given up again)");
+    assert_eq!(state.inbound.process_due(10).await.unwrap().gave_up, 1, "processed again (and, still unreadable, given up again)");
 
     let again = parley(&db, &["webhooks", "retry", &exhausted]);
     stdout_json(&again);
     let twice = parley(&db, &["webhooks", "retry", &exhausted]);
     assert!(!twice.status.success(), "only a given-up delivery can be retried");
     assert!(String::from_utf8_lossy(&twice.stderr).contains("not found"), "{}", String::from_utf8_lossy(&twice.stderr));
-    assert_eq!(state.webhooks.process_due(10).await.unwrap().processed, 1, "the readable one goes through once retried");
+    assert_eq!(state.inbound.process_due(10).await.unwrap().processed, 1, "the readable one goes through once retried");
 
     let all = stdout_json(&parley(&db, &["webhooks", "retry", "--all"]));
     assert_eq!(all["retried"], 1, "the unreadable one, given up again");
-    assert_eq!(state.webhooks.given_up().await.unwrap(), 0);
+    assert_eq!(state.inbound.given_up().await.unwrap(), 0);
 
     let neither = parley(&db, &["webhooks", "retry"]);
     assert!(!neither.status.success(), "an id or --all is required");
@@ -79,7 +79,7 @@ async fn a_set_aside_message_is_listed_with_why_and_retried_by_command(backend: 
         {"from": "14155550100", "id": "wamid.ok3", "timestamp": "1767225602", "type": "text", "text": {"body": "kept too"}}
     ]}}]}]})
     .to_string();
-    let (id, outcome) = state.webhooks.receive_and_process(ChannelType::Whatsapp, body).await.unwrap();
+    let (id, outcome) = state.inbound.receive_and_process(ChannelType::Whatsapp, body).await.unwrap();
     assert_eq!(outcome, parley_domain::services::DeliveryOutcome::Processed, "completed, not retried");
 
     let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
@@ -94,7 +94,7 @@ async fn a_set_aside_message_is_listed_with_why_and_retried_by_command(backend: 
 
     let retried = stdout_json(&parley(&db, &["webhooks", "retry", &id]));
     assert_eq!(retried["retried"], 1);
-    let summary = state.webhooks.process_due(10).await.unwrap();
+    let summary = state.inbound.process_due(10).await.unwrap();
     assert_eq!(summary.processed, 1, "processed again");
     let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
     assert_eq!(listed_set_aside(&list, &id), Some(1), "still unusable, set aside again: {list}");

@@ -50,7 +50,7 @@ async fn post_instagram(app: &TestApp, body: &str, signature: Option<&str>) -> R
 }
 
 async fn signed(app: &TestApp, body: &str) {
-    let sig = parley_api::http::routes::webhooks::sign(APP_SECRET, body.as_bytes());
+    let sig = parley_api::http::routes::inbound::sign(APP_SECRET, body.as_bytes());
     post_instagram(app, body, Some(&sig)).await.assert_status(200);
 }
 
@@ -152,7 +152,7 @@ async fn messages_arrive_once_named_by_the_profile_with_their_media(backend: &st
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers().get("content-type").unwrap(), "image/jpeg");
     assert_eq!(&actix_web::test::read_body(response).await[..], b"JPEGDATA");
-    assert!(app.state.webhooks.failed(10).await.unwrap().is_empty());
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
 }
 
 /// A reply's exact body as Instagram's API takes it.
@@ -251,7 +251,7 @@ async fn replies_go_out_in_instagrams_shape_and_echoes_reads_reactions_postbacks
         json!(chrono::DateTime::from_timestamp_millis(later + 3).unwrap().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
     );
     assert_eq!(reply2["deleted_at"], Value::Null);
-    assert!(app.state.webhooks.failed(10).await.unwrap().is_empty());
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
 }
 
 async fn the_window_is_a_day_and_the_human_agent_tag_makes_it_a_week(backend: &str) {
@@ -304,7 +304,7 @@ async fn deliveries_are_signed_and_tenants_never_see_each_others_instagram(backe
     let body = delivery(ACCOUNT, vec![from(INES, now_ms(), json!({"message": {"mid": "m_1", "text": "Hi"}}))]);
     post_instagram(&app, &body, None).await.assert_error(401, "UNAUTHORIZED");
     post_instagram(&app, &body, Some("sha256=00")).await.assert_error(401, "UNAUTHORIZED");
-    assert_eq!(app.state.webhooks.backlog().await.unwrap(), 0, "nothing stored");
+    assert_eq!(app.state.inbound.backlog().await.unwrap(), 0, "nothing stored");
     let challenge =
         app.call(TestRequest::get().uri("/webhooks/instagram?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=42")).await;
     challenge.assert_status(200);

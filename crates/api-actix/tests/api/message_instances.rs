@@ -45,8 +45,8 @@ async fn two_instances_process_each_delivery_once_and_store_each_message_once() 
         let from = format!("1415555{:04}", n % CONTACTS);
         let message = SandboxInbound::Text(format!("message {n}"));
         let body = inbound_webhook(&line, &from, Some("Shopper"), &format!("wamid.two{n}"), at + n as i64, &message);
-        state.webhooks.receive(ChannelType::Whatsapp, body.clone()).await.unwrap();
-        state.webhooks.receive(ChannelType::Whatsapp, body).await.unwrap();
+        state.inbound.receive(ChannelType::Whatsapp, body.clone()).await.unwrap();
+        state.inbound.receive(ChannelType::Whatsapp, body).await.unwrap();
     }
     let servers: Vec<ParleyServer> = std::thread::scope(|scope| {
         let starting: Vec<_> = (0..2)
@@ -55,7 +55,7 @@ async fn two_instances_process_each_delivery_once_and_store_each_message_once() 
         starting.into_iter().map(|s| s.join().expect("a server starts")).collect()
     });
     let started = Instant::now();
-    while state.webhooks.backlog().await.unwrap() > 0 {
+    while state.inbound.backlog().await.unwrap() > 0 {
         assert!(started.elapsed() < Duration::from_secs(60), "the backlog never drained");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -64,7 +64,7 @@ async fn two_instances_process_each_delivery_once_and_store_each_message_once() 
     let processed: Vec<u64> = servers.iter().map(|s| deliveries(s, "processed")).collect();
     assert_eq!(processed.iter().sum::<u64>(), 2 * MESSAGES as u64, "each delivery processed exactly once: {processed:?}");
     assert!(processed.iter().all(|&n| n > 0), "both instances took part: {processed:?}");
-    assert!(state.webhooks.failed(10).await.unwrap().is_empty(), "no delivery failed");
+    assert!(state.inbound.failed(10).await.unwrap().is_empty(), "no delivery failed");
 
     let activities = get(&servers[0], &key, "/v1/activities?limit=100");
     assert_eq!(activities["pagination"]["total"], CONTACTS, "one activity per contact");

@@ -183,7 +183,7 @@ pub(crate) async fn post_webhook(app: &TestApp, body: &str, signature: Option<&s
 
 /// Posts a correctly signed webhook and expects it accepted.
 pub(crate) async fn signed_webhook(app: &TestApp, body: &str) {
-    let sig = parley_api::http::routes::webhooks::sign(APP_SECRET, body.as_bytes());
+    let sig = parley_api::http::routes::inbound::sign(APP_SECRET, body.as_bytes());
     let r = post_webhook(app, body, Some(&sig)).await;
     r.assert_status(200);
 }
@@ -785,9 +785,9 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
     let read = parley_adapters_whatsapp::status_webhook(&line, "wamid.sig", "read", "14155550100", Some("sig"), T0 + 60);
     let inbound = inbound_webhook(CLOUD_PHONE, "16315551234", "Kerry Fisher", "wamid.in", T0);
     for body in [&read, &inbound] {
-        let good = parley_api::http::routes::webhooks::sign(APP_SECRET, body.as_bytes());
-        let other_secret = parley_api::http::routes::webhooks::sign("not-the-secret", body.as_bytes());
-        let other_body = parley_api::http::routes::webhooks::sign(APP_SECRET, format!("{body} ").as_bytes());
+        let good = parley_api::http::routes::inbound::sign(APP_SECRET, body.as_bytes());
+        let other_secret = parley_api::http::routes::inbound::sign("not-the-secret", body.as_bytes());
+        let other_body = parley_api::http::routes::inbound::sign(APP_SECRET, format!("{body} ").as_bytes());
         let bad = [
             None,
             Some(other_secret.as_str()),
@@ -813,7 +813,7 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
     assert_eq!((&list[0]["status"], &list[0]["read_at"]), (&json!("delivered"), &Value::Null), "{list}");
     assert_eq!(list[0]["delivered_at"], ts(T0 + 30));
     assert!(contact_on(app.get("/v1/contacts", &app.a.secret).await.data(), "16315551234").is_none(), "the inbound was not stored");
-    assert!(app.state.webhooks.failed(10).await.unwrap().is_empty());
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
 }
 
 /// A delivery over 1 MiB is 413 in the API's error shape (it was actix's plain text), whether
@@ -821,7 +821,7 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
 async fn webhooks_over_one_mib_are_413_in_the_error_shape(backend: &str) {
     let (_server, app) = start(backend).await;
     let big = format!("{{\"object\":\"{}\"}}", "x".repeat(1024 * 1024));
-    let signature = parley_api::http::routes::webhooks::sign(APP_SECRET, big.as_bytes());
+    let signature = parley_api::http::routes::inbound::sign(APP_SECRET, big.as_bytes());
     let announced = TestRequest::post()
         .uri("/webhooks/whatsapp")
         .insert_header(("Content-Type", "application/json"))
@@ -953,7 +953,7 @@ async fn status_webhooks_move_executions_forward_once_each_whatever_their_order(
     let order: Vec<&str> = all.as_array().unwrap().iter().map(|e| e["message_id"].as_str().unwrap()).collect();
     assert_eq!(order, ["wamid.m1", "wamid.m2", "wamid.m3"], "by updated_at ascending");
     assert_eq!(all.as_array().unwrap().iter().map(|e| e["sent_at"].clone()).collect::<Vec<_>>(), sent_at);
-    assert!(app.state.webhooks.failed(10).await.unwrap().is_empty(), "every webhook was processed");
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty(), "every webhook was processed");
 }
 
 // ---------- 8. inbound messages ----------
@@ -990,7 +990,7 @@ async fn inbound_messages_create_or_reopen_the_contact_and_ignore_unknown_lines(
 
     // A line nobody has: 200, and nothing changes anywhere.
     let stranger = inbound_webhook("999000999000999", "16505550000", "Stranger", "wamid.in3", T0);
-    let r = post_webhook(&app, &stranger, Some(&parley_api::http::routes::webhooks::sign(APP_SECRET, stranger.as_bytes()))).await;
+    let r = post_webhook(&app, &stranger, Some(&parley_api::http::routes::inbound::sign(APP_SECRET, stranger.as_bytes()))).await;
     r.assert_status(200);
     assert_eq!(r.body, json!({"received": true}));
     app.tick();
@@ -999,7 +999,7 @@ async fn inbound_messages_create_or_reopen_the_contact_and_ignore_unknown_lines(
     assert!(contact_on(&contacts, "16505550000").is_none(), "{contacts}");
     assert_eq!(contacts.as_array().unwrap().len(), 3, "Kerry, Lee and the marker: {contacts}");
     assert_eq!(app.get("/v1/contacts", &app.b.secret).await.data(), &json!([]));
-    assert!(app.state.webhooks.failed(10).await.unwrap().is_empty(), "an unknown line is not a failure");
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty(), "an unknown line is not a failure");
 }
 
 // ---------- 9. executions endpoint ----------

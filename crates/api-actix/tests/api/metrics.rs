@@ -7,7 +7,7 @@ use std::process::Command;
 use crate::common::TestApp;
 use crate::common::server::{ParleyServer, free_port};
 use actix_web::test::TestRequest;
-use parley_domain::model::{ChannelType, WebhookEvent};
+use parley_domain::model::{ChannelType, InboundDelivery};
 
 async fn scrape(app: &TestApp) -> String {
     let reply = app.call(TestRequest::get().uri("/metrics")).await;
@@ -48,7 +48,7 @@ async fn requests_are_counted_by_route_pattern_and_status(app: TestApp) {
 async fn pool_backlog_and_embedder_are_reported(app: TestApp) {
     // A delivery stored but not due for an hour: in the backlog, not processed meanwhile.
     let now = chrono::Utc::now();
-    let event = WebhookEvent {
+    let event = InboundDelivery {
         id: "whk_metrics_backlog".into(),
         platform: ChannelType::Whatsapp,
         body: "{}".into(),
@@ -60,10 +60,10 @@ async fn pool_backlog_and_embedder_are_reported(app: TestApp) {
         failed_at: None,
         set_aside: Vec::new(),
     };
-    app.db.store.repositories().webhooks.insert(&event).await.unwrap();
+    app.db.store.repositories().inbound.insert(&event).await.unwrap();
     // A delivery given up on: counted apart, never as backlog.
-    let given_up = WebhookEvent { id: "whk_metrics_failed".into(), failed_at: Some(now), next_attempt_at: None, ..event };
-    app.db.store.repositories().webhooks.insert(&given_up).await.unwrap();
+    let given_up = InboundDelivery { id: "whk_metrics_failed".into(), failed_at: Some(now), next_attempt_at: None, ..event };
+    app.db.store.repositories().inbound.insert(&given_up).await.unwrap();
     app.import_demo_catalog(&app.a).await;
     app.get("/v1/products/search?q=hiking%20boots", &app.a.publishable).await.assert_status(200);
 

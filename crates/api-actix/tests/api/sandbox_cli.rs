@@ -16,7 +16,7 @@ async fn the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line(ba
     let out = parley(&db, &["sandbox", "receive", "--agent", a, "--from", "+1 415 555 0100", "--text", "hi"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("channels add --sandbox"), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(state.webhooks.backlog().await.unwrap(), 0);
+    assert_eq!(state.inbound.backlog().await.unwrap(), 0);
 
     state.lines.add(&agent, "200000000000055", "300000000000055", None).await.unwrap();
     let text = stdout_json(&parley(

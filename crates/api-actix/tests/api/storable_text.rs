@@ -107,9 +107,9 @@ async fn a_nul_in_one_message_costs_no_other_message(backend: &str) {
     assert_eq!(wamids, ["wamid.i3", "wamid.i1"]);
 
     // Nothing is left retrying or given up; the message without an id is listed, with why.
-    assert_eq!(app.state.webhooks.backlog().await.unwrap(), 0, "no delivery left to retry");
-    assert_eq!(app.state.webhooks.given_up().await.unwrap(), 0);
-    let failed = app.state.webhooks.failed(10).await.unwrap();
+    assert_eq!(app.state.inbound.backlog().await.unwrap(), 0, "no delivery left to retry");
+    assert_eq!(app.state.inbound.given_up().await.unwrap(), 0);
+    let failed = app.state.inbound.failed(10).await.unwrap();
     assert_eq!(failed.len(), 1, "only the delivery with a part set aside: {failed:#?}");
     let delivery = &failed[0].event;
     assert!(delivery.processed_at.is_some() && delivery.failed_at.is_none() && delivery.next_attempt_at.is_none(), "{delivery:?}");
@@ -122,10 +122,10 @@ async fn a_nul_in_one_message_costs_no_other_message(backend: &str) {
     assert!(aside[0].reason.contains("NUL"), "{}", aside[0].reason);
 
     // A retry tries it again (and it is set aside again); what was stored is stored once.
-    app.state.webhooks.retry(&delivery.id).await.unwrap();
+    app.state.inbound.retry(&delivery.id).await.unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
-        let again = app.state.webhooks.failed(10).await.unwrap();
+        let again = app.state.inbound.failed(10).await.unwrap();
         if again[0].event.processed_at.is_some() {
             assert_eq!(again[0].event.set_aside, *aside);
             break;

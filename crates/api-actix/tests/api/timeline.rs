@@ -211,7 +211,7 @@ async fn every_inbound_kind_is_stored_once_with_its_details(backend: &str) {
     assert_eq!(one.data(), &image);
     let detail = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
     assert_eq!(detail.data()["last_message"]["text"], "marker");
-    assert!(app.state.webhooks.failed(10).await.unwrap().is_empty());
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
 }
 
 async fn a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses(backend: &str) {
@@ -900,7 +900,7 @@ async fn a_delivery_is_processed_before_its_answer_unless_the_instance_only_inge
     let found = app.get(&format!("/v1/activities?search={ANN}"), &app.a.secret).await;
     let activity = found.data()[0]["id"].as_str().expect("the activity exists when the answer arrives").to_string();
     assert_eq!(app.get(&replies(&activity), &app.a.secret).await.data()[0]["text"], "hi");
-    assert_eq!(app.state.webhooks.backlog().await.unwrap(), 0, "stored processed: nothing left for the processors");
+    assert_eq!(app.state.inbound.backlog().await.unwrap(), 0, "stored processed: nothing left for the processors");
 
     // An ingest-only instance stores it for the processors (here, this app's own worker).
     let (server, app) = start_with(backend, ApiConfig { ingest_only: true, ..Default::default() }).await;

@@ -1,5 +1,5 @@
 //! The contract of what a webhook delivery's processing sets aside
-//! ([`WebhookEventRepository::mark_set_aside`](crate::ports::WebhookEventRepository::mark_set_aside),
+//! ([`InboundDeliveryRepository::mark_set_aside`](crate::ports::InboundDeliveryRepository::mark_set_aside),
 //! `failed`, `retry`), and of a value a backend cannot hold: refused, never a failure that may pass.
 
 use super::{agent, conversation, id, page, phone, t, webhook_event};
@@ -21,13 +21,13 @@ fn part(kind: SetAsideKind, position: u32, platform_id: &str, reason: &str) -> S
 /// until a processing sets nothing aside, and is the one kind of processed delivery a retry
 /// puts back (the given-up ones aside).
 pub async fn set_aside_parts_are_kept_listed_and_retried(r: Repositories) {
-    let ids = |v: Vec<WebhookEvent>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    let ids = |v: Vec<InboundDelivery>| v.into_iter().map(|e| e.id).collect::<Vec<_>>();
     let parts = vec![
         part(SetAsideKind::Message, 2, "pm.\u{FFFD}2", "the message id holds a NUL"),
         part(SetAsideKind::Status, 1, "pm.s1", "value: cannot be stored: \"quoted\" \\ reason"),
     ];
     // Processed on receipt with a part set aside, stored that way at once.
-    let on_receipt = WebhookEvent {
+    let on_receipt = InboundDelivery {
         processed_at: Some(t(2)),
         next_attempt_at: None,
         set_aside: parts[..1].to_vec(),
@@ -36,36 +36,36 @@ pub async fn set_aside_parts_are_kept_listed_and_retried(r: Repositories) {
     let claimed = webhook_event(r#"{"n":2}"#, t(3));
     let whole = webhook_event(r#"{"n":3}"#, t(4));
     for e in [&on_receipt, &claimed, &whole] {
-        r.webhooks.insert(e).await.unwrap();
+        r.inbound.insert(e).await.unwrap();
     }
-    r.webhooks.mark_set_aside(&claimed.id, &parts, t(5)).await.unwrap();
-    r.webhooks.mark_processed(std::slice::from_ref(&whole.id), t(6)).await.unwrap();
+    r.inbound.mark_set_aside(&claimed.id, &parts, t(5)).await.unwrap();
+    r.inbound.mark_processed(std::slice::from_ref(&whole.id), t(6)).await.unwrap();
 
-    let failed = r.webhooks.failed(10).await.unwrap();
+    let failed = r.inbound.failed(10).await.unwrap();
     assert_eq!(ids(failed.clone()), [on_receipt.id.clone(), claimed.id.clone()], "those with parts set aside, oldest first");
     assert_eq!(failed[0].set_aside, parts[..1], "kept whole");
     assert_eq!(failed[1].set_aside, parts, "kept whole and in order");
     assert_eq!((failed[1].processed_at, failed[1].next_attempt_at, failed[1].failed_at), (Some(t(5)), None, None), "processed");
-    assert_eq!(r.webhooks.backlog().await.unwrap(), 0, "processed: no backlog");
-    assert_eq!(r.webhooks.given_up().await.unwrap(), 0, "not given up");
-    assert!(r.webhooks.due(t(1000), 10).await.unwrap().is_empty(), "never due on its own");
+    assert_eq!(r.inbound.backlog().await.unwrap(), 0, "processed: no backlog");
+    assert_eq!(r.inbound.given_up().await.unwrap(), 0, "not given up");
+    assert!(r.inbound.due(t(1000), 10).await.unwrap().is_empty(), "never due on its own");
 
-    assert!(!r.webhooks.retry(&whole.id, t(10)).await.unwrap(), "a delivery processed whole is not retried");
-    assert!(r.webhooks.retry(&claimed.id, t(10)).await.unwrap(), "one with parts set aside is");
-    let due = r.webhooks.due(t(10), 10).await.unwrap();
+    assert!(!r.inbound.retry(&whole.id, t(10)).await.unwrap(), "a delivery processed whole is not retried");
+    assert!(r.inbound.retry(&claimed.id, t(10)).await.unwrap(), "one with parts set aside is");
+    let due = r.inbound.due(t(10), 10).await.unwrap();
     assert_eq!(ids(due.clone()), std::slice::from_ref(&claimed.id));
     assert_eq!((due[0].processed_at, due[0].attempts, &due[0].set_aside), (None, 0, &parts), "due, its parts kept until processed again");
-    assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), [on_receipt.id.clone(), claimed.id.clone()], "still listed meanwhile");
-    assert!(!r.webhooks.retry(&claimed.id, t(11)).await.unwrap(), "already back");
+    assert_eq!(ids(r.inbound.failed(10).await.unwrap()), [on_receipt.id.clone(), claimed.id.clone()], "still listed meanwhile");
+    assert!(!r.inbound.retry(&claimed.id, t(11)).await.unwrap(), "already back");
 
     // Processed again with nothing set aside: no longer listed, no longer retried.
-    r.webhooks.mark_processed(std::slice::from_ref(&claimed.id), t(12)).await.unwrap();
-    assert_eq!(ids(r.webhooks.failed(10).await.unwrap()), std::slice::from_ref(&on_receipt.id));
-    assert!(!r.webhooks.retry(&claimed.id, t(13)).await.unwrap());
+    r.inbound.mark_processed(std::slice::from_ref(&claimed.id), t(12)).await.unwrap();
+    assert_eq!(ids(r.inbound.failed(10).await.unwrap()), std::slice::from_ref(&on_receipt.id));
+    assert!(!r.inbound.retry(&claimed.id, t(13)).await.unwrap());
     // Nothing set aside is no list at all.
-    r.webhooks.mark_set_aside(&on_receipt.id, &[], t(14)).await.unwrap();
-    assert!(r.webhooks.failed(10).await.unwrap().is_empty());
-    assert_eq!(r.webhooks.retry_all(t(15)).await.unwrap(), 0, "--all retries the given-up ones only");
+    r.inbound.mark_set_aside(&on_receipt.id, &[], t(14)).await.unwrap();
+    assert!(r.inbound.failed(10).await.unwrap().is_empty());
+    assert_eq!(r.inbound.retry_all(t(15)).await.unwrap(), 0, "--all retries the given-up ones only");
 }
 
 /// A value a backend cannot hold (PostgreSQL's text holds no NUL; SQLite's does) is either

@@ -4,7 +4,7 @@ use super::{ChannelType, Timestamp};
 
 /// A webhook delivery exactly as received: stored before it is answered, processed after.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WebhookEvent {
+pub struct InboundDelivery {
     /// `whk_…`
     pub id: String,
     /// The platform it came from: the decoder that reads its body.

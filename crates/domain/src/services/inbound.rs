@@ -12,11 +12,11 @@ use crate::{DomainError, FieldError};
 /// Webhook deliveries: stored as received (so a crash loses nothing), then processed; failures
 /// are retried with backoff, a bounded number of times, and then kept as failed for an operator
 /// (`parley webhooks failed`, `parley webhooks retry`).
-pub struct WebhookService {
+pub struct InboundService {
     decoders: Decoders,
     /// For the names of contacts whose messages carry none.
     platform: Arc<dyn MessagingPlatform>,
-    events: Arc<dyn WebhookEventRepository>,
+    events: Arc<dyn InboundDeliveryRepository>,
     lines: Arc<dyn LineRepository>,
     executions: Arc<dyn ExecutionRepository>,
     conversations: Conversations,
@@ -81,7 +81,7 @@ impl ProcessSummary {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailedDelivery {
     /// The delivery as stored: its body, attempts and last error.
-    pub event: WebhookEvent,
+    pub event: InboundDelivery,
     /// Each line the body names, once, in the order named.
     pub lines: Vec<DeliveryLine>,
 }
@@ -111,7 +111,7 @@ fn backoff(attempts: u32) -> TimeDelta {
     TimeDelta::seconds(1i64 << attempts.min(12)).min(TimeDelta::hours(1))
 }
 
-/// Deliveries one process works on at once (see [`WebhookService::process_due_until`]).
+/// Deliveries one process works on at once (see [`InboundService::process_due_until`]).
 pub const PARALLEL_DELIVERIES: usize = 8;
 
 /// What became of one delivery's attempt.
@@ -186,11 +186,11 @@ impl Outcomes {
     }
 }
 
-/// The ports [`WebhookService`] uses, and nothing more.
+/// The ports [`InboundService`] uses, and nothing more.
 #[derive(Clone)]
-pub struct WebhookPorts {
+pub struct InboundPorts {
     /// The platforms' deliveries, stored as received and claimed for processing.
-    pub deliveries: Arc<dyn WebhookEventRepository>,
+    pub deliveries: Arc<dyn InboundDeliveryRepository>,
     /// The lines deliveries are addressed to.
     pub lines: Arc<dyn LineRepository>,
     /// Campaign outcomes, moved by delivery statuses.
@@ -207,10 +207,10 @@ pub struct WebhookPorts {
     pub files: Arc<dyn FileRepository>,
 }
 
-impl From<&Repositories> for WebhookPorts {
+impl From<&Repositories> for InboundPorts {
     fn from(r: &Repositories) -> Self {
         Self {
-            deliveries: r.webhooks.clone(),
+            deliveries: r.inbound.clone(),
             lines: r.lines.clone(),
             executions: r.executions.clone(),
             contacts: r.contacts.clone(),
@@ -222,12 +222,12 @@ impl From<&Repositories> for WebhookPorts {
     }
 }
 
-impl WebhookService {
+impl InboundService {
     /// Reads each platform's deliveries with its decoder in `decoders`; `platform` looks up the
     /// names of contacts whose messages carry none; `objects` shows what the events it records
     /// report.
     pub fn new(
-        ports: WebhookPorts,
+        ports: InboundPorts,
         decoders: Decoders,
         platform: Arc<dyn MessagingPlatform>,
         clock: Arc<dyn Clock>,
@@ -235,7 +235,7 @@ impl WebhookService {
         objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
         let maker = super::EventMaker::new(ids.clone(), objects);
-        let WebhookPorts { deliveries, lines, executions, contacts, activities, messages, carts, files } = ports;
+        let InboundPorts { deliveries, lines, executions, contacts, activities, messages, carts, files } = ports;
         Self {
             decoders,
             platform,
@@ -297,14 +297,14 @@ impl WebhookService {
     }
 
     /// A delivery as received: not attempted yet, due now.
-    fn received(&self, platform: ChannelType, body: String) -> Result<WebhookEvent, DomainError> {
+    fn received(&self, platform: ChannelType, body: String) -> Result<InboundDelivery, DomainError> {
         // JSON has no raw NUL (it is escaped as \u0000), and PostgreSQL's text cannot hold one:
         // refused here, identically on both backends, rather than failing to store.
         if body.contains('\0') {
             return Err(FieldError::new("body", "must be JSON text; it holds a NUL byte").into());
         }
         let now = self.clock.now();
-        Ok(WebhookEvent {
+        Ok(InboundDelivery {
             id: self.ids.new_id(IdKind::Webhook),
             platform,
             body,
@@ -390,7 +390,7 @@ impl WebhookService {
     /// be marked with others.
     async fn handle(
         &self,
-        event: WebhookEvent,
+        event: InboundDelivery,
         done: &futures_channel::mpsc::UnboundedSender<String>,
     ) -> Result<DeliveryOutcome, DomainError> {
         let result = self.process(&event).await;
@@ -487,7 +487,7 @@ impl WebhookService {
     /// by Parley's rules or by storage: trying again would not change that). A failure that may
     /// pass fails the delivery, to be retried: at once when storage is unavailable (the rest
     /// would fail too), otherwise after the rest of the delivery was tried.
-    async fn process(&self, event: &WebhookEvent) -> Result<Vec<SetAside>, Failure> {
+    async fn process(&self, event: &InboundDelivery) -> Result<Vec<SetAside>, Failure> {
         let mut news = self.decoders.decode(event.platform, &event.body).map_err(Failure::Permanent)?;
         // A platform time far ahead of the receipt is the receipt's (docs/messages.md).
         news.iter_mut().flat_map(|n| n.inbound.iter_mut()).for_each(|m| m.at = crate::model::platform_time(m.at, event.received_at));
@@ -626,22 +626,22 @@ impl WebhookService {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ports::{MockClock, MockExecutionRepository, MockIdSource, MockLineRepository, MockWebhookEventRepository};
+    use crate::ports::{MockClock, MockExecutionRepository, MockIdSource, MockInboundDeliveryRepository, MockLineRepository};
 
     /// Events whose claims return `claimed`, and whose unstarted deliveries are handed back.
-    fn claiming(claimed: Vec<WebhookEvent>) -> MockWebhookEventRepository {
-        let mut events = MockWebhookEventRepository::new();
+    fn claiming(claimed: Vec<InboundDelivery>) -> MockInboundDeliveryRepository {
+        let mut events = MockInboundDeliveryRepository::new();
         events.expect_claim_due().times(1).returning(move |_, _, _| Ok(claimed.clone()));
         events
     }
 
-    fn releasing_none(events: &mut MockWebhookEventRepository) {
+    fn releasing_none(events: &mut MockInboundDeliveryRepository) {
         events.expect_release().withf(|ids, _, _| ids.is_empty()).returning(|_, _, _| Ok(()));
     }
 
-    fn repos(events: MockWebhookEventRepository, lines: MockLineRepository, executions: MockExecutionRepository) -> WebhookPorts {
+    fn repos(events: MockInboundDeliveryRepository, lines: MockLineRepository, executions: MockExecutionRepository) -> InboundPorts {
         use crate::ports::*;
-        WebhookPorts {
+        InboundPorts {
             deliveries: Arc::new(events),
             lines: Arc::new(lines),
             executions: Arc::new(executions),
@@ -653,14 +653,14 @@ mod tests {
         }
     }
 
-    fn service(r: WebhookPorts) -> WebhookService {
+    fn service(r: InboundPorts) -> InboundService {
         let mut clock = MockClock::new();
         clock.expect_now().returning(chrono::Utc::now);
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
         let decoders = Decoders::default().with(ChannelType::Whatsapp, Arc::new(TestDecoder));
         let platform = Arc::new(crate::ports::MockMessagingPlatform::new());
-        WebhookService::new(r, decoders, platform, Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
+        InboundService::new(r, decoders, platform, Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
     }
 
     /// Reads the tests' bodies, a part per line: `status ACCOUNT ID STATUS`, `aside ACCOUNT FROM
@@ -704,8 +704,8 @@ mod tests {
         }
     }
 
-    fn event(body: &str) -> WebhookEvent {
-        WebhookEvent {
+    fn event(body: &str) -> InboundDelivery {
+        InboundDelivery {
             id: "whk_1".into(),
             platform: ChannelType::Whatsapp,
             body: body.into(),
@@ -744,7 +744,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_unparseable_body_is_given_up_at_its_first_attempt() {
-        let mut events = claiming(vec![WebhookEvent { attempts: 0, ..event("garbage") }]);
+        let mut events = claiming(vec![InboundDelivery { attempts: 0, ..event("garbage") }]);
         releasing_none(&mut events);
         // It can never parse: no retry is scheduled, it waits for an operator.
         events.expect_mark_failed().never();
@@ -755,7 +755,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_delivery_is_read_by_its_platforms_decoder_and_one_without_is_given_up() {
-        let from_instagram = WebhookEvent { attempts: 0, platform: ChannelType::Instagram, ..event(STATUS_BODY) };
+        let from_instagram = InboundDelivery { attempts: 0, platform: ChannelType::Instagram, ..event(STATUS_BODY) };
         let mut events = claiming(vec![from_instagram]);
         releasing_none(&mut events);
         events.expect_mark_failed().never();
@@ -781,7 +781,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_last_allowed_attempt_that_fails_gives_up_with_its_error() {
-        let mut events = claiming(vec![WebhookEvent { attempts: MAX_ATTEMPTS - 1, ..event(STATUS_BODY) }]);
+        let mut events = claiming(vec![InboundDelivery { attempts: MAX_ATTEMPTS - 1, ..event(STATUS_BODY) }]);
         releasing_none(&mut events);
         events.expect_mark_failed().never();
         events.expect_give_up().withf(|id, err, _| id == "whk_1" && err.contains("pool timed out")).times(1).returning(|_, _, _| Ok(()));
@@ -796,7 +796,7 @@ mod tests {
         let total = waits.iter().copied().sum::<TimeDelta>();
         assert!(total > TimeDelta::minutes(30) && total < TimeDelta::hours(2), "{total}");
         for attempts in 0..MAX_ATTEMPTS {
-            let mut events = claiming(vec![WebhookEvent { attempts, ..event(STATUS_BODY) }]);
+            let mut events = claiming(vec![InboundDelivery { attempts, ..event(STATUS_BODY) }]);
             releasing_none(&mut events);
             let last = attempts + 1 == MAX_ATTEMPTS;
             events.expect_mark_failed().times(usize::from(!last)).returning(|_, _, _| Ok(()));
@@ -807,8 +807,8 @@ mod tests {
 
     #[tokio::test]
     async fn failed_deliveries_name_their_lines_when_the_body_reads() {
-        let mut events = MockWebhookEventRepository::new();
-        events.expect_failed().returning(|_| Ok(vec![WebhookEvent { id: "whk_bad".into(), ..event("garbage") }, event(STATUS_BODY)]));
+        let mut events = MockInboundDeliveryRepository::new();
+        events.expect_failed().returning(|_| Ok(vec![InboundDelivery { id: "whk_bad".into(), ..event("garbage") }, event(STATUS_BODY)]));
         let failed = service(repos(events, known_line(), MockExecutionRepository::new())).failed(10).await.unwrap();
         assert!(failed[0].lines.is_empty(), "an unreadable body names no line");
         assert_eq!(failed[1].lines.len(), 1);
@@ -818,7 +818,7 @@ mod tests {
 
     #[tokio::test]
     async fn retrying_something_not_given_up_is_not_found() {
-        let mut events = MockWebhookEventRepository::new();
+        let mut events = MockInboundDeliveryRepository::new();
         events.expect_retry().withf(|id, _| id == "whk_1").returning(|_, _| Ok(true));
         events.expect_retry().returning(|_, _| Ok(false));
         let service = service(repos(events, MockLineRepository::new(), MockExecutionRepository::new()));
@@ -837,7 +837,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_claim_holds_the_deliveries_for_the_lease() {
-        let mut events = MockWebhookEventRepository::new();
+        let mut events = MockInboundDeliveryRepository::new();
         events
             .expect_claim_due()
             .withf(|now, until, limit| *until == *now + CLAIM_LEASE && *limit == 10)
@@ -851,7 +851,7 @@ mod tests {
 
     #[tokio::test]
     async fn deliveries_that_finish_together_are_marked_processed_in_one_write() {
-        let claimed = (1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(UNKNOWN_LINE_BODY) }).collect();
+        let claimed = (1..=3).map(|n| InboundDelivery { id: format!("whk_{n}"), ..event(UNKNOWN_LINE_BODY) }).collect();
         let mut events = claiming(claimed);
         events
             .expect_mark_processed()
@@ -894,7 +894,7 @@ mod tests {
     #[tokio::test]
     async fn a_stop_request_ends_processing_between_deliveries_never_inside_one() {
         let body = "status 999 w read";
-        let mut events = claiming((1..=3).map(|n| WebhookEvent { id: format!("whk_{n}"), ..event(body) }).collect());
+        let mut events = claiming((1..=3).map(|n| InboundDelivery { id: format!("whk_{n}"), ..event(body) }).collect());
         // The first delivery is in hand when the stop arrives: it completes; the others are
         // handed back, due at once for whichever process runs next.
         events.expect_mark_processed().withf(|ids, _| ids == ["whk_1"]).times(1).returning(|_, _| Ok(()));
@@ -911,7 +911,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_delivery_processed_on_receipt_is_stored_processed() {
-        let mut events = MockWebhookEventRepository::new();
+        let mut events = MockInboundDeliveryRepository::new();
         events
             .expect_insert()
             .withf(|e| e.processed_at.is_some() && e.next_attempt_at.is_none() && e.attempts == 0 && e.body == UNKNOWN_LINE_BODY)
@@ -924,7 +924,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_delivery_that_fails_on_receipt_is_stored_for_the_processors_to_retry() {
-        let mut events = MockWebhookEventRepository::new();
+        let mut events = MockInboundDeliveryRepository::new();
         events
             .expect_insert()
             .withf(|e| {
@@ -943,7 +943,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_unreadable_delivery_on_receipt_is_stored_given_up() {
-        let mut events = MockWebhookEventRepository::new();
+        let mut events = MockInboundDeliveryRepository::new();
         events
             .expect_insert()
             .withf(|e| e.failed_at.is_some() && e.next_attempt_at.is_none() && e.attempts == 1 && e.processed_at.is_none())
@@ -958,7 +958,7 @@ mod tests {
 
     /// Executions failing `pm.2` with `error`, finding nothing for the others; messages
     /// asked for exactly `asked` (none found).
-    fn failing_the_middle(events: MockWebhookEventRepository, error: crate::StoreError, asked: &'static [&'static str]) -> WebhookPorts {
+    fn failing_the_middle(events: MockInboundDeliveryRepository, error: crate::StoreError, asked: &'static [&'static str]) -> InboundPorts {
         let mut executions = MockExecutionRepository::new();
         executions.expect_find_by_message().returning(move |_, id| if id == "pm.2" { Err(error.clone()) } else { Ok(None) });
         let mut messages = crate::ports::MockMessageRepository::new();
@@ -1013,7 +1013,7 @@ mod tests {
     #[tokio::test]
     async fn a_message_its_decoder_set_aside_is_stored_set_aside_on_receipt() {
         let body = "aside 106540352242922 14155550100 pm.unreadable";
-        let mut events = MockWebhookEventRepository::new();
+        let mut events = MockInboundDeliveryRepository::new();
         events
             .expect_insert()
             .withf(|e| {

@@ -31,7 +31,7 @@ pub trait DeliveryIntake: Send + Sync {
 }
 
 #[async_trait]
-impl DeliveryIntake for super::WebhookService {
+impl DeliveryIntake for super::InboundService {
     async fn take(&self, platform: ChannelType, body: String) -> Result<(), DomainError> {
         self.receive_and_process(platform, body).await.map(drop)
     }

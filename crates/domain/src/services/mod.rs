@@ -9,6 +9,7 @@ mod contacts;
 mod conversations;
 mod event_delivery;
 mod event_maker;
+mod inbound;
 mod key_cache;
 mod keys;
 mod lines;
@@ -19,7 +20,6 @@ mod sends;
 mod tags;
 mod timeline;
 mod webhook_endpoints;
-mod webhooks;
 
 pub use activities::*;
 pub use canned_responses::*;
@@ -28,6 +28,7 @@ pub use catalog::*;
 pub use contacts::*;
 pub use event_delivery::*;
 pub use event_maker::EventMaker;
+pub use inbound::*;
 pub use key_cache::KEY_CACHE_TTL;
 pub use keys::*;
 pub use lines::*;
@@ -37,7 +38,6 @@ pub use search::*;
 pub use sends::*;
 pub use tags::*;
 pub use webhook_endpoints::*;
-pub use webhooks::*;
 
 use crate::FieldError;
 

@@ -116,7 +116,7 @@ pub async fn receive_email(state: Data<AppState>, req: HttpRequest, path: web::P
 /// processing instances), then answers 200.
 async fn ingest(platform: ChannelType, state: &Data<AppState>, text: String) -> ApiResult<HttpResponse> {
     if state.config.ingest_only {
-        let id = state.webhooks.receive(platform, text).await?;
+        let id = state.inbound.receive(platform, text).await?;
         state.webhook_wakeup.notify_one();
         tracing::debug!(event = %id, "webhook stored");
     } else {
@@ -127,11 +127,11 @@ async fn ingest(platform: ChannelType, state: &Data<AppState>, text: String) -> 
             Some(runtime) => {
                 let worker = state.clone().into_inner();
                 runtime
-                    .spawn(async move { worker.webhooks.receive_and_process(platform, text).await })
+                    .spawn(async move { worker.inbound.receive_and_process(platform, text).await })
                     .await
                     .map_err(|e| ApiError::Domain(DomainError::Internal(format!("webhook processing task failed: {e}").into())))??
             }
-            None => state.webhooks.receive_and_process(platform, text).await?,
+            None => state.inbound.receive_and_process(platform, text).await?,
         };
         state.metrics.observe_webhook_delivery(outcome);
         tracing::debug!(event = %id, ?outcome, "webhook processed and stored");

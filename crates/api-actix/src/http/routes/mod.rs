@@ -8,12 +8,12 @@ pub mod carts;
 pub mod catalog;
 pub mod contacts;
 pub mod event_webhooks;
+pub mod inbound;
 pub mod messages;
 pub mod meta;
 pub mod metrics;
 pub mod tags;
 pub mod templates;
-pub mod webhooks;
 
 use actix_cors::Cors;
 use actix_web::body::{BoxBody, MessageBody};
