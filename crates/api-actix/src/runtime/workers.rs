@@ -54,7 +54,7 @@ impl Workers {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("parley-worker").enable_all().build()?;
         let (stop, stopping) = watch::channel(false);
         let _ = state.workers_runtime.set(runtime.handle().clone());
-        let webhooks = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping.clone())));
+        let inbound = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping.clone())));
         let mail = match (config.process_webhooks, config.mail_poll_every) {
             (true, Some(every)) => Some(runtime.spawn(poll_mailboxes(state.clone(), stopping.clone(), every))),
             _ => None,
@@ -70,7 +70,7 @@ impl Workers {
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
-        Ok(Self { runtime: Some(runtime), stop, inbound: webhooks, events, mail })
+        Ok(Self { runtime: Some(runtime), stop, inbound, events, mail })
     }
 
     /// Stops the workers: webhook processing finishes the delivery in hand and event delivery
