@@ -1,7 +1,7 @@
-//! The email channel's adapter: raw RFC 5322 mail read into Parley's terms, replies sent by
+//! The email platform's adapter: raw RFC 5322 mail read into Parley's terms, replies sent by
 //! SMTP, and IMAP mailboxes polled by UID.
 //!
-//! The mail modules stand alone; [`channel`] maps them to the domain's ports (the decoder of
+//! The mail modules stand alone; [`ports`] maps them to the domain's ports (the decoder of
 //! kept mail, the platform that sends replies).
 //!
 //! - [`parse()`]: raw bytes to [`InboundEmail`] or a [`MailRefusal`], bounded by [`limits`].
@@ -30,11 +30,11 @@
 //! The script reads the two folder variables too; its ports are fixed, so the URL variables
 //! only point the tests at servers started some other way.
 
-pub mod channel;
 pub mod imap;
 pub mod limits;
 mod mailbox;
 mod parse;
+pub mod ports;
 mod reply;
 pub mod smtp;
 mod text;

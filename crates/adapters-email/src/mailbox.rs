@@ -1,7 +1,7 @@
 //! An address with its display name: the one shape used for senders and recipients.
 
 /// A mailbox: `"Name" <address>`. Addresses this crate produces are lowercased (they are the
-/// contact's identity on the channel).
+/// email contact's channel id).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mailbox {
     /// The display name, decoded, if there was a non-empty one.
@@ -21,7 +21,7 @@ impl Mailbox {
         Self { name: Some(name.into()), address: address.into() }
     }
 
-    /// The part after the last `@`, if any: the channel's domain for fresh Message-IDs.
+    /// The part after the last `@`, if any: the line's domain for fresh Message-IDs.
     pub fn domain(&self) -> Option<&str> {
         self.address.rsplit_once('@').map(|(_, domain)| domain).filter(|domain| !domain.is_empty())
     }

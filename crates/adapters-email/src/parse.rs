@@ -1,7 +1,7 @@
 //! Inbound mail: raw RFC 5322 bytes read into [`InboundEmail`], or a typed refusal.
 //!
 //! Parsing is mail-parser's (it never panics and decodes charsets lossily); this module puts the
-//! bounds of [`crate::limits`] around it and keeps only what the channel stores.
+//! bounds of [`crate::limits`] around it and keeps only what Parley stores.
 
 use chrono::{DateTime, Utc};
 use mail_parser::{Address, HeaderValue, Message, MessageParser, MimeHeaders, PartType};
@@ -14,7 +14,7 @@ use crate::text::{clean, html_to_text};
 /// The domain of Message-IDs derived for mail that has none (`.invalid` can never be real).
 pub const DERIVED_ID_DOMAIN: &str = "no-message-id.invalid";
 
-/// One inbound email, as the channel stores it. Every string is free of NUL characters.
+/// One inbound email, as Parley stores it. Every string is free of NUL characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InboundEmail {
     /// The `Message-ID` without angle brackets: the key that stores each message once. Mail

@@ -18,7 +18,7 @@ use crate::url::ServerUrl;
 /// One plain-text email to send, usually a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingEmail {
-    /// The channel's own address (its domain names the fresh Message-ID).
+    /// The line's own address (its domain names the fresh Message-ID).
     pub from: Mailbox,
     pub to: Mailbox,
     /// As given (a reply's `Re: <last subject>` is the caller's).
@@ -69,7 +69,7 @@ impl std::fmt::Debug for SmtpSender {
 impl SmtpSender {
     /// A sender to `url` (`smtp://`: plain, `smtps://`: implicit TLS, checked against the webpki
     /// roots) logging in as `username` with `password`. The EHLO name is the username's domain
-    /// when it is an address (it defaults to the channel's address), else `localhost`.
+    /// when it is an address (it defaults to the line's address), else `localhost`.
     pub fn new(url: &ServerUrl, username: &str, password: &str) -> Result<Self, SmtpError> {
         let tls = if url.tls {
             let parameters = TlsParameters::new(url.host.clone()).map_err(|e| SmtpError::Unavailable(format!("TLS configuration: {e}")))?;

@@ -86,7 +86,7 @@ impl Command {
     pub fn platform_args(&self) -> Option<&PlatformArgs> {
         match self {
             Command::Serve(args) => Some(&args.platform),
-            Command::Channels(ChannelsCommand::Add(add)) => Some(&add.platform),
+            Command::Lines(LinesCommand::Add(add)) => Some(&add.platform),
             Command::Templates(TemplatesCommand::Sync { platform, .. }) => Some(platform),
             _ => None,
         }
@@ -122,9 +122,10 @@ pub enum Command {
     /// Import or export an agent's product catalog.
     #[command(subcommand)]
     Catalog(CatalogCommand),
-    /// Manage WhatsApp lines (the `channel_id` of templates).
-    #[command(subcommand)]
-    Channels(ChannelsCommand),
+    /// Manage the agent's lines: its WhatsApp numbers, Instagram accounts and mailboxes. A
+    /// line's id (chn_…) is what the API calls `channel_id` in /v1/channels/{channel_id}/templates.
+    #[command(subcommand, name = "channels", visible_alias = "lines")]
+    Lines(LinesCommand),
     /// Message templates.
     #[command(subcommand)]
     Templates(TemplatesCommand),
@@ -177,8 +178,8 @@ pub enum SandboxCommand {
         #[arg(long)]
         subject: Option<String>,
         /// The sandbox line (chn_…), when the agent has several.
-        #[arg(long)]
-        channel: Option<String>,
+        #[arg(long, alias = "channel")]
+        line: Option<String>,
         /// The platform the contact writes on: the agent's first sandbox line of this type.
         #[arg(long, value_enum, default_value_t = LineType::Whatsapp)]
         channel_type: LineType,
@@ -186,11 +187,11 @@ pub enum SandboxCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ChannelsCommand {
+pub enum LinesCommand {
     /// Add a line: a WhatsApp number (the default), an Instagram account or a mailbox; prints
     /// {"id",…} (and, for a mailbox, its inbound_token, shown this once). A token or password is
     /// read from an environment variable, never from the command line (which other users can see).
-    Add(Box<AddChannel>),
+    Add(Box<AddLine>),
     /// List an agent's lines with their types (never their tokens).
     List {
         #[arg(long)]
@@ -198,9 +199,9 @@ pub enum ChannelsCommand {
     },
 }
 
-/// `parley channels add`: each platform's own flags, required by `--type`.
+/// `parley channels add` (alias `lines add`): each platform's own flags, required by `--type`.
 #[derive(Debug, clap::Args)]
-pub struct AddChannel {
+pub struct AddLine {
     /// The agent's id (agt_…).
     #[arg(long)]
     pub agent: String,

@@ -6,7 +6,7 @@ use parley_domain::DomainError;
 use std::sync::Arc;
 
 use parley_adapters_email::Mailbox;
-use parley_adapters_email::channel::{envelope, sandbox_mail};
+use parley_adapters_email::ports::{envelope, sandbox_mail};
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
 use parley_domain::model::{ActivityId, ActivityStatus, Agent, AgentId, ChannelType, IssuedKey, KeyKind, Line, ReplyInput};
 use parley_domain::services::{ActivityPatchInput, ImportError, NewCartItem, NewContactInput, NewTagInput, Patch};

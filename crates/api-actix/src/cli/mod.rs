@@ -5,7 +5,7 @@ mod agents;
 pub mod args;
 mod catalog;
 pub mod catalog_file;
-mod channels;
+mod lines;
 mod database;
 pub mod demo_seed;
 mod inbound;
@@ -59,7 +59,7 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
     let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds), objects);
     let result = match command {
         Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
-        Command::Channels(cmd) => channels::channels(&state, cmd).await,
+        Command::Lines(cmd) => lines::lines(&state, cmd).await,
         Command::Sandbox(cmd) => sandbox::sandbox(&state, cmd).await,
         Command::Templates(TemplatesCommand::Sync { agent, .. }) => templates::sync_templates(&state, agent).await,
         Command::Webhooks(WebhooksCommand::Failed { limit }) => inbound::failed_webhooks(&state, limit).await,

@@ -2,7 +2,7 @@
 //! a whole conversation (an inbound message, a reply inside the window) without a phone.
 
 use parley_adapters_email::Mailbox;
-use parley_adapters_email::channel::{envelope, sandbox_mail};
+use parley_adapters_email::ports::{envelope, sandbox_mail};
 use parley_adapters_system::RandomIds;
 use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
 use parley_domain::model::{AgentId, ChannelType, Line, LineAccess, LineId, Message};
@@ -16,7 +16,7 @@ use crate::runtime::config::parse_storefront_url;
 use crate::runtime::state::AppState;
 
 pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(), Failure> {
-    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, cart, storefront_url, subject, channel, channel_type } =
+    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, cart, storefront_url, subject, line, channel_type } =
         cmd;
     let platform = match channel_type {
         LineType::Whatsapp => ChannelType::Whatsapp,
@@ -27,7 +27,7 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
     state.keys.keys_of(&agent).await?; // fails clearly for an unknown agent
     let lines = state.lines.list(&agent).await?;
     let mut sandboxes = lines.into_iter().filter(|l| l.access == LineAccess::Sandbox && l.channel_type() == platform);
-    let line = match channel.map(LineId::new) {
+    let line = match line.map(LineId::new) {
         Some(id) => sandboxes
             .find(|l| l.id == id)
             .ok_or_else(|| format!("{} is not a sandbox {} line of this agent", id.as_str(), platform.as_str()))?,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use parley_adapters_email::channel::{EmailDecoder, EmailPlatform};
+use parley_adapters_email::ports::{EmailDecoder, EmailPlatform};
 use parley_adapters_system::RandomIds;
 use parley_adapters_whatsapp::{
     CloudApi, CloudApiConfig, InstagramApi, InstagramDecoder, SandboxDelivery, SandboxPlatform, WhatsappDecoder,

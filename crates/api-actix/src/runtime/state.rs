@@ -110,7 +110,7 @@ impl AppState {
             mailboxes: MailboxService::new(
                 repos.lines.clone(),
                 repos.mailboxes.clone(),
-                Arc::new(parley_adapters_email::channel::ImapReader),
+                Arc::new(parley_adapters_email::ports::ImapReader),
                 clock.clone(),
                 format!("{}-{}", std::process::id(), ids.secret(12)),
             ),

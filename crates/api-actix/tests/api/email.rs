@@ -11,7 +11,7 @@ use actix_web::test::TestRequest;
 use parley_domain::model::{Line, LineId};
 use std::sync::Arc;
 
-use parley_adapters_email::channel::ImapReader;
+use parley_adapters_email::ports::ImapReader;
 use parley_domain::services::{MailAccessInput, MailboxService};
 use serde_json::{Value, json};
 

@@ -14,7 +14,7 @@ mod canned_responses;
 mod carts;
 mod catalog;
 mod catalog_cli;
-mod channels_cli;
+mod lines_cli;
 mod concurrent_writes;
 mod contacts;
 mod email;

@@ -1,5 +1,6 @@
-//! Lines: the agent's own channels (a WhatsApp number, an Instagram account, a mailbox) that
-//! messages come in on and go out from. The API calls a line's id `channel_id`.
+//! Lines: the agent's own accounts on a platform (a WhatsApp number, an Instagram account, a
+//! mailbox) that messages come in on and go out from. The API calls a line's id `channel_id`;
+//! in this crate a [`Channel`](super::Channel) is always the contact's side.
 
 use std::fmt;
 

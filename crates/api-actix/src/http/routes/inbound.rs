@@ -14,7 +14,7 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Query, body_bytes};
 use crate::runtime::state::AppState;
 use actix_web::http::header;
-use parley_adapters_email::channel::envelope;
+use parley_adapters_email::ports::envelope;
 use parley_domain::model::{ChannelType, LineId};
 use parley_domain::{DomainError, FieldError};
 

@@ -14,7 +14,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/templates").route(web::get().to(list_templates)))
         .service(resource("/templates/{id}").route(web::get().to(get_template)))
         .service(resource("/templates/{id}/send").route(web::post().to(send_template)))
-        .service(resource("/channels/{channel_id}/templates").route(web::get().to(channel_templates)));
+        .service(resource("/channels/{channel_id}/templates").route(web::get().to(line_templates)));
 }
 
 /// All templates of all the agent's lines, by name and language.
@@ -35,10 +35,12 @@ pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: PathId<T
 }
 
 /// The approved templates of one of the agent's lines.
-#[utoipa::path(get, path = "/v1/channels/{channel_id}/templates", tag = "Templates", security(("secret_key" = [])),
+// The path keeps the API's word for a line's id, `channel_id`, and the operation id its old name,
+// so the generated clients keep their method.
+#[utoipa::path(get, path = "/v1/channels/{channel_id}/templates", operation_id = "channel_templates", tag = "Templates", security(("secret_key" = [])),
     params(("channel_id" = String, Path, description = "The line's id (chn_…)")),
     responses((status = 200, body = DataBody<Vec<TemplateDto>>)))]
-pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
+pub async fn line_templates(caller: SecretKey, state: Data<AppState>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
     let templates = state.lines.approved_templates(caller.agent(), &id.into_inner()).await?;
     Ok(ok(templates.into_iter().map(TemplateDto::from).collect::<Vec<_>>()))
 }

@@ -1,4 +1,5 @@
-//! `parley channels`: a tenant's lines (WhatsApp numbers, Instagram accounts, mailboxes).
+//! `parley channels` (alias `parley lines`): a tenant's lines (WhatsApp numbers, Instagram
+//! accounts, mailboxes). The command keeps the API's word: a line's id is its `channel_id`.
 
 use parley_adapters_email::ServerUrl;
 use parley_domain::model::{AgentId, Line, LineAccess, LineAccount};
@@ -6,14 +7,14 @@ use parley_domain::services::MailAccessInput;
 use serde_json::{Value, json};
 
 use super::Failure;
-use super::args::{AddChannel, ChannelsCommand, LineType};
+use super::args::{AddLine, LinesCommand, LineType};
 use crate::http::dto::timestamp;
 use crate::runtime::state::AppState;
 
-pub(super) async fn channels(state: &AppState, cmd: ChannelsCommand) -> Result<(), Failure> {
+pub(super) async fn lines(state: &AppState, cmd: LinesCommand) -> Result<(), Failure> {
     match cmd {
-        ChannelsCommand::Add(add) => {
-            let AddChannel {
+        LinesCommand::Add(add) => {
+            let AddLine {
                 agent,
                 kind,
                 phone_number_id,
@@ -90,7 +91,7 @@ pub(super) async fn channels(state: &AppState, cmd: ChannelsCommand) -> Result<(
             }
             println!("{printed}");
         }
-        ChannelsCommand::List { agent } => {
+        LinesCommand::List { agent } => {
             let lines = state.lines.list(&AgentId::new(agent)).await?;
             let rows: Vec<_> = lines
                 .iter()

@@ -1,4 +1,4 @@
-//! How a raw email is kept as a webhook delivery: the one path every channel's messages take
+//! How a raw email is kept as an inbound delivery: the one path every platform's messages take
 //! after they arrive (stored, claimed, processed once) takes a body of text, so the raw bytes
 //! travel base64-encoded beside the mailbox they arrived at and when.
 

@@ -84,7 +84,7 @@ mod tests {
     use chrono::{TimeZone, Utc};
 
     use super::*;
-    use crate::channel::envelope;
+    use crate::ports::envelope;
 
     const MAIL: &str = "From: \"Ana Souza\" <Ana@Example.com>\r\nTo: shop@example.com\r\nCc: Bo <bo@example.com>\r\n\
 Subject: Order 42\r\nMessage-ID: <a1@example.com>\r\nIn-Reply-To: <msg_1@example.com>\r\nReferences: <msg_0@example.com> <msg_1@example.com>\r\n\

@@ -1,4 +1,4 @@
-//! The email channel behind the domain's ports: mail kept as a delivery ([`envelope`]), read
+//! Email behind the domain's ports: mail kept as a delivery ([`envelope`]), read
 //! into the domain's inbound terms ([`EmailDecoder`]), replies sent ([`EmailPlatform`]) and
 //! mailboxes read ([`ImapReader`]).
 
