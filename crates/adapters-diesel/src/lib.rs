@@ -10,6 +10,7 @@ mod checkpoint;
 mod column_test;
 mod contains;
 mod count_shards;
+mod dsl;
 mod error;
 mod fixed_condition;
 mod in_list;

@@ -7,18 +7,19 @@
 //! two rows in opposite orders deadlock. On SQLite every write transaction is `BEGIN IMMEDIATE`,
 //! so writers run one at a time and no row lock exists; the SQLite methods only read.
 
+use diesel::dsl::auto_type;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 
 use crate::error::DbResult;
-use crate::in_list::in_list;
+use crate::in_list::{InList, in_list};
 use crate::schema::{activities, agents, tags};
 
-/// The agent's tags among `$ids`, in id order: the query both backends' `lock_tags` run.
-macro_rules! agent_tags {
-    ($agent:expr, $ids:expr) => {
-        tags::table.filter(tags::agent_id.eq($agent)).filter(in_list(tags::id, $ids)).order(tags::id.asc()).select(tags::id)
-    };
+/// The agent's tags among `ids`, in id order: the query both backends' `lock_tags` run.
+#[auto_type(dsl_path = "crate::dsl")]
+fn agent_tags<'a>(agent: &'a str, ids: &'a [&'a str]) -> _ {
+    let listed: InList<tags::id> = in_list(tags::id, ids);
+    tags::table.filter(tags::agent_id.eq(agent)).filter(listed).order(tags::id.asc()).select(tags::id)
 }
 
 /// What a write transaction's connection offers to take its locks in order.
@@ -40,7 +41,7 @@ pub(crate) trait OrderedLocks {
 impl OrderedLocks for crate::pool::PgConn {
     async fn lock_tags(&mut self, agent: &str, ids: &[&str]) -> DbResult<Vec<String>> {
         // `ORDER BY … FOR UPDATE`: PostgreSQL locks the rows as the sorted plan emits them.
-        Ok(agent_tags!(agent, ids).for_update().load(self).await?)
+        Ok(agent_tags(agent, ids).for_update().load(self).await?)
     }
 
     async fn lock_activities(&mut self, ids: &[String]) -> DbResult<()> {
@@ -65,7 +66,7 @@ impl OrderedLocks for crate::pool::PgConn {
 #[cfg(feature = "sqlite")]
 impl OrderedLocks for crate::pool::SqliteWriteConn {
     async fn lock_tags(&mut self, agent: &str, ids: &[&str]) -> DbResult<Vec<String>> {
-        Ok(agent_tags!(agent, ids).load(self).await?)
+        Ok(agent_tags(agent, ids).load(self).await?)
     }
 
     async fn lock_activities(&mut self, _ids: &[String]) -> DbResult<()> {

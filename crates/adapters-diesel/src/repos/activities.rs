@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use diesel::dsl::auto_type;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
@@ -6,11 +7,13 @@ use parley_domain::ports::{ActivityRepository, StoreResult};
 
 use super::activity_filters::{has_inbox_filters, one_index_range, page_of_filtered};
 use super::activity_search::{mirror_to_terms, page_of_search};
-use super::activity_views::{ViewRow, contact_view, refresh_tag_list};
+use super::activity_views::{ViewRow, refresh_tag_list};
 use crate::Store;
+use crate::dsl;
 use crate::error::DbError;
 use crate::locks::{OrderedLocks, count_move};
 use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
+use crate::prepared::Prepare as _;
 use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_counts, activity_tags, contacts, tags};
@@ -46,8 +49,8 @@ impl ActivityRow {
 /// Adds `$delta` to the agent's count of activities in `$status`, and to its count of those
 /// unassigned when `$unassigned` (the activity counted has no assignee), in activity
 /// `$activity`'s shard (see the `activity_counts`, `count_shards` and `unassigned_counts`
-/// migrations); run in the transaction that makes the change. Self-contained, as [`touch!`]: a
-/// message's insert reopens its activity too.
+/// migrations); run in the transaction that makes the change. Self-contained: a message's insert
+/// reopens its activity too.
 macro_rules! count_status {
     ($conn:expr, $agent:expr, $activity:expr, $status:expr, $delta:expr, $unassigned:expr) => {{
         use crate::prepared::Prepare as _;
@@ -75,64 +78,40 @@ macro_rules! count_status {
     }};
 }
 
-/// Adds `$delta` to the tag's count of activities (`tags.activity_count`); run in the
+/// Adds `delta` to the tag's count of activities (`tags.activity_count`); run in the
 /// transaction that attaches or detaches it, after the link row was written or removed.
-macro_rules! count_tag {
-    ($conn:expr, $tag:expr, $delta:expr) => {{
-        use crate::prepared::Prepare as _;
-        let delta: i64 = $delta;
-        diesel::update(tags::table.filter(tags::id.eq($tag)))
-            .set(tags::activity_count.eq(tags::activity_count + delta))
-            .prepared()
-            .execute($conn)
-            .await?
-    }};
+#[auto_type(dsl_path = "crate::dsl")]
+fn count_tag<'a>(tag: &'a str, delta: i64) -> _ {
+    dsl::update(tags::table.filter(tags::id.eq(tag))).set(tags::activity_count.eq(tags::activity_count + delta)).prepared()
 }
 
-/// Moves `updated_at` of one activity and its kept copy on its tag rows: attach and detach.
-/// `MessageRepository::insert` writes the activity in a statement of its own and calls the
-/// mirror itself, which stays `pub(crate)` for it.
-macro_rules! touch {
-    ($conn:expr, $id:expr, $at:expr) => {{
-        use crate::schema::activities;
-        diesel::update(activities::table.filter(activities::id.eq($id)))
-            .set(activities::updated_at.eq(crate::rows::millis($at)))
-            .execute($conn)
-            .await?;
-        crate::repos::activities::mirror_updated_at!($conn, $id, $at);
-    }};
+/// Moves `updated_at` of one activity (attach and detach); run [`mirror_updated_at`] with it.
+#[auto_type(dsl_path = "crate::dsl")]
+fn touch<'a>(id: &'a str, at: Timestamp) -> _ {
+    let at: i64 = millis(at);
+    dsl::update(activities::table.filter(activities::id.eq(id))).set(activities::updated_at.eq(at))
 }
 
 /// Copies an activity's new `updated_at` onto its tag rows, which tag-filtered pages walk in
 /// that order (see the `activity_tag_order` migration); run by every write that moves it.
-macro_rules! mirror_updated_at {
-    ($conn:expr, $id:expr, $at:expr) => {{
-        use crate::prepared::Prepare as _;
-        use crate::schema::activity_tags;
-        diesel::update(activity_tags::table.filter(activity_tags::activity_id.eq($id)))
-            .set(activity_tags::activity_updated_at.eq(crate::rows::millis($at)))
-            .prepared()
-            .execute($conn)
-            .await?
-    }};
+#[auto_type(dsl_path = "crate::dsl")]
+pub(crate) fn mirror_updated_at<'a>(id: &'a str, at: Timestamp) -> _ {
+    let at: i64 = millis(at);
+    dsl::update(activity_tags::table.filter(activity_tags::activity_id.eq(id)))
+        .set(activity_tags::activity_updated_at.eq(at))
+        .prepared()
 }
 
-/// Whether the activity exists for this agent, its row locked (a no-op write) so the changes
-/// that follow in the transaction see it as they leave it.
-macro_rules! owned {
-    ($conn:expr, $agent:expr, $id:expr) => {{
-        use crate::prepared::Prepare as _;
-        use crate::schema::activities;
-        diesel::update(activities::table.filter(activities::agent_id.eq($agent)).filter(activities::id.eq($id)))
-            .set(activities::updated_at.eq(activities::updated_at))
-            .prepared()
-            .execute($conn)
-            .await?
-            > 0
-    }};
+/// Whether the activity exists for this agent (one row updated), its row locked by a no-op
+/// write so the changes that follow in the transaction see it as they leave it.
+#[auto_type(dsl_path = "crate::dsl")]
+fn owned<'a>(agent: &'a str, id: &'a str) -> _ {
+    dsl::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::id.eq(id)))
+        .set(activities::updated_at.eq(activities::updated_at))
+        .prepared()
 }
 
-pub(crate) use {count_status, mirror_updated_at};
+pub(crate) use count_status;
 
 /// Loads the rows of page query `$q` over activities, only those in `$status` when given: two
 /// queries of fixed shape rather than one boxed (see [`page_of_activities!`]).
@@ -273,7 +252,13 @@ macro_rules! one_activity {
 impl ActivityRepository for Store {
     async fn insert(&self, a: &Activity, events: &[Event]) -> StoreResult<()> {
         in_transaction!(self, |conn| {
-            let (contact_name, channel_list) = contact_view!(conn, a.agent_id.as_str(), a.contact_id.as_str());
+            let contact = || contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str()));
+            // The contact's row locked first (a no-op write): a rename committing between this
+            // read and the insert would update no activity yet and leave this one with the old
+            // name. On SQLite the write transaction already excludes it.
+            diesel::update(contact()).set(contacts::updated_at.eq(contacts::updated_at)).execute(conn).await?;
+            let (contact_name, channel_list): (String, String) =
+                contact().select((contacts::profile_name, contacts::channel_list)).first(conn).await?;
             write_activity!(conn, a, &contact_name, &channel_list);
             emit_all!(conn, events);
             // Last: the agent's count rows are every new activity's, so their locks are held
@@ -365,9 +350,9 @@ impl ActivityRepository for Store {
             let (before, was_unassigned): (String, bool) =
                 target().select((activities::status, activities::assigned_to.is_null())).first(conn).await?;
             let n = diesel::update(target()).set(changes).execute(conn).await?;
-            mirror_updated_at!(conn, a.id.as_str(), a.updated_at);
+            mirror_updated_at(a.id.as_str(), a.updated_at).execute(conn).await?;
             if before != a.status.as_str() {
-                mirror_to_terms!(conn, a.id.as_str(), a.status.as_str());
+                mirror_to_terms(a.id.as_str(), a.status.as_str()).execute(conn).await?;
             }
             let unassigned = a.assigned_to.is_none();
             if before != a.status.as_str() || was_unassigned != unassigned {
@@ -401,7 +386,7 @@ impl ActivityRepository for Store {
             // Tags before their activity, as every writer of both (`locks.rs`). Only the agent's
             // own tags, whatever the caller checked: tenants never mix.
             let owned_tags = conn.lock_tags(agent.as_str(), &ids).await?;
-            if !owned!(conn, agent.as_str(), id.as_str()) {
+            if owned(agent.as_str(), id.as_str()).execute(conn).await? == 0 {
                 return Ok(false);
             }
             let mut attached = 0;
@@ -417,7 +402,7 @@ impl ActivityRepository for Store {
                     .execute(conn)
                     .await?;
                 if inserted > 0 {
-                    count_tag!(conn, tag.as_str(), 1);
+                    count_tag(tag.as_str(), 1).execute(conn).await?;
                 }
                 attached += inserted;
             }
@@ -427,7 +412,8 @@ impl ActivityRepository for Store {
                     // Rolls the attach back whole.
                     return Err(DbError::Limit(format!("an activity holds at most {MAX_TAGS_PER_ACTIVITY} tags")));
                 }
-                touch!(conn, id.as_str(), at);
+                touch(id.as_str(), at).execute(conn).await?;
+                mirror_updated_at(id.as_str(), at).execute(conn).await?;
                 refresh_tag_list!(conn, id.as_str());
                 emit_all!(conn, events);
             }
@@ -440,7 +426,7 @@ impl ActivityRepository for Store {
         let found = in_transaction!(self, |conn| {
             // The tag before its activity, as every writer of both (`locks.rs`).
             conn.lock_tags(agent.as_str(), &[tag.as_str()]).await?;
-            if !owned!(conn, agent.as_str(), id.as_str()) {
+            if owned(agent.as_str(), id.as_str()).execute(conn).await? == 0 {
                 return Ok(false);
             }
             let removed = diesel::delete(
@@ -449,8 +435,9 @@ impl ActivityRepository for Store {
             .execute(conn)
             .await?;
             if removed > 0 {
-                count_tag!(conn, tag.as_str(), -1);
-                touch!(conn, id.as_str(), at);
+                count_tag(tag.as_str(), -1).execute(conn).await?;
+                touch(id.as_str(), at).execute(conn).await?;
+                mirror_updated_at(id.as_str(), at).execute(conn).await?;
                 refresh_tag_list!(conn, id.as_str());
                 emit_all!(conn, events);
             }

@@ -195,19 +195,7 @@ macro_rules! page_of_range {
     }};
 }
 
-/// The ids of `$ids` (a search's matches) that `$filter`'s other conditions keep.
-macro_rules! kept_by_filters {
-    ($mode:ident, $conn:ident, $agent:expr, $filter:expr, $ids:expr) => {{
-        use crate::in_list::in_list;
-        use crate::repos::activity_filters::filtered;
-        use crate::schema::activities;
-        let kept: Vec<String> =
-            crate::pool::run!($mode, load, $conn, filtered!($agent, $filter).filter(in_list(activities::id, $ids)).select(activities::id));
-        kept
-    }};
-}
-
-pub(crate) use {filtered, kept_by_filters, page_of_filtered, page_of_range};
+pub(crate) use {filtered, page_of_filtered, page_of_range};
 
 #[cfg(test)]
 mod tests {

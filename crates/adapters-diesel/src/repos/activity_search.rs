@@ -11,14 +11,19 @@
 //! message moves it, and rewriting twenty-odd term rows per message was most of an inbound
 //! message's writes): a few matches are looked up by key; many, on SQLite, are found by a
 //! [`Walk`] of the agent's activities in list order until the page is full, within a budget of
-//! what the lookups would cost ([`walks!`] says why PostgreSQL looks them up instead).
+//! what the lookups would cost ([`walks`] says why PostgreSQL looks them up instead).
 //!
 //! The terms are written by the transactions that change what they copy: an activity's insert
-//! ([`insert_terms!`]), every change of its status ([`mirror_to_terms!`]), and a rename of its
+//! ([`insert_terms!`]), every change of its status ([`mirror_to_terms`]), and a rename of its
 //! contact ([`replace_name_terms!`]); channels never change.
 
+use diesel::dsl::auto_type;
+use diesel::{ExpressionMethods, QueryDsl};
 use parley_domain::model::ActivitySearch;
 use rustc_hash::FxHashSet;
+
+use crate::dsl;
+use crate::schema::activity_search_terms;
 
 /// Terms are cut to this many characters; a longer fragment matches by the range of its first
 /// [`TERM_CHARS`] characters, and each candidate is then checked against the whole text.
@@ -256,14 +261,10 @@ impl Walk {
 /// blocking pool), whose planner looks every match of the `json_each` list up by key (1,000
 /// matches: 11.6M instructions against 3.5M walking). PostgreSQL (`awaited`) sends the one
 /// lookup query: its planner, knowing the list's length, walks the ordered index itself with the
-/// list hashed when that is cheaper, and each read of a walk would cost a round trip.
-macro_rules! walks {
-    (direct) => {
-        true
-    };
-    (awaited) => {
-        false
-    };
+/// list hashed when that is cheaper, and each read of a walk would cost a round trip. `mode` is
+/// the body's mode as written (`stringify!($mode)`), so the answer is a constant of each expansion.
+pub(crate) const fn walks(mode: &str) -> bool {
+    matches!(mode.as_bytes(), b"direct")
 }
 
 /// Writes the terms of a new activity; run in the transaction that inserts it.
@@ -349,12 +350,11 @@ impl WriteTerms for crate::pool::SqliteWriteConn {
     }
 }
 
-/// Copies an activity's status onto its terms; run by every write that moves it.
-macro_rules! mirror_to_terms {
-    ($conn:expr, $activity:expr, $status:expr) => {{
-        use crate::schema::activity_search_terms as t;
-        diesel::update(t::table.filter(t::activity_id.eq($activity))).set(t::status.eq($status)).execute($conn).await?
-    }};
+/// Copies an activity's changed status onto its terms; run in the transaction that changes it.
+#[auto_type(dsl_path = "crate::dsl")]
+pub(crate) fn mirror_to_terms<'a>(activity: &'a str, status: &'a str) -> _ {
+    dsl::update(activity_search_terms::table.filter(activity_search_terms::activity_id.eq(activity)))
+        .set(activity_search_terms::status.eq(status))
 }
 
 /// Replaces the name terms of the agent's activity of contact `$contact` (if it has one) with
@@ -481,7 +481,12 @@ macro_rules! page_of_search {
         // Several statuses, an assignee, a channel type, unread, since: the matches they keep.
         if crate::repos::activity_filters::has_inbox_filters(filter) && !matches.is_empty() {
             let ids: Vec<&str> = matches.iter().map(String::as_str).collect();
-            let keep = crate::repos::activity_filters::kept_by_filters!($mode, $conn, agent, filter, &ids);
+            let keep: Vec<String> = run!(
+                $mode,
+                load,
+                $conn,
+                crate::repos::activity_filters::filtered!(agent, filter).filter(in_list(activities::id, &ids)).select(activities::id)
+            );
             s::retain_in(&mut matches, keep);
         }
         let total = matches.len() as i64;
@@ -489,7 +494,7 @@ macro_rules! page_of_search {
         let end = offset.saturating_add(limit);
         // Many matches: the agent's activities in list order until `end` of them are matches,
         // within a budget of what looking them all up would cost.
-        let walked: Option<Vec<String>> = if offset >= matches.len() || matches.len() <= s::ALWAYS_LOOKED_UP || !s::walks!($mode) {
+        let walked: Option<Vec<String>> = if offset >= matches.len() || matches.len() <= s::ALWAYS_LOOKED_UP || !s::walks(stringify!($mode)) {
             None
         } else {
             let wanted: rustc_hash::FxHashSet<&str> = matches.iter().map(String::as_str).collect();
@@ -536,7 +541,7 @@ macro_rules! page_of_search {
     }};
 }
 
-pub(crate) use {insert_terms, mirror_to_terms, page_of_search, replace_name_terms, term_rows, walks};
+pub(crate) use {insert_terms, page_of_search, replace_name_terms, term_rows};
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@
 //! contacts, channels, tags and messages.
 //!
 //! The columns are written in the transactions that change what they copy: an activity's insert
-//! ([`contact_view!`]), a contact rename, every change to an activity's tags or to a tag it
+//! (`ActivityRepository::insert`), a contact rename, every change to an activity's tags or to a tag it
 //! carries ([`refresh_tag_list!`]), and a message's insert (`repos/messages.rs`).
 
 use diesel::prelude::*;
@@ -81,22 +81,6 @@ pub(crate) fn tag_list(tags: &[(String, String, String)]) -> String {
     serde_json::Value::Array(entries).to_string()
 }
 
-/// `(contact_name, channel_list)` of the agent's contact `$contact` (its kept channel list,
-/// `repos/channel_lists.rs`), read in the transaction that inserts its activity; `NotFound` when
-/// the agent has no such contact.
-macro_rules! contact_view {
-    ($conn:expr, $agent:expr, $contact:expr) => {{
-        use crate::schema::contacts;
-        let contact = || contacts::table.filter(contacts::agent_id.eq($agent)).filter(contacts::id.eq($contact));
-        // The contact's row locked first (a no-op write): a rename committing between this read
-        // and the insert would update no activity yet and leave this one with the old name. On
-        // SQLite the write transaction already excludes it.
-        diesel::update(contact()).set(contacts::updated_at.eq(contacts::updated_at)).execute($conn).await?;
-        let view: (String, String) = contact().select((contacts::profile_name, contacts::channel_list)).first($conn).await?;
-        view
-    }};
-}
-
 /// Rewrites `tag_list` of activity `$activity` from its tag rows; run in the transaction that
 /// changed them, or a tag it carries.
 macro_rules! refresh_tag_list {
@@ -117,4 +101,4 @@ macro_rules! refresh_tag_list {
     }};
 }
 
-pub(crate) use {contact_view, refresh_tag_list};
+pub(crate) use refresh_tag_list;

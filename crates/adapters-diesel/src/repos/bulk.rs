@@ -130,21 +130,6 @@ macro_rules! staged_transaction {
 }
 pub(crate) use staged_transaction;
 
-macro_rules! upsert_changes {
-    () => {
-        (
-            products::status.eq(excluded(products::status)),
-            products::kind.eq(excluded(products::kind)),
-            products::document.eq(excluded(products::document)),
-            products::created_at.eq(excluded(products::created_at)),
-            products::updated_at.eq(excluded(products::updated_at)),
-            products::revision.eq(excluded(products::revision)),
-            products::embedder.eq(excluded(products::embedder)),
-            products::embedding.eq(excluded(products::embedding)),
-        )
-    };
-}
-
 #[cfg(feature = "postgres")]
 impl BulkWrite for crate::pool::PgConn {
     /// The batches and the progress callback, written by [`publish`](BulkWrite::publish).
@@ -165,7 +150,17 @@ impl BulkWrite for crate::pool::PgConn {
                 .values(&batch.products)
                 .on_conflict((products::agent_id, products::id))
                 .do_update()
-                .set(upsert_changes!())
+                // Every column but the keys; in step with SQLite's `PUBLISH_PRODUCTS`.
+                .set((
+                    products::status.eq(excluded(products::status)),
+                    products::kind.eq(excluded(products::kind)),
+                    products::document.eq(excluded(products::document)),
+                    products::created_at.eq(excluded(products::created_at)),
+                    products::updated_at.eq(excluded(products::updated_at)),
+                    products::revision.eq(excluded(products::revision)),
+                    products::embedder.eq(excluded(products::embedder)),
+                    products::embedding.eq(excluded(products::embedding)),
+                ))
                 .returning((products::id, products::pk))
                 .get_results(self)
                 .await?;

@@ -3,17 +3,8 @@
 //! as name terms), and `channel_type` through the channels' (agent, type) index.
 //!
 //! The terms are written by the transactions that change what they copy: a contact's insert
-//! ([`insert_contact_terms!`]) and every change of its name or email ([`replace_contact_terms!`],
+//! (`write_contact!`) and every change of its name or email ([`replace_contact_terms!`],
 //! a rename through its activity included); channels never change.
-
-/// Writes the terms of a new contact; run in the transaction that inserts it.
-macro_rules! insert_contact_terms {
-    ($conn:expr, $contact:expr) => {{
-        let contact: &Contact = $contact;
-        let terms = crate::repos::contact_search::terms_of(contact);
-        crate::repos::contact_search::write_contact_terms!($conn, contact.agent_id.as_str(), contact.id.as_str(), terms);
-    }};
-}
 
 macro_rules! write_contact_terms {
     ($conn:expr, $agent:expr, $contact:expr, $terms:expr) => {{
@@ -205,7 +196,7 @@ macro_rules! page_of_filtered_contacts {
     }};
 }
 
-pub(crate) use {contact_term_rows, insert_contact_terms, page_of_filtered_contacts, replace_contact_terms, write_contact_terms};
+pub(crate) use {contact_term_rows, page_of_filtered_contacts, replace_contact_terms, write_contact_terms};
 
 #[cfg(test)]
 mod tests {

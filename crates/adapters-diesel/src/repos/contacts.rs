@@ -114,7 +114,8 @@ macro_rules! write_contact {
                 .execute($conn)
                 .await?;
         }
-        crate::repos::contact_search::insert_contact_terms!($conn, contact);
+        let terms = crate::repos::contact_search::terms_of(contact);
+        crate::repos::contact_search::write_contact_terms!($conn, contact.agent_id.as_str(), contact.id.as_str(), terms);
     }};
 }
 

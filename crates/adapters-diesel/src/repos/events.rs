@@ -4,6 +4,7 @@
 //! commit loses nothing.
 
 use async_trait::async_trait;
+use diesel::dsl::auto_type;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::StoreError;
@@ -12,6 +13,7 @@ use parley_domain::ports::{EventRepository, StoreResult};
 
 use super::webhook_endpoints::EndpointRow;
 use crate::Store;
+use crate::dsl;
 use crate::error::DbError;
 use crate::pool::{in_transaction, read_conn};
 use crate::rows::{from_millis, millis, opt_from_millis};
@@ -91,24 +93,23 @@ macro_rules! emit_all {
 
 pub(crate) use {emit, emit_all};
 
-/// The (event, endpoint) keys of the oldest deliveries due by `$now`, at most `$limit`, of
+/// The (event, endpoint) keys of the oldest deliveries due by `now`, at most `limit`, of
 /// endpoints neither disabled nor with their breaker open.
-macro_rules! due_keys {
-    ($now:expr, $limit:expr) => {
-        event_deliveries::table
-            .filter(event_deliveries::next_attempt_at.le($now))
-            // A subquery, so a PostgreSQL claim locks delivery rows alone, never endpoints.
-            .filter(diesel::dsl::not(
-                event_deliveries::endpoint_id.eq_any(
-                    webhook_endpoints::table
-                        .filter(webhook_endpoints::disabled_at.is_not_null().or(webhook_endpoints::paused_until.gt($now)))
-                        .select(webhook_endpoints::id),
-                ),
-            ))
-            .order((event_deliveries::event_created_at.asc(), event_deliveries::event_id.asc(), event_deliveries::endpoint_id.asc()))
-            .limit($limit)
-            .select((event_deliveries::event_id, event_deliveries::endpoint_id))
-    };
+#[auto_type(dsl_path = "crate::dsl")]
+fn due_keys(now: i64, limit: i64) -> _ {
+    event_deliveries::table
+        .filter(event_deliveries::next_attempt_at.le(now))
+        // A subquery, so a PostgreSQL claim locks delivery rows alone, never endpoints.
+        .filter(dsl::not(
+            event_deliveries::endpoint_id.eq_any(
+                webhook_endpoints::table
+                    .filter(webhook_endpoints::disabled_at.is_not_null().or(webhook_endpoints::paused_until.gt(now)))
+                    .select(webhook_endpoints::id),
+            ),
+        ))
+        .order((event_deliveries::event_created_at.asc(), event_deliveries::event_id.asc(), event_deliveries::endpoint_id.asc()))
+        .limit(limit)
+        .select((event_deliveries::event_id, event_deliveries::endpoint_id))
 }
 
 /// The keys a claim takes, read in the claiming transaction.
@@ -122,8 +123,8 @@ impl DueKeys for crate::pool::PgConn {
     async fn due_keys(&mut self, now: i64, limit: i64, endpoint: Option<&str>) -> Result<Vec<(String, String)>, DbError> {
         // Rows another process is claiming right now are passed over, not waited for.
         Ok(match endpoint {
-            Some(e) => due_keys!(now, limit).filter(event_deliveries::endpoint_id.eq(e)).for_update().skip_locked().load(self).await?,
-            None => due_keys!(now, limit).for_update().skip_locked().load(self).await?,
+            Some(e) => due_keys(now, limit).filter(event_deliveries::endpoint_id.eq(e)).for_update().skip_locked().load(self).await?,
+            None => due_keys(now, limit).for_update().skip_locked().load(self).await?,
         })
     }
 }
@@ -133,8 +134,8 @@ impl DueKeys for crate::pool::SqliteWriteConn {
     async fn due_keys(&mut self, now: i64, limit: i64, endpoint: Option<&str>) -> Result<Vec<(String, String)>, DbError> {
         // Write transactions run one at a time: nobody claims between this read and the update.
         Ok(match endpoint {
-            Some(e) => due_keys!(now, limit).filter(event_deliveries::endpoint_id.eq(e)).load(self).await?,
-            None => due_keys!(now, limit).load(self).await?,
+            Some(e) => due_keys(now, limit).filter(event_deliveries::endpoint_id.eq(e)).load(self).await?,
+            None => due_keys(now, limit).load(self).await?,
         })
     }
 }

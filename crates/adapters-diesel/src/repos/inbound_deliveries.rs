@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use diesel::dsl::auto_type;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::model::{ChannelType, InboundDelivery, SetAside, SetAsideKind, Timestamp};
@@ -77,16 +78,15 @@ fn to_domain(rows: Vec<EventRow>) -> Result<Vec<InboundDelivery>, DbError> {
     rows.into_iter().map(EventRow::into_domain).collect()
 }
 
-/// The oldest unprocessed events due by `$now`, at most `$limit`: the ids a claim takes.
-macro_rules! due_ids {
-    ($now:expr, $limit:expr) => {
-        webhook_events::table
-            .filter(webhook_events::processed_at.is_null())
-            .filter(webhook_events::next_attempt_at.le($now))
-            .order((webhook_events::received_at.asc(), webhook_events::id.asc()))
-            .limit($limit)
-            .select(webhook_events::id)
-    };
+/// The oldest unprocessed events due by `now`, at most `limit`: the ids a claim takes.
+#[auto_type(dsl_path = "crate::dsl")]
+fn due_ids(now: i64, limit: i64) -> _ {
+    webhook_events::table
+        .filter(webhook_events::processed_at.is_null())
+        .filter(webhook_events::next_attempt_at.le(now))
+        .order((webhook_events::received_at.asc(), webhook_events::id.asc()))
+        .limit(limit)
+        .select(webhook_events::id)
 }
 
 /// The ids a claim takes (see [`claim_due`](InboundDeliveryRepository::claim_due)), read in the
@@ -100,7 +100,7 @@ impl DueIds for crate::pool::PgConn {
     async fn due_ids(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
         // `FOR UPDATE SKIP LOCKED`: rows another process is claiming right now are passed over
         // instead of waited for (and then found taken), so concurrent claims split the backlog.
-        Ok(due_ids!(now, limit).for_update().skip_locked().load(self).await?)
+        Ok(due_ids(now, limit).for_update().skip_locked().load(self).await?)
     }
 }
 
@@ -108,19 +108,8 @@ impl DueIds for crate::pool::PgConn {
 impl DueIds for crate::pool::SqliteWriteConn {
     async fn due_ids(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
         // Write transactions run one at a time: nobody claims between this read and the update.
-        Ok(due_ids!(now, limit).load(self).await?)
+        Ok(due_ids(now, limit).load(self).await?)
     }
-}
-
-/// Moves the events `ids` to `until` and returns them.
-macro_rules! claim_ids {
-    ($conn:expr, $ids:expr, $until:expr) => {
-        diesel::update(webhook_events::table.filter(in_list(webhook_events::id, $ids)))
-            .set(webhook_events::next_attempt_at.eq(Some($until)))
-            .returning(EventRow::as_returning())
-            .get_results($conn)
-            .await
-    };
 }
 
 #[async_trait]
@@ -169,7 +158,12 @@ impl InboundDeliveryRepository for Store {
             if ids.is_empty() {
                 return Ok(Vec::new());
             }
-            Ok(claim_ids!(conn, &ids, until)?)
+            // Moved to the lease's end, and returned.
+            Ok(diesel::update(webhook_events::table.filter(in_list(webhook_events::id, &ids)))
+                .set(webhook_events::next_attempt_at.eq(Some(until)))
+                .returning(EventRow::as_returning())
+                .get_results(conn)
+                .await?)
         })?;
         // RETURNING gives rows in no promised order.
         rows.sort_by(|a, b| (a.received_at, &a.id).cmp(&(b.received_at, &b.id)));

@@ -3,6 +3,7 @@
 //! its mirrors), `message_count` and `last_message_*` columns, in the same transaction.
 
 use async_trait::async_trait;
+use diesel::dsl::auto_type;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::StoreError;
@@ -12,6 +13,7 @@ use parley_domain::ports::{MessageRepository, StoreResult};
 use super::activities::{count_status, mirror_updated_at};
 use super::activity_search::mirror_to_terms;
 use crate::Store;
+use crate::dsl;
 use crate::error::DbError;
 use crate::locks::status_move;
 use crate::pool::{in_transaction, read_conn, read_direct, run};
@@ -151,19 +153,18 @@ impl<'a> Moved<'a> {
     }
 }
 
-/// The read of what the agent's activity `$id` holds before a message joins it
+/// The read of what the agent's activity `id` holds before a message joins it
 /// ([`ActivityBefore`]).
-macro_rules! before_of {
-    ($agent:expr, $id:expr) => {
-        activities::table.filter(activities::agent_id.eq($agent)).filter(activities::id.eq($id)).select((
-            activities::status,
-            activities::last_inbound_at,
-            activities::last_message_at,
-            activities::last_message_id,
-            diesel::dsl::exists(activity_tags::table.filter(activity_tags::activity_id.eq(activities::id))),
-            activities::assigned_to.is_null(),
-        ))
-    };
+#[auto_type(dsl_path = "crate::dsl")]
+fn before_of<'a>(agent: &'a str, id: &'a str) -> _ {
+    activities::table.filter(activities::agent_id.eq(agent)).filter(activities::id.eq(id)).select((
+        activities::status,
+        activities::last_inbound_at,
+        activities::last_message_at,
+        activities::last_message_id,
+        dsl::exists(activity_tags::table.filter(activity_tags::activity_id.eq(activities::id))),
+        activities::assigned_to.is_null(),
+    ))
 }
 
 /// Locks the agent's activity for a message's insert and reads what it holds before: `None`
@@ -177,7 +178,7 @@ impl LockForMessage for crate::pool::PgConn {
     async fn lock_for_message(&mut self, agent: &str, activity: &str) -> Result<Option<ActivityBefore>, DbError> {
         // The lock the update that follows takes anyway, taken without writing a row version
         // (the no-op update this replaces wrote a tuple and its WAL record, later pruned).
-        Ok(before_of!(agent, activity).for_no_key_update().get_result(self).await.optional()?)
+        Ok(before_of(agent, activity).for_no_key_update().get_result(self).await.optional()?)
     }
 }
 
@@ -185,7 +186,7 @@ impl LockForMessage for crate::pool::PgConn {
 impl LockForMessage for crate::pool::SqliteWriteConn {
     async fn lock_for_message(&mut self, agent: &str, activity: &str) -> Result<Option<ActivityBefore>, DbError> {
         // Write transactions run one at a time (`BEGIN IMMEDIATE`): a read is enough.
-        Ok(before_of!(agent, activity).get_result(self).await.optional()?)
+        Ok(before_of(agent, activity).get_result(self).await.optional()?)
     }
 }
 
@@ -266,10 +267,10 @@ impl MessageRepository for Store {
             // Most conversations carry no tag: no statement for their (absent) tag rows. The
             // activity's lock keeps its links as they are until this commits (lock order).
             if before.4 {
-                mirror_updated_at!(conn, activity, m.updated_at);
+                mirror_updated_at(activity, m.updated_at).execute(conn).await?;
             }
             if moved.status != before.0 {
-                mirror_to_terms!(conn, activity, moved.status);
+                mirror_to_terms(activity, moved.status).execute(conn).await?;
                 for (status, delta) in status_move(&before.0, moved.status) {
                     count_status!(conn, agent, activity, status, delta, before.5);
                 }
@@ -401,7 +402,7 @@ impl MessageRepository for Store {
                 .execute(conn)
                 .await?;
             if restored > 0 && before.4 {
-                mirror_updated_at!(conn, activity, activity_updated_at);
+                mirror_updated_at(activity, activity_updated_at).execute(conn).await?;
             }
             Ok(true)
         })?;

@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use diesel::dsl::auto_type;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::model::{AgentId, Tag, TagColor, TagDescription, TagId, TagName};
@@ -13,19 +14,10 @@ use crate::pool::{in_transaction, read_conn};
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::{activity_tags, tags};
 
-/// The ids of the activities carrying tag `$tag`, in id order: the order writers lock
-/// activities in (`locks.rs`). Read after the tag is locked, so no attach or detach can change
-/// the set before the transaction ends.
-macro_rules! carriers {
-    ($conn:expr, $tag:expr) => {{
-        let ids: Vec<String> = activity_tags::table
-            .filter(activity_tags::tag_id.eq($tag))
-            .order(activity_tags::activity_id.asc())
-            .select(activity_tags::activity_id)
-            .load($conn)
-            .await?;
-        ids
-    }};
+/// The ids of the activities carrying `tag`, in id order; read after the tag is locked.
+#[auto_type(dsl_path = "crate::dsl")]
+fn carriers<'a>(tag: &'a str) -> _ {
+    activity_tags::table.filter(activity_tags::tag_id.eq(tag)).order(activity_tags::activity_id.asc()).select(activity_tags::activity_id)
 }
 
 #[derive(Queryable, Selectable)]
@@ -139,7 +131,7 @@ impl TagRepository for Store {
             // a list read while another transaction (a delete of another tag they carry) still
             // held the activity would be written back stale once it commits.
             if before != (tag.name.as_str().to_string(), tag.color.as_str().to_string()) {
-                let carriers = carriers!(conn, tag.id.as_str());
+                let carriers: Vec<String> = carriers(tag.id.as_str()).load(conn).await?;
                 conn.lock_activities(&carriers).await?;
                 for activity in &carriers {
                     refresh_tag_list!(conn, activity.as_str());
@@ -159,7 +151,7 @@ impl TagRepository for Store {
             if conn.lock_tags(agent.as_str(), &[id.as_str()]).await?.is_empty() {
                 return Ok(false);
             }
-            let carriers = carriers!(conn, id.as_str());
+            let carriers: Vec<String> = carriers(id.as_str()).load(conn).await?;
             conn.lock_activities(&carriers).await?;
             // activity_tags rows go with it (ON DELETE CASCADE); then the carriers' `tag_list`.
             if diesel::delete(target()).execute(conn).await? == 0 {

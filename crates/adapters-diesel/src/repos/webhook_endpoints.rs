@@ -84,24 +84,41 @@ impl EndpointRow {
     }
 }
 
-/// The columns an update replaces (every one but the keys and `created_at`).
-macro_rules! changes {
-    ($e:expr) => {{
-        let e: &WebhookEndpoint = $e;
-        (
-            webhook_endpoints::url.eq(e.url.as_str()),
-            webhook_endpoints::description.eq(e.description.as_deref()),
-            webhook_endpoints::events.eq(stored_selection(&e.events)),
-            webhook_endpoints::disabled_at.eq(e.disabled.map(|d| millis(d.at))),
-            webhook_endpoints::disabled_reason.eq(e.disabled.map(|d| d.reason.as_str())),
-            webhook_endpoints::secret.eq(e.secrets.current.secret()),
-            webhook_endpoints::previous_secret.eq(e.secrets.previous.as_ref().map(|p| p.key.secret())),
-            webhook_endpoints::previous_expires_at.eq(e.secrets.previous.as_ref().map(|p| millis(p.expires_at))),
-            webhook_endpoints::failing_since.eq(e.failing_since.map(millis)),
-            webhook_endpoints::paused_until.eq(e.paused_until.map(millis)),
-            webhook_endpoints::updated_at.eq(millis(e.updated_at)),
-        )
-    }};
+/// The columns an endpoint's writes set: every one but the keys, `created_at` and `served_at`
+/// (the event worker's). `None` is written as NULL, on insert and update alike, so each write
+/// is one statement text.
+#[derive(Insertable, AsChangeset)]
+#[diesel(table_name = webhook_endpoints, treat_none_as_null = true, treat_none_as_default_value = false)]
+struct EndpointChanges<'a> {
+    url: &'a str,
+    description: Option<&'a str>,
+    events: String,
+    disabled_at: Option<i64>,
+    disabled_reason: Option<&'a str>,
+    secret: String,
+    previous_secret: Option<String>,
+    previous_expires_at: Option<i64>,
+    failing_since: Option<i64>,
+    paused_until: Option<i64>,
+    updated_at: i64,
+}
+
+impl<'a> EndpointChanges<'a> {
+    fn of(e: &'a WebhookEndpoint) -> Self {
+        Self {
+            url: e.url.as_str(),
+            description: e.description.as_deref(),
+            events: stored_selection(&e.events),
+            disabled_at: e.disabled.map(|d| millis(d.at)),
+            disabled_reason: e.disabled.map(|d| d.reason.as_str()),
+            secret: e.secrets.current.secret(),
+            previous_secret: e.secrets.previous.as_ref().map(|p| p.key.secret()),
+            previous_expires_at: e.secrets.previous.as_ref().map(|p| millis(p.expires_at)),
+            failing_since: e.failing_since.map(millis),
+            paused_until: e.paused_until.map(millis),
+            updated_at: millis(e.updated_at),
+        }
+    }
 }
 
 #[async_trait]
@@ -118,7 +135,7 @@ impl WebhookEndpointRepository for Store {
                 webhook_endpoints::id.eq(endpoint.id.as_str()),
                 webhook_endpoints::agent_id.eq(agent),
                 webhook_endpoints::created_at.eq(millis(endpoint.created_at)),
-                changes!(endpoint),
+                EndpointChanges::of(endpoint),
             );
             diesel::insert_into(webhook_endpoints::table).values(values).execute(conn).await?;
             Ok(true)
@@ -166,7 +183,7 @@ impl WebhookEndpointRepository for Store {
         let target = webhook_endpoints::table
             .filter(webhook_endpoints::agent_id.eq(endpoint.agent_id.as_str()))
             .filter(webhook_endpoints::id.eq(endpoint.id.as_str()));
-        let n = write_conn!(self, |conn| diesel::update(target).set(changes!(endpoint)).execute(conn).await.map_err(DbError::from))?;
+        let n = write_conn!(self, |conn| diesel::update(target).set(EndpointChanges::of(endpoint)).execute(conn).await.map_err(DbError::from))?;
         Ok(n > 0)
     }
 
