@@ -122,7 +122,7 @@ pub enum DomainError {
     /// No free-form message can go out: the channel asked for, or else every channel of the
     /// contact, is of a kind Parley does not send replies on (it sends on phone-number,
     /// business-account and email channels), or the agent has no line of the channel's kind.
-    #[error("the contact has no channel Parley can send on")]
+    #[error("the contact has no channel Parley can send on, or the agent no line on its platform")]
     ChannelUnsupported,
     /// The messaging platform failed or could not be reached.
     #[error("the messaging platform failed: {0}")]

@@ -153,7 +153,7 @@ fn domain_message(error: &DomainError) -> (String, Vec<ErrorDetail>) {
             )
         }
         D::ChannelUnsupported => (
-            "the contact has no channel Parley can send a message on (a WhatsApp number, with a line of this agent to send from)".into(),
+            "the contact has no channel Parley can send a message on: a WhatsApp number, an Instagram account or an email address, with a line of this agent on the same platform to send from".into(),
             vec![],
         ),
         D::Upstream(_) => ("the messaging platform failed or could not be reached; the message may not have been sent".into(), vec![]),

@@ -21,7 +21,7 @@ impl MailboxPosition {
 /// One bounded read of a mailbox.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MailBatch {
-    /// Each new message as a delivery's body, for the channel's decoder, oldest first.
+    /// Each new message as a delivery's body, for the email platform's decoder, oldest first.
     pub deliveries: Vec<String>,
     /// Messages passed over, with why (over the size limit): logged, never fetched again.
     pub skipped: Vec<String>,

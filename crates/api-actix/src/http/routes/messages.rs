@@ -81,7 +81,7 @@ pub async fn add_note(
         (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 410, description = "CART_EXPIRED: a cart message's cart is past its 90 days; nothing was sent", body = ErrorBody),
         (status = 422, description = "WINDOW_CLOSED (more than 24 hours since the contact last wrote, or never: send a template), \
-            CHANNEL_UNSUPPORTED (no WhatsApp number), or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
+            CHANNEL_UNSUPPORTED (no channel of the contact on a platform the agent has a line on), or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
         (status = 502, description = "The platform failed or timed out; the message may not have been sent, and stays on the timeline \
             as `sending` until the platform's statuses name it", body = ErrorBody)))]
 pub async fn send_reply(
