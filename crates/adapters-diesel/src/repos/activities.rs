@@ -97,9 +97,7 @@ fn touch<'a>(id: &'a str, at: Timestamp) -> _ {
 #[auto_type(dsl_path = "crate::dsl")]
 pub(crate) fn mirror_updated_at<'a>(id: &'a str, at: Timestamp) -> _ {
     let at: i64 = millis(at);
-    dsl::update(activity_tags::table.filter(activity_tags::activity_id.eq(id)))
-        .set(activity_tags::activity_updated_at.eq(at))
-        .prepared()
+    dsl::update(activity_tags::table.filter(activity_tags::activity_id.eq(id))).set(activity_tags::activity_updated_at.eq(at)).prepared()
 }
 
 /// Whether the activity exists for this agent (one row updated), its row locked by a no-op
@@ -252,7 +250,8 @@ macro_rules! one_activity {
 impl ActivityRepository for Store {
     async fn insert(&self, a: &Activity, events: &[Event]) -> StoreResult<()> {
         in_transaction!(self, |conn| {
-            let contact = || contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str()));
+            let contact =
+                || contacts::table.filter(contacts::agent_id.eq(a.agent_id.as_str())).filter(contacts::id.eq(a.contact_id.as_str()));
             // The contact's row locked first (a no-op write): a rename committing between this
             // read and the insert would update no activity yet and leave this one with the old
             // name. On SQLite the write transaction already excludes it.

@@ -494,7 +494,8 @@ macro_rules! page_of_search {
         let end = offset.saturating_add(limit);
         // Many matches: the agent's activities in list order until `end` of them are matches,
         // within a budget of what looking them all up would cost.
-        let walked: Option<Vec<String>> = if offset >= matches.len() || matches.len() <= s::ALWAYS_LOOKED_UP || !s::walks(stringify!($mode)) {
+        let walked: Option<Vec<String>> = if offset >= matches.len() || matches.len() <= s::ALWAYS_LOOKED_UP || !s::walks(stringify!($mode))
+        {
             None
         } else {
             let wanted: rustc_hash::FxHashSet<&str> = matches.iter().map(String::as_str).collect();

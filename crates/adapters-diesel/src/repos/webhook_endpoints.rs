@@ -183,7 +183,8 @@ impl WebhookEndpointRepository for Store {
         let target = webhook_endpoints::table
             .filter(webhook_endpoints::agent_id.eq(endpoint.agent_id.as_str()))
             .filter(webhook_endpoints::id.eq(endpoint.id.as_str()));
-        let n = write_conn!(self, |conn| diesel::update(target).set(EndpointChanges::of(endpoint)).execute(conn).await.map_err(DbError::from))?;
+        let n =
+            write_conn!(self, |conn| diesel::update(target).set(EndpointChanges::of(endpoint)).execute(conn).await.map_err(DbError::from))?;
         Ok(n > 0)
     }
 

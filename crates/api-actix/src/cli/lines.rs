@@ -7,7 +7,7 @@ use parley_domain::services::MailAccessInput;
 use serde_json::{Value, json};
 
 use super::Failure;
-use super::args::{AddLine, LinesCommand, LineType};
+use super::args::{AddLine, LineType, LinesCommand};
 use crate::http::dto::timestamp;
 use crate::runtime::state::AppState;
 
