@@ -405,6 +405,29 @@ async fn patch_bumps_updated_at_and_moves_the_activity_to_the_top(app: TestApp) 
     assert_eq!(ids(&list(&app, &app.a.secret, "").await), [first, second]);
 }
 
+async fn a_patch_that_changes_nothing_keeps_updated_at_and_records_no_event(app: TestApp) {
+    let (_, first) = conv(&app, "Ana", "5215550001", ActivityStatus::Open).await;
+    app.tick();
+    let (_, second) = conv(&app, "Bob", "5215550002", ActivityStatus::Open).await;
+    let before = get(&app, &first).await;
+    let total = |kind: &'static str| {
+        let app = &app;
+        async move { app.get(&format!("/v1/events?type={kind}"), &app.a.secret).await.body["pagination"]["total"].clone() }
+    };
+    let (recorded, renames) = (total("activity.updated").await, total("contact.updated").await);
+    app.tick();
+
+    let r = app.patch(&format!("/v1/activities/{first}"), &app.a.secret, json!({"status": "open", "assigned_to": null, "profile_name": "Ana"})).await;
+    r.assert_status(200);
+    assert_eq!(r.data(), &before, "answered as it is, updated_at included");
+    assert_eq!(ids(&list(&app, &app.a.secret, "").await), [second, first.clone()], "the activity keeps its place");
+    assert_eq!(total("activity.updated").await, recorded, "no event for a change that changed nothing");
+    assert_eq!(total("contact.updated").await, renames, "the same name renames nothing");
+
+    app.patch(&format!("/v1/activities/{first}"), &app.a.secret, json!({"status": "pending"})).await.assert_status(200);
+    assert_eq!(total("activity.updated").await, json!(recorded.as_u64().unwrap() + 1), "a real change is recorded");
+}
+
 async fn bodies_need_the_json_content_type_and_at_most_256_kib(app: TestApp) {
     let (_, activity) = conv(&app, "Ana", "5215550001", ActivityStatus::Open).await;
     let vip = app.tag(&app.a, "Vip").await;
@@ -645,6 +668,7 @@ http_tests!(
     patch_profile_name_renames_the_contact,
     patch_rejects_unknown_fields_and_wrong_types,
     patch_bumps_updated_at_and_moves_the_activity_to_the_top,
+    a_patch_that_changes_nothing_keeps_updated_at_and_records_no_event,
     bodies_need_the_json_content_type_and_at_most_256_kib,
     attach_returns_the_activity_with_its_tags_sorted_by_name,
     attach_is_idempotent,

@@ -363,6 +363,24 @@ async fn patch_changes_profile_name_email_and_notes(app: TestApp) {
     );
 }
 
+async fn a_patch_that_changes_nothing_keeps_updated_at_and_records_no_event(app: TestApp) {
+    let c = create(&app, json!({"channel_type": "sms", "channel_id": "5215550001", "profile_name": "Ana", "email": "ana@example.com", "custom_attributes": {"a": 1}})).await;
+    let path = format!("/v1/contacts/{}", id_of(&c));
+    app.tick();
+
+    let same = json!({"profile_name": "Ana", "email": "ana@example.com", "notes": null, "custom_attributes": {"a": 1}});
+    let r = app.patch(&path, &app.a.secret, same).await;
+    r.assert_status(200);
+    assert_eq!(r.data(), &c, "answered as it is, updated_at included");
+    assert_eq!(app.get(&path, &app.a.secret).await.data(), &c);
+    let events = app.get("/v1/events?type=contact.updated", &app.a.secret).await;
+    assert_eq!(events.body["pagination"]["total"], 0, "no event for a change that changed nothing");
+
+    app.patch(&path, &app.a.secret, json!({"notes": "VIP"})).await.assert_status(200);
+    let events = app.get("/v1/events?type=contact.updated", &app.a.secret).await;
+    assert_eq!(events.body["pagination"]["total"], 1, "a real change is recorded");
+}
+
 async fn patch_null_clears_email_and_notes(app: TestApp) {
     let c = create(&app, json!({"channel_type": "sms", "channel_id": "5215550001", "email": "a@b.co", "notes": "n"})).await;
     let path = format!("/v1/contacts/{}", id_of(&c));
@@ -479,6 +497,7 @@ http_tests!(
     list_default_limit_is_20_and_100_is_allowed,
     list_rejects_out_of_range_and_non_integer_paging,
     patch_changes_profile_name_email_and_notes,
+    a_patch_that_changes_nothing_keeps_updated_at_and_records_no_event,
     patch_null_clears_email_and_notes,
     patch_rejects_null_or_empty_profile_name,
     patch_merges_custom_attributes_and_null_removes_a_key,

@@ -162,8 +162,9 @@ impl ActivityService {
     /// Changes status, assignee and the contact's name in one write, and returns the activity
     /// as [`get`](Self::get) shows it. `Validation` names every bad field (a `null` status or
     /// name included) before anything is read; `NotFound` (`activity`) when the activity is
-    /// unknown. Records `activity.updated`, and `contact.updated` when the contact is renamed;
-    /// `updated_at` moves even when nothing else does.
+    /// unknown. Records `activity.updated`, and `contact.updated` when the contact is renamed.
+    /// A patch that changes nothing (every value as it is) writes nothing: the activity keeps
+    /// its `updated_at` and no event is recorded.
     pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityDetail, DomainError> {
         let mut v = Violations::default();
         let status = v.check(not_null("status", input.status).and_then(|s| s.map(|s| ActivityStatus::parse(&s)).transpose()));
@@ -172,13 +173,19 @@ impl ActivityService {
         v.finish()?;
 
         let mut view = self.view(agent, id).await?;
+        let before = view.activity.clone();
         let activity = &mut view.activity;
         if let Some(status) = status.flatten() {
             activity.status = status;
         }
         assignee.expect("validated").apply_to(&mut activity.assigned_to);
-        activity.updated_at = self.clock.now();
-        let rename = rename.flatten();
+        let rename = rename.flatten().filter(|name| *name != view.profile_name);
+        // A patch that changes nothing writes nothing: no new `updated_at`, no event.
+        if view.activity == before && rename.is_none() {
+            let carts = self.messages.carts(agent, id).await?;
+            return Ok(ActivityDetail { view, carts });
+        }
+        view.activity.updated_at = self.clock.now();
         let mut events = Vec::with_capacity(2);
         if let Some(name) = &rename {
             view.profile_name = name.clone();
@@ -393,6 +400,45 @@ mod tests {
                     assigned_to: Patch::Clear,
                     profile_name: Patch::Set("Ana María".into()),
                 },
+            )
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_patch_that_changes_nothing_writes_nothing() {
+        let mut activities = MockActivityRepository::new();
+        activities.expect_get().returning(|_, id| Ok(Some(view(id))));
+        activities.expect_update().times(0);
+        let detail = service(activities, MockTagRepository::new())
+            .update(
+                &agent(),
+                &ActivityId::new("act_1"),
+                ActivityPatchInput {
+                    status: Patch::Set("open".into()),
+                    assigned_to: Patch::Clear,
+                    profile_name: Patch::Set("Ana".into()),
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(detail.view, view(&ActivityId::new("act_1")), "answered as it is, updated_at included");
+    }
+
+    #[tokio::test]
+    async fn a_patch_of_the_same_name_with_a_new_status_renames_nothing() {
+        let mut activities = MockActivityRepository::new();
+        activities.expect_get().returning(|_, id| Ok(Some(view(id))));
+        activities
+            .expect_update()
+            .withf(|a, rename, events| a.status == ActivityStatus::Pending && rename.is_none() && events.len() == 1)
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        service(activities, MockTagRepository::new())
+            .update(
+                &agent(),
+                &ActivityId::new("act_1"),
+                ActivityPatchInput { status: Patch::Set("pending".into()), profile_name: Patch::Set("Ana".into()), ..Default::default() },
             )
             .await
             .unwrap();

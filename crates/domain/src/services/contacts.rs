@@ -168,6 +168,8 @@ impl ContactService {
     /// Changes the fields sent and records `contact.updated`. `Validation` names every bad field
     /// (a `null` name or `custom_attributes` included) before anything is read, and also comes
     /// when the merged attributes would pass their bounds; `NotFound` (`contact`) when unknown.
+    /// A patch that changes nothing writes nothing: the contact keeps its `updated_at` and no
+    /// event is recorded.
     pub async fn update(&self, agent: &AgentId, id: &ContactId, input: ContactPatchInput) -> Result<Contact, DomainError> {
         let mut v = Violations::default();
         let name = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));
@@ -177,6 +179,7 @@ impl ContactService {
         v.finish()?;
 
         let mut contact = self.get(agent, id).await?;
+        let before = contact.clone();
         if let Some(name) = name.flatten() {
             contact.profile_name = name;
         }
@@ -184,6 +187,10 @@ impl ContactService {
         notes.expect("validated").apply_to(&mut contact.notes);
         if let Some(patch) = attributes.flatten() {
             contact.custom_attributes = contact.custom_attributes.merged(patch)?;
+        }
+        // A patch that changes nothing writes nothing: no new `updated_at`, no event.
+        if contact == before {
+            return Ok(contact);
         }
         contact.updated_at = self.clock.now();
         let updated = self.events.make(agent, EventType::ContactUpdated, contact.updated_at, crate::ports::ApiObject::Contact(&contact));
@@ -300,5 +307,38 @@ mod tests {
         assert_eq!(c.email, None);
         assert_eq!(c.notes.unwrap().as_str(), "n");
         assert_eq!(Value::Object(c.custom_attributes.as_map().clone()), json!({"tier": "gold", "vip": true}));
+    }
+
+    #[tokio::test]
+    async fn a_patch_that_changes_nothing_writes_nothing() {
+        let at = chrono::Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap();
+        let stored = move |agent: &AgentId, id: &ContactId| Contact {
+            id: id.clone(),
+            agent_id: agent.clone(),
+            profile_name: ProfileName::new("Ana").unwrap(),
+            email: Some(Email::new("ana@x.io").unwrap()),
+            notes: None,
+            channels: vec![Channel::new(ChannelType::Sms, "5551234567").unwrap()],
+            custom_attributes: CustomAttributes::new(json!({"tier": "gold"}).as_object().unwrap().clone()).unwrap(),
+            created_at: at,
+            updated_at: at,
+        };
+        let mut repo = MockContactRepository::new();
+        repo.expect_get().returning(move |agent, id| Ok(Some(stored(agent, id))));
+        repo.expect_update().times(0);
+        let c = service(repo)
+            .update(
+                &agent(),
+                &ContactId::new("con_1"),
+                ContactPatchInput {
+                    profile_name: Patch::Set("Ana".into()),
+                    email: Patch::Set("ana@x.io".into()),
+                    notes: Patch::Clear,
+                    custom_attributes: Patch::Set(json!({"tier": "gold"}).as_object().unwrap().clone()),
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(c, stored(&agent(), &ContactId::new("con_1")), "answered as it is, updated_at included");
     }
 }
