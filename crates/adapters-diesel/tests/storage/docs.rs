@@ -34,7 +34,7 @@ fn crate_src() -> std::path::PathBuf {
 fn rows_naming<'a>(doc: &'a str, item: &str) -> Vec<Vec<&'a str>> {
     doc.lines()
         .filter(|l| l.starts_with("| "))
-        .map(|l| l.trim().trim_matches('|').split(" | ").map(str::trim).collect::<Vec<_>>())
+        .map(|l| l.trim().trim_matches('|').split('|').map(str::trim).collect::<Vec<_>>())
         .filter(|cells| cells[0].contains(&format!("`{item}`")) || cells[0].contains(&format!("`{item}!")))
         .collect()
 }
