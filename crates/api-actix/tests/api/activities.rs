@@ -417,7 +417,9 @@ async fn a_patch_that_changes_nothing_keeps_updated_at_and_records_no_event(app:
     let (recorded, renames) = (total("activity.updated").await, total("contact.updated").await);
     app.tick();
 
-    let r = app.patch(&format!("/v1/activities/{first}"), &app.a.secret, json!({"status": "open", "assigned_to": null, "profile_name": "Ana"})).await;
+    let r = app
+        .patch(&format!("/v1/activities/{first}"), &app.a.secret, json!({"status": "open", "assigned_to": null, "profile_name": "Ana"}))
+        .await;
     r.assert_status(200);
     assert_eq!(r.data(), &before, "answered as it is, updated_at included");
     assert_eq!(ids(&list(&app, &app.a.secret, "").await), [second, first.clone()], "the activity keeps its place");

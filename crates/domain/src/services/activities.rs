@@ -414,11 +414,7 @@ mod tests {
             .update(
                 &agent(),
                 &ActivityId::new("act_1"),
-                ActivityPatchInput {
-                    status: Patch::Set("open".into()),
-                    assigned_to: Patch::Clear,
-                    profile_name: Patch::Set("Ana".into()),
-                },
+                ActivityPatchInput { status: Patch::Set("open".into()), assigned_to: Patch::Clear, profile_name: Patch::Set("Ana".into()) },
             )
             .await
             .unwrap();
