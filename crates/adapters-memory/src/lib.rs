@@ -34,10 +34,10 @@
 //!     created_at: at,
 //!     updated_at: at,
 //! };
-//! assert!(repos.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap());
+//! assert!(repos.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap());
 //! // Names are unique per agent, ignoring case, as on the databases.
 //! let twin = Tag { id: TagId::new("tag_twin"), name: TagName::new("vip").unwrap(), ..vip.clone() };
-//! assert!(repos.tags.insert(&twin, MAX_TAGS_PER_AGENT).await.is_err());
+//! assert!(repos.tags.insert(&twin, MAX_TAGS_PER_AGENT, &[]).await.is_err());
 //! assert_eq!(repos.tags.list(&shop.id).await.unwrap(), [vip]);
 //! # });
 //! ```

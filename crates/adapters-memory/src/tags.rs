@@ -43,7 +43,7 @@ impl TagRepository for MemoryStore {
         Ok(self.with(|s| s.tags.values().filter(|t| &t.agent_id == agent && ids.contains(&t.id)).cloned().collect()))
     }
 
-    async fn insert(&self, tag: &Tag, max_per_agent: u32) -> StoreResult<bool> {
+    async fn insert(&self, tag: &Tag, max_per_agent: u32, events: &[Event]) -> StoreResult<bool> {
         self.with(|s| {
             s.require_agent(&tag.agent_id)?;
             // Counted first, as the databases count before they insert: a full agent is `false`.
@@ -55,37 +55,43 @@ impl TagRepository for MemoryStore {
                 return Err(conflict(format!("tag {} already stored", tag.id)));
             }
             s.check_tag_name(&tag.agent_id, &tag.name, &tag.id)?;
+            s.check_events(events)?;
             s.tags.insert(tag.id.clone(), tag.clone());
+            s.emit_all(events);
             Ok(true)
         })
     }
 
-    async fn update(&self, tag: &Tag) -> StoreResult<bool> {
+    async fn update(&self, tag: &Tag, events: &[Event]) -> StoreResult<bool> {
         self.with(|s| {
             if s.tag_of(&tag.agent_id, &tag.id).is_none() {
                 return Ok(false);
             }
             s.check_tag_name(&tag.agent_id, &tag.name, &tag.id)?;
+            s.check_events(events)?;
             let Some(stored) = s.tags.get_mut(&tag.id) else { return Ok(false) };
             stored.name = tag.name.clone();
             stored.color = tag.color.clone();
             stored.description = tag.description.clone();
             stored.updated_at = tag.updated_at;
+            s.emit_all(events);
             Ok(true)
         })
     }
 
-    async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool> {
-        Ok(self.with(|s| {
+    async fn delete(&self, agent: &AgentId, id: &TagId, events: &[Event]) -> StoreResult<bool> {
+        self.with(|s| {
             if s.tag_of(agent, id).is_none() {
-                return false;
+                return Ok(false);
             }
+            s.check_events(events)?;
             s.tags.remove(id);
             // Detached everywhere; the activities' `updated_at` stays (as on the databases).
             for stored in s.activities.values_mut() {
                 stored.tags.remove(id);
             }
-            true
-        }))
+            s.emit_all(events);
+            Ok(true)
+        })
     }
 }

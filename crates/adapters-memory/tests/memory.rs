@@ -39,10 +39,10 @@ async fn clones_of_a_store_share_its_state_and_new_stores_start_empty() {
 #[tokio::test]
 async fn rows_of_an_unknown_agent_are_refused_as_the_databases_refuse_them() {
     let repos = parley_adapters_memory::repositories();
-    let refused = repos.tags.insert(&tag("agt_nobody", "vip"), MAX_TAGS_PER_AGENT).await;
+    let refused = repos.tags.insert(&tag("agt_nobody", "vip"), MAX_TAGS_PER_AGENT, &[]).await;
     assert!(matches!(refused, Err(StoreError::Conflict(_))), "{refused:?}");
     repos.agents.insert(&agent("agt_a")).await.unwrap();
-    assert!(repos.tags.insert(&tag("agt_a", "vip"), MAX_TAGS_PER_AGENT).await.unwrap());
+    assert!(repos.tags.insert(&tag("agt_a", "vip"), MAX_TAGS_PER_AGENT, &[]).await.unwrap());
 }
 
 #[tokio::test]

@@ -59,7 +59,7 @@ macro_rules! storage_conformance {
             webhook_endpoints_round_trip_whole_and_stay_their_agents, events_list_newest_first_by_type_and_time_and_stay_their_agents,
             emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_once,
             attempts_are_recorded_under_their_claim_and_listed_newest_first, old_events_are_deleted_with_their_deliveries_in_batches,
-            events_are_written_with_their_change_and_only_when_it_takes_effect, deliveries_are_claimed_endpoint_by_endpoint,
+            events_are_written_with_their_change_and_only_when_it_takes_effect, tag_writes_carry_their_events_only_when_they_take_effect, deliveries_are_claimed_endpoint_by_endpoint,
             due_endpoints_come_least_recently_served_first, an_open_breaker_holds_an_endpoints_deliveries_until_it_closes,
             an_agents_endpoints_stop_at_the_limit, activity_filters_equal_their_definition_for_random_combinations,
             contact_filters_equal_their_definition_for_random_combinations, unassigned_totals_follow_assignments_and_status_moves,
@@ -202,15 +202,15 @@ pub async fn keys_are_found_by_hash_and_revoked_once(r: Repositories) {
 pub async fn tag_names_are_unique_per_agent_ignoring_case(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
-    r.tags.insert(&tag(&a, "VIP", t(0)), MAX_TAGS_PER_AGENT).await.unwrap();
-    let dup = r.tags.insert(&tag(&a, "vip", t(1)), MAX_TAGS_PER_AGENT).await;
+    r.tags.insert(&tag(&a, "VIP", t(0)), MAX_TAGS_PER_AGENT, &[]).await.unwrap();
+    let dup = r.tags.insert(&tag(&a, "vip", t(1)), MAX_TAGS_PER_AGENT, &[]).await;
     assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
-    r.tags.insert(&tag(&b, "vip", t(1)), MAX_TAGS_PER_AGENT).await.expect("another agent may use the same name");
+    r.tags.insert(&tag(&b, "vip", t(1)), MAX_TAGS_PER_AGENT, &[]).await.expect("another agent may use the same name");
 
     let mut other = tag(&a, "Other", t(2));
-    r.tags.insert(&other, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&other, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     other.name = TagName::new("Vip").unwrap();
-    assert!(matches!(r.tags.update(&other).await, Err(StoreError::Conflict(_))));
+    assert!(matches!(r.tags.update(&other, &[]).await, Err(StoreError::Conflict(_))));
 }
 
 /// Tags list by name ignoring case; another agent's tag is invisible to `get` and `find_many`
@@ -219,10 +219,10 @@ pub async fn tags_are_ordered_and_scoped(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     for name in ["beta", "Alpha", "gamma"] {
-        r.tags.insert(&tag(&a, name, t(0)), MAX_TAGS_PER_AGENT).await.unwrap();
+        r.tags.insert(&tag(&a, name, t(0)), MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     }
     let foreign = tag(&b, "zeta", t(0));
-    r.tags.insert(&foreign, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&foreign, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
 
     let names: Vec<_> = r.tags.list(&a).await.unwrap().into_iter().map(|t| t.name.as_str().to_string()).collect();
     assert_eq!(names, ["Alpha", "beta", "gamma"], "name order ignores case");
@@ -232,8 +232,8 @@ pub async fn tags_are_ordered_and_scoped(r: Repositories) {
     let mut changed = foreign.clone();
     changed.agent_id = a.clone();
     changed.name = TagName::new("stolen").unwrap();
-    assert!(!r.tags.update(&changed).await.unwrap(), "update is scoped by agent");
-    assert!(!r.tags.delete(&a, &foreign.id).await.unwrap(), "delete is scoped by agent");
+    assert!(!r.tags.update(&changed, &[]).await.unwrap(), "update is scoped by agent");
+    assert!(!r.tags.delete(&a, &foreign.id, &[]).await.unwrap(), "delete is scoped by agent");
     assert_eq!(r.tags.get(&b, &foreign.id).await.unwrap().unwrap().name.as_str(), "zeta");
 }
 
@@ -243,12 +243,12 @@ pub async fn tag_delete_detaches_it_everywhere(r: Repositories) {
     let a = agent(&r, "A").await;
     let keep = tag(&a, "keep", t(0));
     let gone = tag(&a, "gone", t(0));
-    r.tags.insert(&keep, MAX_TAGS_PER_AGENT).await.unwrap();
-    r.tags.insert(&gone, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&keep, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
+    r.tags.insert(&gone, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     r.activities.attach_tags(&a, &act.id, &[keep.id.clone(), gone.id.clone()], t(1), &[]).await.unwrap();
 
-    assert!(r.tags.delete(&a, &gone.id).await.unwrap());
+    assert!(r.tags.delete(&a, &gone.id, &[]).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
     assert_eq!(view.tags.iter().map(|t| t.id.clone()).collect::<Vec<_>>(), [keep.id]);
     assert!(list_ids(&r, &a, ActivityFilter { tag: Some(gone.id), ..Default::default() }).await.is_empty());
@@ -392,7 +392,7 @@ pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
     assert!(r.activities.list(&b, &ActivityFilter::default(), page(10, 0)).await.unwrap().items.is_empty());
     assert!(!r.activities.attach_tags(&b, &act.id, &[], t(2), &[]).await.unwrap());
     let foreign_tag = tag(&b, "theirs", t(0));
-    r.tags.insert(&foreign_tag, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&foreign_tag, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&foreign_tag.id), t(3), &[]).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
     assert!(view.tags.is_empty(), "another agent's tag is never attached");
@@ -412,7 +412,7 @@ pub async fn activity_filters_match_status_tag_name_and_digits(r: Repositories) 
     let cy = conversation(&r, &a, "Cy", "5215550777", ActivityStatus::Pending, t(2)).await;
     conversation(&r, &b, "Ana López", "5215550001", ActivityStatus::Open, t(3)).await;
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     r.activities.attach_tags(&a, &bob.id, std::slice::from_ref(&vip.id), t(0), &[]).await.unwrap();
 
     let search = |s: &str| ActivityFilter { search: Some(ActivitySearch::new(s).unwrap()), ..Default::default() };
@@ -551,7 +551,7 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     all[1].activity.updated_at = t(30);
     assert!(r.activities.update(&all[1].activity, None, &[]).await.unwrap());
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     r.activities.attach_tags(&a, &all[0].activity.id, std::slice::from_ref(&vip.id), t(40), &[]).await.unwrap();
     all[0].activity.updated_at = t(40);
     let mut renamed = r.contacts.get(&a, &all[2].activity.contact_id).await.unwrap().unwrap();
@@ -705,8 +705,8 @@ pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
     let a = agent(&r, "A").await;
     let zeta = tag(&a, "zeta", t(0));
     let alpha = tag(&a, "Alpha", t(0));
-    r.tags.insert(&zeta, MAX_TAGS_PER_AGENT).await.unwrap();
-    r.tags.insert(&alpha, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&zeta, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
+    r.tags.insert(&alpha, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     let mut c = contact(&a, "Ana", phone("5215550001"), t(0));
     c.channels.push(Channel::new(ChannelType::Email, "ana@example.com").unwrap());
     r.contacts.insert(&c, &[]).await.unwrap();
@@ -726,14 +726,14 @@ pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
     renamed.name = TagName::new("Zulu").unwrap();
     renamed.color = TagColor::new("#ff0000").unwrap();
     renamed.updated_at = t(3);
-    assert!(r.tags.update(&renamed).await.unwrap());
+    assert!(r.tags.update(&renamed, &[]).await.unwrap());
     let tags = vec![("zeta".to_string(), grey.clone()), ("Zulu".to_string(), "#ff0000".to_string())];
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), tags));
 
     assert!(r.activities.detach_tag(&a, &act.id, &zeta.id, t(4), &[]).await.unwrap());
     let tags = vec![("Zulu".to_string(), "#ff0000".to_string())];
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), tags));
-    assert!(r.tags.delete(&a, &renamed.id).await.unwrap());
+    assert!(r.tags.delete(&a, &renamed.id, &[]).await.unwrap());
     assert_eq!(shown(&r, &a, &act.id).await, ("Ana María".to_string(), c.channels.clone(), vec![]));
 }
 
@@ -742,7 +742,7 @@ pub async fn activity_views_follow_their_contact_and_tags(r: Repositories) {
 pub async fn tag_pages_follow_update_order(r: Repositories) {
     let a = agent(&r, "A").await;
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     let mut first = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let second = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     let untagged = conversation(&r, &a, "Cy", "5215550003", ActivityStatus::Open, t(9)).await;
@@ -776,8 +776,8 @@ pub async fn tag_attach_is_idempotent_and_bumps_only_on_change(r: Repositories) 
     let a = agent(&r, "A").await;
     let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let (x, y) = (tag(&a, "b-tag", t(0)), tag(&a, "A-tag", t(0)));
-    r.tags.insert(&x, MAX_TAGS_PER_AGENT).await.unwrap();
-    r.tags.insert(&y, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&x, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
+    r.tags.insert(&y, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
 
     assert!(r.activities.attach_tags(&a, &act.id, &[x.id.clone(), y.id.clone()], t(5), &[]).await.unwrap());
     assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&x.id), t(9), &[]).await.unwrap());
@@ -798,19 +798,19 @@ pub async fn tags_stop_at_the_agents_limit(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     for n in 0..3 {
-        assert!(r.tags.insert(&tag(&a, &format!("t{n}"), t(n)), 3).await.unwrap());
+        assert!(r.tags.insert(&tag(&a, &format!("t{n}"), t(n)), 3, &[]).await.unwrap());
     }
     let fourth = tag(&a, "t3", t(5));
-    assert!(!r.tags.insert(&fourth, 3).await.unwrap(), "over the limit");
+    assert!(!r.tags.insert(&fourth, 3, &[]).await.unwrap(), "over the limit");
     assert_eq!(r.tags.list(&a).await.unwrap().len(), 3, "nothing written");
-    assert!(r.tags.insert(&tag(&b, "t0", t(0)), 3).await.unwrap(), "another agent's own count");
-    assert!(matches!(r.tags.insert(&tag(&a, "T0", t(6)), 4).await, Err(StoreError::Conflict(_))), "names stay unique");
+    assert!(r.tags.insert(&tag(&b, "t0", t(0)), 3, &[]).await.unwrap(), "another agent's own count");
+    assert!(matches!(r.tags.insert(&tag(&a, "T0", t(6)), 4, &[]).await, Err(StoreError::Conflict(_))), "names stay unique");
 
     // Concurrent inserts never pass the limit together.
     let c = agent(&r, "C").await;
     let tries = (0..6).map(|n| {
         let (r, tag) = (r.clone(), tag(&c, &format!("c{n}"), t(n)));
-        async move { r.tags.insert(&tag, 4).await.unwrap() }
+        async move { r.tags.insert(&tag, 4, &[]).await.unwrap() }
     });
     let made = futures_util::future::join_all(tries).await.into_iter().filter(|&made| made).count();
     assert_eq!((made, r.tags.list(&c).await.unwrap().len()), (4, 4));
@@ -824,7 +824,7 @@ pub async fn activity_tags_stop_at_the_limit(r: Repositories) {
     let mut ids = Vec::new();
     for n in 0..=MAX_TAGS_PER_ACTIVITY {
         let made = tag(&a, &format!("t{n:02}"), t(0));
-        assert!(r.tags.insert(&made, MAX_TAGS_PER_AGENT).await.unwrap());
+        assert!(r.tags.insert(&made, MAX_TAGS_PER_AGENT, &[]).await.unwrap());
         ids.push(made.id);
     }
     let (first, last) = ids.split_at(MAX_TAGS_PER_ACTIVITY as usize);
@@ -845,7 +845,7 @@ pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
     let distinct = (0..16).map(|i| {
         let r = r.clone();
         let tag = tag(&a, &format!("t{i}"), t(i));
-        async move { r.tags.insert(&tag, MAX_TAGS_PER_AGENT).await }
+        async move { r.tags.insert(&tag, MAX_TAGS_PER_AGENT, &[]).await }
     });
     let results = futures_util::future::join_all(distinct).await;
     assert!(results.iter().all(Result::is_ok), "{results:?}");
@@ -854,7 +854,7 @@ pub async fn concurrent_writers_neither_lose_nor_duplicate(r: Repositories) {
     let same = (0..8).map(|i| {
         let r = r.clone();
         let tag = tag(&a, "SAME", t(i));
-        async move { r.tags.insert(&tag, MAX_TAGS_PER_AGENT).await }
+        async move { r.tags.insert(&tag, MAX_TAGS_PER_AGENT, &[]).await }
     });
     let results = futures_util::future::join_all(same).await;
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "{results:?}");
@@ -931,7 +931,7 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
 
     // By tag, with and without a status.
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     for act in [&made[1], &made[2]] {
         r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(30), &[]).await.unwrap();
     }

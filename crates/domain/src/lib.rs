@@ -35,27 +35,35 @@
 //!
 //! A loyalty service labels its best customers with Parley's tags, keeping them in its own
 //! store. It implements the one port [`TagService`](services::TagService) stores through,
-//! [`TagRepository`](ports::TagRepository), plus a clock and an id source, and gets the
-//! domain's rules (names unique per agent ignoring case, at most
-//! [`MAX_TAGS_PER_AGENT`](model::MAX_TAGS_PER_AGENT)) without writing them:
+//! [`TagRepository`](ports::TagRepository), plus a clock, an id source and the renderer of the
+//! tag in its events ([`ApiObjects`](ports::ApiObjects)), and gets the domain's rules (names
+//! unique per agent ignoring case, at most [`MAX_TAGS_PER_AGENT`](model::MAX_TAGS_PER_AGENT),
+//! an event with each change) without writing them:
 //!
 //! ```
 //! use std::sync::{Arc, Mutex};
 //!
 //! use parley_domain::async_trait;
-//! use parley_domain::model::{AgentId, IdKind, Tag, TagId, Timestamp};
-//! use parley_domain::ports::{Clock, IdSource, StoreResult, TagRepository};
+//! use parley_domain::model::{AgentId, Event, EventType, IdKind, Tag, TagId, Timestamp};
+//! use parley_domain::ports::{ApiObject, ApiObjects, Clock, IdSource, StoreResult, TagRepository};
 //! use parley_domain::services::{NewTagInput, TagService};
 //! use parley_domain::DomainError;
 //!
-//! /// The loyalty service's own store of tags.
+//! /// The loyalty service's own store: its tags, and the events of their changes (its outbox).
 //! #[derive(Default)]
-//! struct LoyaltyTags(Mutex<Vec<Tag>>);
+//! struct LoyaltyTags(Mutex<Kept>);
+//!
+//! #[derive(Default)]
+//! struct Kept {
+//!     tags: Vec<Tag>,
+//!     events: Vec<Event>,
+//! }
 //!
 //! #[async_trait]
 //! impl TagRepository for LoyaltyTags {
 //!     async fn list(&self, agent: &AgentId) -> StoreResult<Vec<Tag>> {
-//!         let mut tags: Vec<Tag> = self.0.lock().expect("not poisoned").iter().filter(|t| &t.agent_id == agent).cloned().collect();
+//!         let kept = self.0.lock().expect("not poisoned");
+//!         let mut tags: Vec<Tag> = kept.tags.iter().filter(|t| &t.agent_id == agent).cloned().collect();
 //!         tags.sort_by_key(|t| (t.name.as_str().to_lowercase(), t.id.as_str().to_string()));
 //!         Ok(tags)
 //!     }
@@ -65,30 +73,48 @@
 //!     async fn find_many(&self, agent: &AgentId, ids: &[TagId]) -> StoreResult<Vec<Tag>> {
 //!         Ok(self.list(agent).await?.into_iter().filter(|t| ids.contains(&t.id)).collect())
 //!     }
-//!     async fn insert(&self, tag: &Tag, max_per_agent: u32) -> StoreResult<bool> {
-//!         let mut tags = self.0.lock().expect("not poisoned");
-//!         let theirs = tags.iter().filter(|t| t.agent_id == tag.agent_id);
-//!         // The contract: `Conflict` when the name is taken, `false` at the limit.
+//!     async fn insert(&self, tag: &Tag, max_per_agent: u32, events: &[Event]) -> StoreResult<bool> {
+//!         let mut kept = self.0.lock().expect("not poisoned");
+//!         let theirs = kept.tags.iter().filter(|t| t.agent_id == tag.agent_id);
+//!         // The contract: `Conflict` when the name is taken, `false` at the limit, and then
+//!         // nothing written; else the tag and its events together.
 //!         if theirs.clone().any(|t| t.name.as_str().to_lowercase() == tag.name.as_str().to_lowercase()) {
 //!             return Err(parley_domain::StoreError::Conflict("tag name".into()));
 //!         }
 //!         if theirs.count() >= max_per_agent as usize {
 //!             return Ok(false);
 //!         }
-//!         tags.push(tag.clone());
+//!         kept.tags.push(tag.clone());
+//!         kept.events.extend_from_slice(events);
 //!         Ok(true)
 //!     }
-//!     async fn update(&self, tag: &Tag) -> StoreResult<bool> {
-//!         let mut tags = self.0.lock().expect("not poisoned");
-//!         let Some(slot) = tags.iter_mut().find(|t| t.id == tag.id && t.agent_id == tag.agent_id) else { return Ok(false) };
+//!     async fn update(&self, tag: &Tag, events: &[Event]) -> StoreResult<bool> {
+//!         let mut kept = self.0.lock().expect("not poisoned");
+//!         let Some(slot) = kept.tags.iter_mut().find(|t| t.id == tag.id && t.agent_id == tag.agent_id) else { return Ok(false) };
 //!         *slot = tag.clone();
+//!         kept.events.extend_from_slice(events);
 //!         Ok(true)
 //!     }
-//!     async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool> {
-//!         let mut tags = self.0.lock().expect("not poisoned");
-//!         let before = tags.len();
-//!         tags.retain(|t| !(&t.id == id && &t.agent_id == agent));
-//!         Ok(tags.len() < before)
+//!     async fn delete(&self, agent: &AgentId, id: &TagId, events: &[Event]) -> StoreResult<bool> {
+//!         let mut kept = self.0.lock().expect("not poisoned");
+//!         let before = kept.tags.len();
+//!         kept.tags.retain(|t| !(&t.id == id && &t.agent_id == agent));
+//!         let deleted = kept.tags.len() < before;
+//!         if deleted {
+//!             kept.events.extend_from_slice(events);
+//!         }
+//!         Ok(deleted)
+//!     }
+//! }
+//!
+//! /// Shows a tag in its events as the loyalty service's own API would.
+//! struct AsJson;
+//! impl ApiObjects for AsJson {
+//!     fn render(&self, object: ApiObject<'_>) -> serde_json::Value {
+//!         match object {
+//!             ApiObject::Tag(tag) => serde_json::json!({ "id": tag.id.as_str(), "name": tag.name.as_str() }),
+//!             _ => serde_json::Value::Null, // TagService makes events of tags only
+//!         }
 //!     }
 //! }
 //!
@@ -112,7 +138,8 @@
 //! }
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().expect("a runtime").block_on(async {
-//! let tags = TagService::new(Arc::new(LoyaltyTags::default()), Arc::new(FixedClock), Arc::new(CountingIds::default()));
+//! let store = Arc::new(LoyaltyTags::default());
+//! let tags = TagService::new(store.clone(), Arc::new(FixedClock), Arc::new(CountingIds::default()), Arc::new(AsJson));
 //! let shop = AgentId::new("agt_shop");
 //!
 //! let vip = tags.create(&shop, NewTagInput { name: Some("VIP".into()), ..Default::default() }).await?;
@@ -126,6 +153,11 @@
 //! assert!(matches!(blank, Err(DomainError::Validation(ref fields)) if fields[0].field == "name"));
 //!
 //! assert_eq!(tags.list(&shop).await?.len(), 1);
+//! // One change, one event, rendered by the loyalty service's renderer.
+//! let kept = store.0.lock().expect("not poisoned");
+//! assert_eq!(kept.events.len(), 1);
+//! assert_eq!(kept.events[0].event_type, EventType::TagCreated);
+//! assert_eq!(kept.events[0].data["object"]["name"], "VIP");
 //! # Ok::<(), DomainError>(())
 //! # }).expect("the example runs");
 //! ```

@@ -71,15 +71,18 @@ pub trait TagRepository: Send + Sync {
     async fn get(&self, agent: &AgentId, id: &TagId) -> StoreResult<Option<Tag>>;
     /// The agent's tags among `ids`, in any order; unknown ids are simply absent.
     async fn find_many(&self, agent: &AgentId, ids: &[TagId]) -> StoreResult<Vec<Tag>>;
-    /// MUST return `Conflict` when the agent has a tag of the same name ignoring case, and
-    /// `false`, writing nothing, when the agent already has `max_per_agent` tags (counted in the
-    /// insert's transaction: concurrent inserts never pass the limit together).
-    async fn insert(&self, tag: &Tag, max_per_agent: u32) -> StoreResult<bool>;
-    /// Replaces name, color, description and `updated_at`; `false` when the tag is unknown.
-    /// MUST return `Conflict` on a duplicate name.
-    async fn update(&self, tag: &Tag) -> StoreResult<bool>;
-    /// Deletes the tag and detaches it from every activity; `false` when unknown.
-    async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool>;
+    /// Inserts the tag and stores `events` in the same transaction. MUST return `Conflict` when
+    /// the agent has a tag of the same name ignoring case, and `false`, writing nothing, when
+    /// the agent already has `max_per_agent` tags (counted in the insert's transaction:
+    /// concurrent inserts never pass the limit together).
+    async fn insert(&self, tag: &Tag, max_per_agent: u32, events: &[Event]) -> StoreResult<bool>;
+    /// Replaces name, color, description and `updated_at`, storing `events` with the change;
+    /// `false`, writing nothing, when the tag is unknown. MUST return `Conflict` on a duplicate
+    /// name.
+    async fn update(&self, tag: &Tag, events: &[Event]) -> StoreResult<bool>;
+    /// Deletes the tag, detaches it from every activity and stores `events`, in one
+    /// transaction; `false`, writing nothing, when unknown.
+    async fn delete(&self, agent: &AgentId, id: &TagId, events: &[Event]) -> StoreResult<bool>;
 }
 
 /// A team's saved answers (`/v1/canned_responses`).
@@ -858,6 +861,8 @@ pub enum ApiObject<'a> {
     Execution(&'a Execution),
     /// A template, for `template.updated`.
     Template(&'a Template),
+    /// A tag, for `tag.created` and `tag.updated`.
+    Tag(&'a Tag),
 }
 
 /// Shows objects exactly as the API does, for events' `data.object`: the API's own

@@ -92,7 +92,7 @@ impl World {
     }
 
     fn tags(&self) -> TagService {
-        TagService::new(self.repos.tags.clone(), self.clock.clone(), self.ids.clone())
+        TagService::new(self.repos.tags.clone(), self.clock.clone(), self.ids.clone(), Arc::new(ById))
     }
 
     async fn events(&self) -> Vec<EventType> {

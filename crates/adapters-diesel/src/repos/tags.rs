@@ -2,7 +2,7 @@ use async_trait::async_trait;
 use diesel::dsl::auto_type;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{AgentId, Tag, TagColor, TagDescription, TagId, TagName};
+use parley_domain::model::{AgentId, Event, Tag, TagColor, TagDescription, TagId, TagName};
 use parley_domain::ports::{StoreResult, TagRepository};
 
 use super::activity_views::refresh_tag_list;
@@ -11,6 +11,7 @@ use crate::error::DbError;
 use crate::in_list::in_list;
 use crate::locks::OrderedLocks;
 use crate::pool::{in_transaction, read_conn};
+use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, valid};
 use crate::schema::{activity_tags, tags};
 
@@ -87,7 +88,7 @@ impl TagRepository for Store {
         Ok(to_domain(rows)?)
     }
 
-    async fn insert(&self, tag: &Tag, max_per_agent: u32) -> StoreResult<bool> {
+    async fn insert(&self, tag: &Tag, max_per_agent: u32, events: &[Event]) -> StoreResult<bool> {
         let agent = tag.agent_id.as_str();
         let inserted = in_transaction!(self, |conn| {
             conn.lock_agent(agent).await?;
@@ -106,12 +107,13 @@ impl TagRepository for Store {
                 tags::updated_at.eq(millis(tag.updated_at)),
             );
             diesel::insert_into(tags::table).values(values).execute(conn).await?;
+            emit_all!(conn, events);
             Ok(true)
         })?;
         Ok(inserted)
     }
 
-    async fn update(&self, tag: &Tag) -> StoreResult<bool> {
+    async fn update(&self, tag: &Tag, events: &[Event]) -> StoreResult<bool> {
         let changes = (
             tags::name.eq(tag.name.as_str()),
             tags::name_key.eq(tag.name.key()),
@@ -137,12 +139,13 @@ impl TagRepository for Store {
                     refresh_tag_list!(conn, activity.as_str());
                 }
             }
+            emit_all!(conn, events);
             Ok(true)
         })?;
         Ok(updated)
     }
 
-    async fn delete(&self, agent: &AgentId, id: &TagId) -> StoreResult<bool> {
+    async fn delete(&self, agent: &AgentId, id: &TagId, events: &[Event]) -> StoreResult<bool> {
         let deleted = in_transaction!(self, |conn| {
             let target = || tags::table.filter(tags::agent_id.eq(agent.as_str())).filter(tags::id.eq(id.as_str()));
             // The tag, then its carriers, then (by the cascade) their links: the order of every
@@ -160,6 +163,7 @@ impl TagRepository for Store {
             for activity in &carriers {
                 refresh_tag_list!(conn, activity.as_str());
             }
+            emit_all!(conn, events);
             Ok(true)
         })?;
         Ok(deleted)

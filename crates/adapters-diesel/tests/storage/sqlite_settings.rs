@@ -24,5 +24,5 @@ async fn sqlite_runs_in_wal_mode_with_foreign_keys_enforced() {
         created_at: Utc::now(),
         updated_at: Utc::now(),
     };
-    assert!(repos.tags.insert(&orphan, MAX_TAGS_PER_AGENT).await.is_err(), "a tag of an unknown agent violates its foreign key");
+    assert!(repos.tags.insert(&orphan, MAX_TAGS_PER_AGENT, &[]).await.is_err(), "a tag of an unknown agent violates its foreign key");
 }

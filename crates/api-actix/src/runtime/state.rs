@@ -65,7 +65,7 @@ impl AppState {
         let search = Arc::new(SearchService::new(repos.products.clone(), repos.vectors.clone(), embedder, index));
         Self {
             keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
-            tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone()),
+            tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone(), objects.clone()),
             canned_responses: CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone()),
             contacts: ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone(), objects.clone()),
             activities: ActivityService::new(

@@ -87,8 +87,10 @@ async fn every_change_emits_its_event_type_and_nothing_else(backend: &str) {
     assert_eq!(object, listed_activity(&app, &activity).await);
     assert_eq!((object["status"].as_str(), object["assigned_to"].as_str()), (Some("closed"), Some("sam")));
 
-    let vip = app.tag(&app.a, "vip").await;
-    assert!(seen.types(&app).await.is_empty(), "tags themselves have no events");
+    let made = app.post("/v1/tags", &app.a.secret, json!({"name": "vip"})).await;
+    made.assert_status(201);
+    assert_eq!(&seen.one(&app, "tag.created").await, made.data(), "the tag as the API answered");
+    let vip = made.data()["id"].as_str().unwrap().to_string();
     let tags = format!("/v1/activities/{activity}/tags");
     app.post(&tags, &app.a.secret, json!({"tag_ids": [vip]})).await.assert_status(200);
     let object = seen.one(&app, "activity.updated").await;
@@ -98,6 +100,20 @@ async fn every_change_emits_its_event_type_and_nothing_else(backend: &str) {
     assert!(seen.types(&app).await.is_empty(), "attaching an attached tag changes nothing");
     app.delete(&format!("{tags}?tag_id={vip}"), &app.a.secret).await.assert_status(200);
     assert_eq!(seen.one(&app, "activity.updated").await, listed_activity(&app, &activity).await);
+
+    // A tag's rename or deletion shows on every activity carrying it: reported once, as the
+    // tag's own event, not as an activity.updated per activity.
+    app.post(&tags, &app.a.secret, json!({"tag_ids": [vip]})).await.assert_status(200);
+    seen.one(&app, "activity.updated").await;
+    let renamed = app.patch(&format!("/v1/tags/{vip}"), &app.a.secret, json!({"name": "gold"})).await;
+    renamed.assert_status(200);
+    assert_eq!(&seen.one(&app, "tag.updated").await, renamed.data(), "the tag as the API answered");
+    assert_eq!(listed_activity(&app, &activity).await["tags"][0]["name"], "gold");
+    app.patch(&format!("/v1/tags/{vip}"), &app.a.secret, json!({"name": "gold"})).await.assert_status(200);
+    assert!(seen.types(&app).await.is_empty(), "a tag patch that changes nothing");
+    app.delete(&format!("/v1/tags/{vip}"), &app.a.secret).await.assert_status(200);
+    assert_eq!(seen.one(&app, "tag.deleted").await, json!({"id": vip, "deleted": true}), "the id alone");
+    assert_eq!(listed_activity(&app, &activity).await["tags"], json!([]));
 
     // A rename through the activity renames the contact: both report it.
     app.patch(&format!("/v1/activities/{activity}"), &app.a.secret, json!({"profile_name": "Ana María"})).await.assert_status(200);

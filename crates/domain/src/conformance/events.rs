@@ -293,7 +293,7 @@ pub async fn events_are_written_with_their_change_and_only_when_it_takes_effect(
     let act = super::activity(&a, &ana.id, ActivityStatus::Open, t(4));
     r.activities.insert(&act, &[event(&a, EventType::ActivityCreated, t(4))]).await.unwrap();
     let vip = tag(&a, "vip", t(5));
-    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     let attach = |at: i64| event(&a, EventType::ActivityUpdated, t(at));
     assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(6), &[attach(6)]).await.unwrap());
     assert!(r.activities.attach_tags(&a, &act.id, std::slice::from_ref(&vip.id), t(7), &[attach(7)]).await.unwrap());
@@ -304,6 +304,43 @@ pub async fn events_are_written_with_their_change_and_only_when_it_takes_effect(
         vec!["activity.created", "activity.updated", "activity.updated", "contact.created"],
         "attaching what is attached, or detaching what is not, emits nothing"
     );
+}
+
+/// A tag's writes carry their events as every change does: a created, renamed or deleted tag
+/// stores its event; a refused one (a taken name, the agent's limit, an unknown or another
+/// agent's tag) stores none.
+pub async fn tag_writes_carry_their_events_only_when_they_take_effect(r: Repositories) {
+    use super::tag;
+    let (a, b) = (agent(&r, "A").await, agent(&r, "B").await);
+    let types = |r: Repositories, a: AgentId| async move {
+        let listed = r.events.list(&a, &EventFilter::default(), page(100, 0)).await.unwrap();
+        listed.items.iter().rev().map(|e| e.event_type.as_str()).collect::<Vec<_>>()
+    };
+    let vip = tag(&a, "vip", t(1));
+    assert!(r.tags.insert(&vip, 2, &[event(&a, EventType::TagCreated, t(1))]).await.unwrap());
+    let twin = tag(&a, "VIP", t(2));
+    assert!(r.tags.insert(&twin, 2, &[event(&a, EventType::TagCreated, t(2))]).await.is_err(), "the name is taken");
+    let second = tag(&a, "second", t(3));
+    assert!(r.tags.insert(&second, 2, &[event(&a, EventType::TagCreated, t(3))]).await.unwrap());
+    let third = tag(&a, "third", t(4));
+    assert!(!r.tags.insert(&third, 2, &[event(&a, EventType::TagCreated, t(4))]).await.unwrap(), "the agent's limit");
+    assert_eq!(types(r.clone(), a.clone()).await, ["tag.created", "tag.created"], "refused inserts emit nothing");
+
+    let mut clash = second.clone();
+    clash.name = TagName::new("Vip").unwrap();
+    assert!(r.tags.update(&clash, &[event(&a, EventType::TagUpdated, t(5))]).await.is_err(), "the name is taken");
+    assert!(!r.tags.update(&third, &[event(&a, EventType::TagUpdated, t(5))]).await.unwrap(), "an unknown tag");
+    let mut renamed = second.clone();
+    renamed.name = TagName::new("gold").unwrap();
+    renamed.updated_at = t(6);
+    assert!(r.tags.update(&renamed, &[event(&a, EventType::TagUpdated, t(6))]).await.unwrap());
+    assert_eq!(r.tags.get(&a, &second.id).await.unwrap().unwrap().name.as_str(), "gold", "the rename was kept");
+
+    assert!(!r.tags.delete(&b, &vip.id, &[event(&b, EventType::TagDeleted, t(7))]).await.unwrap(), "another agent's tag");
+    assert!(!r.tags.delete(&a, &third.id, &[event(&a, EventType::TagDeleted, t(7))]).await.unwrap(), "an unknown tag");
+    assert!(r.tags.delete(&a, &vip.id, &[event(&a, EventType::TagDeleted, t(8))]).await.unwrap());
+    assert_eq!(types(r.clone(), a.clone()).await, ["tag.created", "tag.created", "tag.updated", "tag.deleted"]);
+    assert!(types(r.clone(), b.clone()).await.is_empty(), "nothing written for the other agent");
 }
 
 /// A worker claims endpoint by endpoint: the endpoints with deliveries due (enabled ones), and

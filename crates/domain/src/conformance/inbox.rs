@@ -46,7 +46,7 @@ fn channel_of(dice: &mut Dice, n: usize) -> Channel {
 async fn random_inbox(r: &Repositories, a: &AgentId, b: &AgentId, dice: &mut Dice) -> Vec<Tag> {
     let tags = [tag(a, "vip", t(0)), tag(a, "late", t(0))];
     for tag in &tags {
-        r.tags.insert(tag, 100).await.unwrap();
+        r.tags.insert(tag, 100, &[]).await.unwrap();
     }
     for n in 0..32 {
         let owner = if n % 8 == 7 { b } else { a };
@@ -258,7 +258,7 @@ pub async fn erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back(r:
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip, 100).await.unwrap();
+    r.tags.insert(&vip, 100, &[]).await.unwrap();
     let ana = super::conversation(&r, &a, "Ana Erased", "5215550001", ActivityStatus::Open, t(0)).await;
     let bo = super::conversation(&r, &a, "Bo Kept", "5215550002", ActivityStatus::Open, t(1)).await;
     let theirs = super::conversation(&r, &b, "Ana Erased", "5215550001", ActivityStatus::Open, t(1)).await;

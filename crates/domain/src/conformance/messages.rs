@@ -432,7 +432,7 @@ pub async fn message_carts_are_distinct_newest_first_and_scoped(r: Repositories)
 pub async fn message_inserts_move_the_activity_and_its_kept_copies(r: Repositories) {
     let a = agent(&r, "A").await;
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     r.activities.attach_tags(&a, &ana.id, std::slice::from_ref(&vip.id), t(2), &[]).await.unwrap();
@@ -638,7 +638,7 @@ pub async fn sending_replies_are_settled_or_removed_leaving_the_activity_as_it_w
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
     let vip = tag(&a, "vip", t(0));
-    r.tags.insert(&vip, MAX_TAGS_PER_AGENT).await.unwrap();
+    r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     let ana = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
     let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
     r.activities.attach_tags(&a, &ana.id, std::slice::from_ref(&vip.id), t(1), &[]).await.unwrap();

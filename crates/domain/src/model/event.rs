@@ -38,13 +38,19 @@ pub enum EventType {
     /// A contact was erased with its conversation (`DELETE /v1/contacts/:id`): the event
     /// carries only the id.
     ContactDeleted,
+    /// A tag was made.
+    TagCreated,
+    /// A tag's name, color or description changed (a rename shows in every activity carrying it).
+    TagUpdated,
+    /// A tag was deleted and detached from every activity: the event carries only the id.
+    TagDeleted,
     /// A test delivery (`POST /v1/webhook_endpoints/:id/test`); never subscribed to.
     Ping,
 }
 
 impl EventType {
     /// Every type an endpoint can subscribe to, in documentation order.
-    pub const SUBSCRIBABLE: [EventType; 12] = [
+    pub const SUBSCRIBABLE: [EventType; 15] = [
         EventType::MessageReceived,
         EventType::MessageSent,
         EventType::MessageUpdated,
@@ -57,6 +63,9 @@ impl EventType {
         EventType::TemplateUpdated,
         EventType::NoteCreated,
         EventType::ContactDeleted,
+        EventType::TagCreated,
+        EventType::TagUpdated,
+        EventType::TagDeleted,
     ];
 
     /// The wire name (`message.received`, `ping`…).
@@ -74,6 +83,9 @@ impl EventType {
             EventType::TemplateUpdated => "template.updated",
             EventType::NoteCreated => "note.created",
             EventType::ContactDeleted => "contact.deleted",
+            EventType::TagCreated => "tag.created",
+            EventType::TagUpdated => "tag.updated",
+            EventType::TagDeleted => "tag.deleted",
             EventType::Ping => "ping",
         }
     }

@@ -57,6 +57,7 @@ pub(crate) fn test_objects() -> Arc<dyn ApiObjects> {
             ApiObject::Cart(_) => "cart",
             ApiObject::Execution(_) => "execution",
             ApiObject::Template(_) => "template",
+            ApiObject::Tag(_) => "tag",
         };
         serde_json::json!({ "kind": kind })
     });

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use super::{Patch, not_null, required};
 use crate::error::Violations;
 use crate::model::*;
-use crate::ports::{Clock, IdSource, TagRepository};
+use crate::ports::{ApiObject, ApiObjects, Clock, IdSource, TagRepository};
 use crate::{DomainError, FieldError, StoreError};
 
 /// Raw fields of a new tag, validated by [`TagService::create`].
@@ -30,13 +30,16 @@ pub struct TagPatchInput {
 }
 
 /// The agent's tags: the labels attached to activities (see [`ActivityService`] for attaching
-/// them). Records no events: tags have none of their own.
+/// them). Records `tag.created`, `tag.updated` and `tag.deleted`: a rename or a deletion changes
+/// how every activity carrying the tag shows it, and is reported once, as the tag's event, not
+/// as an `activity.updated` per activity.
 ///
 /// [`ActivityService`]: super::ActivityService
 pub struct TagService {
     repo: Arc<dyn TagRepository>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    events: super::EventMaker,
 }
 
 /// An empty description means "no description".
@@ -53,9 +56,11 @@ fn duplicate_name(name: &TagName) -> DomainError {
 }
 
 impl TagService {
-    /// A service over `repo`; `clock` stamps changes and `ids` mints new ids.
-    pub fn new(repo: Arc<dyn TagRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
-        Self { repo, clock, ids }
+    /// A service over `repo`; `clock` stamps changes, `ids` mints new ids (the events' too) and
+    /// `objects` renders the tag for its events.
+    pub fn new(repo: Arc<dyn TagRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, objects: Arc<dyn ApiObjects>) -> Self {
+        let events = super::EventMaker::new(ids.clone(), objects);
+        Self { repo, clock, ids, events }
     }
 
     /// Every tag of the agent (at most [`MAX_TAGS_PER_AGENT`], so no pages), by name ignoring
@@ -64,9 +69,9 @@ impl TagService {
         Ok(self.repo.list(agent).await?)
     }
 
-    /// Creates a tag. `Validation` names every missing or bad field; `Conflict` (on `name`)
-    /// when the agent has a tag of that name ignoring case, or already has
-    /// [`MAX_TAGS_PER_AGENT`].
+    /// Creates a tag, recording `tag.created`. `Validation` names every missing or bad field;
+    /// `Conflict` (on `name`) when the agent has a tag of that name ignoring case, or already
+    /// has [`MAX_TAGS_PER_AGENT`].
     pub async fn create(&self, agent: &AgentId, input: NewTagInput) -> Result<Tag, DomainError> {
         let mut v = Violations::default();
         let name = v.check(required("name", input.name).and_then(|n| TagName::new(&n)));
@@ -91,7 +96,8 @@ impl TagService {
             created_at: now,
             updated_at: now,
         };
-        match self.repo.insert(&tag, MAX_TAGS_PER_AGENT).await {
+        let created = self.events.make(agent, EventType::TagCreated, now, ApiObject::Tag(&tag));
+        match self.repo.insert(&tag, MAX_TAGS_PER_AGENT, &[created]).await {
             Ok(true) => Ok(tag),
             Ok(false) => Err(DomainError::Conflict {
                 message: format!("an agent may have at most {MAX_TAGS_PER_AGENT} tags: delete one before adding another"),
@@ -102,9 +108,10 @@ impl TagService {
         }
     }
 
-    /// Changes the fields sent. `Validation` names every bad field (a `null` name or color
-    /// included) before anything is read; `NotFound` (`tag`) when unknown; `Conflict` when the
-    /// new name is another tag's, ignoring case.
+    /// Changes the fields sent, recording `tag.updated`; a patch that changes nothing writes
+    /// nothing (no new `updated_at`, no event). `Validation` names every bad field (a `null`
+    /// name or color included) before anything is read; `NotFound` (`tag`) when unknown;
+    /// `Conflict` when the new name is another tag's, ignoring case.
     pub async fn update(&self, agent: &AgentId, id: &TagId, input: TagPatchInput) -> Result<Tag, DomainError> {
         let mut v = Violations::default();
         let name = v.check(not_null("name", input.name).and_then(|n| n.map(|n| TagName::new(&n)).transpose()));
@@ -113,6 +120,7 @@ impl TagService {
         v.finish()?;
 
         let mut tag = self.repo.get(agent, id).await?.ok_or(DomainError::not_found("tag"))?;
+        let before = tag.clone();
         if let Some(name) = name.flatten() {
             tag.name = name;
         }
@@ -120,8 +128,12 @@ impl TagService {
             tag.color = color;
         }
         desc.expect("validated").apply_to(&mut tag.description);
+        if tag == before {
+            return Ok(tag);
+        }
         tag.updated_at = self.clock.now();
-        match self.repo.update(&tag).await {
+        let updated = self.events.make(agent, EventType::TagUpdated, tag.updated_at, ApiObject::Tag(&tag));
+        match self.repo.update(&tag, &[updated]).await {
             Ok(true) => Ok(tag),
             Ok(false) => Err(DomainError::not_found("tag")),
             Err(StoreError::Conflict(_)) => Err(duplicate_name(&tag.name)),
@@ -129,10 +141,11 @@ impl TagService {
         }
     }
 
-    /// Deletes the tag and detaches it from every activity, recording no event; `NotFound`
-    /// (`tag`) when unknown.
+    /// Deletes the tag and detaches it from every activity, recording `tag.deleted` (the id
+    /// alone); `NotFound` (`tag`) when unknown.
     pub async fn delete(&self, agent: &AgentId, id: &TagId) -> Result<(), DomainError> {
-        if self.repo.delete(agent, id).await? { Ok(()) } else { Err(DomainError::not_found("tag")) }
+        let deleted = self.events.make_deleted(agent, EventType::TagDeleted, self.clock.now(), id.as_str());
+        if self.repo.delete(agent, id, &[deleted]).await? { Ok(()) } else { Err(DomainError::not_found("tag")) }
     }
 }
 
@@ -147,7 +160,7 @@ mod tests {
         clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_test", k.prefix()));
-        TagService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids))
+        TagService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
     }
 
     fn agent() -> AgentId {
@@ -158,9 +171,15 @@ mod tests {
     async fn create_defaults_the_color_and_stores_the_tag() {
         let mut repo = MockTagRepository::new();
         repo.expect_insert()
-            .withf(|t, _| t.name.as_str() == "VIP" && t.color.as_str() == TagColor::DEFAULT && t.description.is_none())
+            .withf(|t, _, events| {
+                t.name.as_str() == "VIP"
+                    && t.color.as_str() == TagColor::DEFAULT
+                    && t.description.is_none()
+                    && events.len() == 1
+                    && events[0].event_type == EventType::TagCreated
+            })
             .times(1)
-            .returning(|_, _| Ok(true));
+            .returning(|_, _, _| Ok(true));
         let tag = service(repo).create(&agent(), NewTagInput { name: Some(" VIP ".into()), ..Default::default() }).await.unwrap();
         assert_eq!(tag.id.as_str(), "tag_test");
         assert_eq!(tag.created_at, tag.updated_at);
@@ -181,7 +200,7 @@ mod tests {
     #[tokio::test]
     async fn an_agent_at_its_tag_limit_gets_a_conflict_naming_it() {
         let mut repo = MockTagRepository::new();
-        repo.expect_insert().withf(|_, max| *max == MAX_TAGS_PER_AGENT).times(1).returning(|_, _| Ok(false));
+        repo.expect_insert().withf(|_, max, _| *max == MAX_TAGS_PER_AGENT).times(1).returning(|_, _, _| Ok(false));
         let err = service(repo).create(&agent(), NewTagInput { name: Some("one more".into()), ..Default::default() }).await.unwrap_err();
         let DomainError::Conflict { message, .. } = err else { panic!("{err:?}") };
         assert!(message.contains("at most 1000 tags"), "{message}");
@@ -190,7 +209,7 @@ mod tests {
     #[tokio::test]
     async fn duplicate_names_become_conflicts() {
         let mut repo = MockTagRepository::new();
-        repo.expect_insert().returning(|_, _| Err(StoreError::Conflict("tags.name".into())));
+        repo.expect_insert().returning(|_, _, _| Err(StoreError::Conflict("tags.name".into())));
         let err = service(repo).create(&agent(), NewTagInput { name: Some("vip".into()), ..Default::default() }).await.unwrap_err();
         assert!(matches!(err, DomainError::Conflict { .. }));
     }
@@ -209,7 +228,10 @@ mod tests {
         };
         let found = existing.clone();
         repo.expect_get().returning(move |_, _| Ok(Some(found.clone())));
-        repo.expect_update().returning(|_| Ok(true));
+        repo.expect_update()
+            .withf(|_, events| events.len() == 1 && events[0].event_type == EventType::TagUpdated)
+            .times(1)
+            .returning(|_, _| Ok(true));
         let tag = service(repo)
             .update(&agent(), &TagId::new("tag_1"), TagPatchInput { description: Patch::Clear, ..Default::default() })
             .await
@@ -232,8 +254,42 @@ mod tests {
     #[tokio::test]
     async fn unknown_tags_are_not_found() {
         let mut repo = MockTagRepository::new();
-        repo.expect_delete().returning(|_, _| Ok(false));
+        repo.expect_delete().returning(|_, _, _| Ok(false));
         let err = service(repo).delete(&agent(), &TagId::new("tag_x")).await.unwrap_err();
         assert!(matches!(err, DomainError::NotFound { resource: "tag", .. }));
+    }
+
+    #[tokio::test]
+    async fn a_patch_that_changes_nothing_writes_nothing() {
+        let mut repo = MockTagRepository::new();
+        let existing = Tag {
+            id: TagId::new("tag_1"),
+            agent_id: agent(),
+            name: TagName::new("VIP").unwrap(),
+            color: TagColor::new("#112233").unwrap(),
+            description: None,
+            created_at: chrono::Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap(),
+            updated_at: chrono::Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap(),
+        };
+        let found = existing.clone();
+        repo.expect_get().returning(move |_, _| Ok(Some(found.clone())));
+        // No `expect_update`: a write (or an event with it) fails the test.
+        let patch = TagPatchInput { name: Patch::Set("VIP".into()), color: Patch::Set("#112233".into()), description: Patch::Clear };
+        let tag = service(repo).update(&agent(), &TagId::new("tag_1"), patch).await.unwrap();
+        assert_eq!(tag, existing, "unchanged, updated_at included");
+    }
+
+    #[tokio::test]
+    async fn a_deletion_records_the_id_alone() {
+        let mut repo = MockTagRepository::new();
+        repo.expect_delete()
+            .withf(|_, id, events| {
+                events.len() == 1
+                    && events[0].event_type == EventType::TagDeleted
+                    && events[0].data == serde_json::json!({ "object": { "id": id.as_str(), "deleted": true } })
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        service(repo).delete(&agent(), &TagId::new("tag_1")).await.unwrap();
     }
 }

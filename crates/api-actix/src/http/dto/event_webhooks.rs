@@ -73,9 +73,8 @@ pub struct CreateWebhookEndpoint {
     #[schema(value_type = String, required = true, max_length = 2048, example = "https://example.com/parley/events",
         pattern = "^https?://")]
     pub url: Option<String>,
-    /// Required: event types (`message.received`, `message.updated`, `activity.created`,
-    /// `activity.updated`, `contact.created`, `contact.updated`, `cart.created`,
-    /// `execution.updated`, `template.updated`), or `["*"]` for every type.
+    /// Required: event types, each one of `SubscribableEventName` (`message.received`,
+    /// `tag.deleted`…), or `["*"]` for every type, present and future.
     #[schema(value_type = EventSelectionSchema, required = true)]
     pub events: Option<Vec<String>>,
     /// At most 500 characters.

@@ -4,7 +4,7 @@
 use parley_domain::ports::{ApiObject, ApiObjects};
 use serde::Serialize;
 
-use super::{ActivityDto, CartDto, ContactDto, ExecutionDto, MessageDto, TemplateDto, WebhookEndpointDto};
+use super::{ActivityDto, CartDto, ContactDto, ExecutionDto, MessageDto, TagDto, TemplateDto, WebhookEndpointDto};
 
 /// The API's representation of each object.
 #[derive(Debug, Default, Clone, Copy)]
@@ -25,6 +25,7 @@ impl ApiObjects for ApiRepresentation {
             ApiObject::Cart(c) => value(CartDto::from(c.clone())),
             ApiObject::Execution(e) => value(ExecutionDto::from(e.clone())),
             ApiObject::Template(t) => value(TemplateDto::from(t.clone())),
+            ApiObject::Tag(t) => value(TagDto::from(t.clone())),
         }
     }
 }
