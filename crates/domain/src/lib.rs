@@ -13,8 +13,8 @@
 //!   a value that exists is valid: [`TagName::new`](model::TagName::new) refuses a blank or
 //!   too-long name with a [`FieldError`].
 //! - [`ports`]: what the services need from outside, as traits: repositories (one per kind of
-//!   record, each method scoped by agent, the tenant), the clock, id source, messaging platform,
-//!   embedder. Each documents its contract; [`ports::Repositories`] bundles the storage ports.
+//!   record, scoped by agent, the tenant, save for the workers' own), the clock, id source,
+//!   messaging platform, embedder. Each documents its contract; [`ports::Repositories`] bundles the storage ports.
 //! - [`services`]: the use cases (create a tag, reply inside the messaging window, snapshot a
 //!   cart). Each takes raw input (`…Input`, `…Query`), validates it through the value objects,
 //!   applies the rules and calls its ports. A service takes exactly the ports it uses.

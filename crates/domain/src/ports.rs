@@ -1,8 +1,12 @@
 //! The ports: what the use cases need from the outside world. Adapters implement them.
 //!
-//! Every repository method is scoped by agent: an id of another agent behaves exactly like an
-//! unknown id. Storage backends are held to these contracts by the shared conformance suite
-//! (`conformance` feature).
+//! What a request asks of a repository is scoped by agent: each method takes the agent, or a
+//! record that names its agent, and an id of another agent behaves exactly like an unknown id.
+//! The exceptions serve the process rather than a tenant: finding a key by its hash (how a
+//! request's agent becomes known), lines by id, platform account or all of them (a platform's
+//! delivery names a line, not an agent), and the workers' claims and counts (inbound
+//! deliveries, event deliveries, mailbox leases, vectors still to compute). Storage backends are
+//! held to these contracts by the shared conformance suite (`conformance` feature).
 
 use async_trait::async_trait;
 
