@@ -14,7 +14,8 @@
 //!   too-long name with a [`FieldError`].
 //! - [`ports`]: what the services need from outside, as traits: repositories (one per kind of
 //!   record, scoped by agent, the tenant, save for the workers' own), the clock, id source,
-//!   messaging platform, embedder. Each documents its contract; [`ports::Repositories`] bundles the storage ports.
+//!   messaging platform, embedder. Each documents its contract; [`ports::Repositories`] bundles
+//!   the storage ports.
 //! - [`services`]: the use cases (create a tag, reply inside the messaging window, snapshot a
 //!   cart). Each takes raw input (`…Input`, `…Query`), validates it through the value objects,
 //!   applies the rules and calls its ports. A service takes exactly the ports it uses.
@@ -26,8 +27,8 @@
 //!
 //! - `mock`: [mockall](https://docs.rs/mockall) mocks of every port (`MockTagRepository`…),
 //!   for unit tests that script a port's answers.
-//! - `conformance`: the storage contract as a test suite, [`storage_conformance!`]: a storage
-//!   adapter passes it to prove it keeps every port's contract. The `parley-adapters-memory`
+//! - `conformance`: the storage contract as a test suite, the macro `storage_conformance!`: a
+//!   storage adapter passes it to prove it keeps every port's contract. The `parley-adapters-memory`
 //!   crate passes it in memory (use it in tests instead of writing a fake), and
 //!   `parley-adapters-diesel` on SQLite and PostgreSQL.
 //!
