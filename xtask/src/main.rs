@@ -49,12 +49,20 @@ tasks:
                       search quality on the dev sets (xtask/data/search-*.json) against BM25, and
                       search latency, start-up and memory; writes docs/performance.md.
                       --million: latency alone at 1,000,000 products (minutes), its own section
+  bench api | instructions | writes | events | mail | index [flags]
+                      the HTTP API's, writes', event deliveries' and mail figures, the vector
+                      index's; `cargo xtask bench --help` lists every bench and its flags
   fuzz [webhook_payload] [instagram_webhook] [template_placeholders] [--time 180]
                       run the cargo-fuzz targets of crates/fuzz on nightly (cargo install cargo-fuzz),
                       each for --time seconds; a crash fails and leaves its input in crates/fuzz/artifacts";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // `--help` anywhere asks for usage, never for a flag's value (`bench api --help`).
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{}", if args.first().is_some_and(|t| t == "bench") { bench::USAGE } else { USAGE });
+        return ExitCode::SUCCESS;
+    }
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["codegen"] => codegen::codegen(false),
         ["codegen", "--check"] => codegen::codegen(true),

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use crate::{cargo, root};
 
-const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
+pub(crate) const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
        cargo xtask bench search [--embedders static,minilm] [--sizes 10000,100000] [--backends sqlite] [--million]
        cargo xtask bench index [--sizes 100000,1000000]
        cargo xtask bench api [--backends sqlite,postgres] [--products 100000] [--contacts 10000] [--connections 16] [--seconds 5] [--deliveries 5000] [--only \"get activity,search\"] [--binary PATH]
