@@ -70,6 +70,9 @@ diesel::table! {
         contact_id -> Text,
         digits -> Text,
         position -> Integer,
+        user_id -> Nullable<Text>,
+        parent_user_id -> Nullable<Text>,
+        username -> Nullable<Text>,
     }
 }
 

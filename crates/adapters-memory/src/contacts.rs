@@ -18,8 +18,8 @@ impl State {
             return Err(conflict(format!("contact {} already stored", contact.id)));
         }
         for (i, channel) in contact.channels.iter().enumerate() {
-            let twice = contact.channels[..i].contains(channel);
-            if twice || self.contact_on(&contact.agent_id, channel).is_some() {
+            let twice = contact.channels[..i].iter().any(|c| c.address() == channel.address());
+            if twice || self.holder_of(&contact.agent_id, channel, None).is_some() {
                 return Err(conflict(format!(
                     "channel {} {} already belongs to a contact",
                     channel.channel_type().as_str(),
@@ -30,9 +30,23 @@ impl State {
         Ok(())
     }
 
-    /// The agent's contact on `channel`.
+    /// The agent's contact on `channel`: the one with its user id first, then the one on its
+    /// address.
     pub(crate) fn contact_on(&self, agent: &AgentId, channel: &Channel) -> Option<&Contact> {
-        self.contacts.values().find(|c| &c.agent_id == agent && c.channels.contains(channel))
+        let agents = || self.contacts.values().filter(|c| &c.agent_id == agent);
+        let by_user = channel.user().user_id.as_ref().and_then(|user_id| {
+            agents().find(|c| c.channels.iter().any(|ch| ch.user().user_id.as_ref() == Some(user_id)))
+        });
+        by_user.or_else(|| agents().find(|c| c.channels.iter().any(|ch| ch.address() == channel.address())))
+    }
+
+    /// A contact of the agent other than `except` that holds `channel`'s address or user id:
+    /// what makes a write of `channel` a conflict.
+    fn holder_of(&self, agent: &AgentId, channel: &Channel, except: Option<&ContactId>) -> Option<&Contact> {
+        let holds = |ch: &Channel| {
+            ch.address() == channel.address() || (ch.user().user_id.is_some() && ch.user().user_id == channel.user().user_id)
+        };
+        self.contacts.values().find(|c| &c.agent_id == agent && Some(&c.id) != except && c.channels.iter().any(holds))
     }
 
     /// The agent's contact `id`.
@@ -82,6 +96,22 @@ impl ContactRepository for MemoryStore {
         }))
     }
 
+    async fn update_channel(&self, contact: &Contact, before: &Channel, after: &Channel, events: &[Event]) -> StoreResult<bool> {
+        self.with(|s| {
+            let Some(stored) = s.contact_of(&contact.agent_id, &contact.id) else { return Ok(false) };
+            let Some(position) = stored.channels.iter().position(|c| c.address() == before.address()) else { return Ok(false) };
+            if s.holder_of(&contact.agent_id, after, Some(&contact.id)).is_some() {
+                return Err(conflict(format!("channel {} {} belongs to another contact", after.channel_type().as_str(), after.channel_id())));
+            }
+            s.check_events(events)?;
+            let Some(stored) = s.contacts.get_mut(&contact.id) else { return Ok(false) };
+            stored.channels[position] = after.clone();
+            stored.updated_at = contact.updated_at;
+            s.emit_all(events);
+            Ok(true)
+        })
+    }
+
     async fn list(&self, agent: &AgentId, filter: &ContactFilter, page: PageRequest) -> StoreResult<Page<Contact>> {
         let mut matching: Vec<Contact> =
             self.with(|s| s.contacts.values().filter(|c| &c.agent_id == agent && filter.matches(c)).cloned().collect());
@@ -96,7 +126,7 @@ impl ContactRepository for MemoryStore {
             }
             s.check_events(events)?;
             let Some(stored) = s.contacts.get_mut(&contact.id) else { return Ok(false) };
-            // Channels and creation time are the contact's for good.
+            // Channels change only through `update_channel`; creation time never.
             stored.profile_name = contact.profile_name.clone();
             stored.email = contact.email.clone();
             stored.notes = contact.notes.clone();

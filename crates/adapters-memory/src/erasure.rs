@@ -22,7 +22,13 @@ impl State {
     /// agent's.
     pub(crate) fn erase_contact(&mut self, agent: &AgentId, contact: &ContactId) {
         let Some(erased) = self.contacts.remove(contact) else { return };
-        let channel_ids: Vec<String> = erased.channels.iter().map(|c| c.channel_id().to_string()).collect();
+        // Its addresses and its user ids: a send or a delivery may name it by either.
+        let channel_ids: Vec<String> = erased
+            .channels
+            .iter()
+            .flat_map(|c| std::iter::once(c.channel_id()).chain(c.user().user_id.as_ref().map(|u| u.as_str())))
+            .map(str::to_string)
+            .collect();
         // Events about the contact name it; those about its activity and messages, the activity.
         let mut named = vec![contact.as_str().to_string()];
         let activity = self.activity_of_contact(agent, contact).map(|a| a.activity.id.clone());

@@ -7,7 +7,7 @@ use chrono::DateTime;
 use serde::Deserialize;
 
 use parley_domain::model::{
-    ExecutionStatus, InboundMessage, LineNews, SetAside, SetAsideKind, StatusUpdate, Timestamp, from_storable_json,
+    ExecutionStatus, InboundMessage, LineNews, PlatformUser, SetAside, SetAsideKind, StatusUpdate, Timestamp, Username, from_storable_json,
     platform_message_id_issue,
 };
 use parley_domain::ports::InboundDecoder;
@@ -84,9 +84,13 @@ struct RawErrorData {
     details: Option<String>,
 }
 
+/// A message's sender is named by `from` (their phone) or `from_user_id` (their business-scoped
+/// user id), or both: a user who hides their phone behind a username has only the user id.
 #[derive(Deserialize)]
 struct RawMessage {
-    from: String,
+    from: Option<String>,
+    from_user_id: Option<String>,
+    from_parent_user_id: Option<String>,
     id: String,
     timestamp: String,
     context: Option<RawContext>,
@@ -98,15 +102,27 @@ struct RawContext {
     id: Option<String>,
 }
 
+/// Who wrote: `wa_id` (their phone) or `user_id`, or both, as for the message's sender.
 #[derive(Deserialize)]
 struct RawContact {
-    wa_id: String,
+    wa_id: Option<String>,
+    user_id: Option<String>,
+    parent_user_id: Option<String>,
     profile: Option<RawProfile>,
 }
 
 #[derive(Deserialize)]
 struct RawProfile {
     name: Option<String>,
+    username: Option<String>,
+}
+
+impl RawContact {
+    /// Whether this entry is the sender of `m`: the same phone or the same user id.
+    fn is_sender_of(&self, m: &RawMessage) -> bool {
+        let same = |a: &Option<String>, b: &Option<String>| a.is_some() && a == b;
+        same(&self.wa_id, &m.from) || same(&self.user_id, &m.from_user_id)
+    }
 }
 
 fn unix_time(raw: &str) -> Option<Timestamp> {
@@ -138,24 +154,40 @@ fn inbound_message(raw: &serde_json::Value, contacts: &[RawContact], position: u
         kind: SetAsideKind::Message,
         position,
         platform_id: text_of("id"),
-        from: text_of("from"),
+        from: text_of("from").or_else(|| text_of("from_user_id")),
         reason: reason.to_string(),
     };
-    let m = RawMessage::deserialize(raw).map_err(|_| aside("not a message object with an id, a sender and a time"))?;
+    let incomplete = || aside("not a message object with an id, a sender and a time");
+    let m = RawMessage::deserialize(raw).map_err(|_| incomplete())?;
     if let Some(issue) = platform_message_id_issue(&m.id) {
         return Err(aside(issue));
     }
     let at = unix_time(&m.timestamp).ok_or_else(|| aside("its time is not a time in unix seconds"))?;
-    let profile_name = contacts.iter().find(|c| c.wa_id == m.from).and_then(|c| c.profile.as_ref()?.name.clone());
+    let sender = contacts.iter().find(|c| c.is_sender_of(&m));
+    let profile = sender.and_then(|c| c.profile.as_ref());
+    let user_id = m.from_user_id.as_deref().or(sender.and_then(|c| c.user_id.as_deref()));
+    let parent_user_id = m.from_parent_user_id.as_deref().or(sender.and_then(|c| c.parent_user_id.as_deref()));
+    // A username Parley cannot keep (a control character in it) is left out: a display handle
+    // is not worth the message. A malformed id sets the message aside: it names the person.
+    let username = profile.and_then(|p| p.username.as_deref()).filter(|name| Username::new("username", name).is_ok());
+    let user = PlatformUser::from_platform(user_id, parent_user_id, username)
+        .map_err(|e| aside(&format!("its sender's {} {}", e.field, e.issue)))?;
+    // The phone while the platform shares it, else the user id: the contact's address.
+    let from = match (m.from, &user.user_id) {
+        (Some(phone), _) => phone,
+        (None, Some(user_id)) => user_id.as_str().to_string(),
+        (None, None) => return Err(incomplete()),
+    };
     Ok(InboundMessage {
         echo: false,
-        profile_name,
+        profile_name: profile.and_then(|p| p.name.clone()),
+        user,
         at,
         platform_message_id: m.id,
         content: content_of(raw),
         reply_to: m.context.and_then(|c| c.id),
         referral: m.referral,
-        from: m.from,
+        from,
         position,
         files: Vec::new(),
     })
@@ -235,6 +267,7 @@ mod tests {
             n.inbound,
             [InboundMessage {
                 from: "16315551234".into(),
+                user: PlatformUser::default(),
                 echo: false,
                 profile_name: Some("Kerry Fisher".into()),
                 at: DateTime::from_timestamp(1_767_225_600, 0).unwrap(),

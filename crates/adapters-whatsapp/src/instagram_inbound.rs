@@ -177,6 +177,7 @@ impl Reading<'_> {
     fn message(&mut self, from: &str, echo: bool, at: Timestamp, platform_message_id: String, content: MessageContent) {
         self.news.inbound.push(InboundMessage {
             from: from.to_string(),
+            user: Default::default(),
             echo,
             profile_name: None,
             at,

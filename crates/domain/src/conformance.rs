@@ -17,11 +17,13 @@ use crate::ports::Repositories;
 // The message checks (`MessageRepository`), in a file of their own.
 mod canned_responses;
 mod events;
+mod identity;
 mod inbound;
 mod inbox;
 mod messages;
 pub use canned_responses::*;
 pub use events::*;
+pub use identity::*;
 pub use inbound::*;
 pub use inbox::*;
 pub use messages::*;
@@ -65,7 +67,9 @@ macro_rules! storage_conformance {
             contact_filters_equal_their_definition_for_random_combinations, unassigned_totals_follow_assignments_and_status_moves,
             notes_join_the_timeline_without_reopening_or_raising_unread, erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back,
             canned_responses_are_unique_by_short_code_and_stay_their_agents, canned_responses_stop_at_the_agents_limit,
-            canned_response_search_equals_its_definition_for_random_texts, filters_keeping_hundreds_list_as_exactly_as_filters_keeping_a_few);
+            canned_response_search_equals_its_definition_for_random_texts, filters_keeping_hundreds_list_as_exactly_as_filters_keeping_a_few,
+            contacts_are_found_by_user_id_first_then_address, a_user_id_belongs_to_one_contact_of_the_agent,
+            a_channel_learns_a_phone_and_a_username_with_everything_that_shows_it);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

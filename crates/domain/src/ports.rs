@@ -124,8 +124,18 @@ pub trait ContactRepository: Send + Sync {
     /// The agent's contact on `channel` (same channel type and value), if any.
     async fn find_by_channel(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<Contact>>;
     /// The contact on `channel` and its activity, if it has one: what every inbound message and
-    /// every send to a number asks first, in one read.
+    /// every send to a number asks first, in one read. A channel that knows its user's id
+    /// ([`Channel::user`]) finds the contact with that user id first, then the one on its
+    /// address (the same type and `channel_id`).
     async fn find_conversation(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<(Contact, Option<Activity>)>>;
+    /// Replaces the agent's contact's channel `before` (found by its type and `channel_id`) with
+    /// `after`: what a message told of the user (a phone, a user id, a username). `contact` is
+    /// the contact as it now is (`after` among its channels): its `updated_at` and everything
+    /// that shows or searches its channels are written with it, in one
+    /// transaction with `events`. `false`, writing nothing, when the contact has no channel
+    /// `before` (another request changed it first). MUST return `Conflict`, writing nothing,
+    /// when `after`'s address or user id belongs to another contact of the agent.
+    async fn update_channel(&self, contact: &Contact, before: &Channel, after: &Channel, events: &[Event]) -> StoreResult<bool>;
     /// Those `filter` keeps ([`ContactFilter::matches`]), newest first (`created_at` desc, then
     /// id desc); `total` counts under the same filter.
     async fn list(&self, agent: &AgentId, filter: &ContactFilter, page: PageRequest) -> StoreResult<Page<Contact>>;

@@ -208,8 +208,7 @@ macro_rules! write_activity {
         let a: &Activity = $a;
         let (contact_name, channel_list): (&str, &str) = ($contact_name, $channel_list);
         let channels = crate::repos::channel_lists::parse_channel_list(channel_list, ("contact", a.contact_id.as_str()))?;
-        let digits: Vec<String> = channels.iter().map(|c| text::digits_of(c.channel_id())).collect();
-        let terms = crate::repos::activity_search::terms(&text::search_key(contact_name), digits.iter().map(String::as_str));
+        let terms = crate::repos::activity_search::terms_of_channels(contact_name, &channels);
         diesel::insert_into(activities::table)
             .values((
                 activities::id.eq(a.id.as_str()),

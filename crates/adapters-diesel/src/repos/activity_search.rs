@@ -15,11 +15,11 @@
 //!
 //! The terms are written by the transactions that change what they copy: an activity's insert
 //! ([`insert_terms!`]), every change of its status ([`mirror_to_terms`]), and a rename of its
-//! contact ([`replace_name_terms!`]); channels never change.
+//! contact or a change of its channels ([`replace_activity_terms!`]).
 
 use diesel::dsl::auto_type;
 use diesel::{ExpressionMethods, QueryDsl};
-use parley_domain::model::ActivitySearch;
+use parley_domain::model::{ActivitySearch, Channel, text};
 use rustc_hash::FxHashSet;
 
 use crate::dsl;
@@ -28,9 +28,8 @@ use crate::schema::activity_search_terms;
 /// Terms are cut to this many characters; a longer fragment matches by the range of its first
 /// [`TERM_CHARS`] characters, and each candidate is then checked against the whole text.
 pub(crate) const TERM_CHARS: usize = 32;
-/// First character of a name term, and the end of their range.
+/// First character of a name term.
 const NAME: char = 'n';
-const NAME_END: &str = "o";
 /// First character of a digits term.
 const DIGITS: char = 'd';
 /// Digit fragments shorter than this are not searched, so shorter suffixes are never needed.
@@ -40,16 +39,27 @@ const MIN_DIGITS: usize = ActivitySearch::MIN_DIGITS;
 /// `digits`: sorted, each once.
 pub(crate) fn terms<'a>(name: &str, digits: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let digits: Vec<&str> = digits.into_iter().collect();
-    let mut out = Vec::new();
-    name_suffixes(name, &digits, &mut out);
-    for d in &digits {
-        suffixes(DIGITS, d, MIN_DIGITS, &mut out);
-    }
-    each_once(out)
+    contact_terms(name, &[], &digits)
+}
+
+/// The terms of an activity whose contact is named `contact_name` and has `channels`: [`terms`]
+/// of the name and the channels' digits, and the usernames' suffixes as name terms.
+pub(crate) fn terms_of_channels(contact_name: &str, channels: &[Channel]) -> Vec<String> {
+    let digits: Vec<String> = channels.iter().map(Channel::digits).collect();
+    let digits: Vec<&str> = digits.iter().map(String::as_str).filter(|d| !d.is_empty()).collect();
+    let usernames = usernames_of(channels);
+    let usernames: Vec<&str> = usernames.iter().map(String::as_str).collect();
+    contact_terms(&text::search_key(contact_name), &usernames, &digits)
+}
+
+/// The channels' usernames as searches match them.
+pub(crate) fn usernames_of(channels: &[Channel]) -> Vec<String> {
+    channels.iter().filter_map(|c| c.user().username.as_ref()).map(|u| text::search_key(u.as_str())).collect()
 }
 
 /// The terms of a contact (`contact_search_terms`): [`terms`] of its lowercased name and its
-/// channels' `digits`, and every suffix of each of `texts` (its email addresses) as name terms.
+/// channels' `digits`, and every suffix of each of `texts` (its email addresses and usernames,
+/// lowercased) as name terms.
 pub(crate) fn contact_terms(name: &str, texts: &[&str], digits: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     name_suffixes(name, digits, &mut out);
@@ -59,13 +69,6 @@ pub(crate) fn contact_terms(name: &str, texts: &[&str], digits: &[&str]) -> Vec<
     for d in digits {
         suffixes(DIGITS, d, MIN_DIGITS, &mut out);
     }
-    each_once(out)
-}
-
-/// The name terms alone (see [`terms`]), for a rename of a contact whose channels have `digits`.
-pub(crate) fn name_terms(name: &str, digits: &[&str]) -> Vec<String> {
-    let mut out = Vec::new();
-    name_suffixes(name, digits, &mut out);
     each_once(out)
 }
 
@@ -151,11 +154,6 @@ fn successor(prefix: &str) -> String {
     }
     // Only a prefix of nothing but U+10FFFF gets here; terms always start with a kind letter.
     unreachable!("a term range always starts with an ASCII kind letter")
-}
-
-/// The lowest name term and the one past the highest, to remove an activity's name terms.
-pub(crate) fn name_terms_span() -> (String, String) {
-    (NAME.to_string(), NAME_END.to_string())
 }
 
 /// The terms of `kept` that `wanted` lacks, and those of `wanted` that `kept` lacks; both sorted.
@@ -357,10 +355,11 @@ pub(crate) fn mirror_to_terms<'a>(activity: &'a str, status: &'a str) -> _ {
         .set(activity_search_terms::status.eq(status))
 }
 
-/// Replaces the name terms of the agent's activity of contact `$contact` (if it has one) with
-/// those of `$name` (lowercased); run in the transaction that renames the contact.
-macro_rules! replace_name_terms {
-    ($conn:expr, $agent:expr, $contact:expr, $name:expr, $digits:expr) => {{
+/// Replaces the terms of the agent's activity of contact `$contact` (if it has one) with those
+/// of a contact named `$name` with `$channels` ([`terms_of_channels`]); run in the transaction
+/// that renames the contact or changes its channels.
+macro_rules! replace_activity_terms {
+    ($conn:expr, $agent:expr, $contact:expr, $name:expr, $channels:expr) => {{
         use crate::schema::{activities, activity_search_terms as t};
         let activity: Option<(String, String)> = activities::table
             .filter(activities::agent_id.eq($agent))
@@ -370,17 +369,9 @@ macro_rules! replace_name_terms {
             .await
             .optional()?;
         if let Some((id, status)) = activity {
-            let (from, to) = crate::repos::activity_search::name_terms_span();
-            let kept: Vec<String> = t::table
-                .filter(t::activity_id.eq(&id))
-                .filter(t::term.ge(&from))
-                .filter(t::term.lt(&to))
-                .select(t::term)
-                .order(t::term)
-                .load($conn)
-                .await?;
-            let digits: &[&str] = $digits;
-            let terms = crate::repos::activity_search::name_terms($name, digits);
+            let kept: Vec<String> = t::table.filter(t::activity_id.eq(&id)).select(t::term).order(t::term).load($conn).await?;
+            let channels: &[parley_domain::model::Channel] = $channels;
+            let terms = crate::repos::activity_search::terms_of_channels($name, channels);
             // Only what differs is written: most contact updates keep the name.
             let (gone, new) = crate::repos::activity_search::changes(&kept, &terms);
             if !gone.is_empty() {
@@ -542,7 +533,7 @@ macro_rules! page_of_search {
     }};
 }
 
-pub(crate) use {insert_terms, page_of_search, replace_name_terms, term_rows};
+pub(crate) use {insert_terms, page_of_search, replace_activity_terms, term_rows};
 
 #[cfg(test)]
 mod tests {

@@ -3,8 +3,8 @@
 //! as name terms), and `channel_type` through the channels' (agent, type) index.
 //!
 //! The terms are written by the transactions that change what they copy: a contact's insert
-//! (`write_contact!`) and every change of its name or email ([`replace_contact_terms!`],
-//! a rename through its activity included); channels never change.
+//! (`write_contact!`) and every change of its name, email or channels ([`replace_contact_terms!`],
+//! a rename through its activity included).
 
 macro_rules! write_contact_terms {
     ($conn:expr, $agent:expr, $contact:expr, $terms:expr) => {{
@@ -20,31 +20,25 @@ macro_rules! write_contact_terms {
     }};
 }
 
-/// Brings the terms of the agent's contact `$contact`, and its activity's name terms
-/// ([`replace_name_terms!`](crate::repos::activity_search::replace_name_terms)), in line with
-/// its row as it now is (name, email) and its channels; run in the transaction that changed the
+/// Brings the terms of the agent's contact `$contact`, and its activity's terms
+/// ([`replace_activity_terms!`](crate::repos::activity_search::replace_activity_terms)), in line
+/// with its row as it now is (name, email, channels); run in the transaction that changed the
 /// row, after the change.
 /// Only what differs is written: most updates keep the name and the email.
 macro_rules! replace_contact_terms {
     ($conn:expr, $agent:expr, $contact:expr) => {{
-        use crate::schema::{contact_channels, contact_search_terms as t, contacts};
+        use crate::schema::{contact_search_terms as t, contacts};
         let (agent, contact): (&str, &str) = ($agent, $contact);
-        let row: Option<(String, Option<String>)> = contacts::table
+        let row: Option<(String, Option<String>, String)> = contacts::table
             .filter(contacts::agent_id.eq(agent))
             .filter(contacts::id.eq(contact))
-            .select((contacts::name_search, contacts::email))
+            .select((contacts::name_search, contacts::email, contacts::channel_list))
             .first($conn)
             .await
             .optional()?;
-        if let Some((name, email)) = row {
-            let channels: Vec<(String, String, String)> = contact_channels::table
-                .filter(contact_channels::contact_id.eq(contact))
-                .select((contact_channels::channel_type, contact_channels::channel_id, contact_channels::digits))
-                .load($conn)
-                .await?;
-            // Its activity's name terms too, from the same read of the channels.
-            let digits: Vec<&str> = channels.iter().map(|(_, _, d)| d.as_str()).collect();
-            crate::repos::activity_search::replace_name_terms!($conn, agent, contact, &name, &digits);
+        if let Some((name, email, channel_list)) = row {
+            let channels = crate::repos::channel_lists::parse_channel_list(&channel_list, ("contact", contact))?;
+            crate::repos::activity_search::replace_activity_terms!($conn, agent, contact, &name, &channels);
             let wanted = crate::repos::contact_search::terms_from(&name, email.as_deref(), &channels);
             let kept: Vec<String> = t::table.filter(t::contact_id.eq(contact)).select(t::term).order(t::term).load($conn).await?;
             let (gone, new) = crate::repos::activity_search::changes(&kept, &wanted);
@@ -60,18 +54,21 @@ macro_rules! replace_contact_terms {
 
 /// The terms of `contact` as it is built.
 pub(crate) fn terms_of(contact: &parley_domain::model::Contact) -> Vec<String> {
-    let channels: Vec<(String, String, String)> =
-        contact.channels.iter().map(|c| (c.channel_type().as_str().to_string(), c.channel_id().to_string(), c.digits())).collect();
-    terms_from(&contact.profile_name.search_key(), contact.email.as_ref().map(|e| e.as_str()), &channels)
+    terms_from(&contact.profile_name.search_key(), contact.email.as_ref().map(|e| e.as_str()), &contact.channels)
 }
 
-/// The terms of a contact with lowercased name `name`, email `email` and `(type, id, digits)`
-/// channels: sorted, each once.
-pub(crate) fn terms_from(name: &str, email: Option<&str>, channels: &[(String, String, String)]) -> Vec<String> {
-    let email_type = parley_domain::model::ChannelType::Email.as_str();
-    let texts: Vec<&str> =
-        email.into_iter().chain(channels.iter().filter(|(t, _, _)| t == email_type).map(|(_, id, _)| id.as_str())).collect();
-    let digits: Vec<&str> = channels.iter().map(|(_, _, d)| d.as_str()).filter(|d| !d.is_empty()).collect();
+/// The terms of a contact with lowercased name `name`, email `email` and `channels`: sorted,
+/// each once. Email addresses and usernames are name terms; phone numbers digits terms.
+pub(crate) fn terms_from(name: &str, email: Option<&str>, channels: &[parley_domain::model::Channel]) -> Vec<String> {
+    use parley_domain::model::ChannelType;
+    let usernames = crate::repos::activity_search::usernames_of(channels);
+    let texts: Vec<&str> = email
+        .into_iter()
+        .chain(channels.iter().filter(|c| c.channel_type() == ChannelType::Email).map(|c| c.channel_id()))
+        .chain(usernames.iter().map(String::as_str))
+        .collect();
+    let digits: Vec<String> = channels.iter().map(|c| c.digits()).collect();
+    let digits: Vec<&str> = digits.iter().map(String::as_str).filter(|d| !d.is_empty()).collect();
     crate::repos::activity_search::contact_terms(name, &texts, &digits)
 }
 
@@ -201,17 +198,21 @@ pub(crate) use {contact_term_rows, page_of_filtered_contacts, replace_contact_te
 #[cfg(test)]
 mod tests {
     use super::terms_from;
+    use parley_domain::model::{Channel, ChannelType, PlatformUser};
 
     #[test]
-    fn email_addresses_are_name_terms_and_numbers_digit_terms() {
+    fn email_addresses_and_usernames_are_name_terms_and_numbers_digit_terms() {
+        let user = PlatformUser::from_platform(Some("MX.77"), None, Some("Ana.Lopez")).unwrap();
         let channels = vec![
-            ("whatsapp".to_string(), "5215550100".to_string(), "5215550100".to_string()),
-            ("email".to_string(), "ana@shop.mx".to_string(), String::new()),
+            Channel::new(ChannelType::Whatsapp, "5215550100").unwrap(),
+            Channel::new(ChannelType::Email, "ana@shop.mx").unwrap(),
+            Channel::new(ChannelType::Whatsapp, "MX.77").unwrap().with_user(user),
         ];
         let terms = terms_from("ana", Some("ana.b@mail.com"), &channels);
-        for wanted in ["nana", "nana@shop.mx", "n@shop.mx", "nana.b@mail.com", "nmail.com", "d5550100", "d100"] {
+        for wanted in ["nana", "nana@shop.mx", "n@shop.mx", "nana.b@mail.com", "nmail.com", "d5550100", "d100", "nana.lopez", "nlopez"] {
             assert!(terms.contains(&wanted.to_string()), "{wanted} in {terms:?}");
         }
         assert!(!terms.iter().any(|t| t == "d00"), "digit terms have three digits or more");
+        assert!(!terms.iter().any(|t| t == "d77"), "a user id's digits are no phone number's");
     }
 }

@@ -110,6 +110,9 @@ macro_rules! write_contact {
                     contact_channels::contact_id.eq(contact.id.as_str()),
                     contact_channels::digits.eq(ch.digits()),
                     contact_channels::position.eq(position as i32),
+                    contact_channels::user_id.eq(ch.user().user_id.as_ref().map(BusinessUserId::as_str)),
+                    contact_channels::parent_user_id.eq(ch.user().parent_user_id.as_ref().map(BusinessUserId::as_str)),
+                    contact_channels::username.eq(ch.user().username.as_ref().map(Username::as_str)),
                 ))
                 .execute($conn)
                 .await?;
@@ -188,22 +191,85 @@ impl ContactRepository for Store {
     }
 
     async fn find_conversation(&self, agent: &AgentId, channel: &Channel) -> StoreResult<Option<(Contact, Option<Activity>)>> {
-        // One query: every inbound delivery asks it, and on PostgreSQL a round trip is most of
-        // a lookup's cost. `find_by_channel` asks it too: its activity is one more key lookup.
-        let row = read_conn!(self, |conn| contact_channels::table
-            .inner_join(contacts::table)
-            .left_join(activities::table.on(activities::contact_id.eq(contacts::id).and(activities::agent_id.eq(agent.as_str()))))
-            .filter(contact_channels::agent_id.eq(agent.as_str()))
-            .filter(contact_channels::channel_type.eq(channel.channel_type().as_str()))
-            .filter(contact_channels::channel_id.eq(channel.channel_id()))
-            .filter(contacts::agent_id.eq(agent.as_str()))
-            .select((ContactRow::as_select(), Option::<ActivityRow>::as_select()))
-            .first::<(ContactRow, Option<ActivityRow>)>(conn)
-            .await
-            .optional()
-            .map_err(DbError::from))?;
+        // One query per key: every inbound delivery asks it, and on PostgreSQL a round trip is
+        // most of a lookup's cost. A user id is asked first (a known WhatsApp user's every
+        // message), the address only when it finds no one.
+        let agent_id = agent.as_str();
+        // A macro, not a closure: each backend's expansion selects for its own connection.
+        macro_rules! conversation_where {
+            ($key:expr) => {
+                read_conn!(self, |conn| contact_channels::table
+                    .inner_join(contacts::table)
+                    .left_join(activities::table.on(activities::contact_id.eq(contacts::id).and(activities::agent_id.eq(agent_id))))
+                    .filter(contact_channels::agent_id.eq(agent_id))
+                    .filter(contacts::agent_id.eq(agent_id))
+                    .filter($key)
+                    .select((ContactRow::as_select(), Option::<ActivityRow>::as_select()))
+                    .first::<(ContactRow, Option<ActivityRow>)>(conn)
+                    .await
+                    .optional()
+                    .map_err(DbError::from))
+            };
+        }
+        let mut row = None;
+        if let Some(user_id) = &channel.user().user_id {
+            row = conversation_where!(contact_channels::user_id.eq(user_id.as_str()))?;
+        }
+        if row.is_none() {
+            let (kind, id) = (channel.channel_type().as_str(), channel.channel_id());
+            row = conversation_where!(contact_channels::channel_type.eq(kind).and(contact_channels::channel_id.eq(id)))?;
+        }
         let Some((contact, activity)) = row else { return Ok(None) };
         Ok(Some((contact.into_domain()?, activity.map(ActivityRow::into_domain).transpose()?)))
+    }
+
+    async fn update_channel(&self, contact: &Contact, before: &Channel, after: &Channel, events: &[Event]) -> StoreResult<bool> {
+        let (agent, id) = (contact.agent_id.as_str(), contact.id.as_str());
+        let channel_list = channel_list_of(&contact.channels);
+        let user = after.user();
+        let changes = (
+            contact_channels::channel_id.eq(after.channel_id()),
+            contact_channels::digits.eq(after.digits()),
+            contact_channels::user_id.eq(user.user_id.as_ref().map(BusinessUserId::as_str)),
+            contact_channels::parent_user_id.eq(user.parent_user_id.as_ref().map(BusinessUserId::as_str)),
+            contact_channels::username.eq(user.username.as_ref().map(Username::as_str)),
+        );
+        let updated = in_transaction!(self, |conn| {
+            // The contact's row first, as every writer of a contact and its activity locks it.
+            let n = diesel::update(contacts::table.filter(contacts::agent_id.eq(agent)).filter(contacts::id.eq(id)))
+                .set((contacts::channel_list.eq(&channel_list), contacts::updated_at.eq(millis(contact.updated_at))))
+                .execute(conn)
+                .await?;
+            if n == 0 {
+                return Ok(false);
+            }
+            let n = diesel::update(
+                contact_channels::table
+                    .filter(contact_channels::agent_id.eq(agent))
+                    .filter(contact_channels::channel_type.eq(before.channel_type().as_str()))
+                    .filter(contact_channels::channel_id.eq(before.channel_id()))
+                    .filter(contact_channels::contact_id.eq(id)),
+            )
+            .set(changes.clone())
+            .execute(conn)
+            .await?;
+            if n == 0 {
+                // Another request changed the channel first: roll the contact's row back.
+                return Err(DbError::Query(diesel::result::Error::RollbackTransaction));
+            }
+            diesel::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::contact_id.eq(id)))
+                .set(activities::channel_list.eq(&channel_list))
+                .execute(conn)
+                .await?;
+            replace_contact_terms!(conn, agent, id);
+            emit_all!(conn, events);
+            Ok(true)
+        });
+        match updated {
+            Ok(updated) => Ok(updated),
+            Err(DbError::Query(diesel::result::Error::RollbackTransaction)) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
     }
 
     async fn list(&self, agent: &AgentId, filter: &ContactFilter, page: PageRequest) -> StoreResult<Page<Contact>> {

@@ -46,11 +46,17 @@ macro_rules! erase_contact {
             .execute($conn)
             .await?;
         if found > 0 {
-            let channel_ids: Vec<String> = contact_channels::table
+            // Its addresses and its user ids: a send or a delivery may name it by either.
+            let identifiers: Vec<(String, Option<String>)> = contact_channels::table
                 .filter(contact_channels::contact_id.eq(contact))
-                .select(contact_channels::channel_id)
+                .select((contact_channels::channel_id, contact_channels::user_id))
                 .load($conn)
                 .await?;
+            let mut channel_ids: Vec<String> = Vec::with_capacity(identifiers.len());
+            for (channel_id, user_id) in identifiers {
+                channel_ids.extend(user_id.filter(|u| *u != channel_id));
+                channel_ids.push(channel_id);
+            }
             let activity: Option<(String, String, bool)> = activities::table
                 .filter(activities::agent_id.eq(agent))
                 .filter(activities::contact_id.eq(contact))

@@ -67,6 +67,7 @@ fn inbound_message(envelope: &Envelope, email: InboundEmail) -> InboundMessage {
     };
     InboundMessage {
         from: email.from.address,
+        user: Default::default(),
         echo: false,
         profile_name: email.from.name,
         at: email.date.unwrap_or(envelope.received_at),

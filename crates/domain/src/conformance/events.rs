@@ -24,7 +24,7 @@ fn endpoint(agent: &AgentId, url: &str, at: Timestamp) -> WebhookEndpoint {
     }
 }
 
-fn event(agent: &AgentId, event_type: EventType, at: Timestamp) -> Event {
+pub(super) fn event(agent: &AgentId, event_type: EventType, at: Timestamp) -> Event {
     let id = EventId::new(id("evt"));
     Event { data: json!({"object": {"id": id.as_str(), "n": 1}}), id, agent_id: agent.clone(), event_type, created_at: at }
 }
@@ -270,7 +270,7 @@ pub async fn old_events_are_deleted_with_their_deliveries_in_batches(r: Reposito
 }
 
 /// The types of the agent's stored events, oldest first (each test's events have distinct times).
-async fn listed_types(r: &Repositories, agent: &AgentId) -> Vec<&'static str> {
+pub(super) async fn listed_types(r: &Repositories, agent: &AgentId) -> Vec<&'static str> {
     let listed = r.events.list(agent, &EventFilter::default(), page(100, 0)).await.unwrap();
     listed.items.iter().rev().map(|e| e.event_type.as_str()).collect()
 }

@@ -122,14 +122,18 @@ impl ActivitySearch {
         self.digits.as_deref()
     }
 
-    /// Whether a contact named `name` with `channels` matches: the name holds the fragment
-    /// (ignoring case), or one channel's digits hold the digit fragment.
+    /// Whether a contact named `name` with `channels` matches: the name or one channel's
+    /// username holds the fragment (ignoring case), or one channel's digits hold the digit
+    /// fragment.
     pub fn matches(&self, name: &ProfileName, channels: &[Channel]) -> bool {
-        text::search_key(name.as_str()).contains(&self.lowercase) || self.matches_digits(channels)
+        let holds = |text: &str| text::search_key(text).contains(&self.lowercase);
+        holds(name.as_str())
+            || channels.iter().filter_map(|c| c.user().username.as_ref()).any(|u| holds(u.as_str()))
+            || self.matches_digits(channels)
     }
 
     fn matches_digits(&self, channels: &[Channel]) -> bool {
-        self.digits.as_ref().is_some_and(|d| channels.iter().any(|c| text::digits_of(c.channel_id()).contains(d.as_str())))
+        self.digits.as_ref().is_some_and(|d| channels.iter().any(|c| c.digits().contains(d.as_str())))
     }
 
     /// Whether a contact matches the contact list's search: as [`matches`](Self::matches), or

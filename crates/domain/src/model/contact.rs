@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{AgentId, ContactId, Timestamp, text};
+use super::{AgentId, BusinessUserId, ContactId, PlatformUser, Timestamp, text};
 use crate::FieldError;
 
 /// The kind of channel a contact is reached on; it fixes the shape of the contact's
@@ -54,29 +54,59 @@ impl ChannelType {
 }
 
 /// A contact's address on one channel, normalized so the same person is not stored twice:
-/// phone channels keep digits only, email addresses are lowercased.
+/// phone channels keep digits only, email addresses are lowercased. A WhatsApp channel also
+/// carries who the user is on the platform ([`PlatformUser`]): its `channel_id` is their phone
+/// while one is known, else their business-scoped user id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Channel {
     channel_type: ChannelType,
     channel_id: String,
+    user: PlatformUser,
 }
 
 impl Channel {
     /// The identifier `raw_id` normalized for `channel_type`: a phone number's 7–15 digits
-    /// ([`phone_digits`]), an email address lowercased ([`Email::new`]), any other id trimmed to
-    /// 1–256 characters without control characters. A `FieldError` on `channel_id` otherwise.
+    /// ([`phone_digits`]) or, on WhatsApp, a business-scoped user id ([`BusinessUserId`]); an
+    /// email address lowercased ([`Email::new`]); any other id trimmed to 1–256 characters
+    /// without control characters. A `FieldError` on `channel_id` otherwise.
     pub fn new(channel_type: ChannelType, raw_id: &str) -> Result<Self, FieldError> {
-        let channel_id = match channel_type {
-            ChannelType::Whatsapp | ChannelType::Sms => phone_digits(raw_id, "channel_id")?,
-            ChannelType::Email => Email::new(raw_id).map_err(|e| FieldError::new("channel_id", e.issue))?.0,
-            _ => text::bounded("channel_id", raw_id, 1, 256)?,
-        };
-        Ok(Self { channel_type, channel_id })
+        Self::named("channel_id", channel_type, raw_id)
     }
 
-    /// Rebuilds a channel that was validated before it was stored.
+    /// [`new`](Self::new), with the refusal naming `field` (a send's `to`).
+    pub fn named(field: &str, channel_type: ChannelType, raw_id: &str) -> Result<Self, FieldError> {
+        let channel_id = match channel_type {
+            ChannelType::Whatsapp if BusinessUserId::is_user_id(raw_id.trim()) => raw_id.trim().to_string(),
+            ChannelType::Whatsapp => phone_digits(raw_id, field).map_err(|_| {
+                FieldError::new(
+                    field,
+                    "must be a phone number of 7 to 15 digits, with country code, or a business-scoped user id (US.13491208655302741918)",
+                )
+            })?,
+            ChannelType::Sms => phone_digits(raw_id, field)?,
+            ChannelType::Email => Email::new(raw_id).map_err(|e| FieldError::new(field, e.issue))?.0,
+            _ => text::bounded(field, raw_id, 1, 256)?,
+        };
+        Ok(Self::from_stored(channel_type, channel_id))
+    }
+
+    /// Rebuilds a channel that was validated before it was stored (a WhatsApp channel whose id
+    /// is a user id knows that user id).
     pub fn from_stored(channel_type: ChannelType, channel_id: String) -> Self {
-        Self { channel_type, channel_id }
+        let user_id = (channel_type == ChannelType::Whatsapp && BusinessUserId::is_user_id(&channel_id))
+            .then(|| BusinessUserId::new("channel_id", &channel_id).ok())
+            .flatten();
+        Self { channel_type, channel_id, user: PlatformUser { user_id, ..PlatformUser::default() } }
+    }
+
+    /// This address with what the platform said of the user (WhatsApp only: other channels
+    /// have no such ids, and keep none). A user id the address already is stays.
+    pub fn with_user(mut self, user: PlatformUser) -> Self {
+        if self.channel_type == ChannelType::Whatsapp {
+            let own = self.user.user_id.take();
+            self.user = PlatformUser { user_id: user.user_id.or(own), ..user };
+        }
+        self
     }
 
     /// The kind of channel.
@@ -84,13 +114,77 @@ impl Channel {
         self.channel_type
     }
 
-    /// The normalized identifier: digits, a lowercased address, or the platform's id.
+    /// The normalized identifier: digits, a user id, a lowercased address, or the platform's id.
     pub fn channel_id(&self) -> &str {
         &self.channel_id
     }
 
-    /// The digits of the identifier, which activity search matches phone numbers against.
+    /// Who the user is on the platform (empty but on WhatsApp).
+    pub fn user(&self) -> &PlatformUser {
+        &self.user
+    }
+
+    /// The phone number's digits, when this is a phone channel whose number is known (a
+    /// WhatsApp user known only by their user id has none).
+    pub fn phone(&self) -> Option<&str> {
+        let phone_type = matches!(self.channel_type, ChannelType::Whatsapp | ChannelType::Sms);
+        (phone_type && self.channel_id.bytes().all(|b| b.is_ascii_digit())).then_some(self.channel_id.as_str())
+    }
+
+    /// The address alone (type and id), as a message keeps the channel it went over.
+    pub fn address(&self) -> Channel {
+        Self::from_stored(self.channel_type, self.channel_id.clone())
+    }
+
+    /// Whether `other` names the same person on the same platform: the same user id when both
+    /// have one, else the same address.
+    pub fn is_same_user(&self, other: &Channel) -> bool {
+        if self.channel_type != other.channel_type {
+            return false;
+        }
+        match (&self.user.user_id, &other.user.user_id) {
+            (Some(mine), Some(theirs)) => mine == theirs,
+            _ => self.channel_id == other.channel_id,
+        }
+    }
+
+    /// This stored channel brought up to date with what a newer message told of the same user
+    /// (`news`): the phone it lacked (which becomes its `channel_id`), the user id it lacked,
+    /// the parent id and username as the newest message names them. `None` when `news` adds
+    /// nothing. A user id it has is never replaced here: a changed user id comes with the
+    /// platform's own notice.
+    pub fn learned(&self, news: &Channel) -> Option<Channel> {
+        if self.channel_type != news.channel_type || self.channel_type != ChannelType::Whatsapp {
+            return None;
+        }
+        let mut next = self.clone();
+        if let (None, Some(phone)) = (self.phone(), news.phone()) {
+            next.channel_id = phone.to_string();
+        }
+        if next.user.user_id.is_none() {
+            next.user.user_id = news.user.user_id.clone();
+        }
+        if news.user.parent_user_id.is_some() {
+            next.user.parent_user_id = news.user.parent_user_id.clone();
+        }
+        if news.user.username.is_some() {
+            next.user.username = news.user.username.clone();
+        }
+        (next != *self).then_some(next)
+    }
+
+    /// What names the contact here: the `channel_id`, then the user id when it is not that.
+    pub fn identifiers(&self) -> impl Iterator<Item = &str> {
+        let user_id = self.user.user_id.as_ref().map(BusinessUserId::as_str).filter(|id| *id != self.channel_id);
+        std::iter::once(self.channel_id.as_str()).chain(user_id)
+    }
+
+    /// The digits of the identifier, which activity search matches phone numbers against
+    /// (none for a user id: its digits are no phone number's).
     pub fn digits(&self) -> String {
+        if self.channel_type == ChannelType::Whatsapp && self.phone().is_none() {
+            return String::new();
+        }
         text::digits_of(&self.channel_id)
     }
 }

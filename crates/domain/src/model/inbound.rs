@@ -2,7 +2,7 @@
 //! own wire format into these (an [`InboundDecoder`](crate::ports::InboundDecoder)), and one
 //! path stores them, whatever the channel.
 
-use super::{MessageContent, SetAside, StatusUpdate, Timestamp};
+use super::{Channel, ChannelType, MessageContent, PlatformUser, SetAside, StatusUpdate, Timestamp};
 
 /// A message of a conversation on one of the agent's lines, as the platform reported it: one the
 /// contact sent, or (`echo`) one the business sent from the platform's own app.
@@ -10,7 +10,11 @@ use super::{MessageContent, SetAside, StatusUpdate, Timestamp};
 pub struct InboundMessage {
     /// The contact's identifier on the line's channel (a phone number's digits, a
     /// platform-scoped id, an address), their `channel_id`: the sender, or an echo's recipient.
+    /// A WhatsApp user who hides their phone is named by their business-scoped user id.
     pub from: String,
+    /// What the platform said of the user beside their address (WhatsApp's user id, parent id
+    /// and username), checked; empty on other channels.
+    pub user: PlatformUser,
     /// Sent by the business outside Parley (the platform's own app): stored as outbound.
     pub echo: bool,
     /// The sender's name, when the platform says.
@@ -30,6 +34,16 @@ pub struct InboundMessage {
     /// Files that came inside the message (an email's attachments), kept by Parley: each is
     /// named by an attachment of `content`.
     pub files: Vec<InboundFile>,
+}
+
+impl InboundMessage {
+    /// The channel it came over on a line of `channel_type`, knowing what the message said of
+    /// its user; why not, when `from` is no identifier of that channel.
+    pub fn channel(&self, channel_type: ChannelType) -> Result<Channel, String> {
+        let channel = Channel::new(channel_type, &self.from)
+            .map_err(|_| format!("the sender is not a {} identifier", channel_type.as_str()))?;
+        Ok(channel.with_user(self.user.clone()))
+    }
 }
 
 /// A file that came inside a message, to keep. Its `id` is derived from the message, so

@@ -182,6 +182,33 @@ impl Conversations {
     /// raising its `last_inbound_at` (the start of the 24-hour messaging window) happen with the
     /// message's insert, in one transaction ([`MessageRepository::insert`](crate::ports::MessageRepository::insert)),
     /// so a repeated delivery changes nothing and concurrent ones never move it back.
+    /// Brings `contact`'s channel of the same user up to date with what a message over
+    /// `channel` told (a phone or user id it lacked, a parent id, a newer username:
+    /// [`Channel::learned`]), with a `contact.updated` event. When another request changed the
+    /// channel first, the next message tells again; when the phone or user id is another
+    /// contact's, both contacts stay as they are (Parley never merges two contacts on its own).
+    async fn learn(&self, agent: &AgentId, contact: &mut Contact, channel: &Channel) -> Result<(), DomainError> {
+        let Some(position) = contact.channels.iter().position(|c| c.is_same_user(channel) || c.address() == channel.address()) else {
+            return Ok(());
+        };
+        let before = &contact.channels[position];
+        let Some(after) = before.learned(channel) else { return Ok(()) };
+        let mut next = contact.clone();
+        next.channels[position] = after.clone();
+        next.updated_at = self.clock.now();
+        let updated = self.events.make(agent, EventType::ContactUpdated, next.updated_at, ApiObject::Contact(&next));
+        match self.contacts.update_channel(&next, before, &after, &[updated]).await {
+            Ok(true) => *contact = next,
+            Ok(false) => {}
+            Err(StoreError::Conflict(what)) => {
+                tracing::warn!(contact = %contact.id.as_str(), conflict = %what,
+                    "a message named the contact by a phone or user id another contact has; both kept as they are");
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(())
+    }
+
     /// Whether the agent has a contact on `channel`.
     pub(crate) async fn knows(&self, agent: &AgentId, channel: &Channel) -> Result<bool, DomainError> {
         Ok(self.contacts.find_conversation(agent, channel).await?.is_some())
@@ -206,6 +233,7 @@ impl Conversations {
         at: Timestamp,
     ) -> Result<Activity, DomainError> {
         let (mut contact, activity) = self.ensure(agent, channel, name, ActivityStatus::Open, Some(at)).await?;
+        self.learn(agent, &mut contact, channel).await?;
         if let Some(name) = name.and_then(|n| ProfileName::new(n).ok())
             && name != contact.profile_name
         {

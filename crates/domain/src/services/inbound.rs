@@ -523,14 +523,17 @@ impl InboundService {
                     from: Some(message.from.clone()),
                     reason,
                 };
-                let Ok(channel) = Channel::new(line.channel_type(), &message.from) else {
-                    outcome.set_aside.push(aside(format!("the sender is not a {} identifier", line.channel_type().as_str())));
-                    continue;
+                let channel = match message.channel(line.channel_type()) {
+                    Ok(channel) => channel,
+                    Err(reason) => {
+                        outcome.set_aside.push(aside(reason));
+                        continue;
+                    }
                 };
                 let stored = async {
                     if message.echo {
                         let activity = self.conversations.outbound(&line.agent_id, &channel).await?;
-                        return self.timeline.record_echo(&line, &activity, channel, message).await;
+                        return self.timeline.record_echo(&line, &activity, channel.address(), message).await;
                     }
                     let looked_up = match message.profile_name {
                         Some(_) => None,
@@ -538,7 +541,7 @@ impl InboundService {
                     };
                     let name = message.profile_name.as_deref().or(looked_up.as_deref());
                     let activity = self.conversations.inbound(&line.agent_id, &channel, name, message.at).await?;
-                    self.timeline.record_inbound(&line, &activity, channel, message).await
+                    self.timeline.record_inbound(&line, &activity, channel.address(), message).await
                 };
                 outcome.record(stored.await.map(drop), aside)?;
             }

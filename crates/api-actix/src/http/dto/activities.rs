@@ -57,7 +57,7 @@ impl From<&ActivityView> for ActivityDto {
             id: a.id.as_str().to_string(),
             status: a.status.as_str().to_string(),
             profile_name: v.profile_name.as_str().to_string(),
-            channel_identifiers: v.channels.iter().map(|c| c.channel_id().to_string()).collect(),
+            channel_identifiers: v.channels.iter().flat_map(Channel::identifiers).map(str::to_string).collect(),
             tags: v
                 .tags
                 .iter()

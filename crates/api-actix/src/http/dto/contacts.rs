@@ -7,17 +7,42 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::{IntoParams, ToSchema};
 
+/// A contact's address on one channel. WhatsApp channels also say who the user is on the
+/// platform: each of the three is null until the platform names it; other channels have none.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ChannelDto {
+    /// The phone number's digits, an email address, or the platform's id; on WhatsApp the
+    /// phone while one is known, else the user id.
     pub channel_id: String,
     /// whatsapp, instagram, messenger, email, sms or webchat.
     #[schema(value_type = ChannelTypeName, example = "whatsapp")]
     pub channel_type: String,
+    /// WhatsApp only: the business-scoped user id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "US.13491208655302741918")]
+    pub user_id: Option<Option<String>>,
+    /// WhatsApp only: the parent user id of a business portfolio (`CC.ENT.…`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub parent_user_id: Option<Option<String>>,
+    /// WhatsApp only: the username the user shows, as of their newest message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub username: Option<Option<String>>,
 }
 
 impl From<&Channel> for ChannelDto {
     fn from(c: &Channel) -> Self {
-        Self { channel_id: c.channel_id().to_string(), channel_type: c.channel_type().as_str().to_string() }
+        let whatsapp = c.channel_type() == ChannelType::Whatsapp;
+        let shown = |value: Option<&str>| whatsapp.then(|| value.map(str::to_string));
+        let user = c.user();
+        Self {
+            channel_id: c.channel_id().to_string(),
+            channel_type: c.channel_type().as_str().to_string(),
+            user_id: shown(user.user_id.as_ref().map(|id| id.as_str())),
+            parent_user_id: shown(user.parent_user_id.as_ref().map(|id| id.as_str())),
+            username: shown(user.username.as_ref().map(|name| name.as_str())),
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use parley_domain::model::ActivityView;
+use parley_domain::model::{ActivityView, Channel};
 
 use super::{JsonText, push_optional_string, push_string, push_time};
 use crate::http::dto::ActivityDto;
@@ -19,11 +19,11 @@ impl JsonText for ActivityView {
         out.push_str(",\"profile_name\":");
         push_string(out, self.profile_name.as_str());
         out.push_str(",\"channel_identifiers\":[");
-        for (i, channel) in self.channels.iter().enumerate() {
+        for (i, identifier) in self.channels.iter().flat_map(Channel::identifiers).enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            push_string(out, channel.channel_id());
+            push_string(out, identifier);
         }
         out.push_str("],\"tags\":[");
         for (i, tag) in self.tags.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! A contact: the fields of `ContactDto`, in its order.
 
-use parley_domain::model::Contact;
+use parley_domain::model::{ChannelType, Contact};
 
 use super::{JsonText, push_optional_string, push_string, push_time};
 use crate::http::dto::ContactDto;
@@ -23,6 +23,15 @@ impl JsonText for Contact {
             push_string(out, channel.channel_id());
             out.push_str(",\"channel_type\":");
             push_string(out, channel.channel_type().as_str());
+            if channel.channel_type() == ChannelType::Whatsapp {
+                let user = channel.user();
+                out.push_str(",\"user_id\":");
+                push_optional_string(out, user.user_id.as_ref().map(|id| id.as_str()));
+                out.push_str(",\"parent_user_id\":");
+                push_optional_string(out, user.parent_user_id.as_ref().map(|id| id.as_str()));
+                out.push_str(",\"username\":");
+                push_optional_string(out, user.username.as_ref().map(|name| name.as_str()));
+            }
             out.push('}');
         }
         out.push_str("],\"custom_attributes\":");
