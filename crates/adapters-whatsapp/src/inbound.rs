@@ -386,4 +386,53 @@ mod tests {
         let everything = format!("{news:?}");
         assert!(!everything.contains('\0') && !everything.contains("\\0"), "no NUL left anywhere: {everything}");
     }
+
+    /// Meta's current payloads: a user who hides their phone behind a username arrives with
+    /// `from_user_id` and `contacts[].user_id` and `profile.username`, no `from` and no `wa_id`;
+    /// one who shares it with both. A malformed id sets that message aside, no other.
+    #[test]
+    fn users_are_read_by_their_user_id_with_or_without_a_phone() {
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"1"},
+            "contacts":[
+              {"profile":{"name":"Ana López","username":"ana.lopez"},"user_id":"MX.1502576394655843","parent_user_id":"MX.ENT.77"},
+              {"profile":{"name":"Bea"},"wa_id":"5215550002","user_id":"MX.2"}],
+            "messages":[
+              {"from_user_id":"MX.1502576394655843","id":"wamid.1","timestamp":"1767225600","type":"text","text":{"body":"hola"}},
+              {"from":"5215550002","from_user_id":"MX.2","id":"wamid.2","timestamp":"1767225601","type":"text","text":{"body":"hi"}},
+              {"from_user_id":"mx.3","id":"wamid.3","timestamp":"1767225602","type":"text","text":{"body":"x"}},
+              {"from_user_id":"MX.4\u0007","id":"wamid.4","timestamp":"1767225603","type":"text","text":{"body":"x"}},
+              {"from_user_id":"MX.5","from_parent_user_id":"MX.5","id":"wamid.5","timestamp":"1767225604","type":"text","text":{"body":"x"}},
+              {"id":"wamid.6","timestamp":"1767225605","type":"text","text":{"body":"nobody"}}
+            ],
+            "statuses":[{"id":"wamid.out","status":"delivered","timestamp":"1767225606","recipient_user_id":"MX.1502576394655843"}]
+            }}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        let n = &news[0];
+        let [ana, bea] = [&n.inbound[0], &n.inbound[1]];
+        assert_eq!(n.inbound.len(), 2);
+        assert_eq!((ana.from.as_str(), ana.profile_name.as_deref()), ("MX.1502576394655843", Some("Ana López")), "no phone: the user id");
+        assert_eq!(ana.user.user_id.as_ref().map(|u| u.as_str()), Some("MX.1502576394655843"));
+        assert_eq!(ana.user.parent_user_id.as_ref().map(|u| u.as_str()), Some("MX.ENT.77"));
+        assert_eq!(ana.user.username.as_ref().map(|u| u.as_str()), Some("ana.lopez"));
+        assert_eq!((bea.from.as_str(), bea.user.user_id.as_ref().map(|u| u.as_str())), ("5215550002", Some("MX.2")));
+        let aside: Vec<(u32, Option<&str>, &str)> =
+            n.set_aside.iter().map(|a| (a.position, a.from.as_deref(), a.reason.as_str())).collect();
+        assert_eq!(aside.len(), 4, "{aside:?}");
+        assert!(aside[0].2.starts_with("its sender's user_id must be a business-scoped user id"), "{aside:?}");
+        assert_eq!((aside[0].0, aside[0].1), (3, Some("mx.3")));
+        assert!(aside[1].2.starts_with("its sender's user_id"), "a control character: {aside:?}");
+        assert!(aside[2].2.starts_with("its sender's parent_user_id"), "{aside:?}");
+        assert_eq!(aside[3], (6, None, "not a message object with an id, a sender and a time"));
+        assert_eq!(n.statuses[0].message_id, "wamid.out", "a status naming only the user id moves its message");
+    }
+
+    #[test]
+    fn a_username_parley_cannot_keep_is_left_out_and_the_message_kept() {
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"1"},
+            "contacts":[{"profile":{"name":"Ana","username":"an\u0007a"},"user_id":"MX.1"}],
+            "messages":[{"from_user_id":"MX.1","id":"wamid.1","timestamp":"1767225600","type":"text","text":{"body":"hola"}}]}}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        assert_eq!(news[0].inbound[0].user.username, None);
+        assert!(news[0].set_aside.is_empty());
+    }
 }
