@@ -34,7 +34,10 @@ mod wire;
 pub use inbound::{WhatsappDecoder, parse_webhook};
 pub use instagram::{DEFAULT_INSTAGRAM_BASE_URL, InstagramApi};
 pub use instagram_inbound::{InstagramDecoder, parse_instagram_webhook};
-pub use sandbox::{SandboxDelivery, SandboxInbound, SandboxPlatform, inbound_webhook, instagram_inbound_webhook, status_webhook};
+pub use sandbox::{
+    SandboxDelivery, SandboxInbound, SandboxPlatform, SandboxSender, inbound_webhook, instagram_inbound_webhook, status_webhook,
+    user_inbound_webhook,
+};
 
 /// The public Graph API.
 pub const DEFAULT_BASE_URL: &str = "https://graph.facebook.com";
@@ -310,7 +313,9 @@ impl MessagingPlatform for CloudApi {
         message: &TemplateMessage,
         callback_data: Option<&'a str>,
     ) -> Result<SentMessage, PlatformError> {
-        self.send(line, &template_wire::SendRequest::new(message, callback_data)).await
+        // Marketing templates through the Marketing Messages API (same body, its own path).
+        let path = if message.marketing { "marketing_messages" } else { "messages" };
+        self.send_to(line, path, &template_wire::SendRequest::new(message, callback_data)).await
     }
 
     async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError> {
@@ -366,8 +371,13 @@ impl CloudApi {
     /// One send of a message body. Exactly one attempt: whatever failed, the message may have
     /// gone out.
     async fn send<B: serde::Serialize>(&self, line: &Line, body: &B) -> Result<SentMessage, PlatformError> {
+        self.send_to(line, "messages", body).await
+    }
+
+    /// [`send`](Self::send) to the line's `path` (`messages`, `marketing_messages`).
+    async fn send_to<B: serde::Serialize>(&self, line: &Line, path: &str, body: &B) -> Result<SentMessage, PlatformError> {
         let token = token(line)?;
-        let url = self.endpoint(&[line.account_id(), "messages"])?;
+        let url = self.endpoint(&[line.account_id(), path])?;
         let response = self.call(Method::POST, &url, token, Some(body), ANSWER_CAP).await.map_err(|f| f.error)?;
         let accepted = || unavailable("the platform answered the send with a body that could not be read; the message may have gone out");
         let parsed: wire::SendResponse = serde_json::from_slice(&response).map_err(|_| accepted())?;

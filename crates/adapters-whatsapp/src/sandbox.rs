@@ -138,7 +138,9 @@ fn sandbox_templates(waba: &WabaId) -> Vec<TemplateDefinition> {
 
 /// A status webhook body, as the platform sends it.
 pub fn status_webhook(line: &Line, message_id: &str, status: &str, recipient: &str, callback_data: Option<&str>, at: i64) -> String {
-    let mut status_json = serde_json::json!({"id": message_id, "status": status, "timestamp": at.to_string(), "recipient_id": recipient});
+    // A user known only by their business-scoped user id is named by it, as the platform does.
+    let recipient_key = if BusinessUserId::is_user_id(recipient) { "recipient_user_id" } else { "recipient_id" };
+    let mut status_json = serde_json::json!({"id": message_id, "status": status, "timestamp": at.to_string(), recipient_key: recipient});
     if let Some(data) = callback_data {
         status_json["biz_opaque_callback_data"] = data.into();
     }
@@ -189,7 +191,48 @@ pub fn instagram_inbound_webhook(line: &Line, from: &str, message_id: &str, at_m
 /// A webhook body of one inbound message from `from` (digits) to `line`, as the platform sends
 /// it: the same shape real deliveries have, so it takes the same path.
 pub fn inbound_webhook(line: &Line, from: &str, name: Option<&str>, message_id: &str, at: i64, message: &SandboxInbound) -> String {
-    let mut object = serde_json::json!({"from": from, "id": message_id, "timestamp": at.to_string()});
+    let sender = if BusinessUserId::is_user_id(from) {
+        SandboxSender { user_id: Some(from), name, ..SandboxSender::default() }
+    } else {
+        SandboxSender { phone: Some(from), name, ..SandboxSender::default() }
+    };
+    user_inbound_webhook(line, &sender, message_id, at, message)
+}
+
+/// Who writes to a sandbox line: a phone, a business-scoped user id (a user who hides their
+/// phone behind a username), or both, as the platform's webhooks name them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SandboxSender<'a> {
+    /// Their phone number's digits, when they share it.
+    pub phone: Option<&'a str>,
+    /// Their business-scoped user id.
+    pub user_id: Option<&'a str>,
+    /// Their profile name.
+    pub name: Option<&'a str>,
+    /// Their username.
+    pub username: Option<&'a str>,
+}
+
+/// [`inbound_webhook`] from `sender`, shaped as the platform's current webhooks: `from` and
+/// `wa_id` only when the phone is shared, `from_user_id` and `user_id` when the id is known.
+pub fn user_inbound_webhook(line: &Line, sender: &SandboxSender<'_>, message_id: &str, at: i64, message: &SandboxInbound) -> String {
+    let mut object = serde_json::json!({"id": message_id, "timestamp": at.to_string()});
+    let mut contact = serde_json::json!({});
+    if let Some(phone) = sender.phone {
+        object["from"] = phone.into();
+        contact["wa_id"] = phone.into();
+    }
+    if let Some(user_id) = sender.user_id {
+        object["from_user_id"] = user_id.into();
+        contact["user_id"] = user_id.into();
+    }
+    // Without a name, no profile: the contact keeps the name they have.
+    if let Some(name) = sender.name {
+        contact["profile"] = serde_json::json!({"name": name});
+    }
+    if let Some(username) = sender.username {
+        contact["profile"]["username"] = username.into();
+    }
     match message {
         SandboxInbound::Text(body) => {
             object["type"] = "text".into();
@@ -213,11 +256,6 @@ pub fn inbound_webhook(line: &Line, from: &str, name: Option<&str>, message_id: 
             object["interactive"] = serde_json::json!({"type": "button_reply", "button_reply": {"id": id, "title": title}});
         }
     }
-    // Without a name, no profile: the contact keeps the name they have.
-    let contact = match name {
-        Some(name) => serde_json::json!({"profile": {"name": name}, "wa_id": from}),
-        None => serde_json::json!({"wa_id": from}),
-    };
     serde_json::json!({
         "object": "whatsapp_business_account",
         "entry": [{"id": line.waba_id().map(|w| w.as_str()).unwrap_or_default(), "changes": [{"field": "messages", "value": {

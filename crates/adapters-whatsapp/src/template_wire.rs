@@ -4,13 +4,14 @@
 use parley_domain::model::{HeaderMedia, MediaSource, MessageComponent, Parameter, ParameterValue, TemplateMessage};
 use serde::Serialize;
 
-use crate::wire::LocationPayload;
+use crate::wire::{Addressee, LocationPayload};
 
 #[derive(Debug, Serialize)]
 pub(crate) struct SendRequest<'a> {
     messaging_product: &'static str,
     recipient_type: &'static str,
-    to: &'a str,
+    #[serde(flatten)]
+    addressee: Addressee<'a>,
     #[serde(rename = "type")]
     kind: &'static str,
     template: TemplatePayload<'a>,
@@ -152,7 +153,7 @@ impl<'a> SendRequest<'a> {
         Self {
             messaging_product: "whatsapp",
             recipient_type: "individual",
-            to: &message.to,
+            addressee: Addressee::of(&message.to),
             kind: "template",
             template: TemplatePayload { name: &message.template_name, language: Language { code: &message.language }, components },
             biz_opaque_callback_data: callback_data,
@@ -173,6 +174,7 @@ mod tests {
             language: "en_US".into(),
             components,
             parsed_message: String::new(),
+            marketing: false,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The Graph API's JSON, as this adapter sends and reads it. Unknown fields are ignored.
 
 use parley_domain::model::{
+    BusinessUserId,
     FreeFormMessage, Interactive, Location, MessageContent, ParameterFormat, ReadMark, TemplateButton, TemplateComponent,
     TemplateDefinition, TemplateId,
 };
@@ -38,13 +39,31 @@ impl<'a> MarkReadRequest<'a> {
 
 // ----- POST /{version}/{phone_number_id}/messages, a free-form message -----
 
+/// Whom a send goes to: `to`, a phone number, or `recipient`, a business-scoped user id (a user
+/// who hides their phone behind a username; the domain gives the phone whenever it knows one).
+#[derive(Debug, Serialize)]
+pub(crate) struct Addressee<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    to: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recipient: Option<&'a str>,
+}
+
+impl<'a> Addressee<'a> {
+    /// `id` under the key its shape calls for.
+    pub(crate) fn of(id: &'a str) -> Self {
+        if BusinessUserId::is_user_id(id) { Self { to: None, recipient: Some(id) } } else { Self { to: Some(id), recipient: None } }
+    }
+}
+
 /// A free-form message: `text`, or a media kind by link, with the platform's `context` when it
 /// answers a message.
 #[derive(Debug, Serialize)]
 pub(crate) struct FreeFormRequest<'a> {
     messaging_product: &'static str,
     recipient_type: &'static str,
-    to: &'a str,
+    #[serde(flatten)]
+    addressee: Addressee<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     context: Option<Context<'a>>,
     #[serde(rename = "type")]
@@ -124,7 +143,7 @@ impl<'a> FreeFormRequest<'a> {
         let mut request = Self {
             messaging_product: "whatsapp",
             recipient_type: "individual",
-            to: &message.to,
+            addressee: Addressee::of(&message.to),
             context: message.context.as_deref().map(|message_id| Context { message_id }),
             kind: message.content.message_type().as_str(),
             text: None,
@@ -339,6 +358,13 @@ mod tests {
             serde_json::json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": "14155550100",
                 "context": {"message_id": "wamid.in1"}, "type": "text", "text": {"preview_url": true, "body": "In stock!"},
                 "biz_opaque_callback_data": "msg_1"})
+        );
+        let to_user = FreeFormMessage { to: "US.13491208655302741918".into(), context: None, callback_data: None, ..text.clone() };
+        assert_eq!(
+            serde_json::to_value(FreeFormRequest::new(&to_user).unwrap()).unwrap(),
+            serde_json::json!({"messaging_product": "whatsapp", "recipient_type": "individual", "recipient": "US.13491208655302741918",
+                "type": "text", "text": {"preview_url": true, "body": "In stock!"}}),
+            "a user known only by their user id is its recipient"
         );
         let document = FreeFormMessage {
             content: MessageContent::Document(parley_domain::model::Media {

@@ -87,7 +87,11 @@ fn text(t: &str) -> ParameterInput {
 }
 
 fn message() -> TemplateMessage {
-    let components = vec![
+    TemplateMessage::build(&template(), Some("14155550100"), Some(message_components())).unwrap()
+}
+
+fn message_components() -> Vec<ComponentInput> {
+    vec![
         ComponentInput { kind: Some("header".into()), parameters: Some(vec![text("A-17")]), ..Default::default() },
         ComponentInput { kind: Some("body".into()), parameters: Some(vec![text("Ana"), text("Friday")]), ..Default::default() },
         ComponentInput { kind: Some("button".into()), sub_type: Some("url".into()), index: Some(0), parameters: Some(vec![text("A-17")]) },
@@ -97,8 +101,7 @@ fn message() -> TemplateMessage {
             index: Some(1),
             parameters: Some(vec![ParameterInput { kind: Some("payload".into()), payload: Some("STOP".into()), ..Default::default() }]),
         },
-    ];
-    TemplateMessage::build(&template(), Some("14155550100"), Some(components)).unwrap()
+    ]
 }
 
 fn expected_body(callback: Option<&str>) -> Value {
@@ -156,6 +159,27 @@ async fn send_error(status: u16, body: Value) -> PlatformError {
     let e = api(&server).send_template(&line(), &message(), None).await.unwrap_err();
     assert_no_token(&e);
     e
+}
+
+#[tokio::test]
+async fn a_marketing_template_goes_through_the_marketing_messages_api_and_a_user_id_as_recipient() {
+    let server = MockServer::start().await;
+    let mut body = expected_body(None);
+    body.as_object_mut().unwrap().remove("to");
+    body["recipient"] = json!("US.13491208655302741918");
+    Mock::given(method("POST"))
+        .and(path("/v23.0/106540352242922/marketing_messages"))
+        .and(body_json(body))
+        .respond_with(accepted())
+        .expect(1)
+        .mount(&server)
+        .await;
+    let mut template = template();
+    template.definition.category = "MARKETING".into();
+    let components = message_components();
+    let marketing = TemplateMessage::build(&template, Some("US.13491208655302741918"), Some(components)).unwrap();
+    assert!(marketing.marketing);
+    api(&server).send_template(&line(), &marketing, None).await.unwrap();
 }
 
 #[tokio::test]

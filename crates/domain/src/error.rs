@@ -124,6 +124,10 @@ pub enum DomainError {
     /// business-account and email channels), or the agent has no line of the channel's kind.
     #[error("the contact has no channel Parley can send on, or the agent no line on its platform")]
     ChannelUnsupported,
+    /// The message cannot go to this recipient as addressed (an authentication template to a
+    /// user known only by their business-scoped user id): nothing was sent.
+    #[error("the recipient cannot receive this message: {0}")]
+    RecipientUnsupported(String),
     /// The messaging platform failed or could not be reached.
     #[error("the messaging platform failed: {0}")]
     Upstream(#[source] Cause),
@@ -157,7 +161,7 @@ pub enum DomainError {
 impl DomainError {
     /// Every code [`code`](Self::code) can return, for callers that map them all (and tests
     /// that check they do).
-    pub const CODES: [&'static str; 14] = [
+    pub const CODES: [&'static str; 15] = [
         "VALIDATION_ERROR",
         "NOT_FOUND",
         "CONFLICT",
@@ -166,6 +170,7 @@ impl DomainError {
         "MESSAGE_REJECTED",
         "WINDOW_CLOSED",
         "CHANNEL_UNSUPPORTED",
+        "RECIPIENT_UNSUPPORTED",
         "UPSTREAM_ERROR",
         "CART_EXPIRED",
         "UNAUTHORIZED",
@@ -186,6 +191,7 @@ impl DomainError {
             Self::MessageRejected { .. } => "MESSAGE_REJECTED",
             Self::WindowClosed { .. } => "WINDOW_CLOSED",
             Self::ChannelUnsupported => "CHANNEL_UNSUPPORTED",
+            Self::RecipientUnsupported(_) => "RECIPIENT_UNSUPPORTED",
             // An interrupted first attempt may or may not have reached the platform: to the
             // caller, the same uncertainty as a platform that failed mid-send.
             Self::Upstream(_) | Self::EmbedderFailed(_) | Self::Interrupted => "UPSTREAM_ERROR",

@@ -196,8 +196,12 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
             row(&mut table, backend, name, figures, ceiling);
         }
         row(&mut table, backend, "`GET /healthz` again, after the endpoints", &again, ceiling);
-        for (name, platform) in [("inbound ingestion", inbound::Platform::Whatsapp), ("instagram ingestion", inbound::Platform::Instagram)]
-        {
+        let ingestions = [
+            ("inbound ingestion", inbound::Platform::Whatsapp),
+            ("inbound ingestion, half the senders username-only", inbound::Platform::WhatsappUsernames),
+            ("instagram ingestion", inbound::Platform::Instagram),
+        ];
+        for (name, platform) in ingestions {
             if !options.wanted(name) {
                 continue;
             }
@@ -209,7 +213,11 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
                 ms(run.p99),
                 ms(run.answer_p99)
             );
-            let platform = if platform == inbound::Platform::Whatsapp { "WhatsApp" } else { "Instagram" };
+            let platform = match platform {
+                inbound::Platform::Whatsapp => "WhatsApp",
+                inbound::Platform::WhatsappUsernames => "WhatsApp, half the senders username-only",
+                inbound::Platform::Instagram => "Instagram",
+            };
             let _ = writeln!(
                 ingestion,
                 "| {backend} | {platform} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",

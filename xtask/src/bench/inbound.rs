@@ -22,13 +22,16 @@ pub const INSTAGRAM_ACCOUNT_ID: &str = "17841400000000001";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Platform {
     Whatsapp,
+    /// WhatsApp with every other sender hiding their phone: named by a business-scoped user id
+    /// and a username alone, as the platform's webhooks name such users.
+    WhatsappUsernames,
     Instagram,
 }
 
 impl Platform {
     fn path(self) -> &'static str {
         match self {
-            Platform::Whatsapp => "/webhooks/whatsapp",
+            Platform::Whatsapp | Platform::WhatsappUsernames => "/webhooks/whatsapp",
             Platform::Instagram => "/webhooks/instagram",
         }
     }
@@ -37,6 +40,11 @@ impl Platform {
     fn delivery(self, from: &str, message: &(String, String)) -> String {
         match self {
             Platform::Whatsapp => webhook(from, unix_now().as_secs(), std::slice::from_ref(message)),
+            // Senders of odd number hide their phone.
+            Platform::WhatsappUsernames if from.ends_with(['1', '3', '5', '7', '9']) => {
+                username_webhook(from, unix_now().as_secs(), message)
+            }
+            Platform::WhatsappUsernames => webhook(from, unix_now().as_secs(), std::slice::from_ref(message)),
             Platform::Instagram => instagram_webhook(from, unix_now().as_millis(), message),
         }
     }
@@ -72,6 +80,20 @@ pub fn webhook(from: &str, at: u64, messages: &[(String, String)]) -> String {
         r#"{{"object":"whatsapp_business_account","entry":[{{"id":"400500600","changes":[{{"field":"messages","value":{{"messaging_product":"whatsapp","metadata":{{"display_phone_number":"15550001111","phone_number_id":"{PHONE_NUMBER_ID}"}},"contacts":[{{"profile":{{"name":"Shopper {from}"}},"wa_id":{}}}],"messages":[{}]}}}}]}}]}}"#,
         quote(from),
         objects.join(",")
+    )
+}
+
+/// A webhook body of one text message `(wamid, text)` from a user who hides their phone: the
+/// user id `US.{digits}` and a username, no `from` and no `wa_id`. Named `Shopper US.{digits}`,
+/// so a search for the digits finds them as it finds a phone's.
+pub fn username_webhook(digits: &str, at: u64, (id, text): &(String, String)) -> String {
+    let user_id = format!("US.{digits}");
+    format!(
+        r#"{{"object":"whatsapp_business_account","entry":[{{"id":"400500600","changes":[{{"field":"messages","value":{{"messaging_product":"whatsapp","metadata":{{"display_phone_number":"15550001111","phone_number_id":"{PHONE_NUMBER_ID}"}},"contacts":[{{"profile":{{"name":"Shopper {user_id}","username":"shopper.{digits}"}},"user_id":{}}}],"messages":[{{"from_user_id":{},"id":{},"timestamp":"{at}","type":"text","text":{{"body":{}}}}}]}}}}]}}]}}"#,
+        quote(&user_id),
+        quote(&user_id),
+        quote(id),
+        quote(text)
     )
 }
 
@@ -147,6 +169,7 @@ pub fn ingest(platform: Platform, port: u16, key: &str, messages: usize, contact
     let prefix = match platform {
         Platform::Whatsapp => "1666",
         Platform::Instagram => "1667",
+        Platform::WhatsappUsernames => "1668",
     };
     let run = unix_now().as_millis();
     let started = unix_now();

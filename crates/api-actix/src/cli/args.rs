@@ -149,9 +149,17 @@ pub enum SandboxCommand {
         #[arg(long)]
         agent: String,
         /// The sender: a WhatsApp number (digits; `+`, spaces and dashes are ignored), on
-        /// Instagram the contact's Instagram-scoped id (digits), on email their address.
+        /// Instagram the contact's Instagram-scoped id (digits), on email their address. On
+        /// WhatsApp it may be left out for `--user-id`: a user who hides their phone.
+        #[arg(long, required_unless_present = "user_id")]
+        from: Option<String>,
+        /// WhatsApp: the sender's business-scoped user id (US.13491208655302741918), with or
+        /// without `--from`.
         #[arg(long)]
-        from: String,
+        user_id: Option<String>,
+        /// WhatsApp: the username the sender shows.
+        #[arg(long)]
+        username: Option<String>,
         /// The sender's profile name.
         #[arg(long)]
         name: Option<String>,

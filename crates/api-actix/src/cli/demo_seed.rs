@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use parley_adapters_email::Mailbox;
 use parley_adapters_email::ports::{envelope, sandbox_mail};
-use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
+use parley_adapters_whatsapp::{SandboxInbound, SandboxSender, inbound_webhook, instagram_inbound_webhook, user_inbound_webhook};
 use parley_domain::model::{ActivityId, ActivityStatus, Agent, AgentId, ChannelType, IssuedKey, KeyKind, Line, ReplyInput};
 use parley_domain::services::{ActivityPatchInput, ImportError, NewCartItem, NewContactInput, NewTagInput, Patch};
 use serde_json::json;
@@ -116,6 +116,17 @@ async fn seed_messages(state: &AppState, line: &Line, ana: &ActivityId) -> Resul
         let body = inbound_webhook(line, from, Some(name), &format!("wamid.demo{n}{at}"), *at, message);
         state.inbound.receive_and_process(ChannelType::Whatsapp, body).await?;
     }
+    // A customer who hides their phone behind a username: known by their user id alone.
+    let joao = SandboxSender {
+        user_id: Some("BR.1502576394655843"),
+        username: Some("joao.silva"),
+        name: Some("João Silva"),
+        ..SandboxSender::default()
+    };
+    let at = now - 40 * 60;
+    let question = SandboxInbound::Text("Olá! Do you ship to Brazil?".into());
+    let body = user_inbound_webhook(line, &joao, &format!("wamid.demojoao{at}"), at, &question);
+    state.inbound.receive_and_process(ChannelType::Whatsapp, body).await?;
     let reply = ReplyInput {
         kind: Some("text".into()),
         body: Some("Yes, both are in stock! Shall I reserve them for you until tomorrow?".into()),

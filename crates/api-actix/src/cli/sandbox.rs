@@ -4,8 +4,8 @@
 use parley_adapters_email::Mailbox;
 use parley_adapters_email::ports::{envelope, sandbox_mail};
 use parley_adapters_system::RandomIds;
-use parley_adapters_whatsapp::{SandboxInbound, inbound_webhook, instagram_inbound_webhook};
-use parley_domain::model::{AgentId, ChannelType, Line, LineAccess, LineId, Message};
+use parley_adapters_whatsapp::{SandboxInbound, SandboxSender, instagram_inbound_webhook, user_inbound_webhook};
+use parley_domain::model::{AgentId, BusinessUserId, ChannelType, Line, LineAccess, LineId, Message};
 use parley_domain::ports::IdSource;
 use parley_domain::services::{ActivityPatchInput, Patch};
 use serde_json::json;
@@ -16,8 +16,22 @@ use crate::runtime::config::parse_storefront_url;
 use crate::runtime::state::AppState;
 
 pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(), Failure> {
-    let SandboxCommand::Receive { agent, from, name, text, image, caption, location, cart, storefront_url, subject, line, channel_type } =
-        cmd;
+    let SandboxCommand::Receive {
+        agent,
+        from,
+        user_id,
+        username,
+        name,
+        text,
+        image,
+        caption,
+        location,
+        cart,
+        storefront_url,
+        subject,
+        line,
+        channel_type,
+    } = cmd;
     let platform = match channel_type {
         LineType::Whatsapp => ChannelType::Whatsapp,
         LineType::Instagram => ChannelType::Instagram,
@@ -46,6 +60,17 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         }
         None => text,
     };
+    if platform != ChannelType::Whatsapp && (user_id.is_some() || username.is_some()) {
+        return Err("--user-id and --username are WhatsApp's: leave them out, or use --channel-type whatsapp".into());
+    }
+    if let Some(id) = &user_id {
+        BusinessUserId::new("--user-id", id).map_err(|e| format!("{} {}", e.field, e.issue))?;
+    }
+    let from = match (from, platform) {
+        (Some(from), _) => from,
+        (None, ChannelType::Whatsapp) => String::new(),
+        (None, _) => return Err("give --from: the sender's id or address".into()),
+    };
     if platform == ChannelType::Email {
         return receive_email(state, &agent, &line, &from, name, text, subject).await;
     }
@@ -53,7 +78,7 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         return Err("--subject is for --channel-type email".into());
     }
     let from: String = from.chars().filter(|c| !matches!(c, '+' | ' ' | '-' | '(' | ')')).collect();
-    if from.is_empty() || !from.bytes().all(|b| b.is_ascii_digit()) {
+    if (!from.is_empty() || user_id.is_none()) && (from.is_empty() || !from.bytes().all(|b| b.is_ascii_digit())) {
         return Err("--from must be a phone number (digits, optionally with + and spaces)".into());
     }
     let message = match (text, location) {
@@ -72,7 +97,13 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         }
         _ => {
             let message_id = format!("wamid.sandbox{}", RandomIds.secret(24));
-            (message_id.clone(), inbound_webhook(&line, &from, name.as_deref(), &message_id, now.timestamp(), &message))
+            let sender = SandboxSender {
+                phone: Some(from.as_str()).filter(|f| !f.is_empty()),
+                user_id: user_id.as_deref(),
+                name: name.as_deref(),
+                username: username.as_deref(),
+            };
+            (message_id.clone(), user_inbound_webhook(&line, &sender, &message_id, now.timestamp(), &message))
         }
     };
     // Processed here and stored with its outcome, as `parley serve` does with the platform's.

@@ -97,7 +97,12 @@ fn status_of(code: &str) -> StatusCode {
         "VALIDATION_ERROR" => StatusCode::BAD_REQUEST,
         "NOT_FOUND" => StatusCode::NOT_FOUND,
         "CONFLICT" => StatusCode::CONFLICT,
-        "TEMPLATE_NOT_APPROVED" | "TEMPLATE_UNSUPPORTED" | "MESSAGE_REJECTED" | "WINDOW_CLOSED" | "CHANNEL_UNSUPPORTED" => {
+        "TEMPLATE_NOT_APPROVED"
+        | "TEMPLATE_UNSUPPORTED"
+        | "MESSAGE_REJECTED"
+        | "WINDOW_CLOSED"
+        | "CHANNEL_UNSUPPORTED"
+        | "RECIPIENT_UNSUPPORTED" => {
             StatusCode::UNPROCESSABLE_ENTITY
         }
         "UPSTREAM_ERROR" => StatusCode::BAD_GATEWAY,
@@ -155,6 +160,10 @@ fn domain_message(error: &DomainError) -> (String, Vec<ErrorDetail>) {
         D::ChannelUnsupported => (
             "the contact has no channel Parley can send a message on: a WhatsApp number, an Instagram account or an email address, with a line of this agent on the same platform to send from".into(),
             vec![],
+        ),
+        D::RecipientUnsupported(why) => (
+            format!("the message cannot go to this recipient, so nothing was sent: {why}"),
+            vec![ErrorDetail { field: "to".into(), issue: why.clone() }],
         ),
         D::Upstream(_) => ("the messaging platform failed or could not be reached; the message may not have been sent".into(), vec![]),
         D::Interrupted => (

@@ -45,4 +45,5 @@ mod storable_text;
 mod tags;
 mod template_catalogue;
 mod timeline;
+mod whatsapp_users;
 mod wire;

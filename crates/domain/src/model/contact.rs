@@ -373,6 +373,7 @@ pub struct Contact {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Username;
     use serde_json::json;
 
     #[test]
@@ -383,6 +384,42 @@ mod tests {
         assert!(Channel::new(ChannelType::Sms, "1234567890123456").is_err());
         assert!(Channel::new(ChannelType::Whatsapp, "12a4567").is_err());
         assert!(Channel::new(ChannelType::Whatsapp, "(555) 0100200").is_err());
+    }
+
+    fn whatsapp(address: &str, user_id: Option<&str>, username: Option<&str>) -> Channel {
+        Channel::new(ChannelType::Whatsapp, address).unwrap().with_user(PlatformUser::from_platform(user_id, None, username).unwrap())
+    }
+
+    #[test]
+    fn whatsapp_channels_take_a_phone_or_a_user_id() {
+        let by_id = Channel::new(ChannelType::Whatsapp, " MX.15 ").unwrap();
+        assert_eq!((by_id.channel_id(), by_id.phone()), ("MX.15", None));
+        assert_eq!(by_id.user().user_id.as_ref().map(BusinessUserId::as_str), Some("MX.15"));
+        assert_eq!(by_id.digits(), "", "a user id's digits are no phone number's");
+        assert_eq!(by_id.identifiers().collect::<Vec<_>>(), ["MX.15"]);
+        let both = whatsapp("5215550001", Some("MX.15"), None);
+        assert_eq!(both.identifiers().collect::<Vec<_>>(), ["5215550001", "MX.15"]);
+        for bad in ["US.", "USA.1", "us.1", "US.ENT.1"] {
+            let e = Channel::named("to", ChannelType::Whatsapp, bad).unwrap_err();
+            assert_eq!(e.field, "to", "{bad}");
+        }
+        assert!(Channel::new(ChannelType::Sms, "US.1").is_err(), "user ids are WhatsApp's");
+        assert!(Channel::new(ChannelType::Email, "a@b.co").unwrap().with_user(both.user().clone()).user().is_empty());
+    }
+
+    #[test]
+    fn a_channel_learns_the_phone_the_user_id_and_the_newest_username_but_never_replaces_a_user_id() {
+        let by_id = whatsapp("MX.1", None, Some("ana"));
+        let learned = by_id.learned(&whatsapp("5215550001", Some("MX.1"), None)).unwrap();
+        assert_eq!((learned.channel_id(), learned.user().username.as_ref().map(Username::as_str)), ("5215550001", Some("ana")));
+        assert_eq!(learned.learned(&whatsapp("MX.1", None, None)), None, "nothing new: no write");
+        let renamed = learned.learned(&whatsapp("MX.1", None, Some("ana.shop"))).unwrap();
+        assert_eq!(renamed.user().username.as_ref().map(Username::as_str), Some("ana.shop"));
+        let by_phone = whatsapp("5215550001", None, None);
+        assert_eq!(by_phone.learned(&whatsapp("5215550001", Some("MX.1"), None)).unwrap().user().user_id, learned.user().user_id);
+        let other_id = whatsapp("5215550001", Some("MX.2"), None);
+        assert_eq!(learned.learned(&other_id), None, "a user id changes only with the platform's notice");
+        assert!(!learned.is_same_user(&other_id) && learned.is_same_user(&whatsapp("MX.1", None, None)));
     }
 
     #[test]

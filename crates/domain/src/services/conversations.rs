@@ -209,6 +209,12 @@ impl Conversations {
         Ok(())
     }
 
+    /// The phone of the agent's contact on `channel` (a user id, say), when it is known.
+    pub(crate) async fn phone_of(&self, agent: &AgentId, channel: &Channel) -> Result<Option<String>, DomainError> {
+        let Some((contact, _)) = self.contacts.find_conversation(agent, channel).await? else { return Ok(None) };
+        Ok(contact.channels.iter().filter(|c| c.is_same_user(channel)).find_map(|c| c.phone().map(str::to_string)))
+    }
+
     /// Whether the agent has a contact on `channel`.
     pub(crate) async fn knows(&self, agent: &AgentId, channel: &Channel) -> Result<bool, DomainError> {
         Ok(self.contacts.find_conversation(agent, channel).await?.is_some())

@@ -9,6 +9,9 @@ use crate::{DomainError, FieldError};
 /// The platform's error code for a free-form message outside the customer service window
 /// ("Re-engagement message"): the same refusal as Parley's own check.
 pub const PLATFORM_WINDOW_CLOSED: i64 = 131_047;
+/// The platform's error code for a message it cannot deliver to a business-scoped user id (an
+/// authentication template): the caller's `RECIPIENT_UNSUPPORTED`.
+pub const PLATFORM_RECIPIENT_UNSUPPORTED: i64 = 131_062;
 
 /// Raw list query of a timeline: every value as received, validated here.
 #[derive(Debug, Clone, Default)]
@@ -468,6 +471,7 @@ impl MessageService {
 /// What a caller learns when the platform did not take a message.
 pub(crate) fn platform_failure(e: PlatformError) -> DomainError {
     match e {
+        PlatformError::Rejected { code: Some(PLATFORM_RECIPIENT_UNSUPPORTED), message, .. } => DomainError::RecipientUnsupported(message),
         PlatformError::Rejected { code, message, details } => DomainError::MessageRejected { code, message, details },
         PlatformError::Unauthorized { message } => DomainError::MessageRejected { code: Some(190), message, details: None },
         e @ PlatformError::Unavailable { .. } => DomainError::Upstream(crate::Cause::new(e)),

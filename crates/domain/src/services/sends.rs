@@ -123,7 +123,9 @@ impl SendService {
     /// Errors, in the order they are checked: `NotFound` (`template`) for a template the agent
     /// does not have; `TemplateNotApproved` unless it is approved; `TemplateUnsupported` when it
     /// holds a part Parley cannot check yet; `Validation` naming every bad field of `input`;
-    /// `NotFound` (`channel`) when its line is gone. Then the platform: a refusal is
+    /// `NotFound` (`channel`) when its line is gone; `RecipientUnsupported` for an
+    /// authentication template to a user id whose phone Parley does not know (the platform
+    /// refuses those; a user id whose contact has a phone goes to the phone). Then the platform: a refusal is
     /// `MessageRejected`, an outage or timeout `Upstream` (nothing recorded: it may have been
     /// sent). Records `message.sent`, after `contact.created` and `activity.created` for
     /// someone new.
@@ -144,9 +146,22 @@ impl SendService {
             (key, name)
         });
         v.finish()?;
-        let message = message.expect("validated");
+        let mut message = message.expect("validated");
         let campaign = campaign.map(|(k, n)| (k.expect("validated"), n.expect("validated")));
         let line = self.lines.get(agent, &template.line_id).await?.ok_or(DomainError::not_found("channel"))?;
+        if BusinessUserId::is_user_id(&message.to) {
+            // The phone while one is known: a user id only reaches a user who hides theirs.
+            let addressed = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
+            if let Some(phone) = self.conversations.phone_of(agent, &addressed).await? {
+                message.to = phone;
+            } else if template.definition.category.eq_ignore_ascii_case("AUTHENTICATION") {
+                return Err(DomainError::RecipientUnsupported(
+                    "an authentication template cannot go to a user known only by their business-scoped user id; \
+                     send it to their phone number"
+                        .into(),
+                ));
+            }
+        }
 
         let outcome = self.platform.send_template(&line, &message, campaign.as_ref().map(|(k, _)| k.as_str())).await;
         let now = self.clock.now();

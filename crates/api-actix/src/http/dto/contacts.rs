@@ -108,7 +108,8 @@ pub struct CreateContact {
     /// Required: whatsapp, instagram, messenger, email, sms or webchat.
     #[schema(value_type = ChannelTypeName, required = true)]
     pub channel_type: Option<String>,
-    /// Required. Phone channels: 7–15 digits after removing `+`, spaces and dashes. Email: an address.
+    /// Required. Phone channels: 7–15 digits after removing `+`, spaces and dashes; WhatsApp
+    /// also takes a business-scoped user id (`US.13491208655302741918`). Email: an address.
     /// Other channels: 1–256 characters.
     #[schema(value_type = String, required = true, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub channel_id: Option<String>,

@@ -129,8 +129,10 @@ pub struct CampaignBody {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendTemplate {
-    /// Recipient: 7–15 digits with country code (`+`, spaces and dashes are ignored).
-    #[schema(value_type = String, required = true, pattern = "^[+ -]*([0-9][+ -]*){7,15}$")]
+    /// Recipient: 7–15 digits with country code (`+`, spaces and dashes are ignored), or a
+    /// business-scoped user id (`US.13491208655302741918`) for a user who hides their phone; a
+    /// user id whose contact has a phone goes to the phone.
+    #[schema(value_type = String, required = true, pattern = "^([+ -]*([0-9][+ -]*){7,15}|[A-Z]{2}\\.[A-Za-z0-9]{1,128})$")]
     pub to: Option<String>,
     /// The platform's business message components: a parameter for every placeholder, the
     /// file or place of a media or location header, and what each button takes.

@@ -54,7 +54,7 @@ pub async fn line_templates(caller: SecretKey, state: Data<AppState>, id: PathId
     params(("id" = String, Path, description = "The platform's template id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
     responses((status = 200, body = DataBody<SendResultDto>), (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
-        (status = 422, description = "TEMPLATE_NOT_APPROVED; TEMPLATE_UNSUPPORTED (a carousel, a limited-time offer, a flow's own data: details name the part); or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
+        (status = 422, description = "TEMPLATE_NOT_APPROVED; TEMPLATE_UNSUPPORTED (a carousel, a limited-time offer, a flow's own data: details name the part); RECIPIENT_UNSUPPORTED (an AUTHENTICATION template to a user known only by their business-scoped user id: nothing sent); or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
         (status = 502, description = "The platform failed or timed out, or this retries a request that was cut before it answered; the message may not have been sent", body = ErrorBody)))]
 pub async fn send_template(
     caller: SecretKey,

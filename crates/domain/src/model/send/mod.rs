@@ -14,7 +14,7 @@ pub use parameter::{HeaderMedia, HeaderMediaKind, MediaSource, Parameter, Parame
 
 use self::button::{ButtonRule, describe, rule};
 use self::parameter::{Slot, one_of, parse};
-use super::contact::phone_digits;
+use super::contact::{Channel, ChannelType};
 use super::placeholder::{fill, fill_named, parameter_count, placeholder_names};
 use super::template::{ParameterFormat, Template, TemplateButton, TemplateComponent};
 use crate::FieldError;
@@ -41,7 +41,8 @@ pub enum MessageComponent {
 /// A message ready for the platform: the recipient, the template and its filled components.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TemplateMessage {
-    /// Digits only, with country code.
+    /// The recipient: a phone number's digits, with country code, or a business-scoped user id
+    /// (a user who hides their phone).
     pub to: String,
     /// The template's name, as the platform lists it.
     pub template_name: String,
@@ -51,6 +52,9 @@ pub struct TemplateMessage {
     pub components: Vec<MessageComponent>,
     /// HEADER, BODY and FOOTER texts with placeholders filled, joined by a blank line.
     pub parsed_message: String,
+    /// Whether the template's category is MARKETING as Parley last heard: the platform takes
+    /// marketing templates through its Marketing Messages API, the others as any message.
+    pub marketing: bool,
 }
 
 /// Why a send cannot go out.
@@ -241,7 +245,7 @@ impl TemplateMessage {
         }
         let mut v = Violations::default();
         let to = match to {
-            Some(raw) => v.check(phone_digits(raw, "to")),
+            Some(raw) => v.check(Channel::named("to", ChannelType::Whatsapp, raw).map(|c| c.channel_id().to_string())),
             None => {
                 v.push(FieldError::new("to", "is required"));
                 None
@@ -346,6 +350,7 @@ impl TemplateMessage {
             language: template.definition.language.clone(),
             components,
             parsed_message,
+            marketing: template.definition.category.eq_ignore_ascii_case("MARKETING"),
         })
     }
 }
