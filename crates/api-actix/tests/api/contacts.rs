@@ -71,7 +71,7 @@ async fn create_returns_201_with_the_exact_contact_shape(app: TestApp) {
     assert_eq!(c["profile_name"], "525512345678", "profile_name defaults to the channel id");
     assert_eq!(c["email"], Value::Null);
     assert_eq!(c["notes"], Value::Null);
-    assert_eq!(c["channels"], json!([{"channel_id": "525512345678", "channel_type": "whatsapp"}]));
+    assert_eq!(c["channels"], json!([{"channel_id": "525512345678", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}]));
     assert_eq!(c["custom_attributes"], json!({}));
     assert_timestamp(&c["created_at"]);
     assert_timestamp(&c["updated_at"]);
@@ -107,7 +107,14 @@ async fn phone_channels_are_stored_as_digits(app: TestApp) {
     ];
     for (kind, raw, stored) in cases {
         let c = create(&app, json!({"channel_type": kind, "channel_id": raw})).await;
-        assert_eq!(c["channels"], json!([{"channel_id": stored, "channel_type": kind}]), "{kind} {raw}");
+        let mut channel = json!({"channel_id": stored, "channel_type": kind});
+        if kind == "whatsapp" {
+            // A WhatsApp channel also says what the platform told of its user: nothing yet.
+            for field in ["user_id", "parent_user_id", "username"] {
+                channel[field] = json!(null);
+            }
+        }
+        assert_eq!(c["channels"], json!([channel]), "{kind} {raw}");
         assert_eq!(c["profile_name"], stored);
     }
 }

@@ -61,8 +61,9 @@ async fn sigterm_during_a_slow_send(timeout_secs: &'static str) -> Outcome {
         ]})))
         .mount(&graph)
         .await;
+    // A marketing template: sent through the Marketing Messages API.
     Mock::given(method("POST"))
-        .and(path(format!("/v23.0/{PHONE}/messages")))
+        .and(path(format!("/v23.0/{PHONE}/marketing_messages")))
         .respond_with(
             ResponseTemplate::new(200)
                 .set_body_json(json!({"messaging_product": "whatsapp", "contacts": [{"input": "14155550100", "wa_id": "14155550100"}],

@@ -271,8 +271,13 @@ async fn every_template_of_the_catalogue_goes_out_exactly_as_the_platform_docume
             template["components"] = components.clone();
         }
         let wamid = format!("wamid.catalogue{n}");
+        // Marketing templates through the Marketing Messages API, the rest as any message.
+        let endpoint = match e.template["category"].as_str() {
+            Some("MARKETING") => format!("/v23.0/{CLOUD_PHONE}/marketing_messages"),
+            _ => messages_path(CLOUD_PHONE),
+        };
         let _exact = Mock::given(method("POST"))
-            .and(path(messages_path(CLOUD_PHONE)))
+            .and(path(endpoint))
             .and(body_json(json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": TO, "type": "template", "template": template})))
             .respond_with(accepted(TO, &wamid))
             .expect(1)

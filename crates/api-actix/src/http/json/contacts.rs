@@ -1,8 +1,8 @@
 //! A contact: the fields of `ContactDto`, in its order.
 
-use parley_domain::model::{ChannelType, Contact};
+use parley_domain::model::Contact;
 
-use super::{JsonText, push_optional_string, push_string, push_time};
+use super::{JsonText, push_channel, push_optional_string, push_string, push_time};
 use crate::http::dto::ContactDto;
 
 impl JsonText for Contact {
@@ -19,20 +19,10 @@ impl JsonText for Contact {
         push_optional_string(out, self.notes.as_ref().map(|n| n.as_str()));
         out.push_str(",\"channels\":[");
         for (i, channel) in self.channels.iter().enumerate() {
-            out.push_str(if i > 0 { ",{\"channel_id\":" } else { "{\"channel_id\":" });
-            push_string(out, channel.channel_id());
-            out.push_str(",\"channel_type\":");
-            push_string(out, channel.channel_type().as_str());
-            if channel.channel_type() == ChannelType::Whatsapp {
-                let user = channel.user();
-                out.push_str(",\"user_id\":");
-                push_optional_string(out, user.user_id.as_ref().map(|id| id.as_str()));
-                out.push_str(",\"parent_user_id\":");
-                push_optional_string(out, user.parent_user_id.as_ref().map(|id| id.as_str()));
-                out.push_str(",\"username\":");
-                push_optional_string(out, user.username.as_ref().map(|name| name.as_str()));
+            if i > 0 {
+                out.push(',');
             }
-            out.push('}');
+            push_channel(out, channel);
         }
         out.push_str("],\"custom_attributes\":");
         let attributes = self.custom_attributes.as_map();

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use parley_domain::model::{EmailContent, InteractiveReply, Location, Media, Message, MessageContent};
 use serde_json::Value;
 
-use super::{JsonText, push_optional_string, push_string, push_time};
+use super::{JsonText, push_channel, push_optional_string, push_string, push_time};
 use crate::http::dto::MessageDto;
 
 impl JsonText for Message {
@@ -59,11 +59,9 @@ impl JsonText for Message {
         push_optional_string(out, self.reply_to.as_ref().map(|r| r.as_str()));
         out.push_str(",\"platform_message_id\":");
         push_optional_string(out, self.platform_message_id.as_deref());
-        out.push_str(",\"channel\":{\"channel_id\":");
-        push_string(out, self.channel.channel_id());
-        out.push_str(",\"channel_type\":");
-        push_string(out, self.channel.channel_type().as_str());
-        out.push_str("},\"line_id\":");
+        out.push_str(",\"channel\":");
+        push_channel(out, &self.channel);
+        out.push_str(",\"line_id\":");
         push_optional_string(out, self.line_id.as_ref().map(|l| l.as_str()));
         out.push_str(",\"status\":");
         push_string(out, self.status.as_str());

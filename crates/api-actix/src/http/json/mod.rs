@@ -88,6 +88,24 @@ fn push_optional_string(out: &mut String, s: Option<&str>) {
     }
 }
 
+/// Appends a channel as `ChannelDto` writes it: a WhatsApp channel with its user's three ids.
+fn push_channel(out: &mut String, channel: &parley_domain::model::Channel) {
+    out.push_str("{\"channel_id\":");
+    push_string(out, channel.channel_id());
+    out.push_str(",\"channel_type\":");
+    push_string(out, channel.channel_type().as_str());
+    if channel.channel_type() == parley_domain::model::ChannelType::Whatsapp {
+        let user = channel.user();
+        out.push_str(",\"user_id\":");
+        push_optional_string(out, user.user_id.as_ref().map(|id| id.as_str()));
+        out.push_str(",\"parent_user_id\":");
+        push_optional_string(out, user.parent_user_id.as_ref().map(|id| id.as_str()));
+        out.push_str(",\"username\":");
+        push_optional_string(out, user.username.as_ref().map(|name| name.as_str()));
+    }
+    out.push('}');
+}
+
 /// Appends a time as a JSON string: RFC 3339 needs no escaping.
 fn push_time(out: &mut String, t: Timestamp) {
     out.push('"');

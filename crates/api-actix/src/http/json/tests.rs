@@ -80,8 +80,19 @@ fn time() -> impl Strategy<Value = Timestamp> {
 }
 
 fn channels() -> impl Strategy<Value = Vec<Channel>> {
-    let channel = (prop::sample::select(ChannelType::ALL.to_vec()), "[0-9]{7,15}|[a-z\"\\\\]{1,10}@x\\.test");
-    prop::collection::vec(channel.prop_map(|(kind, id)| Channel::from_stored(kind, id)), 0..3)
+    let channel = (prop::sample::select(ChannelType::ALL.to_vec()), "[0-9]{7,15}|[a-z\"\\\\]{1,10}@x\\.test|[A-Z]{2}\\.[0-9a-zA-Z]{1,20}");
+    // What a WhatsApp channel knows of its user: any of the three, names with quotes and
+    // non-ASCII included.
+    let user = (
+        prop::option::of("[A-Z]{2}\\.[0-9a-zA-Z]{1,20}"),
+        prop::option::of("[A-Z]{2}\\.ENT\\.[0-9]{1,20}"),
+        prop::option::of("[a-zé\"\\\\.]{1,12}"),
+    );
+    let known = (channel, user).prop_map(|((kind, id), (user_id, parent, username))| {
+        let user = PlatformUser::from_platform(user_id.as_deref(), parent.as_deref(), username.as_deref()).unwrap();
+        Channel::from_stored(kind, id).with_user(user)
+    });
+    prop::collection::vec(known, 0..3)
 }
 
 fn profile_name() -> impl Strategy<Value = ProfileName> {
