@@ -34,9 +34,11 @@ impl State {
     /// address.
     pub(crate) fn contact_on(&self, agent: &AgentId, channel: &Channel) -> Option<&Contact> {
         let agents = || self.contacts.values().filter(|c| &c.agent_id == agent);
-        let by_user = channel.user().user_id.as_ref().and_then(|user_id| {
-            agents().find(|c| c.channels.iter().any(|ch| ch.user().user_id.as_ref() == Some(user_id)))
-        });
+        let by_user = channel
+            .user()
+            .user_id
+            .as_ref()
+            .and_then(|user_id| agents().find(|c| c.channels.iter().any(|ch| ch.user().user_id.as_ref() == Some(user_id))));
         by_user.or_else(|| agents().find(|c| c.channels.iter().any(|ch| ch.address() == channel.address())))
     }
 
@@ -101,7 +103,11 @@ impl ContactRepository for MemoryStore {
             let Some(stored) = s.contact_of(&contact.agent_id, &contact.id) else { return Ok(false) };
             let Some(position) = stored.channels.iter().position(|c| c.address() == before.address()) else { return Ok(false) };
             if s.holder_of(&contact.agent_id, after, Some(&contact.id)).is_some() {
-                return Err(conflict(format!("channel {} {} belongs to another contact", after.channel_type().as_str(), after.channel_id())));
+                return Err(conflict(format!(
+                    "channel {} {} belongs to another contact",
+                    after.channel_type().as_str(),
+                    after.channel_id()
+                )));
             }
             s.check_events(events)?;
             let Some(stored) = s.contacts.get_mut(&contact.id) else { return Ok(false) };

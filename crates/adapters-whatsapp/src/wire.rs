@@ -1,8 +1,7 @@
 //! The Graph API's JSON, as this adapter sends and reads it. Unknown fields are ignored.
 
 use parley_domain::model::{
-    BusinessUserId,
-    FreeFormMessage, Interactive, Location, MessageContent, ParameterFormat, ReadMark, TemplateButton, TemplateComponent,
+    BusinessUserId, FreeFormMessage, Interactive, Location, MessageContent, ParameterFormat, ReadMark, TemplateButton, TemplateComponent,
     TemplateDefinition, TemplateId,
 };
 use serde::{Deserialize, Serialize};

@@ -73,7 +73,10 @@ mod tests {
             Channel::new(ChannelType::Email, "a@b.co").unwrap(),
         ];
         let text = channel_list_of(&channels);
-        assert!(text.starts_with(r#"[["whatsapp","14155550100"],["whatsapp","US.9"],["whatsapp","14155550101","US.1","US.ENT.2","ana"]"#), "{text}");
+        assert!(
+            text.starts_with(r#"[["whatsapp","14155550100"],["whatsapp","US.9"],["whatsapp","14155550101","US.1","US.ENT.2","ana"]"#),
+            "{text}"
+        );
         assert_eq!(parse_channel_list(&text, ("contact", "c")).unwrap(), channels);
         assert!(parse_channel_list(r#"[["whatsapp"]]"#, ("contact", "c")).is_err());
         assert!(parse_channel_list(r#"[["whatsapp","1415555010","us.1",null,null]]"#, ("contact", "c")).is_err());

@@ -102,9 +102,7 @@ fn status_of(code: &str) -> StatusCode {
         | "MESSAGE_REJECTED"
         | "WINDOW_CLOSED"
         | "CHANNEL_UNSUPPORTED"
-        | "RECIPIENT_UNSUPPORTED" => {
-            StatusCode::UNPROCESSABLE_ENTITY
-        }
+        | "RECIPIENT_UNSUPPORTED" => StatusCode::UNPROCESSABLE_ENTITY,
         "UPSTREAM_ERROR" => StatusCode::BAD_GATEWAY,
         "CART_EXPIRED" => StatusCode::GONE,
         "UNAUTHORIZED" => StatusCode::UNAUTHORIZED,

@@ -157,7 +157,10 @@ async fn detail_adds_contact_id_channels_and_last_inbound_at(app: TestApp) {
     );
     assert_eq!(detail["contact_id"], contact.as_str());
     assert_eq!(detail["unread_count"], 0, "nothing came in");
-    assert_eq!(detail["channels"], json!([{"channel_id": "525512345678", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}]));
+    assert_eq!(
+        detail["channels"],
+        json!([{"channel_id": "525512345678", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}])
+    );
     assert_eq!(detail["last_inbound_at"], Value::Null, "the contact never wrote");
     assert_eq!(detail["carts"], json!([]), "no cart brought in");
 

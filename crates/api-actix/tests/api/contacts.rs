@@ -71,7 +71,10 @@ async fn create_returns_201_with_the_exact_contact_shape(app: TestApp) {
     assert_eq!(c["profile_name"], "525512345678", "profile_name defaults to the channel id");
     assert_eq!(c["email"], Value::Null);
     assert_eq!(c["notes"], Value::Null);
-    assert_eq!(c["channels"], json!([{"channel_id": "525512345678", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}]));
+    assert_eq!(
+        c["channels"],
+        json!([{"channel_id": "525512345678", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}])
+    );
     assert_eq!(c["custom_attributes"], json!({}));
     assert_timestamp(&c["created_at"]);
     assert_timestamp(&c["updated_at"]);

@@ -443,7 +443,10 @@ async fn send_with_parameters_posts_the_exact_graph_request_and_creates_a_pendin
     r.assert_status(200);
     assert_eq!(r.data().as_array().unwrap().len(), 1, "{}", r.body);
     let contact = &r.data()[0];
-    assert_eq!(contact["channels"], json!([{"channel_id": "14155550100", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}]));
+    assert_eq!(
+        contact["channels"],
+        json!([{"channel_id": "14155550100", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}])
+    );
     let r = app.get("/v1/activities?search=14155550100", &app.a.secret).await;
     r.assert_status(200);
     let acts = r.data().as_array().unwrap();
@@ -968,7 +971,10 @@ async fn inbound_messages_create_or_reopen_the_contact_and_ignore_unknown_lines(
     let contacts = poll(&app, "/v1/contacts", |d| contact_on(d, "16315551234").is_some()).await;
     let contact = contact_on(&contacts, "16315551234").unwrap();
     assert_eq!(contact["profile_name"], "Kerry Fisher");
-    assert_eq!(contact["channels"], json!([{"channel_id": "16315551234", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}]));
+    assert_eq!(
+        contact["channels"],
+        json!([{"channel_id": "16315551234", "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}])
+    );
     // Processing is asynchronous: the contact is written before its activity.
     let acts = poll(&app, "/v1/activities?search=16315551234", |d| d.as_array().is_some_and(|a| !a.is_empty())).await;
     let acts = acts.as_array().unwrap();

@@ -158,7 +158,10 @@ async fn every_inbound_kind_is_stored_once_with_its_details(backend: &str) {
     assert_eq!(first["type"], "text");
     assert_eq!(first["text"], "Do you have the blue mug?");
     assert_eq!((&first["direction"], &first["status"]), (&json!("inbound"), &json!("received")));
-    assert_eq!(first["channel"], json!({"channel_id": ANN, "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null}));
+    assert_eq!(
+        first["channel"],
+        json!({"channel_id": ANN, "channel_type": "whatsapp", "user_id": null, "parent_user_id": null, "username": null})
+    );
     assert_eq!(first["created_at"], ts(t), "the platform's time");
     assert!(first["id"].as_str().unwrap().starts_with("msg_"));
     assert_eq!(first["activity_id"], activity);
@@ -928,7 +931,11 @@ async fn a_note_joins_the_timeline_is_announced_and_never_sent(backend: &str) {
     );
     assert_eq!(note["content"], json!({"type": "note", "note": {"text": text, "author": "user_42"}}));
     assert_eq!((&note["platform_message_id"], &note["line_id"], &note["reply_to"]), (&Value::Null, &Value::Null, &Value::Null));
-    assert_eq!(note["channel"], json!({"channel_type": "whatsapp", "channel_id": ANN, "user_id": null, "parent_user_id": null, "username": null}), "the conversation's channel");
+    assert_eq!(
+        note["channel"],
+        json!({"channel_type": "whatsapp", "channel_id": ANN, "user_id": null, "parent_user_id": null, "username": null}),
+        "the conversation's channel"
+    );
 
     let messages = timeline(&app, &activity, 2).await;
     assert_eq!(messages[0], note, "newest first, as it was answered");

@@ -5,8 +5,8 @@
 
 use crate::common::TestApp;
 use crate::messaging::{
-    CLOUD_PHONE, CLOUD_WABA, accepted, body_only_wire, cloud_line, issues, messages_path, poll, send_uri, sends_received,
-    signed_webhook, standard_templates,
+    CLOUD_PHONE, CLOUD_WABA, accepted, body_only_wire, cloud_line, issues, messages_path, poll, send_uri, sends_received, signed_webhook,
+    standard_templates,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{body_partial_json, method, path};
@@ -180,8 +180,16 @@ async fn sends_go_to_the_phone_while_one_is_known_else_to_the_user_id(backend: &
     templates.push(body_only_wire("9010", "login_code", "APPROVED", "AUTHENTICATION", "{{1}} is your code."));
     cloud_line(&app, &server, templates).await;
     let t = now() - 600;
-    signed_webhook(&app, &webhook(Sender { phone: Some("5215550001"), user_id: Some("MX.1"), name: "Ana", ..Sender::default() }, "wamid.a", t, "hi")).await;
-    signed_webhook(&app, &webhook(Sender { user_id: Some("MX.2"), username: Some("bea"), name: "Bea", ..Sender::default() }, "wamid.b", t, "hi")).await;
+    signed_webhook(
+        &app,
+        &webhook(Sender { phone: Some("5215550001"), user_id: Some("MX.1"), name: "Ana", ..Sender::default() }, "wamid.a", t, "hi"),
+    )
+    .await;
+    signed_webhook(
+        &app,
+        &webhook(Sender { user_id: Some("MX.2"), username: Some("bea"), name: "Bea", ..Sender::default() }, "wamid.b", t, "hi"),
+    )
+    .await;
     let ana = found(&app, "5550001").await;
     let bea = found(&app, "Bea").await;
 
@@ -247,8 +255,10 @@ async fn sends_go_to_the_phone_while_one_is_known_else_to_the_user_id(backend: &
     // The platform's own refusal of a user id (131062) is the same error.
     server.reset().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "(#131062) Business-scoped user id not supported",
-            "type": "OAuthException", "code": 131062}})))
+        .respond_with(
+            ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "(#131062) Business-scoped user id not supported",
+            "type": "OAuthException", "code": 131062}})),
+        )
         .expect(1)
         .mount(&server)
         .await;
@@ -258,7 +268,13 @@ async fn sends_go_to_the_phone_while_one_is_known_else_to_the_user_id(backend: &
 async fn user_ids_are_taken_as_addresses_and_malformed_ones_refused_by_field(backend: &str) {
     let (server, app) = crate::messaging::start(backend).await;
     cloud_line(&app, &server, standard_templates()).await;
-    let r = app.post("/v1/contacts", &app.a.secret, json!({"channel_type": "whatsapp", "channel_id": "BR.1502576394655843", "profile_name": "Caio"})).await;
+    let r = app
+        .post(
+            "/v1/contacts",
+            &app.a.secret,
+            json!({"channel_type": "whatsapp", "channel_id": "BR.1502576394655843", "profile_name": "Caio"}),
+        )
+        .await;
     r.assert_status(201);
     assert_eq!(
         r.data()["channels"],

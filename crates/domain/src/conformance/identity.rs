@@ -59,8 +59,11 @@ pub async fn a_user_id_belongs_to_one_contact_of_the_agent(r: Repositories) {
     let twin = contact(&a, "Ana", whatsapp("5215550001", Some("MX.1"), None), t(0));
     let twins = activity(&a, &twin.id, ActivityStatus::Open, t(0));
     // Both at once, as two deliveries of one new user's first messages would.
-    let (one, other) =
-        futures_util::future::join(r.contacts.insert_conversation(&first, &opened, &[]), r.contacts.insert_conversation(&twin, &twins, &[])).await;
+    let (one, other) = futures_util::future::join(
+        r.contacts.insert_conversation(&first, &opened, &[]),
+        r.contacts.insert_conversation(&twin, &twins, &[]),
+    )
+    .await;
     assert!(one.is_ok() != other.is_ok(), "exactly one is stored: {one:?} {other:?}");
     assert!(matches!(one.err().or(other.err()), Some(StoreError::Conflict(_))));
     assert_eq!(r.contacts.list(&a, &ContactFilter::default(), page(10, 0)).await.unwrap().total, 1);

@@ -40,8 +40,8 @@ impl InboundMessage {
     /// The channel it came over on a line of `channel_type`, knowing what the message said of
     /// its user; why not, when `from` is no identifier of that channel.
     pub fn channel(&self, channel_type: ChannelType) -> Result<Channel, String> {
-        let channel = Channel::new(channel_type, &self.from)
-            .map_err(|_| format!("the sender is not a {} identifier", channel_type.as_str()))?;
+        let channel =
+            Channel::new(channel_type, &self.from).map_err(|_| format!("the sender is not a {} identifier", channel_type.as_str()))?;
         Ok(channel.with_user(self.user.clone()))
     }
 }

@@ -31,7 +31,10 @@ impl BusinessUserId {
     pub fn parent(field: &str, raw: &str) -> Result<Self, FieldError> {
         match Self::parse(raw) {
             Some(id) if id.is_parent() => Ok(id),
-            _ => Err(FieldError::new(field, "must be a parent business-scoped user id: a two-letter country code in capitals, then .ENT., then 1 to 128 letters and digits")),
+            _ => Err(FieldError::new(
+                field,
+                "must be a parent business-scoped user id: a two-letter country code in capitals, then .ENT., then 1 to 128 letters and digits",
+            )),
         }
     }
 
@@ -133,7 +136,9 @@ mod tests {
         assert!(BusinessUserId::new("user_id", "US.ENT.11815799212886844830").is_err());
         assert!(BusinessUserId::parent("parent_user_id", "US.11815799212886844830").is_err());
         assert!(BusinessUserId::parent("parent_user_id", "US.ENT.").is_err());
-        assert!(BusinessUserId::is_user_id("US.1") && !BusinessUserId::is_user_id("US.ENT.1") && !BusinessUserId::is_user_id("14155550100"));
+        assert!(
+            BusinessUserId::is_user_id("US.1") && !BusinessUserId::is_user_id("US.ENT.1") && !BusinessUserId::is_user_id("14155550100")
+        );
     }
 
     #[test]
