@@ -18,6 +18,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 backend_tests!(
     every_inbound_kind_is_stored_once_with_its_details,
+    a_flow_answer_is_stored_with_its_response_parsed_and_a_misshapen_one_kept_whole,
     a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses,
     outside_the_window_or_without_whatsapp_nothing_is_sent,
     a_reply_with_an_idempotency_key_is_sent_once,
@@ -211,6 +212,60 @@ async fn every_inbound_kind_is_stored_once_with_its_details(backend: &str) {
     assert_eq!(one.data(), &image);
     let detail = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
     assert_eq!(detail.data()["last_message"]["text"], "marker");
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
+}
+
+async fn a_flow_answer_is_stored_with_its_response_parsed_and_a_misshapen_one_kept_whole(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let t = now() - 60;
+    let nfm = |wamid: &str, at: i64, reply: Value| {
+        json!({"id": wamid, "timestamp": at.to_string(), "type": "interactive", "context": {"from": "15550001111", "id": "wamid.sent-flow"},
+            "interactive": {"type": "nfm_reply", "nfm_reply": reply}})
+    };
+    let answer =
+        r#"{"flow_token":"AQAAAAACS5FpgQ_cAAAAAD0QI3s.","screen_0_Size_0":"0_Large","screen_0_Quantity_1":2,"screen_1_Notes":"gift wrap"}"#;
+    let body = inbound(
+        CLOUD_PHONE,
+        ANN,
+        vec![
+            nfm("wamid.f1", t, json!({"name": "flow", "body": "Sent", "response_json": answer})),
+            nfm("wamid.f2", t + 1, json!({"name": "flow", "body": "Sent", "response_json": "[\"not\", \"an object\"]"})),
+            nfm("wamid.f3", t + 2, json!({"name": "flow", "body": "Sent"})),
+            nfm("wamid.f4", t + 3, json!({"response_json": "{\"screen_0_Ok\":true}"})),
+        ],
+    );
+    signed_webhook(&app, &body).await;
+    let activity = activity_of(&app, ANN).await;
+    let messages = timeline(&app, &activity, 4).await;
+    let by = |wamid: &str| messages.iter().find(|m| m["platform_message_id"] == wamid).unwrap().clone();
+
+    let flow = by("wamid.f1");
+    assert_eq!((&flow["type"], &flow["text"]), (&json!("flow_reply"), &json!("Sent")), "{flow}");
+    let expected = json!({
+        "response": {"flow_token": "AQAAAAACS5FpgQ_cAAAAAD0QI3s.", "screen_0_Size_0": "0_Large", "screen_0_Quantity_1": 2, "screen_1_Notes": "gift wrap"},
+        "flow_token": "AQAAAAACS5FpgQ_cAAAAAD0QI3s.",
+        "body": "Sent",
+        "name": "flow",
+    });
+    assert_eq!(flow["flow_reply"], expected);
+    assert_eq!(flow["content"], json!({"type": "flow_reply", "flow_reply": expected}));
+    assert_eq!(flow["media"], Value::Null);
+    let one = app.get(&format!("/v1/activities/{activity}/messages/{}", flow["id"].as_str().unwrap()), &app.a.secret).await;
+    one.assert_status(200);
+    assert_eq!(one.data(), &flow, "the message alone reads the same");
+
+    let tokenless = by("wamid.f4");
+    assert_eq!(tokenless["type"], "flow_reply");
+    assert_eq!(tokenless["flow_reply"], json!({"response": {"screen_0_Ok": true}, "flow_token": null, "body": null, "name": null}));
+    assert_eq!(tokenless["text"], Value::Null);
+
+    for wamid in ["wamid.f2", "wamid.f3"] {
+        let m = by(wamid);
+        assert_eq!((&m["type"], &m["flow_reply"]), (&json!("unsupported"), &Value::Null), "{m}");
+        assert_eq!(m["content"]["raw"]["interactive"]["type"], "nfm_reply", "kept whole: {m}");
+        assert_eq!(m["content"]["raw"]["id"], wamid);
+    }
     assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
 }
 

@@ -150,6 +150,8 @@ pub enum MessageType {
     Reaction,
     /// An order placed from the catalog.
     Order,
+    /// A contact's answer to a WhatsApp Flow.
+    FlowReply,
     /// A template send.
     Template,
     /// An email, inbound or a reply.
@@ -166,7 +168,7 @@ pub enum MessageType {
 
 impl MessageType {
     /// Every type.
-    pub const ALL: [MessageType; 20] = [
+    pub const ALL: [MessageType; 21] = [
         MessageType::Text,
         MessageType::Image,
         MessageType::Video,
@@ -181,6 +183,7 @@ impl MessageType {
         MessageType::Button,
         MessageType::Reaction,
         MessageType::Order,
+        MessageType::FlowReply,
         MessageType::Template,
         MessageType::Email,
         MessageType::Product,
@@ -206,6 +209,7 @@ impl MessageType {
             MessageType::Button => "button",
             MessageType::Reaction => "reaction",
             MessageType::Order => "order",
+            MessageType::FlowReply => "flow_reply",
             MessageType::Template => "template",
             MessageType::Email => "email",
             MessageType::Product => "product",

@@ -1,7 +1,7 @@
 //! The messages DTOs: an activity's timeline as the API shows it, and a reply as it is sent.
 
 use super::*;
-use parley_domain::model::{CartMention, EmailAttachment, EmailContent, Location, Media, Message, MessageSummary, ReplyInput};
+use parley_domain::model::{CartMention, EmailAttachment, EmailContent, FlowReply, Location, Media, Message, MessageSummary, ReplyInput};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -90,6 +90,27 @@ impl From<&Location> for LocationDto {
     }
 }
 
+/// A contact's answer to a WhatsApp Flow, as the flow sent it back.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FlowReplyDto {
+    /// The flow's answer (the platform's `response_json`, parsed): the screens' fields by name,
+    /// `flow_token` included.
+    #[schema(value_type = Object, example = json!({"flow_token": "AQAAAAACS5FpgQ_cAAAAAD0QI3s.", "screen_0_Size_0": "0_Large"}))]
+    pub response: serde_json::Map<String, Value>,
+    /// The `flow_token` the business gave the flow when it sent it, read from the answer.
+    pub flow_token: Option<String>,
+    /// What the contact's chat shows for it (`Sent`).
+    pub body: Option<String>,
+    /// The reply's name (`flow`).
+    pub name: Option<String>,
+}
+
+impl From<&FlowReply> for FlowReplyDto {
+    fn from(r: &FlowReply) -> Self {
+        Self { response: r.response.clone(), flow_token: r.flow_token.clone(), body: r.body.clone(), name: r.name.clone() }
+    }
+}
+
 /// One message of an activity's timeline.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MessageDto {
@@ -110,6 +131,8 @@ pub struct MessageDto {
     pub email: Option<EmailDto>,
     /// An email's attachments, each downloadable from the media endpoint; else empty.
     pub attachments: Vec<AttachmentDto>,
+    /// A WhatsApp Flow's answer (`type` `flow_reply`), else null.
+    pub flow_reply: Option<FlowReplyDto>,
     /// The message in the platform's shape (`{"type": …, "<type>": {…}}`): the details `text`,
     /// `media` and `location` do not carry, such as shared contact cards, the chosen option's
     /// id, an order's items, a reaction's target, or an unsupported kind as received (`raw`).
@@ -161,6 +184,7 @@ impl From<&Message> for MessageDto {
             location: m.location().map(LocationDto::from),
             email: m.content.email().map(EmailDto::from),
             attachments: m.content.email().map(|e| e.attachments.iter().map(AttachmentDto::from).collect()).unwrap_or_default(),
+            flow_reply: m.content.flow_reply().map(FlowReplyDto::from),
             content: m.content.to_json(),
             reply_to: m.reply_to.as_ref().map(|r| r.as_str().to_string()),
             platform_message_id: m.platform_message_id.clone(),

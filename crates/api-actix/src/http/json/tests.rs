@@ -260,6 +260,15 @@ fn content() -> BoxedStrategy<MessageContent> {
         (string(), optional_string()).prop_map(|(message_id, emoji)| MessageContent::Reaction { message_id, emoji }).boxed(),
         order.prop_map(MessageContent::Order).boxed(),
         template.boxed(),
+        (prop::collection::btree_map("[a-z_0-9]{1,8}", json_value(), 0..3), optional_string(), optional_string(), optional_string())
+            .prop_map(|(fields, token, body, name)| {
+                let mut response: serde_json::Map<String, serde_json::Value> = fields.into_iter().collect();
+                if let Some(token) = token {
+                    response.insert("flow_token".into(), serde_json::Value::String(token));
+                }
+                MessageContent::FlowReply(parley_domain::model::FlowReply::new(response, body, name))
+            })
+            .boxed(),
         ("[a-z0-9 ]{0,20}x", prop::option::of("[a-z_]{0,10}u"))
             .prop_map(|(text, author)| MessageContent::Note(parley_domain::model::Note::new(&text, author.as_deref()).unwrap()))
             .boxed(),
