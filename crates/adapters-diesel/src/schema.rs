@@ -149,6 +149,7 @@ diesel::table! {
         read_at -> Nullable<BigInt>,
         updated_at -> BigInt,
         deleted_at -> Nullable<BigInt>,
+        pricing -> Nullable<Text>,
     }
 }
 

@@ -13,6 +13,7 @@ use parley_domain::model::{
 use parley_domain::ports::InboundDecoder;
 
 use crate::inbound_content::content_of;
+use crate::pricing::pricing_of;
 
 #[derive(Deserialize)]
 struct Payload {
@@ -69,6 +70,9 @@ struct RawStatus {
     /// What the send carried as `biz_opaque_callback_data` (a reply's Parley message id).
     #[serde(default)]
     biz_opaque_callback_data: Option<String>,
+    /// What the platform charges for the message: read by `pricing`, any shape kept.
+    #[serde(default)]
+    pricing: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -190,6 +194,7 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
                     at: unix_time(&s.timestamp)?,
                     error: s.errors.first().map(describe),
                     callback_data: s.biz_opaque_callback_data.clone(),
+                    pricing: pricing_of(s.pricing.as_ref()),
                 })
             })
             .collect();
@@ -209,7 +214,7 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parley_domain::model::MessageContent;
+    use parley_domain::model::{MessageContent, Pricing};
 
     const BODY: &str = r#"{"object":"whatsapp_business_account","entry":[{"id":"WABA","changes":[{"field":"messages","value":{
         "messaging_product":"whatsapp","metadata":{"display_phone_number":"15550001111","phone_number_id":"106540352242922"},
@@ -246,6 +251,32 @@ mod tests {
                 files: vec![],
             }]
         );
+    }
+
+    #[test]
+    fn each_status_carries_its_pricing_and_one_of_another_shape_is_kept_with_its_status() {
+        let body = r#"{"entry":[{"changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"1"},"statuses":[
+            {"id":"wamid.a","status":"sent","timestamp":"1","pricing":{"billable":true,"pricing_model":"PMP","category":"marketing","type":"regular"}},
+            {"id":"wamid.b","status":"delivered","timestamp":"2","pricing":{"pricing_model":"PMP","category":"utility","type":"free_customer_service"}},
+            {"id":"wamid.c","status":"read","timestamp":"3","pricing":{"pricing_model":"PMP","category":"marketing","type":"free_tomorrow"}},
+            {"id":"wamid.d","status":"read","timestamp":"4","pricing":"cheap"},
+            {"id":"wamid.e","status":"read","timestamp":"5"}
+        ]}}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        let statuses = &news[0].statuses;
+        assert_eq!(
+            statuses.iter().map(|s| s.message_id.as_str()).collect::<Vec<_>>(),
+            ["wamid.a", "wamid.b", "wamid.c", "wamid.d", "wamid.e"]
+        );
+        let category = |c: &str| parley_domain::model::PricingCategory::parse(c).unwrap();
+        assert_eq!(statuses[0].pricing, Some(Pricing::Reported { category: category("marketing"), billable: true }));
+        assert_eq!(statuses[1].pricing, Some(Pricing::Reported { category: category("utility"), billable: false }));
+        assert_eq!(
+            statuses[2].pricing,
+            Some(Pricing::Unread { raw: serde_json::json!({"pricing_model": "PMP", "category": "marketing", "type": "free_tomorrow"}) })
+        );
+        assert_eq!(statuses[3].pricing, Some(Pricing::Unread { raw: serde_json::json!("cheap") }));
+        assert_eq!(statuses[4].pricing, None);
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod inbound;
 mod inbound_content;
 mod instagram;
 mod instagram_inbound;
+mod pricing;
 mod sandbox;
 mod template_wire;
 mod wire;

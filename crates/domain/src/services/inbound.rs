@@ -597,8 +597,14 @@ impl InboundService {
         let unread = self.timeline.unread_outbound(&line.agent_id, &activity.id, &line.id, receipt.up_to).await?;
         for message in unread {
             let Some(platform_id) = message.platform_message_id else { continue };
-            let update =
-                StatusUpdate { message_id: platform_id, status: ExecutionStatus::Read, at: receipt.at, error: None, callback_data: None };
+            let update = StatusUpdate {
+                message_id: platform_id,
+                status: ExecutionStatus::Read,
+                at: receipt.at,
+                error: None,
+                callback_data: None,
+                pricing: None,
+            };
             self.timeline.apply_status(&line.agent_id, &update).await?;
         }
         Ok(())
@@ -688,6 +694,7 @@ mod tests {
                         at: chrono::DateTime::from_timestamp(1, 0).unwrap(),
                         error: None,
                         callback_data: None,
+                        pricing: None,
                     }),
                     ["aside", _, from, id] => news[at].set_aside.push(SetAside {
                         kind: SetAsideKind::Message,

@@ -1,7 +1,9 @@
 //! The messages DTOs: an activity's timeline as the API shows it, and a reply as it is sent.
 
 use super::*;
-use parley_domain::model::{CartMention, EmailAttachment, EmailContent, FlowReply, Location, Media, Message, MessageSummary, ReplyInput};
+use parley_domain::model::{
+    CartMention, EmailAttachment, EmailContent, FlowReply, Location, Media, Message, MessageSummary, Pricing, ReplyInput,
+};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -111,6 +113,33 @@ impl From<&FlowReply> for FlowReplyDto {
     }
 }
 
+/// What the platform charges for an outbound message, as its status reports last told.
+/// A report of a shape Parley does not read has `category` and `billable` null and the
+/// platform's object in `raw`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PricingDto {
+    /// The platform's pricing category (`marketing`, `utility`, `authentication`, `service`, …).
+    #[schema(example = "marketing")]
+    pub category: Option<String>,
+    /// Whether the message is billed: false for the platform's free kinds (a reply inside a
+    /// service conversation, a free entry point).
+    pub billable: Option<bool>,
+    /// The platform's `pricing` as sent, when Parley could not read it; else null.
+    #[schema(value_type = Option<Object>)]
+    pub raw: Option<Value>,
+}
+
+impl From<&Pricing> for PricingDto {
+    fn from(p: &Pricing) -> Self {
+        match p {
+            Pricing::Reported { category, billable } => {
+                Self { category: Some(category.as_str().to_string()), billable: Some(*billable), raw: None }
+            }
+            Pricing::Unread { raw } => Self { category: None, billable: None, raw: Some(raw.clone()) },
+        }
+    }
+}
+
 /// One message of an activity's timeline.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MessageDto {
@@ -149,6 +178,8 @@ pub struct MessageDto {
     pub status: String,
     /// Why the platform failed to deliver it, when it did.
     pub error_message: Option<String>,
+    /// Outbound: what the platform charges for it; null until its statuses say.
+    pub pricing: Option<PricingDto>,
     pub template_id: Option<String>,
     pub campaign_key: Option<String>,
     /// A cart of this agent the message links to (`…/c/<code>`).
@@ -192,6 +223,7 @@ impl From<&Message> for MessageDto {
             line_id: m.line_id.as_ref().map(|l| l.as_str().to_string()),
             status: m.status.as_str().to_string(),
             error_message: m.error_message.clone(),
+            pricing: m.pricing.as_ref().map(PricingDto::from),
             template_id: m.template_id.as_ref().map(|t| t.as_str().to_string()),
             campaign_key: m.campaign_key.as_ref().map(|k| k.as_str().to_string()),
             cart_code: m.cart_code.as_ref().map(|c| c.as_str().to_string()),

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use parley_domain::model::{EmailContent, FlowReply, InteractiveReply, Location, Media, Message, MessageContent};
+use parley_domain::model::{EmailContent, FlowReply, InteractiveReply, Location, Media, Message, MessageContent, Pricing};
 use serde_json::Value;
 
 use super::{JsonText, push_optional_string, push_string, push_time};
@@ -74,6 +74,20 @@ impl JsonText for Message {
         push_string(out, self.status.as_str());
         out.push_str(",\"error_message\":");
         push_optional_string(out, self.error_message.as_deref());
+        out.push_str(",\"pricing\":");
+        match &self.pricing {
+            Some(Pricing::Reported { category, billable }) => {
+                out.push_str("{\"category\":");
+                push_string(out, category.as_str());
+                out.push_str(if *billable { ",\"billable\":true,\"raw\":null}" } else { ",\"billable\":false,\"raw\":null}" });
+            }
+            Some(Pricing::Unread { raw }) => {
+                out.push_str("{\"category\":null,\"billable\":null,\"raw\":");
+                push_value(out, raw);
+                out.push('}');
+            }
+            None => out.push_str("null"),
+        }
         out.push_str(",\"template_id\":");
         push_optional_string(out, self.template_id.as_ref().map(|t| t.as_str()));
         out.push_str(",\"campaign_key\":");

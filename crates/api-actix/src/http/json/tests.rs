@@ -288,6 +288,13 @@ prop_compose! {
         line_id in prop::option::of("chn_[A-Za-z0-9]{1,24}"),
         status in prop::sample::select(MessageStatus::ALL.to_vec()),
         error_message in optional_string(),
+        pricing in prop::option::of(prop_oneof![
+            ("[a-z_]{1,12}", any::<bool>()).prop_map(|(c, billable)| parley_domain::model::Pricing::Reported {
+                category: parley_domain::model::PricingCategory::parse(&c).unwrap(),
+                billable,
+            }),
+            json_value().prop_map(|raw| parley_domain::model::Pricing::Unread { raw }),
+        ]),
         links in (
             prop::option::of("tpl_[A-Za-z0-9]{1,24}"),
             prop::option::of("[A-Za-z0-9_.:-]{1,64}"),
@@ -314,6 +321,7 @@ prop_compose! {
             campaign_key: campaign_key.map(|k| CampaignKey::new(&k).unwrap()),
             cart_code: cart_code.map(|c| CartCode::parse(&c).unwrap()),
             referral,
+            pricing,
             created_at,
             sent_at,
             delivered_at,
