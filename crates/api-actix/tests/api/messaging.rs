@@ -481,8 +481,8 @@ async fn invalid_sends_are_400_naming_the_problem_and_reach_nothing(backend: &st
         (with(json!("14155550100"), json!([header_c, body3])), "components", "button 0 needs 1"),
         (
             with(json!("14155550100"), json!([header_c, {"type": "body", "parameters": [text("Ana"), text("A-17")]}, button])),
-            "components[1]",
-            "needs 3 parameter(s) here, got 2",
+            "components[1].parameters[2]",
+            "is required: the template needs 3 parameter(s) here, got 2",
         ),
         // extra parameters
         (
@@ -490,13 +490,13 @@ async fn invalid_sends_are_400_naming_the_problem_and_reach_nothing(backend: &st
                 json!("14155550100"),
                 json!([header_c, {"type": "body", "parameters": [text("a"), text("b"), text("c"), text("d")]}, button]),
             ),
-            "components[1]",
-            "got 4",
+            "components[1].parameters[3]",
+            "is extra: the template needs 3 parameter(s) here, got 4",
         ),
         (
             with(json!("14155550100"), json!([{"type": "header", "parameters": [text("A"), text("B")]}, body3, button])),
-            "components[0]",
-            "got 2",
+            "components[0].parameters[1]",
+            "is extra: the template needs 1 parameter(s) here, got 2",
         ),
         (with(json!("14155550100"), json!([header_c, body3, button, {"type": "footer", "parameters": []}])), "components[3].type", ""),
         // bad recipient
@@ -533,6 +533,16 @@ async fn invalid_sends_are_400_naming_the_problem_and_reach_nothing(backend: &st
         let r = app.post(&send_uri("9001"), &app.a.secret, body).await;
         assert_eq!((r.status, r.body["error"]["code"].as_str()), (400, Some("INVALID_JSON")), "index {bad}: {}", r.body);
     }
+    // A value of the wrong type deep in the body is named by its exact place.
+    let mut body = order_send("14155550100", None);
+    body["components"][1]["parameters"][2]["text"] = json!(5);
+    let r = app.post(&send_uri("9001"), &app.a.secret, body).await;
+    r.assert_error(400, "INVALID_JSON");
+    assert_eq!(issues(&r), [("components[1].parameters[2].text".to_string(), "invalid type: integer `5`, expected a string".to_string())]);
+    let r = app.post(&send_uri("9001"), &app.a.secret, json!({"to": "14155550100", "components": {"type": "body"}})).await;
+    r.assert_error(400, "INVALID_JSON");
+    assert_eq!(issues(&r)[0].0, "components");
+
     // Only the named problem is reported for a send that is otherwise right.
     let r = app.post(&send_uri("9001"), &app.a.secret, order_send("12ab34", None)).await;
     assert_eq!(issues(&r).iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(), ["to"], "{}", r.body);
