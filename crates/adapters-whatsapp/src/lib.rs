@@ -29,6 +29,7 @@ mod instagram;
 mod instagram_inbound;
 mod pricing;
 mod sandbox;
+mod template_notice;
 mod template_wire;
 mod wire;
 
