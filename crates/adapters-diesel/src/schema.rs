@@ -152,6 +152,7 @@ diesel::table! {
         read_at -> Nullable<BigInt>,
         updated_at -> BigInt,
         deleted_at -> Nullable<BigInt>,
+        pricing -> Nullable<Text>,
     }
 }
 

@@ -106,6 +106,7 @@ impl MessageRepository for MemoryStore {
             stored.delivered_at = m.delivered_at;
             stored.read_at = m.read_at;
             stored.error_message = m.error_message.clone();
+            stored.pricing = m.pricing.clone();
             stored.updated_at = m.updated_at;
             s.emit_all(events);
             Ok(true)
@@ -174,6 +175,20 @@ impl MessageRepository for MemoryStore {
             s.emit_all(events);
             Ok(true)
         })
+    }
+
+    async fn pricing_counts(&self, agent: &AgentId, key: &CampaignKey) -> StoreResult<Vec<(Pricing, u64)>> {
+        Ok(self.with(|s| {
+            let mut counts: Vec<(Pricing, u64)> = Vec::new();
+            let priced = s.messages.values().filter(|m| &m.agent_id == agent && m.campaign_key.as_ref() == Some(key));
+            for pricing in priced.filter_map(|m| m.pricing.as_ref()) {
+                match counts.iter_mut().find(|(p, _)| p == pricing) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((pricing.clone(), 1)),
+                }
+            }
+            counts
+        }))
     }
 
     async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>> {

@@ -13,6 +13,8 @@ use parley_domain::model::{
 use parley_domain::ports::InboundDecoder;
 
 use crate::inbound_content::content_of;
+use crate::pricing::pricing_of;
+use crate::template_notice::{is_template_field, notice_of};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -22,13 +24,20 @@ struct Payload {
 
 #[derive(Deserialize)]
 struct Entry {
+    /// The business account (template notices are about its templates).
+    #[serde(default)]
+    id: Option<serde_json::Value>,
     #[serde(default)]
     changes: Vec<Change>,
 }
 
 #[derive(Deserialize)]
 struct Change {
-    value: Option<Value>,
+    /// What the change is about: `messages` (or absent) for a line's messages and statuses,
+    /// a template field for a template notice (`template_notice`).
+    #[serde(default)]
+    field: Option<String>,
+    value: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +78,9 @@ struct RawStatus {
     /// What the send carried as `biz_opaque_callback_data` (a reply's Parley message id).
     #[serde(default)]
     biz_opaque_callback_data: Option<String>,
+    /// What the platform charges for the message: read by `pricing`, any shape kept.
+    #[serde(default)]
+    pricing: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -210,7 +222,27 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
     let payload: Payload = from_storable_json(body).map_err(|e| format!("not a WhatsApp webhook payload: {e}"))?;
     let mut news = Vec::new();
     let mut position = 0u32;
-    for value in payload.entry.into_iter().flat_map(|e| e.changes).filter_map(|c| c.value) {
+    let mut changes = Vec::new();
+    for entry in payload.entry {
+        let account = match entry.id {
+            Some(serde_json::Value::String(id)) => Some(id),
+            Some(serde_json::Value::Number(id)) => Some(id.to_string()),
+            _ => None,
+        };
+        for change in entry.changes {
+            let Some(raw) = change.value else { continue };
+            match change.field.as_deref() {
+                Some(field) if is_template_field(field) => {
+                    // A notice Parley does not read, or one for no account, is ignored.
+                    if let (Some(account), Some(notice)) = (&account, notice_of(field, &raw)) {
+                        news.push(LineNews { account_id: account.clone(), template_notices: vec![notice], ..LineNews::default() });
+                    }
+                }
+                _ => changes.push(Value::deserialize(raw).map_err(|e| format!("not a WhatsApp webhook payload: {e}"))?),
+            }
+        }
+    }
+    for value in changes {
         let Some(metadata) = value.metadata else { continue };
         let statuses = value
             .statuses
@@ -222,6 +254,7 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
                     at: unix_time(&s.timestamp)?,
                     error: s.errors.first().map(describe),
                     callback_data: s.biz_opaque_callback_data.clone(),
+                    pricing: pricing_of(s.pricing.as_ref()),
                 })
             })
             .collect();
@@ -241,7 +274,7 @@ pub fn parse_webhook(body: &str) -> Result<Vec<LineNews>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parley_domain::model::MessageContent;
+    use parley_domain::model::{MessageContent, Pricing};
 
     const BODY: &str = r#"{"object":"whatsapp_business_account","entry":[{"id":"WABA","changes":[{"field":"messages","value":{
         "messaging_product":"whatsapp","metadata":{"display_phone_number":"15550001111","phone_number_id":"106540352242922"},
@@ -279,6 +312,55 @@ mod tests {
                 files: vec![],
             }]
         );
+    }
+
+    #[test]
+    fn each_status_carries_its_pricing_and_one_of_another_shape_is_kept_with_its_status() {
+        let body = r#"{"entry":[{"changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"1"},"statuses":[
+            {"id":"wamid.a","status":"sent","timestamp":"1","pricing":{"billable":true,"pricing_model":"PMP","category":"marketing","type":"regular"}},
+            {"id":"wamid.b","status":"delivered","timestamp":"2","pricing":{"pricing_model":"PMP","category":"utility","type":"free_customer_service"}},
+            {"id":"wamid.c","status":"read","timestamp":"3","pricing":{"pricing_model":"PMP","category":"marketing","type":"free_tomorrow"}},
+            {"id":"wamid.d","status":"read","timestamp":"4","pricing":"cheap"},
+            {"id":"wamid.e","status":"read","timestamp":"5"}
+        ]}}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        let statuses = &news[0].statuses;
+        assert_eq!(
+            statuses.iter().map(|s| s.message_id.as_str()).collect::<Vec<_>>(),
+            ["wamid.a", "wamid.b", "wamid.c", "wamid.d", "wamid.e"]
+        );
+        let category = |c: &str| parley_domain::model::PricingCategory::parse(c).unwrap();
+        assert_eq!(statuses[0].pricing, Some(Pricing::Reported { category: category("marketing"), billable: true }));
+        assert_eq!(statuses[1].pricing, Some(Pricing::Reported { category: category("utility"), billable: false }));
+        assert_eq!(
+            statuses[2].pricing,
+            Some(Pricing::Unread { raw: serde_json::json!({"pricing_model": "PMP", "category": "marketing", "type": "free_tomorrow"}) })
+        );
+        assert_eq!(statuses[3].pricing, Some(Pricing::Unread { raw: serde_json::json!("cheap") }));
+        assert_eq!(statuses[4].pricing, None);
+    }
+
+    #[test]
+    fn template_notices_name_their_business_account_and_unread_ones_are_ignored() {
+        let body = r#"{"object":"whatsapp_business_account","entry":[{"id":"102290129340398","time":1767225600,"changes":[
+            {"field":"message_template_status_update","value":{"event":"APPROVED","message_template_id":9001,"message_template_name":"order_update","message_template_language":"en_US","reason":"NONE"}},
+            {"field":"message_template_quality_update","value":{"previous_quality_score":"GREEN","new_quality_score":"RED","message_template_id":9001}},
+            {"field":"template_category_update","value":{"message_template_id":"9002","new_category":"MARKETING","previous_category":"UTILITY"}},
+            {"field":"template_category_update","value":"odd"},
+            {"field":"messages","value":{"metadata":{"phone_number_id":"1"},"statuses":[{"id":"wamid.s","status":"read","timestamp":"1"}]}}
+        ]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        let notices: Vec<(&str, &parley_domain::model::TemplateNotice)> =
+            news.iter().flat_map(|n| n.template_notices.iter().map(move |t| (n.account_id.as_str(), t))).collect();
+        assert_eq!(notices.len(), 2);
+        assert_eq!(notices[0].0, "102290129340398");
+        assert_eq!(notices[0].1.change, parley_domain::model::TemplateChange::Status("APPROVED".into()));
+        assert_eq!(
+            (notices[1].1.template_id.as_str(), &notices[1].1.change),
+            ("9002", &parley_domain::model::TemplateChange::Category("MARKETING".into()))
+        );
+        let lines: Vec<&LineNews> = news.iter().filter(|n| n.template_notices.is_empty()).collect();
+        assert_eq!((lines.len(), lines[0].account_id.as_str(), lines[0].statuses.len()), (1, "1", 1), "the line's news as before");
     }
 
     #[test]

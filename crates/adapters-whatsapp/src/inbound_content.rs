@@ -120,6 +120,36 @@ mod tests {
     }
 
     #[test]
+    fn a_flow_answer_is_read_with_its_response_parsed_and_its_token() {
+        let answer = message(
+            "interactive",
+            json!({"context": {"from": "15550001111", "id": "wamid.flow"}, "interactive": {"type": "nfm_reply", "nfm_reply": {
+                "name": "flow", "body": "Sent",
+                "response_json": "{\"flow_token\":\"AQAAAAACS5FpgQ_cAAAAAD0QI3s.\",\"screen_0_Size_0\":\"0_Large\",\"screen_0_Qty_1\":2}"}}}),
+        );
+        let MessageContent::FlowReply(reply) = content_of(&answer) else { panic!("{:?}", content_of(&answer)) };
+        assert_eq!(reply.flow_token.as_deref(), Some("AQAAAAACS5FpgQ_cAAAAAD0QI3s."));
+        assert_eq!(
+            serde_json::Value::Object(reply.response.clone()),
+            json!({"flow_token": "AQAAAAACS5FpgQ_cAAAAAD0QI3s.", "screen_0_Size_0": "0_Large", "screen_0_Qty_1": 2})
+        );
+        assert_eq!((reply.body.as_deref(), reply.name.as_deref()), (Some("Sent"), Some("flow")));
+        assert_eq!(content_of(&answer).text(), Some("Sent"));
+        assert_eq!(content_of(&answer).message_type().as_str(), "flow_reply");
+
+        let tokenless = message("interactive", json!({"interactive": {"type": "nfm_reply", "nfm_reply": {"response_json": "{}"}}}));
+        let MessageContent::FlowReply(reply) = content_of(&tokenless) else { panic!() };
+        assert_eq!((reply.flow_token, reply.body, reply.name, reply.response.len()), (None, None, None, 0));
+
+        let nul = message(
+            "interactive",
+            json!({"interactive": {"type": "nfm_reply", "nfm_reply": {"response_json": "{\"a\\u0000\":\"b\\u0000\"}"}}}),
+        );
+        let MessageContent::FlowReply(reply) = content_of(&nul) else { panic!() };
+        assert_eq!(serde_json::Value::Object(reply.response), json!({"a\u{FFFD}": "b\u{FFFD}"}), "made storable");
+    }
+
+    #[test]
     fn orders_are_read_with_numbers_or_numeric_strings() {
         let order = message(
             "order",
@@ -146,7 +176,15 @@ mod tests {
             message("unsupported", json!({"errors": [{"code": 131051, "title": "Message type unknown"}]})),
             message("poll", json!({"poll": {"question": "?"}})),
             message("text", json!({"text": "not an object"})),
-            message("interactive", json!({"interactive": {"type": "nfm_reply", "nfm_reply": {"response_json": "{}"}}})),
+            // A flow answer whose `response_json` is not a JSON object, or is missing.
+            message("interactive", json!({"interactive": {"type": "nfm_reply", "nfm_reply": {"response_json": "[1]", "name": "flow"}}})),
+            message(
+                "interactive",
+                json!({"interactive": {"type": "nfm_reply", "nfm_reply": {"response_json": "{\"a\":", "body": "Sent"}}}),
+            ),
+            message("interactive", json!({"interactive": {"type": "nfm_reply", "nfm_reply": {"response_json": {"a": 1}}}})),
+            message("interactive", json!({"interactive": {"type": "nfm_reply", "nfm_reply": {"body": "Sent", "name": "flow"}}})),
+            message("interactive", json!({"interactive": {"type": "nfm_reply"}})),
             message(
                 "order",
                 json!({"order": {"catalog_id": "1", "product_items": [{"product_retailer_id": "A", "quantity": 0.5, "item_price": 1, "currency": "USD"}]}}),

@@ -27,7 +27,9 @@ mod inbound;
 mod inbound_content;
 mod instagram;
 mod instagram_inbound;
+mod pricing;
 mod sandbox;
+mod template_notice;
 mod template_wire;
 mod wire;
 

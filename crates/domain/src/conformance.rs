@@ -51,7 +51,7 @@ macro_rules! storage_conformance {
             set_aside_parts_are_kept_listed_and_retried, values_a_backend_cannot_hold_are_refused_never_a_failure_that_may_pass, concurrent_claims_split_the_backlog, imports_store_vectors_and_raise_the_revision,
             changes_page_by_revision_then_id, changes_carry_what_search_filters_on, vectors_are_stored_for_missing_or_stale_products, vectors_and_revisions_are_scoped_by_agent,
             messages_round_trip_every_content_kind, message_platform_ids_are_unique_per_agent,
-            message_pages_newest_first_with_totals_and_since, message_status_updates_are_compare_and_set,
+            message_pages_newest_first_with_totals_and_since, message_status_updates_are_compare_and_set, campaign_messages_are_counted_per_pricing,
             messages_are_found_by_platform_id_within_the_agent, last_inbound_is_the_newest_inbound_message,
             unread_outbound_messages_are_those_a_read_receipt_moves, deleted_messages_are_kept_and_marked_once,
             message_carts_are_distinct_newest_first_and_scoped, message_inserts_move_the_activity_and_its_kept_copies,

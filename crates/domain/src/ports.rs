@@ -236,6 +236,10 @@ pub trait MessageRepository: Send + Sync {
     /// The agent's carts that the activity's messages carry, each once, newest cart first
     /// (`created_at` desc, then code desc); codes of no cart of the agent are left out.
     async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>>;
+    /// How many of the agent's messages sent under campaign `key` carry each pricing, in any
+    /// order, each pricing once; messages not priced yet are left out. Read by the campaign's
+    /// summary, which sums the billed ones per category.
+    async fn pricing_counts(&self, agent: &AgentId, key: &CampaignKey) -> StoreResult<Vec<(Pricing, u64)>>;
 }
 
 /// Reports how many products an import has written so far.

@@ -48,6 +48,7 @@ struct MessageRow {
     read_at: Option<i64>,
     updated_at: i64,
     deleted_at: Option<i64>,
+    pricing: Option<String>,
 }
 
 impl MessageRow {
@@ -55,6 +56,13 @@ impl MessageRow {
         let corrupt = |what: &str, e: &dyn std::fmt::Display| DbError::Corrupt(format!("{what} of message {}: {e}", self.id));
         let content = MessageContent::from_json_text(&self.content).map_err(|e| corrupt("content", &e))?;
         let referral = self.referral.as_deref().map(serde_json::from_str).transpose().map_err(|e| corrupt("referral", &e))?;
+        let pricing = match self.pricing.as_deref() {
+            Some(text) => {
+                let value: serde_json::Value = serde_json::from_str(text).map_err(|e| corrupt("pricing", &e))?;
+                Some(Pricing::from_json(&value).ok_or_else(|| corrupt("pricing", &text))?)
+            }
+            None => None,
+        };
         let cart_code = match &self.cart_code {
             Some(code) => Some(CartCode::parse(code).ok_or_else(|| corrupt("cart_code", code))?),
             None => None,
@@ -72,6 +80,7 @@ impl MessageRow {
             campaign_key: self.campaign_key.map(|k| valid(CampaignKey::new(&k))).transpose()?,
             cart_code,
             referral,
+            pricing,
             created_at: from_millis(self.created_at)?,
             sent_at: opt_from_millis(self.sent_at)?,
             delivered_at: opt_from_millis(self.delivered_at)?,
@@ -195,6 +204,7 @@ impl MessageRepository for Store {
     async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
         let content = m.content.to_json().to_string();
         let referral = m.referral.as_ref().map(serde_json::Value::to_string);
+        let pricing = m.pricing.as_ref().map(|p| p.to_json().to_string());
         let summary = MessageSummary::of(m);
         let (agent, activity, created) = (m.agent_id.as_str(), m.activity_id.as_str(), millis(m.created_at));
         let values = (
@@ -225,6 +235,7 @@ impl MessageRepository for Store {
                 messages::read_at.eq(m.read_at.map(millis)),
                 messages::updated_at.eq(millis(m.updated_at)),
                 messages::deleted_at.eq(m.deleted_at.map(millis)),
+                messages::pricing.eq(pricing.as_deref()),
             ),
         );
         let stored = in_transaction!(self, |conn| {
@@ -316,6 +327,7 @@ impl MessageRepository for Store {
 
     async fn update_status(&self, m: &Message, expected: MessageStatus, events: &[Event]) -> StoreResult<bool> {
         // What the platform reports about a message, nothing else: its content never changes.
+        let pricing = m.pricing.as_ref().map(|p| p.to_json().to_string());
         let changes = (
             messages::platform_message_id.eq(m.platform_message_id.as_deref()),
             messages::status.eq(m.status.as_str()),
@@ -323,6 +335,7 @@ impl MessageRepository for Store {
             messages::delivered_at.eq(m.delivered_at.map(millis)),
             messages::read_at.eq(m.read_at.map(millis)),
             messages::error_message.eq(m.error_message.as_deref()),
+            messages::pricing.eq(pricing.as_deref()),
             messages::updated_at.eq(millis(m.updated_at)),
         );
         let moved = in_transaction!(self, |conn| {
@@ -466,6 +479,32 @@ impl MessageRepository for Store {
             Ok(n == 1)
         })?;
         Ok(marked)
+    }
+
+    async fn pricing_counts(&self, agent: &AgentId, key: &CampaignKey) -> StoreResult<Vec<(Pricing, u64)>> {
+        // Grouped by the stored document: a few distinct texts (a category, billed or free),
+        // read by `messages_campaign_pricing` alone.
+        let rows: Vec<(Option<String>, i64)> = read_conn!(self, |conn| messages::table
+            .filter(messages::agent_id.eq(agent.as_str()))
+            .filter(messages::campaign_key.eq(key.as_str()))
+            .filter(messages::pricing.is_not_null())
+            .group_by(messages::pricing)
+            .select((messages::pricing, diesel::dsl::count_star()))
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        let mut counts: Vec<(Pricing, u64)> = Vec::with_capacity(rows.len());
+        for (text, n) in rows {
+            let Some(text) = text else { continue };
+            let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| DbError::Corrupt(format!("pricing {text:?}: {e}")))?;
+            let pricing = Pricing::from_json(&value).ok_or_else(|| DbError::Corrupt(format!("pricing {text:?}")))?;
+            // Two texts of one pricing (written by another serializer) count as one.
+            match counts.iter_mut().find(|(p, _)| *p == pricing) {
+                Some((_, total)) => *total += n as u64,
+                None => counts.push((pricing, n as u64)),
+            }
+        }
+        Ok(counts)
     }
 
     async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>> {

@@ -558,3 +558,42 @@ async fn sqlite_inbox_filters_count_the_unassigned_and_search_every_contact() {
 async fn postgres_inbox_filters_count_the_unassigned_and_search_every_contact() {
     inbox_filters_count_the_unassigned_and_search_every_contact("postgres").await;
 }
+
+/// Messages stored before per-message pricing read back unpriced, and a status update prices
+/// them; a campaign's sends from then count by their pricing.
+async fn messages_from_before_pricing_read_unpriced_and_take_one(backend: &str) {
+    use parley_domain::model::{ActivityId, CampaignKey, MessageId, MessageStatus, Pricing, PricingCategory};
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("message_pricing").await.unwrap();
+    let sql = "INSERT INTO agents (id, name, created_at) VALUES ('agt_a', 'A', 0);\
+        INSERT INTO contacts (id, agent_id, profile_name, name_search, custom_attributes, created_at, updated_at) \
+            VALUES ('con_0', 'agt_a', 'C0', 'c0', '{}', 0, 0);\
+        INSERT INTO activities (id, agent_id, contact_id, status, created_at, updated_at) VALUES ('act_0', 'agt_a', 'con_0', 'open', 0, 0);\
+        INSERT INTO messages (id, agent_id, activity_id, direction, type, content, text, platform_message_id, channel_type, channel_id, \
+            status, campaign_key, created_at, sent_at, updated_at) \
+            VALUES ('msg_0', 'agt_a', 'act_0', 'outbound', 'text', '{\"type\":\"text\",\"text\":{\"body\":\"hi\"}}', 'hi', 'wamid.0', \
+            'whatsapp', '15550001', 'sent', 'spring', 1, 1, 1);";
+    db.store.execute_sql(sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    let (agent, activity, key) = (AgentId::new("agt_a"), ActivityId::new("act_0"), CampaignKey::new("spring").unwrap());
+    let stored = repos.messages.get(&agent, &activity, &MessageId::new("msg_0")).await.unwrap().unwrap();
+    assert_eq!(stored.pricing, None, "{backend}");
+    assert_eq!(repos.messages.pricing_counts(&agent, &key).await.unwrap(), [], "{backend}");
+    let marketing = Pricing::Reported { category: PricingCategory::parse("marketing").unwrap(), billable: true };
+    let priced = parley_domain::model::Message { pricing: Some(marketing.clone()), ..stored };
+    assert!(repos.messages.update_status(&priced, MessageStatus::Sent, &[]).await.unwrap());
+    assert_eq!(repos.messages.pricing_counts(&agent, &key).await.unwrap(), [(marketing, 1)], "{backend}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_messages_from_before_pricing_read_unpriced_and_take_one() {
+    messages_from_before_pricing_read_unpriced_and_take_one("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_messages_from_before_pricing_read_unpriced_and_take_one() {
+    messages_from_before_pricing_read_unpriced_and_take_one("postgres").await;
+}

@@ -17,6 +17,10 @@ pub enum ApiError {
     Domain(#[from] DomainError),
     #[error("{0}")]
     InvalidJson(String),
+    /// JSON of the wrong shape at one place of the body (a number where a string belongs, a
+    /// required field missing): `INVALID_JSON`, with that place in `details`.
+    #[error("the body is not valid JSON of the expected shape: {}: {}", .0.field, .0.issue)]
+    InvalidJsonAt(FieldError),
     #[error("the request body must be JSON sent with Content-Type: application/json")]
     UnsupportedMediaType,
     #[error("the request body exceeds {0} bytes")]
@@ -191,6 +195,10 @@ impl ApiError {
                 (status_of(code), code, message, details)
             }
             ApiError::InvalidJson(m) => (StatusCode::BAD_REQUEST, "INVALID_JSON", m.clone(), vec![]),
+            ApiError::InvalidJsonAt(e) => {
+                let detail = ErrorDetail { field: e.field.clone(), issue: e.issue.clone() };
+                (StatusCode::BAD_REQUEST, "INVALID_JSON", self.to_string(), vec![detail])
+            }
             ApiError::UnsupportedMediaType => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
             ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", self.to_string(), vec![]),
             ApiError::RouteNotFound => (StatusCode::NOT_FOUND, "NOT_FOUND", self.to_string(), vec![]),

@@ -15,6 +15,7 @@ use std::marker::PhantomData;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 
 use crate::http::error::ApiError;
 
@@ -68,8 +69,44 @@ impl<T: serde::de::DeserializeOwned + 'static> FromRequest for Json<T> {
         if let Err(e) = utf8_charset(req) {
             return Box::pin(ready(Err(e.into())));
         }
-        let json = web::Json::<T>::from_request(req, payload);
-        Box::pin(async move { json.await.map(|j| Json(j.into_inner())) })
+        // Read as JSON first (limits, content type and syntax errors as before), then into `T`
+        // with the path of whatever does not fit, so the error names the field.
+        let json = web::Json::<Box<RawValue>>::from_request(req, payload);
+        Box::pin(async move {
+            let raw = json.await?.into_inner();
+            read_json(raw.get()).map(Json).map_err(Into::into)
+        })
+    }
+}
+
+/// `text` (one JSON value) read as `T`; a value of the wrong shape is an error naming its place
+/// in the body (`name`, `components[0].parameters[1].text`).
+pub fn read_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ApiError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(shape_error)
+}
+
+/// The error of a body that is JSON but not of the expected shape.
+fn shape_error(e: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    let path = e.path().to_string();
+    let at = |name: &str| match path.as_str() {
+        "." | "" => name.to_string(),
+        p if p == name || p.ends_with(&format!(".{name}")) => p.to_string(),
+        p => format!("{p}.{name}"),
+    };
+    let message = e.into_inner().to_string();
+    // serde_json ends its messages with the place in the text; the path says it better.
+    let issue = message.rfind(" at line ").map_or(message.as_str(), |cut| &message[..cut]);
+    // serde: "unknown field `x`, expected one of …": a rule broken, not malformed JSON.
+    if let Some(field) = issue.strip_prefix("unknown field `").and_then(|rest| rest.split('`').next()) {
+        return DomainError::Validation(vec![FieldError::new(at(field), "is not a known field")]).into();
+    }
+    if let Some(field) = issue.strip_prefix("missing field `").and_then(|rest| rest.split('`').next()) {
+        return ApiError::InvalidJsonAt(FieldError::new(at(field), "is required"));
+    }
+    match path.as_str() {
+        "." | "" => ApiError::InvalidJson(format!("the body is not valid JSON of the expected shape: {issue}")),
+        _ => ApiError::InvalidJsonAt(FieldError::new(path.clone(), issue)),
     }
 }
 

@@ -91,7 +91,7 @@ impl AppState {
             sends: SendService::new(SendPorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone()),
             messages: MessageService::new(MessagePorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone()),
             idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
-            campaigns: CampaignService::new(repos.executions.clone()),
+            campaigns: CampaignService::new(repos.executions.clone(), repos.messages.clone()),
             webhook_endpoints: WebhookEndpointService::new(
                 repos.webhook_endpoints.clone(),
                 repos.events.clone(),

@@ -485,8 +485,8 @@ async fn invalid_sends_are_400_naming_the_problem_and_reach_nothing(backend: &st
         (with(json!("14155550100"), json!([header_c, body3])), "components", "button 0 needs 1"),
         (
             with(json!("14155550100"), json!([header_c, {"type": "body", "parameters": [text("Ana"), text("A-17")]}, button])),
-            "components[1]",
-            "needs 3 parameter(s) here, got 2",
+            "components[1].parameters[2]",
+            "is required: the template needs 3 parameter(s) here, got 2",
         ),
         // extra parameters
         (
@@ -494,13 +494,13 @@ async fn invalid_sends_are_400_naming_the_problem_and_reach_nothing(backend: &st
                 json!("14155550100"),
                 json!([header_c, {"type": "body", "parameters": [text("a"), text("b"), text("c"), text("d")]}, button]),
             ),
-            "components[1]",
-            "got 4",
+            "components[1].parameters[3]",
+            "is extra: the template needs 3 parameter(s) here, got 4",
         ),
         (
             with(json!("14155550100"), json!([{"type": "header", "parameters": [text("A"), text("B")]}, body3, button])),
-            "components[0]",
-            "got 2",
+            "components[0].parameters[1]",
+            "is extra: the template needs 1 parameter(s) here, got 2",
         ),
         (with(json!("14155550100"), json!([header_c, body3, button, {"type": "footer", "parameters": []}])), "components[3].type", ""),
         // bad recipient
@@ -537,6 +537,16 @@ async fn invalid_sends_are_400_naming_the_problem_and_reach_nothing(backend: &st
         let r = app.post(&send_uri("9001"), &app.a.secret, body).await;
         assert_eq!((r.status, r.body["error"]["code"].as_str()), (400, Some("INVALID_JSON")), "index {bad}: {}", r.body);
     }
+    // A value of the wrong type deep in the body is named by its exact place.
+    let mut body = order_send("14155550100", None);
+    body["components"][1]["parameters"][2]["text"] = json!(5);
+    let r = app.post(&send_uri("9001"), &app.a.secret, body).await;
+    r.assert_error(400, "INVALID_JSON");
+    assert_eq!(issues(&r), [("components[1].parameters[2].text".to_string(), "invalid type: integer `5`, expected a string".to_string())]);
+    let r = app.post(&send_uri("9001"), &app.a.secret, json!({"to": "14155550100", "components": {"type": "body"}})).await;
+    r.assert_error(400, "INVALID_JSON");
+    assert_eq!(issues(&r)[0].0, "components");
+
     // Only the named problem is reported for a send that is otherwise right.
     let r = app.post(&send_uri("9001"), &app.a.secret, order_send("12ab34", None)).await;
     assert_eq!(issues(&r).iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(), ["to"], "{}", r.body);
@@ -560,6 +570,76 @@ async fn a_template_that_is_not_approved_is_422_and_not_sent(backend: &str) {
     assert_eq!(app.get("/v1/contacts", &app.a.secret).await.data().as_array().unwrap().len(), 0);
     app.post(&send_uri("424242"), &app.a.secret, order_send("14155550100", None)).await.assert_error(404, "NOT_FOUND");
     server.verify().await;
+}
+
+async fn template_notices_update_the_stored_template_at_once_and_are_announced(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, standard_templates()).await;
+    let notice = |field: &str, value: Value| {
+        json!({"object": "whatsapp_business_account", "entry": [{"id": CLOUD_WABA, "time": T0, "changes": [{"field": field, "value": value}]}]})
+            .to_string()
+    };
+    async fn updated(app: &TestApp) -> Value {
+        app.get("/v1/events?type=template.updated", &app.a.secret).await.body["pagination"]["total"].clone()
+    }
+    async fn template(app: &TestApp, id: &str) -> Value {
+        app.get(&format!("/v1/templates/{id}"), &app.a.secret).await.data().clone()
+    }
+    assert_eq!(template(&app, "9003").await["status"], "PENDING");
+
+    // Approved: sendable at once, without a sync.
+    signed_webhook(
+        &app,
+        &notice(
+            "message_template_status_update",
+            json!({"event": "APPROVED", "message_template_id": 9003,
+        "message_template_name": "spring_sale", "message_template_language": "en_US", "reason": "NONE"}),
+        ),
+    )
+    .await;
+    assert_eq!(template(&app, "9003").await["status"], "APPROVED");
+    assert_eq!(updated(&app).await, 1);
+    // Paused: refused at once.
+    signed_webhook(
+        &app,
+        &notice(
+            "message_template_status_update",
+            json!({"event": "PAUSED", "message_template_id": "9001",
+        "message_template_name": "order_update", "message_template_language": "en_US", "reason": "LOW_QUALITY"}),
+        ),
+    )
+    .await;
+    app.post(&send_uri("9001"), &app.a.secret, order_send("14155550100", None)).await.assert_error(422, "TEMPLATE_NOT_APPROVED");
+    // A new category.
+    signed_webhook(
+        &app,
+        &notice(
+            "template_category_update",
+            json!({"message_template_id": 9002, "message_template_name": "welcome",
+        "message_template_language": "en_US", "previous_category": "MARKETING", "new_category": "UTILITY"}),
+        ),
+    )
+    .await;
+    assert_eq!(template(&app, "9002").await["category"], "UTILITY");
+    assert_eq!(updated(&app).await, 3);
+
+    // The same notice again, a quality notice, an unknown template, another account, or a
+    // notice of another shape: answered, nothing changes, nothing announced.
+    for body in [
+        notice("template_category_update", json!({"message_template_id": 9002, "new_category": "UTILITY"})),
+        notice("message_template_quality_update", json!({"message_template_id": 9001, "new_quality_score": "RED"})),
+        notice("message_template_status_update", json!({"event": "REJECTED", "message_template_id": 424242})),
+        notice("message_template_status_update", json!({"event": ["odd"], "message_template_id": 9001})),
+        notice("template_category_update", json!("odd")),
+        json!({"object": "whatsapp_business_account", "entry": [{"id": B_WABA, "changes": [{"field": "message_template_status_update",
+            "value": {"event": "REJECTED", "message_template_id": 9001}}]}]})
+        .to_string(),
+    ] {
+        signed_webhook(&app, &body).await;
+    }
+    assert_eq!(updated(&app).await, 3);
+    assert_eq!(template(&app, "9001").await["status"], "PAUSED");
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
 }
 
 // ---------- 5. platform errors ----------
@@ -1133,6 +1213,7 @@ async fn other_tenants_get_404_and_publishable_keys_403(backend: &str) {
 }
 
 backend_tests!(
+    template_notices_update_the_stored_template_at_once_and_are_announced,
     sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones,
     send_with_parameters_posts_the_exact_graph_request_and_creates_a_pending_contact,
     invalid_sends_are_400_naming_the_problem_and_reach_nothing,

@@ -45,8 +45,22 @@ async fn create_validates_every_field(app: TestApp) {
 }
 
 async fn wrong_json_types_and_malformed_bodies_are_invalid_json(app: TestApp) {
-    app.post("/v1/tags", &app.a.secret, json!({"name": 5})).await.assert_error(400, "INVALID_JSON");
-    app.post("/v1/tags", &app.a.secret, json!(["name"])).await.assert_error(400, "INVALID_JSON");
+    // A value of the wrong type is named by its field, with what was expected.
+    for (body, field, issue) in [
+        (json!({"name": 5}), "name", "invalid type: integer `5`, expected a string"),
+        (json!({"name": "ok", "color": ["#fff"]}), "color", "invalid type: sequence, expected a string"),
+        (json!({"name": "ok", "description": {"text": "d"}}), "description", "invalid type: map, expected a string"),
+    ] {
+        let r = app.post("/v1/tags", &app.a.secret, body.clone()).await;
+        r.assert_error(400, "INVALID_JSON");
+        assert_eq!(r.body["error"]["details"], json!([{"field": field, "issue": issue}]), "for {body}: {}", r.body);
+        let message = r.body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(field) && !message.contains("line 1"), "{message}");
+    }
+    // A body that is not an object has no field to name.
+    let r = app.post("/v1/tags", &app.a.secret, json!(["name"])).await;
+    r.assert_error(400, "INVALID_JSON");
+    assert!(r.body["error"]["details"].as_array().is_none_or(|d| d.is_empty()), "{}", r.body);
     let raw = actix_web::test::TestRequest::post()
         .uri("/v1/tags")
         .insert_header(("X-API-Key", app.a.secret.as_str()))

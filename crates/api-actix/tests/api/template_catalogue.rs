@@ -316,7 +316,12 @@ fn incomplete() -> Vec<(&'static str, Value, &'static str, &'static str)> {
             "components[0].parameters[0].image",
             "exactly one of link",
         ),
-        ("8001", json!([{"type": "header", "parameters": []}, body2]), "components[0]", "takes one image parameter, got 0"),
+        (
+            "8001",
+            json!([{"type": "header", "parameters": []}, body2]),
+            "components[0].parameters[0]",
+            "is required: the header takes one image parameter, got 0",
+        ),
         (
             "8001",
             json!([image("https://cdn.example.com/a.jpg"), body2, {"type": "button", "sub_type": "quick_reply", "index": 0, "parameters": [{"type": "text", "text": "x"}]}]),
@@ -359,7 +364,7 @@ fn incomplete() -> Vec<(&'static str, Value, &'static str, &'static str)> {
         (
             "8005",
             json!([{"type": "header", "parameters": [named("order_number")]}, {"type": "body", "parameters": [named("first_name")]}]),
-            "components[1]",
+            "components[1].parameters",
             "the body needs the parameter(s) named order_number",
         ),
         (

@@ -18,6 +18,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 backend_tests!(
     every_inbound_kind_is_stored_once_with_its_details,
+    a_flow_answer_is_stored_with_its_response_parsed_and_a_misshapen_one_kept_whole,
     a_reply_inside_the_window_goes_out_exactly_and_moves_with_its_statuses,
     outside_the_window_or_without_whatsapp_nothing_is_sent,
     a_reply_with_an_idempotency_key_is_sent_once,
@@ -33,6 +34,7 @@ backend_tests!(
     rich_replies_go_out_in_the_cloud_apis_shapes_and_answers_link_back,
     product_and_cart_messages_are_built_from_the_agents_catalog_and_carts,
     template_sends_are_messages_and_move_with_their_execution,
+    statuses_price_template_sends_and_a_campaign_sums_its_billed_messages,
     tenants_never_see_each_others_messages,
     a_delivery_is_processed_before_its_answer_unless_the_instance_only_ingests,
 );
@@ -214,6 +216,60 @@ async fn every_inbound_kind_is_stored_once_with_its_details(backend: &str) {
     assert_eq!(one.data(), &image);
     let detail = app.get(&format!("/v1/activities/{activity}"), &app.a.secret).await;
     assert_eq!(detail.data()["last_message"]["text"], "marker");
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
+}
+
+async fn a_flow_answer_is_stored_with_its_response_parsed_and_a_misshapen_one_kept_whole(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let t = now() - 60;
+    let nfm = |wamid: &str, at: i64, reply: Value| {
+        json!({"id": wamid, "timestamp": at.to_string(), "type": "interactive", "context": {"from": "15550001111", "id": "wamid.sent-flow"},
+            "interactive": {"type": "nfm_reply", "nfm_reply": reply}})
+    };
+    let answer =
+        r#"{"flow_token":"AQAAAAACS5FpgQ_cAAAAAD0QI3s.","screen_0_Size_0":"0_Large","screen_0_Quantity_1":2,"screen_1_Notes":"gift wrap"}"#;
+    let body = inbound(
+        CLOUD_PHONE,
+        ANN,
+        vec![
+            nfm("wamid.f1", t, json!({"name": "flow", "body": "Sent", "response_json": answer})),
+            nfm("wamid.f2", t + 1, json!({"name": "flow", "body": "Sent", "response_json": "[\"not\", \"an object\"]"})),
+            nfm("wamid.f3", t + 2, json!({"name": "flow", "body": "Sent"})),
+            nfm("wamid.f4", t + 3, json!({"response_json": "{\"screen_0_Ok\":true}"})),
+        ],
+    );
+    signed_webhook(&app, &body).await;
+    let activity = activity_of(&app, ANN).await;
+    let messages = timeline(&app, &activity, 4).await;
+    let by = |wamid: &str| messages.iter().find(|m| m["platform_message_id"] == wamid).unwrap().clone();
+
+    let flow = by("wamid.f1");
+    assert_eq!((&flow["type"], &flow["text"]), (&json!("flow_reply"), &json!("Sent")), "{flow}");
+    let expected = json!({
+        "response": {"flow_token": "AQAAAAACS5FpgQ_cAAAAAD0QI3s.", "screen_0_Size_0": "0_Large", "screen_0_Quantity_1": 2, "screen_1_Notes": "gift wrap"},
+        "flow_token": "AQAAAAACS5FpgQ_cAAAAAD0QI3s.",
+        "body": "Sent",
+        "name": "flow",
+    });
+    assert_eq!(flow["flow_reply"], expected);
+    assert_eq!(flow["content"], json!({"type": "flow_reply", "flow_reply": expected}));
+    assert_eq!(flow["media"], Value::Null);
+    let one = app.get(&format!("/v1/activities/{activity}/messages/{}", flow["id"].as_str().unwrap()), &app.a.secret).await;
+    one.assert_status(200);
+    assert_eq!(one.data(), &flow, "the message alone reads the same");
+
+    let tokenless = by("wamid.f4");
+    assert_eq!(tokenless["type"], "flow_reply");
+    assert_eq!(tokenless["flow_reply"], json!({"response": {"screen_0_Ok": true}, "flow_token": null, "body": null, "name": null}));
+    assert_eq!(tokenless["text"], Value::Null);
+
+    for wamid in ["wamid.f2", "wamid.f3"] {
+        let m = by(wamid);
+        assert_eq!((&m["type"], &m["flow_reply"]), (&json!("unsupported"), &Value::Null), "{m}");
+        assert_eq!(m["content"]["raw"]["interactive"]["type"], "nfm_reply", "kept whole: {m}");
+        assert_eq!(m["content"]["raw"]["id"], wamid);
+    }
     assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
 }
 
@@ -853,6 +909,90 @@ async fn template_sends_are_messages_and_move_with_their_execution(backend: &str
     assert_eq!(r.data()["line_id"], sandbox.id.as_str(), "the line the contact wrote to");
     let uri = format!("/v1/activities/{sandbox_activity}/messages/{}", r.data()["id"].as_str().unwrap());
     poll(&app, &uri, |d| d["status"] == "read").await;
+}
+
+async fn statuses_price_template_sends_and_a_campaign_sums_its_billed_messages(backend: &str) {
+    let (server, app) = start(backend).await;
+    cloud_line(&app, &server, standard_templates()).await;
+    for n in 1..=5 {
+        Mock::given(method("POST"))
+            .and(path(messages_path(CLOUD_PHONE)))
+            .respond_with(accepted(ANN, &format!("wamid.p{n}")))
+            .up_to_n_times(1)
+            .mount(&server)
+            .await;
+    }
+    for _ in 1..=5 {
+        app.post(&send_uri("9001"), &app.a.secret, order_send(ANN, Some("spring"))).await.assert_status(200);
+    }
+    let activity = activity_of(&app, ANN).await;
+    let sent = timeline(&app, &activity, 5).await;
+    assert!(sent.iter().all(|m| m["pricing"].is_null()), "null until a status prices it");
+    let summary = app.get("/v1/campaigns/spring", &app.a.secret).await;
+    summary.assert_status(200);
+    assert_eq!(summary.data(), &json!({"campaign_key": "spring", "billable": {}}));
+
+    let at = now();
+    let status = |wamid: &str, status: &str, pricing: Value| {
+        json!({"id": wamid, "status": status, "timestamp": at.to_string(), "recipient_id": ANN, "biz_opaque_callback_data": "spring",
+            "pricing": pricing})
+    };
+    let body = json!({"object": "whatsapp_business_account", "entry": [{"id": CLOUD_WABA, "changes": [{"field": "messages", "value": {
+        "messaging_product": "whatsapp",
+        "metadata": {"display_phone_number": "15550001111", "phone_number_id": CLOUD_PHONE},
+        "statuses": [
+            status("wamid.p1", "delivered", json!({"billable": true, "pricing_model": "PMP", "category": "marketing", "type": "regular"})),
+            status("wamid.p2", "read", json!({"pricing_model": "PMP", "category": "marketing", "type": "regular"})),
+            status("wamid.p3", "delivered", json!({"pricing_model": "PMP", "category": "utility", "type": "free_customer_service"})),
+            status("wamid.p4", "delivered", json!({"pricing_model": "PMP", "category": "marketing", "type": "free_someday"})),
+            status("wamid.p5", "delivered", json!({"billable": true, "pricing_model": "CBP", "category": "utility"})),
+        ]
+    }}]}]})
+    .to_string();
+    signed_webhook(&app, &body).await;
+    let messages = poll(&app, &format!("/v1/activities/{activity}/messages?limit=100"), |d| {
+        d.as_array().is_some_and(|a| a.iter().all(|m| m["status"] != "sent"))
+    })
+    .await;
+    let by = |wamid: &str| messages.as_array().unwrap().iter().find(|m| m["platform_message_id"] == wamid).unwrap().clone();
+    assert_eq!(by("wamid.p1")["pricing"], json!({"category": "marketing", "billable": true, "raw": null}));
+    assert_eq!(
+        (&by("wamid.p2")["pricing"], &by("wamid.p2")["status"]),
+        (&json!({"category": "marketing", "billable": true, "raw": null}), &json!("read"))
+    );
+    assert_eq!(by("wamid.p3")["pricing"], json!({"category": "utility", "billable": false, "raw": null}));
+    assert_eq!(
+        by("wamid.p4")["pricing"],
+        json!({"category": null, "billable": null, "raw": {"pricing_model": "PMP", "category": "marketing", "type": "free_someday"}}),
+        "kept as the platform sent it, and its status applied all the same"
+    );
+    assert_eq!(by("wamid.p4")["status"], "delivered");
+    assert_eq!(by("wamid.p5")["pricing"], json!({"category": "utility", "billable": true, "raw": null}));
+    let one = app.get(&format!("/v1/activities/{activity}/messages/{}", by("wamid.p4")["id"].as_str().unwrap()), &app.a.secret).await;
+    assert_eq!(one.data(), &by("wamid.p4"), "the message alone reads the same");
+
+    let summary = app.get("/v1/campaigns/spring", &app.a.secret).await;
+    assert_eq!(summary.data(), &json!({"campaign_key": "spring", "billable": {"marketing": 2, "utility": 1}}));
+
+    // A later report of the same message with no pricing, or one of a shape not read, keeps
+    // what was read.
+    let later = json!({"object": "whatsapp_business_account", "entry": [{"id": CLOUD_WABA, "changes": [{"field": "messages", "value": {
+        "metadata": {"phone_number_id": CLOUD_PHONE},
+        "statuses": [{"id": "wamid.p1", "status": "read", "timestamp": (at + 5).to_string()},
+                     {"id": "wamid.p3", "status": "read", "timestamp": (at + 5).to_string(), "pricing": 7}]
+    }}]}]})
+    .to_string();
+    signed_webhook(&app, &later).await;
+    let uri = format!("/v1/activities/{activity}/messages/{}", by("wamid.p3")["id"].as_str().unwrap());
+    let p3 = poll(&app, &uri, |d| d["status"] == "read").await;
+    assert_eq!(p3["pricing"], json!({"category": "utility", "billable": false, "raw": null}));
+    let summary = app.get("/v1/campaigns/spring", &app.a.secret).await;
+    assert_eq!(summary.data()["billable"], json!({"marketing": 2, "utility": 1}));
+
+    app.get("/v1/campaigns/autumn", &app.a.secret).await.assert_error(404, "NOT_FOUND");
+    app.get("/v1/campaigns/spring", &app.b.secret).await.assert_error(404, "NOT_FOUND");
+    app.get("/v1/campaigns/no%20spaces", &app.a.secret).await.assert_status(400);
+    assert!(app.state.inbound.failed(10).await.unwrap().is_empty());
 }
 
 async fn tenants_never_see_each_others_messages(backend: &str) {

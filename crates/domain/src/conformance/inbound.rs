@@ -92,6 +92,7 @@ pub async fn values_a_backend_cannot_hold_are_refused_never_a_failure_that_may_p
         campaign_key: None,
         cart_code: None,
         referral: None,
+        pricing: None,
         created_at: t(at),
         sent_at: None,
         delivered_at: None,

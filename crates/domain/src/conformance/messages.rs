@@ -28,6 +28,7 @@ pub(super) fn message(agent: &AgentId, activity: &ActivityId, body: &str, create
         campaign_key: None,
         cart_code: None,
         referral: None,
+        pricing: None,
         created_at: created,
         sent_at: None,
         delivered_at: None,
@@ -52,6 +53,7 @@ fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created
         campaign_key: Some(CampaignKey::new("spring:2026-v1").unwrap()),
         cart_code: Some(CartCode::parse("Ab3kP9z").unwrap()),
         referral: Some(json!({"source_type": "ad", "source_url": "https://fb.me/x", "headline": "Sale ☕", "ctwa_clid": "ARAk"})),
+        pricing: Some(priced("marketing", true)),
         sent_at: Some(ms(101)),
         delivered_at: Some(ms(202)),
         read_at: Some(ms(303)),
@@ -59,6 +61,11 @@ fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created
         updated_at: ms(404),
         ..message(agent, activity, "", ms(7))
     }
+}
+
+/// A pricing the platform reported and Parley read.
+fn priced(category: &str, billable: bool) -> Pricing {
+    Pricing::Reported { category: PricingCategory::parse(category).unwrap(), billable }
 }
 
 /// An outbound message sent through the platform as `platform_id`.
@@ -104,6 +111,14 @@ fn contents() -> Vec<MessageContent> {
             ],
         }),
         MessageContent::Template { name: "hello".into(), language: "en_US".into(), parsed_message: "Hello Ann".into() },
+        MessageContent::FlowReply(
+            FlowReply::parse(
+                r#"{"flow_token":"t-1","screen_0_Size_0":"0_Large","n":[1,2.5,null]}"#,
+                Some("Sent".into()),
+                Some("flow".into()),
+            )
+            .unwrap(),
+        ),
         MessageContent::Email(EmailContent {
             subject: Some("Pedido 42 — ¿stock?".into()),
             from: "ana@example.com".into(),
@@ -256,7 +271,7 @@ pub async fn message_pages_newest_first_with_totals_and_since(r: Repositories) {
 }
 
 /// A status update is a compare-and-set on the stored status, scoped by agent, that writes
-/// status, times, error and `updated_at` and never the message's content or cart.
+/// status, times, error, pricing and `updated_at` and never the message's content or cart.
 pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
     let a = agent(&r, "A").await;
     let b = agent(&r, "B").await;
@@ -281,9 +296,10 @@ pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
     );
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(delivered.clone()));
 
-    // Status, times, error and updated_at are written; what the message is, never.
+    // Status, times, error, pricing and updated_at are written; what the message is, never.
     let failed = Message {
         status: MessageStatus::Failed,
+        pricing: Some(Pricing::Unread { raw: json!({"category": "marketing", "type": "free_tomorrow", "n": [1, null]}) }),
         error_message: Some("131026: Message undeliverable".into()),
         read_at: Some(t(4)),
         deleted_at: None,
@@ -295,6 +311,48 @@ pub async fn message_status_updates_are_compare_and_set(r: Repositories) {
     assert!(r.messages.update_status(&failed, MessageStatus::Delivered, &[]).await.unwrap());
     let expected = Message { content: delivered.content.clone(), cart_code: None, ..failed };
     assert_eq!(r.messages.get(&a, &act.id, &m.id).await.unwrap(), Some(expected));
+}
+
+/// A campaign's messages are counted per pricing, each pricing once: unpriced messages, other
+/// campaigns' and other agents' are left out; a pricing written by a status update counts.
+pub async fn campaign_messages_are_counted_per_pricing(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let act = conversation(&r, &a, "Ana", "5215550001", ActivityStatus::Open, t(0)).await;
+    let act_b = conversation(&r, &b, "Bo", "5215550002", ActivityStatus::Open, t(0)).await;
+    let (spring, autumn) = (CampaignKey::new("spring:2026").unwrap(), CampaignKey::new("autumn").unwrap());
+    let unread = Pricing::Unread { raw: json!({"category": "marketing", "type": "later"}) };
+    let sends = [
+        (&a, &act.id, &spring, Some(priced("marketing", true))),
+        (&a, &act.id, &spring, Some(priced("marketing", true))),
+        (&a, &act.id, &spring, Some(priced("marketing", false))),
+        (&a, &act.id, &spring, Some(priced("utility", true))),
+        (&a, &act.id, &spring, Some(unread.clone())),
+        (&a, &act.id, &spring, None),
+        (&a, &act.id, &autumn, Some(priced("marketing", true))),
+        (&b, &act_b.id, &spring, Some(priced("marketing", true))),
+    ];
+    let mut last = None;
+    for (i, (agent, activity, key, pricing)) in sends.into_iter().enumerate() {
+        let m = Message { campaign_key: Some(key.clone()), pricing, ..sent(agent, activity, &format!("pm.c{i}"), t(1 + i as i64)) };
+        assert!(r.messages.insert(&m, &[]).await.unwrap());
+        last = Some(m);
+    }
+    let sorted = |mut counts: Vec<(Pricing, u64)>| {
+        counts.sort_by_key(|(p, _)| p.to_json().to_string());
+        counts
+    };
+    let expected = sorted(vec![(priced("marketing", true), 2), (priced("marketing", false), 1), (priced("utility", true), 1), (unread, 1)]);
+    assert_eq!(sorted(r.messages.pricing_counts(&a, &spring).await.unwrap()), expected);
+    assert_eq!(r.messages.pricing_counts(&a, &autumn).await.unwrap(), [(priced("marketing", true), 1)]);
+    assert_eq!(r.messages.pricing_counts(&b, &autumn).await.unwrap(), []);
+    assert_eq!(r.messages.pricing_counts(&a, &CampaignKey::new("none").unwrap()).await.unwrap(), []);
+
+    // Agent B's message is priced again by a status report: it counts as now reported.
+    let last = last.unwrap();
+    let repriced = Message { status: MessageStatus::Delivered, pricing: Some(priced("utility", true)), updated_at: t(50), ..last };
+    assert!(r.messages.update_status(&repriced, MessageStatus::Sent, &[]).await.unwrap());
+    assert_eq!(r.messages.pricing_counts(&b, &spring).await.unwrap(), [(priced("utility", true), 1)]);
 }
 
 /// A platform message id finds the agent's message on any of its activities, never another

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{EmailAttachment, EmailContent, InteractiveReply, Location, Media, MessageContent, Order, OrderItem};
+use super::{EmailAttachment, EmailContent, FlowReply, InteractiveReply, Location, Media, MessageContent, Order, OrderItem};
 
 /// Inserts `key: value` when there is a value.
 fn put(object: &mut Map<String, Value>, key: &str, value: Option<&str>) {
@@ -100,6 +100,12 @@ impl MessageContent {
                 o.insert("product_items".into(), Value::Array(items));
                 Value::Object(o)
             }
+            MessageContent::FlowReply(reply) => json!({
+                "response": reply.response,
+                "flow_token": reply.flow_token,
+                "body": reply.body,
+                "name": reply.name,
+            }),
             MessageContent::Template { name, language, parsed_message } => {
                 json!({ "name": name, "language": language, "parsed_message": parsed_message })
             }
@@ -179,6 +185,23 @@ struct RawButton {
 struct RawReaction {
     message_id: String,
     emoji: Option<String>,
+}
+
+/// Parley's own flow answers: every key written, null when absent.
+#[derive(Deserialize)]
+struct RawFlowReply {
+    response: Map<String, Value>,
+    flow_token: Option<String>,
+    body: Option<String>,
+    name: Option<String>,
+}
+
+/// The platform's flow answer (`interactive.nfm_reply`): its answer is JSON inside a string.
+#[derive(Deserialize)]
+struct RawNfmReply {
+    response_json: String,
+    body: Option<String>,
+    name: Option<String>,
 }
 
 /// Parley's own template sends.
@@ -347,6 +370,11 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
         {
             MessageContent::Prompt(part(message, kind)?)
         }
+        // A WhatsApp Flow's answer: kept when its `response_json` is a JSON object.
+        "interactive" if !stored && message.pointer("/interactive/type").and_then(Value::as_str) == Some("nfm_reply") => {
+            let raw: RawNfmReply = part(message.get(kind)?, "nfm_reply")?;
+            MessageContent::FlowReply(FlowReply::parse(&raw.response_json, raw.body, raw.name)?)
+        }
         "interactive" => MessageContent::Interactive(interactive(part(message, kind)?)?),
         "button" => {
             let b: RawButton = part(message, kind)?;
@@ -361,6 +389,10 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
         "product" if stored => MessageContent::Product(part(message, kind)?),
         "cart" if stored => MessageContent::Cart(part(message, kind)?),
         "note" if stored => MessageContent::Note(part(message, kind)?),
+        "flow_reply" if stored => {
+            let r: RawFlowReply = part(message, kind)?;
+            MessageContent::FlowReply(FlowReply { response: r.response, flow_token: r.flow_token, body: r.body, name: r.name })
+        }
         "template" if stored => {
             let t: RawTemplate = part(message, kind)?;
             MessageContent::Template { name: t.name, language: t.language, parsed_message: t.parsed_message }
@@ -471,6 +503,11 @@ mod tests {
                 items: vec![OrderItem { product_retailer_id: "sku".into(), quantity: 2, item_price: 9.5, currency: "EUR".into() }],
             }),
             MessageContent::Template { name: "hello".into(), language: "en_US".into(), parsed_message: "Hello Ann".into() },
+            MessageContent::FlowReply(
+                FlowReply::parse(r#"{"flow_token":"t-1","screen_0_Size_0":"0_Large","n":[1,{"x":null}]}"#, Some("Sent".into()), Some("flow".into()))
+                    .unwrap(),
+            ),
+            MessageContent::FlowReply(FlowReply::parse(r#"{"flow_token":7}"#, None, None).unwrap()),
             MessageContent::Email(EmailContent {
                 subject: Some("Order 42".into()),
                 from: "ana@example.com".into(),

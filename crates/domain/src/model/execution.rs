@@ -2,7 +2,7 @@
 //! Statuses only move forward (sent → delivered → read; failed from any), whatever order and
 //! however often the platform reports them.
 
-use super::{AgentId, TemplateId, Timestamp};
+use super::{AgentId, Pricing, TemplateId, Timestamp};
 use crate::FieldError;
 
 /// 1–64 characters of `[A-Za-z0-9_.:-]`.
@@ -92,6 +92,8 @@ pub struct StatusUpdate {
     /// The send's `biz_opaque_callback_data`, echoed: a reply's Parley message id, which finds
     /// a reply still `sending` whose platform id Parley never learned (a crash, an outage).
     pub callback_data: Option<String>,
+    /// What the platform charges for the message, when the report says.
+    pub pricing: Option<Pricing>,
 }
 
 /// The delivery record of one template send made under a campaign key: the only sends Parley
@@ -211,7 +213,7 @@ mod tests {
     }
 
     fn update(status: ExecutionStatus, at: i64) -> StatusUpdate {
-        StatusUpdate { message_id: "pm.1".into(), status, at: t(at), error: None, callback_data: None }
+        StatusUpdate { message_id: "pm.1".into(), status, at: t(at), error: None, callback_data: None, pricing: None }
     }
 
     #[test]

@@ -86,6 +86,57 @@ pub struct LineNews {
     pub reads: Vec<ReadReceipt>,
     /// Messages the contact deleted: kept, marked with when.
     pub deletions: Vec<Deletion>,
+    /// The platform's notices about the templates of a business account (WhatsApp): news that
+    /// carries them names the business account in `account_id`, not a line, and every line of
+    /// that account follows them.
+    pub template_notices: Vec<TemplateNotice>,
+}
+
+/// The platform changed one of a business account's templates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateNotice {
+    /// The template's id on the platform.
+    pub template_id: super::TemplateId,
+    /// What changed.
+    pub change: TemplateChange,
+}
+
+/// What a template notice changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateChange {
+    /// Its review status (`APPROVED`, `PAUSED`, `REJECTED`, `DISABLED`…), uppercase.
+    Status(String),
+    /// Its category (`MARKETING`, `UTILITY`, `AUTHENTICATION`), uppercase.
+    Category(String),
+}
+
+impl TemplateChange {
+    /// A status as the platform's notice names it: uppercase `A-Z` and `_`, 1–32 characters;
+    /// `REINSTATED` (a paused template back in use) is `APPROVED`. `None` otherwise.
+    pub fn status(raw: &str) -> Option<Self> {
+        let name = upper_name(raw)?;
+        Some(TemplateChange::Status(if name == "REINSTATED" { super::APPROVED.to_string() } else { name }))
+    }
+
+    /// A category as the platform's notice names it (same form as a status); `None` otherwise.
+    pub fn category(raw: &str) -> Option<Self> {
+        upper_name(raw).map(TemplateChange::Category)
+    }
+
+    /// `definition` with the change made; `None` when it already says so.
+    pub fn applied_to(&self, definition: &super::TemplateDefinition) -> Option<super::TemplateDefinition> {
+        let mut changed = definition.clone();
+        match self {
+            TemplateChange::Status(status) => changed.status.clone_from(status),
+            TemplateChange::Category(category) => changed.category.clone_from(category),
+        }
+        (changed != *definition).then_some(changed)
+    }
+}
+
+fn upper_name(raw: &str) -> Option<String> {
+    let name = raw.trim().to_ascii_uppercase();
+    ((1..=32).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')).then_some(name)
 }
 
 /// A contact read the conversation up to `up_to`: every outbound message to them on the line
@@ -107,4 +158,34 @@ pub struct Deletion {
     pub platform_message_id: String,
     /// When it was deleted, by the platform's clock.
     pub at: Timestamp,
+}
+
+#[cfg(test)]
+mod template_change_tests {
+    use super::*;
+    use crate::model::{ParameterFormat, TemplateDefinition, TemplateId};
+
+    #[test]
+    fn a_change_is_read_uppercase_and_applies_only_when_it_changes_something() {
+        assert_eq!(TemplateChange::status("paused"), Some(TemplateChange::Status("PAUSED".into())));
+        assert_eq!(TemplateChange::status("REINSTATED"), Some(TemplateChange::Status("APPROVED".into())));
+        assert_eq!(TemplateChange::category(" marketing "), Some(TemplateChange::Category("MARKETING".into())));
+        for bad in ["", "not a status", "PAUSED!", &"A".repeat(33)] {
+            assert_eq!(TemplateChange::status(bad), None, "{bad:?}");
+        }
+        let definition = TemplateDefinition {
+            id: TemplateId::new("1"),
+            name: "n".into(),
+            language: "en_US".into(),
+            status: "APPROVED".into(),
+            category: "UTILITY".into(),
+            parameter_format: ParameterFormat::Positional,
+            components: vec![],
+        };
+        assert_eq!(TemplateChange::Status("APPROVED".into()).applied_to(&definition), None);
+        let paused = TemplateChange::Status("PAUSED".into()).applied_to(&definition).unwrap();
+        assert_eq!((paused.status.as_str(), paused.category.as_str()), ("PAUSED", "UTILITY"));
+        let marketing = TemplateChange::Category("MARKETING".into()).applied_to(&definition).unwrap();
+        assert_eq!((marketing.status.as_str(), marketing.category.as_str()), ("APPROVED", "MARKETING"));
+    }
 }

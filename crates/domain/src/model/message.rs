@@ -3,7 +3,7 @@
 
 use super::execution::{earlier_delivery, record_delivery};
 use super::{ActivityId, AgentId, CampaignKey, CartCode, Channel, ExecutionStatus, LineId, Location, Media, MessageContent, MessageId};
-use super::{StatusUpdate, TemplateId, Timestamp};
+use super::{Pricing, StatusUpdate, TemplateId, Timestamp};
 use crate::FieldError;
 
 /// Who a timeline entry is from.
@@ -150,6 +150,8 @@ pub enum MessageType {
     Reaction,
     /// An order placed from the catalog.
     Order,
+    /// A contact's answer to a WhatsApp Flow.
+    FlowReply,
     /// A template send.
     Template,
     /// An email, inbound or a reply.
@@ -166,7 +168,7 @@ pub enum MessageType {
 
 impl MessageType {
     /// Every type.
-    pub const ALL: [MessageType; 20] = [
+    pub const ALL: [MessageType; 21] = [
         MessageType::Text,
         MessageType::Image,
         MessageType::Video,
@@ -181,6 +183,7 @@ impl MessageType {
         MessageType::Button,
         MessageType::Reaction,
         MessageType::Order,
+        MessageType::FlowReply,
         MessageType::Template,
         MessageType::Email,
         MessageType::Product,
@@ -206,6 +209,7 @@ impl MessageType {
             MessageType::Button => "button",
             MessageType::Reaction => "reaction",
             MessageType::Order => "order",
+            MessageType::FlowReply => "flow_reply",
             MessageType::Template => "template",
             MessageType::Email => "email",
             MessageType::Product => "product",
@@ -257,6 +261,9 @@ pub struct Message {
     pub cart_code: Option<CartCode>,
     /// The ad that led the contact here (the platform's `referral` object), inbound only.
     pub referral: Option<serde_json::Value>,
+    /// Outbound: what the platform charges for it, as its status reports last told; `None`
+    /// until one does.
+    pub pricing: Option<Pricing>,
     /// Inbound: the platform's time; outbound: when Parley made it.
     pub created_at: Timestamp,
     /// Outbound: when the platform accepted it.
@@ -296,22 +303,30 @@ impl Message {
     /// an earlier delivery of a delivered or read message (its time becomes `delivered_at`);
     /// `false` (and no change) for inbound messages, duplicates and other late, out-of-order
     /// reports.
+    ///
+    /// A report's pricing is kept on an outbound message whatever its status does (the platform
+    /// may price it on any report, and reports come in any order), by [`Pricing::replaces`].
     pub fn apply(&mut self, update: &StatusUpdate, now: Timestamp) -> bool {
-        if !self.status.can_move_to(update.status) {
-            let delivered = matches!(self.status, MessageStatus::Delivered | MessageStatus::Read);
-            if delivered && earlier_delivery(update, &mut self.delivered_at) {
-                self.updated_at = now;
-                return true;
+        let priced = self.direction == MessageDirection::Outbound
+            && update.pricing.as_ref().is_some_and(|p| Pricing::replaces(p, self.pricing.as_ref()));
+        if priced {
+            self.pricing = update.pricing.clone();
+        }
+        let moved = if self.status.can_move_to(update.status) {
+            if update.status == ExecutionStatus::Sent {
+                self.sent_at.get_or_insert(update.at);
             }
-            return false;
+            record_delivery(update, &mut self.delivered_at, &mut self.read_at, &mut self.error_message);
+            self.status = update.status.into();
+            true
+        } else {
+            let delivered = matches!(self.status, MessageStatus::Delivered | MessageStatus::Read);
+            delivered && earlier_delivery(update, &mut self.delivered_at)
+        };
+        if moved || priced {
+            self.updated_at = now;
         }
-        if update.status == ExecutionStatus::Sent {
-            self.sent_at.get_or_insert(update.at);
-        }
-        record_delivery(update, &mut self.delivered_at, &mut self.read_at, &mut self.error_message);
-        self.status = update.status.into();
-        self.updated_at = now;
-        true
+        moved || priced
     }
 }
 
@@ -452,6 +467,7 @@ mod tests {
             campaign_key: None,
             cart_code: None,
             referral: None,
+            pricing: None,
             created_at: t(0),
             sent_at: Some(t(0)),
             delivered_at: None,
@@ -462,7 +478,7 @@ mod tests {
     }
 
     fn update(status: Reported, at: i64) -> StatusUpdate {
-        StatusUpdate { message_id: "pm.1".into(), status, at: t(at), error: None, callback_data: None }
+        StatusUpdate { message_id: "pm.1".into(), status, at: t(at), error: None, callback_data: None, pricing: None }
     }
 
     #[test]
@@ -515,5 +531,32 @@ mod tests {
         let before = inbound.clone();
         assert!(!inbound.apply(&update(Reported::Read, 5), t(6)));
         assert_eq!(inbound, before);
+    }
+
+    #[test]
+    fn a_reports_pricing_is_kept_on_an_outbound_message_whatever_its_status_does() {
+        let priced = |category: &str, billable: bool| {
+            Some(Pricing::Reported { category: super::super::PricingCategory::parse(category).unwrap(), billable })
+        };
+        let with = |status: Reported, at: i64, pricing: Option<Pricing>| StatusUpdate { pricing, ..update(status, at) };
+        let mut m = outbound();
+        assert!(m.apply(&with(Reported::Read, 20, priced("marketing", true)), t(100)));
+        assert_eq!((m.status, &m.pricing, m.updated_at), (Read, &priced("marketing", true), t(100)));
+        // A late delivered moves no status, but its differing pricing is news.
+        assert!(m.apply(&with(Reported::Delivered, 25, priced("marketing", false)), t(200)));
+        assert_eq!((m.status, &m.pricing, m.updated_at, m.delivered_at), (Read, &priced("marketing", false), t(200), Some(t(20))));
+        assert!(!m.apply(&with(Reported::Read, 20, priced("marketing", false)), t(300)), "the same pricing again is no change");
+        let unread = Some(Pricing::Unread { raw: serde_json::json!({"type": "later"}) });
+        assert!(!m.apply(&with(Reported::Read, 20, unread.clone()), t(300)), "an unread report never hides a read one");
+        assert!(!m.apply(&with(Reported::Read, 20, None), t(300)));
+        assert_eq!((&m.pricing, m.updated_at), (&priced("marketing", false), t(200)));
+
+        let mut fresh = outbound();
+        assert!(fresh.apply(&with(Reported::Sent, 1, unread.clone()), t(5)), "an unread report fills an empty place");
+        assert_eq!((fresh.status, &fresh.pricing), (Sent, &unread));
+
+        let mut inbound = Message { direction: MessageDirection::Inbound, status: Received, sent_at: None, ..outbound() };
+        assert!(!inbound.apply(&with(Reported::Read, 5, priced("service", false)), t(6)), "never an inbound message");
+        assert_eq!(inbound.pricing, None);
     }
 }

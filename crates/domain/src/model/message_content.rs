@@ -86,6 +86,39 @@ pub struct Order {
     pub items: Vec<OrderItem>,
 }
 
+/// A contact's answer to a WhatsApp Flow (the platform's `nfm_reply`): what they entered on the
+/// flow's screens, as the flow sent it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowReply {
+    /// The flow's answer (`response_json`, parsed): always a JSON object, kept whole.
+    pub response: serde_json::Map<String, serde_json::Value>,
+    /// The `flow_token` the business gave the flow, read from the answer; `None` when the
+    /// answer carries none (or one that is not a string).
+    pub flow_token: Option<String>,
+    /// What the contact's chat shows for it (`Sent`), if the platform said.
+    pub body: Option<String>,
+    /// The reply's name (`flow`), if the platform said.
+    pub name: Option<String>,
+}
+
+impl FlowReply {
+    /// The answer of a flow whose `response_json` is `response_json`, with `flow_token` read
+    /// from it; `None` unless the text is a JSON object. Its strings are made storable (a NUL
+    /// escaped inside the text becomes U+FFFD, as everywhere else in a delivery).
+    pub fn parse(response_json: &str, body: Option<String>, name: Option<String>) -> Option<FlowReply> {
+        match super::from_storable_json(response_json).ok()? {
+            serde_json::Value::Object(response) => Some(FlowReply::new(response, body, name)),
+            _ => None,
+        }
+    }
+
+    /// The answer `response`, with `flow_token` read from it.
+    pub fn new(response: serde_json::Map<String, serde_json::Value>, body: Option<String>, name: Option<String>) -> FlowReply {
+        let flow_token = response.get("flow_token").and_then(serde_json::Value::as_str).map(str::to_string);
+        FlowReply { response, flow_token, body, name }
+    }
+}
+
 /// A file that came with an email: kept by Parley, downloadable from the media endpoint by `id`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmailAttachment {
@@ -185,6 +218,8 @@ pub enum MessageContent {
     },
     /// An order the contact placed from a catalog.
     Order(Order),
+    /// A contact's answer to a WhatsApp Flow.
+    FlowReply(FlowReply),
     /// An outbound template send (its id is the message's `template_id`).
     Template {
         /// The template's name.
@@ -228,6 +263,7 @@ impl MessageContent {
             MessageContent::Button { .. } => MessageType::Button,
             MessageContent::Reaction { .. } => MessageType::Reaction,
             MessageContent::Order(_) => MessageType::Order,
+            MessageContent::FlowReply(_) => MessageType::FlowReply,
             MessageContent::Template { .. } => MessageType::Template,
             MessageContent::Email(_) => MessageType::Email,
             MessageContent::Product(_) => MessageType::Product,
@@ -238,7 +274,7 @@ impl MessageContent {
     }
 
     /// What a person reads: the body, a caption, the chosen option's title, a template's
-    /// parsed message, a reaction's emoji, an order's note. Uncut: the API shortens it.
+    /// parsed message, a reaction's emoji, an order's note, a flow answer's body. Uncut: the API shortens it.
     pub fn text(&self) -> Option<&str> {
         match self {
             MessageContent::Text { body } => Some(body),
@@ -247,6 +283,7 @@ impl MessageContent {
             MessageContent::Button { text, .. } => Some(text),
             MessageContent::Reaction { emoji, .. } => emoji.as_deref(),
             MessageContent::Order(order) => order.text.as_deref(),
+            MessageContent::FlowReply(reply) => reply.body.as_deref(),
             MessageContent::Template { parsed_message, .. } => Some(parsed_message),
             MessageContent::Email(email) => Some(&email.text),
             MessageContent::Product(card) => Some(&card.text),
@@ -284,6 +321,14 @@ impl MessageContent {
     pub fn email(&self) -> Option<&EmailContent> {
         match self {
             MessageContent::Email(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The answer, for a flow reply.
+    pub fn flow_reply(&self) -> Option<&FlowReply> {
+        match self {
+            MessageContent::FlowReply(r) => Some(r),
             _ => None,
         }
     }

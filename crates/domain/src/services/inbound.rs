@@ -24,6 +24,7 @@ pub struct InboundService {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     maker: super::EventMaker,
+    template_notices: super::template_notices::TemplateNotices,
 }
 
 /// The decoder of each platform whose webhooks Parley receives, by the channel type of its lines.
@@ -205,6 +206,8 @@ pub struct InboundPorts {
     pub carts: Arc<dyn CartRepository>,
     /// Media contacts sent, kept once.
     pub files: Arc<dyn FileRepository>,
+    /// The templates the platform's notices change.
+    pub templates: Arc<dyn TemplateRepository>,
 }
 
 impl From<&Repositories> for InboundPorts {
@@ -218,6 +221,7 @@ impl From<&Repositories> for InboundPorts {
             messages: r.messages.clone(),
             carts: r.carts.clone(),
             files: r.files.clone(),
+            templates: r.templates.clone(),
         }
     }
 }
@@ -235,8 +239,10 @@ impl InboundService {
         objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
         let maker = super::EventMaker::new(ids.clone(), objects);
-        let InboundPorts { deliveries, lines, executions, contacts, activities, messages, carts, files } = ports;
+        let InboundPorts { deliveries, lines, executions, contacts, activities, messages, carts, files, templates } = ports;
+        let template_notices = super::template_notices::TemplateNotices::new(lines.clone(), templates, clock.clone(), maker.clone());
         Self {
+            template_notices,
             decoders,
             platform,
             events: deliveries,
@@ -494,6 +500,18 @@ impl InboundService {
         let mut outcome = Outcomes::default();
         let mut status_position = 0u32;
         for line_news in news {
+            if !line_news.template_notices.is_empty() {
+                let applied = self.template_notices.apply(&line_news.account_id, &line_news.template_notices).await;
+                let aside = |reason| SetAside {
+                    kind: SetAsideKind::Status,
+                    position: 0,
+                    platform_id: line_news.template_notices.first().map(|n| n.template_id.as_str().to_string()),
+                    from: None,
+                    reason,
+                };
+                outcome.record(applied, aside)?;
+                continue;
+            }
             let first_status = status_position;
             status_position = status_position.saturating_add(u32::try_from(line_news.statuses.len()).unwrap_or(u32::MAX));
             let Some(line) = self.lines.find_by_account(event.platform, &line_news.account_id).await? else {
@@ -600,8 +618,14 @@ impl InboundService {
         let unread = self.timeline.unread_outbound(&line.agent_id, &activity.id, &line.id, receipt.up_to).await?;
         for message in unread {
             let Some(platform_id) = message.platform_message_id else { continue };
-            let update =
-                StatusUpdate { message_id: platform_id, status: ExecutionStatus::Read, at: receipt.at, error: None, callback_data: None };
+            let update = StatusUpdate {
+                message_id: platform_id,
+                status: ExecutionStatus::Read,
+                at: receipt.at,
+                error: None,
+                callback_data: None,
+                pricing: None,
+            };
             self.timeline.apply_status(&line.agent_id, &update).await?;
         }
         Ok(())
@@ -653,6 +677,7 @@ mod tests {
             messages: Arc::new(MockMessageRepository::new()),
             carts: Arc::new(MockCartRepository::new()),
             files: Arc::new(MockFileRepository::new()),
+            templates: Arc::new(MockTemplateRepository::new()),
         }
     }
 
@@ -691,6 +716,7 @@ mod tests {
                         at: chrono::DateTime::from_timestamp(1, 0).unwrap(),
                         error: None,
                         callback_data: None,
+                        pricing: None,
                     }),
                     ["aside", _, from, id] => news[at].set_aside.push(SetAside {
                         kind: SetAsideKind::Message,

@@ -542,6 +542,7 @@ mod tests {
             campaign_key: None,
             cart_code: None,
             referral: None,
+            pricing: None,
             created_at: t(0),
             sent_at: None,
             delivered_at: None,

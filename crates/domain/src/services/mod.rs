@@ -18,6 +18,7 @@ mod messages;
 mod search;
 mod sends;
 mod tags;
+mod template_notices;
 mod timeline;
 mod webhook_endpoints;
 

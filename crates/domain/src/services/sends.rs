@@ -285,15 +285,38 @@ impl IdempotencyService {
     }
 }
 
-/// Delivery records polled by campaign key.
+/// Delivery records polled by campaign key, and what a campaign's messages are billed.
 pub struct CampaignService {
     executions: Arc<dyn ExecutionRepository>,
+    messages: Arc<dyn MessageRepository>,
+}
+
+/// What a campaign's sends add up to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CampaignSummary {
+    /// The campaign key.
+    pub key: CampaignKey,
+    /// The campaign's billed messages per pricing category, as the platform priced them
+    /// ([`billed_per_category`]); categories with none are left out.
+    pub billable: std::collections::BTreeMap<String, u64>,
 }
 
 impl CampaignService {
-    /// A service over the stored executions.
-    pub fn new(executions: Arc<dyn ExecutionRepository>) -> Self {
-        Self { executions }
+    /// A service over the stored executions and the messages they sent.
+    pub fn new(executions: Arc<dyn ExecutionRepository>, messages: Arc<dyn MessageRepository>) -> Self {
+        Self { executions, messages }
+    }
+
+    /// The campaign `key`'s summary. `Validation` (on `key`) for a malformed key; `NotFound`
+    /// (`campaign`) when the agent has no execution under the key.
+    pub async fn summary(&self, agent: &AgentId, key: &str) -> Result<CampaignSummary, DomainError> {
+        let key = CampaignKey::new(key).map_err(|e| FieldError::new("key", e.issue))?;
+        if !self.executions.key_exists(agent, &key).await? {
+            return Err(DomainError::not_found("campaign"));
+        }
+        let counts = self.messages.pricing_counts(agent, &key).await?;
+        let billable = billed_per_category(counts.iter().map(|(pricing, n)| (pricing, *n)));
+        Ok(CampaignSummary { key, billable })
     }
 
     /// Records changed after `since` (RFC 3339), oldest change first; `limit` 1–1000, default 100.

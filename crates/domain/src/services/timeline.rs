@@ -95,6 +95,7 @@ impl Timeline {
             campaign_key: None,
             cart_code: None,
             referral: None,
+            pricing: None,
             created_at: at,
             sent_at: None,
             delivered_at: None,
@@ -425,6 +426,7 @@ mod tests {
             campaign_key: None,
             cart_code: None,
             referral: None,
+            pricing: None,
             created_at: t(0),
             sent_at: None,
             delivered_at: None,
@@ -451,7 +453,14 @@ mod tests {
     }
 
     fn report(status: ExecutionStatus, callback_data: Option<&str>) -> StatusUpdate {
-        StatusUpdate { message_id: "pm.lost".into(), status, at: t(50), error: None, callback_data: callback_data.map(String::from) }
+        StatusUpdate {
+            message_id: "pm.lost".into(),
+            status,
+            at: t(50),
+            error: None,
+            callback_data: callback_data.map(String::from),
+            pricing: None,
+        }
     }
 
     #[tokio::test]

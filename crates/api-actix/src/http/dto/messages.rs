@@ -1,7 +1,9 @@
 //! The messages DTOs: an activity's timeline as the API shows it, and a reply as it is sent.
 
 use super::*;
-use parley_domain::model::{CartMention, EmailAttachment, EmailContent, Location, Media, Message, MessageSummary, ReplyInput};
+use parley_domain::model::{
+    CartMention, EmailAttachment, EmailContent, FlowReply, Location, Media, Message, MessageSummary, Pricing, ReplyInput,
+};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -90,6 +92,54 @@ impl From<&Location> for LocationDto {
     }
 }
 
+/// A contact's answer to a WhatsApp Flow, as the flow sent it back.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FlowReplyDto {
+    /// The flow's answer (the platform's `response_json`, parsed): the screens' fields by name,
+    /// `flow_token` included.
+    #[schema(value_type = Object, example = json!({"flow_token": "AQAAAAACS5FpgQ_cAAAAAD0QI3s.", "screen_0_Size_0": "0_Large"}))]
+    pub response: serde_json::Map<String, Value>,
+    /// The `flow_token` the business gave the flow when it sent it, read from the answer.
+    pub flow_token: Option<String>,
+    /// What the contact's chat shows for it (`Sent`).
+    pub body: Option<String>,
+    /// The reply's name (`flow`).
+    pub name: Option<String>,
+}
+
+impl From<&FlowReply> for FlowReplyDto {
+    fn from(r: &FlowReply) -> Self {
+        Self { response: r.response.clone(), flow_token: r.flow_token.clone(), body: r.body.clone(), name: r.name.clone() }
+    }
+}
+
+/// What the platform charges for an outbound message, as its status reports last told.
+/// A report of a shape Parley does not read has `category` and `billable` null and the
+/// platform's object in `raw`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PricingDto {
+    /// The platform's pricing category (`marketing`, `utility`, `authentication`, `service`, …).
+    #[schema(example = "marketing")]
+    pub category: Option<String>,
+    /// Whether the message is billed: false for the platform's free kinds (a reply inside a
+    /// service conversation, a free entry point).
+    pub billable: Option<bool>,
+    /// The platform's `pricing` as sent, when Parley could not read it; else null.
+    #[schema(value_type = Option<Object>)]
+    pub raw: Option<Value>,
+}
+
+impl From<&Pricing> for PricingDto {
+    fn from(p: &Pricing) -> Self {
+        match p {
+            Pricing::Reported { category, billable } => {
+                Self { category: Some(category.as_str().to_string()), billable: Some(*billable), raw: None }
+            }
+            Pricing::Unread { raw } => Self { category: None, billable: None, raw: Some(raw.clone()) },
+        }
+    }
+}
+
 /// One message of an activity's timeline.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MessageDto {
@@ -110,6 +160,8 @@ pub struct MessageDto {
     pub email: Option<EmailDto>,
     /// An email's attachments, each downloadable from the media endpoint; else empty.
     pub attachments: Vec<AttachmentDto>,
+    /// A WhatsApp Flow's answer (`type` `flow_reply`), else null.
+    pub flow_reply: Option<FlowReplyDto>,
     /// The message in the platform's shape (`{"type": …, "<type>": {…}}`): the details `text`,
     /// `media` and `location` do not carry, such as shared contact cards, the chosen option's
     /// id, an order's items, a reaction's target, or an unsupported kind as received (`raw`).
@@ -126,6 +178,8 @@ pub struct MessageDto {
     pub status: String,
     /// Why the platform failed to deliver it, when it did.
     pub error_message: Option<String>,
+    /// Outbound: what the platform charges for it; null until its statuses say.
+    pub pricing: Option<PricingDto>,
     pub template_id: Option<String>,
     pub campaign_key: Option<String>,
     /// A cart of this agent the message links to (`…/c/<code>`).
@@ -161,6 +215,7 @@ impl From<&Message> for MessageDto {
             location: m.location().map(LocationDto::from),
             email: m.content.email().map(EmailDto::from),
             attachments: m.content.email().map(|e| e.attachments.iter().map(AttachmentDto::from).collect()).unwrap_or_default(),
+            flow_reply: m.content.flow_reply().map(FlowReplyDto::from),
             content: m.content.to_json(),
             reply_to: m.reply_to.as_ref().map(|r| r.as_str().to_string()),
             platform_message_id: m.platform_message_id.clone(),
@@ -168,6 +223,7 @@ impl From<&Message> for MessageDto {
             line_id: m.line_id.as_ref().map(|l| l.as_str().to_string()),
             status: m.status.as_str().to_string(),
             error_message: m.error_message.clone(),
+            pricing: m.pricing.as_ref().map(PricingDto::from),
             template_id: m.template_id.as_ref().map(|t| t.as_str().to_string()),
             campaign_key: m.campaign_key.as_ref().map(|k| k.as_str().to_string()),
             cart_code: m.cart_code.as_ref().map(|c| c.as_str().to_string()),

@@ -164,6 +164,9 @@ pub enum MessageTypeName {
     Button,
     Reaction,
     Order,
+    /// A contact's answer to a WhatsApp Flow (`flow_reply` holds it).
+    #[schema(rename = "flow_reply")]
+    FlowReply,
     Template,
     Email,
     Product,

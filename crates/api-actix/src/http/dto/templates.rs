@@ -105,6 +105,24 @@ pub struct SendResultDto {
     pub parsed_message: String,
 }
 
+/// What a campaign's sends add up to.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CampaignSummaryDto {
+    #[schema(example = "spring-sale:2026")]
+    pub campaign_key: String,
+    /// The campaign's billed messages per pricing category, as the platform priced them in its
+    /// status reports (free messages, and messages not priced yet, count for nothing); a
+    /// category without a billed message is left out.
+    #[schema(example = json!({"marketing": 12, "utility": 3}))]
+    pub billable: std::collections::BTreeMap<String, u64>,
+}
+
+impl From<parley_domain::services::CampaignSummary> for CampaignSummaryDto {
+    fn from(s: parley_domain::services::CampaignSummary) -> Self {
+        Self { campaign_key: s.key.as_str().to_string(), billable: s.billable }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ExecutionDto {
     #[schema(example = "exe_2VnH8sKq0LmT4bXc9RzW1aPe")]

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use parley_domain::model::{EmailContent, InteractiveReply, Location, Media, Message, MessageContent};
+use parley_domain::model::{EmailContent, FlowReply, InteractiveReply, Location, Media, Message, MessageContent, Pricing};
 use serde_json::Value;
 
 use super::{JsonText, push_channel, push_optional_string, push_string, push_time};
@@ -53,6 +53,11 @@ impl JsonText for Message {
             let _ = write!(out, ",\"size\":{}}}", a.size);
         }
         out.push(']');
+        out.push_str(",\"flow_reply\":");
+        match self.content.flow_reply() {
+            Some(r) => push_flow_reply_dto(out, r),
+            None => out.push_str("null"),
+        }
         out.push_str(",\"content\":");
         push_content(out, &self.content);
         out.push_str(",\"reply_to\":");
@@ -67,6 +72,20 @@ impl JsonText for Message {
         push_string(out, self.status.as_str());
         out.push_str(",\"error_message\":");
         push_optional_string(out, self.error_message.as_deref());
+        out.push_str(",\"pricing\":");
+        match &self.pricing {
+            Some(Pricing::Reported { category, billable }) => {
+                out.push_str("{\"category\":");
+                push_string(out, category.as_str());
+                out.push_str(if *billable { ",\"billable\":true,\"raw\":null}" } else { ",\"billable\":false,\"raw\":null}" });
+            }
+            Some(Pricing::Unread { raw }) => {
+                out.push_str("{\"category\":null,\"billable\":null,\"raw\":");
+                push_value(out, raw);
+                out.push('}');
+            }
+            None => out.push_str("null"),
+        }
         out.push_str(",\"template_id\":");
         push_optional_string(out, self.template_id.as_ref().map(|t| t.as_str()));
         out.push_str(",\"campaign_key\":");
@@ -143,6 +162,19 @@ fn push_email_dto(out: &mut String, e: &EmailContent) {
     out.push('}');
 }
 
+/// `FlowReplyDto`: every field, null when absent; the answer as serde_json writes it.
+fn push_flow_reply_dto(out: &mut String, r: &FlowReply) {
+    out.push_str("{\"response\":");
+    out.push_str(&serde_json::to_string(&r.response).expect("a JSON object always serializes"));
+    out.push_str(",\"flow_token\":");
+    push_optional_string(out, r.flow_token.as_deref());
+    out.push_str(",\"body\":");
+    push_optional_string(out, r.body.as_deref());
+    out.push_str(",\"name\":");
+    push_optional_string(out, r.name.as_deref());
+    out.push('}');
+}
+
 /// `LocationDto`: every field, null when absent.
 fn push_location_dto(out: &mut String, l: &Location) {
     out.push_str("{\"latitude\":");
@@ -195,6 +227,7 @@ fn push_part(out: &mut String, content: &MessageContent) {
         MessageContent::Prompt(_) => return push_value(out, &content.to_json()["interactive"]),
         MessageContent::Product(_) => return push_value(out, &content.to_json()["product"]),
         MessageContent::Cart(_) => return push_value(out, &content.to_json()["cart"]),
+        MessageContent::FlowReply(_) => return push_value(out, &content.to_json()["flow_reply"]),
         MessageContent::Unsupported { raw } => return push_value(out, raw),
         _ => {}
     }
@@ -276,7 +309,8 @@ fn push_part(out: &mut String, content: &MessageContent) {
         | MessageContent::Email(_)
         | MessageContent::Prompt(_)
         | MessageContent::Product(_)
-        | MessageContent::Cart(_) => {}
+        | MessageContent::Cart(_)
+        | MessageContent::FlowReply(_) => {}
     }
     o.close();
 }

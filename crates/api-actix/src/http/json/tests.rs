@@ -271,6 +271,15 @@ fn content() -> BoxedStrategy<MessageContent> {
         (string(), optional_string()).prop_map(|(message_id, emoji)| MessageContent::Reaction { message_id, emoji }).boxed(),
         order.prop_map(MessageContent::Order).boxed(),
         template.boxed(),
+        (prop::collection::btree_map("[a-z_0-9]{1,8}", json_value(), 0..3), optional_string(), optional_string(), optional_string())
+            .prop_map(|(fields, token, body, name)| {
+                let mut response: serde_json::Map<String, serde_json::Value> = fields.into_iter().collect();
+                if let Some(token) = token {
+                    response.insert("flow_token".into(), serde_json::Value::String(token));
+                }
+                MessageContent::FlowReply(parley_domain::model::FlowReply::new(response, body, name))
+            })
+            .boxed(),
         ("[a-z0-9 ]{0,20}x", prop::option::of("[a-z_]{0,10}u"))
             .prop_map(|(text, author)| MessageContent::Note(parley_domain::model::Note::new(&text, author.as_deref()).unwrap()))
             .boxed(),
@@ -290,6 +299,13 @@ prop_compose! {
         line_id in prop::option::of("chn_[A-Za-z0-9]{1,24}"),
         status in prop::sample::select(MessageStatus::ALL.to_vec()),
         error_message in optional_string(),
+        pricing in prop::option::of(prop_oneof![
+            ("[a-z_]{1,12}", any::<bool>()).prop_map(|(c, billable)| parley_domain::model::Pricing::Reported {
+                category: parley_domain::model::PricingCategory::parse(&c).unwrap(),
+                billable,
+            }),
+            json_value().prop_map(|raw| parley_domain::model::Pricing::Unread { raw }),
+        ]),
         links in (
             prop::option::of("tpl_[A-Za-z0-9]{1,24}"),
             prop::option::of("[A-Za-z0-9_.:-]{1,64}"),
@@ -316,6 +332,7 @@ prop_compose! {
             campaign_key: campaign_key.map(|k| CampaignKey::new(&k).unwrap()),
             cart_code: cart_code.map(|c| CartCode::parse(&c).unwrap()),
             referral,
+            pricing,
             created_at,
             sent_at,
             delivered_at,

@@ -38,6 +38,7 @@ use responses::CommonResponses;
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,
         templates::list_templates, templates::get_template, templates::line_templates, templates::send_template,
+        campaigns::get_campaign,
         campaigns::list_executions,
         event_webhooks::list_endpoints, event_webhooks::create_endpoint, event_webhooks::get_endpoint,
         event_webhooks::update_endpoint, event_webhooks::delete_endpoint, event_webhooks::rotate_secret,

@@ -3,13 +3,27 @@ use actix_web::{HttpResponse, web};
 
 use super::{ok, resource};
 use crate::http::auth::SecretKey;
-use crate::http::dto::{DataBody, ExecutionDto, ExecutionParams};
+use crate::http::dto::{CampaignSummaryDto, DataBody, ExecutionDto, ExecutionParams};
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::Query;
 use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(resource("/campaigns/{key}").route(web::get().to(get_campaign)));
     cfg.service(resource("/campaigns/{key}/executions").route(web::get().to(list_executions)));
+}
+
+/// What a campaign's sends add up to.
+///
+/// `billable`: the campaign's billed messages per pricing category, summed from the pricing the
+/// platform reports with each message's statuses.
+#[utoipa::path(get, path = "/v1/campaigns/{key}", tag = "Templates", security(("secret_key" = [])),
+    params(("key" = String, Path, description = "The campaign key", pattern = "^[A-Za-z0-9_.:-]{1,64}$")),
+    responses((status = 200, body = DataBody<CampaignSummaryDto>),
+        (status = 404, description = "A key this agent never sent under", body = ErrorBody)))]
+pub async fn get_campaign(caller: SecretKey, state: Data<AppState>, key: Path<String>) -> ApiResult<HttpResponse> {
+    let summary = state.campaigns.summary(caller.agent(), &key.into_inner()).await?;
+    Ok(ok(CampaignSummaryDto::from(summary)))
 }
 
 /// Delivery records of a campaign's sends.

@@ -152,9 +152,20 @@ fn parameters(
     (given, out)
 }
 
+/// A component given `got` parameters where the template takes `want`: the error names the
+/// exact parameter, the first extra one (`components[i].parameters[want]`) or the first missing
+/// one (`components[i].parameters[got]`, where it belongs).
 fn expect_count(field: &str, got: usize, want: usize, v: &mut Violations) {
-    if got != want {
-        v.push(FieldError::new(field, format!("the template needs {want} parameter(s) here, got {got}")));
+    if got > want {
+        v.push(FieldError::new(
+            format!("{field}.parameters[{want}]"),
+            format!("is extra: the template needs {want} parameter(s) here, got {got}"),
+        ));
+    } else if got < want {
+        v.push(FieldError::new(
+            format!("{field}.parameters[{got}]"),
+            format!("is required: the template needs {want} parameter(s) here, got {got}"),
+        ));
     }
 }
 
@@ -165,7 +176,7 @@ fn check_placeholders(part: &TextPart, given: Option<&(String, usize, Vec<Parame
         let missing: Vec<&str> =
             names.iter().copied().filter(|n| !given.is_some_and(|(_, _, ps)| ps.iter().any(|p| p.name.as_deref() == Some(n)))).collect();
         if !missing.is_empty() {
-            let field = given.map_or("components", |(f, _, _)| f.as_str());
+            let field = given.map_or_else(|| "components".to_string(), |(f, _, _)| format!("{f}.parameters"));
             v.push(FieldError::new(field, format!("the {} needs the parameter(s) named {}", part.part, missing.join(", "))));
         }
         return;
@@ -232,7 +243,7 @@ fn button(field: &str, c: ComponentInput, buttons: &[TemplateButton], v: &mut Vi
     };
     let (given, parameters) = parameters(field, c.parameters, slot, None, v);
     if given > 1 {
-        v.push(FieldError::new(format!("{field}.parameters"), format!("button {index} takes one parameter, got {given}")));
+        v.push(FieldError::new(format!("{field}.parameters[1]"), format!("is extra: button {index} takes one parameter, got {given}")));
     }
     Ok(Some(ButtonSend { index, sub_type, parameters }))
 }
@@ -300,7 +311,11 @@ impl TemplateMessage {
                 match &header {
                     None => v.push(FieldError::new("components", format!("the header needs {} {kind} parameter", article(&kind)))),
                     Some((field, given, _)) if *given != 1 => {
-                        v.push(FieldError::new(field.as_str(), format!("the header takes one {kind} parameter, got {given}")))
+                        let (at, issue) = if *given == 0 { (0, "is required") } else { (1, "is extra") };
+                        v.push(FieldError::new(
+                            format!("{field}.parameters[{at}]"),
+                            format!("{issue}: the header takes one {kind} parameter, got {given}"),
+                        ))
                     }
                     Some(_) => {}
                 }
@@ -444,10 +459,35 @@ mod tests {
         let errors =
             invalid(TemplateMessage::build(&template(), Some("123"), Some(vec![comp("body", vec![text("Ana")]), comp("footer", vec![])])));
         let fields: Vec<_> = errors.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, ["to", "components[1].type", "components", "components[0]", "components"], "in template order");
+        assert_eq!(fields, ["to", "components[1].type", "components", "components[0].parameters[1]", "components"], "in template order");
         assert!(errors[2].issue.contains("header needs 1"));
-        assert!(errors[3].issue.contains("needs 2"));
+        assert!(errors[3].issue.contains("is required: the template needs 2 parameter(s) here, got 1"), "{errors:?}");
         assert!(errors[4].issue.contains("button 0 needs 1"));
+    }
+
+    #[test]
+    fn a_parameter_too_many_or_too_few_is_named_by_its_exact_place() {
+        let two_headers = comp("header", vec![text("A"), text("B")]);
+        let no_header = comp("header", vec![]);
+        let four = comp("body", vec![text("a"), text("b"), text("c"), text("d")]);
+        let two_params = ComponentInput { parameters: Some(vec![text("x"), text("y")]), ..url_button(0, "x") };
+        let errors = invalid(TemplateMessage::build(&template(), Some("14155550100"), Some(vec![two_headers, four, two_params])));
+        let found: Vec<(&str, &str)> = errors.iter().map(|e| (e.field.as_str(), e.issue.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                ("components[2].parameters[1]", "is extra: button 0 takes one parameter, got 2"),
+                ("components[0].parameters[1]", "is extra: the template needs 1 parameter(s) here, got 2"),
+                ("components[1].parameters[2]", "is extra: the template needs 2 parameter(s) here, got 4"),
+            ]
+        );
+        let errors = invalid(TemplateMessage::build(
+            &template(),
+            Some("14155550100"),
+            Some(vec![no_header, comp("body", vec![text("a"), text("b")]), url_button(0, "x")]),
+        ));
+        assert_eq!(errors.iter().map(|e| e.field.as_str()).collect::<Vec<_>>(), ["components[0].parameters[0]"]);
+        assert!(errors[0].issue.starts_with("is required"), "{errors:?}");
     }
 
     #[test]

@@ -78,7 +78,7 @@ fn a_missing_unknown_repeated_or_absent_name_is_named() {
         ("components[0].parameters[1].parameter_name", "names `first_name` twice"),
         ("components[0].parameters[2].parameter_name", "`nick` is not a placeholder of the body, which has first_name, order_id"),
         ("components[0].parameters[3].parameter_name", "is required"),
-        ("components[0]", "the body needs the parameter(s) named order_id"),
+        ("components[0].parameters", "the body needs the parameter(s) named order_id"),
     ];
     assert_eq!(errors.len(), want.len(), "{errors:?}");
     for ((field, issue), (want_field, want_issue)) in errors.iter().zip(want) {
