@@ -130,6 +130,37 @@ async fn the_contact_brings_a_cart_from_the_storefront(backend: &str) {
     );
 }
 
+/// A WhatsApp user who hides their phone writes with `--user-id` (and `--username`) alone; the
+/// same user later sharing their phone stays one contact.
+async fn a_user_without_a_phone_writes_with_a_user_id(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let state = crate::common::system_state(db.store.repositories());
+    let agent = state.keys.create_agent("Sandbox").await.unwrap().id;
+    let a = agent.as_str();
+    state.lines.add(&agent, "200000000000057", "300000000000057", None).await.unwrap();
+    let by_id = ["sandbox", "receive", "--agent", a, "--user-id", "BR.77", "--username", "joao", "--name", "João", "--text", "Olá"];
+    let first = stdout_json(&parley(&db, &by_id));
+    let activity = ActivityId::new(first["activity_id"].as_str().expect("processed at once: an activity"));
+    let both = ["sandbox", "receive", "--agent", a, "--from", "5511988887777", "--user-id", "BR.77", "--text", "my number"];
+    let second = stdout_json(&parley(&db, &both));
+    assert_eq!(second["activity_id"], first["activity_id"], "one conversation");
+    let detail = state.activities.get(&agent, &activity).await.unwrap();
+    let channel = &detail.view.channels[0];
+    assert_eq!((channel.channel_id(), channel.user().username.as_ref().map(|u| u.as_str())), ("5511988887777", Some("joao")));
+
+    for (args, complaint) in [
+        (vec!["--user-id", "br.77", "--text", "x"], "--user-id"),
+        (vec!["--text", "x"], "--from"),
+        (vec!["--channel-type", "instagram", "--from", "1144", "--user-id", "BR.1", "--text", "x"], "WhatsApp"),
+    ] {
+        let mut all = vec!["sandbox", "receive", "--agent", a];
+        all.extend(args.iter().copied());
+        let out = parley(&db, &all);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(complaint), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name("sqlite").await } )* }
@@ -140,5 +171,6 @@ macro_rules! on_both_backends {
 on_both_backends!(
     the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line,
     the_contact_writes_on_instagram_to_the_sandbox_line,
-    the_contact_brings_a_cart_from_the_storefront
+    the_contact_brings_a_cart_from_the_storefront,
+    a_user_without_a_phone_writes_with_a_user_id
 );
