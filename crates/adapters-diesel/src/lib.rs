@@ -155,7 +155,7 @@ impl Store {
     /// The search terms this version writes for a contact's lowercased name and channel digits.
     #[cfg(feature = "testing")]
     pub fn expected_search_terms(name: &str, digits: &[&str]) -> Vec<String> {
-        repos::activity_search::terms(name, digits.iter().copied())
+        repos::activity_search::contact_terms(name, &[], digits)
     }
 
     /// Checks that the database answers.

@@ -35,15 +35,9 @@ const DIGITS: char = 'd';
 /// Digit fragments shorter than this are not searched, so shorter suffixes are never needed.
 const MIN_DIGITS: usize = ActivitySearch::MIN_DIGITS;
 
-/// The terms of an activity whose contact's lowercased name is `name` and whose channels have
-/// `digits`: sorted, each once.
-pub(crate) fn terms<'a>(name: &str, digits: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let digits: Vec<&str> = digits.into_iter().collect();
-    contact_terms(name, &[], &digits)
-}
-
-/// The terms of an activity whose contact is named `contact_name` and has `channels`: [`terms`]
-/// of the name and the channels' digits, and the usernames' suffixes as name terms.
+/// The terms of an activity whose contact is named `contact_name` and has `channels`: every
+/// suffix of its lowercased name and of each username (name terms, see [`name_suffixes`]) and of
+/// each channel's digits (three or more): sorted, each once.
 pub(crate) fn terms_of_channels(contact_name: &str, channels: &[Channel]) -> Vec<String> {
     let digits: Vec<String> = channels.iter().map(Channel::digits).collect();
     let digits: Vec<&str> = digits.iter().map(String::as_str).filter(|d| !d.is_empty()).collect();
@@ -57,8 +51,8 @@ pub(crate) fn usernames_of(channels: &[Channel]) -> Vec<String> {
     channels.iter().filter_map(|c| c.user().username.as_ref()).map(|u| text::search_key(u.as_str())).collect()
 }
 
-/// The terms of a contact (`contact_search_terms`): [`terms`] of its lowercased name and its
-/// channels' `digits`, and every suffix of each of `texts` (its email addresses and usernames,
+/// The terms of a contact (`contact_search_terms`): those of its lowercased name and its
+/// channels' `digits` as an activity's, and every suffix of each of `texts` (its email addresses and usernames,
 /// lowercased) as name terms.
 pub(crate) fn contact_terms(name: &str, texts: &[&str], digits: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
@@ -538,6 +532,12 @@ pub(crate) use {insert_terms, page_of_search, replace_activity_terms, term_rows}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The terms of an activity whose contact's lowercased name is `name` and whose channels
+    /// have `digits`.
+    fn terms<const N: usize>(name: &str, digits: [&str; N]) -> Vec<String> {
+        contact_terms(name, &[], &digits)
+    }
 
     #[test]
     fn every_suffix_is_a_term_once_cut_to_length() {

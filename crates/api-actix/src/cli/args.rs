@@ -102,7 +102,6 @@ impl Command {
     }
 }
 
-#[expect(clippy::large_enum_variant, reason = "one value, parsed once at start: boxing `serve`'s settings would buy nothing")]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the HTTP API (the default).

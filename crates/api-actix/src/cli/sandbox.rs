@@ -37,6 +37,13 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         LineType::Instagram => ChannelType::Instagram,
         LineType::Email => ChannelType::Email,
     };
+    // The arguments first: a mistake in them is told before anything is looked up.
+    if platform != ChannelType::Whatsapp && (user_id.is_some() || username.is_some()) {
+        return Err("--user-id and --username are WhatsApp's: leave them out, or use --channel-type whatsapp".into());
+    }
+    if let Some(id) = &user_id {
+        BusinessUserId::new("--user-id", id).map_err(|e| format!("{} {}", e.field, e.issue))?;
+    }
     let agent = AgentId::new(agent);
     state.keys.keys_of(&agent).await?; // fails clearly for an unknown agent
     let lines = state.lines.list(&agent).await?;
@@ -60,12 +67,6 @@ pub(super) async fn sandbox(state: &AppState, cmd: SandboxCommand) -> Result<(),
         }
         None => text,
     };
-    if platform != ChannelType::Whatsapp && (user_id.is_some() || username.is_some()) {
-        return Err("--user-id and --username are WhatsApp's: leave them out, or use --channel-type whatsapp".into());
-    }
-    if let Some(id) = &user_id {
-        BusinessUserId::new("--user-id", id).map_err(|e| format!("{} {}", e.field, e.issue))?;
-    }
     let from = match (from, platform) {
         (Some(from), _) => from,
         (None, ChannelType::Whatsapp) => String::new(),
