@@ -1,5 +1,5 @@
 //! A receiver that answers with 1 GiB: the delivery is its status, and the process does not
-//! hold the body (it grows < 50 MB; issue 39 saw 93 MB → 2,346 MB). Alone in its test binary,
+//! hold the body (it grows < 50 MB; a hostile answer once took it from 93 MB to 2,346 MB). Alone in its test binary,
 //! because the figure is the whole process's.
 
 #![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]

@@ -1,6 +1,6 @@
 //! One tenant cannot take event webhooks away from another: a real `parley serve` delivers
 //! tenant B's events promptly while tenant A has its maximum of endpoints whose receivers accept
-//! and never answer, and a burst of changes for each (the probe of issue 39 that starved B).
+//! and never answer, and a burst of changes for each (the probe that once starved B).
 
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};

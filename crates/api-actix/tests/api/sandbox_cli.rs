@@ -60,7 +60,7 @@ async fn the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line(ba
     assert!(!out.status.success());
 }
 
-/// Issue 40: the contact may write on Instagram too, named as `--name` says.
+/// The contact may write on Instagram too, named as `--name` says.
 async fn the_contact_writes_on_instagram_to_the_sandbox_line(backend: &str) {
     let db = TestDb::of(backend).await;
     let state = crate::common::system_state(db.store.repositories());
@@ -93,7 +93,7 @@ async fn the_contact_writes_on_instagram_to_the_sandbox_line(backend: &str) {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Instagram has no shared locations"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// Issue 41: `--cart CODE` writes the storefront link of one of the agent's carts, so the cart
+/// `--cart CODE` writes the storefront link of one of the agent's carts, so the cart
 /// lands on the conversation as a storefront's chat button would bring it.
 async fn the_contact_brings_a_cart_from_the_storefront(backend: &str) {
     let db = TestDb::of(backend).await;
