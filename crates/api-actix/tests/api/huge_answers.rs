@@ -1,6 +1,6 @@
 //! A real `parley serve` whose remotes answer with 1 GiB bodies stays small: event receivers
 //! (with a length, chunked, and as an error: the answer's status is read, at most 64 KiB of its
-//! body, and the connection dropped; issue 39's probe: one such receiver took the process from
+//! body, and the connection dropped; once, one such receiver took the process from
 //! 93 MB to 2,346 MB, three at once to 5.4 GB) and the Graph API behind a media download (a
 //! 1 GiB media record, a 1 GiB error body: 991 MB and 2.4 GB in the probe).
 

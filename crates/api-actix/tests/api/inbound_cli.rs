@@ -65,7 +65,7 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     assert!(String::from_utf8_lossy(&help.stdout).contains("parley webhooks retry"), "{}", String::from_utf8_lossy(&help.stdout));
 }
 
-/// Issue 39: a delivery processed with a message set aside (its id holds a NUL) is listed with
+/// A delivery processed with a message set aside (its id holds a NUL) is listed with
 /// which message and why, and `retry` tries that message again, storing the others once.
 async fn a_set_aside_message_is_listed_with_why_and_retried_by_command(backend: &str) {
     let db = TestDb::of(backend).await;

@@ -1,4 +1,4 @@
-//! Issue 39, point 3: a NUL (`\u0000`) in one message of a signed WhatsApp delivery, which
+//! A NUL (`\u0000`) in one message of a signed WhatsApp delivery, which
 //! PostgreSQL's `text` cannot hold, costs no other message and leaves nothing retrying, on both
 //! backends with the same stored text (U+FFFD where the NUL was); a message whose platform id
 //! is unusable is set aside with its reason, listed for the operator, and tried again by a retry.
