@@ -21,6 +21,7 @@ mod prepared;
 mod repos;
 mod rows;
 mod schema;
+mod search_keys;
 mod statistics;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -69,9 +70,13 @@ impl Store {
         self.url.backend()
     }
 
-    /// Applies pending migrations; returns the names of those applied now.
+    /// Applies pending migrations, then derives again the kept values a migration asked for
+    /// (search keys after their rule changed: `search_keys.rs`); returns the names of the
+    /// migrations applied now.
     pub async fn migrate(&self) -> Result<Vec<String>, DbError> {
-        migrate::run(self.url.clone(), None).await
+        let applied = migrate::run(self.url.clone(), None).await?;
+        search_keys::refresh_pending(self).await?;
+        Ok(applied)
     }
 
     /// Applies pending migrations up to the one whose name ends with `name`, which is left

@@ -48,6 +48,12 @@ diesel::table! {
 }
 
 diesel::table! {
+    pending_refreshes (name) {
+        name -> Text,
+    }
+}
+
+diesel::table! {
     contacts (id) {
         id -> Text,
         agent_id -> Text,
@@ -404,6 +410,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_keys,
     tags,
     canned_responses,
+    pending_refreshes,
     contacts,
     contact_channels,
     activities,

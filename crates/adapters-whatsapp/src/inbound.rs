@@ -7,8 +7,8 @@ use chrono::DateTime;
 use serde::Deserialize;
 
 use parley_domain::model::{
-    ExecutionStatus, InboundMessage, LineNews, PlatformUser, SetAside, SetAsideKind, StatusUpdate, Timestamp, Username, from_storable_json,
-    platform_message_id_issue,
+    ExecutionStatus, IdentityChange, InboundMessage, LineNews, PlatformUser, SetAside, SetAsideKind, StatusUpdate, Timestamp, Username,
+    from_storable_json, platform_message_id_issue,
 };
 use parley_domain::ports::InboundDecoder;
 
@@ -109,6 +109,53 @@ struct RawMessage {
     referral: Option<serde_json::Value>,
 }
 
+/// A `system` message's object: the platform's notice that the user's phone number or user id
+/// changed. The message names the user as they were (`from`, or `previous_user_id`); the notice
+/// names them as they are (`wa_id`, once `new_wa_id`, and `user_id`, `parent_user_id`).
+#[derive(Deserialize)]
+struct RawSystem {
+    wa_id: Option<String>,
+    new_wa_id: Option<String>,
+    user_id: Option<String>,
+    parent_user_id: Option<String>,
+    previous_user_id: Option<String>,
+    previous_parent_user_id: Option<String>,
+}
+
+/// A shared contact card: the user's own when it answers the business's request for it
+/// (`origin: contact_request`), its first phone then being theirs.
+#[derive(Deserialize)]
+struct RawCard {
+    origin: Option<String>,
+    #[serde(default)]
+    phones: Vec<RawCardPhone>,
+}
+
+#[derive(Deserialize)]
+struct RawCardPhone {
+    wa_id: Option<String>,
+}
+
+/// The system notice of `raw`, when it is one.
+fn system_of(raw: &serde_json::Value) -> Option<RawSystem> {
+    (raw.get("type")?.as_str()? == "system").then(|| RawSystem::deserialize(raw.get("system")?).ok()).flatten()
+}
+
+/// The phone a user shared as their own answering a contact request: the first card's first
+/// phone, when that card says so. A phone Parley cannot read is no change (the card is still
+/// kept as the message).
+fn requested_phone(raw: &serde_json::Value) -> Option<IdentityChange> {
+    if raw.get("type")?.as_str()? != "contacts" {
+        return None;
+    }
+    let card = RawCard::deserialize(raw.get("contacts")?.get(0)?).ok()?;
+    if card.origin.as_deref() != Some("contact_request") {
+        return None;
+    }
+    let phone = card.phones.into_iter().find_map(|p| p.wa_id)?;
+    IdentityChange::from_platform(Some(&phone), None, None).ok()
+}
+
 #[derive(Deserialize)]
 struct RawContext {
     id: Option<String>,
@@ -177,13 +224,33 @@ fn inbound_message(raw: &serde_json::Value, contacts: &[RawContact], position: u
     let at = unix_time(&m.timestamp).ok_or_else(|| aside("its time is not a time in unix seconds"))?;
     let sender = contacts.iter().find(|c| c.is_sender_of(&m));
     let profile = sender.and_then(|c| c.profile.as_ref());
-    let user_id = m.from_user_id.as_deref().or(sender.and_then(|c| c.user_id.as_deref()));
-    let parent_user_id = m.from_parent_user_id.as_deref().or(sender.and_then(|c| c.parent_user_id.as_deref()));
+    let system = system_of(raw);
+    // A notice names the user by their previous ids when the message does not.
+    let previous = |f: fn(&RawSystem) -> Option<&str>| system.as_ref().and_then(f);
+    let user_id =
+        m.from_user_id.as_deref().or(sender.and_then(|c| c.user_id.as_deref())).or(previous(|s| s.previous_user_id.as_deref()));
+    let parent_user_id = m
+        .from_parent_user_id
+        .as_deref()
+        .or(sender.and_then(|c| c.parent_user_id.as_deref()))
+        .or(previous(|s| s.previous_parent_user_id.as_deref()));
     // A username Parley cannot keep (a control character in it) is left out: a display handle
     // is not worth the message. A malformed id sets the message aside: it names the person.
     let username = profile.and_then(|p| p.username.as_deref()).filter(|name| Username::new("username", name).is_ok());
     let user = PlatformUser::from_platform(user_id, parent_user_id, username)
         .map_err(|e| aside(&format!("its sender's {} {}", e.field, e.issue)))?;
+    let identity = match &system {
+        Some(s) => {
+            let change = IdentityChange::from_platform(
+                s.wa_id.as_deref().or(s.new_wa_id.as_deref()),
+                s.user_id.as_deref(),
+                s.parent_user_id.as_deref(),
+            )
+            .map_err(|e| aside(&format!("its notice's {} {}", e.field, e.issue)))?;
+            (!change.is_empty()).then_some(change)
+        }
+        None => requested_phone(raw),
+    };
     // The phone while the platform shares it, else the user id: the contact's address.
     let from = match (m.from, &user.user_id) {
         (Some(phone), _) => phone,
@@ -202,6 +269,7 @@ fn inbound_message(raw: &serde_json::Value, contacts: &[RawContact], position: u
         from,
         position,
         files: Vec::new(),
+        identity,
     })
 }
 
@@ -310,6 +378,7 @@ mod tests {
                 referral: None,
                 position: 1,
                 files: vec![],
+                identity: None,
             }]
         );
     }
@@ -516,5 +585,66 @@ mod tests {
         let news = parse_webhook(body).unwrap();
         assert_eq!(news[0].inbound[0].user.username, None);
         assert!(news[0].set_aside.is_empty());
+    }
+
+    #[test]
+    fn identity_notices_name_the_user_as_they_were_and_as_they_are() {
+        let body = r#"{"entry":[{"changes":[{"value":{"metadata":{"phone_number_id":"1"},
+            "messages":[
+              {"from":"5215550001","id":"wamid.n1","timestamp":"1767225600","type":"system","system":{
+                "body":"User Ana changed from 5215550001 to 5215550009","wa_id":"5215550009","type":"user_changed_number",
+                "user_id":"MX.9","parent_user_id":"MX.ENT.9","previous_user_id":"MX.1","previous_parent_user_id":"MX.ENT.1"}},
+              {"id":"wamid.n2","timestamp":"1767225601","type":"system","system":{
+                "body":"User Bo changed","type":"user_changed_user_id","user_id":"MX.22","previous_user_id":"MX.2"}},
+              {"from":"5215550003","id":"wamid.n3","timestamp":"1767225602","type":"system","system":{
+                "body":"old shape","new_wa_id":"5215550033","type":"user_changed_number"}},
+              {"id":"wamid.n4","timestamp":"1767225603","type":"system","system":{
+                "type":"user_changed_user_id","user_id":"mx.bad","previous_user_id":"MX.4"}}
+            ]}}]}]}"#;
+        let news = parse_webhook(body).unwrap();
+        let n = &news[0];
+        assert_eq!(n.inbound.len(), 3, "{:?}", n.set_aside);
+        let [changed_number, changed_id, old_shape] = [&n.inbound[0], &n.inbound[1], &n.inbound[2]];
+        let id = |u: &Option<parley_domain::model::BusinessUserId>| u.as_ref().map(|u| u.as_str().to_string());
+        assert_eq!((changed_number.from.as_str(), id(&changed_number.user.user_id)), ("5215550001", Some("MX.1".into())));
+        let change = changed_number.identity.as_ref().unwrap();
+        assert_eq!(
+            (change.phone.as_deref(), id(&change.user_id), id(&change.parent_user_id)),
+            (Some("5215550009"), Some("MX.9".into()), Some("MX.ENT.9".into()))
+        );
+        assert_eq!(
+            changed_number.content,
+            MessageContent::System(parley_domain::model::SystemNotice {
+                kind: "user_changed_number".into(),
+                body: Some("User Ana changed from 5215550001 to 5215550009".into()),
+            })
+        );
+        assert_eq!(changed_number.content.text(), Some("User Ana changed from 5215550001 to 5215550009"));
+        assert_eq!(changed_id.from, "MX.2", "no phone: named by the previous user id");
+        assert_eq!(changed_id.identity.as_ref().map(|c| (c.phone.clone(), id(&c.user_id))), Some((None, Some("MX.22".into()))));
+        assert_eq!(old_shape.identity.as_ref().and_then(|c| c.phone.as_deref()), Some("5215550033"), "new_wa_id, as older payloads say");
+        assert_eq!(n.set_aside.len(), 1);
+        assert!(n.set_aside[0].reason.starts_with("its notice's user_id must be"), "{:?}", n.set_aside);
+    }
+
+    #[test]
+    fn a_card_shared_on_request_gives_its_phone_and_others_give_nothing() {
+        let card = |origin: &str, wa_id: &str| {
+            format!(
+                r#"{{"from_user_id":"MX.1","id":"wamid.{origin}{wa_id}","timestamp":"1767225600","type":"contacts","contacts":[
+                {{"name":{{"formatted_name":"Ana"}},"phones":[{{"phone":"+52 1 555 000 1","wa_id":"{wa_id}","type":"MAIN"}}],"origin":"{origin}"}}]}}"#
+            )
+        };
+        let body = format!(
+            r#"{{"entry":[{{"changes":[{{"value":{{"metadata":{{"phone_number_id":"1"}},"messages":[{},{},{}]}}}}]}}]}}"#,
+            card("contact_request", "5215550001"),
+            card("forwarded", "5215550002"),
+            card("contact_request", "not a phone"),
+        );
+        let news = parse_webhook(&body).unwrap();
+        let phones: Vec<Option<&str>> =
+            news[0].inbound.iter().map(|m| m.identity.as_ref().and_then(|c| c.phone.as_deref())).collect();
+        assert_eq!(phones, [Some("5215550001"), None, None]);
+        assert!(news[0].inbound.iter().all(|m| m.content.message_type().as_str() == "contacts"), "each card is kept as the message");
     }
 }

@@ -187,6 +187,7 @@ impl Reading<'_> {
             referral: None,
             position: self.position,
             files: Vec::new(),
+            identity: None,
         });
     }
 

@@ -8,7 +8,7 @@ mod agents;
 mod bulk;
 mod canned_responses;
 mod carts;
-mod channel_lists;
+pub(crate) mod channel_lists;
 pub(crate) mod contact_search;
 mod contacts;
 pub(crate) mod erasure;

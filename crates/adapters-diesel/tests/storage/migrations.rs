@@ -597,3 +597,64 @@ async fn sqlite_messages_from_before_pricing_read_unpriced_and_take_one() {
 async fn postgres_messages_from_before_pricing_read_unpriced_and_take_one() {
     messages_from_before_pricing_read_unpriced_and_take_one("postgres").await;
 }
+
+/// Keys folded before searches ignored accents (lowercase only) are derived again when the store
+/// migrates: contacts, their activities and canned responses are then found without the accents,
+/// and with them.
+async fn names_kept_with_accents_are_found_without_them(backend: &str) {
+    use parley_domain::model::{ActivityFilter, ActivitySearch, CannedSearch, PageRequest};
+    let db = TestDb::unmigrated(backend).await;
+    db.store.migrate_before("accent_free_search").await.unwrap();
+    let list = sql_text(r#"[["whatsapp","5215550001"]]"#);
+    // As the version before wrote them: keys lowercased only, and the name's terms from them.
+    let sql = format!(
+        "INSERT INTO agents (id, name, created_at) VALUES ('agt_a', 'A', 0);
+         INSERT INTO contacts (id, agent_id, profile_name, name_search, custom_attributes, created_at, updated_at, channel_list) \
+             VALUES ('con_0', 'agt_a', 'Ana López', 'ana lópez', '{{}}', 0, 0, {list}), \
+                    ('con_1', 'agt_a', 'Bo', 'bo', '{{}}', 1, 1, '[]');
+         INSERT INTO contact_channels (agent_id, channel_type, channel_id, contact_id, digits, position) \
+             VALUES ('agt_a', 'whatsapp', '5215550001', 'con_0', '5215550001', 0);
+         INSERT INTO activities (id, agent_id, contact_id, contact_name, status, created_at, updated_at, channel_list) \
+             VALUES ('act_0', 'agt_a', 'con_0', 'Ana López', 'open', 0, 0, {list});
+         INSERT INTO contact_search_terms (agent_id, term, contact_id) VALUES ('agt_a', 'nlópez', 'con_0'), ('agt_a', 'nbo', 'con_1');
+         INSERT INTO canned_responses (id, agent_id, short_code, text, text_key, created_at, updated_at) \
+             VALUES ('can_0', 'agt_a', 'envio', 'Envío gratis desde 50 €', 'envío gratis desde 50 €', 0, 0);"
+    );
+    db.store.execute_sql(&sql).await.unwrap();
+
+    db.store.migrate().await.unwrap();
+
+    let repos = db.store.repositories();
+    let agent = AgentId::new("agt_a");
+    for fragment in ["lopez", "LÓPEZ", "ana lo"] {
+        let search = Some(ActivitySearch::new(fragment).unwrap());
+        let filter = ContactFilter { search: search.clone(), ..Default::default() };
+        let contacts = repos.contacts.list(&agent, &filter, PageRequest::new(10, 0)).await.unwrap();
+        let found: Vec<&str> = contacts.items.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(found, ["con_0"], "{backend}: contacts {fragment:?}");
+        let filter = ActivityFilter { search, status: StatusSet::ANY, ..Default::default() };
+        let activities = repos.activities.list(&agent, &filter, PageRequest::new(10, 0)).await.unwrap();
+        let found: Vec<&str> = activities.items.iter().map(|v| v.activity.id.as_str()).collect();
+        assert_eq!(found, ["act_0"], "{backend}: activities {fragment:?}");
+    }
+    let bo = ContactFilter { search: Some(ActivitySearch::new("bo").unwrap()), ..Default::default() };
+    assert_eq!(repos.contacts.list(&agent, &bo, PageRequest::new(10, 0)).await.unwrap().total, 1, "{backend}: keys without accents kept");
+    for fragment in ["envio", "ENVÍO gratis"] {
+        let page = repos.canned_responses.list(&agent, Some(CannedSearch::new(fragment).unwrap()), PageRequest::new(10, 0)).await.unwrap();
+        assert_eq!(page.total, 1, "{backend}: canned {fragment:?}");
+    }
+    // Done once: a later start finds nothing left to derive and changes nothing.
+    db.store.migrate().await.unwrap();
+    let again = ContactFilter { search: Some(ActivitySearch::new("lopez").unwrap()), ..Default::default() };
+    assert_eq!(repos.contacts.list(&agent, &again, PageRequest::new(10, 0)).await.unwrap().total, 1, "{backend}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_names_kept_with_accents_are_found_without_them() {
+    names_kept_with_accents_are_found_without_them("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_names_kept_with_accents_are_found_without_them() {
+    names_kept_with_accents_are_found_without_them("postgres").await;
+}

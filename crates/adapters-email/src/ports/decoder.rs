@@ -77,6 +77,7 @@ fn inbound_message(envelope: &Envelope, email: InboundEmail) -> InboundMessage {
         referral: None,
         position: 1,
         files,
+        identity: None,
     }
 }
 

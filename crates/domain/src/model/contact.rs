@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{AgentId, BusinessUserId, ContactId, PlatformUser, Timestamp, text};
+use super::{AgentId, BusinessUserId, ContactId, IdentityChange, PlatformUser, Timestamp, text};
 use crate::FieldError;
 
 /// The kind of channel a contact is reached on; it fixes the shape of the contact's
@@ -169,6 +169,30 @@ impl Channel {
         }
         if news.user.username.is_some() {
             next.user.username = news.user.username.clone();
+        }
+        (next != *self).then_some(next)
+    }
+
+    /// This stored channel as the user is after `change` (the platform's notice of a new phone
+    /// or user id): the new phone becomes its `channel_id`; a new user id replaces the old one
+    /// (and the `channel_id` too while no phone is known); the username stays. `None` when the
+    /// change adds nothing, or this is no WhatsApp channel.
+    pub fn changed(&self, change: &IdentityChange) -> Option<Channel> {
+        if self.channel_type != ChannelType::Whatsapp {
+            return None;
+        }
+        let mut next = self.clone();
+        if let Some(phone) = &change.phone {
+            next.channel_id = phone.clone();
+        }
+        if let Some(user_id) = &change.user_id {
+            if next.phone().is_none() {
+                next.channel_id = user_id.as_str().to_string();
+            }
+            next.user.user_id = Some(user_id.clone());
+        }
+        if change.parent_user_id.is_some() {
+            next.user.parent_user_id = change.parent_user_id.clone();
         }
         (next != *self).then_some(next)
     }
@@ -388,6 +412,25 @@ mod tests {
 
     fn whatsapp(address: &str, user_id: Option<&str>, username: Option<&str>) -> Channel {
         Channel::new(ChannelType::Whatsapp, address).unwrap().with_user(PlatformUser::from_platform(user_id, None, username).unwrap())
+    }
+
+    #[test]
+    fn a_notice_moves_the_channel_to_the_new_phone_or_user_id_and_keeps_the_username() {
+        let change = |phone: Option<&str>, user_id: Option<&str>| IdentityChange::from_platform(phone, user_id, None).unwrap();
+        let ana = whatsapp("5215550001", Some("MX.1"), Some("ana"));
+        let moved = ana.changed(&change(Some("+52 1 555 000 9"), Some("MX.9"))).unwrap();
+        assert_eq!((moved.channel_id(), moved.user().user_id.as_ref().map(|u| u.as_str())), ("5215550009", Some("MX.9")));
+        assert_eq!(moved.user().username, ana.user().username, "the username is the user's, whatever their number");
+        let new_id = ana.changed(&change(None, Some("MX.2"))).unwrap();
+        assert_eq!((new_id.channel_id(), new_id.phone()), ("5215550001", Some("5215550001")), "the phone stays the address");
+        let bo = whatsapp("MX.3", None, None);
+        let bo_new = bo.changed(&change(None, Some("MX.33"))).unwrap();
+        assert_eq!(bo_new.channel_id(), "MX.33", "known only by the user id: the address follows it");
+        let bo_phone = bo.changed(&change(Some("5215550003"), None)).unwrap();
+        assert_eq!((bo_phone.channel_id(), bo_phone.user().user_id.as_ref().map(|u| u.as_str())), ("5215550003", Some("MX.3")));
+        assert_eq!(ana.changed(&change(Some("5215550001"), Some("MX.1"))), None, "nothing new");
+        assert_eq!(Channel::new(ChannelType::Sms, "5215550001").unwrap().changed(&change(Some("5215550009"), None)), None);
+        assert_eq!(IdentityChange::from_platform(Some("12"), None, None).unwrap_err().field, "wa_id");
     }
 
     #[test]

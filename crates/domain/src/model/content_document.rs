@@ -106,6 +106,7 @@ impl MessageContent {
                 "body": reply.body,
                 "name": reply.name,
             }),
+            MessageContent::System(notice) => serde_json::to_value(notice).expect("a notice always serializes"),
             MessageContent::Template { name, language, parsed_message } => {
                 json!({ "name": name, "language": language, "parsed_message": parsed_message })
             }
@@ -389,6 +390,8 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
         "product" if stored => MessageContent::Product(part(message, kind)?),
         "cart" if stored => MessageContent::Cart(part(message, kind)?),
         "note" if stored => MessageContent::Note(part(message, kind)?),
+        // The platform's notice carries more (the new ids), read by the platform's adapter.
+        "system" => MessageContent::System(part(message, kind)?),
         "flow_reply" if stored => {
             let r: RawFlowReply = part(message, kind)?;
             MessageContent::FlowReply(FlowReply { response: r.response, flow_token: r.flow_token, body: r.body, name: r.name })

@@ -34,6 +34,10 @@ pub struct InboundMessage {
     /// Files that came inside the message (an email's attachments), kept by Parley: each is
     /// named by an attachment of `content`.
     pub files: Vec<InboundFile>,
+    /// Who the user is now, when the message says they changed (a `system` notice of a new
+    /// number or user id, their own card shared on request); `from` and `user` name them as
+    /// they were.
+    pub identity: Option<super::IdentityChange>,
 }
 
 impl InboundMessage {

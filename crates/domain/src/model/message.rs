@@ -152,6 +152,8 @@ pub enum MessageType {
     Order,
     /// A contact's answer to a WhatsApp Flow.
     FlowReply,
+    /// A notice of the platform about the user (a changed phone number or user id).
+    System,
     /// A template send.
     Template,
     /// An email, inbound or a reply.
@@ -168,7 +170,7 @@ pub enum MessageType {
 
 impl MessageType {
     /// Every type.
-    pub const ALL: [MessageType; 21] = [
+    pub const ALL: [MessageType; 22] = [
         MessageType::Text,
         MessageType::Image,
         MessageType::Video,
@@ -184,6 +186,7 @@ impl MessageType {
         MessageType::Reaction,
         MessageType::Order,
         MessageType::FlowReply,
+        MessageType::System,
         MessageType::Template,
         MessageType::Email,
         MessageType::Product,
@@ -210,6 +213,7 @@ impl MessageType {
             MessageType::Reaction => "reaction",
             MessageType::Order => "order",
             MessageType::FlowReply => "flow_reply",
+            MessageType::System => "system",
             MessageType::Template => "template",
             MessageType::Email => "email",
             MessageType::Product => "product",

@@ -86,6 +86,18 @@ pub struct Order {
     pub items: Vec<OrderItem>,
 }
 
+/// A notice of the platform about the user rather than from them (WhatsApp's `system`
+/// messages: a changed phone number or user id), kept on the timeline as it came.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SystemNotice {
+    /// What happened, as the platform names it (`user_changed_number`, `user_changed_user_id`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// What the user's chat shows (`User A changed from 1555… to 1555…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
 /// A contact's answer to a WhatsApp Flow (the platform's `nfm_reply`): what they entered on the
 /// flow's screens, as the flow sent it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,6 +232,8 @@ pub enum MessageContent {
     Order(Order),
     /// A contact's answer to a WhatsApp Flow.
     FlowReply(FlowReply),
+    /// A notice of the platform about the user (stored `direction: internal`).
+    System(SystemNotice),
     /// An outbound template send (its id is the message's `template_id`).
     Template {
         /// The template's name.
@@ -264,6 +278,7 @@ impl MessageContent {
             MessageContent::Reaction { .. } => MessageType::Reaction,
             MessageContent::Order(_) => MessageType::Order,
             MessageContent::FlowReply(_) => MessageType::FlowReply,
+            MessageContent::System(_) => MessageType::System,
             MessageContent::Template { .. } => MessageType::Template,
             MessageContent::Email(_) => MessageType::Email,
             MessageContent::Product(_) => MessageType::Product,
@@ -284,6 +299,7 @@ impl MessageContent {
             MessageContent::Reaction { emoji, .. } => emoji.as_deref(),
             MessageContent::Order(order) => order.text.as_deref(),
             MessageContent::FlowReply(reply) => reply.body.as_deref(),
+            MessageContent::System(notice) => notice.body.as_deref(),
             MessageContent::Template { parsed_message, .. } => Some(parsed_message),
             MessageContent::Email(email) => Some(&email.text),
             MessageContent::Product(card) => Some(&card.text),

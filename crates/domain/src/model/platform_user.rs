@@ -112,6 +112,36 @@ impl PlatformUser {
     }
 }
 
+/// What the platform says changed of who a user is: their new phone, user id or parent id,
+/// each `None` when it did not change. WhatsApp says so in a `system` message (a changed number,
+/// a changed user id) and when a user shares their own card answering a contact request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IdentityChange {
+    /// Their new phone number's digits.
+    pub phone: Option<String>,
+    /// Their new business-scoped user id.
+    pub user_id: Option<BusinessUserId>,
+    /// Their new parent id.
+    pub parent_user_id: Option<BusinessUserId>,
+}
+
+impl IdentityChange {
+    /// The new ids a notice named, checked: `wa_id`, `user_id` and `parent_user_id` are the
+    /// fields a refusal names.
+    pub fn from_platform(phone: Option<&str>, user_id: Option<&str>, parent_user_id: Option<&str>) -> Result<Self, FieldError> {
+        Ok(Self {
+            phone: phone.map(|p| super::phone_digits(p, "wa_id")).transpose()?,
+            user_id: user_id.map(|id| BusinessUserId::new("user_id", id)).transpose()?,
+            parent_user_id: parent_user_id.map(|id| BusinessUserId::parent("parent_user_id", id)).transpose()?,
+        })
+    }
+
+    /// Whether it changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.phone.is_none() && self.user_id.is_none() && self.parent_user_id.is_none()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,10 +34,20 @@ pub fn free_text(raw: &str) -> bool {
     !raw.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
 }
 
-/// The case-insensitive form names are matched in: the key kept for a contact's name and the
-/// form of a search term, so both sides of a match are folded the same way.
+/// The form names are matched in, ignoring case and accents: the key kept for a contact's name
+/// and the form of a search term, so both sides of a match are folded the same way (`lopez`
+/// finds "López"). Compatibility decomposition (NFKD) splits a letter from its marks, which are
+/// then dropped; letters that hold no mark to split (`ø`, `ß`, `ł`) stay as they are.
+///
+/// Stored keys are derived with this function: changing it means re-deriving them on upgrade
+/// (the storage adapters' search-key refresh, `docs/storage.md`).
 pub fn search_key(raw: &str) -> String {
-    raw.to_lowercase()
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    if raw.is_ascii() {
+        return raw.to_ascii_lowercase();
+    }
+    raw.nfkd().filter(|c| !is_combining_mark(*c)).collect::<String>().to_lowercase()
 }
 
 /// The ASCII digits of `raw`, in order.
@@ -48,6 +58,23 @@ pub fn digits_of(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn search_keys_ignore_case_and_accents() {
+        for (raw, key) in [
+            ("Ana López", "ana lopez"),
+            ("JOSÉ Ñúñez", "jose nunez"),
+            ("Zoë Åström", "zoe astrom"),
+            ("Çağla", "cagla"),
+            ("ﬁne", "fine"),
+            ("Søren", "søren"),
+            ("李小龍", "李小龍"),
+            ("plain", "plain"),
+        ] {
+            assert_eq!(search_key(raw), key, "{raw}");
+        }
+        assert_eq!(search_key(&search_key("Émile")), search_key("Émile"), "folding twice changes nothing");
+    }
 
     #[test]
     fn control_characters_are_refused_at_the_ends_too() {

@@ -188,11 +188,35 @@ impl Conversations {
     /// channel first, the next message tells again; when the phone or user id is another
     /// contact's, both contacts stay as they are (Parley never merges two contacts on its own).
     async fn learn(&self, agent: &AgentId, contact: &mut Contact, channel: &Channel) -> Result<(), DomainError> {
+        self.update_channel(agent, contact, channel, |before| before.learned(channel)).await
+    }
+
+    /// Brings `contact`'s channel of the user `channel` names (as they were) to who they are
+    /// after `change` ([`Channel::changed`]), as [`learn`](Self::learn) does.
+    async fn change_identity(
+        &self,
+        agent: &AgentId,
+        contact: &mut Contact,
+        channel: &Channel,
+        change: &IdentityChange,
+    ) -> Result<(), DomainError> {
+        self.update_channel(agent, contact, channel, |before| before.changed(change)).await
+    }
+
+    /// The channel of `contact` that names the user of `channel`, replaced by what `next` makes
+    /// of it (nothing when `None`), with a `contact.updated` event.
+    async fn update_channel(
+        &self,
+        agent: &AgentId,
+        contact: &mut Contact,
+        channel: &Channel,
+        next_of: impl FnOnce(&Channel) -> Option<Channel>,
+    ) -> Result<(), DomainError> {
         let Some(position) = contact.channels.iter().position(|c| c.is_same_user(channel) || c.address() == channel.address()) else {
             return Ok(());
         };
         let before = &contact.channels[position];
-        let Some(after) = before.learned(channel) else { return Ok(()) };
+        let Some(after) = next_of(before) else { return Ok(()) };
         let mut next = contact.clone();
         next.channels[position] = after.clone();
         next.updated_at = self.clock.now();
@@ -207,6 +231,23 @@ impl Conversations {
             Err(e) => return Err(e.into()),
         }
         Ok(())
+    }
+
+    /// The platform's notice that the user of `channel` (as they were) is now who `change`
+    /// says: their contact's channel follows it, and the notice joins their activity. Someone
+    /// Parley did not know gets a contact and a pending activity, as a send to someone new does:
+    /// a notice is no message of theirs, so it opens no conversation and no messaging window.
+    pub(crate) async fn identity_notice(
+        &self,
+        agent: &AgentId,
+        channel: &Channel,
+        change: Option<&IdentityChange>,
+    ) -> Result<Activity, DomainError> {
+        let (mut contact, activity) = self.ensure(agent, channel, None, ActivityStatus::Pending, None).await?;
+        if let Some(change) = change {
+            self.change_identity(agent, &mut contact, channel, change).await?;
+        }
+        Ok(activity)
     }
 
     /// The phone of the agent's contact on `channel` (a user id, say), when it is known.
@@ -237,9 +278,13 @@ impl Conversations {
         channel: &Channel,
         name: Option<&str>,
         at: Timestamp,
+        identity: Option<&IdentityChange>,
     ) -> Result<Activity, DomainError> {
         let (mut contact, activity) = self.ensure(agent, channel, name, ActivityStatus::Open, Some(at)).await?;
         self.learn(agent, &mut contact, channel).await?;
+        if let Some(change) = identity {
+            self.change_identity(agent, &mut contact, channel, change).await?;
+        }
         if let Some(name) = name.and_then(|n| ProfileName::new(n).ok())
             && name != contact.profile_name
         {

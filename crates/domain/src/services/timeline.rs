@@ -179,6 +179,37 @@ impl Timeline {
         Ok(self.messages.insert(&message, &events).await?)
     }
 
+    /// Records the platform's notice about the user (a changed number or user id) in their
+    /// activity's timeline, once per platform id, with `message.received`: `internal`, as a
+    /// note is, so it leaves the conversation's status, unread count and messaging window as
+    /// they are (the user wrote nothing). `false` when it was already stored.
+    pub(crate) async fn record_notice(
+        &self,
+        line: &Line,
+        activity: &Activity,
+        channel: Channel,
+        notice: &InboundMessage,
+    ) -> Result<bool, DomainError> {
+        let agent = &line.agent_id;
+        let message = Message {
+            platform_message_id: Some(notice.platform_message_id.clone()),
+            updated_at: self.clock.now(),
+            ..Self::new_message(
+                self.next_id(),
+                agent,
+                &activity.id,
+                Some(&line.id),
+                channel,
+                notice.content.clone(),
+                MessageDirection::Internal,
+                MessageStatus::Received,
+                notice.at,
+            )
+        };
+        let received = self.events.make(agent, EventType::MessageReceived, message.updated_at, ApiObject::Message(&message));
+        Ok(self.messages.insert(&message, &[received]).await?)
+    }
+
     /// Records a message the business sent from the platform's own app (an echo), once: outbound,
     /// `sent` at the platform's time. `false` when it was already stored (Parley sent it, or the
     /// platform repeated the delivery).

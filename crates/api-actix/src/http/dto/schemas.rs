@@ -167,6 +167,9 @@ pub enum MessageTypeName {
     /// A contact's answer to a WhatsApp Flow (`flow_reply` holds it).
     #[schema(rename = "flow_reply")]
     FlowReply,
+    /// A notice of the platform about the contact (`content.system.type`:
+    /// `user_changed_number`, `user_changed_user_id`), `direction: internal`.
+    System,
     Template,
     Email,
     Product,

@@ -228,6 +228,7 @@ fn push_part(out: &mut String, content: &MessageContent) {
         MessageContent::Product(_) => return push_value(out, &content.to_json()["product"]),
         MessageContent::Cart(_) => return push_value(out, &content.to_json()["cart"]),
         MessageContent::FlowReply(_) => return push_value(out, &content.to_json()["flow_reply"]),
+        MessageContent::System(_) => return push_value(out, &content.to_json()["system"]),
         MessageContent::Unsupported { raw } => return push_value(out, raw),
         _ => {}
     }
@@ -310,7 +311,8 @@ fn push_part(out: &mut String, content: &MessageContent) {
         | MessageContent::Prompt(_)
         | MessageContent::Product(_)
         | MessageContent::Cart(_)
-        | MessageContent::FlowReply(_) => {}
+        | MessageContent::FlowReply(_)
+        | MessageContent::System(_) => {}
     }
     o.close();
 }
