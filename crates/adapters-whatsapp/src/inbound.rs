@@ -227,8 +227,7 @@ fn inbound_message(raw: &serde_json::Value, contacts: &[RawContact], position: u
     let system = system_of(raw);
     // A notice names the user by their previous ids when the message does not.
     let previous = |f: fn(&RawSystem) -> Option<&str>| system.as_ref().and_then(f);
-    let user_id =
-        m.from_user_id.as_deref().or(sender.and_then(|c| c.user_id.as_deref())).or(previous(|s| s.previous_user_id.as_deref()));
+    let user_id = m.from_user_id.as_deref().or(sender.and_then(|c| c.user_id.as_deref())).or(previous(|s| s.previous_user_id.as_deref()));
     let parent_user_id = m
         .from_parent_user_id
         .as_deref()
@@ -642,8 +641,7 @@ mod tests {
             card("contact_request", "not a phone"),
         );
         let news = parse_webhook(&body).unwrap();
-        let phones: Vec<Option<&str>> =
-            news[0].inbound.iter().map(|m| m.identity.as_ref().and_then(|c| c.phone.as_deref())).collect();
+        let phones: Vec<Option<&str>> = news[0].inbound.iter().map(|m| m.identity.as_ref().and_then(|c| c.phone.as_deref())).collect();
         assert_eq!(phones, [Some("5215550001"), None, None]);
         assert!(news[0].inbound.iter().all(|m| m.content.message_type().as_str() == "contacts"), "each card is kept as the message");
     }

@@ -296,7 +296,152 @@ async fn user_ids_are_taken_as_addresses_and_malformed_ones_refused_by_field(bac
     assert_eq!(sends_received(&server).await, 0);
 }
 
+/// A messages webhook carrying `message` as it is, and no `contacts` (as identity notices come).
+fn webhook_of(message: Value) -> String {
+    json!({"object": "whatsapp_business_account", "entry": [{"id": CLOUD_WABA, "changes": [{"field": "messages", "value": {
+        "messaging_product": "whatsapp",
+        "metadata": {"display_phone_number": "15550001111", "phone_number_id": CLOUD_PHONE},
+        "messages": [message]
+    }}]}]})
+    .to_string()
+}
+
+/// The address of the contact of `activity` (a list item, which names no contact).
+async fn contact_uri(app: &TestApp, activity: &Value) -> String {
+    let detail = app.get(&format!("/v1/activities/{}", activity["id"].as_str().unwrap()), &app.a.secret).await;
+    format!("/v1/contacts/{}", detail.data()["contact_id"].as_str().unwrap())
+}
+
+async fn contact_of(app: &TestApp, activity: &Value) -> Value {
+    app.get(&contact_uri(app, activity).await, &app.a.secret).await.data().clone()
+}
+
+async fn identity_notices_move_the_contact_and_stay_on_the_timeline(backend: &str) {
+    let (server, app) = crate::messaging::start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let t = now() - 600;
+    let ana = Sender { phone: Some("5215550001"), user_id: Some("MX.1"), name: "Ana", ..Sender::default() };
+    signed_webhook(&app, &webhook(ana, "wamid.a1", t, "hola")).await;
+    let activity = found(&app, "Ana").await;
+    let id = activity["id"].as_str().unwrap().to_string();
+    let before = app.get(&format!("/v1/activities/{id}"), &app.a.secret).await.data().clone();
+
+    // She changes her number: the platform's notice names her old and new ids.
+    let notice = json!({"from": "5215550001", "id": "wamid.n1", "timestamp": (t + 1).to_string(), "type": "system", "system": {
+        "body": "User Ana changed from 5215550001 to 5215550009", "wa_id": "5215550009", "type": "user_changed_number",
+        "user_id": "MX.9", "previous_user_id": "MX.1"}});
+    signed_webhook(&app, &webhook_of(notice.clone())).await;
+    let contact = poll(&app, &contact_uri(&app, &activity).await, |c| c["channels"][0]["channel_id"] == "5215550009").await;
+    assert_eq!(contact["channels"][0]["user_id"], "MX.9");
+    let timeline = poll(&app, &format!("/v1/activities/{id}/messages"), |d| d.as_array().is_some_and(|a| a.len() == 2)).await;
+    let shown = &timeline[0];
+    assert_eq!((&shown["type"], &shown["direction"], &shown["status"]), (&json!("system"), &json!("internal"), &json!("received")));
+    assert_eq!(shown["text"], "User Ana changed from 5215550001 to 5215550009");
+    assert_eq!(shown["content"]["system"]["type"], "user_changed_number");
+    let after = app.get(&format!("/v1/activities/{id}"), &app.a.secret).await.data().clone();
+    assert_eq!(
+        (&after["unread_count"], &after["status"], &after["last_inbound_at"]),
+        (&before["unread_count"], &before["status"], &before["last_inbound_at"]),
+        "a notice is no message of hers: no unread, no new window"
+    );
+    let updated = app.get("/v1/events?type=contact.updated", &app.a.secret).await;
+    assert_eq!(updated.data()[0]["data"]["object"]["channels"][0]["channel_id"], "5215550009");
+    // The same notice again changes nothing; her next message, from the new number, is hers.
+    signed_webhook(&app, &webhook_of(notice)).await;
+    signed_webhook(&app, &webhook(Sender { phone: Some("5215550009"), user_id: Some("MX.9"), ..ana }, "wamid.a2", t + 2, "nuevo")).await;
+    poll(&app, &format!("/v1/activities/{id}/messages"), |d| d.as_array().is_some_and(|a| a.len() == 3)).await;
+    assert_eq!(contacts(&app).await.len(), 1);
+
+    // A username-only customer's user id changes: their address follows it.
+    let bo = Sender { user_id: Some("MX.2"), username: Some("bo.shop"), name: "Bo", ..Sender::default() };
+    signed_webhook(&app, &webhook(bo, "wamid.b1", t + 3, "hey")).await;
+    let bo_activity = found(&app, "bo.shop").await;
+    signed_webhook(
+        &app,
+        &webhook_of(json!({"id": "wamid.n2", "timestamp": (t + 4).to_string(), "type": "system", "system": {
+            "body": "User Bo changed", "type": "user_changed_user_id", "user_id": "MX.22", "previous_user_id": "MX.2"}})),
+    )
+    .await;
+    let bo_uri = contact_uri(&app, &bo_activity).await;
+    let bo_contact = poll(&app, &bo_uri, |c| c["channels"][0]["channel_id"] == "MX.22").await;
+    assert_eq!((&bo_contact["channels"][0]["user_id"], &bo_contact["channels"][0]["username"]), (&json!("MX.22"), &json!("bo.shop")));
+    signed_webhook(&app, &webhook(Sender { user_id: Some("MX.22"), ..bo }, "wamid.b2", t + 5, "still me")).await;
+    let bo_id = bo_activity["id"].as_str().unwrap();
+    poll(&app, &format!("/v1/activities/{bo_id}/messages"), |d| d.as_array().is_some_and(|a| a.len() == 3)).await;
+    assert_eq!(contacts(&app).await.len(), 2);
+
+    // A notice whose new id is malformed is set aside, with its reason.
+    signed_webhook(
+        &app,
+        &webhook_of(json!({"id": "wamid.n3", "timestamp": (t + 6).to_string(), "type": "system", "system": {
+            "type": "user_changed_user_id", "user_id": "MX 3", "previous_user_id": "MX.22"}})),
+    )
+    .await;
+    let reasons = set_aside_reasons(&app).await;
+    assert!(reasons.len() == 1 && reasons[0].starts_with("its notice's user_id must be"), "{reasons:?}");
+    assert_eq!(contact_of(&app, &bo_activity).await["channels"][0]["channel_id"], "MX.22");
+}
+
+/// The reasons given for the set-aside parts of failed deliveries.
+async fn set_aside_reasons(app: &TestApp) -> Vec<String> {
+    let failed = app.state.inbound.failed(10).await.unwrap();
+    failed.iter().flat_map(|f| f.event.set_aside.iter()).map(|p| p.reason.clone()).collect()
+}
+
+async fn a_card_shared_on_request_gives_the_contact_its_phone(backend: &str) {
+    let (server, app) = crate::messaging::start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let t = now() - 600;
+    let cy = Sender { user_id: Some("MX.3"), username: Some("cy"), name: "Cy", ..Sender::default() };
+    signed_webhook(&app, &webhook(cy, "wamid.c1", t, "hi")).await;
+    let activity = found(&app, "cy").await;
+    let card = json!({"from_user_id": "MX.3", "id": "wamid.c2", "timestamp": (t + 1).to_string(), "type": "contacts", "contacts": [
+        {"name": {"formatted_name": "Cy"}, "phones": [{"phone": "+52 1 555 000 3", "wa_id": "5215550003", "type": "MAIN"}],
+         "origin": "contact_request"}]});
+    signed_webhook(&app, &webhook_of(card)).await;
+    let contact = poll(&app, &contact_uri(&app, &activity).await, |c| c["channels"][0]["channel_id"] == "5215550003").await;
+    assert_eq!(contact["channels"][0]["user_id"], "MX.3");
+    let timeline = app.get(&format!("/v1/activities/{}/messages", activity["id"].as_str().unwrap()), &app.a.secret).await;
+    assert_eq!((&timeline.data()[0]["type"], &timeline.data()[0]["direction"]), (&json!("contacts"), &json!("inbound")), "the card stays");
+
+    // A card of someone else, forwarded, is only a card.
+    let forwarded = json!({"from_user_id": "MX.3", "id": "wamid.c3", "timestamp": (t + 2).to_string(), "type": "contacts", "contacts": [
+        {"name": {"formatted_name": "Di"}, "phones": [{"wa_id": "5215550004"}]}]});
+    signed_webhook(&app, &webhook_of(forwarded)).await;
+    poll(&app, &format!("/v1/activities/{}/messages", activity["id"].as_str().unwrap()), |d| d.as_array().is_some_and(|a| a.len() == 3))
+        .await;
+    assert_eq!(contact_of(&app, &activity).await["channels"][0]["channel_id"], "5215550003");
+}
+
+async fn searches_ignore_accents_as_they_ignore_case(backend: &str) {
+    let (server, app) = crate::messaging::start(backend).await;
+    cloud_line(&app, &server, vec![]).await;
+    let t = now() - 600;
+    for (n, name) in ["Ana López", "José Núñez", "Lopes"].into_iter().enumerate() {
+        let phone = format!("521555000{n}");
+        let sender = Sender { phone: Some(&phone), name, ..Sender::default() };
+        signed_webhook(&app, &webhook(sender, &format!("wamid.s{n}"), t + n as i64, "hola")).await;
+    }
+    poll(&app, "/v1/activities", |d| d.as_array().is_some_and(|a| a.len() == 3)).await;
+    for (search, expected) in
+        [("lopez", vec!["Ana López"]), ("LÓPEZ", vec!["Ana López"]), ("nunez", vec!["José Núñez"]), ("jose n", vec!["José Núñez"])]
+    {
+        for list in ["contacts", "activities"] {
+            let r = app.get(&format!("/v1/{list}?search={}", urlencoding(search)), &app.a.secret).await;
+            let names: Vec<&str> = r.data().as_array().unwrap().iter().map(|v| v["profile_name"].as_str().unwrap()).collect();
+            assert_eq!(names, expected, "{list} ?search={search}");
+        }
+    }
+}
+
+fn urlencoding(raw: &str) -> String {
+    raw.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
 backend_tests!(
+    identity_notices_move_the_contact_and_stay_on_the_timeline,
+    a_card_shared_on_request_gives_the_contact_its_phone,
+    searches_ignore_accents_as_they_ignore_case,
     a_customer_without_a_phone_is_one_contact_whatever_arrives_first,
     first_messages_of_a_new_user_racing_make_one_contact,
     a_malformed_user_id_sets_its_message_aside_and_no_other,

@@ -243,6 +243,14 @@ impl Conversations {
         channel: &Channel,
         change: Option<&IdentityChange>,
     ) -> Result<Activity, DomainError> {
+        // Known by who they are now: the notice was applied already (a repeated delivery).
+        let now_named = change.and_then(|c| channel.changed(c));
+        if let Some(current) = &now_named
+            && !self.knows(agent, channel).await?
+            && let Some((_, Some(activity))) = self.contacts.find_conversation(agent, current).await?
+        {
+            return Ok(activity);
+        }
         let (mut contact, activity) = self.ensure(agent, channel, None, ActivityStatus::Pending, None).await?;
         if let Some(change) = change {
             self.change_identity(agent, &mut contact, channel, change).await?;
