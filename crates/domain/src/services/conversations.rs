@@ -234,8 +234,8 @@ impl Conversations {
     }
 
     /// The platform's notice that the user of `channel` (as they were) is now who `change`
-    /// says: their contact's channel follows it, and the notice joins their activity. Someone
-    /// Parley did not know gets a contact and a pending activity, as a send to someone new does:
+    /// says: their contact's channel follows it, and the notice joins their activity. A notice
+    /// repeated finds them by who they are now. Someone Parley did not know gets a contact and a pending activity, as a send to someone new does:
     /// a notice is no message of theirs, so it opens no conversation and no messaging window.
     pub(crate) async fn identity_notice(
         &self,
