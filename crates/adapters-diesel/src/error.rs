@@ -44,6 +44,12 @@ impl DbError {
             _ => false,
         }
     }
+
+    /// A write that would give two rows one unique key (or point at a row that is not there):
+    /// what the domain hears as a `Conflict`.
+    pub(crate) fn is_conflict(&self) -> bool {
+        matches!(self, DbError::Query(e) if matches!(meaning_of_query(e), Meaning::Conflict(_)))
+    }
 }
 
 /// What a failure means to the domain, decided before the error itself becomes the cause.

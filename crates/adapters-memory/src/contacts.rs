@@ -51,6 +51,28 @@ impl State {
         self.contacts.values().find(|c| &c.agent_id == agent && Some(&c.id) != except && c.channels.iter().any(holds))
     }
 
+    /// `update_channel`'s write (a message's insert makes it too, `insert_learning`): the
+    /// channel replaced when it is still `before`; a conflict when `after` is another contact's.
+    pub(crate) fn write_channel_update(
+        &mut self,
+        contact: &Contact,
+        before: &Channel,
+        after: &Channel,
+        events: &[Event],
+    ) -> StoreResult<bool> {
+        let Some(stored) = self.contact_of(&contact.agent_id, &contact.id) else { return Ok(false) };
+        let Some(position) = stored.channels.iter().position(|c| c.address() == before.address()) else { return Ok(false) };
+        if self.holder_of(&contact.agent_id, after, Some(&contact.id)).is_some() {
+            return Err(conflict(format!("channel {} {} belongs to another contact", after.channel_type().as_str(), after.channel_id())));
+        }
+        self.check_events(events)?;
+        let Some(stored) = self.contacts.get_mut(&contact.id) else { return Ok(false) };
+        stored.channels[position] = after.clone();
+        stored.updated_at = contact.updated_at;
+        self.emit_all(events);
+        Ok(true)
+    }
+
     /// The agent's contact `id`.
     pub(crate) fn contact_of(&self, agent: &AgentId, id: &ContactId) -> Option<&Contact> {
         self.contacts.get(id).filter(|c| &c.agent_id == agent)
@@ -99,23 +121,7 @@ impl ContactRepository for MemoryStore {
     }
 
     async fn update_channel(&self, contact: &Contact, before: &Channel, after: &Channel, events: &[Event]) -> StoreResult<bool> {
-        self.with(|s| {
-            let Some(stored) = s.contact_of(&contact.agent_id, &contact.id) else { return Ok(false) };
-            let Some(position) = stored.channels.iter().position(|c| c.address() == before.address()) else { return Ok(false) };
-            if s.holder_of(&contact.agent_id, after, Some(&contact.id)).is_some() {
-                return Err(conflict(format!(
-                    "channel {} {} belongs to another contact",
-                    after.channel_type().as_str(),
-                    after.channel_id()
-                )));
-            }
-            s.check_events(events)?;
-            let Some(stored) = s.contacts.get_mut(&contact.id) else { return Ok(false) };
-            stored.channels[position] = after.clone();
-            stored.updated_at = contact.updated_at;
-            s.emit_all(events);
-            Ok(true)
-        })
+        self.with(|s| s.write_channel_update(contact, before, after, events))
     }
 
     async fn list(&self, agent: &AgentId, filter: &ContactFilter, page: PageRequest) -> StoreResult<Page<Contact>> {

@@ -28,6 +28,39 @@ impl State {
         self.messages.get(id).filter(|m| &m.agent_id == agent)
     }
 
+    /// `insert`'s write, on the state.
+    fn insert_message(&mut self, m: &Message, events: &[Event]) -> StoreResult<bool> {
+        let s = self;
+        let Some(stored) = s.activity_of(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
+        if let Some(platform_id) = &m.platform_message_id
+            && s.message_by_platform_id(&m.agent_id, platform_id).is_some()
+        {
+            return Ok(false);
+        }
+        if s.messages.contains_key(&m.id) {
+            return Err(conflict(format!("message {} already stored", m.id)));
+        }
+        s.check_events(events)?;
+        let newest = stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id));
+        let Some(stored) = s.activity_of_mut(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
+        let activity = &mut stored.activity;
+        activity.updated_at = m.updated_at;
+        if newest {
+            stored.last_message = Some(MessageSummary::of(m));
+        }
+        // The contact wrote: the conversation is open again and its window runs from the
+        // latest of their messages (deliveries may come out of order). The business's
+        // messages and its team's notes move neither.
+        if m.direction == MessageDirection::Inbound {
+            activity.status = ActivityStatus::Open;
+            activity.last_inbound_at = Some(activity.last_inbound_at.map_or(m.created_at, |at| at.max(m.created_at)));
+            stored.unread_count += 1;
+        }
+        s.messages.insert(m.id.clone(), m.clone());
+        s.emit_all(events);
+        Ok(true)
+    }
+
     /// The agent's messages of one activity, in no particular order.
     pub(crate) fn timeline<'s>(&'s self, agent: &'s AgentId, activity: &'s ActivityId) -> impl Iterator<Item = &'s Message> + 's {
         self.messages.values().filter(move |m| &m.agent_id == agent && &m.activity_id == activity)
@@ -37,35 +70,21 @@ impl State {
 #[async_trait]
 impl MessageRepository for MemoryStore {
     async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
+        self.with(|s| s.insert_message(m, events))
+    }
+
+    async fn insert_learning(&self, m: &Message, update: &ChannelUpdate, events: &[Event]) -> StoreResult<bool> {
         self.with(|s| {
-            let Some(stored) = s.activity_of(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
-            if let Some(platform_id) = &m.platform_message_id
-                && s.message_by_platform_id(&m.agent_id, platform_id).is_some()
-            {
-                return Ok(false);
-            }
-            if s.messages.contains_key(&m.id) {
-                return Err(conflict(format!("message {} already stored", m.id)));
+            // Nothing at all when the message cannot be stored: both in one write.
+            if s.activity_of(&m.agent_id, &m.activity_id).is_none() {
+                return Err(StoreError::NotFound("activity"));
             }
             s.check_events(events)?;
-            let newest = stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id));
-            let Some(stored) = s.activity_of_mut(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
-            let activity = &mut stored.activity;
-            activity.updated_at = m.updated_at;
-            if newest {
-                stored.last_message = Some(MessageSummary::of(m));
+            match s.write_channel_update(&update.contact, &update.before, &update.after, &update.events) {
+                Ok(_) | Err(StoreError::Conflict(_)) => {}
+                Err(e) => return Err(e),
             }
-            // The contact wrote: the conversation is open again and its window runs from the
-            // latest of their messages (deliveries may come out of order). The business's
-            // messages and its team's notes move neither.
-            if m.direction == MessageDirection::Inbound {
-                activity.status = ActivityStatus::Open;
-                activity.last_inbound_at = Some(activity.last_inbound_at.map_or(m.created_at, |at| at.max(m.created_at)));
-                stored.unread_count += 1;
-            }
-            s.messages.insert(m.id.clone(), m.clone());
-            s.emit_all(events);
-            Ok(true)
+            s.insert_message(m, events)
         })
     }
 

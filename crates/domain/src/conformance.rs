@@ -69,7 +69,8 @@ macro_rules! storage_conformance {
             canned_responses_are_unique_by_short_code_and_stay_their_agents, canned_responses_stop_at_the_agents_limit,
             canned_response_search_equals_its_definition_for_random_texts, filters_keeping_hundreds_list_as_exactly_as_filters_keeping_a_few,
             contacts_are_found_by_user_id_first_then_address, a_user_id_belongs_to_one_contact_of_the_agent,
-            a_channel_learns_a_phone_and_a_username_with_everything_that_shows_it);
+            a_channel_learns_a_phone_and_a_username_with_everything_that_shows_it,
+            a_message_and_what_it_taught_of_its_contact_are_one_write);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(
@@ -443,7 +444,8 @@ struct Searchable {
     digits: Vec<String>,
 }
 
-/// What a search should find, by its definition: a piece of the lowercased name, or (3+ digits)
+/// What a search should find, by its definition: a piece of the name folded as searches fold it
+/// (case and accents, [`text::search_key`](crate::model::text::search_key)), or (3+ digits)
 /// of a channel's digits; in list order.
 fn expected_search(all: &[Searchable], fragment: &str, status: Option<ActivityStatus>) -> Vec<ActivityId> {
     let search = ActivitySearch::new(fragment).unwrap();
@@ -451,7 +453,7 @@ fn expected_search(all: &[Searchable], fragment: &str, status: Option<ActivitySt
         .iter()
         .filter(|s| status.is_none_or(|st| s.activity.status == st))
         .filter(|s| {
-            s.name.to_lowercase().contains(search.name_fragment())
+            crate::model::text::search_key(&s.name).contains(search.name_fragment())
                 || search.digit_fragment().is_some_and(|d| s.digits.iter().any(|own| own.contains(d)))
         })
         .map(|s| &s.activity)

@@ -341,7 +341,7 @@ proptest! {
     #[test]
     fn activity_searches_hold_a_name_and_maybe_digits(raw in hostile()) {
         if let Ok(s) = ActivitySearch::new(&raw) {
-            assert_eq!(s.name_fragment(), raw.trim().to_lowercase());
+            assert_eq!(s.name_fragment(), parley_domain::model::text::search_key(raw.trim()));
             if let Some(d) = s.digit_fragment() {
                 assert!(d.len() >= 3 && d.bytes().all(|b| b.is_ascii_digit()));
             }

@@ -140,6 +140,61 @@ macro_rules! count_contact {
     }};
 }
 
+/// `ContactRepository::update_channel`'s writes, run in the caller's transaction (a message's
+/// insert runs them too, `MessageRepository::insert_learning`): the contact's row first (its
+/// `channel_list` and `updated_at`), as every writer of a contact and its activity locks it, then
+/// the channel row as a compare-and-set on `$before`, the activity's `channel_list`, the search
+/// terms, and `$events`. `Ok(false)` when the agent has no such contact; a
+/// `RollbackTransaction` error when the channel changed since it was read; a unique violation
+/// when the new phone or user id is another contact's.
+macro_rules! write_channel_update {
+    ($conn:expr, $contact:expr, $before:expr, $after:expr, $events:expr) => {{
+        use crate::schema::{activities, contact_channels, contacts};
+        use parley_domain::model::{BusinessUserId, Username};
+        let (contact, before, after): (&Contact, &Channel, &Channel) = ($contact, $before, $after);
+        let (agent, id) = (contact.agent_id.as_str(), contact.id.as_str());
+        let channel_list = crate::repos::channel_lists::channel_list_of(&contact.channels);
+        let user = after.user();
+        let n = diesel::update(contacts::table.filter(contacts::agent_id.eq(agent)).filter(contacts::id.eq(id)))
+            .set((contacts::channel_list.eq(&channel_list), contacts::updated_at.eq(crate::rows::millis(contact.updated_at))))
+            .execute($conn)
+            .await?;
+        if n == 0 {
+            Ok(false)
+        } else {
+            let n = diesel::update(
+                contact_channels::table
+                    .filter(contact_channels::agent_id.eq(agent))
+                    .filter(contact_channels::channel_type.eq(before.channel_type().as_str()))
+                    .filter(contact_channels::channel_id.eq(before.channel_id()))
+                    .filter(contact_channels::contact_id.eq(id)),
+            )
+            .set((
+                contact_channels::channel_id.eq(after.channel_id()),
+                contact_channels::digits.eq(after.digits()),
+                contact_channels::user_id.eq(user.user_id.as_ref().map(BusinessUserId::as_str)),
+                contact_channels::parent_user_id.eq(user.parent_user_id.as_ref().map(BusinessUserId::as_str)),
+                contact_channels::username.eq(user.username.as_ref().map(Username::as_str)),
+            ))
+            .execute($conn)
+            .await?;
+            if n == 0 {
+                // Another request changed the channel first: roll the contact's row back.
+                Err(crate::error::DbError::Query(diesel::result::Error::RollbackTransaction))
+            } else {
+                diesel::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::contact_id.eq(id)))
+                    .set(activities::channel_list.eq(&channel_list))
+                    .execute($conn)
+                    .await?;
+                crate::repos::contact_search::replace_contact_terms!($conn, agent, id);
+                crate::repos::events::emit_all!($conn, $events);
+                Ok(true)
+            }
+        }
+    }};
+}
+pub(crate) use write_channel_update;
+
 #[async_trait]
 impl ContactRepository for Store {
     async fn insert(&self, contact: &Contact, events: &[Event]) -> StoreResult<()> {
@@ -224,47 +279,7 @@ impl ContactRepository for Store {
     }
 
     async fn update_channel(&self, contact: &Contact, before: &Channel, after: &Channel, events: &[Event]) -> StoreResult<bool> {
-        let (agent, id) = (contact.agent_id.as_str(), contact.id.as_str());
-        let channel_list = channel_list_of(&contact.channels);
-        let user = after.user();
-        let changes = (
-            contact_channels::channel_id.eq(after.channel_id()),
-            contact_channels::digits.eq(after.digits()),
-            contact_channels::user_id.eq(user.user_id.as_ref().map(BusinessUserId::as_str)),
-            contact_channels::parent_user_id.eq(user.parent_user_id.as_ref().map(BusinessUserId::as_str)),
-            contact_channels::username.eq(user.username.as_ref().map(Username::as_str)),
-        );
-        let updated = in_transaction!(self, |conn| {
-            // The contact's row first, as every writer of a contact and its activity locks it.
-            let n = diesel::update(contacts::table.filter(contacts::agent_id.eq(agent)).filter(contacts::id.eq(id)))
-                .set((contacts::channel_list.eq(&channel_list), contacts::updated_at.eq(millis(contact.updated_at))))
-                .execute(conn)
-                .await?;
-            if n == 0 {
-                return Ok(false);
-            }
-            let n = diesel::update(
-                contact_channels::table
-                    .filter(contact_channels::agent_id.eq(agent))
-                    .filter(contact_channels::channel_type.eq(before.channel_type().as_str()))
-                    .filter(contact_channels::channel_id.eq(before.channel_id()))
-                    .filter(contact_channels::contact_id.eq(id)),
-            )
-            .set(changes.clone())
-            .execute(conn)
-            .await?;
-            if n == 0 {
-                // Another request changed the channel first: roll the contact's row back.
-                return Err(DbError::Query(diesel::result::Error::RollbackTransaction));
-            }
-            diesel::update(activities::table.filter(activities::agent_id.eq(agent)).filter(activities::contact_id.eq(id)))
-                .set(activities::channel_list.eq(&channel_list))
-                .execute(conn)
-                .await?;
-            replace_contact_terms!(conn, agent, id);
-            emit_all!(conn, events);
-            Ok(true)
-        });
+        let updated = in_transaction!(self, |conn| write_channel_update!(conn, contact, before, after, events));
         match updated {
             Ok(updated) => Ok(updated),
             Err(DbError::Query(diesel::result::Error::RollbackTransaction)) => Ok(false),

@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use diesel::dsl::auto_type;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use parley_domain::StoreError;
 use parley_domain::model::*;
 use parley_domain::ports::{MessageRepository, StoreResult};
@@ -18,6 +18,7 @@ use crate::error::DbError;
 use crate::locks::status_move;
 use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::prepared::Prepare;
+use crate::repos::contacts::write_channel_update;
 use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_tags, carts, messages};
@@ -199,9 +200,10 @@ impl LockForMessage for crate::pool::SqliteWriteConn {
     }
 }
 
-#[async_trait]
-impl MessageRepository for Store {
-    async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
+impl Store {
+    /// `MessageRepository::insert`, with what the message taught of its contact when `update`
+    /// is given (`insert_learning`).
+    async fn insert_message(&self, m: &Message, update: Option<&ChannelUpdate>, events: &[Event]) -> StoreResult<bool> {
         let content = m.content.to_json().to_string();
         let referral = m.referral.as_ref().map(serde_json::Value::to_string);
         let pricing = m.pricing.as_ref().map(|p| p.to_json().to_string());
@@ -239,9 +241,30 @@ impl MessageRepository for Store {
             ),
         );
         let stored = in_transaction!(self, |conn| {
+            // What the message taught of its contact first: the contact's row comes before the
+            // activity's in the lock order. In a savepoint, so that losing its compare-and-set,
+            // or finding the phone or user id another contact's, undoes it alone.
+            if let Some(update) = update {
+                let made = conn
+                    .transaction::<_, DbError, _>(async |c| {
+                        write_channel_update!(c, &update.contact, &update.before, &update.after, &update.events)
+                    })
+                    .await;
+                match made {
+                    Ok(_) | Err(DbError::Query(diesel::result::Error::RollbackTransaction)) => {}
+                    Err(e) if e.is_conflict() => {
+                        tracing::warn!(contact = %update.contact.id.as_str(), error = %e,
+                            "a message named the contact by a phone or user id another contact has; both kept as they are");
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
             // The activity first, locked (lock order step 3; the message hangs off it, step 4),
             // which also checks whose it is and returns what the message moves.
-            let Some(before) = conn.lock_for_message(agent, activity).await? else { return Ok(None) };
+            // Not the agent's: nothing stored, what the message taught rolled back with it.
+            let Some(before) = conn.lock_for_message(agent, activity).await? else {
+                return if update.is_some() { Err(DbError::Query(diesel::result::Error::RollbackTransaction)) } else { Ok(None) };
+            };
             // A platform message id the agent already has: the platform delivered it again.
             let inserted = diesel::insert_into(messages::table)
                 .values(values)
@@ -287,8 +310,23 @@ impl MessageRepository for Store {
                 }
             }
             Ok(Some(true))
-        })?;
+        });
+        let stored = match stored {
+            Err(DbError::Query(diesel::result::Error::RollbackTransaction)) => None,
+            other => other?,
+        };
         stored.ok_or(StoreError::NotFound("activity"))
+    }
+}
+
+#[async_trait]
+impl MessageRepository for Store {
+    async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
+        self.insert_message(m, None, events).await
+    }
+
+    async fn insert_learning(&self, m: &Message, update: &ChannelUpdate, events: &[Event]) -> StoreResult<bool> {
+        self.insert_message(m, Some(update), events).await
     }
 
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>> {

@@ -10,7 +10,7 @@ mod canned_responses;
 mod carts;
 pub(crate) mod channel_lists;
 pub(crate) mod contact_search;
-mod contacts;
+pub(crate) mod contacts;
 pub(crate) mod erasure;
 mod events;
 mod executions;

@@ -3,6 +3,7 @@
 //! that learns a phone, a user id or a username with everything that shows or searches it.
 
 use super::events::{event, listed_types};
+use super::messages::message;
 use super::{activity, agent, contact, list_ids, page, phone, t};
 use crate::StoreError;
 use crate::model::*;
@@ -133,4 +134,56 @@ pub async fn a_channel_learns_a_phone_and_a_username_with_everything_that_shows_
     foreign.channels = vec![free.clone()];
     assert!(!r.contacts.update_channel(&foreign, &bea_before, &free, &[]).await.unwrap());
     assert_eq!(r.contacts.get(&a, &bea.id).await.unwrap().unwrap(), kept);
+}
+
+/// `insert_learning`: the message and what it taught of its contact (a phone gained) are one
+/// write, each with its events. When the channel changed since it was read, or the phone is
+/// another contact's, the contact stays and the message is stored all the same; when the message
+/// cannot be stored (another agent's activity), the contact is not changed either.
+pub async fn a_message_and_what_it_taught_of_its_contact_are_one_write(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let before = whatsapp("MX.1", None, None);
+    let ana = contact(&a, "Ana", before.clone(), t(0));
+    let opened = activity(&a, &ana.id, ActivityStatus::Open, t(0));
+    r.contacts.insert_conversation(&ana, &opened, &[]).await.unwrap();
+    let after = whatsapp("5215550001", Some("MX.1"), Some("ana"));
+    let update = |contact: &Contact, before: &Channel, after: &Channel, at: i64| ChannelUpdate {
+        contact: Contact { channels: vec![after.clone()], updated_at: t(at), ..contact.clone() },
+        before: before.clone(),
+        after: after.clone(),
+        events: vec![event(&a, EventType::ContactUpdated, t(at))],
+    };
+    let learned = update(&ana, &before, &after, 5);
+    let first = Message { channel: before.clone(), ..message(&a, &opened.id, "soy yo", t(5)) };
+    assert!(r.messages.insert_learning(&first, &learned, &[event(&a, EventType::MessageReceived, t(5))]).await.unwrap());
+    assert_eq!(r.contacts.get(&a, &ana.id).await.unwrap().unwrap(), learned.contact);
+    assert_eq!(r.activities.get(&a, &opened.id).await.unwrap().unwrap().unread_count, 1);
+    assert_eq!(list_ids(&r, &a, search("5550001")).await, vec![opened.id.clone()]);
+    let mut types = listed_types(&r, &a).await;
+    types.sort();
+    assert_eq!(types, ["contact.updated", "message.received"], "each write with its events");
+
+    // Learnt already (a stale `before`): the message is stored, the contact left as it is.
+    let stale = update(&ana, &before, &whatsapp("5215550009", Some("MX.1"), None), 6);
+    assert!(r.messages.insert_learning(&message(&a, &opened.id, "again", t(6)), &stale, &[]).await.unwrap());
+    assert_eq!(r.contacts.get(&a, &ana.id).await.unwrap().unwrap(), learned.contact);
+
+    // A phone another contact has: the message is stored, neither contact changes.
+    let bea_before = whatsapp("MX.2", None, None);
+    let bea = contact(&a, "Bea", bea_before.clone(), t(1));
+    let beas = activity(&a, &bea.id, ActivityStatus::Open, t(1));
+    r.contacts.insert_conversation(&bea, &beas, &[]).await.unwrap();
+    let taken = update(&bea, &bea_before, &whatsapp("5215550001", Some("MX.2"), None), 7);
+    assert!(r.messages.insert_learning(&message(&a, &beas.id, "hi", t(7)), &taken, &[]).await.unwrap());
+    assert_eq!(r.contacts.get(&a, &bea.id).await.unwrap().unwrap(), bea);
+    assert_eq!(r.messages.list(&a, &beas.id, MessageFilter::default(), page(10, 0)).await.unwrap().total, 1);
+    assert_eq!(listed_types(&r, &a).await.len(), 2, "no event for what was not written");
+
+    // A message that cannot be stored takes what it taught with it.
+    let free = update(&bea, &bea_before, &whatsapp("5215550002", Some("MX.2"), None), 8);
+    let elsewhere = message(&b, &beas.id, "not b's", t(8));
+    let refused = r.messages.insert_learning(&elsewhere, &free, &[]).await;
+    assert!(matches!(refused, Err(StoreError::NotFound(_))), "{refused:?}");
+    assert_eq!(r.contacts.get(&a, &bea.id).await.unwrap().unwrap(), bea, "nothing half-written");
 }

@@ -213,6 +213,21 @@ impl Channel {
     }
 }
 
+/// A change of one of a contact's channels that a message taught (a phone or user id it lacked,
+/// a newer username, the platform's notice of a new number), written with the message
+/// ([`MessageRepository::insert_learning`](crate::ports::MessageRepository::insert_learning)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChannelUpdate {
+    /// The contact as it is with the change (its `updated_at` moved).
+    pub contact: Contact,
+    /// The channel as it was read: the change is a compare-and-set on it.
+    pub before: Channel,
+    /// The channel as it becomes.
+    pub after: Channel,
+    /// What announces the change (`contact.updated`), emitted only when it is made.
+    pub events: Vec<super::Event>,
+}
+
 /// 7–15 digits once `+`, spaces and dashes are removed.
 pub fn phone_digits(raw: &str, field: &str) -> Result<String, FieldError> {
     let cleaned: String = raw.trim().chars().filter(|c| !matches!(c, '+' | ' ' | '-')).collect();

@@ -36,8 +36,10 @@ pub fn free_text(raw: &str) -> bool {
 
 /// The form names are matched in, ignoring case and accents: the key kept for a contact's name
 /// and the form of a search term, so both sides of a match are folded the same way (`lopez`
-/// finds "López"). Compatibility decomposition (NFKD) splits a letter from its marks, which are
-/// then dropped; letters that hold no mark to split (`ø`, `ß`, `ł`) stay as they are.
+/// finds "López"). Canonical decomposition (NFD) splits a letter from its marks, which are then
+/// dropped; letters that hold no mark to split (`ø`, `ß`, `ł`, `ı`) stay as they are, and so does
+/// every other character (compatibility forms included: `ﬁ` is not `fi`, a no-break space is
+/// not a space), so a search matches what was written, accents aside.
 ///
 /// Stored keys are derived with this function: changing it means re-deriving them on upgrade
 /// (the storage adapters' search-key refresh, `docs/storage.md`).
@@ -47,7 +49,7 @@ pub fn search_key(raw: &str) -> String {
     if raw.is_ascii() {
         return raw.to_ascii_lowercase();
     }
-    raw.nfkd().filter(|c| !is_combining_mark(*c)).collect::<String>().to_lowercase()
+    raw.nfd().filter(|c| !is_combining_mark(*c)).collect::<String>().to_lowercase()
 }
 
 /// The ASCII digits of `raw`, in order.
@@ -66,7 +68,8 @@ mod tests {
             ("JOSÉ Ñúñez", "jose nunez"),
             ("Zoë Åström", "zoe astrom"),
             ("Çağla", "cagla"),
-            ("ﬁne", "fine"),
+            ("ﬁne", "ﬁne"),
+            ("a\u{a0}b", "a\u{a0}b"),
             ("Søren", "søren"),
             ("李小龍", "李小龍"),
             ("plain", "plain"),

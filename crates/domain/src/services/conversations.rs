@@ -177,85 +177,51 @@ impl Conversations {
         }
     }
 
-    /// A message from a contact: keeps their profile name current and returns their activity,
-    /// opened (with `last_inbound_at`) when they have none. Reopening an existing activity and
-    /// raising its `last_inbound_at` (the start of the 24-hour messaging window) happen with the
-    /// message's insert, in one transaction ([`MessageRepository::insert`](crate::ports::MessageRepository::insert)),
-    /// so a repeated delivery changes nothing and concurrent ones never move it back.
-    /// Brings `contact`'s channel of the same user up to date with what a message over
-    /// `channel` told (a phone or user id it lacked, a parent id, a newer username:
-    /// [`Channel::learned`]), with a `contact.updated` event. When another request changed the
-    /// channel first, the next message tells again; when the phone or user id is another
-    /// contact's, both contacts stay as they are (Parley never merges two contacts on its own).
-    async fn learn(&self, agent: &AgentId, contact: &mut Contact, channel: &Channel) -> Result<(), DomainError> {
-        self.update_channel(agent, contact, channel, |before| before.learned(channel)).await
-    }
-
-    /// Brings `contact`'s channel of the user `channel` names (as they were) to who they are
-    /// after `change` ([`Channel::changed`]), as [`learn`](Self::learn) does.
-    async fn change_identity(
-        &self,
-        agent: &AgentId,
-        contact: &mut Contact,
-        channel: &Channel,
-        change: &IdentityChange,
-    ) -> Result<(), DomainError> {
-        self.update_channel(agent, contact, channel, |before| before.changed(change)).await
-    }
-
-    /// The channel of `contact` that names the user of `channel`, replaced by what `next` makes
-    /// of it (nothing when `None`), with a `contact.updated` event.
-    async fn update_channel(
-        &self,
-        agent: &AgentId,
-        contact: &mut Contact,
-        channel: &Channel,
-        next_of: impl FnOnce(&Channel) -> Option<Channel>,
-    ) -> Result<(), DomainError> {
-        let Some(position) = contact.channels.iter().position(|c| c.is_same_user(channel) || c.address() == channel.address()) else {
-            return Ok(());
-        };
+    /// What a message over `channel` teaches of `contact`'s channel of the same user: what it
+    /// lacked or what changed ([`Channel::learned`]: a phone or user id it lacked, a parent id, a
+    /// newer username; then `change`, the platform's word that the user's phone or user id is
+    /// another now, [`Channel::changed`]). `None` when nothing. It is written with the message
+    /// ([`MessageRepository::insert_learning`](crate::ports::MessageRepository::insert_learning)),
+    /// with a `contact.updated` event; when another request changed the channel first, the next
+    /// message tells again; when the phone or user id is another contact's, both contacts stay
+    /// as they are (Parley never merges two contacts on its own).
+    fn taught(&self, agent: &AgentId, contact: &Contact, channel: &Channel, change: Option<&IdentityChange>) -> Option<ChannelUpdate> {
+        let position = contact.channels.iter().position(|c| c.is_same_user(channel) || c.address() == channel.address())?;
         let before = &contact.channels[position];
-        let Some(after) = next_of(before) else { return Ok(()) };
+        let learned = before.learned(channel).unwrap_or_else(|| before.clone());
+        let after = change.and_then(|c| learned.changed(c)).unwrap_or(learned);
+        if after == *before {
+            return None;
+        }
         let mut next = contact.clone();
         next.channels[position] = after.clone();
         next.updated_at = self.clock.now();
         let updated = self.events.make(agent, EventType::ContactUpdated, next.updated_at, ApiObject::Contact(&next));
-        match self.contacts.update_channel(&next, before, &after, &[updated]).await {
-            Ok(true) => *contact = next,
-            Ok(false) => {}
-            Err(StoreError::Conflict(what)) => {
-                tracing::warn!(contact = %contact.id.as_str(), conflict = %what,
-                    "a message named the contact by a phone or user id another contact has; both kept as they are");
-            }
-            Err(e) => return Err(e.into()),
-        }
-        Ok(())
+        Some(ChannelUpdate { contact: next, before: before.clone(), after, events: vec![updated] })
     }
 
     /// The platform's notice that the user of `channel` (as they were) is now who `change`
-    /// says: their contact's channel follows it, and the notice joins their activity. A notice
-    /// repeated finds them by who they are now. Someone Parley did not know gets a contact and a pending activity, as a send to someone new does:
-    /// a notice is no message of theirs, so it opens no conversation and no messaging window.
+    /// says: their activity, and what the notice changes of their contact's channel, to write
+    /// with the notice. A notice repeated finds them by who they are now. Someone Parley did not
+    /// know gets a contact and a pending activity, as a send to someone new does: a notice is no
+    /// message of theirs, so it opens no conversation and no messaging window.
     pub(crate) async fn identity_notice(
         &self,
         agent: &AgentId,
         channel: &Channel,
         change: Option<&IdentityChange>,
-    ) -> Result<Activity, DomainError> {
+    ) -> Result<(Activity, Option<ChannelUpdate>), DomainError> {
         // Known by who they are now: the notice was applied already (a repeated delivery).
         let now_named = change.and_then(|c| channel.changed(c));
         if let Some(current) = &now_named
             && !self.knows(agent, channel).await?
             && let Some((_, Some(activity))) = self.contacts.find_conversation(agent, current).await?
         {
-            return Ok(activity);
+            return Ok((activity, None));
         }
-        let (mut contact, activity) = self.ensure(agent, channel, None, ActivityStatus::Pending, None).await?;
-        if let Some(change) = change {
-            self.change_identity(agent, &mut contact, channel, change).await?;
-        }
-        Ok(activity)
+        let (contact, activity) = self.ensure(agent, channel, None, ActivityStatus::Pending, None).await?;
+        let update = change.and_then(|c| self.taught(agent, &contact, channel, Some(c)));
+        Ok((activity, update))
     }
 
     /// The phone of the agent's contact on `channel` (a user id, say), when it is known.
@@ -280,6 +246,12 @@ impl Conversations {
         Ok(self.ensure(agent, channel, None, ActivityStatus::Pending, None).await?.1)
     }
 
+    /// A message from a contact: keeps their profile name current and returns their activity,
+    /// opened (with `last_inbound_at`) when they have none, and what the message taught of their
+    /// channel ([`taught`](Self::taught)), to write with it. Reopening an existing activity and
+    /// raising its `last_inbound_at` (the start of the 24-hour messaging window) happen with the
+    /// message's insert, in one transaction ([`MessageRepository::insert`](crate::ports::MessageRepository::insert)),
+    /// so a repeated delivery changes nothing and concurrent ones never move it back.
     pub(crate) async fn inbound(
         &self,
         agent: &AgentId,
@@ -287,12 +259,8 @@ impl Conversations {
         name: Option<&str>,
         at: Timestamp,
         identity: Option<&IdentityChange>,
-    ) -> Result<Activity, DomainError> {
+    ) -> Result<(Activity, Option<ChannelUpdate>), DomainError> {
         let (mut contact, activity) = self.ensure(agent, channel, name, ActivityStatus::Open, Some(at)).await?;
-        self.learn(agent, &mut contact, channel).await?;
-        if let Some(change) = identity {
-            self.change_identity(agent, &mut contact, channel, change).await?;
-        }
         if let Some(name) = name.and_then(|n| ProfileName::new(n).ok())
             && name != contact.profile_name
         {
@@ -301,7 +269,8 @@ impl Conversations {
             let updated = self.events.make(agent, EventType::ContactUpdated, contact.updated_at, ApiObject::Contact(&contact));
             self.contacts.update(&contact, &[updated]).await?;
         }
-        Ok(activity)
+        let update = self.taught(agent, &contact, channel, identity);
+        Ok((activity, update))
     }
 }
 

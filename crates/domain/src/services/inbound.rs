@@ -554,17 +554,18 @@ impl InboundService {
                         return self.timeline.record_echo(&line, &activity, channel.address(), message).await;
                     }
                     if let MessageContent::System(_) = message.content {
-                        let activity = self.conversations.identity_notice(&line.agent_id, &channel, message.identity.as_ref()).await?;
-                        return self.timeline.record_notice(&line, &activity, channel.address(), message).await;
+                        let (activity, update) =
+                            self.conversations.identity_notice(&line.agent_id, &channel, message.identity.as_ref()).await?;
+                        return self.timeline.record_notice(&line, &activity, channel.address(), message, update.as_ref()).await;
                     }
                     let looked_up = match message.profile_name {
                         Some(_) => None,
                         None => self.profile_name(&line, &channel).await?,
                     };
                     let name = message.profile_name.as_deref().or(looked_up.as_deref());
-                    let activity =
+                    let (activity, update) =
                         self.conversations.inbound(&line.agent_id, &channel, name, message.at, message.identity.as_ref()).await?;
-                    self.timeline.record_inbound(&line, &activity, channel.address(), message).await
+                    self.timeline.record_inbound(&line, &activity, channel.address(), message, update.as_ref()).await
                 };
                 outcome.record(stored.await.map(drop), aside)?;
             }

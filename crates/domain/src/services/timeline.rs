@@ -120,6 +120,7 @@ impl Timeline {
         activity: &Activity,
         channel: Channel,
         inbound: &InboundMessage,
+        update: Option<&ChannelUpdate>,
     ) -> Result<bool, DomainError> {
         let agent = &line.agent_id;
         // The files first: a message stored is never missing one, and storing them again when
@@ -176,7 +177,15 @@ impl Timeline {
             view.unread_count += 1;
             events.push(self.events.make(agent, EventType::ActivityUpdated, message.updated_at, ApiObject::Activity(&view)));
         }
-        Ok(self.messages.insert(&message, &events).await?)
+        self.insert_with(&message, update, &events).await
+    }
+
+    /// Stores `message`, with `update` of its contact in the same transaction when there is one.
+    async fn insert_with(&self, message: &Message, update: Option<&ChannelUpdate>, events: &[Event]) -> Result<bool, DomainError> {
+        Ok(match update {
+            Some(update) => self.messages.insert_learning(message, update, events).await?,
+            None => self.messages.insert(message, events).await?,
+        })
     }
 
     /// Records the platform's notice about the user (a changed number or user id) in their
@@ -189,6 +198,7 @@ impl Timeline {
         activity: &Activity,
         channel: Channel,
         notice: &InboundMessage,
+        update: Option<&ChannelUpdate>,
     ) -> Result<bool, DomainError> {
         let agent = &line.agent_id;
         let message = Message {
@@ -207,7 +217,7 @@ impl Timeline {
             )
         };
         let received = self.events.make(agent, EventType::MessageReceived, message.updated_at, ApiObject::Message(&message));
-        Ok(self.messages.insert(&message, &[received]).await?)
+        self.insert_with(&message, update, &[received]).await
     }
 
     /// Records a message the business sent from the platform's own app (an echo), once: outbound,
