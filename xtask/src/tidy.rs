@@ -10,6 +10,7 @@ pub fn tidy() -> Result<(), String> {
         binary_imports_run_one_way(),
         lints_are_expected_not_allowed(),
         dependencies_come_from_the_workspace(),
+        no_tracker_numbers(),
     ]
     .into_iter()
     .filter_map(Result::err)
@@ -59,7 +60,7 @@ pub fn domain_is_pure() -> Result<(), String> {
 }
 
 /// Reading a whole `reqwest::Response` (`.bytes()`, `.text()`, `.json()`, awaited) buffers
-/// whatever the remote sends: 1 GiB, if it likes (issue 39). Outside `crates/adapters-http`, an
+/// whatever the remote sends: 1 GiB, if it likes. Outside `crates/adapters-http`, an
 /// answer is read with `parley_adapters_http::read_capped` instead. Checked in every crate's
 /// `src/` (tests may read their own servers' answers whole), whitespace and line breaks
 /// between the call and its `.await` ignored, comment lines skipped.
@@ -233,6 +234,55 @@ pub fn dependencies_come_from_the_workspace() -> Result<(), String> {
     }
 }
 
+/// The lines (from 1) of `text` that cite a tracker's number (the word, then a number or `#` and
+/// a number, in any case): the
+/// tracker is not in the repository, so a reader cannot follow one; say what the thing is.
+pub fn tracker_citations(text: &str) -> Vec<usize> {
+    let cites = |line: &str| {
+        let lower = line.to_ascii_lowercase();
+        lower.match_indices("issue").any(|(at, _)| {
+            let before_ok = !lower[..at].ends_with(|c: char| c.is_ascii_alphanumeric());
+            let rest = lower[at + "issue".len()..].strip_prefix('s').unwrap_or(&lower[at + "issue".len()..]);
+            let rest = rest.strip_prefix(' ').map(|r| r.strip_prefix('#').unwrap_or(r));
+            before_ok && rest.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    };
+    text.lines().enumerate().filter(|(_, line)| cites(line)).map(|(n, _)| n + 1).collect()
+}
+
+/// No file of the repository's own cites a tracker number ([`tracker_citations`]).
+pub fn no_tracker_numbers() -> Result<(), String> {
+    let mut files = Vec::new();
+    for dir in ["crates", "docs", "xtask", ".ci"] {
+        text_files(&root().join(dir), &mut files);
+    }
+    files.extend(["README.md", "CHANGELOG.md"].map(|f| root().join(f)));
+    let mut problems = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        for line in tracker_citations(&text) {
+            let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
+            problems.push(format!("  {shown}:{line}: cites a tracker number; say what the thing is instead"));
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(format!("tracker numbers cited:\n{}", problems.join("\n"))) }
+}
+
+/// Every file under `dir` but build output and the model weights.
+fn text_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if path.is_dir() {
+            if !matches!(name.as_str(), "target" | "node_modules" | "models") {
+                text_files(&path, out);
+            }
+        } else {
+            out.push(path);
+        }
+    }
+}
+
 /// Every `.rs` file under `dir`, if it exists.
 fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -291,6 +341,18 @@ mod tests {
         let manifest = "[package]\nversion = \"1\"\n[dependencies]\nserde.workspace = true\n# a comment\ntoml = \"0.9\"\nx = { workspace = true, optional = true }\n[target.'cfg(unix)'.dev-dependencies]\ny = { version = \"1\" }\n[lints]\nworkspace = true\n";
         let found: Vec<usize> = super::dependencies_outside_the_workspace(manifest).into_iter().map(|(line, _)| line).collect();
         assert_eq!(found, vec![6, 9]);
+    }
+
+    #[test]
+    fn tracker_numbers_are_found_and_nothing_else() {
+        let word = concat!("iss", "ue");
+        let text = format!("a {word} 39 here\nno {word}s here\nmy{word} 4\n{}S #12\nthe {word}r 3\n", word.to_uppercase());
+        assert_eq!(super::tracker_citations(&text), vec![1, 4]);
+    }
+
+    #[test]
+    fn no_file_cites_a_tracker_number() {
+        super::no_tracker_numbers().unwrap();
     }
 
     #[test]

@@ -496,7 +496,7 @@ mod tests {
         assert_eq!(parse_webhook(not_lists).unwrap()[0].statuses, vec![]);
     }
 
-    /// Issue 39: a NUL (escaped in the JSON) in any string is made storable at parse time, the
+    /// Hostile input: a NUL (escaped in the JSON) in any string is made storable at parse time, the
     /// same for every backend; in a message id it makes no id, and that message is set aside.
     #[test]
     fn a_nul_anywhere_becomes_the_replacement_character_and_a_nul_in_an_id_sets_its_message_aside() {

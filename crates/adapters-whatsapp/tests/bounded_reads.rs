@@ -1,4 +1,4 @@
-//! The Graph API answering 1 GiB (issue 39 saw a media error body take the process to 2.4 GB and
+//! The Graph API answering 1 GiB (a hostile-input review saw a media error body take the process to 2.4 GB and
 //! a 400 MB media record to 991 MB): each answer is refused or classified after a bounded read,
 //! the process grows < 50 MB, and the connection is dropped rather than drained. Alone in its
 //! test binary, because the figure is the whole process's.

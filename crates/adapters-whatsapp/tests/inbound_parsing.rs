@@ -58,7 +58,7 @@ proptest! {
         }
     }
 
-    /// Issue 39: whatever the contact's texts hold, every one of a delivery's messages is read
+    /// Hostile input: whatever the contact's texts hold, every one of a delivery's messages is read
     /// (none lost to another's content), with each NUL as U+FFFD and every other character as
     /// sent: the same text for every backend. An id with a NUL is set aside, never read.
     #[test]

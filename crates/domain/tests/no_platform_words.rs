@@ -1,6 +1,6 @@
 //! The domain speaks of messages, lines and channels, never of one platform's wire format: each
 //! platform's parsing, signing and sending lives in its adapter. This test reads every file of
-//! the crate and fails on a word that belongs to a platform's wire (issue 40).
+//! the crate and fails on a word that belongs to a platform's wire.
 
 use std::path::Path;
 

@@ -76,7 +76,7 @@ pub fn run(options: &MailOptions) -> Result<(), String> {
             f.rss_peak_kib / 1024
         );
     }
-    section.push_str("\nTarget (issue 40): under 60 s on this machine, memory bounded.\n\n");
+    section.push_str("\nTarget: under 60 s on this machine, memory bounded.\n\n");
     print!("{section}");
     write_report("mail", &section)
 }

@@ -1,4 +1,4 @@
--- What a delivery's processing set aside (issue 39): the messages and statuses it could not
+-- What a delivery's processing set aside: the messages and statuses it could not
 -- store, each with its place in the delivery, platform id, sender and reason, as a JSON array
 -- written by the adapter (`repos/webhooks.rs`); NULL when everything was stored, as for
 -- nearly every delivery. A column of the delivery rather than a table of its own: it is
