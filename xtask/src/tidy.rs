@@ -235,8 +235,8 @@ pub fn dependencies_come_from_the_workspace() -> Result<(), String> {
 }
 
 /// The lines (from 1) of `text` that cite a tracker's number (the word, then a number or `#` and
-/// a number, in any case): the
-/// tracker is not in the repository, so a reader cannot follow one; say what the thing is.
+/// a number, in any case): the tracker is not in the repository, so a reader cannot follow one;
+/// say what the thing is.
 pub fn tracker_citations(text: &str) -> Vec<usize> {
     let cites = |line: &str| {
         let lower = line.to_ascii_lowercase();
