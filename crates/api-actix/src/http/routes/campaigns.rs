@@ -20,6 +20,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
 #[utoipa::path(get, path = "/v1/campaigns/{key}", tag = "Templates", security(("secret_key" = [])),
     params(("key" = String, Path, description = "The campaign key", pattern = "^[A-Za-z0-9_.:-]{1,64}$")),
     responses((status = 200, body = DataBody<CampaignSummaryDto>),
+        (status = 400, description = "VALIDATION_ERROR: the key is not 1 to 64 characters of A-Z a-z 0-9 _ . : -", body = ErrorBody),
         (status = 404, description = "A key this agent never sent under", body = ErrorBody)))]
 pub async fn get_campaign(caller: SecretKey, state: Data<AppState>, key: Path<String>) -> ApiResult<HttpResponse> {
     let summary = state.campaigns.summary(caller.agent(), &key.into_inner()).await?;
