@@ -50,7 +50,9 @@ export const TAG: Spec<S["TagDto"]> = {
   id: "string", name: "string", color: "string", description: "string|null?", created_at: "string", updated_at: "string",
 };
 export const TAG_REF: Spec<S["TagRefDto"]> = { id: "string", name: "string", color: "string" };
-export const CHANNEL: Spec<S["ChannelDto"]> = { channel_id: "string", channel_type: "string" };
+export const CHANNEL: Spec<S["ChannelDto"]> = {
+  channel_id: "string", channel_type: "string", user_id: "string|null?", parent_user_id: "string|null?", username: "string|null?",
+};
 export const ACTIVITY: Spec<S["ActivityDto"]> = {
   id: "string", status: "string", profile_name: "string", channel_identifiers: "array", tags: "array",
   assigned_to: "string|null?", last_message: "object|null?", created_at: "string", updated_at: "string", unread_count: "number",
@@ -95,7 +97,8 @@ export const EXECUTION: Spec<S["ExecutionDto"]> = {
 };
 export const MESSAGE: Spec<S["MessageDto"]> = {
   id: "string", activity_id: "string", direction: "string", type: "string", text: "string|null?",
-  media: "object|null?", location: "object|null?", email: "object|null?", attachments: "array", content: "object",
+  media: "object|null?", location: "object|null?", email: "object|null?", attachments: "array", flow_reply: "object|null?",
+  pricing: "object|null?", content: "object",
   reply_to: "string|null?", platform_message_id: "string|null?", channel: "object", line_id: "string|null?", status: "string",
   error_message: "string|null?", template_id: "string|null?", campaign_key: "string|null?", cart_code: "string|null?",
   referral: "object|null?", created_at: "string", sent_at: "string|null?", delivered_at: "string|null?",
