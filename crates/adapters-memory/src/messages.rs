@@ -79,6 +79,12 @@ impl MessageRepository for MemoryStore {
             if s.activity_of(&m.agent_id, &m.activity_id).is_none() {
                 return Err(StoreError::NotFound("activity"));
             }
+            // A message id taken by another message (not a repeated platform id) fails the
+            // databases' whole transaction: it must change nothing here either.
+            let repeated = m.platform_message_id.as_ref().is_some_and(|p| s.message_by_platform_id(&m.agent_id, p).is_some());
+            if !repeated && s.messages.contains_key(&m.id) {
+                return Err(conflict(format!("message {} already stored", m.id)));
+            }
             s.check_events(events)?;
             match s.write_channel_update(&update.contact, &update.before, &update.after, &update.events) {
                 Ok(_) | Err(StoreError::Conflict(_)) => {}
