@@ -6,6 +6,7 @@ use parley_domain::model::*;
 use parley_domain::ports::{ActivityRepository, StoreResult};
 
 use super::activity_filters::{has_inbox_filters, one_index_range, page_of_filtered};
+use super::activity_row::ActivityRow;
 use super::activity_search::{mirror_to_terms, page_of_search};
 use super::activity_views::{ViewRow, refresh_tag_list};
 use crate::Store;
@@ -15,36 +16,8 @@ use crate::locks::{OrderedLocks, count_move};
 use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
 use crate::prepared::Prepare as _;
 use crate::repos::events::emit_all;
-use crate::rows::{from_millis, millis, opt_from_millis, valid};
+use crate::rows::millis;
 use crate::schema::{activities, activity_counts, activity_tags, contacts, tags};
-
-#[derive(Queryable, Selectable)]
-#[diesel(table_name = activities)]
-pub(crate) struct ActivityRow {
-    pub(crate) id: String,
-    agent_id: String,
-    contact_id: String,
-    status: String,
-    assigned_to: Option<String>,
-    last_inbound_at: Option<i64>,
-    created_at: i64,
-    updated_at: i64,
-}
-
-impl ActivityRow {
-    pub(crate) fn into_domain(self) -> Result<Activity, DbError> {
-        Ok(Activity {
-            id: ActivityId::new(self.id),
-            agent_id: AgentId::new(self.agent_id),
-            contact_id: ContactId::new(self.contact_id),
-            status: valid(ActivityStatus::parse(&self.status))?,
-            assigned_to: self.assigned_to.map(|a| valid(Assignee::new(&a))).transpose()?,
-            last_inbound_at: opt_from_millis(self.last_inbound_at)?,
-            created_at: from_millis(self.created_at)?,
-            updated_at: from_millis(self.updated_at)?,
-        })
-    }
-}
 
 /// Adds `$delta` to the agent's count of activities in `$status`, and to its count of those
 /// unassigned when `$unassigned` (the activity counted has no assignee), in activity

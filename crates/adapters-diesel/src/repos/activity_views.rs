@@ -11,7 +11,7 @@ use diesel::prelude::*;
 use parley_domain::model::*;
 use serde::Deserialize;
 
-use super::activities::ActivityRow;
+use super::activity_row::ActivityRow;
 use super::channel_lists::parse_channel_list;
 use crate::error::DbError;
 use crate::rows::{from_millis, valid};

@@ -4,7 +4,8 @@ use diesel_async::RunQueryDsl;
 use parley_domain::model::*;
 use parley_domain::ports::{ContactRepository, StoreResult};
 
-use super::activities::{ActivityRow, count_status, write_activity};
+use super::activities::{count_status, write_activity};
+use super::activity_row::ActivityRow;
 use super::channel_lists::{channel_list_of, parse_channel_list};
 use super::contact_search::{page_of_filtered_contacts, replace_contact_terms};
 use crate::Store;

@@ -2,6 +2,7 @@
 
 mod activities;
 pub(crate) mod activity_filters;
+mod activity_row;
 pub(crate) mod activity_search;
 mod activity_views;
 mod agents;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::reply::https_link;
+use super::field_rules::https_link;
 use super::text;
 use crate::FieldError;
 use crate::error::Violations;

@@ -13,6 +13,7 @@ pub mod delivery_attempt;
 pub mod delivery_schedule;
 pub mod event;
 pub mod execution;
+pub(crate) mod field_rules;
 pub mod ids;
 pub mod inbound;
 pub mod inbound_delivery;

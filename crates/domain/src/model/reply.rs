@@ -1,6 +1,7 @@
 //! A free-form reply in an activity, in the platform's message shape: `{"type":"text","text":
 //! {"body":…,"preview_url":…}}` or a media type with `{"link":…,"caption":…,"filename":…}`.
 
+use super::field_rules::{coordinate, filename, https_link};
 use super::ids::has_control_characters;
 use super::interactive::{Interactive, InteractiveInput};
 use super::send::LocationInput;
@@ -12,8 +13,6 @@ use crate::error::Violations;
 pub const MAX_BODY_CHARS: usize = 4096;
 /// The longest caption of a media reply, in characters (trimmed).
 pub const MAX_CAPTION_CHARS: usize = 1024;
-const MAX_LINK_CHARS: usize = 2048;
-const MAX_FILENAME_CHARS: usize = 255;
 
 /// A reply as received, flattened: the HTTP layer reads `text` or the media type's object.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -102,30 +101,6 @@ pub struct ReplyContent {
     channel: Option<Channel>,
     human_agent: bool,
     subject: Option<String>,
-}
-
-/// An `https://` URL with a host, without whitespace or control characters.
-pub(crate) fn https_link(field: &str, raw: &str) -> Result<String, FieldError> {
-    let raw = raw.trim();
-    let rest = raw.get(..8).filter(|s| s.eq_ignore_ascii_case("https://")).map(|_| &raw[8..]);
-    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
-    let ok = host.is_some_and(|h| !h.is_empty() && !h.starts_with(':') && !h.contains('@'))
-        && raw.chars().count() <= MAX_LINK_CHARS
-        && !raw.contains(char::is_whitespace)
-        && !has_control_characters(raw);
-    if ok {
-        Ok(raw.to_string())
-    } else {
-        Err(FieldError::new(field, format!("must be an https URL of at most {MAX_LINK_CHARS} characters")))
-    }
-}
-
-pub(crate) fn filename(field: &str, raw: &str) -> Result<String, FieldError> {
-    let name = text::bounded(field, raw, 1, MAX_FILENAME_CHARS)?;
-    if has_control_characters(&name) || name.contains(['/', '\\']) {
-        return Err(FieldError::new(field, "must be a file name, without control characters or slashes"));
-    }
-    Ok(name)
 }
 
 impl ReplyContent {
@@ -467,15 +442,6 @@ fn catalog_ref(
     } else {
         let code = one_line("cart.code", cart.flatten(), v)?;
         Some(CatalogRef::Cart { code })
-    }
-}
-
-/// A latitude (`bound` 90) or longitude (180): present, finite and within ±`bound`.
-pub(crate) fn coordinate(field: String, raw: Option<f64>, bound: f64) -> Result<f64, FieldError> {
-    match raw {
-        Some(x) if x.is_finite() && x.abs() <= bound => Ok(x),
-        Some(_) => Err(FieldError::new(field, format!("must be between -{bound} and {bound}"))),
-        None => Err(FieldError::new(field, "is required")),
     }
 }
 

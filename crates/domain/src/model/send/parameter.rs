@@ -3,7 +3,7 @@
 use super::input::{MediaInput, ParameterInput};
 use crate::FieldError;
 use crate::error::Violations;
-use crate::model::reply::{coordinate, filename, https_link};
+use crate::model::field_rules::{coordinate, filename, https_link};
 use crate::model::{Currency, Location, has_control_characters, text};
 
 /// The three media a template header can show.
