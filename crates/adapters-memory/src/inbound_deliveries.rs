@@ -10,7 +10,7 @@ use crate::store::{MemoryStore, State, conflict};
 
 impl State {
     /// Unprocessed deliveries due by `now`, oldest first, at most `limit`.
-    fn due_webhooks(&self, now: Timestamp, limit: u32) -> Vec<String> {
+    fn due_deliveries(&self, now: Timestamp, limit: u32) -> Vec<String> {
         let mut due: Vec<&InboundDelivery> =
             self.webhook_events.values().filter(|w| w.processed_at.is_none() && w.next_attempt_at.is_some_and(|at| at <= now)).collect();
         due.sort_by(|x, y| (x.received_at, &x.id).cmp(&(y.received_at, &y.id)));
@@ -18,7 +18,7 @@ impl State {
     }
 
     /// The deliveries `ids`, in the order given, those known.
-    fn webhooks_by_id(&self, ids: &[String]) -> Vec<InboundDelivery> {
+    fn deliveries_by_id(&self, ids: &[String]) -> Vec<InboundDelivery> {
         ids.iter().filter_map(|id| self.webhook_events.get(id)).cloned().collect()
     }
 }
@@ -56,18 +56,18 @@ impl InboundDeliveryRepository for MemoryStore {
     }
 
     async fn due(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<InboundDelivery>> {
-        Ok(self.with(|s| s.webhooks_by_id(&s.due_webhooks(now, limit))))
+        Ok(self.with(|s| s.deliveries_by_id(&s.due_deliveries(now, limit))))
     }
 
     async fn claim_due(&self, now: Timestamp, until: Timestamp, limit: u32) -> StoreResult<Vec<InboundDelivery>> {
         Ok(self.with(|s| {
-            let ids = s.due_webhooks(now, limit);
+            let ids = s.due_deliveries(now, limit);
             for id in &ids {
                 if let Some(w) = s.webhook_events.get_mut(id) {
                     w.next_attempt_at = Some(until);
                 }
             }
-            s.webhooks_by_id(&ids)
+            s.deliveries_by_id(&ids)
         }))
     }
 

@@ -115,18 +115,22 @@ pub fn unix_now() -> Duration {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default()
 }
 
-/// Waits until the server's webhook backlog (from `/metrics`) is empty.
+/// Waits until the server's inbound backlog (from `/metrics`) is empty. Builds before the metric
+/// was named `parley_inbound_backlog` report it as `parley_webhook_backlog` (benches compare them).
 pub fn drained(client: &mut Client, timeout: Duration) -> Result<(), String> {
     let started = std::time::Instant::now();
     loop {
         let (_, metrics) = client.get("/metrics")?;
         let text = String::from_utf8_lossy(&metrics);
-        let backlog = text.lines().find_map(|l| l.strip_prefix("parley_webhook_backlog ")).and_then(|v| v.trim().parse::<u64>().ok());
+        let backlog = text
+            .lines()
+            .find_map(|l| l.strip_prefix("parley_inbound_backlog ").or_else(|| l.strip_prefix("parley_webhook_backlog ")))
+            .and_then(|v| v.trim().parse::<u64>().ok());
         if backlog == Some(0) {
             return Ok(());
         }
         if started.elapsed() > timeout {
-            return Err(format!("the webhook backlog never drained (still {backlog:?})"));
+            return Err(format!("the inbound backlog never drained (still {backlog:?})"));
         }
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -122,15 +122,16 @@ pub enum Command {
     #[command(subcommand)]
     Catalog(CatalogCommand),
     /// Manage the agent's lines: its WhatsApp numbers, Instagram accounts and mailboxes. A
-    /// line's id (chn_…) is what the API calls `channel_id` in /v1/channels/{channel_id}/templates.
+    /// line's id (chn_…) is the `line_id` of /v1/lines/{line_id}/templates.
     #[command(subcommand, name = "channels", visible_alias = "lines")]
     Lines(LinesCommand),
     /// Message templates.
     #[command(subcommand)]
     Templates(TemplatesCommand),
-    /// Inspect stored webhook deliveries.
-    #[command(subcommand)]
-    Webhooks(WebhooksCommand),
+    /// Inbound deliveries (platform webhooks and mail, stored then processed) that failed, and
+    /// retrying them. `parley webhooks` is the older name of the same command.
+    #[command(subcommand, name = "inbound", visible_alias = "webhooks")]
+    Inbound(InboundCommand),
     /// Play the contact's side of a sandbox line.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
@@ -271,14 +272,14 @@ pub enum TemplatesCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum WebhooksCommand {
+pub enum InboundCommand {
     /// Deliveries whose processing failed, oldest first, as JSON: those given up on
     /// (`"state": "failed"`: a body that is not a webhook payload, at once; any other failure
     /// after 12 attempts), those still being retried (`"state": "retrying"`), and those
     /// processed with messages or statuses set aside (`"state": "processed"`), each with its
     /// id, received time, attempts, last error, the lines (tenants) its body names and what was
     /// set aside (`set_aside`: kind, position in the delivery, platform id, sender, reason).
-    #[command(after_help = "Give a failed delivery another chance with `parley webhooks retry <ID>` (or `--all`).")]
+    #[command(after_help = "Give a failed delivery another chance with `parley inbound retry <ID>` (or `--all`).")]
     Failed {
         /// Most deliveries to list.
         #[arg(long, default_value_t = 50)]
@@ -289,7 +290,7 @@ pub enum WebhooksCommand {
     /// delivery processed with parts set aside too: those parts are tried again (what was
     /// stored stays stored once).
     Retry {
-        /// The delivery's id (whk_…), as listed by `parley webhooks failed`.
+        /// The delivery's id (whk_…), as listed by `parley inbound failed`.
         #[arg(required_unless_present = "all", conflicts_with = "all")]
         id: Option<String>,
         /// Every given-up delivery.
@@ -506,7 +507,8 @@ mod command_help {
             (&["templates", "sync"], false, true),
             (&["agents", "create"], false, false),
             (&["keys", "create"], false, false),
-            (&["webhooks", "retry"], false, false),
+            (&["inbound", "retry"], false, false),
+            (&["webhooks", "failed"], false, false),
             (&["sandbox", "receive"], false, false),
             (&["migrate"], false, false),
         ] {

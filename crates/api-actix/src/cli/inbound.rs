@@ -1,5 +1,5 @@
-//! `parley webhooks`: stored platform webhooks that could not be processed, or were processed
-//! with parts set aside, and retrying them.
+//! `parley inbound` (older name `parley webhooks`): stored inbound deliveries (platform webhooks,
+//! mail) that could not be processed, or were processed with parts set aside, and retrying them.
 
 use serde_json::json;
 
@@ -7,7 +7,7 @@ use super::Failure;
 use crate::http::dto::timestamp;
 use crate::runtime::state::AppState;
 
-pub(super) async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), Failure> {
+pub(super) async fn failed(state: &AppState, limit: u32) -> Result<(), Failure> {
     let failed = state.inbound.failed(limit).await?;
     let rows: Vec<_> = failed
         .iter()
@@ -44,10 +44,10 @@ pub(super) async fn failed_webhooks(state: &AppState, limit: u32) -> Result<(), 
     Ok(())
 }
 
-pub(super) async fn retry_webhooks(state: &AppState, id: Option<String>, all: bool) -> Result<(), Failure> {
+pub(super) async fn retry(state: &AppState, id: Option<String>, all: bool) -> Result<(), Failure> {
     let retried = match id {
         Some(id) if !all => {
-            state.inbound.retry(&id).await.map_err(|e| format!("{e}: {id} (see `parley webhooks failed`)"))?;
+            state.inbound.retry(&id).await.map_err(|e| format!("{e}: {id} (see `parley inbound failed`)"))?;
             1
         }
         _ => state.inbound.retry_all().await?,

@@ -22,7 +22,7 @@ use parley_adapters_whatsapp::CloudApiConfig;
 use parley_domain::model::AgentId;
 
 pub use args::Cli;
-use args::{CatalogCommand, Command, TemplatesCommand, WebhooksCommand};
+use args::{CatalogCommand, Command, InboundCommand, TemplatesCommand};
 
 use crate::http::openapi;
 use crate::runtime::state::AppState;
@@ -62,8 +62,8 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Lines(cmd) => lines::lines(&state, cmd).await,
         Command::Sandbox(cmd) => sandbox::sandbox(&state, cmd).await,
         Command::Templates(TemplatesCommand::Sync { agent, .. }) => templates::sync_templates(&state, agent).await,
-        Command::Webhooks(WebhooksCommand::Failed { limit }) => inbound::failed_webhooks(&state, limit).await,
-        Command::Webhooks(WebhooksCommand::Retry { id, all }) => inbound::retry_webhooks(&state, id, all).await,
+        Command::Inbound(InboundCommand::Failed { limit }) => inbound::failed(&state, limit).await,
+        Command::Inbound(InboundCommand::Retry { id, all }) => inbound::retry(&state, id, all).await,
         Command::Migrate => Ok(()),
         Command::Analyze => database::analyze(&store).await,
         Command::Agents(cmd) => agents::agents(&state, cmd).await,

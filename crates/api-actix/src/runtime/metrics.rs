@@ -1,14 +1,15 @@
 //! Prometheus metrics (`GET /metrics`, OpenMetrics text): requests by route pattern and status,
-//! latency histograms, requests in flight, the database pool, the webhook backlog, media
-//! downloads by how they ended, and the time spent embedding. One registry per [`AppState`], so tests never share
-//! counters. docs/operations.md lists every metric.
+//! latency histograms, requests in flight, the database pool, the inbound and event backlogs, media
+//! downloads by how they ended, and the time spent embedding. One registry per app, so tests never share
+//! counters; a scrape reads the pool and the backlogs through a [`Probe`]. docs/operations.md lists every metric.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use parley_domain::ports::{EmbedError, Embedder};
+use parley_domain::DomainError;
+use parley_domain::ports::{EmbedError, Embedder, PoolStatus};
 use parley_domain::services::{AttemptOutcome, AttemptReport, DeliveryOutcome, ProcessSummary};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -17,7 +18,25 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::runtime::state::AppState;
+/// What a scrape reads beyond its own counters: the database pool and the work waiting.
+#[async_trait]
+pub trait Probe: Send + Sync {
+    /// The database pool's state now.
+    fn pool(&self) -> PoolStatus;
+    /// The work waiting in the database; bounded by the scrape's own timeout.
+    async fn backlogs(&self) -> Result<Backlogs, DomainError>;
+}
+
+/// The counts a scrape reports of work waiting in the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backlogs {
+    /// Inbound deliveries waiting to be processed.
+    pub inbound: u64,
+    /// Inbound deliveries given up on, waiting for an operator.
+    pub inbound_given_up: u64,
+    /// Events waiting to be delivered to webhook endpoints.
+    pub events: u64,
+}
 
 /// The content type of the OpenMetrics text format, which Prometheus scrapes natively.
 pub const CONTENT_TYPE_OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -91,9 +110,9 @@ pub struct Metrics {
     pool_available: Gauge,
     pool_waiting: Gauge,
     database_up: Gauge,
-    webhook_backlog: Gauge,
-    webhook_failed: Gauge,
-    webhook_deliveries: Family<OutcomeLabels, Counter>,
+    inbound_backlog: Gauge,
+    inbound_failed: Gauge,
+    inbound_deliveries: Family<OutcomeLabels, Counter>,
     event_backlog: Gauge,
     event_deliveries: Family<OutcomeLabels, Counter>,
     event_delivery_latency: Histogram,
@@ -133,22 +152,27 @@ impl Metrics {
         let pool_available = gauge(&mut registry, "db_pool_available_connections", "Idle database connections ready for a request");
         let pool_waiting = gauge(&mut registry, "db_pool_waiting_requests", "Requests waiting for a database connection");
         let database_up = gauge(&mut registry, "database_up", "1 when the database answered the last scrape's backlog query, else 0");
-        let webhook_backlog = gauge(
+        let inbound_backlog = gauge(
             &mut registry,
-            "webhook_backlog",
-            "Webhook deliveries stored and not processed yet (due, waiting for a retry, or stored while processing is off)",
+            "inbound_backlog",
+            "Inbound deliveries (platform webhooks, mail) stored and not processed yet (due, waiting for a retry, or stored while processing is off)",
         );
-        let webhook_failed = gauge(
+        let inbound_failed = gauge(
             &mut registry,
-            "webhook_failed",
-            "Webhook deliveries given up on (unreadable, or failed too often): see `parley webhooks failed`",
+            "inbound_failed",
+            "Inbound deliveries given up on (unreadable, or failed too often): see `parley inbound failed`",
         );
-        let webhook_deliveries = Family::<OutcomeLabels, Counter>::default();
+        let inbound_deliveries = Family::<OutcomeLabels, Counter>::default();
         registry.register(
-            "webhook_deliveries",
-            "Webhook deliveries this process handled, by outcome: processed, retrying (failed, tried again later), or given_up",
-            webhook_deliveries.clone(),
+            "inbound_deliveries",
+            "Inbound deliveries this process handled, by outcome: processed, retrying (failed, tried again later), or given_up",
+            inbound_deliveries.clone(),
         );
+        // The names these had before "webhook" came to mean only Parley's own event webhooks,
+        // kept (the same series) so that existing dashboards and alerts go on working.
+        registry.register("webhook_backlog", "Deprecated: the same as parley_inbound_backlog", inbound_backlog.clone());
+        registry.register("webhook_failed", "Deprecated: the same as parley_inbound_failed", inbound_failed.clone());
+        registry.register("webhook_deliveries", "Deprecated: the same as parley_inbound_deliveries", inbound_deliveries.clone());
         let event_backlog = gauge(
             &mut registry,
             "event_backlog",
@@ -194,9 +218,9 @@ impl Metrics {
             pool_available,
             pool_waiting,
             database_up,
-            webhook_backlog,
-            webhook_failed,
-            webhook_deliveries,
+            inbound_backlog,
+            inbound_failed,
+            inbound_deliveries,
             event_backlog,
             event_deliveries,
             event_delivery_latency,
@@ -216,18 +240,18 @@ impl Metrics {
         self.requests.get_or_create(&RequestLabels { method, route, status }).inc();
     }
 
-    /// Counts one webhook delivery processed as it arrived.
-    pub fn observe_webhook_delivery(&self, outcome: DeliveryOutcome) {
+    /// Counts one inbound delivery processed as it arrived.
+    pub fn observe_inbound_delivery(&self, outcome: DeliveryOutcome) {
         let mut summary = ProcessSummary::default();
         summary.add(outcome);
-        self.observe_webhook_pass(&summary);
+        self.observe_inbound_pass(&summary);
     }
 
-    /// Counts what one webhook processing pass of this process did.
-    pub fn observe_webhook_pass(&self, summary: &ProcessSummary) {
+    /// Counts what one inbound processing pass of this process did.
+    pub fn observe_inbound_pass(&self, summary: &ProcessSummary) {
         for (outcome, n) in [("processed", summary.processed), ("retrying", summary.failed), ("given_up", summary.gave_up)] {
             if n > 0 {
-                self.webhook_deliveries.get_or_create(&OutcomeLabels { outcome: outcome.to_string() }).inc_by(n as u64);
+                self.inbound_deliveries.get_or_create(&OutcomeLabels { outcome: outcome.to_string() }).inc_by(n as u64);
             }
         }
     }
@@ -261,31 +285,23 @@ impl Metrics {
         self.in_flight.get()
     }
 
-    /// Reads the pool and the backlog, then encodes every metric.
-    pub async fn render(&self, state: &AppState) -> String {
-        let pool = state.health.pool();
+    /// Reads the pool and the backlogs, then encodes every metric.
+    pub async fn render(&self, probe: &dyn Probe) -> String {
+        let pool = probe.pool();
         self.pool_max.set(pool.max_size as i64);
         self.pool_size.set(pool.size as i64);
         self.pool_available.set(pool.available as i64);
         self.pool_waiting.set(pool.waiting as i64);
-        // Both counts read indexes only (`webhook_events_due`, `webhook_events_failed`).
-        let counts = async {
-            Ok::<_, parley_domain::DomainError>((
-                state.inbound.backlog().await?,
-                state.inbound.given_up().await?,
-                state.deliveries.backlog().await?,
-            ))
-        };
-        match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, counts).await {
-            Ok(Ok((backlog, failed, events))) => {
-                self.webhook_backlog.set(i64::try_from(backlog).unwrap_or(i64::MAX));
-                self.webhook_failed.set(i64::try_from(failed).unwrap_or(i64::MAX));
+        match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, probe.backlogs()).await {
+            Ok(Ok(Backlogs { inbound: backlog, inbound_given_up: failed, events })) => {
+                self.inbound_backlog.set(i64::try_from(backlog).unwrap_or(i64::MAX));
+                self.inbound_failed.set(i64::try_from(failed).unwrap_or(i64::MAX));
                 self.event_backlog.set(i64::try_from(events).unwrap_or(i64::MAX));
                 self.database_up.set(1);
             }
             // The counts keep their last known values; `database_up` tells they are stale.
             Ok(Err(e)) => {
-                tracing::debug!(error = %e, "metrics: the webhook backlog could not be counted");
+                tracing::debug!(error = %e, "metrics: the backlogs could not be counted");
                 self.database_up.set(0);
             }
             Err(_) => {

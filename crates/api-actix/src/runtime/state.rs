@@ -3,13 +3,13 @@
 use std::sync::Arc;
 
 use parley_adapters_embeddings::ExactIndex;
-use parley_domain::ports::{ApiObjects, Clock, Embedder, IdSource, MessagingPlatform, Repositories, StorageHealth};
+use parley_domain::ports::{ApiObjects, Clock, Embedder, IdSource, MessagingPlatform, PoolStatus, Repositories, StorageHealth};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
 use crate::runtime::config::ApiConfig;
 use crate::runtime::limits::Limiter;
-use crate::runtime::metrics::{Metrics, TimedEmbedder};
+use crate::runtime::metrics::{Backlogs, Metrics, Probe, TimedEmbedder};
 
 pub struct AppState {
     pub keys: KeyService,
@@ -35,8 +35,8 @@ pub struct AppState {
     pub event_wakeup: Arc<Notify>,
     /// Whether the database answers, for readiness probes.
     pub health: Arc<dyn StorageHealth>,
-    /// Wakes the webhook processor when a delivery was stored.
-    pub webhook_wakeup: Arc<Notify>,
+    /// Wakes the inbound processor when a delivery was stored.
+    pub inbound_wakeup: Arc<Notify>,
     /// The background workers' runtime, once they run: deliveries received over HTTP are
     /// processed there (see `routes/inbound.rs`).
     pub workers_runtime: std::sync::OnceLock<tokio::runtime::Handle>,
@@ -116,7 +116,7 @@ impl AppState {
             ),
             inbound: InboundService::new(InboundPorts::from(&repos), crate::runtime::platform::decoders(), platform, clock, ids, objects),
             health: repos.health.clone(),
-            webhook_wakeup: Arc::new(Notify::new()),
+            inbound_wakeup: Arc::new(Notify::new()),
             workers_runtime: std::sync::OnceLock::new(),
             config: ApiConfig::default(),
             metrics,
@@ -157,6 +157,23 @@ impl AppState {
         self.messages = self.messages.with_storefront_url(config.storefront_url.clone());
         self.config = config;
         self
+    }
+}
+
+/// A scrape reads the pool and the backlogs through the services that own them.
+#[async_trait::async_trait]
+impl Probe for AppState {
+    fn pool(&self) -> PoolStatus {
+        self.health.pool()
+    }
+
+    // Each count reads an index only (`webhook_events_due`, `webhook_events_failed`, the outbox's).
+    async fn backlogs(&self) -> Result<Backlogs, parley_domain::DomainError> {
+        Ok(Backlogs {
+            inbound: self.inbound.backlog().await?,
+            inbound_given_up: self.inbound.given_up().await?,
+            events: self.deliveries.backlog().await?,
+        })
     }
 }
 

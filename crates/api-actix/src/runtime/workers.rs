@@ -54,7 +54,7 @@ impl Workers {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("parley-worker").enable_all().build()?;
         let (stop, stopping) = watch::channel(false);
         let _ = state.workers_runtime.set(runtime.handle().clone());
-        let inbound = config.process_webhooks.then(|| runtime.spawn(process_webhooks(state.clone(), stopping.clone())));
+        let inbound = config.process_webhooks.then(|| runtime.spawn(process_inbound(state.clone(), stopping.clone())));
         let mail = match (config.process_webhooks, config.mail_poll_every) {
             (true, Some(every)) => Some(runtime.spawn(poll_mailboxes(state.clone(), stopping.clone(), every))),
             _ => None,
@@ -92,7 +92,7 @@ impl Drop for Workers {
     }
 }
 
-async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bool>) {
+async fn process_inbound(state: Arc<AppState>, mut stopping: watch::Receiver<bool>) {
     let mut failures = 0u32;
     loop {
         let mut pause = WEBHOOK_POLL;
@@ -103,7 +103,7 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
             let stop = || *stopping.borrow();
             let pass = state.inbound.process_due_until(WEBHOOK_BATCH, &stop).await;
             if let Ok(summary) = &pass {
-                state.metrics.observe_webhook_pass(summary);
+                state.metrics.observe_inbound_pass(summary);
             }
             match pass {
                 Ok(s) if s.handled() > 0 => {
@@ -121,7 +121,7 @@ async fn process_webhooks(state: Arc<AppState>, mut stopping: watch::Receiver<bo
             break;
         }
         tokio::select! {
-            _ = tokio::time::timeout(pause, state.webhook_wakeup.notified()), if failures == 0 => {}
+            _ = tokio::time::timeout(pause, state.inbound_wakeup.notified()), if failures == 0 => {}
             _ = tokio::time::sleep(pause), if failures > 0 => {}
             _ = stopping.changed() => {}
         }
@@ -187,7 +187,7 @@ async fn deliver_sandbox_statuses(state: Arc<AppState>, mut deliveries: mpsc::Un
         tokio::spawn(async move {
             tokio::time::sleep(delivery.after).await;
             match state.inbound.receive(delivery.platform, delivery.body).await {
-                Ok(_) => state.webhook_wakeup.notify_one(),
+                Ok(_) => state.inbound_wakeup.notify_one(),
                 Err(e) => tracing::warn!(error = %e, "sandbox status could not be stored"),
             }
         });

@@ -1,4 +1,4 @@
-//! `parley webhooks failed|retry` through the real binary, on SQLite and PostgreSQL: a delivery
+//! `parley inbound failed|retry` (and its older name `parley webhooks`) through the real binary, on SQLite and PostgreSQL: a delivery
 //! that cannot be processed is given up (not retried forever), listed for the operator with
 //! what is known of it, and put back to be processed by the retry command.
 
@@ -31,7 +31,7 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     assert_eq!(state.inbound.process_due(10).await.unwrap().handled(), 0, "a given-up delivery is not retried on its own");
     assert_eq!(state.inbound.backlog().await.unwrap(), 0, "nor counted as backlog");
 
-    let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
+    let list = stdout_json(&parley(&db, &["inbound", "failed"]));
     let bad = listed(&list, &unreadable).expect("the unreadable delivery is listed");
     assert_eq!((bad["state"].as_str(), bad["attempts"].as_u64()), (Some("failed"), Some(1)), "{bad}");
     assert!(bad["last_error"].as_str().unwrap().contains("not a WhatsApp webhook payload"), "{bad}");
@@ -41,28 +41,29 @@ async fn a_failing_delivery_is_given_up_listed_and_retried_by_command(backend: &
     assert_eq!(known["lines"][0]["agent"], agent.as_str(), "{known}");
     assert_eq!(known["lines"][0]["channel_id"], line.id.as_str(), "{known}");
 
-    let retried = stdout_json(&parley(&db, &["webhooks", "retry", &unreadable]));
+    let retried = stdout_json(&parley(&db, &["inbound", "retry", &unreadable]));
     assert_eq!(retried["retried"], 1);
+    // The older name of the command lists the same deliveries.
     let list = stdout_json(&parley(&db, &["webhooks", "failed"]));
     let back = listed(&list, &unreadable).unwrap();
     assert_eq!((back["state"].as_str(), back["attempts"].as_u64()), (Some("retrying"), Some(0)), "due again, attempts from zero: {back}");
     assert_eq!(state.inbound.process_due(10).await.unwrap().gave_up, 1, "processed again (and, still unreadable, given up again)");
 
-    let again = parley(&db, &["webhooks", "retry", &exhausted]);
+    let again = parley(&db, &["inbound", "retry", &exhausted]);
     stdout_json(&again);
-    let twice = parley(&db, &["webhooks", "retry", &exhausted]);
+    let twice = parley(&db, &["inbound", "retry", &exhausted]);
     assert!(!twice.status.success(), "only a given-up delivery can be retried");
     assert!(String::from_utf8_lossy(&twice.stderr).contains("not found"), "{}", String::from_utf8_lossy(&twice.stderr));
     assert_eq!(state.inbound.process_due(10).await.unwrap().processed, 1, "the readable one goes through once retried");
 
-    let all = stdout_json(&parley(&db, &["webhooks", "retry", "--all"]));
+    let all = stdout_json(&parley(&db, &["inbound", "retry", "--all"]));
     assert_eq!(all["retried"], 1, "the unreadable one, given up again");
     assert_eq!(state.inbound.given_up().await.unwrap(), 0);
 
-    let neither = parley(&db, &["webhooks", "retry"]);
+    let neither = parley(&db, &["inbound", "retry"]);
     assert!(!neither.status.success(), "an id or --all is required");
-    let help = parley(&db, &["webhooks", "failed", "--help"]);
-    assert!(String::from_utf8_lossy(&help.stdout).contains("parley webhooks retry"), "{}", String::from_utf8_lossy(&help.stdout));
+    let help = parley(&db, &["inbound", "failed", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("parley inbound retry"), "{}", String::from_utf8_lossy(&help.stdout));
 }
 
 /// A delivery processed with a message set aside (its id holds a NUL) is listed with

@@ -25,7 +25,7 @@ fn get(server: &ParleyServer, key: &str, path: &str) -> Value {
 /// This process's count of deliveries with `outcome`, from its `/metrics`.
 fn deliveries(server: &ParleyServer, outcome: &str) -> u64 {
     let out = Command::new("curl").args(["-s", &format!("{}/metrics", server.url())]).output().expect("curl runs");
-    let needle = format!("parley_webhook_deliveries_total{{outcome=\"{outcome}\"}} ");
+    let needle = format!("parley_inbound_deliveries_total{{outcome=\"{outcome}\"}} ");
     String::from_utf8_lossy(&out.stdout).lines().find_map(|l| l.strip_prefix(&needle)?.trim().parse().ok()).unwrap_or(0)
 }
 

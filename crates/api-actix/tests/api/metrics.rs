@@ -68,6 +68,9 @@ async fn pool_backlog_and_embedder_are_reported(app: TestApp) {
     app.get("/v1/products/search?q=hiking%20boots", &app.a.publishable).await.assert_status(200);
 
     let text = scrape(&app).await;
+    assert_eq!(sample(&text, "parley_inbound_backlog"), Some(1.0), "{text}");
+    assert_eq!(sample(&text, "parley_inbound_failed"), Some(1.0), "{text}");
+    // The older names, kept for dashboards, report the same series.
     assert_eq!(sample(&text, "parley_webhook_backlog"), Some(1.0), "{text}");
     assert_eq!(sample(&text, "parley_webhook_failed"), Some(1.0), "{text}");
     assert_eq!(sample(&text, "parley_database_up"), Some(1.0), "{text}");

@@ -22,7 +22,7 @@ pub struct InboundDelivery {
     /// When it was processed (with or without parts set aside); `None` until then.
     pub processed_at: Option<Timestamp>,
     /// When Parley gave up on it (a body that can never be processed, or too many failed
-    /// attempts): it waits for an operator (`parley webhooks retry`).
+    /// attempts): it waits for an operator (`parley inbound retry`).
     pub failed_at: Option<Timestamp>,
     /// What its last processing set aside: messages and statuses that could not be stored
     /// while the rest of the delivery was (empty when everything was).
@@ -31,7 +31,7 @@ pub struct InboundDelivery {
 
 /// One message or status of a delivery that was not stored, and why: set aside so that it
 /// costs the delivery's other messages nothing, and shown to an operator (`parley webhooks
-/// failed`); `parley webhooks retry` tries it again.
+/// failed`); `parley inbound retry` tries it again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SetAside {
     /// A message or a status report.

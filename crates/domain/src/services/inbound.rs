@@ -11,7 +11,7 @@ use crate::{DomainError, FieldError};
 
 /// Webhook deliveries: stored as received (so a crash loses nothing), then processed; failures
 /// are retried with backoff, a bounded number of times, and then kept as failed for an operator
-/// (`parley webhooks failed`, `parley webhooks retry`).
+/// (`parley inbound failed`, `parley inbound retry`).
 pub struct InboundService {
     decoders: Decoders,
     /// For the names of contacts whose messages carry none.
@@ -99,7 +99,7 @@ pub struct DeliveryLine {
 /// Attempts at a delivery whose failures may pass (the database unavailable or contended)
 /// before Parley gives up on it. With a wait doubling between them (2 s, 4 s, … 2,048 s) the
 /// attempts span about 68 minutes: longer than a database failover or restart, short enough
-/// that an operator hears of a stuck delivery the same hour (`parley_webhook_failed`).
+/// that an operator hears of a stuck delivery the same hour (`parley_inbound_failed`).
 pub const MAX_ATTEMPTS: u32 = 12;
 
 /// How long a claimed delivery belongs to the process that claimed it: far longer than
@@ -139,7 +139,7 @@ enum Verdict {
 enum Failure {
     /// The body is not a webhook payload. It is stored exactly as signed and the parser is
     /// deterministic, so every attempt would fail the same way: one attempt is enough. (After
-    /// an upgrade that reads it, `parley webhooks retry` processes it again.)
+    /// an upgrade that reads it, `parley inbound retry` processes it again.)
     Permanent(String),
     /// Anything else (storage unavailable, an execution contended, …): may pass, so it is
     /// retried, up to [`MAX_ATTEMPTS`].
@@ -429,11 +429,11 @@ impl InboundService {
     fn verdict(&self, event: &str, attempt: u32, failure: Failure) -> Verdict {
         match failure {
             Failure::Permanent(error) => {
-                tracing::warn!(event, error = %error, "webhook body can never be processed; given up (parley webhooks failed)");
+                tracing::warn!(event, error = %error, "webhook body can never be processed; given up (parley inbound failed)");
                 Verdict::GiveUp { error }
             }
             Failure::Transient(e) if attempt >= MAX_ATTEMPTS => {
-                tracing::warn!(event, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley webhooks failed)");
+                tracing::warn!(event, attempts = attempt, error = %e, "webhook processing failed too often; given up (parley inbound failed)");
                 Verdict::GiveUp { error: e.to_string() }
             }
             Failure::Transient(e) => {
@@ -592,7 +592,7 @@ impl InboundService {
         }
         for aside in &outcome.set_aside {
             tracing::warn!(event = %event.id, kind = aside.kind.as_str(), position = aside.position, reason = %aside.reason,
-                "part of a webhook delivery set aside (parley webhooks failed)");
+                "part of a webhook delivery set aside (parley inbound failed)");
         }
         match outcome.retry {
             Some(e) => Err(Failure::Transient(e)),

@@ -117,7 +117,7 @@ pub async fn receive_email(state: Data<AppState>, req: HttpRequest, path: web::P
 async fn ingest(platform: ChannelType, state: &Data<AppState>, text: String) -> ApiResult<HttpResponse> {
     if state.config.ingest_only {
         let id = state.inbound.receive(platform, text).await?;
-        state.webhook_wakeup.notify_one();
+        state.inbound_wakeup.notify_one();
         tracing::debug!(event = %id, "webhook stored");
     } else {
         // On the workers' runtime, as the retries: a write holds SQLite's single writer across
@@ -133,7 +133,7 @@ async fn ingest(platform: ChannelType, state: &Data<AppState>, text: String) -> 
             }
             None => state.inbound.receive_and_process(platform, text).await?,
         };
-        state.metrics.observe_webhook_delivery(outcome);
+        state.metrics.observe_inbound_delivery(outcome);
         tracing::debug!(event = %id, ?outcome, "webhook processed and stored");
     }
     Ok(HttpResponse::Ok().json(serde_json::json!({"received": true})))

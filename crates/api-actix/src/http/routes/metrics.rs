@@ -15,6 +15,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
 
 /// The metrics in the OpenMetrics text format.
 pub async fn metrics(state: Data<AppState>) -> HttpResponse {
-    let body = state.metrics.render(&state).await;
+    let body = state.metrics.render(state.get_ref()).await;
     HttpResponse::Ok().insert_header((CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE_OPENMETRICS))).body(body)
 }
