@@ -17,64 +17,64 @@ from parley_client.api.messages import list_messages, send_reply
 from parley_client.api.tags import create_tag, list_tags
 from parley_client.api.templates import list_executions, list_templates, send_template
 from parley_client.models import (
-    ActivityDetailDto,
-    ActivityDto,
-    ActivityStatusName,
+    ActivityDetail,
+    Activity,
+    ActivityStatus,
     AttachTags,
     BodyShape,
     ButtonReplyShape,
     ButtonsAction,
-    ButtonSubTypeName,
+    ButtonSubType,
     CampaignBody,
-    CartCreatedDto,
-    CartDto,
+    CartCreated,
+    Cart,
     CartItemBody,
-    CategoriesDto,
-    ChannelTypeName,
-    ContactDto,
+    Categories,
+    ChannelType,
+    Contact,
     CreateCart,
     CreateContact,
     CreateContactCustomAttributesType0,
     CreateTag,
-    DataBodyActivityDetailDto,
-    DataBodyCartCreatedDto,
-    DataBodyCartDto,
-    DataBodyCategoriesDto,
-    DataBodyContactDto,
-    DataBodyMessageDto,
-    DataBodySendResultDto,
-    DataBodyTagDto,
-    DataBodyVecExecutionDto,
-    DataBodyVecSearchResultDto,
-    DataBodyVecTagDto,
-    DataBodyVecTemplateDto,
+    ActivityDetailResponse,
+    CartCreatedResponse,
+    CartResponse,
+    CategoriesResponse,
+    ContactResponse,
+    MessageResponse,
+    SendResultResponse,
+    TagResponse,
+    ExecutionListResponse,
+    SearchResultListResponse,
+    TagListResponse,
+    TemplateListResponse,
     ErrorBody,
     ErrorObject,
-    ExecutionDto,
+    Execution,
     InteractiveButton,
     InteractiveButtonType,
-    MessageDirectionName,
-    MessageDto,
-    MessageTypeName,
-    PageBodyActivityDto,
-    PageBodyMessageDto,
-    PageBodyProductDto,
-    ProductDto,
+    MessageDirection,
+    Message,
+    MessageType,
+    ActivityPage,
+    MessagePage,
+    ProductPage,
+    Product,
     ReplyButtonShape,
     ReplyText,
-    SearchResultDto,
+    SearchResult,
     SendComponentBody,
     SendParameterBody,
     SendReplyInteractive,
     SendReplyInteractiveType,
     SendReplyText,
     SendReplyTextType,
-    SendResultDto,
+    SendResult,
     SendTemplate,
-    TagDto,
-    TemplateDto,
+    Tag,
+    Template,
     UpdateActivity,
-    VariantDto,
+    Variant,
 )
 from parley_client.types import UNSET, Response, Unset
 
@@ -138,13 +138,13 @@ def activities(
     client: AuthenticatedClient,
     what: str,
     *,
-    status: ActivityStatusName | Unset = UNSET,
+    status: ActivityStatus | Unset = UNSET,
     limit: int | Unset = UNSET,
     search: str | Unset = UNSET,
-) -> list[ActivityDto]:
+) -> list[Activity]:
     response = list_activities.sync_detailed(client=client, status=status, limit=limit, search=search)
-    page = expect(response, 200, PageBodyActivityDto, what)
-    all_of(page.data, ActivityDto, what)
+    page = expect(response, 200, ActivityPage, what)
+    all_of(page.data, Activity, what)
     return page.data
 
 
@@ -167,10 +167,10 @@ def main() -> None:
     )
 
     # The demo agent's tags, and its open conversations, five per page
-    tags = expect(list_tags.sync_detailed(client=sk), 200, DataBodyVecTagDto, "GET /v1/tags")
-    all_of(tags.data, TagDto, "tags")
-    open_page = activities(sk, "GET /v1/activities?status=open&limit=5", status=ActivityStatusName.OPEN, limit=5)
-    if not open_page or any(a.status != ActivityStatusName.OPEN for a in open_page):
+    tags = expect(list_tags.sync_detailed(client=sk), 200, TagListResponse, "GET /v1/tags")
+    all_of(tags.data, Tag, "tags")
+    open_page = activities(sk, "GET /v1/activities?status=open&limit=5", status=ActivityStatus.OPEN, limit=5)
+    if not open_page or any(a.status != ActivityStatus.OPEN for a in open_page):
         fail(f"open activities: {open_page!r}")
 
     # Find a conversation by a piece of the contact's name, or of a phone number
@@ -183,7 +183,7 @@ def main() -> None:
     tag = expect(
         create_tag.sync_detailed(client=sk, body=CreateTag(name="Priority", color="#7c3aed")),
         201,
-        DataBodyTagDto,
+        TagResponse,
         "POST /v1/tags",
     ).data
     attributes = CreateContactCustomAttributesType0()
@@ -192,51 +192,51 @@ def main() -> None:
         create_contact.sync_detailed(
             client=sk,
             body=CreateContact(
-                channel_type=ChannelTypeName.WHATSAPP,
+                channel_type=ChannelType.WHATSAPP,
                 channel_id="+1 415 555 0100",
                 profile_name="Iris Chen",
                 custom_attributes=attributes,
             ),
         ),
         201,
-        DataBodyContactDto,
+        ContactResponse,
         "POST /v1/contacts",
     ).data
-    if not isinstance(tag, TagDto) or not isinstance(contact, ContactDto) or contact.custom_attributes["plan"] != "pro":
+    if not isinstance(tag, Tag) or not isinstance(contact, Contact) or contact.custom_attributes["plan"] != "pro":
         fail(f"created tag {tag!r}, contact {contact!r}")
 
     # Take the first open conversation: tag it, assign it, close it
-    act = activities(sk, "GET /v1/activities?status=open&limit=1", status=ActivityStatusName.OPEN, limit=1)[0].id
+    act = activities(sk, "GET /v1/activities?status=open&limit=1", status=ActivityStatus.OPEN, limit=1)[0].id
     tagged = expect(
         attach_tags.sync_detailed(act, client=sk, body=AttachTags(tag_ids=[tag.id])),
         200,
-        DataBodyActivityDetailDto,
+        ActivityDetailResponse,
         "POST /v1/activities/{id}/tags",
     ).data
     closed = expect(
         update_activity.sync_detailed(
-            act, client=sk, body=UpdateActivity(status=ActivityStatusName.CLOSED, assigned_to="user_42")
+            act, client=sk, body=UpdateActivity(status=ActivityStatus.CLOSED, assigned_to="user_42")
         ),
         200,
-        DataBodyActivityDetailDto,
+        ActivityDetailResponse,
         "PATCH /v1/activities/{id}",
     ).data
-    if tag.id not in [t.id for t in tagged.tags] or closed.status != ActivityStatusName.CLOSED:
+    if tag.id not in [t.id for t in tagged.tags] or closed.status != ActivityStatus.CLOSED:
         fail(f"tagged {tagged!r}, closed {closed!r}")
     if closed.assigned_to != "user_42":
         fail(f"tagged {tagged!r}, closed {closed!r}")
 
     # The catalog and carts also take the publishable key
-    categories = expect(list_categories.sync_detailed(client=pk), 200, DataBodyCategoriesDto, "GET /v1/categories")
+    categories = expect(list_categories.sync_detailed(client=pk), 200, CategoriesResponse, "GET /v1/categories")
     outdoor = expect(
         list_products.sync_detailed(client=pk, tag="Outdoor", limit=2),
         200,
-        PageBodyProductDto,
+        ProductPage,
         "GET /v1/products?tag=Outdoor&limit=2",
     )
-    all_of(outdoor.data, ProductDto, "products")
+    all_of(outdoor.data, Product, "products")
     if (
-        not isinstance(categories.data, CategoriesDto)
+        not isinstance(categories.data, Categories)
         or len(outdoor.data) != 2
         or any("Outdoor" not in p.category_tags for p in outdoor.data)
     ):
@@ -246,29 +246,29 @@ def main() -> None:
     found = expect(
         search_products.sync_detailed(client=pk, q="my feet hurt after long hikes", limit=3),
         200,
-        DataBodyVecSearchResultDto,
+        SearchResultListResponse,
         "GET /v1/products/search?limit=3",
     )
-    all_of(found.data, SearchResultDto, "search results")
+    all_of(found.data, SearchResult, "search results")
     if not 1 <= len(found.data) <= 3:
         fail(f"search results {found!r}")
     in_outdoor = expect(
         search_products.sync_detailed(client=pk, q="stay warm on a cold night", tag="Outdoor", limit=3),
         200,
-        DataBodyVecSearchResultDto,
+        SearchResultListResponse,
         "GET /v1/products/search?tag=Outdoor&limit=3",
     )
     outdoor_ids = {
         p.field_id
         for p in expect(
-            list_products.sync_detailed(client=pk, tag="Outdoor", limit=100), 200, PageBodyProductDto, "GET /v1/products?tag=Outdoor"
+            list_products.sync_detailed(client=pk, tag="Outdoor", limit=100), 200, ProductPage, "GET /v1/products?tag=Outdoor"
         ).data
     }
     if not 1 <= len(in_outdoor.data) <= 3 or any(p.field_id not in outdoor_ids for p in in_outdoor.data):
         fail(f"search in Outdoor {in_outdoor!r}, Outdoor products {outdoor_ids!r}")
 
     # A storefront hands a shopper over with a cart: two of one product's last variant
-    listed = expect(list_products.sync_detailed(client=pk, limit=100), 200, PageBodyProductDto, "GET /v1/products?limit=100").data
+    listed = expect(list_products.sync_detailed(client=pk, limit=100), 200, ProductPage, "GET /v1/products?limit=100").data
     with_variants = next((p for p in listed if p.variants), None)
     if with_variants is None:
         fail("no product with variants in the demo catalog")
@@ -276,17 +276,17 @@ def main() -> None:
     created = expect(
         create_cart.sync_detailed(client=pk, body=CreateCart(items=[CartItemBody(id=product, variant_id=chosen.id, qty=2)])),
         201,
-        DataBodyCartCreatedDto,
+        CartCreatedResponse,
         "POST /v1/carts",
     ).data
-    cart = expect(get_cart.sync_detailed(created.code, client=pk), 200, DataBodyCartDto, "GET /v1/carts/{code}").data
-    line = cart.items[0] if isinstance(cart, CartDto) and len(cart.items) == 1 else None
+    cart = expect(get_cart.sync_detailed(created.code, client=pk), 200, CartResponse, "GET /v1/carts/{code}").data
+    line = cart.items[0] if isinstance(cart, Cart) and len(cart.items) == 1 else None
     # Doubling is exact in binary too, so the client's own arithmetic may check the server's here.
     if (
-        not isinstance(created, CartCreatedDto)
+        not isinstance(created, CartCreated)
         or line is None
         or (line.field_id, line.qty) != (product, 2)
-        or not isinstance(line.variant, VariantDto)
+        or not isinstance(line.variant, Variant)
         or line.variant.id != chosen.id
         or (line.unit_price, line.line_total) != (chosen.price, 2 * chosen.price)
         or (cart.currency, cart.total) != (with_variants.currency, line.line_total)
@@ -294,8 +294,8 @@ def main() -> None:
         fail(f"cart {cart!r}")
 
     # WhatsApp: send the sandbox line's order_update template under a campaign key
-    templates = expect(list_templates.sync_detailed(client=sk), 200, DataBodyVecTemplateDto, "GET /v1/templates")
-    all_of(templates.data, TemplateDto, "templates")
+    templates = expect(list_templates.sync_detailed(client=sk), 200, TemplateListResponse, "GET /v1/templates")
+    all_of(templates.data, Template, "templates")
     order_update = [t for t in templates.data if t.name == "order_update"]
     if not order_update:
         fail("templates: no order_update")
@@ -308,24 +308,24 @@ def main() -> None:
                 components=[
                     SendComponentBody(type_="header", parameters=[text("A-17")]),
                     SendComponentBody(type_="body", parameters=[text("Iris"), text("A-17"), text("Friday")]),
-                    SendComponentBody(type_="button", sub_type=ButtonSubTypeName.URL, index=0, parameters=[text("A-17")]),
+                    SendComponentBody(type_="button", sub_type=ButtonSubType.URL, index=0, parameters=[text("A-17")]),
                 ],
                 campaign=CampaignBody(key="readme-demo", name="README demo"),
             ),
         ),
         200,
-        DataBodySendResultDto,
+        SendResultResponse,
         "POST /v1/templates/{id}/send",
     ).data
-    if not isinstance(sent, SendResultDto) or not sent.message_sent:
+    if not isinstance(sent, SendResult) or not sent.message_sent:
         fail(f"template send {sent!r}")
     executions = expect(
         list_executions.sync_detailed("readme-demo", client=sk),
         200,
-        DataBodyVecExecutionDto,
+        ExecutionListResponse,
         "GET /v1/campaigns/{key}/executions",
     )
-    all_of(executions.data, ExecutionDto, "executions")
+    all_of(executions.data, Execution, "executions")
     if [e.message_id for e in executions.data] != [sent.message_id]:
         fail(f"executions {executions!r}")
 
@@ -334,14 +334,14 @@ def main() -> None:
     timeline = expect(
         list_messages.sync_detailed(ana, client=sk, limit=5),
         200,
-        PageBodyMessageDto,
+        MessagePage,
         "GET /v1/activities/{id}/messages?limit=5",
     )
-    all_of(timeline.data, MessageDto, "messages")
+    all_of(timeline.data, Message, "messages")
     detail = expect(
-        get_activity.sync_detailed(ana, client=sk), 200, DataBodyActivityDetailDto, "GET /v1/activities/{id}"
+        get_activity.sync_detailed(ana, client=sk), 200, ActivityDetailResponse, "GET /v1/activities/{id}"
     ).data
-    if not isinstance(detail, ActivityDetailDto) or not detail.carts or not timeline.data:
+    if not isinstance(detail, ActivityDetail) or not detail.carts or not timeline.data:
         fail(f"Ana's activity {detail!r}, timeline {timeline!r}")
     reply = expect(
         send_reply.sync_detailed(
@@ -352,10 +352,10 @@ def main() -> None:
             ),
         ),
         201,
-        DataBodyMessageDto,
+        MessageResponse,
         "POST /v1/activities/{id}/messages",
     ).data
-    if not isinstance(reply, MessageDto) or reply.direction != MessageDirectionName.OUTBOUND:
+    if not isinstance(reply, Message) or reply.direction != MessageDirection.OUTBOUND:
         fail(f"reply {reply!r}")
     choices = InteractiveButton(
         type_=InteractiveButtonType.BUTTON,
@@ -372,10 +372,10 @@ def main() -> None:
             ana, client=sk, body=SendReplyInteractive(type_=SendReplyInteractiveType.INTERACTIVE, interactive=choices)
         ),
         201,
-        DataBodyMessageDto,
+        MessageResponse,
         "POST /v1/activities/{id}/messages (buttons)",
     ).data
-    if not isinstance(buttons, MessageDto) or buttons.type_ != MessageTypeName.INTERACTIVE or buttons.text != "Shall I place the order?":
+    if not isinstance(buttons, Message) or buttons.type_ != MessageType.INTERACTIVE or buttons.text != "Shall I place the order?":
         fail(f"buttons {buttons!r}")
 
     # Bruno never wrote: outside the window only an approved template may go out

@@ -56,7 +56,7 @@ const url = env("PARLEY_URL");
 const sk = createClient<paths>({ baseUrl: url, headers: { "X-API-Key": env("PARLEY_KEY") } });
 const pk = createClient<paths>({ baseUrl: url, headers: { "X-API-Key": env("PARLEY_PUBLISHABLE_KEY") } });
 
-async function activities(query: Query<"/v1/activities">): Promise<S["ActivityDto"][]> {
+async function activities(query: Query<"/v1/activities">): Promise<S["Activity"][]> {
   const page = await ok(`GET /v1/activities ${JSON.stringify(query)}`, 200,
     sk.GET("/v1/activities", { params: { query } }));
   shape("pagination", page.pagination, PAGINATION);

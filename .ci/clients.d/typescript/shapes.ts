@@ -46,56 +46,56 @@ export const PAGINATION: Spec<S["Pagination"]> = { total: "number", limit: "numb
 export const ERROR_BODY: Spec<S["ErrorBody"]> = { error: "object" };
 export const ERROR_OBJECT: Spec<S["ErrorObject"]> = { code: "string", message: "string", details: "array?", request_id: "string|null?" };
 export const ERROR_DETAIL: Spec<S["ErrorDetail"]> = { field: "string", issue: "string" };
-export const TAG: Spec<S["TagDto"]> = {
+export const TAG: Spec<S["Tag"]> = {
   id: "string", name: "string", color: "string", description: "string|null?", created_at: "string", updated_at: "string",
 };
-export const TAG_REF: Spec<S["TagRefDto"]> = { id: "string", name: "string", color: "string" };
-export const CHANNEL: Spec<S["ChannelDto"]> = {
+export const TAG_REF: Spec<S["TagRef"]> = { id: "string", name: "string", color: "string" };
+export const CHANNEL: Spec<S["Channel"]> = {
   channel_id: "string", channel_type: "string", user_id: "string|null?", parent_user_id: "string|null?", username: "string|null?",
 };
-export const ACTIVITY: Spec<S["ActivityDto"]> = {
+export const ACTIVITY: Spec<S["Activity"]> = {
   id: "string", status: "string", profile_name: "string", channel_identifiers: "array", tags: "array",
   assigned_to: "string|null?", last_message: "object|null?", created_at: "string", updated_at: "string", unread_count: "number",
 };
-export const ACTIVITY_DETAIL: Spec<S["ActivityDetailDto"]> = {
+export const ACTIVITY_DETAIL: Spec<S["ActivityDetail"]> = {
   ...ACTIVITY, contact_id: "string", channels: "array", last_inbound_at: "string|null?", carts: "array",
 };
-export const CART_MENTION: Spec<S["CartMentionDto"]> = { code: "string", created_at: "string" };
-export const CONTACT: Spec<S["ContactDto"]> = {
+export const CART_MENTION: Spec<S["CartMention"]> = { code: "string", created_at: "string" };
+export const CONTACT: Spec<S["Contact"]> = {
   id: "string", profile_name: "string", email: "string|null?", notes: "string|null?", channels: "array",
   custom_attributes: "object", created_at: "string", updated_at: "string",
 };
-export const CATEGORIES: Spec<S["CategoriesDto"]> = { categories: "array", total_items: "number" };
-export const CATEGORY: Spec<S["CategoryDto"]> = { name: "string", count: "number" };
-export const PRODUCT: Spec<S["ProductDto"]> = {
+export const CATEGORIES: Spec<S["Categories"]> = { categories: "array", total_items: "number" };
+export const CATEGORY: Spec<S["Category"]> = { name: "string", count: "number" };
+export const PRODUCT: Spec<S["Product"]> = {
   _id: "string", kind: "string", title: "string", description: "string", media: "array", category_tags: "array",
   currency: "string", base_price: "number", compare_at_price: "number|null?", variants: "array",
   created_at: "string", updated_at: "string",
 };
-export const SEARCH_RESULT: Spec<S["SearchResultDto"]> = {
+export const SEARCH_RESULT: Spec<S["SearchResult"]> = {
   _id: "string", kind: "string", title: "string", currency: "string", base_price: "number", score: "number",
 };
-export const CART_CREATED: Spec<S["CartCreatedDto"]> = { code: "string", expires_at: "string", url: "string|null?" };
-export const CART: Spec<S["CartDto"]> = {
+export const CART_CREATED: Spec<S["CartCreated"]> = { code: "string", expires_at: "string", url: "string|null?" };
+export const CART: Spec<S["Cart"]> = {
   code: "string", created_at: "string", expires_at: "string", items: "array", currency: "string|null", total: "number|null",
 };
-export const CART_ITEM: Spec<S["CartItemDto"]> = {
+export const CART_ITEM: Spec<S["CartItem"]> = {
   ...PRODUCT, variant: "object|null", qty: "number", unit_price: "number", line_total: "number",
 };
-export const VARIANT: Spec<S["VariantDto"]> = {
+export const VARIANT: Spec<S["Variant"]> = {
   id: "string", title: "string", price: "number", compare_at_price: "number|null?", selected_options: "array",
 };
-export const TEMPLATE: Spec<S["TemplateDto"]> = {
+export const TEMPLATE: Spec<S["Template"]> = {
   id: "string", channel_id: "string", name: "string", language: "string", category: "string", status: "string",
   parameter_format: "string", components: "array", created_at: "string",
 };
-export const SEND_RESULT: Spec<S["SendResultDto"]> = { message_sent: "boolean", message_id: "string", parsed_message: "string" };
-export const EXECUTION: Spec<S["ExecutionDto"]> = {
+export const SEND_RESULT: Spec<S["SendResult"]> = { message_sent: "boolean", message_id: "string", parsed_message: "string" };
+export const EXECUTION: Spec<S["Execution"]> = {
   id: "string", to: "string", template_id: "string", message_id: "string|null?", status: "string",
   error_message: "string|null?", sent_at: "string|null?", delivered_at: "string|null?", read_at: "string|null?",
   updated_at: "string",
 };
-export const MESSAGE: Spec<S["MessageDto"]> = {
+export const MESSAGE: Spec<S["Message"]> = {
   id: "string", activity_id: "string", direction: "string", type: "string", text: "string|null?",
   media: "object|null?", location: "object|null?", email: "object|null?", attachments: "array", flow_reply: "object|null?",
   pricing: "object|null?", content: "object",

@@ -357,11 +357,15 @@ async fn sync_follows_paging_lists_all_lines_templates_and_drops_removed_ones(ba
     assert_eq!(list.iter().find(|x| x["id"] == "1000001").unwrap(), t, "the single fetch equals the list item");
     app.get("/v1/templates/424242", &app.a.secret).await.assert_error(404, "NOT_FOUND");
 
-    // The channel listing: approved templates of that line only.
-    let r = app.get(&format!("/v1/channels/{c}/templates"), &app.a.secret).await;
+    // The line's listing: approved templates of that line only.
+    let r = app.get(&format!("/v1/lines/{c}/templates"), &app.a.secret).await;
     r.assert_status(200);
     let ids: Vec<&str> = r.data().as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["1000001", "1000004", "1000002"], "approved only, by name then language");
+    // The older path answers the same.
+    let older = app.get(&format!("/v1/channels/{c}/templates"), &app.a.secret).await;
+    assert_eq!(older.data(), r.data(), "/v1/channels/{{channel_id}}/templates is an alias");
+    app.get("/v1/lines/chn_unknown/templates", &app.a.secret).await.assert_error(404, "NOT_FOUND");
     let r = app.get(&format!("/v1/channels/{s}/templates"), &app.a.secret).await;
     let ids: Vec<&str> = r.data().as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
     let sandbox_id = |n: u32| format!("{SANDBOX_WABA}{n:03}");

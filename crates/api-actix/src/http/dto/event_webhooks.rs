@@ -73,7 +73,7 @@ pub struct CreateWebhookEndpoint {
     #[schema(value_type = String, required = true, max_length = 2048, example = "https://example.com/parley/events",
         pattern = "^https?://")]
     pub url: Option<String>,
-    /// Required: event types, each one of `SubscribableEventName` (`message.received`,
+    /// Required: event types, each one of `SubscribableEvent` (`message.received`,
     /// `tag.deleted`…), or `["*"]` for every type, present and future.
     #[schema(value_type = EventSelectionSchema, required = true)]
     pub events: Option<Vec<String>>,

@@ -221,12 +221,10 @@ pub struct EventSelectionSchema;
 
 impl utoipa::PartialSchema for EventSelectionSchema {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
-        let everything = ArrayBuilder::new()
-            .items(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["*"])))
-            .min_items(Some(1))
-            .max_items(Some(1));
-        let types = ArrayBuilder::new().items(utoipa::openapi::Ref::from_schema_name("SubscribableEventName")).min_items(Some(1));
+        use utoipa::openapi::Ref;
+        use utoipa::openapi::schema::{ArrayBuilder, OneOfBuilder};
+        let everything = ArrayBuilder::new().items(Ref::from_schema_name("EveryEventSchema")).min_items(Some(1)).max_items(Some(1));
+        let types = ArrayBuilder::new().items(Ref::from_schema_name("SubscribableEventName")).min_items(Some(1));
         OneOfBuilder::new().item(everything).item(types).into()
     }
 }
@@ -234,7 +232,21 @@ impl utoipa::PartialSchema for EventSelectionSchema {
 impl ToSchema for EventSelectionSchema {
     fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
         schemas.push(("SubscribableEventName".into(), <SubscribableEventName as utoipa::PartialSchema>::schema()));
+        schemas.push(("EveryEventSchema".into(), every_event()));
     }
+}
+
+/// `"*"`: every event type, present and future. Named (`x-enum-varnames`), so a generated
+/// client's constant reads `EveryEvent.EVERY_EVENT`, not a number made up for a symbol.
+fn every_event() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::extensions::ExtensionsBuilder;
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(["*"]))
+        .description(Some("Every event type, present and future."))
+        .extensions(Some(ExtensionsBuilder::new().add("x-enum-varnames", serde_json::json!(["EVERY_EVENT"])).build()))
+        .into()
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 mod conditional;
 mod free_form;
+mod names;
 mod references;
 mod responses;
 
@@ -37,7 +38,7 @@ use responses::CommonResponses;
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact, contacts::delete_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,
-        templates::list_templates, templates::get_template, templates::line_templates, templates::send_template,
+        templates::list_templates, templates::get_template, templates::line_templates, templates::channel_templates, templates::send_template,
         campaigns::get_campaign,
         campaigns::list_executions,
         event_webhooks::list_endpoints, event_webhooks::create_endpoint, event_webhooks::get_endpoint,
@@ -85,7 +86,8 @@ impl Modify for ApiKeyAuth {
 }
 
 /// The document as served and committed: pretty JSON with a trailing newline, each resource
-/// inline copy replaced by a reference to its component ([`references`]).
+/// inline copy replaced by a reference to its component ([`references`]), its schemas named as
+/// the API names them ([`names`]).
 pub fn document() -> &'static str {
     static DOCUMENT: OnceLock<String> = OnceLock::new();
     DOCUMENT.get_or_init(|| {
@@ -93,6 +95,7 @@ pub fn document() -> &'static str {
         references::share_components(&mut value);
         conditional::add(&mut value);
         free_form::open(&mut value);
+        names::rename(&mut value);
         let mut json = serde_json::to_string_pretty(&value).expect("JSON values serialize");
         json.push('\n');
         json

@@ -10,11 +10,13 @@ use crate::http::extract::{Json, Object, PathId};
 use crate::http::idempotency::IdempotencyKey;
 use crate::runtime::state::AppState;
 
+#[expect(deprecated, reason = "the older templates path stays served, as documented")]
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/templates").route(web::get().to(list_templates)))
         .service(resource("/templates/{id}").route(web::get().to(get_template)))
         .service(resource("/templates/{id}/send").route(web::post().to(send_template)))
-        .service(resource("/channels/{channel_id}/templates").route(web::get().to(line_templates)));
+        .service(resource("/lines/{line_id}/templates").route(web::get().to(line_templates)))
+        .service(resource("/channels/{channel_id}/templates").route(web::get().to(channel_templates)));
 }
 
 /// All templates of all the agent's lines, by name and language.
@@ -35,14 +37,24 @@ pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: PathId<T
 }
 
 /// The approved templates of one of the agent's lines.
-// The path keeps the API's word for a line's id, `channel_id`, and the operation id its old name,
-// so the generated clients keep their method.
-#[utoipa::path(get, path = "/v1/channels/{channel_id}/templates", operation_id = "channel_templates", tag = "Templates", security(("secret_key" = [])),
-    params(("channel_id" = String, Path, description = "The line's id (chn_…)")),
+#[utoipa::path(get, path = "/v1/lines/{line_id}/templates", tag = "Templates", security(("secret_key" = [])),
+    params(("line_id" = String, Path, description = "The line's id (chn_…)")),
     responses((status = 200, body = DataBody<Vec<TemplateDto>>)))]
 pub async fn line_templates(caller: SecretKey, state: Data<AppState>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
     let templates = state.lines.approved_templates(caller.agent(), &id.into_inner()).await?;
     Ok(ok(templates.into_iter().map(TemplateDto::from).collect::<Vec<_>>()))
+}
+
+/// The approved templates of one of the agent's lines (older path).
+///
+/// The same as `GET /v1/lines/{line_id}/templates`, under the path it had when a line's id was
+/// called `channel_id`; kept for the clients that use it.
+#[utoipa::path(get, path = "/v1/channels/{channel_id}/templates", tag = "Templates", security(("secret_key" = [])),
+    params(("channel_id" = String, Path, description = "The line's id (chn_…)")),
+    responses((status = 200, body = DataBody<Vec<TemplateDto>>)))]
+#[deprecated = "the older path of GET /v1/lines/{line_id}/templates"]
+pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
+    line_templates(caller, state, id).await
 }
 
 /// Send an approved template.
