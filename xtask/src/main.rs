@@ -1,8 +1,11 @@
 //! Project automation: `cargo xtask <task>`. Nearly dependency-free so it builds in seconds.
 //!
 //! - `codegen [--check]`: regenerate `docs/openapi.json` from the code (or fail if stale).
-//! - `tidy`: repository rules (migration folders in step, the domain free of I/O crates, remote
-//!   answers read with a cap).
+//! - `test [ARGS…]`: every test on a fresh machine: `.ci/services`, the model, then
+//!   `cargo test --workspace ARGS…`.
+//! - `tidy`: repository rules (migration folders in step, the domain's dependencies allowed one
+//!   by one, remote answers read with a cap, the binary's layers, the Words table, the storage
+//!   contract run whole on every backend, no tracker numbers).
 //! - `bench catalog`: import and read figures on SQLite and PostgreSQL (a benchmark, not a test).
 //! - `fetch-model [--dir DIR]`: put the all-MiniLM-L6-v2 model folder in place, weights verified.
 //! - `distill [--untuned] [options]`: rebuild the static embedder's table from that model, tuned on
@@ -17,11 +20,14 @@
 mod api_document;
 mod bench;
 mod codegen;
+mod contract;
 mod distill;
 mod fetch_corpus;
 mod fetch_model;
 mod fuzz;
+mod test_command;
 mod tidy;
+mod words;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -30,8 +36,13 @@ const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
   codegen [--check]   write docs/openapi.json from the code; with --check, fail if it is stale
-  tidy                check repository rules (migrations in step, domain crate free of I/O deps,
-                      remote answers read only through parley_adapters_http::read_capped)
+  test [ARGS…]        every test, on a fresh Debian machine too: installs what is missing and
+                      starts what is down (.ci/services: PostgreSQL, Redis, Chromium, the mail
+                      servers), fetches the model, then runs cargo test --workspace ARGS…
+  tidy                check repository rules (migrations in step, the domain's dependencies on
+                      its allow-list, remote answers read only through read_capped, the binary's
+                      layers, the Words table held to the code, the storage contract run whole
+                      on every backend, no tracker numbers)
   bench catalog [--sizes 10000,100000] [--backends sqlite,postgres]
                       import and catalog-read figures on both backends; writes docs/performance.md
   fetch-model [--dir DIR]
@@ -59,7 +70,8 @@ tasks:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // `--help` anywhere asks for usage, never for a flag's value (`bench api --help`).
-    if args.iter().any(|a| a == "-h" || a == "--help") {
+    // (`test` passes its arguments on to cargo test, which has a help of its own after `--`.)
+    if args.first().is_none_or(|t| t != "test") && args.iter().any(|a| a == "-h" || a == "--help") {
         println!("{}", if args.first().is_some_and(|t| t == "bench") { bench::USAGE } else { USAGE });
         return ExitCode::SUCCESS;
     }
@@ -67,6 +79,7 @@ fn main() -> ExitCode {
         ["codegen"] => codegen::codegen(false),
         ["codegen", "--check"] => codegen::codegen(true),
         ["tidy"] => tidy::tidy(),
+        ["test", rest @ ..] => test_command::run(rest),
         ["bench", rest @ ..] => bench::run(rest),
         ["fetch-model", rest @ ..] => fetch_model::run(rest),
         ["distill", rest @ ..] => distill::run(rest),
@@ -90,8 +103,29 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
+/// A cargo command in the workspace, in the environment a developer's shell would give it.
+///
+/// `cargo xtask` runs through `cargo run`, which sets the package's variables (`CARGO_PKG_NAME`,
+/// `CARGO_MANIFEST_DIR`…) for xtask. Build scripts that watch those (ring's do) would see them
+/// changed and build again, and again when the developer next runs cargo: they are removed.
 pub fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(root());
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let set_by_cargo_run = name.starts_with("CARGO_PKG_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_MANIFEST_LINKS",
+                "CARGO_CRATE_NAME",
+                "CARGO_BIN_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+            ]
+            .contains(&name);
+        if set_by_cargo_run {
+            cmd.env_remove(name);
+        }
+    }
     cmd
 }

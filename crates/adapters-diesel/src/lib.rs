@@ -157,6 +157,48 @@ impl Store {
         })
     }
 
+    /// What the migrations built, backend-neutral and sorted: `table.column` for every column and
+    /// `index name on table(columns)` for every index the migrations name (not the ones a
+    /// primary key or a unique constraint makes on its own), diesel's own bookkeeping left out.
+    #[cfg(feature = "testing")]
+    pub async fn schema_outline(&self) -> Result<Vec<String>, DbError> {
+        use diesel_async::RunQueryDsl;
+        #[derive(diesel::QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            row: String,
+        }
+        let (columns_sql, indexes_sql) = if self.backend() == "sqlite" {
+            (
+                "SELECT m.name || '.' || c.name AS row FROM sqlite_master m, pragma_table_info(m.name) c \
+                 WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '__diesel%'",
+                "SELECT 'index ' || m.name || ' on ' || m.tbl_name || '(' || \
+                 (SELECT group_concat(COALESCE(name, 'expression'), ', ') FROM (SELECT name FROM pragma_index_info(m.name) ORDER BY seqno)) || ')' AS row \
+                 FROM sqlite_master m WHERE m.type = 'index' AND m.sql IS NOT NULL",
+            )
+        } else {
+            (
+                "SELECT table_name || '.' || column_name AS row FROM information_schema.columns \
+                 WHERE table_schema = current_schema() AND table_name NOT LIKE '__diesel%'",
+                "SELECT 'index ' || i.relname::text || ' on ' || t.relname::text || '(' || \
+                 (SELECT string_agg(COALESCE(a.attname::text, 'expression'), ', ' ORDER BY k.n) FROM unnest(x.indkey) WITH ORDINALITY AS k(attnum, n) \
+                  LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum) || ')' AS row \
+                 FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid \
+                 JOIN pg_namespace ns ON ns.oid = t.relnamespace \
+                 WHERE ns.nspname = current_schema() AND t.relname NOT LIKE '__diesel%' \
+                 AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)",
+            )
+        };
+        pool::with_conn!(self, |conn| {
+            let mut outline: Vec<String> =
+                diesel::sql_query(columns_sql).load::<Row>(conn).await.map_err(DbError::from)?.into_iter().map(|r| r.row).collect();
+            let indexes: Vec<Row> = diesel::sql_query(indexes_sql).load(conn).await.map_err(DbError::from)?;
+            outline.extend(indexes.into_iter().map(|r| r.row));
+            outline.sort();
+            Ok(outline)
+        })
+    }
+
     /// The search terms this version writes for a contact's lowercased name and channel digits.
     #[cfg(feature = "testing")]
     pub fn expected_search_terms(name: &str, digits: &[&str]) -> Vec<String> {

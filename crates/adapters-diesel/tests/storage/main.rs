@@ -6,4 +6,5 @@
 mod conformance;
 mod docs;
 mod migrations;
+mod schema_parity;
 mod sqlite_settings;

@@ -2,7 +2,7 @@
 //! origin, run in headless Chromium, lists products, creates a cart with a publishable key and
 //! reads it back; the same key on /v1/tags is refused. The test reads what the page shows.
 //!
-//! Needs Debian's `chromium` (`.ci/run` installs it); it fails, never skips, without it.
+//! Needs Debian's `chromium` (`cargo xtask test` installs it); it fails, never skips, without it.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -76,7 +76,7 @@ fn item(dom: &str, id: &str) -> Option<String> {
 fn a_storefront_page_on_another_origin_uses_the_catalog_and_carts_with_a_publishable_key() {
     let chromium =
         ["chromium", "chromium-browser"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()));
-    let chromium = chromium.expect("this test needs Chromium: `apt-get install chromium` (.ci/run installs it)");
+    let chromium = chromium.expect("this test needs Chromium: `apt-get install chromium` (`cargo xtask test` installs it)");
 
     let dir = tempfile::tempdir().unwrap();
     let api = ParleyServer::start(&dir.path().join("parley.db"), free_port(), &[], |l| l.trim_start().starts_with("export "));
