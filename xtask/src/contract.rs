@@ -36,7 +36,7 @@ pub fn checks_listed(macro_source: &str) -> Option<BTreeSet<String>> {
 
 fn domain_conformance_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    crate::tidy::rust_files(&root().join("crates/domain/src"), &mut files);
+    crate::files::rust_files(&root().join("crates/domain/src"), &mut files);
     files.retain(|f| f.to_string_lossy().contains("conformance"));
     files
 }
@@ -62,7 +62,7 @@ pub fn contract_runs_everywhere() -> Result<(), String> {
     }
     for (backend, folder, marker) in BACKENDS {
         let mut files = Vec::new();
-        crate::tidy::rust_files(&root().join(folder), &mut files);
+        crate::files::rust_files(&root().join(folder), &mut files);
         let mut expanded = false;
         for file in &files {
             let source = read(file)?;

@@ -24,6 +24,7 @@ mod contract;
 mod distill;
 mod fetch_corpus;
 mod fetch_model;
+mod files;
 mod fuzz;
 mod test_command;
 mod tidy;

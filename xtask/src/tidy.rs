@@ -1,5 +1,6 @@
 //! `cargo xtask tidy`: repository rules.
 
+use crate::files::rust_files;
 use crate::{cargo, root};
 
 pub fn tidy() -> Result<(), String> {
@@ -319,18 +320,6 @@ fn text_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
                 text_files(&path, out);
             }
         } else {
-            out.push(path);
-        }
-    }
-}
-
-/// Every `.rs` file under `dir`, if it exists.
-pub(crate) fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for path in entries.filter_map(Result::ok).map(|e| e.path()) {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "rs") {
             out.push(path);
         }
     }

@@ -93,7 +93,7 @@ impl Sources {
         let mut paths = Vec::new();
         let crates = root().join("crates");
         for entry in std::fs::read_dir(&crates).map_err(|e| format!("cannot read {}: {e}", crates.display()))?.flatten() {
-            crate::tidy::rust_files(&entry.path().join("src"), &mut paths);
+            crate::files::rust_files(&entry.path().join("src"), &mut paths);
         }
         let files = paths
             .into_iter()

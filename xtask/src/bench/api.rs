@@ -12,9 +12,9 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use super::generate::{self, CATEGORIES};
-use super::http::{Client, encode};
+use super::http::{Client, call, encode};
 use super::inbound;
-use super::json::{self, Json, quote};
+use super::json::{Json, quote};
 use super::wrk::{Figures, Load, Wrk};
 use super::{Server, analyze, free_port, fresh_database, json_field, parley, parley_shown, release_binary, scratch, write_report};
 
@@ -404,14 +404,4 @@ fn reply_body(n: usize) -> String {
 /// A cart of one product.
 fn cart_body(product: &str, qty: u32) -> String {
     format!(r#"{{"items":[{{"id":{},"qty":{qty}}}]}}"#, quote(product))
-}
-
-/// One seeding request; anything but 2xx stops the bench.
-pub(super) fn call(client: &mut Client, method: &str, path: &str, body: Option<&str>) -> Result<Json, String> {
-    let (status, answer) = client.send(method, path, body)?;
-    let text = String::from_utf8_lossy(&answer);
-    if !(200..300).contains(&status) {
-        return Err(format!("{method} {path} answered {status}: {text}"));
-    }
-    json::parse(&text)
 }

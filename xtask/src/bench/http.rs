@@ -106,6 +106,16 @@ fn check((status, body): (u16, Vec<u8>), path: &str) -> Result<(), String> {
     if status == 200 { Ok(()) } else { Err(format!("GET {path} answered {status}: {}", String::from_utf8_lossy(&body))) }
 }
 
+/// One seeding request; anything but 2xx stops the bench.
+pub fn call(client: &mut Client, method: &str, path: &str, body: Option<&str>) -> Result<super::json::Json, String> {
+    let (status, answer) = client.send(method, path, body)?;
+    let text = String::from_utf8_lossy(&answer);
+    if !(200..300).contains(&status) {
+        return Err(format!("{method} {path} answered {status}: {text}"));
+    }
+    super::json::parse(&text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

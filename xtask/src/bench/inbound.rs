@@ -7,8 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use super::api::call;
 use super::http::Client;
+use super::http::call;
 use super::json::{Json, quote};
 
 /// The app secret the bench's servers verify webhook signatures with.

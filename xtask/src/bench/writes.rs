@@ -13,9 +13,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::api::{SERVER_ENV, call, send_body, welcome_template};
+use super::api::{SERVER_ENV, send_body, welcome_template};
 use super::generate;
 use super::http::Client;
+use super::http::call;
 use super::json::quote;
 use super::wrk::{Figures, Load, Wrk};
 use super::{Server, fresh_database, json_field, parley, release_binary, scratch};
