@@ -1,7 +1,9 @@
 //! Meta's two messaging platforms behind the [`MessagingPlatform`] port: the WhatsApp Business
 //! Cloud API ([`CloudApi`]) and Instagram's messaging API ([`InstagramApi`]), their webhook
 //! readers ([`WhatsappDecoder`], [`InstagramDecoder`]: each platform's wire format stays here),
-//! and the in-process sandbox platform. Both platforms share the Graph API's conventions, signatures and errors.
+//! Meta's webhook authentication ([`webhook_auth`]: the body's signature and the subscription
+//! handshake), and the in-process sandbox platform. Both platforms share the Graph API's
+//! conventions, signatures and errors.
 //!
 //! One shared HTTP client with request and connect timeouts. Template lists are reads and are
 //! retried (at most twice, on 5xx, timeouts and connection failures); a send is never retried,
@@ -31,6 +33,7 @@ mod pricing;
 mod sandbox;
 mod template_notice;
 mod template_wire;
+pub mod webhook_auth;
 mod wire;
 
 pub use inbound::{WhatsappDecoder, parse_webhook};
@@ -263,7 +266,15 @@ fn root_cause(e: &reqwest::Error) -> Option<String> {
     Some(source.to_string())
 }
 
-/// A non-2xx answer, classified by status and the platform's error object.
+/// The Graph error code for a free-form message outside the customer service window
+/// ("Re-engagement message").
+const WINDOW_CLOSED: i64 = 131_047;
+/// The Graph error code for a message a business-scoped user id cannot receive (an
+/// authentication template).
+const RECIPIENT_UNSUPPORTED: i64 = 131_062;
+
+/// A non-2xx answer, classified by status and the platform's error object: the refusals the
+/// domain has a word for by their Graph code, any other as the platform gave it.
 fn from_status(status: StatusCode, body: &[u8]) -> Failure {
     let error = serde_json::from_slice::<wire::ErrorEnvelope>(body).ok().and_then(|e| e.error).unwrap_or_default();
     let message = error.message.filter(|m| !m.is_empty());
@@ -275,7 +286,12 @@ fn from_status(status: StatusCode, body: &[u8]) -> Failure {
     if status.is_client_error() {
         let message = message.unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
         let details = error.error_data.and_then(|d| d.details);
-        return Failure { error: PlatformError::Rejected { code, message, details }, retryable: false };
+        let error = match code {
+            Some(WINDOW_CLOSED) => PlatformError::WindowClosed { code, message, details },
+            Some(RECIPIENT_UNSUPPORTED) => PlatformError::RecipientUnsupported { code, message, details },
+            _ => PlatformError::Rejected { code, message, details },
+        };
+        return Failure { error, retryable: false };
     }
     let message = match message {
         Some(m) => format!("HTTP {}: {m}", status.as_u16()),
@@ -449,6 +465,12 @@ mod tests {
         assert_eq!(f.error, PlatformError::Rejected { code: Some(130429), message: "m".into(), details: None });
         let f = from_status(StatusCode::NOT_FOUND, b"");
         assert_eq!(f.error, PlatformError::Rejected { code: None, message: "HTTP 404".into(), details: None });
+        // The refusals the domain has a word for, with the platform's own words kept for records.
+        let f = from_status(StatusCode::BAD_REQUEST, body(131047).as_bytes());
+        assert_eq!(f.error, PlatformError::WindowClosed { code: Some(131047), message: "m".into(), details: None });
+        assert_eq!(f.error.reason(), "131047: m");
+        let f = from_status(StatusCode::BAD_REQUEST, body(131062).as_bytes());
+        assert_eq!(f.error, PlatformError::RecipientUnsupported { code: Some(131062), message: "m".into(), details: None });
         let f = from_status(StatusCode::BAD_GATEWAY, body(2).as_bytes());
         assert!(f.retryable);
         assert_eq!(f.error, PlatformError::Unavailable { message: "HTTP 502: m".into() });

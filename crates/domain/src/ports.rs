@@ -342,6 +342,28 @@ pub enum PlatformError {
         /// The platform's `error_data.details`, when given.
         details: Option<String>,
     },
+    /// The platform refused a free-form message because the customer service window is closed
+    /// on its side: the same refusal as Parley's own check. Its code and words as given.
+    #[error("the platform's messaging window is closed ({code:?}): {message}")]
+    WindowClosed {
+        /// The platform's numeric error code, when it gave one.
+        code: Option<i64>,
+        /// The platform's explanation, as given.
+        message: String,
+        /// The platform's details, when given.
+        details: Option<String>,
+    },
+    /// The platform cannot deliver this message to this recipient (an authentication template
+    /// to someone known only by a business-scoped user id). Its code and words as given.
+    #[error("the platform cannot deliver this message to the recipient ({code:?}): {message}")]
+    RecipientUnsupported {
+        /// The platform's numeric error code, when it gave one.
+        code: Option<i64>,
+        /// The platform's explanation, as given.
+        message: String,
+        /// The platform's details, when given.
+        details: Option<String>,
+    },
     /// The line's token is invalid or expired (HTTP 401, error code 190).
     #[error("the platform refused the line's credentials: {message}")]
     Unauthorized {
@@ -358,11 +380,19 @@ pub enum PlatformError {
 }
 
 impl PlatformError {
+    /// Whether the platform refused (rather than failed or refused the credentials): the
+    /// same request would be refused again.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Self::Rejected { .. } | Self::WindowClosed { .. } | Self::RecipientUnsupported { .. })
+    }
+
     /// One line for records and logs: `131026: Message undeliverable (details)`, the shape the
     /// webhook path records too.
     pub fn reason(&self) -> String {
         match self {
-            PlatformError::Rejected { code, message, details } => {
+            PlatformError::Rejected { code, message, details }
+            | PlatformError::WindowClosed { code, message, details }
+            | PlatformError::RecipientUnsupported { code, message, details } => {
                 let code = code.map(|c| format!("{c}: ")).unwrap_or_default();
                 let details = details.as_ref().map(|d| format!(" ({d})")).unwrap_or_default();
                 format!("{code}{message}{details}")

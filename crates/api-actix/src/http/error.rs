@@ -54,7 +54,7 @@ pub enum ApiError {
     NotRawEmail,
     /// The webhook subscription handshake was refused; says which part was wrong.
     #[error("{0}")]
-    WebhookHandshake(&'static str),
+    WebhookHandshake(parley_adapters_whatsapp::webhook_auth::HandshakeRefusal),
 }
 
 /// `Retry-After` in whole seconds, rounded up: retrying earlier would be refused again.

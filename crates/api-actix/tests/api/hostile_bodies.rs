@@ -461,7 +461,7 @@ fn signed_webhooks_with_any_body_get_a_documented_answer(backend: &str) {
         1 => raw_bytes().prop_map(|b| ("/webhooks/instagram", b)),
     ];
     let result = runner().run(&(webhook, any::<bool>()), |((route, bytes), signed)| {
-        let signature = if signed { parley_api::http::routes::inbound::sign(SECRET, &bytes) } else { "sha256=00".into() };
+        let signature = if signed { parley_adapters_whatsapp::webhook_auth::sign(SECRET, &bytes) } else { "sha256=00".into() };
         let req = TestRequest::post()
             .uri(route)
             .insert_header(("Content-Type", "application/json"))

@@ -131,7 +131,7 @@ async fn a_gibibyte_from_the_graph_api_behind_a_media_download_does_not_grow_the
         "messages": [image("wamid.701", "701"), image("wamid.702", "702")]
     }}]}]})
     .to_string();
-    let signature = parley_api::http::routes::inbound::sign(APP_SECRET, inbound.as_bytes());
+    let signature = parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, inbound.as_bytes());
     let webhook = format!("{}/webhooks/whatsapp", parley.url());
     let (status, _) = curl(&["-X", "POST", "-H", &format!("X-Hub-Signature-256: {signature}"), "-d", &inbound, &webhook]).await;
     assert_eq!(status, 200);

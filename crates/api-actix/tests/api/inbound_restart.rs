@@ -81,7 +81,7 @@ fn a_stored_webhook_is_applied_after_a_crash_and_restart() {
         "messaging_product": "whatsapp", "metadata": {"display_phone_number": "1", "phone_number_id": phone_number_id},
         "statuses": [{"id": message_id, "status": "read", "timestamp": "1767225600", "recipient_id": "14155550100"}]}}]}]})
     .to_string();
-    let signature = parley_api::http::routes::inbound::sign(SECRET, body.as_bytes());
+    let signature = parley_adapters_whatsapp::webhook_auth::sign(SECRET, body.as_bytes());
     let stored = curl(&[
         "-X",
         "POST",
@@ -124,7 +124,7 @@ fn deliveries_that_cannot_be_processed_are_given_up_listed_and_retried_by_comman
     // Correctly signed, but not a webhook payload: processing can never succeed, so the server
     // gives up at the first attempt instead of retrying forever.
     let body = "{\"entry\": \"not a list\"}";
-    let signature = parley_api::http::routes::inbound::sign(SECRET, body.as_bytes());
+    let signature = parley_adapters_whatsapp::webhook_auth::sign(SECRET, body.as_bytes());
     let stored = curl(&[
         "-X",
         "POST",

@@ -50,7 +50,7 @@ async fn post_instagram(app: &TestApp, body: &str, signature: Option<&str>) -> R
 }
 
 async fn signed(app: &TestApp, body: &str) {
-    let sig = parley_api::http::routes::inbound::sign(APP_SECRET, body.as_bytes());
+    let sig = parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, body.as_bytes());
     post_instagram(app, body, Some(&sig)).await.assert_status(200);
 }
 

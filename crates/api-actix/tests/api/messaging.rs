@@ -183,7 +183,7 @@ pub(crate) async fn post_webhook(app: &TestApp, body: &str, signature: Option<&s
 
 /// Posts a correctly signed webhook and expects it accepted.
 pub(crate) async fn signed_webhook(app: &TestApp, body: &str) {
-    let sig = parley_api::http::routes::inbound::sign(APP_SECRET, body.as_bytes());
+    let sig = parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, body.as_bytes());
     let r = post_webhook(app, body, Some(&sig)).await;
     r.assert_status(200);
 }
@@ -873,9 +873,9 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
     let read = parley_adapters_whatsapp::status_webhook(&line, "wamid.sig", "read", "14155550100", Some("sig"), T0 + 60);
     let inbound = inbound_webhook(CLOUD_PHONE, "16315551234", "Kerry Fisher", "wamid.in", T0);
     for body in [&read, &inbound] {
-        let good = parley_api::http::routes::inbound::sign(APP_SECRET, body.as_bytes());
-        let other_secret = parley_api::http::routes::inbound::sign("not-the-secret", body.as_bytes());
-        let other_body = parley_api::http::routes::inbound::sign(APP_SECRET, format!("{body} ").as_bytes());
+        let good = parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, body.as_bytes());
+        let other_secret = parley_adapters_whatsapp::webhook_auth::sign("not-the-secret", body.as_bytes());
+        let other_body = parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, format!("{body} ").as_bytes());
         let bad = [
             None,
             Some(other_secret.as_str()),
@@ -909,7 +909,7 @@ async fn unsigned_or_badly_signed_webhooks_are_401_and_change_nothing(backend: &
 async fn webhooks_over_one_mib_are_413_in_the_error_shape(backend: &str) {
     let (_server, app) = start(backend).await;
     let big = format!("{{\"object\":\"{}\"}}", "x".repeat(1024 * 1024));
-    let signature = parley_api::http::routes::inbound::sign(APP_SECRET, big.as_bytes());
+    let signature = parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, big.as_bytes());
     let announced = TestRequest::post()
         .uri("/webhooks/whatsapp")
         .insert_header(("Content-Type", "application/json"))
@@ -1081,7 +1081,7 @@ async fn inbound_messages_create_or_reopen_the_contact_and_ignore_unknown_lines(
 
     // A line nobody has: 200, and nothing changes anywhere.
     let stranger = inbound_webhook("999000999000999", "16505550000", "Stranger", "wamid.in3", T0);
-    let r = post_webhook(&app, &stranger, Some(&parley_api::http::routes::inbound::sign(APP_SECRET, stranger.as_bytes()))).await;
+    let r = post_webhook(&app, &stranger, Some(&parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, stranger.as_bytes()))).await;
     r.assert_status(200);
     assert_eq!(r.body, json!({"received": true}));
     app.tick();

@@ -255,7 +255,7 @@ async fn a_reply_cut_by_a_crash_is_on_the_timeline_answered_to_its_retry_and_set
     let port = free_port();
     let first = serve(&db, &graph, port);
     let inbound = inbound_webhook(PHONE, ANN, "Ann Lee", "wamid.hello", now()).replace(CLOUD_WABA, WABA);
-    let signature = parley_api::http::routes::inbound::sign(APP_SECRET, inbound.as_bytes());
+    let signature = parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, inbound.as_bytes());
     let (status, _, _) = curl(&[
         "-X",
         "POST",
@@ -321,7 +321,7 @@ async fn a_reply_cut_by_a_crash_is_on_the_timeline_answered_to_its_retry_and_set
     // The platform reports it delivered, naming it by the callback data: it is settled.
     let id = reply["id"].as_str().unwrap();
     let status_body = statuses_webhook(PHONE, WABA, id, &[("wamid.crash", "delivered", now())]);
-    let signature = parley_api::http::routes::inbound::sign(APP_SECRET, status_body.as_bytes());
+    let signature = parley_adapters_whatsapp::webhook_auth::sign(APP_SECRET, status_body.as_bytes());
     let (status, _, _) = curl(&[
         "-X",
         "POST",

@@ -6,13 +6,6 @@ use crate::model::*;
 use crate::ports::*;
 use crate::{DomainError, FieldError};
 
-/// The platform's error code for a free-form message outside the customer service window
-/// ("Re-engagement message"): the same refusal as Parley's own check.
-pub const PLATFORM_WINDOW_CLOSED: i64 = 131_047;
-/// The platform's error code for a message it cannot deliver to a business-scoped user id (an
-/// authentication template): the caller's `RECIPIENT_UNSUPPORTED`.
-pub const PLATFORM_RECIPIENT_UNSUPPORTED: i64 = 131_062;
-
 /// Raw list query of a timeline: every value as received, validated here.
 #[derive(Debug, Clone, Default)]
 pub struct MessageListQuery {
@@ -292,7 +285,7 @@ impl MessageService {
             Err(e) => {
                 self.timeline.forget_sending(&recorded, view.activity.updated_at).await?;
                 Err(match e {
-                    PlatformError::Rejected { code: Some(PLATFORM_WINDOW_CLOSED), .. } => DomainError::WindowClosed { last_inbound_at },
+                    PlatformError::WindowClosed { .. } => DomainError::WindowClosed { last_inbound_at },
                     e => platform_failure(e),
                 })
             }
@@ -368,8 +361,8 @@ impl MessageService {
         match self.platform.media(&line, &media_id).await {
             Ok(file) => Ok(file),
             // The platform keeps media for a limited time; what it no longer has is gone.
-            Err(PlatformError::Rejected { code, message, .. }) => {
-                tracing::info!(media = %media_id, ?code, %message, "the platform refused a media download");
+            Err(refused) if refused.is_refusal() => {
+                tracing::info!(media = %media_id, reason = %refused.reason(), "the platform refused a media download");
                 Err(DomainError::not_found("media"))
             }
             Err(e) => Err(platform_failure(e)),
@@ -471,8 +464,11 @@ impl MessageService {
 /// What a caller learns when the platform did not take a message.
 pub(crate) fn platform_failure(e: PlatformError) -> DomainError {
     match e {
-        PlatformError::Rejected { code: Some(PLATFORM_RECIPIENT_UNSUPPORTED), message, .. } => DomainError::RecipientUnsupported(message),
-        PlatformError::Rejected { code, message, details } => DomainError::MessageRejected { code, message, details },
+        PlatformError::RecipientUnsupported { message, .. } => DomainError::RecipientUnsupported(message),
+        // Outside a reply (which answers its own `WindowClosed`), the platform's words as given.
+        PlatformError::Rejected { code, message, details } | PlatformError::WindowClosed { code, message, details } => {
+            DomainError::MessageRejected { code, message, details }
+        }
         PlatformError::Unauthorized { message } => DomainError::MessageRejected { code: Some(190), message, details: None },
         e @ PlatformError::Unavailable { .. } => DomainError::Upstream(crate::Cause::new(e)),
     }
@@ -686,11 +682,8 @@ mod tests {
 
     #[tokio::test]
     async fn the_platforms_own_window_refusal_is_window_closed_and_nothing_is_left_recorded() {
-        let mut world = refused_with(PlatformError::Rejected {
-            code: Some(PLATFORM_WINDOW_CLOSED),
-            message: "Re-engagement message".into(),
-            details: None,
-        });
+        let mut world =
+            refused_with(PlatformError::WindowClosed { code: Some(131_047), message: "Re-engagement message".into(), details: None });
         // Removed again, the activity's `updated_at` back to what it was before the reply.
         world
             .messages
