@@ -17,7 +17,6 @@ mod templates;
 use std::sync::Arc;
 use std::time::Duration;
 
-use parley_adapters_system::{RandomIds, SystemClock};
 use parley_adapters_whatsapp::CloudApiConfig;
 use parley_domain::model::AgentId;
 
@@ -25,9 +24,9 @@ pub use args::Cli;
 use args::{CatalogCommand, Command, InboundCommand, TemplatesCommand};
 
 use crate::http::openapi;
-use crate::runtime::state::AppState;
+use crate::runtime::config::ApiConfig;
 use crate::runtime::store::{keep_statistics, open_store};
-use crate::runtime::{embedding, platform};
+use crate::runtime::{embedding, platform, wiring};
 
 pub type Failure = Box<dyn std::error::Error>;
 
@@ -56,7 +55,11 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
     let embedder = embedding::build(&command.embedder_args().cloned().unwrap_or_default()).await?;
     // Events show objects as the API does.
     let objects = Arc::new(crate::http::dto::ApiRepresentation);
-    let state = AppState::new(store.repositories(), platform, embedder, Arc::new(SystemClock), Arc::new(RandomIds), objects);
+    let config = match &command {
+        Command::Serve(args) => serve::api_config(args)?,
+        _ => ApiConfig::default(),
+    };
+    let state = wiring::wire(wiring::Adapters::system(store.repositories(), platform, embedder, objects), config);
     let result = match command {
         Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
         Command::Lines(cmd) => lines::lines(&state, cmd).await,

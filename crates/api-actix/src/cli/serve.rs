@@ -36,7 +36,7 @@ async fn load_search_index(state: &AppState) -> Result<(), Failure> {
     Ok(())
 }
 
-fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
+pub(super) fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
     let storefront_url = args.storefront_url.as_deref().map(parse_storefront_url).transpose()?;
     let cors_origins = args.cors_origins.as_deref().map(CorsOrigins::parse).transpose()?.unwrap_or_default();
     let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
@@ -85,7 +85,6 @@ pub(super) async fn serve(
         )
         .into());
     }
-    let state = state.with_config(api_config(&args)?);
     let empty = state.keys.agents().await?.is_empty();
     let demo = if empty && (store.backend() == "sqlite" || args.demo) {
         Some(demo_seed::seed_demo(&state).await?)

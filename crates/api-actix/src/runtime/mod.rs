@@ -1,4 +1,5 @@
-//! A running process: the domain's services wired to their adapters ([`state`]), the HTTP
+//! A running process: the domain's services wired to their adapters once ([`wiring`], the
+//! composition root; [`state`], what handlers reach), the HTTP
 //! configuration ([`config`]), the store and the messaging platform opened, the embedder
 //! chosen, the background workers, metrics and the graceful shutdown.
 
@@ -13,4 +14,5 @@ pub mod routing;
 pub mod shutdown;
 pub mod state;
 pub mod store;
+pub mod wiring;
 pub mod workers;

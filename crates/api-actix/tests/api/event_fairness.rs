@@ -68,7 +68,7 @@ async fn a_tenant_with_hanging_receivers_does_not_delay_another_tenants_events(b
     const B_CHANGES: usize = 40;
     let db = TestDb::of(backend).await;
     let config = ApiConfig { webhook_allow_private: true, ..ApiConfig::default() };
-    let state = crate::common::system_state(db.store.repositories()).with_config(config);
+    let state = crate::common::system_state_with(db.store.repositories(), config);
     let endpoint = |url: String| NewEndpointInput { url: Some(url), events: Some(vec!["*".into()]), description: None };
 
     // A: every endpoint it may have, each at a receiver that hangs; one more is refused.

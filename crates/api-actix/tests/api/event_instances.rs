@@ -35,7 +35,7 @@ async fn tenant(db: &TestDb, receiver: &MockServer) -> (AppState, AgentId, Strin
 /// [`tenant`] with the endpoint as made.
 async fn tenant_with_endpoint(db: &TestDb, receiver: &MockServer) -> (AppState, AgentId, String, EndpointWithSecret) {
     let config = ApiConfig { webhook_allow_private: true, ..ApiConfig::default() };
-    let state = crate::common::system_state(db.store.repositories()).with_config(config);
+    let state = crate::common::system_state_with(db.store.repositories(), config);
     let agent = state.keys.create_agent("Events").await.unwrap().id;
     let key = state.keys.issue_key(&agent, KeyKind::Secret).await.unwrap().plaintext;
     let endpoint = NewEndpointInput { url: Some(receiver.uri()), events: Some(vec!["*".into()]), description: None };

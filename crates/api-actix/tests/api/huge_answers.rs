@@ -33,7 +33,7 @@ async fn receivers_answering_a_gibibyte_do_not_grow_the_process(backend: &str) {
     const CHANGES: usize = 3;
     let db = TestDb::of(backend).await;
     let config = ApiConfig { webhook_allow_private: true, ..ApiConfig::default() };
-    let state = crate::common::system_state(db.store.repositories()).with_config(config);
+    let state = crate::common::system_state_with(db.store.repositories(), config);
     let agent = state.keys.create_agent("Huge answers").await.unwrap().id;
     let huge = HugeServer::start(|seen| match seen.target.as_str() {
         "/length" => Answer::zeros(200, GIB, Framing::Length),

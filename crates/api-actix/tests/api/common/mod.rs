@@ -16,6 +16,7 @@ use actix_web::web::Data;
 use parley_adapters_diesel::testing::TestDb;
 use parley_api::http::app;
 use parley_api::runtime::state::AppState;
+use parley_api::runtime::wiring::{self, Adapters};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -162,10 +163,15 @@ impl TestApp {
         let instagram = cloud.clone();
         let (platform, deliveries) =
             parley_api::runtime::platform::platform(cloud, instagram, std::time::Duration::from_millis(50)).unwrap();
-        let state = Data::new(
-            AppState::new(db.store.repositories(), platform, embedder, clock.clone(), Arc::new(RandomIds), events_as_the_api_shows())
-                .with_config(config),
-        );
+        let adapters = Adapters {
+            repos: db.store.repositories(),
+            platform,
+            embedder,
+            clock: clock.clone(),
+            ids: Arc::new(RandomIds),
+            objects: events_as_the_api_shows(),
+        };
+        let state = Data::new(wiring::wire(adapters, config));
         let workers = parley_api::runtime::workers::Workers::start(
             state.clone().into_inner(),
             deliveries,
@@ -278,5 +284,10 @@ pub fn events_as_the_api_shows() -> Arc<dyn parley_domain::ports::ApiObjects> {
 
 /// The production adapters without workers, as one-shot commands run.
 pub fn system_state(repos: parley_domain::ports::Repositories) -> AppState {
-    AppState::with_system(repos, events_as_the_api_shows())
+    system_state_with(repos, ApiConfig::default())
+}
+
+/// [`system_state`] with `config`.
+pub fn system_state_with(repos: parley_domain::ports::Repositories, config: ApiConfig) -> AppState {
+    wiring::wire(Adapters::one_shot(repos, events_as_the_api_shows()), config)
 }

@@ -1,0 +1,148 @@
+//! The composition root: every adapter is chosen once, and every service built once on the
+//! adapters it uses, with the configuration applied as it is built. `parley serve`, the one-shot
+//! commands and the tests all wire the app here, so what they run is wired the same way.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use parley_adapters_embeddings::ExactIndex;
+use parley_domain::ports::{ApiObjects, Clock, Embedder, IdSource, MessagingPlatform, Repositories, WebhookSender};
+use parley_domain::services::*;
+use tokio::sync::Notify;
+
+use crate::runtime::config::ApiConfig;
+use crate::runtime::limits::Limiter;
+use crate::runtime::metrics::{Metrics, TimedEmbedder};
+use crate::runtime::state::AppState;
+
+/// The adapters a caller chooses; the rest (the address resolver, the event webhook sender, the
+/// IMAP reader, the vector index) follow from the configuration.
+pub struct Adapters {
+    /// Storage: SQLite, PostgreSQL or memory.
+    pub repos: Repositories,
+    /// Where messages go out and media come from (`runtime::platform::platform`).
+    pub platform: Arc<dyn MessagingPlatform>,
+    /// Texts to vectors, for search by meaning.
+    pub embedder: Arc<dyn Embedder>,
+    /// Time: the system clock, or a test's.
+    pub clock: Arc<dyn Clock>,
+    /// Ids and key secrets.
+    pub ids: Arc<dyn IdSource>,
+    /// How events show their objects (the HTTP layer's representation).
+    pub objects: Arc<dyn ApiObjects>,
+}
+
+impl Adapters {
+    /// The production adapters around `repos`: the default Cloud API and Instagram settings
+    /// (sandbox deliveries are not delivered: there are no workers), the built-in static
+    /// embedder, the system clock and random ids. For one-shot commands and tools.
+    pub fn one_shot(repos: Repositories, objects: Arc<dyn ApiObjects>) -> Self {
+        let (platform, _deliveries) = crate::runtime::platform::platform(
+            parley_adapters_whatsapp::CloudApiConfig::default(),
+            crate::runtime::platform::instagram_config(parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL),
+            Duration::from_secs(3),
+        )
+        .expect("the default Cloud API settings are valid");
+        Self::system(repos, platform, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled()), objects)
+    }
+
+    /// `platform` and `embedder` around `repos`, with the system clock and random ids.
+    pub fn system(
+        repos: Repositories,
+        platform: Arc<dyn MessagingPlatform>,
+        embedder: Arc<dyn Embedder>,
+        objects: Arc<dyn ApiObjects>,
+    ) -> Self {
+        Self {
+            repos,
+            platform,
+            embedder,
+            clock: Arc::new(parley_adapters_system::SystemClock),
+            ids: Arc::new(parley_adapters_system::RandomIds),
+            objects,
+        }
+    }
+}
+
+/// The app: every service wired to `adapters`, `config` applied. Call inside a tokio runtime
+/// when the rate limits use Redis (its connection task runs there).
+pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
+    let Adapters { repos, platform, embedder, clock, ids, objects } = adapters;
+    let metrics = Arc::new(Metrics::new());
+    let embedder: Arc<dyn Embedder> = Arc::new(TimedEmbedder::new(embedder, metrics.clone()));
+    let index = Arc::new(ExactIndex::new(embedder.dimensions()));
+    let search = Arc::new(SearchService::new(repos.products.clone(), repos.vectors.clone(), embedder, index));
+    let allow_private = config.webhook_allow_private;
+    let webhook_timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
+    AppState {
+        keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
+        tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone(), objects.clone()),
+        canned_responses: CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone()),
+        contacts: ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone(), objects.clone()),
+        activities: ActivityService::new(
+            repos.activities.clone(),
+            repos.messages.clone(),
+            repos.contacts.clone(),
+            repos.tags.clone(),
+            clock.clone(),
+            ids.clone(),
+            objects.clone(),
+        ),
+        catalog: CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone(), search.clone()),
+        search,
+        carts: CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone(), objects.clone()),
+        lines: LineService::new(
+            repos.lines.clone(),
+            repos.templates.clone(),
+            platform.clone(),
+            clock.clone(),
+            ids.clone(),
+            objects.clone(),
+        ),
+        sends: SendService::new(SendPorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone()),
+        messages: MessageService::new(MessagePorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone())
+            .with_storefront_url(config.storefront_url.clone()),
+        idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
+        campaigns: CampaignService::new(repos.executions.clone(), repos.messages.clone()),
+        webhook_endpoints: WebhookEndpointService::new(
+            repos.webhook_endpoints.clone(),
+            repos.events.clone(),
+            Arc::new(parley_adapters_system::SystemResolver),
+            objects.clone(),
+            clock.clone(),
+            ids.clone(),
+        )
+        .allowing_private(allow_private)
+        .with_max_endpoints(config.webhook_endpoints_max.unwrap_or(DEFAULT_MAX_ENDPOINTS)),
+        deliveries: Arc::new(EventDeliveryService::new(
+            repos.events.clone(),
+            webhook_sender(allow_private, webhook_timeout),
+            clock.clone(),
+            ids.clone(),
+        )),
+        event_wakeup: Arc::new(Notify::new()),
+        mailboxes: MailboxService::new(
+            repos.lines.clone(),
+            repos.mailboxes.clone(),
+            Arc::new(parley_adapters_email::ports::ImapReader),
+            clock.clone(),
+            format!("{}-{}", std::process::id(), ids.secret(12)),
+        ),
+        inbound: InboundService::new(InboundPorts::from(&repos), crate::runtime::platform::decoders(), platform, clock, ids, objects),
+        health: repos.health.clone(),
+        inbound_wakeup: Arc::new(Notify::new()),
+        workers_runtime: std::sync::OnceLock::new(),
+        metrics,
+        shutting_down: std::sync::atomic::AtomicBool::new(false),
+        limits: Arc::new(Limiter::new(config.rate_limits.clone())),
+        config,
+    }
+}
+
+/// The HTTP sender of event deliveries, with the address rules unless `allow_private`.
+fn webhook_sender(allow_private: bool, timeout: Duration) -> Arc<dyn WebhookSender> {
+    Arc::new(
+        parley_adapters_webhooks::HttpWebhookSender::new(allow_private, timeout)
+            .expect("the webhook HTTP client builds with rustls and fixed settings"),
+    )
+}

@@ -1,0 +1,96 @@
+//! Routes through the real app on the in-memory backend: no database, no workers, each test in
+//! milliseconds. For the HTTP mapping itself (auth, status codes, the error shape, tenant
+//! scope); behaviour that needs a database stays in `tests/api`, on SQLite and PostgreSQL.
+
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
+
+use std::sync::Arc;
+
+use actix_web::test::{self, TestRequest};
+use actix_web::web::Data;
+use parley_api::http::app;
+use parley_api::runtime::config::ApiConfig;
+use parley_api::runtime::wiring::{self, Adapters};
+use parley_domain::model::KeyKind;
+use serde_json::{Value, json};
+
+/// One tenant's secret key.
+struct Tenant {
+    secret: String,
+}
+
+/// The app on a fresh memory store, with two tenants.
+async fn memory_app()
+-> (impl actix_web::dev::Service<actix_http::Request, Response = actix_web::dev::ServiceResponse, Error = actix_web::Error>, Tenant, Tenant)
+{
+    let objects = Arc::new(parley_api::http::dto::ApiRepresentation);
+    let state = Data::new(wiring::wire(Adapters::one_shot(parley_adapters_memory::repositories(), objects), ApiConfig::default()));
+    let mut tenants = Vec::new();
+    for name in ["Shop A", "Shop B"] {
+        let agent = state.keys.create_agent(name).await.unwrap();
+        let secret = state.keys.issue_key(&agent.id, KeyKind::Secret).await.unwrap().plaintext;
+        tenants.push(Tenant { secret });
+    }
+    let b = tenants.pop().unwrap();
+    let a = tenants.pop().unwrap();
+    (test::init_service(app::build(state)).await, a, b)
+}
+
+async fn call(
+    app: &impl actix_web::dev::Service<actix_http::Request, Response = actix_web::dev::ServiceResponse, Error = actix_web::Error>,
+    req: TestRequest,
+) -> (u16, Value) {
+    let resp = test::call_service(app, req.to_request()).await;
+    let status = resp.status().as_u16();
+    let bytes = test::read_body(resp).await;
+    (status, if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() })
+}
+
+fn with_key(req: TestRequest, key: &str) -> TestRequest {
+    req.insert_header(("X-API-Key", key))
+}
+
+#[actix_web::test]
+async fn a_tag_is_created_listed_renamed_and_deleted() {
+    let (app, a, _) = memory_app().await;
+    let (status, created) = call(&app, with_key(TestRequest::post().uri("/v1/tags"), &a.secret).set_json(json!({"name": "VIP"}))).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["data"]["id"].as_str().unwrap().to_string();
+    let (status, list) = call(&app, with_key(TestRequest::get().uri("/v1/tags"), &a.secret)).await;
+    assert_eq!((status, list["data"][0]["name"].as_str()), (200, Some("VIP")), "{list}");
+    let patch = TestRequest::patch().uri(&format!("/v1/tags/{id}")).set_json(json!({"name": "Gold"}));
+    let (status, renamed) = call(&app, with_key(patch, &a.secret)).await;
+    assert_eq!((status, renamed["data"]["name"].as_str()), (200, Some("Gold")), "{renamed}");
+    let (status, deleted) = call(&app, with_key(TestRequest::delete().uri(&format!("/v1/tags/{id}")), &a.secret)).await;
+    assert_eq!((status, &deleted["data"]), (200, &json!({"id": id, "deleted": true})));
+    let (_, list) = call(&app, with_key(TestRequest::get().uri("/v1/tags"), &a.secret)).await;
+    assert_eq!(list["data"], json!([]));
+    let again = TestRequest::delete().uri(&format!("/v1/tags/{id}"));
+    assert_eq!(call(&app, with_key(again, &a.secret)).await.0, 404, "deleted once");
+}
+
+#[actix_web::test]
+async fn a_bad_key_is_401_and_another_tenants_tag_is_404() {
+    let (app, a, b) = memory_app().await;
+    let (status, body) = call(&app, with_key(TestRequest::get().uri("/v1/tags"), "sk_not_a_key")).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (401, Some("UNAUTHORIZED")), "{body}");
+    let (_, created) = call(&app, with_key(TestRequest::post().uri("/v1/tags"), &a.secret).set_json(json!({"name": "Mine"}))).await;
+    let id = created["data"]["id"].as_str().unwrap();
+    let theirs = TestRequest::patch().uri(&format!("/v1/tags/{id}")).set_json(json!({"name": "Taken"}));
+    let (status, body) = call(&app, with_key(theirs, &b.secret)).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("NOT_FOUND")), "{body}");
+    let (_, list) = call(&app, with_key(TestRequest::get().uri("/v1/tags"), &b.secret)).await;
+    assert_eq!(list["data"], json!([]), "B sees none of A's tags");
+}
+
+#[actix_web::test]
+async fn bad_input_is_400_naming_its_field_and_writes_nothing() {
+    let (app, a, _) = memory_app().await;
+    let bad = TestRequest::post().uri("/v1/tags").set_json(json!({"name": "", "color": "blue"}));
+    let (status, body) = call(&app, with_key(bad, &a.secret)).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (400, Some("VALIDATION_ERROR")), "{body}");
+    let fields: Vec<&str> = body["error"]["details"].as_array().unwrap().iter().map(|d| d["field"].as_str().unwrap()).collect();
+    assert!(fields.contains(&"name") && fields.contains(&"color"), "{body}");
+    let (_, list) = call(&app, with_key(TestRequest::get().uri("/v1/tags"), &a.secret)).await;
+    assert_eq!(list["data"], json!([]), "nothing was written");
+}
