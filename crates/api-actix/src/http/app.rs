@@ -13,7 +13,7 @@ use crate::http::routes::{
     self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, messages, meta, tags, templates,
 };
 use crate::http::run_to_completion::RunToCompletion;
-use crate::runtime::state::AppState;
+use crate::runtime::state::{AppState, EventWakeup};
 
 pub fn build(
     state: Data<AppState>,
@@ -22,6 +22,24 @@ pub fn build(
     let metrics_here = !state.config.separate_metrics_address;
     let body_deadline = state.config.body_deadline;
     App::new()
+        // Each service on its own, so a handler takes the services it calls and nothing else;
+        // the state itself for the middleware and the operational routes.
+        .app_data(Data::from(state.keys.clone()))
+        .app_data(Data::from(state.tags.clone()))
+        .app_data(Data::from(state.canned_responses.clone()))
+        .app_data(Data::from(state.contacts.clone()))
+        .app_data(Data::from(state.activities.clone()))
+        .app_data(Data::from(state.messages.clone()))
+        .app_data(Data::from(state.catalog.clone()))
+        .app_data(Data::from(state.search.clone()))
+        .app_data(Data::from(state.carts.clone()))
+        .app_data(Data::from(state.lines.clone()))
+        .app_data(Data::from(state.sends.clone()))
+        .app_data(Data::from(state.campaigns.clone()))
+        .app_data(Data::from(state.idempotency.clone()))
+        .app_data(Data::from(state.webhook_endpoints.clone()))
+        .app_data(Data::new(EventWakeup(state.event_wakeup.clone())))
+        .app_data(Data::new(state.config.clone()))
         .app_data(state)
         .app_data(json_config())
         .app_data(query_config())

@@ -13,12 +13,11 @@ use actix_web::http::StatusCode;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError};
 use parley_domain::DomainError;
 use parley_domain::model::{AgentId, IdempotentResponse};
-use parley_domain::services::IdempotencyBegin;
+use parley_domain::services::{IdempotencyBegin, IdempotencyService};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::http::error::{ApiError, ApiResult};
-use crate::runtime::state::AppState;
 
 pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
 
@@ -40,14 +39,21 @@ impl IdempotencyKey {
     /// id), and with the body's meaning (re-serialized, not its bytes) makes the fingerprint a
     /// reused key must match. Without the header, simply runs `work`. A retry after a first
     /// request that was cut is 502: whether it had its effect is unknown.
-    pub async fn once<B, F, Fut>(self, state: &AppState, agent: &AgentId, target: &str, body: B, work: F) -> ApiResult<HttpResponse>
+    pub async fn once<B, F, Fut>(
+        self,
+        idempotency: &IdempotencyService,
+        agent: &AgentId,
+        target: &str,
+        body: B,
+        work: F,
+    ) -> ApiResult<HttpResponse>
     where
         B: Serialize,
         F: FnOnce(B) -> Fut,
         Fut: Future<Output = ApiResult<HttpResponse>>,
     {
         let no_recovery: Option<fn(String) -> Recovered> = None;
-        self.run(state, agent, target, body, |body, _| work(body), no_recovery).await
+        self.run(idempotency, agent, target, body, |body, _| work(body), no_recovery).await
     }
 
     /// [`once`](Self::once) for work that records a recovery point under the key before it acts
@@ -56,7 +62,7 @@ impl IdempotencyKey {
     /// finds nothing under it (`None`): the first request was cut before it recorded anything.
     pub async fn once_recovering<B, F, Fut, R, RFut>(
         self,
-        state: &AppState,
+        idempotency: &IdempotencyService,
         agent: &AgentId,
         target: &str,
         body: B,
@@ -70,12 +76,12 @@ impl IdempotencyKey {
         R: FnOnce(String) -> RFut,
         RFut: Future<Output = Option<ApiResult<HttpResponse>>>,
     {
-        self.run(state, agent, target, body, work, Some(recover)).await
+        self.run(idempotency, agent, target, body, work, Some(recover)).await
     }
 
     async fn run<B, F, Fut, R, RFut>(
         self,
-        state: &AppState,
+        idempotency: &IdempotencyService,
         agent: &AgentId,
         target: &str,
         body: B,
@@ -93,7 +99,7 @@ impl IdempotencyKey {
             return Ok(work(body, None).await.unwrap_or_else(|e| e.error_response()));
         };
         let fingerprint = hex::encode(Sha256::digest(format!("{target}\n{}", serde_json::to_string(&body).unwrap_or_default())));
-        let answer = match state.idempotency.begin(agent, &key, &fingerprint).await? {
+        let answer = match idempotency.begin(agent, &key, &fingerprint).await? {
             IdempotencyBegin::Replay(first) => return Ok(replay(first)),
             IdempotencyBegin::Proceed => work(body, Some(key.clone())).await,
             IdempotencyBegin::Interrupted { recovery_point } => match (recover, recovery_point) {
@@ -114,7 +120,7 @@ impl IdempotencyKey {
         let bytes =
             actix_web::body::to_bytes(response.into_body()).await.map_err(|_| DomainError::Internal("unreadable response".into()))?;
         let stored = IdempotentResponse { status: status.as_u16(), body: String::from_utf8_lossy(&bytes).into_owned() };
-        state.idempotency.finish(agent, &key, &stored).await?;
+        idempotency.finish(agent, &key, &stored).await?;
         Ok(HttpResponse::build(status).content_type("application/json").body(bytes))
     }
 }

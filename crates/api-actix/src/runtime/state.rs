@@ -12,23 +12,23 @@ use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Backlogs, Metrics, Probe};
 
 pub struct AppState {
-    pub keys: KeyService,
-    pub tags: TagService,
-    pub canned_responses: CannedResponseService,
-    pub contacts: ContactService,
-    pub activities: ActivityService,
-    pub catalog: CatalogService,
+    pub keys: Arc<KeyService>,
+    pub tags: Arc<TagService>,
+    pub canned_responses: Arc<CannedResponseService>,
+    pub contacts: Arc<ContactService>,
+    pub activities: Arc<ActivityService>,
+    pub catalog: Arc<CatalogService>,
     pub search: Arc<SearchService>,
-    pub carts: CartService,
-    pub lines: LineService,
-    pub sends: SendService,
-    pub messages: MessageService,
-    pub idempotency: IdempotencyService,
-    pub campaigns: CampaignService,
+    pub carts: Arc<CartService>,
+    pub lines: Arc<LineService>,
+    pub sends: Arc<SendService>,
+    pub messages: Arc<MessageService>,
+    pub idempotency: Arc<IdempotencyService>,
+    pub campaigns: Arc<CampaignService>,
     pub inbound: InboundService,
     /// Reads email lines' mailboxes (the workers run it).
     pub mailboxes: MailboxService,
-    pub webhook_endpoints: WebhookEndpointService,
+    pub webhook_endpoints: Arc<WebhookEndpointService>,
     /// Delivers events to webhook endpoints (the workers run it).
     pub deliveries: Arc<EventDeliveryService>,
     /// Wakes the event delivery worker when a delivery was made due in this process.
@@ -48,6 +48,16 @@ pub struct AppState {
     pub shutting_down: std::sync::atomic::AtomicBool,
     /// Rate limits, built from `config.rate_limits`.
     pub limits: Arc<Limiter>,
+}
+
+/// Wakes the event delivery worker: what a handler that makes a delivery due reaches.
+pub struct EventWakeup(pub Arc<Notify>);
+
+impl EventWakeup {
+    /// The worker looks for due deliveries now rather than at its next pause's end.
+    pub fn notify(&self) {
+        self.0.notify_one();
+    }
 }
 
 /// A scrape reads the pool and the backlogs through the services that own them.

@@ -75,11 +75,11 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
     let allow_private = config.webhook_allow_private;
     let webhook_timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
     AppState {
-        keys: KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone()),
-        tags: TagService::new(repos.tags.clone(), clock.clone(), ids.clone(), objects.clone()),
-        canned_responses: CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone()),
-        contacts: ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone(), objects.clone()),
-        activities: ActivityService::new(
+        keys: Arc::new(KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone())),
+        tags: Arc::new(TagService::new(repos.tags.clone(), clock.clone(), ids.clone(), objects.clone())),
+        canned_responses: Arc::new(CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone())),
+        contacts: Arc::new(ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone(), objects.clone())),
+        activities: Arc::new(ActivityService::new(
             repos.activities.clone(),
             repos.messages.clone(),
             repos.contacts.clone(),
@@ -87,33 +87,37 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             clock.clone(),
             ids.clone(),
             objects.clone(),
-        ),
-        catalog: CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone(), search.clone()),
+        )),
+        catalog: Arc::new(CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone(), search.clone())),
         search,
-        carts: CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone(), objects.clone()),
-        lines: LineService::new(
+        carts: Arc::new(CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone(), objects.clone())),
+        lines: Arc::new(LineService::new(
             repos.lines.clone(),
             repos.templates.clone(),
             platform.clone(),
             clock.clone(),
             ids.clone(),
             objects.clone(),
+        )),
+        sends: Arc::new(SendService::new(SendPorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone())),
+        messages: Arc::new(
+            MessageService::new(MessagePorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone())
+                .with_storefront_url(config.storefront_url.clone()),
         ),
-        sends: SendService::new(SendPorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone()),
-        messages: MessageService::new(MessagePorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone())
-            .with_storefront_url(config.storefront_url.clone()),
-        idempotency: IdempotencyService::new(repos.idempotency.clone(), clock.clone()),
-        campaigns: CampaignService::new(repos.executions.clone(), repos.messages.clone()),
-        webhook_endpoints: WebhookEndpointService::new(
-            repos.webhook_endpoints.clone(),
-            repos.events.clone(),
-            Arc::new(parley_adapters_system::SystemResolver),
-            objects.clone(),
-            clock.clone(),
-            ids.clone(),
-        )
-        .allowing_private(allow_private)
-        .with_max_endpoints(config.webhook_endpoints_max.unwrap_or(DEFAULT_MAX_ENDPOINTS)),
+        idempotency: Arc::new(IdempotencyService::new(repos.idempotency.clone(), clock.clone())),
+        campaigns: Arc::new(CampaignService::new(repos.executions.clone(), repos.messages.clone())),
+        webhook_endpoints: Arc::new(
+            WebhookEndpointService::new(
+                repos.webhook_endpoints.clone(),
+                repos.events.clone(),
+                Arc::new(parley_adapters_system::SystemResolver),
+                objects.clone(),
+                clock.clone(),
+                ids.clone(),
+            )
+            .allowing_private(allow_private)
+            .with_max_endpoints(config.webhook_endpoints_max.unwrap_or(DEFAULT_MAX_ENDPOINTS)),
+        ),
         deliveries: Arc::new(EventDeliveryService::new(
             repos.events.clone(),
             webhook_sender(allow_private, webhook_timeout),

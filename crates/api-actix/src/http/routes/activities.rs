@@ -1,6 +1,7 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::ActivityId;
+use parley_domain::services::{ActivityService, MessageService};
 
 use super::{created, ok, resource};
 use crate::http::auth::SecretKey;
@@ -11,7 +12,6 @@ use crate::http::dto::{
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, OptionalJson, PathId, Query};
 use crate::http::json;
-use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/activities").route(web::get().to(list_activities)).route(web::post().to(open_activity)))
@@ -23,8 +23,12 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// List activities, most recently updated first, with optional filters.
 #[utoipa::path(get, path = "/v1/activities", tag = "Activities", security(("secret_key" = [])), params(ActivityListParams),
     responses((status = 200, body = PageBody<ActivityDto>)))]
-pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Query<ActivityListParams>) -> ApiResult<HttpResponse> {
-    let page = state.activities.list(caller.agent(), query.into_inner().into()).await?;
+pub async fn list_activities(
+    caller: SecretKey,
+    activities: Data<ActivityService>,
+    query: Query<ActivityListParams>,
+) -> ApiResult<HttpResponse> {
+    let page = activities.list(caller.agent(), query.into_inner().into()).await?;
     Ok(json::page(&page))
 }
 
@@ -34,8 +38,12 @@ pub async fn list_activities(caller: SecretKey, state: Data<AppState>, query: Qu
     responses((status = 201, description = "Opened", body = DataBody<ActivityDetailDto>),
         (status = 200, description = "The contact's activity, which it already had", body = DataBody<ActivityDetailDto>),
         (status = 404, description = "Unknown contact", body = ErrorBody)))]
-pub async fn open_activity(caller: SecretKey, state: Data<AppState>, body: Json<Object<OpenActivity>>) -> ApiResult<HttpResponse> {
-    let (detail, opened) = state.activities.open(caller.agent(), body.into_inner().into_inner().contact_id).await?;
+pub async fn open_activity(
+    caller: SecretKey,
+    activities: Data<ActivityService>,
+    body: Json<Object<OpenActivity>>,
+) -> ApiResult<HttpResponse> {
+    let (detail, opened) = activities.open(caller.agent(), body.into_inner().into_inner().contact_id).await?;
     let dto = ActivityDetailDto::from(detail);
     Ok(if opened { created(dto) } else { ok(dto) })
 }
@@ -44,8 +52,8 @@ pub async fn open_activity(caller: SecretKey, state: Data<AppState>, body: Json<
 #[utoipa::path(get, path = "/v1/activities/{id}", tag = "Activities", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id")),
     responses((status = 200, body = DataBody<ActivityDetailDto>)))]
-pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: PathId<ActivityId>) -> ApiResult<HttpResponse> {
-    let detail = state.activities.get(caller.agent(), &id.into_inner()).await?;
+pub async fn get_activity(caller: SecretKey, activities: Data<ActivityService>, id: PathId<ActivityId>) -> ApiResult<HttpResponse> {
+    let detail = activities.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
 }
 
@@ -55,11 +63,11 @@ pub async fn get_activity(caller: SecretKey, state: Data<AppState>, id: PathId<A
     responses((status = 200, body = DataBody<ActivityDetailDto>)))]
 pub async fn update_activity(
     caller: SecretKey,
-    state: Data<AppState>,
+    activities: Data<ActivityService>,
     id: PathId<ActivityId>,
     body: Json<Object<UpdateActivity>>,
 ) -> ApiResult<HttpResponse> {
-    let detail = state.activities.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    let detail = activities.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
 }
 
@@ -71,11 +79,11 @@ pub async fn update_activity(
         (status = 409, description = "The activity would hold more than 50 tags; nothing was attached", body = ErrorBody)))]
 pub async fn attach_tags(
     caller: SecretKey,
-    state: Data<AppState>,
+    activities: Data<ActivityService>,
     id: PathId<ActivityId>,
     body: Json<Object<AttachTags>>,
 ) -> ApiResult<HttpResponse> {
-    let detail = state.activities.attach_tags(caller.agent(), &id.into_inner(), body.into_inner().into_inner().tag_ids).await?;
+    let detail = activities.attach_tags(caller.agent(), &id.into_inner(), body.into_inner().into_inner().tag_ids).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
 }
 
@@ -85,11 +93,11 @@ pub async fn attach_tags(
     responses((status = 200, body = DataBody<ActivityDetailDto>)))]
 pub async fn detach_tag(
     caller: SecretKey,
-    state: Data<AppState>,
+    activities: Data<ActivityService>,
     id: PathId<ActivityId>,
     query: Query<DetachTagParams>,
 ) -> ApiResult<HttpResponse> {
-    let detail = state.activities.detach_tag(caller.agent(), &id.into_inner(), query.into_inner().tag_id).await?;
+    let detail = activities.detach_tag(caller.agent(), &id.into_inner(), query.into_inner().tag_id).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
 }
 
@@ -105,12 +113,12 @@ pub async fn detach_tag(
         (status = 502, description = "The platform failed or timed out; `unread_count` is unchanged, and asking again is safe", body = ErrorBody)))]
 pub async fn read_activity(
     caller: SecretKey,
-    state: Data<AppState>,
+    messages: Data<MessageService>,
     id: PathId<ActivityId>,
     // No body, `null` (as the document's optional body allows) and `{}` all mean no typing.
     body: OptionalJson<Option<Object<ReadActivity>>>,
 ) -> ApiResult<HttpResponse> {
     let typing = body.0.flatten().and_then(|b| b.into_inner().typing).unwrap_or(false);
-    let detail = state.messages.mark_read(caller.agent(), &id.into_inner(), typing).await?;
+    let detail = messages.mark_read(caller.agent(), &id.into_inner(), typing).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
 }

@@ -1,12 +1,12 @@
 use actix_web::web::{Data, Path, ServiceConfig};
 use actix_web::{HttpResponse, web};
+use parley_domain::services::CampaignService;
 
 use super::{ok, resource};
 use crate::http::auth::SecretKey;
 use crate::http::dto::{CampaignSummaryDto, DataBody, ExecutionDto, ExecutionParams};
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::Query;
-use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/campaigns/{key}").route(web::get().to(get_campaign)));
@@ -22,8 +22,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
     responses((status = 200, body = DataBody<CampaignSummaryDto>),
         (status = 400, description = "VALIDATION_ERROR: the key is not 1 to 64 characters of A-Z a-z 0-9 _ . : -", body = ErrorBody),
         (status = 404, description = "A key this agent never sent under", body = ErrorBody)))]
-pub async fn get_campaign(caller: SecretKey, state: Data<AppState>, key: Path<String>) -> ApiResult<HttpResponse> {
-    let summary = state.campaigns.summary(caller.agent(), &key.into_inner()).await?;
+pub async fn get_campaign(caller: SecretKey, campaigns: Data<CampaignService>, key: Path<String>) -> ApiResult<HttpResponse> {
+    let summary = campaigns.summary(caller.agent(), &key.into_inner()).await?;
     Ok(ok(CampaignSummaryDto::from(summary)))
 }
 
@@ -36,11 +36,11 @@ pub async fn get_campaign(caller: SecretKey, state: Data<AppState>, key: Path<St
         (status = 404, description = "A key this agent never sent under", body = ErrorBody)))]
 pub async fn list_executions(
     caller: SecretKey,
-    state: Data<AppState>,
+    campaigns: Data<CampaignService>,
     key: Path<String>,
     query: Query<ExecutionParams>,
 ) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
-    let executions = state.campaigns.executions(caller.agent(), &key.into_inner(), q.since.as_deref(), q.limit.as_deref()).await?;
+    let executions = campaigns.executions(caller.agent(), &key.into_inner(), q.since.as_deref(), q.limit.as_deref()).await?;
     Ok(ok(executions.into_iter().map(ExecutionDto::from).collect::<Vec<_>>()))
 }

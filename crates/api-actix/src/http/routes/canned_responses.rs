@@ -2,6 +2,7 @@ use actix_web::web::{Data, Query, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::CannedResponseId;
 use parley_domain::services::CannedResponseListQuery;
+use parley_domain::services::CannedResponseService;
 
 use super::{created, ok, page_body, resource};
 use crate::http::auth::SecretKey;
@@ -10,7 +11,6 @@ use crate::http::dto::{
 };
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId};
-use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/canned_responses").route(web::get().to(list_canned_responses)).route(web::post().to(create_canned_response)))
@@ -27,12 +27,12 @@ pub fn routes(cfg: &mut ServiceConfig) {
     params(CannedResponseListParams), responses((status = 200, body = PageBody<CannedResponseDto>)))]
 pub async fn list_canned_responses(
     caller: SecretKey,
-    state: Data<AppState>,
+    canned_responses: Data<CannedResponseService>,
     query: Query<CannedResponseListParams>,
 ) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
     let query = CannedResponseListQuery { search: q.search, limit: q.limit, offset: q.offset };
-    let page = state.canned_responses.list(caller.agent(), query).await?;
+    let page = canned_responses.list(caller.agent(), query).await?;
     Ok(HttpResponse::Ok().json(page_body(page, CannedResponseDto::from)))
 }
 
@@ -43,10 +43,10 @@ pub async fn list_canned_responses(
         (status = 409, description = "The short code is taken, or the agent already has 1,000 canned responses", body = ErrorBody)))]
 pub async fn create_canned_response(
     caller: SecretKey,
-    state: Data<AppState>,
+    canned_responses: Data<CannedResponseService>,
     body: Json<Object<CreateCannedResponse>>,
 ) -> ApiResult<HttpResponse> {
-    let made = state.canned_responses.create(caller.agent(), body.into_inner().into_inner().into()).await?;
+    let made = canned_responses.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(CannedResponseDto::from(made)))
 }
 
@@ -54,8 +54,12 @@ pub async fn create_canned_response(
 #[utoipa::path(get, path = "/v1/canned_responses/{id}", tag = "Canned responses", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Canned response id")),
     responses((status = 200, body = DataBody<CannedResponseDto>)))]
-pub async fn get_canned_response(caller: SecretKey, state: Data<AppState>, id: PathId<CannedResponseId>) -> ApiResult<HttpResponse> {
-    let found = state.canned_responses.get(caller.agent(), &id.into_inner()).await?;
+pub async fn get_canned_response(
+    caller: SecretKey,
+    canned_responses: Data<CannedResponseService>,
+    id: PathId<CannedResponseId>,
+) -> ApiResult<HttpResponse> {
+    let found = canned_responses.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(CannedResponseDto::from(found)))
 }
 
@@ -65,11 +69,11 @@ pub async fn get_canned_response(caller: SecretKey, state: Data<AppState>, id: P
     responses((status = 200, body = DataBody<CannedResponseDto>), (status = 409, description = "The short code is taken", body = ErrorBody)))]
 pub async fn update_canned_response(
     caller: SecretKey,
-    state: Data<AppState>,
+    canned_responses: Data<CannedResponseService>,
     id: PathId<CannedResponseId>,
     body: Json<Object<UpdateCannedResponse>>,
 ) -> ApiResult<HttpResponse> {
-    let updated = state.canned_responses.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    let updated = canned_responses.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(CannedResponseDto::from(updated)))
 }
 
@@ -77,8 +81,12 @@ pub async fn update_canned_response(
 #[utoipa::path(delete, path = "/v1/canned_responses/{id}", tag = "Canned responses", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Canned response id")),
     responses((status = 200, body = DataBody<Deleted>)))]
-pub async fn delete_canned_response(caller: SecretKey, state: Data<AppState>, id: PathId<CannedResponseId>) -> ApiResult<HttpResponse> {
+pub async fn delete_canned_response(
+    caller: SecretKey,
+    canned_responses: Data<CannedResponseService>,
+    id: PathId<CannedResponseId>,
+) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    state.canned_responses.delete(caller.agent(), &id).await?;
+    canned_responses.delete(caller.agent(), &id).await?;
     Ok(ok(Deleted { id: id.into_string(), deleted: true }))
 }

@@ -1,13 +1,13 @@
 use actix_web::web::{Data, Path, ServiceConfig};
 use actix_web::{HttpResponse, web};
+use parley_domain::services::CartService;
 
 use super::{browser_resource, created, ok};
 use crate::http::auth::PublishableKey;
 use crate::http::dto::{CartCreatedDto, CartDto, CreateCart, DataBody, timestamp};
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object};
-use crate::runtime::config::CorsOrigins;
-use crate::runtime::state::AppState;
+use crate::runtime::config::{ApiConfig, CorsOrigins};
 
 pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
     cfg.service(browser_resource("/carts", origins.clone()).route(web::post().to(create_cart)))
@@ -18,9 +18,14 @@ pub fn routes(cfg: &mut ServiceConfig, origins: &CorsOrigins) {
 #[utoipa::path(post, path = "/v1/carts", tag = "Carts", security(("secret_key" = []), ("publishable_key" = [])), request_body = CreateCart,
     responses((status = 201, body = DataBody<CartCreatedDto>),
         (status = 400, description = "Bad items: each is named in details (unknown, draft or foreign products, duplicates, bad quantities)", body = ErrorBody)))]
-pub async fn create_cart(caller: PublishableKey, state: Data<AppState>, body: Json<Object<CreateCart>>) -> ApiResult<HttpResponse> {
-    let cart = state.carts.create(caller.agent(), body.into_inner().into_inner().into_items()).await?;
-    let url = state.config.storefront_url.as_ref().map(|base| format!("{base}/c/{}", cart.code.as_str()));
+pub async fn create_cart(
+    caller: PublishableKey,
+    carts: Data<CartService>,
+    config: Data<ApiConfig>,
+    body: Json<Object<CreateCart>>,
+) -> ApiResult<HttpResponse> {
+    let cart = carts.create(caller.agent(), body.into_inner().into_inner().into_items()).await?;
+    let url = config.storefront_url.as_ref().map(|base| format!("{base}/c/{}", cart.code.as_str()));
     Ok(created(CartCreatedDto { code: cart.code.as_str().to_string(), expires_at: timestamp(cart.expires_at), url }))
 }
 
@@ -30,7 +35,7 @@ pub async fn create_cart(caller: PublishableKey, state: Data<AppState>, body: Js
     responses((status = 200, body = DataBody<CartDto>),
         (status = 404, description = "Unknown code, or another agent's cart", body = ErrorBody),
         (status = 410, description = "The cart is older than 90 days", body = ErrorBody)))]
-pub async fn get_cart(caller: PublishableKey, state: Data<AppState>, code: Path<String>) -> ApiResult<HttpResponse> {
-    let cart = state.carts.get(caller.agent(), &code.into_inner()).await?;
+pub async fn get_cart(caller: PublishableKey, carts: Data<CartService>, code: Path<String>) -> ApiResult<HttpResponse> {
+    let cart = carts.get(caller.agent(), &code.into_inner()).await?;
     Ok(ok(CartDto::from(cart)))
 }

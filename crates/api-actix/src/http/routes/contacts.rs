@@ -2,6 +2,7 @@ use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::ContactId;
 use parley_domain::services::ContactListQuery;
+use parley_domain::services::ContactService;
 
 use super::{created, ok, resource};
 use crate::http::auth::SecretKey;
@@ -9,7 +10,6 @@ use crate::http::dto::{ContactDto, ContactListParams, CreateContact, DataBody, D
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, Query};
 use crate::http::json;
-use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/contacts").route(web::get().to(list_contacts)).route(web::post().to(create_contact))).service(
@@ -23,10 +23,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// List contacts, newest first, with optional filters.
 #[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("secret_key" = [])), params(ContactListParams),
     responses((status = 200, body = PageBody<ContactDto>)))]
-pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
+pub async fn list_contacts(caller: SecretKey, contacts: Data<ContactService>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
     let query = ContactListQuery { search: q.search, channel_type: q.channel_type, limit: q.limit, offset: q.offset };
-    let contacts = state.contacts.list(caller.agent(), query).await?;
+    let contacts = contacts.list(caller.agent(), query).await?;
     Ok(json::page(&contacts))
 }
 
@@ -34,8 +34,8 @@ pub async fn list_contacts(caller: SecretKey, state: Data<AppState>, query: Quer
 #[utoipa::path(get, path = "/v1/contacts/{id}", tag = "Contacts", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Contact id")),
     responses((status = 200, body = DataBody<ContactDto>)))]
-pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
-    let contact = state.contacts.get(caller.agent(), &id.into_inner()).await?;
+pub async fn get_contact(caller: SecretKey, contacts: Data<ContactService>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
+    let contact = contacts.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(ContactDto::from(contact)))
 }
 
@@ -43,8 +43,12 @@ pub async fn get_contact(caller: SecretKey, state: Data<AppState>, id: PathId<Co
 #[utoipa::path(post, path = "/v1/contacts", tag = "Contacts", security(("secret_key" = [])), request_body = CreateContact,
     responses((status = 201, body = DataBody<ContactDto>),
         (status = 409, description = "The channel already belongs to a contact; details name it", body = ErrorBody)))]
-pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateContact>>) -> ApiResult<HttpResponse> {
-    let contact = state.contacts.create(caller.agent(), body.into_inner().into_inner().into()).await?;
+pub async fn create_contact(
+    caller: SecretKey,
+    contacts: Data<ContactService>,
+    body: Json<Object<CreateContact>>,
+) -> ApiResult<HttpResponse> {
+    let contact = contacts.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(ContactDto::from(contact)))
 }
 
@@ -57,9 +61,9 @@ pub async fn create_contact(caller: SecretKey, state: Data<AppState>, body: Json
 #[utoipa::path(delete, path = "/v1/contacts/{id}", tag = "Contacts", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Contact id")),
     responses((status = 200, body = DataBody<Deleted>)))]
-pub async fn delete_contact(caller: SecretKey, state: Data<AppState>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
+pub async fn delete_contact(caller: SecretKey, contacts: Data<ContactService>, id: PathId<ContactId>) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    state.contacts.delete(caller.agent(), &id).await?;
+    contacts.delete(caller.agent(), &id).await?;
     Ok(ok(Deleted { id: id.into_string(), deleted: true }))
 }
 
@@ -69,10 +73,10 @@ pub async fn delete_contact(caller: SecretKey, state: Data<AppState>, id: PathId
     responses((status = 200, body = DataBody<ContactDto>)))]
 pub async fn update_contact(
     caller: SecretKey,
-    state: Data<AppState>,
+    contacts: Data<ContactService>,
     id: PathId<ContactId>,
     body: Json<Object<UpdateContact>>,
 ) -> ApiResult<HttpResponse> {
-    let contact = state.contacts.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    let contact = contacts.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(ContactDto::from(contact)))
 }

@@ -3,6 +3,7 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::{EndpointId, EventId};
+use parley_domain::services::WebhookEndpointService;
 
 use super::{created, ok, page_body, resource};
 use crate::http::auth::SecretKey;
@@ -12,7 +13,7 @@ use crate::http::dto::{
 };
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, Query};
-use crate::runtime::state::AppState;
+use crate::runtime::state::EventWakeup;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/webhook_endpoints").route(web::get().to(list_endpoints)).route(web::post().to(create_endpoint)))
@@ -33,8 +34,12 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// List webhook endpoints, newest first.
 #[utoipa::path(get, path = "/v1/webhook_endpoints", tag = "Event webhooks", security(("secret_key" = [])), params(WebhookPageParams),
     responses((status = 200, body = PageBody<WebhookEndpointDto>)))]
-pub async fn list_endpoints(caller: SecretKey, state: Data<AppState>, query: Query<WebhookPageParams>) -> ApiResult<HttpResponse> {
-    let endpoints = state.webhook_endpoints.list(caller.agent(), query.into_inner().into()).await?;
+pub async fn list_endpoints(
+    caller: SecretKey,
+    webhook_endpoints: Data<WebhookEndpointService>,
+    query: Query<WebhookPageParams>,
+) -> ApiResult<HttpResponse> {
+    let endpoints = webhook_endpoints.list(caller.agent(), query.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(page_body(endpoints, |e| WebhookEndpointDto::from(&e))))
 }
 
@@ -48,10 +53,10 @@ pub async fn list_endpoints(caller: SecretKey, state: Data<AppState>, query: Que
         (status = 409, description = "The agent already has its most webhook endpoints (16 unless the operator says otherwise)", body = ErrorBody)))]
 pub async fn create_endpoint(
     caller: SecretKey,
-    state: Data<AppState>,
+    webhook_endpoints: Data<WebhookEndpointService>,
     body: Json<Object<CreateWebhookEndpoint>>,
 ) -> ApiResult<HttpResponse> {
-    let made = state.webhook_endpoints.create(caller.agent(), body.into_inner().into_inner().into()).await?;
+    let made = webhook_endpoints.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(WebhookEndpointWithSecretDto::from(made)))
 }
 
@@ -61,8 +66,12 @@ pub async fn create_endpoint(
 #[utoipa::path(get, path = "/v1/webhook_endpoints/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
     responses((status = 200, body = DataBody<WebhookEndpointDto>)))]
-pub async fn get_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<EndpointId>) -> ApiResult<HttpResponse> {
-    let endpoint = state.webhook_endpoints.get(caller.agent(), &id.into_inner()).await?;
+pub async fn get_endpoint(
+    caller: SecretKey,
+    webhook_endpoints: Data<WebhookEndpointService>,
+    id: PathId<EndpointId>,
+) -> ApiResult<HttpResponse> {
+    let endpoint = webhook_endpoints.get(caller.agent(), &id.into_inner()).await?;
     Ok(ok(WebhookEndpointDto::from(&endpoint)))
 }
 
@@ -72,11 +81,11 @@ pub async fn get_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<E
     responses((status = 200, body = DataBody<WebhookEndpointDto>)))]
 pub async fn update_endpoint(
     caller: SecretKey,
-    state: Data<AppState>,
+    webhook_endpoints: Data<WebhookEndpointService>,
     id: PathId<EndpointId>,
     body: Json<Object<UpdateWebhookEndpoint>>,
 ) -> ApiResult<HttpResponse> {
-    let endpoint = state.webhook_endpoints.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    let endpoint = webhook_endpoints.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(WebhookEndpointDto::from(&endpoint)))
 }
 
@@ -86,9 +95,13 @@ pub async fn update_endpoint(
 #[utoipa::path(delete, path = "/v1/webhook_endpoints/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
     responses((status = 200, body = DataBody<Deleted>)))]
-pub async fn delete_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<EndpointId>) -> ApiResult<HttpResponse> {
+pub async fn delete_endpoint(
+    caller: SecretKey,
+    webhook_endpoints: Data<WebhookEndpointService>,
+    id: PathId<EndpointId>,
+) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    state.webhook_endpoints.delete(caller.agent(), &id).await?;
+    webhook_endpoints.delete(caller.agent(), &id).await?;
     Ok(ok(Deleted { id: id.into_string(), deleted: true }))
 }
 
@@ -98,8 +111,12 @@ pub async fn delete_endpoint(caller: SecretKey, state: Data<AppState>, id: PathI
 #[utoipa::path(post, path = "/v1/webhook_endpoints/{id}/rotate_secret", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Webhook endpoint id")),
     responses((status = 200, body = DataBody<WebhookEndpointWithSecretDto>)))]
-pub async fn rotate_secret(caller: SecretKey, state: Data<AppState>, id: PathId<EndpointId>) -> ApiResult<HttpResponse> {
-    let rotated = state.webhook_endpoints.rotate_secret(caller.agent(), &id.into_inner()).await?;
+pub async fn rotate_secret(
+    caller: SecretKey,
+    webhook_endpoints: Data<WebhookEndpointService>,
+    id: PathId<EndpointId>,
+) -> ApiResult<HttpResponse> {
+    let rotated = webhook_endpoints.rotate_secret(caller.agent(), &id.into_inner()).await?;
     Ok(ok(WebhookEndpointWithSecretDto::from(rotated)))
 }
 
@@ -110,9 +127,14 @@ pub async fn rotate_secret(caller: SecretKey, state: Data<AppState>, id: PathId<
     params(("id" = String, Path, description = "Webhook endpoint id")),
     responses((status = 202, description = "The ping is on its way", body = DataBody<EventDto>),
         (status = 409, description = "The endpoint is disabled", body = ErrorBody)))]
-pub async fn test_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<EndpointId>) -> ApiResult<HttpResponse> {
-    let event = state.webhook_endpoints.test(caller.agent(), &id.into_inner()).await?;
-    state.event_wakeup.notify_one();
+pub async fn test_endpoint(
+    caller: SecretKey,
+    endpoints: Data<WebhookEndpointService>,
+    wakeup: Data<EventWakeup>,
+    id: PathId<EndpointId>,
+) -> ApiResult<HttpResponse> {
+    let event = endpoints.test(caller.agent(), &id.into_inner()).await?;
+    wakeup.notify();
     Ok(HttpResponse::Accepted().json(DataBody { data: EventDto::from(event) }))
 }
 
@@ -122,11 +144,11 @@ pub async fn test_endpoint(caller: SecretKey, state: Data<AppState>, id: PathId<
     responses((status = 200, body = PageBody<DeliveryAttemptDto>)))]
 pub async fn list_attempts(
     caller: SecretKey,
-    state: Data<AppState>,
+    webhook_endpoints: Data<WebhookEndpointService>,
     id: PathId<EndpointId>,
     query: Query<WebhookPageParams>,
 ) -> ApiResult<HttpResponse> {
-    let attempts = state.webhook_endpoints.attempts(caller.agent(), &id.into_inner(), query.into_inner().into()).await?;
+    let attempts = webhook_endpoints.attempts(caller.agent(), &id.into_inner(), query.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(page_body(attempts, DeliveryAttemptDto::from)))
 }
 
@@ -135,8 +157,12 @@ pub async fn list_attempts(
 /// Newest first: to catch up, or to poll without an endpoint.
 #[utoipa::path(get, path = "/v1/events", tag = "Event webhooks", security(("secret_key" = [])), params(EventListParams),
     responses((status = 200, body = PageBody<EventDto>)))]
-pub async fn list_events(caller: SecretKey, state: Data<AppState>, query: Query<EventListParams>) -> ApiResult<HttpResponse> {
-    let events = state.webhook_endpoints.list_events(caller.agent(), query.into_inner().into()).await?;
+pub async fn list_events(
+    caller: SecretKey,
+    webhook_endpoints: Data<WebhookEndpointService>,
+    query: Query<EventListParams>,
+) -> ApiResult<HttpResponse> {
+    let events = webhook_endpoints.list_events(caller.agent(), query.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(page_body(events, EventDto::from)))
 }
 
@@ -144,8 +170,8 @@ pub async fn list_events(caller: SecretKey, state: Data<AppState>, query: Query<
 #[utoipa::path(get, path = "/v1/events/{id}", tag = "Event webhooks", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Event id")),
     responses((status = 200, body = DataBody<EventDto>)))]
-pub async fn get_event(caller: SecretKey, state: Data<AppState>, id: PathId<EventId>) -> ApiResult<HttpResponse> {
-    let event = state.webhook_endpoints.get_event(caller.agent(), &id.into_inner()).await?;
+pub async fn get_event(caller: SecretKey, webhook_endpoints: Data<WebhookEndpointService>, id: PathId<EventId>) -> ApiResult<HttpResponse> {
+    let event = webhook_endpoints.get_event(caller.agent(), &id.into_inner()).await?;
     Ok(ok(EventDto::from(event)))
 }
 
@@ -156,13 +182,14 @@ pub async fn get_event(caller: SecretKey, state: Data<AppState>, id: PathId<Even
         (status = 409, description = "The endpoint is disabled", body = ErrorBody)))]
 pub async fn redeliver(
     caller: SecretKey,
-    state: Data<AppState>,
+    endpoints: Data<WebhookEndpointService>,
+    wakeup: Data<EventWakeup>,
     id: PathId<EventId>,
     query: Query<RedeliverParams>,
 ) -> ApiResult<HttpResponse> {
     let (event, endpoint) = (id.into_inner(), query.into_inner().endpoint);
-    state.webhook_endpoints.redeliver(caller.agent(), &event, endpoint.clone()).await?;
-    state.event_wakeup.notify_one();
+    endpoints.redeliver(caller.agent(), &event, endpoint.clone()).await?;
+    wakeup.notify();
     let data = RedeliveryDto { event_id: event.into_string(), endpoint_id: endpoint.unwrap_or_default() };
     Ok(HttpResponse::Accepted().json(DataBody { data }))
 }

@@ -2,7 +2,7 @@ use actix_web::http::header;
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::{ActivityId, MessageId};
-use parley_domain::services::MessageListQuery;
+use parley_domain::services::{IdempotencyService, MessageListQuery, MessageService};
 
 use super::resource;
 use crate::http::auth::SecretKey;
@@ -27,13 +27,13 @@ pub fn routes(cfg: &mut ServiceConfig) {
     responses((status = 200, body = PageBody<MessageDto>)))]
 pub async fn list_messages(
     caller: SecretKey,
-    state: Data<AppState>,
+    messages: Data<MessageService>,
     id: PathId<ActivityId>,
     query: Query<MessageListParams>,
 ) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
     let query = MessageListQuery { since: q.since, limit: q.limit, offset: q.offset };
-    let page = state.messages.list(caller.agent(), &id.into_inner(), query).await?;
+    let page = messages.list(caller.agent(), &id.into_inner(), query).await?;
     Ok(json::page(&page))
 }
 
@@ -41,9 +41,13 @@ pub async fn list_messages(
 #[utoipa::path(get, path = "/v1/activities/{id}/messages/{message_id}", tag = "Messages", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
     responses((status = 200, body = DataBody<MessageDto>)))]
-pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<ActivityId, MessageId>) -> ApiResult<HttpResponse> {
+pub async fn get_message(
+    caller: SecretKey,
+    messages: Data<MessageService>,
+    ids: PathIds<ActivityId, MessageId>,
+) -> ApiResult<HttpResponse> {
     let PathIds(activity, message) = ids;
-    let message = state.messages.get(caller.agent(), &activity, &message).await?;
+    let message = messages.get(caller.agent(), &activity, &message).await?;
     Ok(json::one(&message))
 }
 
@@ -57,12 +61,12 @@ pub async fn get_message(caller: SecretKey, state: Data<AppState>, ids: PathIds<
     responses((status = 201, body = DataBody<MessageDto>)))]
 pub async fn add_note(
     caller: SecretKey,
-    state: Data<AppState>,
+    messages: Data<MessageService>,
     id: PathId<ActivityId>,
     body: Json<Object<CreateNote>>,
 ) -> ApiResult<HttpResponse> {
     let CreateNote { text, author } = body.into_inner().into_inner();
-    let note = state.messages.add_note(caller.agent(), &id.into_inner(), text, author).await?;
+    let note = messages.add_note(caller.agent(), &id.into_inner(), text, author).await?;
     Ok(json::created(&note))
 }
 
@@ -86,33 +90,37 @@ pub async fn add_note(
             as `sending` until the platform's statuses name it", body = ErrorBody)))]
 pub async fn send_reply(
     caller: SecretKey,
-    state: Data<AppState>,
+    messages: Data<MessageService>,
+    idempotency: Data<IdempotencyService>,
     id: PathId<ActivityId>,
     body: Json<Object<SendReply>>,
     key: IdempotencyKey,
 ) -> ApiResult<HttpResponse> {
     let activity = id.into_inner();
     let body = body.into_inner().into_inner();
-    let work = |body, key| reply(&state, &caller, &activity, body, key);
-    key.once_recovering(&state, caller.agent(), activity.as_str(), body, work, |point| recovered(&state, &caller, &activity, point)).await
+    let work = |body, key| reply(&messages, &caller, &activity, body, key);
+    key.once_recovering(&idempotency, caller.agent(), activity.as_str(), body, work, |point| {
+        recovered(&messages, &caller, &activity, point)
+    })
+    .await
 }
 
 async fn reply(
-    state: &AppState,
+    messages: &MessageService,
     caller: &SecretKey,
     activity: &ActivityId,
     body: SendReply,
     key: Option<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let message = state.messages.reply_under_key(caller.agent(), activity, body.into(), key.as_deref()).await?;
+    let message = messages.reply_under_key(caller.agent(), activity, body.into(), key.as_deref()).await?;
     Ok(json::created(&message))
 }
 
 /// A retry after a first request cut by a crash: the reply it recorded, as it is now (`sending`
 /// until the platform's statuses settle it). `None` when it recorded none: it never reached
 /// the platform, and the reply is made now.
-async fn recovered(state: &AppState, caller: &SecretKey, activity: &ActivityId, point: String) -> Option<ApiResult<HttpResponse>> {
-    match state.messages.get(caller.agent(), activity, &MessageId::new(point)).await {
+async fn recovered(messages: &MessageService, caller: &SecretKey, activity: &ActivityId, point: String) -> Option<ApiResult<HttpResponse>> {
+    match messages.get(caller.agent(), activity, &MessageId::new(point)).await {
         Ok(message) => Some(Ok(json::created(&message))),
         Err(parley_domain::DomainError::NotFound { .. }) => None,
         Err(e) => Some(Err(e.into())),

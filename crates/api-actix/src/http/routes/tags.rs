@@ -1,13 +1,13 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::TagId;
+use parley_domain::services::TagService;
 
 use super::{created, ok, resource};
 use crate::http::auth::SecretKey;
 use crate::http::dto::{CreateTag, DataBody, Deleted, TagDto, UpdateTag};
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId};
-use crate::runtime::state::AppState;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/tags").route(web::get().to(list_tags)).route(web::post().to(create_tag)))
@@ -17,8 +17,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// List the agent's tags, by name.
 #[utoipa::path(get, path = "/v1/tags", tag = "Tags", security(("secret_key" = [])),
     responses((status = 200, body = DataBody<Vec<TagDto>>)))]
-pub async fn list_tags(caller: SecretKey, state: Data<AppState>) -> ApiResult<HttpResponse> {
-    let tags = state.tags.list(caller.agent()).await?;
+pub async fn list_tags(caller: SecretKey, tags: Data<TagService>) -> ApiResult<HttpResponse> {
+    let tags = tags.list(caller.agent()).await?;
     Ok(ok(tags.into_iter().map(TagDto::from).collect::<Vec<_>>()))
 }
 
@@ -26,8 +26,8 @@ pub async fn list_tags(caller: SecretKey, state: Data<AppState>) -> ApiResult<Ht
 #[utoipa::path(post, path = "/v1/tags", tag = "Tags", security(("secret_key" = [])), request_body = CreateTag,
     responses((status = 201, body = DataBody<TagDto>),
         (status = 409, description = "A tag of that name exists (names ignore case), or the agent already has 1,000 tags", body = ErrorBody)))]
-pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Object<CreateTag>>) -> ApiResult<HttpResponse> {
-    let tag = state.tags.create(caller.agent(), body.into_inner().into_inner().into()).await?;
+pub async fn create_tag(caller: SecretKey, tags: Data<TagService>, body: Json<Object<CreateTag>>) -> ApiResult<HttpResponse> {
+    let tag = tags.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(TagDto::from(tag)))
 }
 
@@ -37,11 +37,11 @@ pub async fn create_tag(caller: SecretKey, state: Data<AppState>, body: Json<Obj
     responses((status = 200, body = DataBody<TagDto>), (status = 409, body = ErrorBody)))]
 pub async fn update_tag(
     caller: SecretKey,
-    state: Data<AppState>,
+    tags: Data<TagService>,
     id: PathId<TagId>,
     body: Json<Object<UpdateTag>>,
 ) -> ApiResult<HttpResponse> {
-    let tag = state.tags.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    let tag = tags.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(TagDto::from(tag)))
 }
 
@@ -49,8 +49,8 @@ pub async fn update_tag(
 #[utoipa::path(delete, path = "/v1/tags/{id}", tag = "Tags", security(("secret_key" = [])),
     params(("id" = String, Path, description = "Tag id")),
     responses((status = 200, body = DataBody<Deleted>)))]
-pub async fn delete_tag(caller: SecretKey, state: Data<AppState>, id: PathId<TagId>) -> ApiResult<HttpResponse> {
+pub async fn delete_tag(caller: SecretKey, tags: Data<TagService>, id: PathId<TagId>) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    state.tags.delete(caller.agent(), &id).await?;
+    tags.delete(caller.agent(), &id).await?;
     Ok(ok(Deleted { id: id.into_string(), deleted: true }))
 }

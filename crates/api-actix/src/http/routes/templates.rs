@@ -1,6 +1,7 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::{LineId, TemplateId};
+use parley_domain::services::{IdempotencyService, LineService, SendService};
 
 use super::{ok, resource};
 use crate::http::auth::SecretKey;
@@ -8,7 +9,6 @@ use crate::http::dto::{DataBody, SendResultDto, SendTemplate, TemplateDto};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId};
 use crate::http::idempotency::IdempotencyKey;
-use crate::runtime::state::AppState;
 
 #[expect(deprecated, reason = "the older templates path stays served, as documented")]
 pub fn routes(cfg: &mut ServiceConfig) {
@@ -22,8 +22,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// All templates of all the agent's lines, by name and language.
 #[utoipa::path(get, path = "/v1/templates", tag = "Templates", security(("secret_key" = [])),
     responses((status = 200, body = DataBody<Vec<TemplateDto>>)))]
-pub async fn list_templates(caller: SecretKey, state: Data<AppState>) -> ApiResult<HttpResponse> {
-    let templates = state.lines.templates(caller.agent()).await?;
+pub async fn list_templates(caller: SecretKey, lines: Data<LineService>) -> ApiResult<HttpResponse> {
+    let templates = lines.templates(caller.agent()).await?;
     Ok(ok(templates.into_iter().map(TemplateDto::from).collect::<Vec<_>>()))
 }
 
@@ -31,8 +31,8 @@ pub async fn list_templates(caller: SecretKey, state: Data<AppState>) -> ApiResu
 #[utoipa::path(get, path = "/v1/templates/{id}", tag = "Templates", security(("secret_key" = [])),
     params(("id" = String, Path, description = "The platform's template id")),
     responses((status = 200, body = DataBody<TemplateDto>)))]
-pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: PathId<TemplateId>) -> ApiResult<HttpResponse> {
-    let template = state.lines.template(caller.agent(), &id.into_inner()).await?;
+pub async fn get_template(caller: SecretKey, lines: Data<LineService>, id: PathId<TemplateId>) -> ApiResult<HttpResponse> {
+    let template = lines.template(caller.agent(), &id.into_inner()).await?;
     Ok(ok(TemplateDto::from(template)))
 }
 
@@ -40,8 +40,8 @@ pub async fn get_template(caller: SecretKey, state: Data<AppState>, id: PathId<T
 #[utoipa::path(get, path = "/v1/lines/{line_id}/templates", tag = "Templates", security(("secret_key" = [])),
     params(("line_id" = String, Path, description = "The line's id (chn_…)")),
     responses((status = 200, body = DataBody<Vec<TemplateDto>>)))]
-pub async fn line_templates(caller: SecretKey, state: Data<AppState>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
-    let templates = state.lines.approved_templates(caller.agent(), &id.into_inner()).await?;
+pub async fn line_templates(caller: SecretKey, lines: Data<LineService>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
+    let templates = lines.approved_templates(caller.agent(), &id.into_inner()).await?;
     Ok(ok(templates.into_iter().map(TemplateDto::from).collect::<Vec<_>>()))
 }
 
@@ -53,8 +53,8 @@ pub async fn line_templates(caller: SecretKey, state: Data<AppState>, id: PathId
     params(("channel_id" = String, Path, description = "The line's id (chn_…)")),
     responses((status = 200, body = DataBody<Vec<TemplateDto>>)))]
 #[deprecated = "the older path of GET /v1/lines/{line_id}/templates"]
-pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
-    line_templates(caller, state, id).await
+pub async fn channel_templates(caller: SecretKey, lines: Data<LineService>, id: PathId<LineId>) -> ApiResult<HttpResponse> {
+    line_templates(caller, lines, id).await
 }
 
 /// Send an approved template.
@@ -70,17 +70,18 @@ pub async fn channel_templates(caller: SecretKey, state: Data<AppState>, id: Pat
         (status = 502, description = "The platform failed or timed out, or this retries a request that was cut before it answered; the message may not have been sent", body = ErrorBody)))]
 pub async fn send_template(
     caller: SecretKey,
-    state: Data<AppState>,
+    sends: Data<SendService>,
+    idempotency: Data<IdempotencyService>,
     id: PathId<TemplateId>,
     body: Json<Object<SendTemplate>>,
     key: IdempotencyKey,
 ) -> ApiResult<HttpResponse> {
     let template = id.into_inner();
     let body = body.into_inner().into_inner();
-    key.once(&state, caller.agent(), template.as_str(), body, |body| send(&state, &caller, &template, body)).await
+    key.once(&idempotency, caller.agent(), template.as_str(), body, |body| send(&sends, &caller, &template, body)).await
 }
 
-async fn send(state: &AppState, caller: &SecretKey, template: &TemplateId, body: SendTemplate) -> Result<HttpResponse, ApiError> {
-    let receipt = state.sends.send(caller.agent(), template, body.into_input()).await?;
+async fn send(sends: &SendService, caller: &SecretKey, template: &TemplateId, body: SendTemplate) -> Result<HttpResponse, ApiError> {
+    let receipt = sends.send(caller.agent(), template, body.into_input()).await?;
     Ok(ok(SendResultDto { message_sent: true, message_id: receipt.message_id, parsed_message: receipt.parsed_message }))
 }
