@@ -6,7 +6,6 @@
 //! events about it keep their ids and nothing else. Carts stay: they are the storefront's.
 
 use parley_domain::model::*;
-use serde_json::{Value, json};
 
 use crate::store::State;
 
@@ -57,10 +56,9 @@ impl State {
             !(done && channel_ids.iter().any(|id| w.body.contains(id.as_str())))
         });
         for event in self.events.values_mut().filter(|e| &e.agent_id == agent) {
-            let body = event.body();
-            if named.iter().any(|name| body.contains(&format!("\"{name}\""))) {
-                let object_id = event.data.pointer("/object/id").cloned().unwrap_or(Value::Null);
-                event.data = json!({"object": {"id": object_id, "erased": true}});
+            let stored = event.to_stored();
+            if named.iter().any(|name| stored.contains(&format!("\"{name}\""))) {
+                *event = event.erased();
             }
         }
     }

@@ -4,8 +4,6 @@
 
 #![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
-use std::sync::Arc;
-
 use actix_web::test::{self, TestRequest};
 use actix_web::web::Data;
 use parley_api::http::app;
@@ -23,8 +21,10 @@ struct Tenant {
 async fn memory_app()
 -> (impl actix_web::dev::Service<actix_http::Request, Response = actix_web::dev::ServiceResponse, Error = actix_web::Error>, Tenant, Tenant)
 {
-    let objects = Arc::new(parley_api::http::dto::ApiRepresentation);
-    let state = Data::new(wiring::wire(Adapters::one_shot(parley_adapters_memory::repositories(), objects), ApiConfig::default()));
+    let state = Data::new(wiring::wire(
+        Adapters::one_shot(parley_adapters_memory::repositories(), parley_api::http::dto::event_body),
+        ApiConfig::default(),
+    ));
     let mut tenants = Vec::new();
     for name in ["Shop A", "Shop B"] {
         let agent = state.keys.create_agent(name).await.unwrap();

@@ -59,6 +59,7 @@ macro_rules! storage_conformance {
             inbound_messages_reopen_their_activity_and_raise_last_inbound_at,
             sending_replies_are_settled_or_removed_leaving_the_activity_as_it_was, idempotency_recovery_points_are_kept_with_their_claim,
             webhook_endpoints_round_trip_whole_and_stay_their_agents, events_list_newest_first_by_type_and_time_and_stay_their_agents,
+            event_snapshots_of_every_kind_read_back_whole,
             emitted_events_are_due_for_each_subscribed_endpoint_and_claimed_once,
             attempts_are_recorded_under_their_claim_and_listed_newest_first, old_events_are_deleted_with_their_deliveries_in_batches,
             events_are_written_with_their_change_and_only_when_it_takes_effect, tag_writes_carry_their_events_only_when_they_take_effect, deliveries_are_claimed_endpoint_by_endpoint,

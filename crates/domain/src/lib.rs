@@ -36,17 +36,17 @@
 //!
 //! A loyalty service labels its best customers with Parley's tags, keeping them in its own
 //! store. It implements the one port [`TagService`](services::TagService) stores through,
-//! [`TagRepository`](ports::TagRepository), plus a clock, an id source and the renderer of the
-//! tag in its events ([`ApiObjects`](ports::ApiObjects)), and gets the domain's rules (names
-//! unique per agent ignoring case, at most [`MAX_TAGS_PER_AGENT`](model::MAX_TAGS_PER_AGENT),
-//! an event with each change) without writing them:
+//! [`TagRepository`](ports::TagRepository), plus a clock and an id source, and gets the domain's
+//! rules (names unique per agent ignoring case, at most
+//! [`MAX_TAGS_PER_AGENT`](model::MAX_TAGS_PER_AGENT), an event carrying the changed tag with each
+//! change) without writing them:
 //!
 //! ```
 //! use std::sync::{Arc, Mutex};
 //!
 //! use parley_domain::async_trait;
-//! use parley_domain::model::{AgentId, Event, EventType, IdKind, Tag, TagId, Timestamp};
-//! use parley_domain::ports::{ApiObject, ApiObjects, Clock, IdSource, StoreResult, TagRepository};
+//! use parley_domain::model::{AgentId, Event, EventObject, EventType, IdKind, Tag, TagId, Timestamp};
+//! use parley_domain::ports::{Clock, IdSource, StoreResult, TagRepository};
 //! use parley_domain::services::{NewTagInput, TagService};
 //! use parley_domain::DomainError;
 //!
@@ -108,17 +108,6 @@
 //!     }
 //! }
 //!
-//! /// Shows a tag in its events as the loyalty service's own API would.
-//! struct AsJson;
-//! impl ApiObjects for AsJson {
-//!     fn render(&self, object: ApiObject<'_>) -> serde_json::Value {
-//!         match object {
-//!             ApiObject::Tag(tag) => serde_json::json!({ "id": tag.id.as_str(), "name": tag.name.as_str() }),
-//!             _ => serde_json::Value::Null, // TagService makes events of tags only
-//!         }
-//!     }
-//! }
-//!
 //! struct FixedClock;
 //! impl Clock for FixedClock {
 //!     fn now(&self) -> Timestamp {
@@ -140,7 +129,7 @@
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().expect("a runtime").block_on(async {
 //! let store = Arc::new(LoyaltyTags::default());
-//! let tags = TagService::new(store.clone(), Arc::new(FixedClock), Arc::new(CountingIds::default()), Arc::new(AsJson));
+//! let tags = TagService::new(store.clone(), Arc::new(FixedClock), Arc::new(CountingIds::default()));
 //! let shop = AgentId::new("agt_shop");
 //!
 //! let vip = tags.create(&shop, NewTagInput { name: Some("VIP".into()), ..Default::default() }).await?;
@@ -154,11 +143,11 @@
 //! assert!(matches!(blank, Err(DomainError::Validation(ref fields)) if fields[0].field == "name"));
 //!
 //! assert_eq!(tags.list(&shop).await?.len(), 1);
-//! // One change, one event, rendered by the loyalty service's renderer.
+//! // One change, one event, carrying the tag as it was made.
 //! let kept = store.0.lock().expect("not poisoned");
 //! assert_eq!(kept.events.len(), 1);
 //! assert_eq!(kept.events[0].event_type, EventType::TagCreated);
-//! assert_eq!(kept.events[0].data["object"]["name"], "VIP");
+//! assert!(matches!(&kept.events[0].object, EventObject::Tag(tag) if tag.name.as_str() == "VIP"));
 //! # Ok::<(), DomainError>(())
 //! # }).expect("the example runs");
 //! ```

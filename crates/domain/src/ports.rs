@@ -898,32 +898,3 @@ pub struct Repositories {
     /// Whether the database answers, and its pool.
     pub health: std::sync::Arc<dyn StorageHealth>,
 }
-
-/// An object an event reports, before it is shown.
-#[derive(Debug, Clone, Copy)]
-pub enum ApiObject<'a> {
-    /// An endpoint, for a `ping` (never its secrets).
-    WebhookEndpoint(&'a WebhookEndpoint),
-    /// A contact, for `contact.*` events.
-    Contact(&'a Contact),
-    /// An activity as its list shows it, for `activity.*` events.
-    Activity(&'a ActivityView),
-    /// A message or note, for `message.*` and `note.created` events.
-    Message(&'a Message),
-    /// A cart, for `cart.created`.
-    Cart(&'a Cart),
-    /// A template send, for `execution.updated`.
-    Execution(&'a Execution),
-    /// A template, for `template.updated`.
-    Template(&'a Template),
-    /// A tag, for `tag.created` and `tag.updated`.
-    Tag(&'a Tag),
-}
-
-/// Shows objects exactly as the API does, for events' `data.object`: the API's own
-/// representation, so an event and a `GET` of the same object at that moment agree.
-#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
-pub trait ApiObjects: Send + Sync {
-    /// The object as the API's own representation, as JSON.
-    fn render<'a>(&self, object: ApiObject<'a>) -> serde_json::Value;
-}

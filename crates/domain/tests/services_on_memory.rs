@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parley_domain::model::*;
-use parley_domain::ports::{ApiObject, ApiObjects, Clock, IdSource, Repositories};
+use parley_domain::ports::{Clock, IdSource, Repositories};
 use parley_domain::services::*;
 
 struct StepClock(AtomicU64);
@@ -43,20 +43,6 @@ impl IdSource for CountingIds {
     }
 }
 
-/// Events show each object by its id: enough for a service that keeps no HTTP representation.
-struct ById;
-
-impl ApiObjects for ById {
-    fn render(&self, object: ApiObject<'_>) -> serde_json::Value {
-        let id = match object {
-            ApiObject::Contact(c) => c.id.as_str().to_string(),
-            ApiObject::Activity(a) => a.activity.id.as_str().to_string(),
-            other => format!("{other:?}"),
-        };
-        serde_json::json!({ "id": id })
-    }
-}
-
 struct World {
     repos: Repositories,
     clock: Arc<StepClock>,
@@ -75,7 +61,7 @@ async fn world() -> World {
 
 impl World {
     fn contacts(&self) -> ContactService {
-        ContactService::new(self.repos.contacts.clone(), self.clock.clone(), self.ids.clone(), Arc::new(ById))
+        ContactService::new(self.repos.contacts.clone(), self.clock.clone(), self.ids.clone())
     }
 
     fn activities(&self) -> ActivityService {
@@ -87,12 +73,11 @@ impl World {
             r.tags.clone(),
             self.clock.clone(),
             self.ids.clone(),
-            Arc::new(ById),
         )
     }
 
     fn tags(&self) -> TagService {
-        TagService::new(self.repos.tags.clone(), self.clock.clone(), self.ids.clone(), Arc::new(ById))
+        TagService::new(self.repos.tags.clone(), self.clock.clone(), self.ids.clone())
     }
 
     async fn events(&self) -> Vec<EventType> {

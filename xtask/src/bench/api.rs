@@ -293,6 +293,8 @@ pub fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
             Load::get_each(every(&|phone| format!("/v1/contacts?search={phone}"), &seeded.phones[..seeded.phones.len().min(1000)])),
         ),
         ("list tags", Load::get("/v1/tags")),
+        ("list events", Load::get("/v1/events")),
+        ("list events of a type", Load::get("/v1/events?type=message.received")),
         ("list templates", Load::get("/v1/templates")),
         ("list executions", Load::get(format!("/v1/campaigns/{CAMPAIGN}/executions"))),
         ("list products", Load::get("/v1/products")),

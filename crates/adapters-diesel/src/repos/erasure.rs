@@ -3,8 +3,7 @@
 //! the contact, and the kept counts moved back. What stays, and why, is in `docs/storage.md`
 //! ("Erasing a contact").
 
-use parley_domain::model::MessageContent;
-use serde_json::Value;
+use parley_domain::model::{AgentId, Event, MessageContent};
 
 /// The stored files a message's content names (email attachments, media kept by id).
 pub(crate) fn files_of(content: &str) -> Vec<String> {
@@ -14,18 +13,10 @@ pub(crate) fn files_of(content: &str) -> Vec<String> {
     ids
 }
 
-/// An event's body with its object reduced to its id (`{"id": …, "erased": true}`), written as
-/// `Event::body` writes bodies; `None` when the body is not an event's (left as it is).
-pub(crate) fn erased_body(body: &str) -> Option<String> {
-    let event: Value = serde_json::from_str(body).ok()?;
-    let object_id = event.pointer("/data/object/id").cloned().unwrap_or(Value::Null);
-    Some(format!(
-        r#"{{"id":{},"type":{},"created_at":{},"data":{{"object":{{"id":{},"erased":true}}}}}}"#,
-        event.get("id")?,
-        event.get("type")?,
-        event.get("created_at")?,
-        object_id
-    ))
+/// A stored event of `agent` with its object reduced to its id ([`Event::erased`]), in the
+/// stored form; `None` when the text is not a stored event (left as it is).
+pub(crate) fn erased_body(agent: &str, stored: &str) -> Option<String> {
+    Event::from_stored(AgentId::new(agent), stored).ok().map(|event| event.erased().to_stored())
 }
 
 /// Erases the agent's contact `$contact` as [`ContactRepository::erase`] says, in the
@@ -164,7 +155,7 @@ macro_rules! erase_contact {
                     .load($conn)
                     .await?;
                 for (id, body) in about {
-                    if let Some(erased) = crate::repos::erasure::erased_body(&body) {
+                    if let Some(erased) = crate::repos::erasure::erased_body(agent, &body) {
                         diesel::update(events::table.filter(events::id.eq(&id))).set(events::body.eq(erased)).execute($conn).await?;
                     }
                 }
@@ -181,13 +172,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_erased_event_keeps_its_ids_in_the_event_body_order() {
-        let body = r#"{"id":"evt_1","type":"contact.updated","created_at":"2026-01-01T00:00:00.000Z","data":{"object":{"id":"con_1","profile_name":"Ana"}}}"#;
+    fn an_erased_event_keeps_its_ids_even_when_stored_before_snapshots() {
+        let shown = r#"{"id":"evt_1","type":"contact.updated","created_at":"2026-01-01T00:00:00.000Z","data":{"object":{"id":"con_1","profile_name":"Ana"}}}"#;
         assert_eq!(
-            erased_body(body).unwrap(),
-            r#"{"id":"evt_1","type":"contact.updated","created_at":"2026-01-01T00:00:00.000Z","data":{"object":{"id":"con_1","erased":true}}}"#
+            erased_body("agt_1", shown).unwrap(),
+            r#"{"v":1,"id":"evt_1","type":"contact.updated","created_at":"2026-01-01T00:00:00.000Z","object":{"erased":{"id":"con_1"}}}"#
         );
-        assert!(erased_body("not json").is_none());
+        assert!(erased_body("agt_1", "not json").is_none());
     }
 
     #[test]

@@ -33,7 +33,7 @@ macro_rules! emit {
                 crate::schema::events::id.eq(event.id.as_str()),
                 crate::schema::events::agent_id.eq(event.agent_id.as_str()),
                 crate::schema::events::event_type.eq(event.event_type.as_str()),
-                crate::schema::events::body.eq(event.body()),
+                crate::schema::events::body.eq(event.to_stored()),
                 crate::schema::events::created_at.eq(at),
             ))
             .execute($conn)
@@ -189,7 +189,7 @@ impl Store {
         let mut due = Vec::with_capacity(rows.len());
         for (_, agent, body, attempts, endpoint) in rows {
             due.push(DueDelivery {
-                event: Event::from_body(AgentId::new(agent), &body).map_err(DbError::Corrupt)?,
+                event: Event::from_stored(AgentId::new(agent), &body).map_err(DbError::Corrupt)?,
                 endpoint: endpoint.into_domain()?,
                 attempts: u32::try_from(attempts).map_err(|_| DbError::Corrupt(format!("delivery attempts {attempts}")))?,
             });
@@ -199,7 +199,7 @@ impl Store {
 }
 
 fn to_domain(agent: &AgentId, bodies: Vec<String>) -> Result<Vec<Event>, DbError> {
-    bodies.into_iter().map(|body| Event::from_body(agent.clone(), &body).map_err(DbError::Corrupt)).collect()
+    bodies.into_iter().map(|body| Event::from_stored(agent.clone(), &body).map_err(DbError::Corrupt)).collect()
 }
 
 #[async_trait]

@@ -14,7 +14,6 @@ mod serve;
 pub mod settings_file;
 mod templates;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use parley_adapters_whatsapp::CloudApiConfig;
@@ -53,13 +52,11 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         sandbox_step,
     )?;
     let embedder = embedding::build(&command.embedder_args().cloned().unwrap_or_default()).await?;
-    // Events show objects as the API does.
-    let objects = Arc::new(crate::http::dto::ApiRepresentation);
     let config = match &command {
         Command::Serve(args) => serve::api_config(args)?,
         _ => ApiConfig::default(),
     };
-    let state = wiring::wire(wiring::Adapters::system(store.repositories(), platform, embedder, objects), config);
+    let state = wiring::wire(wiring::Adapters::system(store.repositories(), platform, embedder, crate::http::dto::event_body), config);
     let result = match command {
         Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
         Command::Lines(cmd) => lines::lines(&state, cmd).await,

@@ -182,7 +182,7 @@ pub async fn deliver_events(state: Arc<AppState>, mut stopping: watch::Receiver<
 }
 
 async fn attempt(state: &AppState, due: &DueDelivery, until: parley_domain::model::Timestamp) {
-    match state.deliveries.deliver(due, until).await {
+    match state.deliveries.deliver(due, &(state.event_body)(&due.event), until).await {
         Ok(report) => {
             let a = &report.attempt;
             let answered = a.attempted_at + chrono::TimeDelta::milliseconds(i64::try_from(a.duration_ms).unwrap_or(i64::MAX));

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use parley_domain::model::Event;
 use parley_domain::ports::{PoolStatus, StorageHealth};
 use parley_domain::services::*;
 use tokio::sync::Notify;
@@ -10,6 +11,11 @@ use tokio::sync::Notify;
 use crate::runtime::config::ApiConfig;
 use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Backlogs, Metrics, Probe};
+
+/// How an event is sent to an endpoint: the API's representation of it (the HTTP layer's
+/// [`event_body`](crate::http::dto::event_body)), signed as is. The outer layer owns the
+/// representation, so it hands the function in when it wires the app.
+pub type EventBody = fn(&Event) -> String;
 
 pub struct AppState {
     pub keys: Arc<KeyService>,
@@ -31,6 +37,8 @@ pub struct AppState {
     pub webhook_endpoints: Arc<WebhookEndpointService>,
     /// Delivers events to webhook endpoints (the workers run it).
     pub deliveries: Arc<EventDeliveryService>,
+    /// The body each delivery sends and signs.
+    pub event_body: EventBody,
     /// Wakes the event delivery worker when a delivery was made due in this process.
     pub event_wakeup: Arc<Notify>,
     /// Whether the database answers, for readiness probes.

@@ -6,14 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parley_adapters_embeddings::ExactIndex;
-use parley_domain::ports::{ApiObjects, Clock, Embedder, IdSource, MessagingPlatform, Repositories, WebhookSender};
+use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, Repositories, WebhookSender};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
 use crate::runtime::config::ApiConfig;
 use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Metrics, TimedEmbedder};
-use crate::runtime::state::AppState;
+use crate::runtime::state::{AppState, EventBody};
 
 /// The adapters a caller chooses; the rest (the address resolver, the event webhook sender, the
 /// IMAP reader, the vector index) follow from the configuration.
@@ -28,38 +28,33 @@ pub struct Adapters {
     pub clock: Arc<dyn Clock>,
     /// Ids and key secrets.
     pub ids: Arc<dyn IdSource>,
-    /// How events show their objects (the HTTP layer's representation).
-    pub objects: Arc<dyn ApiObjects>,
+    /// The body an event's delivery sends (the HTTP layer's representation of it).
+    pub event_body: EventBody,
 }
 
 impl Adapters {
     /// The production adapters around `repos`: the default Cloud API and Instagram settings
     /// (sandbox deliveries are not delivered: there are no workers), the built-in static
     /// embedder, the system clock and random ids. For one-shot commands and tools.
-    pub fn one_shot(repos: Repositories, objects: Arc<dyn ApiObjects>) -> Self {
+    pub fn one_shot(repos: Repositories, event_body: EventBody) -> Self {
         let (platform, _deliveries) = crate::runtime::platform::platform(
             parley_adapters_whatsapp::CloudApiConfig::default(),
             crate::runtime::platform::instagram_config(parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL),
             Duration::from_secs(3),
         )
         .expect("the default Cloud API settings are valid");
-        Self::system(repos, platform, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled()), objects)
+        Self::system(repos, platform, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled()), event_body)
     }
 
     /// `platform` and `embedder` around `repos`, with the system clock and random ids.
-    pub fn system(
-        repos: Repositories,
-        platform: Arc<dyn MessagingPlatform>,
-        embedder: Arc<dyn Embedder>,
-        objects: Arc<dyn ApiObjects>,
-    ) -> Self {
+    pub fn system(repos: Repositories, platform: Arc<dyn MessagingPlatform>, embedder: Arc<dyn Embedder>, event_body: EventBody) -> Self {
         Self {
             repos,
             platform,
             embedder,
             clock: Arc::new(parley_adapters_system::SystemClock),
             ids: Arc::new(parley_adapters_system::RandomIds),
-            objects,
+            event_body,
         }
     }
 }
@@ -67,7 +62,7 @@ impl Adapters {
 /// The app: every service wired to `adapters`, `config` applied. Call inside a tokio runtime
 /// when the rate limits use Redis (its connection task runs there).
 pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
-    let Adapters { repos, platform, embedder, clock, ids, objects } = adapters;
+    let Adapters { repos, platform, embedder, clock, ids, event_body } = adapters;
     let metrics = Arc::new(Metrics::new());
     let embedder: Arc<dyn Embedder> = Arc::new(TimedEmbedder::new(embedder, metrics.clone()));
     let index = Arc::new(ExactIndex::new(embedder.dimensions()));
@@ -76,9 +71,9 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
     let webhook_timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
     AppState {
         keys: Arc::new(KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone())),
-        tags: Arc::new(TagService::new(repos.tags.clone(), clock.clone(), ids.clone(), objects.clone())),
+        tags: Arc::new(TagService::new(repos.tags.clone(), clock.clone(), ids.clone())),
         canned_responses: Arc::new(CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone())),
-        contacts: Arc::new(ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone(), objects.clone())),
+        contacts: Arc::new(ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone())),
         activities: Arc::new(ActivityService::new(
             repos.activities.clone(),
             repos.messages.clone(),
@@ -86,22 +81,14 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             repos.tags.clone(),
             clock.clone(),
             ids.clone(),
-            objects.clone(),
         )),
         catalog: Arc::new(CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone(), search.clone())),
         search,
-        carts: Arc::new(CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone(), objects.clone())),
-        lines: Arc::new(LineService::new(
-            repos.lines.clone(),
-            repos.templates.clone(),
-            platform.clone(),
-            clock.clone(),
-            ids.clone(),
-            objects.clone(),
-        )),
-        sends: Arc::new(SendService::new(SendPorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone())),
+        carts: Arc::new(CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone())),
+        lines: Arc::new(LineService::new(repos.lines.clone(), repos.templates.clone(), platform.clone(), clock.clone(), ids.clone())),
+        sends: Arc::new(SendService::new(SendPorts::from(&repos), platform.clone(), clock.clone(), ids.clone())),
         messages: Arc::new(
-            MessageService::new(MessagePorts::from(&repos), platform.clone(), clock.clone(), ids.clone(), objects.clone())
+            MessageService::new(MessagePorts::from(&repos), platform.clone(), clock.clone(), ids.clone())
                 .with_storefront_url(config.storefront_url.clone()),
         ),
         idempotency: Arc::new(IdempotencyService::new(repos.idempotency.clone(), clock.clone())),
@@ -111,7 +98,6 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
                 repos.webhook_endpoints.clone(),
                 repos.events.clone(),
                 Arc::new(parley_adapters_system::SystemResolver),
-                objects.clone(),
                 clock.clone(),
                 ids.clone(),
             )
@@ -124,6 +110,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             clock.clone(),
             ids.clone(),
         )),
+        event_body,
         event_wakeup: Arc::new(Notify::new()),
         mailboxes: MailboxService::new(
             repos.lines.clone(),
@@ -132,7 +119,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             clock.clone(),
             format!("{}-{}", std::process::id(), ids.secret(12)),
         ),
-        inbound: InboundService::new(InboundPorts::from(&repos), crate::runtime::platform::decoders(), platform, clock, ids, objects),
+        inbound: InboundService::new(InboundPorts::from(&repos), crate::runtime::platform::decoders(), platform, clock, ids),
         health: repos.health.clone(),
         inbound_wakeup: Arc::new(Notify::new()),
         workers_runtime: std::sync::OnceLock::new(),

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::{agent, id, page, t};
+use super::{activity, agent, contact, definition, execution, id, page, phone, product, t, tag};
 use crate::model::*;
 use crate::ports::Repositories;
 
@@ -25,8 +25,75 @@ fn endpoint(agent: &AgentId, url: &str, at: Timestamp) -> WebhookEndpoint {
 }
 
 pub(super) fn event(agent: &AgentId, event_type: EventType, at: Timestamp) -> Event {
-    let id = EventId::new(id("evt"));
-    Event { data: json!({"object": {"id": id.as_str(), "n": 1}}), id, agent_id: agent.clone(), event_type, created_at: at }
+    Event {
+        id: EventId::new(id("evt")),
+        agent_id: agent.clone(),
+        event_type,
+        created_at: at,
+        object: EventObject::from(&tag(agent, "VIP", at)),
+    }
+}
+
+/// An event's object is kept as the domain's snapshot and reads back equal, whatever its kind
+/// and content: the API renders it only when it lists or sends the event, so storage may lose
+/// nothing of it (text as sent, exact prices, every message kind).
+pub async fn event_snapshots_of_every_kind_read_back_whole(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let attributes = json!({"tier": "gold", "visits": 3, "nested": {"ok": true, "list": [1, 2.5, null]}});
+    let ana = Contact {
+        email: Some(Email::new("ana@example.com").unwrap()),
+        notes: Some(Notes::new("likes \"blue\"\nand <b>red</b> \u{1F600}").unwrap()),
+        custom_attributes: CustomAttributes::new(attributes.as_object().unwrap().clone()).unwrap(),
+        ..contact(&a, "Ana Lúcia", phone("5215550001"), t(1))
+    };
+    let conversation = activity(&a, &ana.id, ActivityStatus::Open, t(1));
+    let view = ActivityView {
+        activity: Activity { assigned_to: Some(Assignee::new("usr_1").unwrap()), last_inbound_at: Some(t(2)), ..conversation.clone() },
+        profile_name: ana.profile_name.clone(),
+        channels: ana.channels.clone(),
+        tags: vec![TagRef::from(&tag(&a, "VIP", t(0)))],
+        last_message: None,
+        unread_count: 3,
+    };
+    let cart = Cart {
+        code: CartCode::parse("AbC2345").unwrap(),
+        agent_id: a.clone(),
+        items: vec![CartItem { product: product(&a, "p1", "product", &["shoes"], "active", 0), variant: None, qty: 2 }],
+        created_at: t(3),
+        expires_at: t(3 + 86_400),
+    };
+    let template = Template {
+        definition: definition("9001", "welcome", "en_US", "Hi {{1}}"),
+        agent_id: a.clone(),
+        line_id: LineId::new("chn_1"),
+        created_at: t(0),
+    };
+    let mut objects = vec![
+        EventObject::from(&ana),
+        EventObject::from(&view),
+        EventObject::from(&cart),
+        EventObject::from(&execution(&a, "spring", Some("msg-1"), t(4))),
+        EventObject::from(&template),
+        EventObject::from(&tag(&a, "Refunds", t(5))),
+        EventObject::from(&endpoint(&a, "https://example.com/hook", t(6)).public()),
+        EventObject::Deleted { id: "tag_gone".into() },
+    ];
+    for (i, content) in super::messages::contents().into_iter().enumerate() {
+        let message = super::messages::full(&a, &conversation.id, content, t(10 + i as i64));
+        objects.push(EventObject::from(&message));
+    }
+    for (i, object) in objects.into_iter().enumerate() {
+        let event = Event {
+            id: EventId::new(id("evt")),
+            agent_id: a.clone(),
+            event_type: EventType::ContactUpdated,
+            created_at: t(100 + i as i64),
+            object,
+        };
+        r.events.emit(&event, None).await.unwrap();
+        let read = r.events.get(&a, &event.id).await.unwrap_or_else(|e| panic!("{:?} does not read back: {e}", event.object));
+        assert_eq!(read.as_ref(), Some(&event), "{:?}", event.object);
+    }
 }
 
 /// Endpoints read back whole, list newest first with the agent's total, are replaced whole by

@@ -292,10 +292,10 @@ pub async fn erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back(r:
         agent_id: a.clone(),
         event_type: EventType::ContactUpdated,
         created_at: t(6),
-        data: serde_json::json!({"object": {"id": ana_contact.as_str(), "profile_name": "Ana Erased"}}),
+        object: EventObject::from(&r.contacts.get(&a, &ana_contact).await.unwrap().unwrap()),
     };
     r.events.emit(&told, None).await.unwrap();
-    let unrelated = Event { id: EventId::new(id("evt")), data: serde_json::json!({"object": {"id": "con_other"}}), ..told.clone() };
+    let unrelated = Event { id: EventId::new(id("evt")), object: EventObject::Deleted { id: "con_other".into() }, ..told.clone() };
     r.events.emit(&unrelated, None).await.unwrap();
 
     let totals = |r: Repositories, a: AgentId| async move {
@@ -334,8 +334,8 @@ pub async fn erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back(r:
     assert_eq!(r.contacts.list(&a, &contact_search, page(10, 0)).await.unwrap().total, 0);
 
     let kept = r.events.get(&a, &told.id).await.unwrap().unwrap();
-    assert_eq!(kept.data, serde_json::json!({"object": {"id": ana_contact.as_str(), "erased": true}}), "only ids left");
-    assert_eq!(r.events.get(&a, &unrelated.id).await.unwrap().unwrap().data, unrelated.data, "other events untouched");
+    assert_eq!(kept.object, EventObject::Erased { id: ana_contact.as_str().to_string() }, "only its id left");
+    assert_eq!(r.events.get(&a, &unrelated.id).await.unwrap().unwrap(), unrelated, "other events untouched");
     // The other agent's Ana, with the same number, is theirs and stays.
     assert!(r.activities.get(&b, &theirs.id).await.unwrap().is_some());
     // The number can start a new conversation.

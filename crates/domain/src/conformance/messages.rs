@@ -39,7 +39,7 @@ pub(super) fn message(agent: &AgentId, activity: &ActivityId, body: &str, create
 }
 
 /// An outbound message with every optional field set, times with milliseconds.
-fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created: Timestamp) -> Message {
+pub(super) fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created: Timestamp) -> Message {
     let ms = |n: i64| created + TimeDelta::milliseconds(n);
     Message {
         direction: MessageDirection::Outbound,
@@ -64,7 +64,7 @@ fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created
 }
 
 /// A pricing the platform reported and Parley read.
-fn priced(category: &str, billable: bool) -> Pricing {
+pub(super) fn priced(category: &str, billable: bool) -> Pricing {
     Pricing::Reported { category: PricingCategory::parse(category).unwrap(), billable }
 }
 
@@ -81,7 +81,7 @@ fn sent(agent: &AgentId, activity: &ActivityId, platform_id: &str, created: Time
 
 /// One content of each shape the JSON column must carry: media with every field, coordinates,
 /// order lines with prices, Parley's template sends, and raw JSON kept whole.
-fn contents() -> Vec<MessageContent> {
+pub(super) fn contents() -> Vec<MessageContent> {
     let media = Media {
         id: Some("1013".into()),
         link: None,

@@ -5,7 +5,8 @@ use crate::FieldError;
 
 /// Where a conversation stands. An inbound message makes it (or puts it back) `Open`; a send to
 /// someone new opens it `Pending`; the team may move it between any two.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ActivityStatus {
     /// In progress: what an inbound message makes it (`open`).
     Open,
@@ -53,7 +54,7 @@ impl Assignee {
 }
 
 /// A contact's one conversation, across all the contact's channels.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Activity {
     /// Its id (`act_…`).
     pub id: ActivityId,
@@ -75,7 +76,7 @@ pub struct Activity {
 }
 
 /// An activity with what the API shows beside it: its contact's name and channels, its tags.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ActivityView {
     /// The activity itself.
     pub activity: Activity,

@@ -46,7 +46,7 @@ pub fn cart_code_in(text: &str) -> Option<CartCode> {
 
 /// One line of a cart: the product as it was when the cart was made, the variant chosen (one of
 /// `product.variants`), and how many.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CartItem {
     /// The product as it was when the cart was made; later imports never change it.
     pub product: Product,
@@ -80,7 +80,7 @@ pub struct CartTotal {
 
 /// A cart: what a storefront hands over, kept under a code unique across agents, never
 /// changed, readable until it expires.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cart {
     /// What the cart is found by, unique across agents.
     pub code: CartCode,

@@ -7,7 +7,8 @@ use crate::FieldError;
 
 /// The kind of channel a contact is reached on; it fixes the shape of the contact's
 /// identifier there ([`Channel::new`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ChannelType {
     /// A phone number on the messaging platform of phone-number lines (the one with templates):
     /// kept as its 7–15 digits.
@@ -57,7 +58,7 @@ impl ChannelType {
 /// phone channels keep digits only, email addresses are lowercased. A WhatsApp channel also
 /// carries who the user is on the platform ([`PlatformUser`]): its `channel_id` is their phone
 /// while one is known, else their business-scoped user id.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Channel {
     channel_type: ChannelType,
     channel_id: String,
@@ -307,7 +308,7 @@ impl Notes {
 }
 
 /// Free-form metadata: a JSON object of at most 50 keys and 16 KiB.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CustomAttributes(Map<String, Value>);
 
 impl CustomAttributes {
@@ -386,7 +387,7 @@ impl CustomAttributes {
 }
 
 /// A person the agent talks to, on one or more channels.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Contact {
     /// Its id (`con_…`).
     pub id: ContactId,

@@ -157,7 +157,7 @@ impl EventSelection {
     }
 }
 
-/// One event: `data` is `{"object": …}`, the object as the API showed it after the change.
+/// One event: what changed, when, and a snapshot of the object right after the change.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// `evt_…`: also the `webhook-id` of each delivery, the same on every retry.
@@ -168,39 +168,8 @@ pub struct Event {
     pub event_type: EventType,
     /// When the change was made.
     pub created_at: Timestamp,
-    /// `{"object": …}`: the object as the API showed it right after the change (its id alone
-    /// for `contact.deleted`).
-    pub data: serde_json::Value,
-}
-
-impl Event {
-    /// The event as the events list shows it and each delivery sends (and signs) it:
-    /// `{"id","type","created_at","data"}`, in that order.
-    pub fn body(&self) -> String {
-        let quoted = |s: &str| serde_json::Value::String(s.to_string()).to_string();
-        format!(
-            r#"{{"id":{},"type":{},"created_at":{},"data":{}}}"#,
-            quoted(self.id.as_str()),
-            quoted(self.event_type.as_str()),
-            quoted(&super::format_timestamp(self.created_at)),
-            self.data
-        )
-    }
-
-    /// An event from its [`body`](Self::body), as stored for `agent`.
-    pub fn from_body(agent: AgentId, body: &str) -> Result<Self, String> {
-        let value: serde_json::Value = serde_json::from_str(body).map_err(|e| format!("event body is not JSON: {e}"))?;
-        let text = |key: &str| value.get(key).and_then(|v| v.as_str()).ok_or_else(|| format!("event body has no {key}"));
-        let event_type = EventType::parse(text("type")?).ok_or("event body has an unknown type")?;
-        let created_at = super::parse_timestamp("created_at", text("created_at")?).map_err(|e| e.issue)?;
-        Ok(Event {
-            id: EventId::new(text("id")?),
-            agent_id: agent,
-            event_type,
-            created_at,
-            data: value.get("data").cloned().ok_or("event body has no data")?,
-        })
-    }
+    /// The object right after the change (its id alone for `contact.deleted`).
+    pub object: super::EventObject,
 }
 
 /// A delivery to make: an event to one endpoint, after `attempts` failed tries.
@@ -270,22 +239,5 @@ mod tests {
         assert!(!all.includes(EventType::Ping));
         assert_eq!(all.names(), vec!["*"]);
         assert!(EventSelection::new(&names(&["*", "contact.created"])).is_err());
-    }
-    #[test]
-    fn the_body_is_id_type_time_and_data_in_order_and_reads_back() {
-        let event = Event {
-            id: EventId::new("evt_1"),
-            agent_id: AgentId::new("agt_1"),
-            event_type: EventType::ContactCreated,
-            created_at: chrono::DateTime::from_timestamp_millis(1_767_225_600_123).unwrap(),
-            data: serde_json::json!({"object": {"id": "con_1", "name": "Ana \"A\""}}),
-        };
-        let body = event.body();
-        assert_eq!(
-            body,
-            r#"{"id":"evt_1","type":"contact.created","created_at":"2026-01-01T00:00:00.123Z","data":{"object":{"id":"con_1","name":"Ana \"A\""}}}"#
-        );
-        assert_eq!(Event::from_body(AgentId::new("agt_1"), &body).unwrap(), event);
-        assert!(Event::from_body(AgentId::new("agt_1"), r#"{"id":"evt_1","type":"nope"}"#).is_err());
     }
 }

@@ -28,7 +28,8 @@ impl CampaignKey {
 }
 
 /// Where a template send's delivery stands, as the platform last reported it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ExecutionStatus {
     /// The platform accepted it (`sent`).
     Sent,
@@ -98,7 +99,7 @@ pub struct StatusUpdate {
 
 /// The delivery record of one template send made under a campaign key: the only sends Parley
 /// records this way.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Execution {
     /// Its id (`exe_…`).
     pub id: String,

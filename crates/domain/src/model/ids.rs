@@ -103,7 +103,8 @@ received_id!(TagId => "tag", ContactId => "contact", ActivityId => "activity",
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
         pub struct $name(String);
 
         impl $name {

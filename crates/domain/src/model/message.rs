@@ -7,7 +7,8 @@ use super::{Pricing, StatusUpdate, TemplateId, Timestamp};
 use crate::FieldError;
 
 /// Who a timeline entry is from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MessageDirection {
     /// From the contact (`inbound`).
     Inbound,
@@ -41,7 +42,8 @@ impl MessageDirection {
 
 /// Where a timeline entry stands: inbound messages stay `received` and notes `recorded`;
 /// outbound ones only move forward ([`can_move_to`](Self::can_move_to)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MessageStatus {
     /// Every inbound message, for good.
     Received,
@@ -120,7 +122,8 @@ impl From<ExecutionStatus> for MessageStatus {
 }
 
 /// The kind of a message, as the API names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MessageType {
     /// Plain text.
     Text,
@@ -233,7 +236,7 @@ impl MessageType {
 }
 
 /// One message of an activity's timeline.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     /// Its id (`msg_…`).
     pub id: MessageId,
@@ -360,7 +363,7 @@ pub fn window_open(last_inbound_at: Option<Timestamp>, now: Timestamp) -> bool {
 }
 
 /// What an activity shows of its newest message (`last_message`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MessageSummary {
     /// The message's id.
     pub id: MessageId,

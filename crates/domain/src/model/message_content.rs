@@ -3,7 +3,7 @@
 use super::MessageType;
 
 /// A media attachment: the platform's media `id` (inbound) or our `link` (outbound).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Media {
     /// Inbound: the platform's media id to fetch it by, or `att_…` for a file Parley keeps.
     pub id: Option<String>,
@@ -20,7 +20,7 @@ pub struct Media {
 }
 
 /// A place: its coordinates, with an optional name and address.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Location {
     /// Degrees, -90 to 90.
     pub latitude: f64,
@@ -33,7 +33,7 @@ pub struct Location {
 }
 
 /// The option a contact chose in an interactive message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum InteractiveReply {
     /// A reply button, tapped.
     Button {
@@ -63,7 +63,7 @@ impl InteractiveReply {
 }
 
 /// One line of an order placed from the catalog. Prices as the platform sent them.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OrderItem {
     /// The catalog product's retailer id.
     pub product_retailer_id: String,
@@ -76,7 +76,7 @@ pub struct OrderItem {
 }
 
 /// An order a contact placed from a catalog on the platform.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Order {
     /// The platform's id of the catalog.
     pub catalog_id: String,
@@ -100,7 +100,7 @@ pub struct SystemNotice {
 
 /// A contact's answer to a WhatsApp Flow (the platform's `nfm_reply`): what they entered on the
 /// flow's screens, as the flow sent it back.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FlowReply {
     /// The flow's answer (`response_json`, parsed): always a JSON object, kept whole.
     pub response: serde_json::Map<String, serde_json::Value>,
@@ -132,7 +132,7 @@ impl FlowReply {
 }
 
 /// A file that came with an email: kept by Parley, downloadable from the media endpoint by `id`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EmailAttachment {
     /// `att_…`: the stored file's id.
     pub id: String,
@@ -145,7 +145,7 @@ pub struct EmailAttachment {
 }
 
 /// An email, inbound or a reply: addresses lowercased, ids without angle brackets.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EmailContent {
     /// Its `Subject`, if any.
     pub subject: Option<String>,
@@ -182,7 +182,7 @@ impl EmailContent {
 }
 
 /// What a message carries: one variant per kind ([`MessageType`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum MessageContent {
     /// Plain text.
     Text {

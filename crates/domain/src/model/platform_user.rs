@@ -85,7 +85,7 @@ impl Username {
 }
 
 /// What a platform tells of a user beside their address: each `None` until the platform says.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct PlatformUser {
     /// Their business-scoped user id.
     pub user_id: Option<BusinessUserId>,

@@ -28,7 +28,7 @@ impl PricingCategory {
 }
 
 /// A message's pricing, as the platform last reported it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Pricing {
     /// A report Parley read: the category, and whether the message is billed.
     Reported {

@@ -136,7 +136,8 @@ impl super::ReceivedId for ProductId {
 }
 
 /// What a catalog line sells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ProductKind {
     /// Goods (`product`).
     Product,
@@ -167,7 +168,8 @@ impl ProductKind {
 }
 
 /// Whether a product is published.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ProductStatus {
     /// Shown to callers (`active`).
     Active,
@@ -220,7 +222,7 @@ impl Price {
 }
 
 /// A validated, stored product. Drafts exist but are never shown to API callers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Product {
     /// Its `_id`, unique within the agent.
     pub id: ProductId,

@@ -73,7 +73,7 @@ pub const MAX_TAGS_PER_AGENT: u32 = 1_000;
 pub const MAX_TAGS_PER_ACTIVITY: u32 = 50;
 
 /// A label the team attaches to activities.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Tag {
     /// Its id (`tag_…`).
     pub id: TagId,
@@ -92,7 +92,7 @@ pub struct Tag {
 }
 
 /// A tag as shown on an activity.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TagRef {
     /// The tag's id.
     pub id: TagId,

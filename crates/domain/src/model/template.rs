@@ -23,7 +23,8 @@ impl TemplateId {
 pub const APPROVED: &str = "APPROVED";
 
 /// How a template's placeholders are written: `{{1}}` or `{{first_name}}`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ParameterFormat {
     /// `{{1}}`, `{{2}}`…, filled by the n-th parameter. The platform's default.
     #[default]
@@ -54,7 +55,7 @@ impl ParameterFormat {
 }
 
 /// A button of a template's `BUTTONS` component, as the platform lists it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TemplateButton {
     /// `URL`, `QUICK_REPLY`, `PHONE_NUMBER`, `COPY_CODE`, `OTP`, `FLOW`, `CATALOG`… as the
     /// platform names it.
@@ -70,7 +71,7 @@ pub struct TemplateButton {
 }
 
 /// One part of a template (header, body, footer, buttons), as the platform lists it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TemplateComponent {
     /// `HEADER`, `BODY`, `FOOTER`, `BUTTONS`… uppercase, as the platform names it.
     pub kind: String,
@@ -83,7 +84,7 @@ pub struct TemplateComponent {
 }
 
 /// A template as the platform lists it for a business account.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TemplateDefinition {
     /// The platform's id, unique per business account; lines sharing an account hold the same one.
     pub id: TemplateId,
@@ -102,7 +103,7 @@ pub struct TemplateDefinition {
 }
 
 /// A template synced for one of the agent's lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Template {
     /// The template as the platform last listed it.
     pub definition: TemplateDefinition,

@@ -294,7 +294,8 @@ impl EndpointSecrets {
 }
 
 /// Why an endpoint is off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DisabledReason {
     /// Its owner set `enabled: false`.
     ByOwner,
@@ -318,7 +319,7 @@ impl DisabledReason {
 }
 
 /// When and why an endpoint was turned off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Disabled {
     /// When it was turned off.
     pub at: Timestamp,
@@ -356,6 +357,46 @@ pub struct WebhookEndpoint {
 }
 
 impl WebhookEndpoint {
+    /// Whether deliveries go out to it (it is not disabled).
+    pub fn enabled(&self) -> bool {
+        self.disabled.is_none()
+    }
+
+    /// The endpoint as its owner may see it, without its keys or delivery state.
+    pub fn public(&self) -> PublicEndpoint {
+        PublicEndpoint {
+            id: self.id.clone(),
+            url: self.url.clone(),
+            events: self.events.clone(),
+            description: self.description.clone(),
+            disabled: self.disabled,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
+}
+
+/// An endpoint as the API shows it: never its keys (an event reporting it is stored, listed and
+/// sent to the endpoint itself).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PublicEndpoint {
+    /// Its id (`we_…`).
+    pub id: EndpointId,
+    /// Where deliveries go.
+    pub url: EndpointUrl,
+    /// Which event types it receives.
+    pub events: EventSelection,
+    /// The owner's note about it; `None` when empty.
+    pub description: Option<String>,
+    /// `None` while deliveries go out.
+    pub disabled: Option<Disabled>,
+    /// When it was made.
+    pub created_at: Timestamp,
+    /// When its owner last changed it.
+    pub updated_at: Timestamp,
+}
+
+impl PublicEndpoint {
     /// Whether deliveries go out to it (it is not disabled).
     pub fn enabled(&self) -> bool {
         self.disabled.is_none()

@@ -7,7 +7,7 @@ use super::conversations::Conversations;
 use super::{Patch, not_null, required};
 use crate::error::Violations;
 use crate::model::*;
-use crate::ports::{ActivityRepository, ApiObject, ApiObjects, Clock, ContactRepository, IdSource, MessageRepository, TagRepository};
+use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource, MessageRepository, TagRepository};
 use crate::{DomainError, FieldError, StoreError};
 
 /// Raw list query: every value as received, validated here.
@@ -94,16 +94,15 @@ impl ActivityService {
         tags: Arc<dyn TagRepository>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
-        objects: Arc<dyn ApiObjects>,
     ) -> Self {
-        let events = EventMaker::new(ids.clone(), objects);
+        let events = EventMaker::new(ids.clone());
         let conversations = Conversations::new(contacts.clone(), activities.clone(), clock.clone(), ids, events.clone());
         Self { activities, messages, contacts, tags, conversations, clock, events }
     }
 
     /// `activity.updated` with the activity as `view` now shows it.
     fn updated(&self, view: &ActivityView) -> Event {
-        self.events.make(&view.activity.agent_id, EventType::ActivityUpdated, view.activity.updated_at, ApiObject::Activity(view))
+        self.events.make(&view.activity.agent_id, EventType::ActivityUpdated, view.activity.updated_at, view)
     }
 
     /// One page of the agent's activities that every given filter keeps, most recently updated
@@ -193,7 +192,7 @@ impl ActivityService {
             if let Some(mut contact) = self.contacts.get(agent, &view.activity.contact_id).await? {
                 contact.profile_name = name.clone();
                 contact.updated_at = view.activity.updated_at;
-                events.push(self.events.make(agent, EventType::ContactUpdated, contact.updated_at, ApiObject::Contact(&contact)));
+                events.push(self.events.make(agent, EventType::ContactUpdated, contact.updated_at, &contact));
             }
         }
         events.insert(0, self.updated(&view));
@@ -315,15 +314,7 @@ mod tests {
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
         let mut contacts = MockContactRepository::new();
         contacts.expect_get().returning(|_, _| Ok(None));
-        ActivityService::new(
-            Arc::new(activities),
-            Arc::new(messages),
-            Arc::new(contacts),
-            Arc::new(tags),
-            Arc::new(clock),
-            Arc::new(ids),
-            crate::services::event_maker::test_objects(),
-        )
+        ActivityService::new(Arc::new(activities), Arc::new(messages), Arc::new(contacts), Arc::new(tags), Arc::new(clock), Arc::new(ids))
     }
 
     #[tokio::test]

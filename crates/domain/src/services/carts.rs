@@ -55,9 +55,8 @@ impl CartService {
         products: Arc<dyn ProductRepository>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
-        objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
-        let events = super::EventMaker::new(ids.clone(), objects);
+        let events = super::EventMaker::new(ids.clone());
         Self { carts, products, clock, ids, events }
     }
 
@@ -161,7 +160,7 @@ impl CartService {
                 created_at,
                 expires_at: created_at + CART_VALIDITY,
             };
-            let created = self.events.make(agent, EventType::CartCreated, created_at, crate::ports::ApiObject::Cart(&cart));
+            let created = self.events.make(agent, EventType::CartCreated, created_at, &cart);
             match self.carts.insert(&cart, &[created]).await {
                 Ok(()) => return Ok(cart),
                 Err(StoreError::Conflict(_)) => continue,
@@ -201,7 +200,7 @@ mod tests {
         let mut ids = MockIdSource::new();
         ids.expect_code().returning(|_, _| "Ab3kP9z".into());
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
-        CartService::new(Arc::new(carts), Arc::new(products), Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
+        CartService::new(Arc::new(carts), Arc::new(products), Arc::new(clock), Arc::new(ids))
     }
 
     fn item(id: &str, qty: Value) -> NewCartItem {

@@ -71,13 +71,8 @@ fn notes(raw: &str) -> Result<Option<Notes>, FieldError> {
 
 impl ContactService {
     /// A service over `repo`; events get their ids from `ids` and their payloads from `objects`.
-    pub fn new(
-        repo: Arc<dyn ContactRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdSource>,
-        objects: Arc<dyn crate::ports::ApiObjects>,
-    ) -> Self {
-        let events = super::EventMaker::new(ids.clone(), objects);
+    pub fn new(repo: Arc<dyn ContactRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        let events = super::EventMaker::new(ids.clone());
         Self { repo, clock, ids, events }
     }
 
@@ -144,7 +139,7 @@ impl ContactService {
             created_at: now,
             updated_at: now,
         };
-        let created = self.events.make(agent, EventType::ContactCreated, now, crate::ports::ApiObject::Contact(&contact));
+        let created = self.events.make(agent, EventType::ContactCreated, now, &contact);
         match self.repo.insert(&contact, &[created]).await {
             Ok(()) => Ok(contact),
             Err(StoreError::Conflict(_)) => Err(self.duplicate_channel(agent, &contact.channels[0]).await),
@@ -193,7 +188,7 @@ impl ContactService {
             return Ok(contact);
         }
         contact.updated_at = self.clock.now();
-        let updated = self.events.make(agent, EventType::ContactUpdated, contact.updated_at, crate::ports::ApiObject::Contact(&contact));
+        let updated = self.events.make(agent, EventType::ContactUpdated, contact.updated_at, &contact);
         if self.repo.update(&contact, &[updated]).await? { Ok(contact) } else { Err(DomainError::not_found("contact")) }
     }
 }
@@ -210,7 +205,7 @@ mod tests {
         clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
-        ContactService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
+        ContactService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids))
     }
 
     fn agent() -> AgentId {

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use super::EventMaker;
 use crate::model::*;
-use crate::ports::{ActivityRepository, ApiObject, Clock, ContactRepository, IdSource};
+use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource};
 use crate::{DomainError, StoreError};
 
 /// How a new activity looks in the API: no tags, no message yet.
@@ -68,8 +68,8 @@ impl Conversations {
                 };
                 let activity = self.new_activity(self.new_activity_id(), agent, &contact.id, status, last_inbound_at);
                 let events = [
-                    self.events.make(agent, EventType::ContactCreated, now, ApiObject::Contact(&contact)),
-                    self.events.make(agent, EventType::ActivityCreated, now, ApiObject::Activity(&fresh_view(&activity, &contact))),
+                    self.events.make(agent, EventType::ContactCreated, now, &contact),
+                    self.events.make(agent, EventType::ActivityCreated, now, &fresh_view(&activity, &contact)),
                 ];
                 // Both in one transaction: someone new's first message is otherwise two commits.
                 match self.contacts.insert_conversation(&contact, &activity, &events).await {
@@ -144,8 +144,7 @@ impl Conversations {
         last_inbound_at: Option<Timestamp>,
     ) -> Result<Activity, DomainError> {
         let activity = self.new_activity(id, agent, &contact.id, status, last_inbound_at);
-        let created =
-            self.events.make(agent, EventType::ActivityCreated, activity.created_at, ApiObject::Activity(&fresh_view(&activity, contact)));
+        let created = self.events.make(agent, EventType::ActivityCreated, activity.created_at, &fresh_view(&activity, contact));
         match self.activities.insert(&activity, &[created]).await {
             Ok(()) => Ok(activity),
             Err(StoreError::Conflict(_)) => {
@@ -196,7 +195,7 @@ impl Conversations {
         let mut next = contact.clone();
         next.channels[position] = after.clone();
         next.updated_at = self.clock.now();
-        let updated = self.events.make(agent, EventType::ContactUpdated, next.updated_at, ApiObject::Contact(&next));
+        let updated = self.events.make(agent, EventType::ContactUpdated, next.updated_at, &next);
         Some(ChannelUpdate { contact: next, before: before.clone(), after, events: vec![updated] })
     }
 
@@ -266,7 +265,7 @@ impl Conversations {
         {
             contact.profile_name = name;
             contact.updated_at = self.clock.now();
-            let updated = self.events.make(agent, EventType::ContactUpdated, contact.updated_at, ApiObject::Contact(&contact));
+            let updated = self.events.make(agent, EventType::ContactUpdated, contact.updated_at, &contact);
             self.contacts.update(&contact, &[updated]).await?;
         }
         let update = self.taught(agent, &contact, channel, identity);
@@ -290,13 +289,7 @@ mod tests {
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_new", k.prefix()));
         let ids: Arc<dyn IdSource> = Arc::new(ids);
-        Conversations::new(
-            Arc::new(contacts),
-            Arc::new(activities),
-            Arc::new(clock),
-            ids.clone(),
-            EventMaker::new(ids, super::super::event_maker::test_objects()),
-        )
+        Conversations::new(Arc::new(contacts), Arc::new(activities), Arc::new(clock), ids.clone(), EventMaker::new(ids))
     }
 
     fn channel() -> Channel {

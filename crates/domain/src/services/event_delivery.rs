@@ -95,14 +95,15 @@ impl EventDeliveryService {
         self.events.due_endpoints(self.clock.now(), limit).await
     }
 
-    /// One attempt of a claimed delivery: signed with every active key, sent, and recorded.
-    pub async fn deliver(&self, due: &DueDelivery, until: Timestamp) -> StoreResult<AttemptReport> {
+    /// One attempt of a claimed delivery: `body`, the event as the API shows it (rendered by
+    /// the caller, who owns the representation), signed with every active key, sent, and
+    /// recorded.
+    pub async fn deliver(&self, due: &DueDelivery, body: &str, until: Timestamp) -> StoreResult<AttemptReport> {
         let started = self.clock.now();
-        let body = due.event.body();
         let id = due.event.id.as_str();
         let timestamp = started.timestamp();
-        let signature = signature_header(due.endpoint.secrets.signing(started), id, timestamp, &body);
-        let answer = self.sender.send(&OutgoingDelivery { url: &due.endpoint.url, id, timestamp, signature, body: &body }).await;
+        let signature = signature_header(due.endpoint.secrets.signing(started), id, timestamp, body);
+        let answer = self.sender.send(&OutgoingDelivery { url: &due.endpoint.url, id, timestamp, signature, body }).await;
         let finished = self.clock.now();
         let (response_status, error) = match answer {
             ReceiverAnswer::Status(status) if (200..300).contains(&status) => (Some(status), None),
@@ -185,7 +186,7 @@ mod tests {
                 agent_id: AgentId::new("agt_1"),
                 event_type: EventType::ContactCreated,
                 created_at: t0(),
-                data: serde_json::json!({"object": {"id": "con_1"}}),
+                object: EventObject::Deleted { id: "con_1".into() },
             },
             endpoint: WebhookEndpoint {
                 id: EndpointId::new("we_1"),
@@ -226,7 +227,7 @@ mod tests {
             .expect_record_attempt()
             .withf(|a, _, after| a.attempt == 1 && a.next_attempt_at.is_none() && *after == EndpointAfterAttempt::Unchanged)
             .returning(|_, _, _| Ok(true));
-        let report = service(t0(), ReceiverAnswer::Status(204), events).deliver(&due(0, None), t0()).await.unwrap();
+        let report = service(t0(), ReceiverAnswer::Status(204), events).deliver(&due(0, None), "{}", t0()).await.unwrap();
         assert_eq!(report.outcome, AttemptOutcome::Delivered);
         assert_eq!(report.attempt.response_status, Some(204));
     }
@@ -235,7 +236,7 @@ mod tests {
     async fn a_success_after_failures_makes_the_endpoint_healthy() {
         let mut events = MockEventRepository::new();
         events.expect_record_attempt().withf(|_, _, after| *after == EndpointAfterAttempt::Healthy).times(1).returning(|_, _, _| Ok(true));
-        service(t0(), ReceiverAnswer::Status(200), events).deliver(&due(1, Some(t0())), t0()).await.unwrap();
+        service(t0(), ReceiverAnswer::Status(200), events).deliver(&due(1, Some(t0())), "{}", t0()).await.unwrap();
     }
 
     #[tokio::test]
@@ -248,7 +249,7 @@ mod tests {
             .times(1)
             .returning(|_, _, _| Ok(true));
         let report = service(now, ReceiverAnswer::NoAnswer("no answer within 10000 ms".into()), events)
-            .deliver(&due(1, Some(t0())), now)
+            .deliver(&due(1, Some(t0())), "{}", now)
             .await
             .unwrap();
         assert_eq!(report.outcome, AttemptOutcome::Retrying, "the delivery itself retries as before");
@@ -260,7 +261,7 @@ mod tests {
         events.expect_record_attempt().withf(|_, _, after| *after == EndpointAfterAttempt::Healthy).times(1).returning(|_, _, _| Ok(true));
         let mut paused = due(1, None);
         paused.endpoint.paused_until = Some(t0());
-        service(t0(), ReceiverAnswer::Status(200), events).deliver(&paused, t0()).await.unwrap();
+        service(t0(), ReceiverAnswer::Status(200), events).deliver(&paused, "{}", t0()).await.unwrap();
     }
 
     #[tokio::test]
@@ -268,11 +269,11 @@ mod tests {
         let mut events = MockEventRepository::new();
         events.expect_record_attempt().returning(|_, _, _| Ok(true));
         let s = service(t0(), ReceiverAnswer::Status(500), events);
-        let first = s.deliver(&due(0, None), t0()).await.unwrap();
+        let first = s.deliver(&due(0, None), "{}", t0()).await.unwrap();
         assert_eq!(first.outcome, AttemptOutcome::Retrying);
         assert_eq!(first.attempt.next_attempt_at, Some(t0() + TimeDelta::minutes(1)), "jitter 0.5 is the middle");
         assert_eq!(first.attempt.error.as_deref(), Some("the endpoint answered 500"));
-        let third = s.deliver(&due(2, Some(t0())), t0()).await.unwrap();
+        let third = s.deliver(&due(2, Some(t0())), "{}", t0()).await.unwrap();
         assert_eq!(third.attempt.next_attempt_at, Some(t0() + TimeDelta::minutes(4)));
     }
 
@@ -280,7 +281,7 @@ mod tests {
     async fn a_redirect_is_a_failure_not_followed() {
         let mut events = MockEventRepository::new();
         events.expect_record_attempt().withf(|_, _, after| *after == EndpointAfterAttempt::Failing).returning(|_, _, _| Ok(true));
-        let report = service(t0(), ReceiverAnswer::Status(301), events).deliver(&due(0, None), t0()).await.unwrap();
+        let report = service(t0(), ReceiverAnswer::Status(301), events).deliver(&due(0, None), "{}", t0()).await.unwrap();
         assert_eq!(report.outcome, AttemptOutcome::Retrying);
     }
 
@@ -293,7 +294,7 @@ mod tests {
             .withf(|a, _, after| a.next_attempt_at.is_none() && *after == EndpointAfterAttempt::Disable)
             .returning(|_, _, _| Ok(true));
         let s = service(late, ReceiverAnswer::NoAnswer("timed out after 10 s".into()), events);
-        let report = s.deliver(&due(20, Some(t0() - TimeDelta::hours(1))), late).await.unwrap();
+        let report = s.deliver(&due(20, Some(t0() - TimeDelta::hours(1))), "{}", late).await.unwrap();
         assert_eq!(report.outcome, AttemptOutcome::GivenUp);
         assert!(report.disabled_endpoint);
         assert_eq!(report.attempt.response_status, None);
@@ -303,7 +304,7 @@ mod tests {
     async fn a_recording_that_lost_its_claim_is_superseded() {
         let mut events = MockEventRepository::new();
         events.expect_record_attempt().returning(|_, _, _| Ok(false));
-        let report = service(t0(), ReceiverAnswer::Status(200), events).deliver(&due(0, None), t0()).await.unwrap();
+        let report = service(t0(), ReceiverAnswer::Status(200), events).deliver(&due(0, None), "{}", t0()).await.unwrap();
         assert_eq!(report.outcome, AttemptOutcome::Superseded);
     }
 

@@ -236,9 +236,8 @@ impl InboundService {
         platform: Arc<dyn MessagingPlatform>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
-        objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
-        let maker = super::EventMaker::new(ids.clone(), objects);
+        let maker = super::EventMaker::new(ids.clone());
         let InboundPorts { deliveries, lines, executions, contacts, activities, messages, carts, files, templates } = ports;
         let template_notices = super::template_notices::TemplateNotices::new(lines.clone(), templates, clock.clone(), maker.clone());
         Self {
@@ -646,8 +645,7 @@ impl InboundService {
             if !execution.apply(update, self.clock.now()) {
                 return Ok(());
             }
-            let updated =
-                self.maker.make(agent, EventType::ExecutionUpdated, execution.updated_at, crate::ports::ApiObject::Execution(&execution));
+            let updated = self.maker.make(agent, EventType::ExecutionUpdated, execution.updated_at, &execution);
             if self.executions.update(&execution, expected, &[updated]).await? {
                 return Ok(());
             }
@@ -694,7 +692,7 @@ mod tests {
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
         let decoders = Decoders::default().with(ChannelType::Whatsapp, Arc::new(TestDecoder));
         let platform = Arc::new(crate::ports::MockMessagingPlatform::new());
-        InboundService::new(r, decoders, platform, Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
+        InboundService::new(r, decoders, platform, Arc::new(clock), Arc::new(ids))
     }
 
     /// Reads the tests' bodies, a part per line: `status ACCOUNT ID STATUS`, `aside ACCOUNT FROM

@@ -51,9 +51,8 @@ impl LineService {
         platform: Arc<dyn MessagingPlatform>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
-        objects: Arc<dyn crate::ports::ApiObjects>,
     ) -> Self {
-        let events = super::EventMaker::new(ids.clone(), objects);
+        let events = super::EventMaker::new(ids.clone());
         Self { lines, templates, platform, clock, ids, events }
     }
 
@@ -169,7 +168,7 @@ impl LineService {
             .filter_map(|d| {
                 let before = known.iter().find(|t| t.definition.id == d.id && t.definition.status != d.status)?;
                 let after = Template { definition: d.clone(), ..before.clone() };
-                Some(self.events.make(&line.agent_id, EventType::TemplateUpdated, now, crate::ports::ApiObject::Template(&after)))
+                Some(self.events.make(&line.agent_id, EventType::TemplateUpdated, now, &after))
             })
             .collect();
         self.templates.replace_for_line(line, &definitions, now, &events).await?;
@@ -221,14 +220,7 @@ mod tests {
         clock.expect_now().returning(chrono::Utc::now);
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
-        LineService::new(
-            Arc::new(lines),
-            Arc::new(templates),
-            Arc::new(platform),
-            Arc::new(clock),
-            Arc::new(ids),
-            crate::services::event_maker::test_objects(),
-        )
+        LineService::new(Arc::new(lines), Arc::new(templates), Arc::new(platform), Arc::new(clock), Arc::new(ids))
     }
 
     fn line(id: &str) -> Line {

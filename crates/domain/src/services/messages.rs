@@ -71,14 +71,8 @@ impl From<&Repositories> for MessagePorts {
 impl MessageService {
     /// Reads timelines and sends replies through `platform`; `objects` shows the messages the
     /// events it records report.
-    pub fn new(
-        ports: MessagePorts,
-        platform: Arc<dyn MessagingPlatform>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdSource>,
-        objects: Arc<dyn crate::ports::ApiObjects>,
-    ) -> Self {
-        let events = super::EventMaker::new(ids.clone(), objects);
+    pub fn new(ports: MessagePorts, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        let events = super::EventMaker::new(ids.clone());
         let MessagePorts { activities, messages, lines, idempotency, files, products, carts } = ports;
         let timeline =
             TimelinePorts { messages: messages.clone(), carts: carts.clone(), activities: activities.clone(), files: files.clone() };
@@ -586,13 +580,7 @@ mod tests {
                 products: Arc::new(MockProductRepository::new()),
                 carts: Arc::new(MockCartRepository::new()),
             };
-            MessageService::new(
-                ports,
-                Arc::new(self.platform),
-                Arc::new(clock),
-                Arc::new(ids),
-                crate::services::event_maker::test_objects(),
-            )
+            MessageService::new(ports, Arc::new(self.platform), Arc::new(clock), Arc::new(ids))
         }
     }
 

@@ -94,14 +94,8 @@ impl From<&Repositories> for SendPorts {
 
 impl SendService {
     /// Sends templates through `platform`; `objects` shows what the events it records report.
-    pub fn new(
-        ports: SendPorts,
-        platform: Arc<dyn MessagingPlatform>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdSource>,
-        objects: Arc<dyn crate::ports::ApiObjects>,
-    ) -> Self {
-        let events = super::EventMaker::new(ids.clone(), objects);
+    pub fn new(ports: SendPorts, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        let events = super::EventMaker::new(ids.clone());
         let SendPorts { lines, templates, executions, contacts, activities, messages, carts, files } = ports;
         Self {
             lines,

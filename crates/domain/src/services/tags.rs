@@ -4,7 +4,7 @@ use std::sync::Arc;
 use super::{Patch, not_null, required};
 use crate::error::Violations;
 use crate::model::*;
-use crate::ports::{ApiObject, ApiObjects, Clock, IdSource, TagRepository};
+use crate::ports::{Clock, IdSource, TagRepository};
 use crate::{DomainError, FieldError, StoreError};
 
 /// Raw fields of a new tag, validated by [`TagService::create`].
@@ -58,8 +58,8 @@ fn duplicate_name(name: &TagName) -> DomainError {
 impl TagService {
     /// A service over `repo`; `clock` stamps changes, `ids` mints new ids (the events' too) and
     /// `objects` renders the tag for its events.
-    pub fn new(repo: Arc<dyn TagRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, objects: Arc<dyn ApiObjects>) -> Self {
-        let events = super::EventMaker::new(ids.clone(), objects);
+    pub fn new(repo: Arc<dyn TagRepository>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        let events = super::EventMaker::new(ids.clone());
         Self { repo, clock, ids, events }
     }
 
@@ -96,7 +96,7 @@ impl TagService {
             created_at: now,
             updated_at: now,
         };
-        let created = self.events.make(agent, EventType::TagCreated, now, ApiObject::Tag(&tag));
+        let created = self.events.make(agent, EventType::TagCreated, now, &tag);
         match self.repo.insert(&tag, MAX_TAGS_PER_AGENT, &[created]).await {
             Ok(true) => Ok(tag),
             Ok(false) => Err(DomainError::Conflict {
@@ -132,7 +132,7 @@ impl TagService {
             return Ok(tag);
         }
         tag.updated_at = self.clock.now();
-        let updated = self.events.make(agent, EventType::TagUpdated, tag.updated_at, ApiObject::Tag(&tag));
+        let updated = self.events.make(agent, EventType::TagUpdated, tag.updated_at, &tag);
         match self.repo.update(&tag, &[updated]).await {
             Ok(true) => Ok(tag),
             Ok(false) => Err(DomainError::not_found("tag")),
@@ -160,7 +160,7 @@ mod tests {
         clock.expect_now().returning(|| chrono::Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_test", k.prefix()));
-        TagService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids), crate::services::event_maker::test_objects())
+        TagService::new(Arc::new(repo), Arc::new(clock), Arc::new(ids))
     }
 
     fn agent() -> AgentId {
@@ -286,7 +286,7 @@ mod tests {
             .withf(|_, id, events| {
                 events.len() == 1
                     && events[0].event_type == EventType::TagDeleted
-                    && events[0].data == serde_json::json!({ "object": { "id": id.as_str(), "deleted": true } })
+                    && events[0].object == EventObject::Deleted { id: id.as_str().to_string() }
             })
             .times(1)
             .returning(|_, _, _| Ok(true));

@@ -42,7 +42,7 @@ impl TemplateNotices {
                 let Some(changed) = notice.change.applied_to(&definitions[at]) else { continue };
                 let before = stored.iter().find(|t| t.definition.id == notice.template_id).expect("listed");
                 let after = Template { definition: changed.clone(), ..before.clone() };
-                events.push(self.maker.make(&line.agent_id, EventType::TemplateUpdated, now, ApiObject::Template(&after)));
+                events.push(self.maker.make(&line.agent_id, EventType::TemplateUpdated, now, &after));
                 definitions[at] = changed;
             }
             if !events.is_empty() {

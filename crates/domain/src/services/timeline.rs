@@ -3,7 +3,7 @@ use std::sync::Arc;
 use super::EventMaker;
 use crate::DomainError;
 use crate::model::*;
-use crate::ports::{ActivityRepository, ApiObject, CartRepository, Clock, FileRepository, IdSource, MessageRepository, StoredFile};
+use crate::ports::{ActivityRepository, CartRepository, Clock, FileRepository, IdSource, MessageRepository, StoredFile};
 
 /// Compare-and-set attempts before a status update gives up for this pass.
 pub(crate) const CAS_ATTEMPTS: usize = 3;
@@ -160,7 +160,7 @@ impl Timeline {
                 inbound.at,
             )
         };
-        let mut events = vec![self.events.make(agent, EventType::MessageReceived, message.updated_at, ApiObject::Message(&message))];
+        let mut events = vec![self.events.make(agent, EventType::MessageReceived, message.updated_at, &message)];
         // A message reopens a closed or archived conversation: that status change is reported
         // as the activity after it, as its next read shows it.
         if activity.status != ActivityStatus::Open
@@ -175,7 +175,7 @@ impl Timeline {
                 view.last_message = Some(MessageSummary::of(&message));
             }
             view.unread_count += 1;
-            events.push(self.events.make(agent, EventType::ActivityUpdated, message.updated_at, ApiObject::Activity(&view)));
+            events.push(self.events.make(agent, EventType::ActivityUpdated, message.updated_at, &view));
         }
         self.insert_with(&message, update, &events).await
     }
@@ -216,7 +216,7 @@ impl Timeline {
                 notice.at,
             )
         };
-        let received = self.events.make(agent, EventType::MessageReceived, message.updated_at, ApiObject::Message(&message));
+        let received = self.events.make(agent, EventType::MessageReceived, message.updated_at, &message);
         self.insert_with(&message, update, &[received]).await
     }
 
@@ -258,7 +258,7 @@ impl Timeline {
                 echo.at,
             )
         };
-        let sent = self.events.make(agent, EventType::MessageSent, message.updated_at, ApiObject::Message(&message));
+        let sent = self.events.make(agent, EventType::MessageSent, message.updated_at, &message);
         Ok(self.messages.insert(&message, &[sent]).await?)
     }
 
@@ -295,7 +295,7 @@ impl Timeline {
         }
         message.deleted_at = Some(deletion.at);
         message.updated_at = self.clock.now().max(message.updated_at);
-        let updated = self.events.make(agent, EventType::MessageUpdated, message.updated_at, ApiObject::Message(&message));
+        let updated = self.events.make(agent, EventType::MessageUpdated, message.updated_at, &message);
         self.messages.mark_deleted(&message, &[updated]).await?;
         Ok(())
     }
@@ -322,7 +322,7 @@ impl Timeline {
                 now,
             )
         };
-        let sent = self.events.make(agent, EventType::MessageSent, message.updated_at, ApiObject::Message(&message));
+        let sent = self.events.make(agent, EventType::MessageSent, message.updated_at, &message);
         self.messages.insert(&message, &[sent]).await?;
         Ok(message)
     }
@@ -340,7 +340,7 @@ impl Timeline {
         let content = MessageContent::Note(note);
         let (direction, status) = (MessageDirection::Internal, MessageStatus::Recorded);
         let message = Self::new_message(self.next_id(), agent, activity, None, channel, content, direction, status, now);
-        let created = self.events.make(agent, EventType::NoteCreated, message.updated_at, ApiObject::Message(&message));
+        let created = self.events.make(agent, EventType::NoteCreated, message.updated_at, &message);
         self.messages.insert(&message, &[created]).await?;
         Ok(message)
     }
@@ -370,7 +370,7 @@ impl Timeline {
         message.updated_at = self.clock.now().max(message.updated_at);
         // The reply joins the sent messages now (its `sending` record emitted nothing); when a
         // status report got there first, that report's move emitted it.
-        let sent = self.events.make(&message.agent_id, EventType::MessageSent, message.updated_at, ApiObject::Message(&message));
+        let sent = self.events.make(&message.agent_id, EventType::MessageSent, message.updated_at, &message);
         if self.messages.update_status(&message, expected, &[sent]).await? {
             return Ok(message);
         }
@@ -426,10 +426,10 @@ impl Timeline {
             if !message.apply(update, self.clock.now()) {
                 return Ok(());
             }
-            let mut events = vec![self.events.make(agent, EventType::MessageUpdated, message.updated_at, ApiObject::Message(&message))];
+            let mut events = vec![self.events.make(agent, EventType::MessageUpdated, message.updated_at, &message)];
             // A reply whose send answer was lost is sent from the report that names it on.
             if expected == MessageStatus::Sending && message.status != MessageStatus::Failed {
-                events.insert(0, self.events.make(agent, EventType::MessageSent, message.updated_at, ApiObject::Message(&message)));
+                events.insert(0, self.events.make(agent, EventType::MessageSent, message.updated_at, &message));
             }
             if self.messages.update_status(&message, expected, &events).await? {
                 return Ok(());
@@ -489,7 +489,7 @@ mod tests {
             files: Arc::new(MockFileRepository::new()),
         };
         let ids: Arc<dyn IdSource> = Arc::new(ids);
-        let events = EventMaker::new(ids.clone(), crate::services::event_maker::test_objects());
+        let events = EventMaker::new(ids.clone());
         Timeline::new(ports, Arc::new(clock), ids, events)
     }
 

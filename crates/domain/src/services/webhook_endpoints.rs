@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{Patch, not_null, required};
 use crate::error::{CHECKED, Violations};
 use crate::model::*;
-use crate::ports::{AddressResolver, ApiObject, ApiObjects, Clock, EventRepository, IdSource, WebhookEndpointRepository};
+use crate::ports::{AddressResolver, Clock, EventRepository, IdSource, WebhookEndpointRepository};
 use crate::{DomainError, FieldError};
 
 /// Raw fields of a new webhook endpoint, validated by [`WebhookEndpointService::create`].
@@ -102,7 +102,6 @@ pub struct WebhookEndpointService {
     endpoints: Arc<dyn WebhookEndpointRepository>,
     events: Arc<dyn EventRepository>,
     resolver: Arc<dyn AddressResolver>,
-    objects: Arc<dyn ApiObjects>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     allow_private: bool,
@@ -118,11 +117,10 @@ impl WebhookEndpointService {
         endpoints: Arc<dyn WebhookEndpointRepository>,
         events: Arc<dyn EventRepository>,
         resolver: Arc<dyn AddressResolver>,
-        objects: Arc<dyn ApiObjects>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
     ) -> Self {
-        Self { endpoints, events, resolver, objects, clock, ids, allow_private: false, max_endpoints: DEFAULT_MAX_ENDPOINTS }
+        Self { endpoints, events, resolver, clock, ids, allow_private: false, max_endpoints: DEFAULT_MAX_ENDPOINTS }
     }
 
     /// How many endpoints each agent may have (the operator's `PARLEY_WEBHOOK_ENDPOINTS_MAX`).
@@ -278,7 +276,7 @@ impl WebhookEndpointService {
             agent_id: agent.clone(),
             event_type: EventType::Ping,
             created_at: self.clock.now(),
-            data: serde_json::json!({ "object": self.objects.render(ApiObject::WebhookEndpoint(&endpoint)) }),
+            object: EventObject::from(&endpoint.public()),
         };
         self.events.emit(&event, Some(&endpoint.id)).await?;
         Ok(event)
@@ -330,7 +328,7 @@ impl WebhookEndpointService {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ports::{MockAddressResolver, MockApiObjects, MockClock, MockEventRepository, MockIdSource, MockWebhookEndpointRepository};
+    use crate::ports::{MockAddressResolver, MockClock, MockEventRepository, MockIdSource, MockWebhookEndpointRepository};
     use chrono::TimeZone;
 
     struct Mocks {
@@ -349,16 +347,7 @@ mod tests {
         let mut ids = MockIdSource::new();
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
         ids.expect_bytes().returning(|n| vec![7; n]);
-        let mut objects = MockApiObjects::new();
-        objects.expect_render().returning(|_| serde_json::json!({"id": "we_1"}));
-        WebhookEndpointService::new(
-            Arc::new(m.endpoints),
-            Arc::new(m.events),
-            Arc::new(m.resolver),
-            Arc::new(objects),
-            Arc::new(clock),
-            Arc::new(ids),
-        )
+        WebhookEndpointService::new(Arc::new(m.endpoints), Arc::new(m.events), Arc::new(m.resolver), Arc::new(clock), Arc::new(ids))
     }
 
     fn input(url: &str) -> NewEndpointInput {
@@ -472,7 +461,7 @@ mod tests {
             .times(1)
             .returning(|_, _| Ok(()));
         let event = service(m).test(&agent(), &EndpointId::new("we_1")).await.unwrap();
-        assert_eq!(event.data["object"]["id"], "we_1");
+        assert!(matches!(&event.object, EventObject::WebhookEndpoint(e) if e.id.as_str() == "we_1"), "the endpoint, keys left out");
     }
 
     #[tokio::test]
@@ -484,7 +473,7 @@ mod tests {
                 agent_id: a.clone(),
                 event_type: EventType::Ping,
                 created_at: chrono::Utc::now(),
-                data: serde_json::json!({}),
+                object: EventObject::Deleted { id: "con_1".into() },
             }))
         });
         m.endpoints.expect_get().returning(|_, _| Ok(Some(stored())));

@@ -33,6 +33,12 @@ pub struct WebhookEndpointDto {
 
 impl From<&WebhookEndpoint> for WebhookEndpointDto {
     fn from(e: &WebhookEndpoint) -> Self {
+        Self::from(&e.public())
+    }
+}
+
+impl From<&PublicEndpoint> for WebhookEndpointDto {
+    fn from(e: &PublicEndpoint) -> Self {
         Self {
             id: e.id.as_str().to_string(),
             url: e.url.as_str().to_string(),
@@ -134,9 +140,16 @@ pub struct EventDto {
     pub data: serde_json::Value,
 }
 
+impl From<&Event> for EventDto {
+    fn from(e: &Event) -> Self {
+        let data = serde_json::json!({ "object": super::event_object(&e.object) });
+        Self { id: e.id.as_str().to_string(), event_type: e.event_type.as_str(), created_at: timestamp(e.created_at), data }
+    }
+}
+
 impl From<Event> for EventDto {
     fn from(e: Event) -> Self {
-        Self { id: e.id.into_string(), event_type: e.event_type.as_str(), created_at: timestamp(e.created_at), data: e.data }
+        Self::from(&e)
     }
 }
 

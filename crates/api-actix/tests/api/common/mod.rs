@@ -169,7 +169,7 @@ impl TestApp {
             embedder,
             clock: clock.clone(),
             ids: Arc::new(RandomIds),
-            objects: events_as_the_api_shows(),
+            event_body: parley_api::http::dto::event_body,
         };
         let state = Data::new(wiring::wire(adapters, config));
         let workers = parley_api::runtime::workers::Workers::start(
@@ -277,11 +277,6 @@ impl TestApp {
     }
 }
 
-/// Events show objects as the API does (what `parley serve` wires in).
-pub fn events_as_the_api_shows() -> Arc<dyn parley_domain::ports::ApiObjects> {
-    Arc::new(parley_api::http::dto::ApiRepresentation)
-}
-
 /// The production adapters without workers, as one-shot commands run.
 pub fn system_state(repos: parley_domain::ports::Repositories) -> AppState {
     system_state_with(repos, ApiConfig::default())
@@ -289,5 +284,5 @@ pub fn system_state(repos: parley_domain::ports::Repositories) -> AppState {
 
 /// [`system_state`] with `config`.
 pub fn system_state_with(repos: parley_domain::ports::Repositories, config: ApiConfig) -> AppState {
-    wiring::wire(Adapters::one_shot(repos, events_as_the_api_shows()), config)
+    wiring::wire(Adapters::one_shot(repos, parley_api::http::dto::event_body), config)
 }
