@@ -159,6 +159,13 @@ pub mod model;
 pub mod ports;
 pub mod services;
 
+pub mod access;
+pub mod catalog;
+pub mod conversations;
+pub mod events;
+pub mod lines;
+pub mod messaging;
+
 #[cfg(feature = "conformance")]
 pub mod conformance;
 

@@ -1,44 +1,16 @@
 //! Use-case services. Each takes raw input, validates it through the value objects, applies
 //! the business rules and talks to the ports. Handlers call exactly one service method.
 
-mod activities;
-mod canned_responses;
-mod carts;
-mod catalog;
-mod contacts;
-mod conversations;
-mod event_delivery;
-mod event_maker;
-mod inbound;
-mod key_cache;
-mod keys;
-mod lines;
-mod mailboxes;
-mod messages;
-mod search;
-mod sends;
-mod tags;
-mod template_notices;
-mod timeline;
-mod webhook_endpoints;
+mod idempotency;
 
-pub use activities::*;
-pub use canned_responses::*;
-pub use carts::*;
-pub use catalog::*;
-pub use contacts::*;
-pub use event_delivery::*;
-pub use event_maker::EventMaker;
-pub use inbound::*;
-pub use key_cache::KEY_CACHE_TTL;
-pub use keys::*;
-pub use lines::*;
-pub use mailboxes::*;
-pub use messages::*;
-pub use search::*;
-pub use sends::*;
-pub use tags::*;
-pub use webhook_endpoints::*;
+pub use idempotency::*;
+
+pub use crate::access::services::*;
+pub use crate::catalog::services::*;
+pub use crate::conversations::services::*;
+pub use crate::events::services::*;
+pub use crate::lines::services::*;
+pub use crate::messaging::services::*;
 
 use crate::FieldError;
 
@@ -95,12 +67,12 @@ impl<T> Patch<Option<T>> {
 }
 
 /// A required input field, reported as missing when absent.
-fn required<T>(field: &str, value: Option<T>) -> Result<T, FieldError> {
+pub(crate) fn required<T>(field: &str, value: Option<T>) -> Result<T, FieldError> {
     value.ok_or_else(|| FieldError::new(field, "is required"))
 }
 
 /// For fields that may be changed but never cleared.
-fn not_null<T>(field: &str, patch: Patch<T>) -> Result<Option<T>, FieldError> {
+pub(crate) fn not_null<T>(field: &str, patch: Patch<T>) -> Result<Option<T>, FieldError> {
     match patch {
         Patch::Keep => Ok(None),
         Patch::Clear => Err(FieldError::new(field, "must not be null")),

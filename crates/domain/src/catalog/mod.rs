@@ -1,0 +1,5 @@
+//! The product catalog (imported in bulk, searched by meaning) and carts that hand a shopper to the chat.
+
+pub mod model;
+pub mod ports;
+pub mod services;

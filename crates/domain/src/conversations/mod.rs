@@ -1,0 +1,5 @@
+//! Contacts, their one conversation each (activities), tags, notes and canned responses: the inbox.
+
+pub mod model;
+pub mod ports;
+pub mod services;

@@ -1,0 +1,5 @@
+//! Events (a snapshot of each change, written with it) and their signed delivery to webhook endpoints.
+
+pub mod model;
+pub mod ports;
+pub mod services;

@@ -1,0 +1,8 @@
+//! The use cases of this feature.
+
+pub(crate) mod lines;
+pub(crate) mod sends;
+pub(crate) mod template_notices;
+
+pub use lines::*;
+pub use sends::*;
