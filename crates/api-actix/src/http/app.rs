@@ -23,7 +23,8 @@ pub fn build(
     let body_deadline = state.config.body_deadline;
     App::new()
         // Each service on its own, so a handler takes the services it calls and nothing else;
-        // the state itself for the middleware and the operational routes.
+        // the state itself for the middleware, the platforms' webhooks and `/metrics` (whose
+        // probe reads the whole process).
         .app_data(Data::from(state.keys.clone()))
         .app_data(Data::from(state.tags.clone()))
         .app_data(Data::from(state.canned_responses.clone()))
@@ -40,6 +41,9 @@ pub fn build(
         .app_data(Data::from(state.webhook_endpoints.clone()))
         .app_data(Data::new(EventWakeup(state.event_wakeup.clone())))
         .app_data(Data::new(state.config.clone()))
+        .app_data(Data::from(state.health.clone()))
+        .app_data(Data::from(state.lifecycle.clone()))
+        .app_data(Data::from(state.metrics.clone()))
         .app_data(state)
         .app_data(json_config())
         .app_data(query_config())

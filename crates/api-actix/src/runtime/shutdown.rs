@@ -35,7 +35,7 @@ pub async fn run(
         signal = signal() => signal?,
     };
     let started = Instant::now();
-    state.shutting_down.store(true, std::sync::atomic::Ordering::Relaxed);
+    state.lifecycle.begin_shutdown();
     tracing::info!(
         signal,
         in_flight = state.metrics.in_flight(),

@@ -51,9 +51,8 @@ pub struct AppState {
     pub config: ApiConfig,
     /// What `GET /metrics` reports.
     pub metrics: Arc<Metrics>,
-    /// Set when a graceful shutdown starts: readiness then answers 503, so load balancers stop
-    /// sending requests over connections they keep open.
-    pub shutting_down: std::sync::atomic::AtomicBool,
+    /// Whether a graceful shutdown has started.
+    pub lifecycle: Arc<Lifecycle>,
     /// Rate limits, built from `config.rate_limits`.
     pub limits: Arc<Limiter>,
 }
@@ -65,6 +64,23 @@ impl EventWakeup {
     /// The worker looks for due deliveries now rather than at its next pause's end.
     pub fn notify(&self) {
         self.0.notify_one();
+    }
+}
+
+/// Set when a graceful shutdown starts: readiness then answers 503, so load balancers stop
+/// sending requests over connections they keep open, and media streams end early.
+#[derive(Debug, Default)]
+pub struct Lifecycle(std::sync::atomic::AtomicBool);
+
+impl Lifecycle {
+    /// The shutdown has started (never undone).
+    pub fn begin_shutdown(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the shutdown has started.
+    pub fn shutting_down(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

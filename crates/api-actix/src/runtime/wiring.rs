@@ -124,7 +124,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
         inbound_wakeup: Arc::new(Notify::new()),
         workers_runtime: std::sync::OnceLock::new(),
         metrics,
-        shutting_down: std::sync::atomic::AtomicBool::new(false),
+        lifecycle: Arc::default(),
         limits: Arc::new(Limiter::new(config.rate_limits.clone())),
         config,
     }

@@ -173,7 +173,7 @@ async fn the_deadline_bounds_the_shutdown() {
 /// connections they keep open; liveness still answers 200.
 async fn readiness_is_503_once_shutting_down(app: crate::common::TestApp) {
     app.call(actix_web::test::TestRequest::get().uri("/readyz")).await.assert_status(200);
-    app.state.shutting_down.store(true, std::sync::atomic::Ordering::Relaxed);
+    app.state.lifecycle.begin_shutdown();
     let ready = app.call(actix_web::test::TestRequest::get().uri("/readyz")).await;
     ready.assert_error(503, "UNAVAILABLE");
     assert_eq!(ready.header("retry-after"), Some("1"));

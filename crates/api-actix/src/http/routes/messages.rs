@@ -12,7 +12,8 @@ use crate::http::extract::{Json, Object, PathId, PathIds, Query};
 use crate::http::idempotency::IdempotencyKey;
 use crate::http::json;
 use crate::http::media_download::MediaDownload;
-use crate::runtime::state::AppState;
+use crate::runtime::metrics::Metrics;
+use crate::runtime::state::Lifecycle;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/activities/{id}/messages").route(web::get().to(list_messages)).route(web::post().to(send_reply)))
@@ -139,13 +140,15 @@ async fn recovered(messages: &MessageService, caller: &SecretKey, activity: &Act
         (status = 502, description = "The platform failed or timed out", body = ErrorBody)))]
 pub async fn get_media(
     caller: SecretKey,
-    state: Data<AppState>,
+    messages: Data<MessageService>,
+    metrics: Data<Metrics>,
+    lifecycle: Data<Lifecycle>,
     ids: PathIds<ActivityId, MessageId>,
     query: Query<MediaParams>,
 ) -> ApiResult<HttpResponse> {
     let PathIds(activity, message) = ids;
     let attachment = query.into_inner().attachment;
-    let file = state.messages.media(caller.agent(), &activity, &message, attachment.as_deref()).await?;
+    let file = messages.media(caller.agent(), &activity, &message, attachment.as_deref()).await?;
     let mut response = HttpResponse::Ok();
     response
         .content_type(file.mime_type.as_str())
@@ -153,9 +156,9 @@ pub async fn get_media(
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox"))
         .insert_header((header::CACHE_CONTROL, "private, max-age=300"));
-    let watched = state.clone();
-    let shutting_down = Box::new(move || watched.shutting_down.load(std::sync::atomic::Ordering::Relaxed));
-    let body = MediaDownload::new(file.body, message, file.length, state.metrics.clone(), shutting_down);
+    let watched = lifecycle.into_inner();
+    let shutting_down = Box::new(move || watched.shutting_down());
+    let body = MediaDownload::new(file.body, message, file.length, metrics.into_inner(), shutting_down);
     Ok(match file.length {
         Some(length) => response.no_chunking(length).streaming(body),
         None => response.streaming(body),

@@ -4,7 +4,8 @@ use parley_domain::DomainError;
 
 use super::open_resource;
 use crate::http::error::ApiResult;
-use crate::runtime::state::AppState;
+use crate::runtime::state::Lifecycle;
+use parley_domain::ports::StorageHealth;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(open_resource("/v1/openapi.json").route(web::get().to(openapi_json)))
@@ -19,12 +20,12 @@ pub async fn healthz() -> HttpResponse {
 
 /// Readiness: the database answers and the process is not shutting down; 503 `UNAVAILABLE`
 /// otherwise (no key).
-pub async fn readyz(state: Data<AppState>) -> ApiResult<HttpResponse> {
-    if state.shutting_down.load(std::sync::atomic::Ordering::Relaxed) {
+pub async fn readyz(health: Data<dyn StorageHealth>, lifecycle: Data<Lifecycle>) -> ApiResult<HttpResponse> {
+    if lifecycle.shutting_down() {
         return Err(DomainError::Unavailable("shutting down".into()).into());
     }
-    state.health.check().await.map_err(DomainError::from)?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({"status": "ready", "database": state.health.backend()})))
+    health.check().await.map_err(DomainError::from)?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({"status": "ready", "database": health.backend()})))
 }
 
 /// The OpenAPI 3.1 document of this API (no key needed), readable from any origin so browser
