@@ -19,7 +19,7 @@ pub trait MessageRepository: Send + Sync {
     async fn insert(&self, message: &Message, events: &[Event]) -> StoreResult<bool>;
     /// [`insert`](Self::insert), with `update` of the message's contact made in the same
     /// transaction, first: the message and what it taught of its contact are stored together
-    /// or not at all. The update is [`ContactRepository::update_channel`]'s compare-and-set: when
+    /// or not at all. The update is [`ContactRepository::update_channel`](crate::ports::ContactRepository::update_channel)'s compare-and-set: when
     /// the channel changed since it was read, or its new phone or user id is another contact's,
     /// the contact is left as it is (`update.events` not emitted) and the message is stored all
     /// the same. MUST return `NotFound`, storing nothing, when the activity is not the agent's.
