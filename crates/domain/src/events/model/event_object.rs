@@ -128,7 +128,13 @@ impl Event {
     /// The same event with its object reduced to its id: what is left once its contact is
     /// erased.
     pub fn erased(&self) -> Event {
-        Event { object: EventObject::Erased { id: self.object.id() }, ..self.clone() }
+        Event {
+            id: self.id.clone(),
+            agent_id: self.agent_id.clone(),
+            event_type: self.event_type,
+            created_at: self.created_at,
+            object: EventObject::Erased { id: self.object.id() },
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::error::{CHECKED, Violations};
 use crate::model::*;
 use crate::ports::{AddressResolver, Clock, EventRepository, IdSource, WebhookEndpointRepository};
-use crate::services::{Patch, not_null, required};
+use crate::services::{EventMaker, Patch, not_null, required};
 use crate::{DomainError, FieldError};
 
 /// Raw fields of a new webhook endpoint, validated by [`WebhookEndpointService::create`].
@@ -271,13 +271,7 @@ impl WebhookEndpointService {
     pub async fn test(&self, agent: &AgentId, id: &EndpointId) -> Result<Event, DomainError> {
         let endpoint = self.get(agent, id).await?;
         refuse_disabled(&endpoint)?;
-        let event = Event {
-            id: EventId::new(self.ids.new_id(IdKind::Event)),
-            agent_id: agent.clone(),
-            event_type: EventType::Ping,
-            created_at: self.clock.now(),
-            object: EventObject::from(&endpoint.public()),
-        };
+        let event = EventMaker::new(self.ids.clone()).make(agent, EventType::Ping, self.clock.now(), &endpoint.public());
         self.events.emit(&event, Some(&endpoint.id)).await?;
         Ok(event)
     }
