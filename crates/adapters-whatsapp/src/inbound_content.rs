@@ -1,21 +1,205 @@
 //! The content of one inbound message object of the WhatsApp webhook (`messages[]`), by its
-//! `type`. The Cloud API's message objects share the layout of Parley's content document, so
-//! they are read by its reader ([`platform_content_of`]); a kind Parley does not know, or one
-//! whose object is not of the expected shape, becomes `Unsupported` with the whole message
+//! `type`, read from the Cloud API's own layout into Parley's [`MessageContent`]. Parley's
+//! content document looks much like these objects, but it is Parley's format and changes on
+//! Parley's terms: this reader is the one place that knows Meta's. A kind it does not know, or
+//! one whose object is not of the expected shape, becomes `Unsupported` with the whole message
 //! object, never an error and never dropped.
 
-use parley_domain::model::{MessageContent, platform_content_of};
+use parley_domain::model::{FlowReply, InteractiveReply, Location, Media, MessageContent, Order, OrderItem, SystemNotice};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// The content of one message object of the webhook.
 pub(crate) fn content_of(message: &Value) -> MessageContent {
-    platform_content_of(message)
+    known(message).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
+}
+
+fn known(message: &Value) -> Option<MessageContent> {
+    let kind = message.get("type")?.as_str()?;
+    Some(match kind {
+        "text" => MessageContent::Text { body: part::<CloudText>(message, kind)?.body },
+        "image" => MessageContent::Image(part::<CloudMedia>(message, kind)?.into()),
+        "video" => MessageContent::Video(part::<CloudMedia>(message, kind)?.into()),
+        "audio" => MessageContent::Audio(part::<CloudMedia>(message, kind)?.into()),
+        "document" => MessageContent::Document(part::<CloudMedia>(message, kind)?.into()),
+        "sticker" => MessageContent::Sticker(part::<CloudMedia>(message, kind)?.into()),
+        "location" => {
+            let l: CloudLocation = part(message, kind)?;
+            MessageContent::Location(Location { latitude: l.latitude, longitude: l.longitude, name: l.name, address: l.address })
+        }
+        // vCards kept as the platform sent them: Parley shows them, it does not model them.
+        "contacts" => match message.get("contacts")? {
+            cards @ Value::Array(_) => MessageContent::Contacts { cards: cards.clone() },
+            _ => return None,
+        },
+        "interactive" => interactive(part(message, kind)?)?,
+        "button" => {
+            let b: CloudButton = part(message, kind)?;
+            MessageContent::Button { payload: b.payload, text: b.text }
+        }
+        "reaction" => {
+            let r: CloudReaction = part(message, kind)?;
+            // An empty emoji is the platform's way of saying the reaction was taken back.
+            MessageContent::Reaction { message_id: r.message_id, emoji: r.emoji.filter(|e| !e.is_empty()) }
+        }
+        "order" => MessageContent::Order(order(part(message, kind)?)?),
+        // The notice's new ids are read by the delivery's reader; the timeline keeps what it says.
+        "system" => {
+            let s: CloudSystem = part(message, kind)?;
+            MessageContent::System(SystemNotice { kind: s.kind, body: s.body })
+        }
+        _ => return None,
+    })
+}
+
+/// The object under `message[kind]`, when it has the expected shape.
+fn part<T: DeserializeOwned>(message: &Value, kind: &str) -> Option<T> {
+    T::deserialize(message.get(kind)?).ok()
+}
+
+#[derive(Deserialize)]
+struct CloudText {
+    body: String,
+}
+
+/// An inbound media object: the platform's media `id` to fetch it by, never a link of ours.
+#[derive(Deserialize)]
+struct CloudMedia {
+    id: Option<String>,
+    link: Option<String>,
+    mime_type: Option<String>,
+    sha256: Option<String>,
+    caption: Option<String>,
+    filename: Option<String>,
+}
+
+impl From<CloudMedia> for Media {
+    fn from(m: CloudMedia) -> Self {
+        Media { id: m.id, link: m.link, mime_type: m.mime_type, sha256: m.sha256, caption: m.caption, filename: m.filename }
+    }
+}
+
+#[derive(Deserialize)]
+struct CloudLocation {
+    latitude: f64,
+    longitude: f64,
+    name: Option<String>,
+    address: Option<String>,
+}
+
+/// A contact's answer to an interactive message: a reply button, a list row, or a Flow's
+/// answer (`nfm_reply`).
+#[derive(Deserialize)]
+struct CloudInteractive {
+    #[serde(rename = "type")]
+    kind: String,
+    button_reply: Option<CloudReply>,
+    list_reply: Option<CloudReply>,
+    nfm_reply: Option<CloudFlowAnswer>,
+}
+
+#[derive(Deserialize)]
+struct CloudReply {
+    id: String,
+    title: String,
+    description: Option<String>,
+}
+
+/// A Flow's answer: what the contact entered is JSON inside the string `response_json`.
+#[derive(Deserialize)]
+struct CloudFlowAnswer {
+    response_json: String,
+    body: Option<String>,
+    name: Option<String>,
+}
+
+fn interactive(raw: CloudInteractive) -> Option<MessageContent> {
+    Some(match raw.kind.as_str() {
+        "button_reply" => {
+            let r = raw.button_reply?;
+            MessageContent::Interactive(InteractiveReply::Button { id: r.id, title: r.title })
+        }
+        "list_reply" => {
+            let r = raw.list_reply?;
+            MessageContent::Interactive(InteractiveReply::List { id: r.id, title: r.title, description: r.description })
+        }
+        // Kept only when `response_json` is a JSON object: anything else is not an answer.
+        "nfm_reply" => {
+            let a = raw.nfm_reply?;
+            MessageContent::FlowReply(FlowReply::parse(&a.response_json, a.body, a.name)?)
+        }
+        _ => return None,
+    })
+}
+
+#[derive(Deserialize)]
+struct CloudButton {
+    payload: Option<String>,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct CloudReaction {
+    message_id: String,
+    emoji: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CloudSystem {
+    #[serde(rename = "type")]
+    kind: String,
+    body: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CloudOrder {
+    catalog_id: String,
+    text: Option<String>,
+    #[serde(default)]
+    product_items: Vec<CloudOrderItem>,
+}
+
+#[derive(Deserialize)]
+struct CloudOrderItem {
+    product_retailer_id: String,
+    #[serde(deserialize_with = "number")]
+    quantity: f64,
+    #[serde(deserialize_with = "number")]
+    item_price: f64,
+    currency: String,
+}
+
+/// A JSON number, or a string holding one: the platform has sent order lines both ways.
+fn number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Number(n) => n.as_f64().ok_or_else(|| serde::de::Error::custom("not a number")),
+        Value::String(s) => s.trim().parse().map_err(serde::de::Error::custom),
+        _ => Err(serde::de::Error::custom("not a number")),
+    }
+}
+
+/// The order, unless a line's quantity is not a whole, positive count.
+fn order(raw: CloudOrder) -> Option<Order> {
+    let mut items = Vec::with_capacity(raw.product_items.len());
+    for i in raw.product_items {
+        let whole = i.quantity.fract() == 0.0 && i.quantity >= 1.0 && i.quantity <= f64::from(u32::MAX);
+        if !whole {
+            return None;
+        }
+        items.push(OrderItem {
+            product_retailer_id: i.product_retailer_id,
+            quantity: i.quantity as u32,
+            item_price: i.item_price,
+            currency: i.currency,
+        });
+    }
+    Some(Order { catalog_id: raw.catalog_id, text: raw.text, items })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parley_domain::model::{InteractiveReply, Location, Media, Order, OrderItem};
     use serde_json::json;
 
     /// A message object as the webhook carries it, with `kind`'s fields.
@@ -191,6 +375,12 @@ mod tests {
             ),
             message("image", json!({})),
             json!({"from": "1", "id": "wamid.x", "timestamp": "1"}),
+            // Parley's own kinds are never the platform's: an inbound look-alike is not read as one.
+            message("template", json!({"template": {"name": "x", "language": "en", "parsed_message": "y"}})),
+            message("email", json!({"email": {"from": "a@b.co", "message_id": "x@y", "text": "hi"}})),
+            message("note", json!({"note": {"text": "internal"}})),
+            message("interactive", json!({"interactive": {"type": "button", "body": {"text": "Confirm?"},
+                "action": {"buttons": [{"type": "reply", "reply": {"id": "yes", "title": "Yes"}}]}}})),
         ] {
             assert_eq!(content_of(&m), MessageContent::Unsupported { raw: m.clone() });
         }

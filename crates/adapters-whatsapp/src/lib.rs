@@ -27,6 +27,7 @@ use reqwest::{Method, StatusCode, Url};
 
 mod inbound;
 mod inbound_content;
+mod interactive_wire;
 mod instagram;
 mod instagram_inbound;
 mod pricing;

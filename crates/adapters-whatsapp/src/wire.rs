@@ -1,10 +1,12 @@
 //! The Graph API's JSON, as this adapter sends and reads it. Unknown fields are ignored.
 
 use parley_domain::model::{
-    BusinessUserId, FreeFormMessage, Interactive, Location, MessageContent, ParameterFormat, ReadMark, TemplateButton, TemplateComponent,
+    BusinessUserId, FreeFormMessage, Location, MessageContent, ParameterFormat, ReadMark, TemplateButton, TemplateComponent,
     TemplateDefinition, TemplateId,
 };
 use serde::{Deserialize, Serialize};
+
+use crate::interactive_wire::CloudInteractive;
 
 // ----- POST /{version}/{phone_number_id}/messages, a read receipt -----
 
@@ -79,9 +81,8 @@ pub(crate) struct FreeFormRequest<'a> {
     document: Option<MediaPayload<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sticker: Option<MediaPayload<'a>>,
-    /// The Cloud API's own object, which Parley keeps as it was checked.
     #[serde(skip_serializing_if = "Option::is_none")]
-    interactive: Option<&'a Interactive>,
+    interactive: Option<CloudInteractive<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     location: Option<LocationPayload<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -162,7 +163,7 @@ impl<'a> FreeFormRequest<'a> {
                 return Some(request);
             }
             MessageContent::Prompt(interactive) => {
-                request.interactive = Some(interactive);
+                request.interactive = Some(CloudInteractive::from(interactive));
                 return Some(request);
             }
             MessageContent::Location(l) => {

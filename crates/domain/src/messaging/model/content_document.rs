@@ -1,10 +1,10 @@
 //! Parley's content document: a message's content as one JSON object, `{"type": kind, kind:
-//! {…}}`, what storage keeps and the API shows as `content`. Its layout was modelled on the
-//! messaging platforms' message objects, so the WhatsApp adapter reads the kinds that platform
-//! shares with it through [`MessageContent::from_json`]; it is Parley's format all the same:
-//! `template` and `unsupported` (`{"raw": …}`) are Parley's own, and it changes only in ways
-//! that keep every stored document readable. The reader is lenient: a kind it does not know, or
-//! an object not of the expected shape, reads as `Unsupported` with the whole object.
+//! {…}}`, what storage keeps and the API shows as `content`. It is Parley's format: its layout
+//! began as the messaging platforms' message objects and stays as the API documents it, but no
+//! platform is read through it (each adapter reads its own platform's objects into
+//! [`MessageContent`]), and it changes only in ways that keep every stored document readable.
+//! The reader is lenient: a kind it does not know, or an object not of the expected shape, reads
+//! as `Unsupported` with the whole object.
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -197,14 +197,6 @@ struct RawFlowReply {
     name: Option<String>,
 }
 
-/// The platform's flow answer (`interactive.nfm_reply`): its answer is JSON inside a string.
-#[derive(Deserialize)]
-struct RawNfmReply {
-    response_json: String,
-    body: Option<String>,
-    name: Option<String>,
-}
-
 /// Parley's own template sends.
 #[derive(Deserialize)]
 struct RawTemplate {
@@ -345,7 +337,7 @@ fn order(raw: RawOrder) -> Option<Order> {
     Some(Order { catalog_id: raw.catalog_id, text: raw.text, items })
 }
 
-fn known(message: &Value, stored: bool) -> Option<MessageContent> {
+fn known(message: &Value) -> Option<MessageContent> {
     let kind = message.get("type")?.as_str()?;
     Some(match kind {
         "text" => MessageContent::Text { body: part::<RawText>(message, kind)?.body },
@@ -354,9 +346,8 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
         "audio" => MessageContent::Audio(media(part(message, kind)?)),
         "document" => MessageContent::Document(media(part(message, kind)?)),
         "sticker" => MessageContent::Sticker(media(part(message, kind)?)),
-        // Parley's own kinds, never a kind of the platforms that share the layout.
-        "share" if stored => MessageContent::Share(media(part(message, kind)?)),
-        "story_mention" if stored => MessageContent::StoryMention(media(part(message, kind)?)),
+        "share" => MessageContent::Share(media(part(message, kind)?)),
+        "story_mention" => MessageContent::StoryMention(media(part(message, kind)?)),
         "location" => {
             let l: RawLocation = part(message, kind)?;
             MessageContent::Location(Location { latitude: l.latitude, longitude: l.longitude, name: l.name, address: l.address })
@@ -366,15 +357,8 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
             _ => return None,
         },
         // What the business sent (`button`, `list`, `cta_url`), else a contact's answer to it.
-        "interactive"
-            if stored && matches!(message.pointer("/interactive/type").and_then(Value::as_str), Some("button" | "list" | "cta_url")) =>
-        {
+        "interactive" if matches!(message.pointer("/interactive/type").and_then(Value::as_str), Some("button" | "list" | "cta_url")) => {
             MessageContent::Prompt(part(message, kind)?)
-        }
-        // A WhatsApp Flow's answer: kept when its `response_json` is a JSON object.
-        "interactive" if !stored && message.pointer("/interactive/type").and_then(Value::as_str) == Some("nfm_reply") => {
-            let raw: RawNfmReply = part(message.get(kind)?, "nfm_reply")?;
-            MessageContent::FlowReply(FlowReply::parse(&raw.response_json, raw.body, raw.name)?)
         }
         "interactive" => MessageContent::Interactive(interactive(part(message, kind)?)?),
         "button" => {
@@ -386,17 +370,16 @@ fn known(message: &Value, stored: bool) -> Option<MessageContent> {
             MessageContent::Reaction { message_id: r.message_id, emoji: r.emoji.filter(|e| !e.is_empty()) }
         }
         "order" => MessageContent::Order(order(part(message, kind)?)?),
-        "email" if stored => MessageContent::Email(part::<RawEmail>(message, kind)?.into()),
-        "product" if stored => MessageContent::Product(part(message, kind)?),
-        "cart" if stored => MessageContent::Cart(part(message, kind)?),
-        "note" if stored => MessageContent::Note(part(message, kind)?),
-        // The platform's notice carries more (the new ids), read by the platform's adapter.
+        "email" => MessageContent::Email(part::<RawEmail>(message, kind)?.into()),
+        "product" => MessageContent::Product(part(message, kind)?),
+        "cart" => MessageContent::Cart(part(message, kind)?),
+        "note" => MessageContent::Note(part(message, kind)?),
         "system" => MessageContent::System(part(message, kind)?),
-        "flow_reply" if stored => {
+        "flow_reply" => {
             let r: RawFlowReply = part(message, kind)?;
             MessageContent::FlowReply(FlowReply { response: r.response, flow_token: r.flow_token, body: r.body, name: r.name })
         }
-        "template" if stored => {
+        "template" => {
             let t: RawTemplate = part(message, kind)?;
             MessageContent::Template { name: t.name, language: t.language, parsed_message: t.parsed_message }
         }
@@ -412,14 +395,7 @@ fn stored_content_of(message: &Value) -> MessageContent {
     {
         return MessageContent::Unsupported { raw: raw.clone() };
     }
-    known(message, true).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
-}
-
-/// The content of a platform's message object in the document's layout, where `template` is
-/// never Parley's (nor `unsupported` with a `raw`): what an adapter whose platform shares the
-/// layout reads a message with.
-pub fn platform_content_of(message: &Value) -> MessageContent {
-    known(message, false).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
+    known(message).unwrap_or_else(|| MessageContent::Unsupported { raw: message.clone() })
 }
 
 /// A text message exactly as `to_json` writes it: `{"text": {"body": …}, "type": "text"}`, in
@@ -566,13 +542,5 @@ mod tests {
         }
         assert!(MessageContent::from_json_text(r#"{"text":{"body":"x"},"type":"text"} x"#).is_err());
         assert!(MessageContent::from_json_text("").is_err());
-    }
-
-    #[test]
-    fn the_platform_reader_never_takes_an_inbound_template_or_raw_for_one_of_ours() {
-        let inbound = json!({"type": "template", "template": {"name": "x", "language": "en", "parsed_message": "y"}});
-        assert!(matches!(platform_content_of(&inbound), MessageContent::Unsupported { .. }));
-        let raw = json!({"type": "unsupported", "raw": {"type": "text"}});
-        assert_eq!(platform_content_of(&raw), MessageContent::Unsupported { raw: raw.clone() });
     }
 }

@@ -1,7 +1,9 @@
 //! Interactive messages a business sends: up to three reply buttons, a list of options, or a
-//! button that opens a URL, in the WhatsApp Cloud API's shapes (which the API takes as they are)
-//! and within its limits, every one checked before anything is sent so that a breach is a 400
-//! naming the field (`interactive.action.buttons[3]`), never the platform's refusal.
+//! button that opens a URL, within the strictest platform's limits, every one checked before
+//! anything is sent so that a breach is a 400 naming the field (`interactive.action.buttons[3]`),
+//! never the platform's refusal. Its serde form is Parley's: what the API takes and shows as
+//! `interactive` (a layout its users know from WhatsApp). Each platform's adapter writes its own
+//! request from the checked value, field by field.
 
 use std::collections::HashMap;
 
@@ -12,7 +14,8 @@ use crate::error::Violations;
 use crate::model::field_rules::https_link;
 use crate::model::text;
 
-/// The Cloud API's limits, in characters unless said otherwise.
+/// The limits, in characters unless said otherwise: WhatsApp's, the strictest of the platforms
+/// that show these messages natively.
 pub mod limits {
     /// The body of a `button` or `cta_url` message.
     pub const BODY: usize = 1024;
@@ -152,8 +155,8 @@ pub struct CtaInput {
     pub url: Option<String>,
 }
 
-/// A checked interactive message. It serializes to the Cloud API's `interactive` object, which
-/// is also what the message keeps as its content.
+/// A checked interactive message. It serializes to the API's `interactive` object, which is also
+/// what the message keeps as its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interactive {
     /// Which of the three kinds it is.
@@ -214,7 +217,7 @@ pub struct Text {
     pub text: String,
 }
 
-/// The action of each kind, in the Cloud API's shape (untagged: the kind says which).
+/// The action of each kind (untagged: the kind says which).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Action {

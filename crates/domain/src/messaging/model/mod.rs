@@ -12,7 +12,6 @@ pub mod pricing;
 pub mod reply;
 pub mod send;
 
-pub use content_document::platform_content_of;
 pub use inbound::*;
 pub use inbound_delivery::*;
 pub use interactive::{Interactive, InteractiveInput};
