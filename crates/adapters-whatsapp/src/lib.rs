@@ -37,6 +37,7 @@ mod template_wire;
 pub mod webhook_auth;
 mod wire;
 
+pub use webhook_auth::MetaWebhooks;
 pub use inbound::{WhatsappDecoder, parse_webhook};
 pub use instagram::{DEFAULT_INSTAGRAM_BASE_URL, InstagramApi};
 pub use instagram_inbound::{InstagramDecoder, parse_instagram_webhook};

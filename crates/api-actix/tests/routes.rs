@@ -94,3 +94,23 @@ async fn bad_input_is_400_naming_its_field_and_writes_nothing() {
     let (_, list) = call(&app, with_key(TestRequest::get().uri("/v1/tags"), &a.secret)).await;
     assert_eq!(list["data"], json!([]), "nothing was written");
 }
+
+#[actix_web::test]
+async fn each_signed_platform_has_a_webhook_proven_by_its_verifier_and_no_other_platform_has_one() {
+    // The one-shot wiring holds no Meta secret: every delivery and handshake is refused, and
+    // the refusal does not say whether a secret is configured.
+    let (app, _, _) = memory_app().await;
+    for platform in ["whatsapp", "instagram"] {
+        let post = TestRequest::post().uri(&format!("/webhooks/{platform}")).insert_header(("X-Hub-Signature-256", "sha256=00"));
+        let (status, body) = call(&app, post.set_payload(r#"{"object":"x"}"#)).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (401, Some("UNAUTHORIZED")), "{platform}: {body}");
+        assert!(body["error"]["message"].as_str().unwrap().contains("X-Hub-Signature-256"), "{body}");
+        let shake = TestRequest::get().uri(&format!("/webhooks/{platform}?hub.mode=subscribe&hub.verify_token=t&hub.challenge=42"));
+        let (status, body) = call(&app, shake).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (403, Some("FORBIDDEN")), "{platform}: {body}");
+    }
+    for path in ["/webhooks/email", "/webhooks/telegram"] {
+        let (status, body) = call(&app, TestRequest::post().uri(path).set_payload("{}")).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (404, Some("NOT_FOUND")), "{path}: {body}");
+    }
+}

@@ -25,7 +25,8 @@ use args::{CatalogCommand, Command, InboundCommand, TemplatesCommand};
 use crate::http::openapi;
 use crate::runtime::config::ApiConfig;
 use crate::runtime::store::{keep_statistics, open_store};
-use crate::runtime::{embedding, platform, wiring};
+use crate::runtime::platform::{self, PlatformSettings, Platforms};
+use crate::runtime::{embedding, wiring};
 
 pub type Failure = Box<dyn std::error::Error>;
 
@@ -46,17 +47,18 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
     // Commands that call no platform or embed nothing take neither's flags: they get the
     // defaults, which they never use.
     let apis = command.platform_args().cloned().unwrap_or_default();
-    let (platform, sandbox_deliveries) = platform::platform(
-        CloudApiConfig { base_url: apis.whatsapp_api_base.clone(), ..CloudApiConfig::default() },
-        platform::instagram_config(&apis.instagram_api_base),
-        sandbox_step,
-    )?;
-    let embedder = embedding::build(&command.embedder_args().cloned().unwrap_or_default()).await?;
     let config = match &command {
         Command::Serve(args) => serve::api_config(args)?,
         _ => ApiConfig::default(),
     };
-    let state = wiring::wire(wiring::Adapters::system(store.repositories(), platform, embedder, crate::http::dto::event_body), config);
+    let (platforms, sandbox_deliveries) = Platforms::build(PlatformSettings {
+        cloud: CloudApiConfig { base_url: apis.whatsapp_api_base.clone(), ..CloudApiConfig::default() },
+        instagram: platform::instagram_config(&apis.instagram_api_base),
+        sandbox_step,
+        meta: config.meta_webhooks(),
+    })?;
+    let embedder = embedding::build(&command.embedder_args().cloned().unwrap_or_default()).await?;
+    let state = wiring::wire(wiring::Adapters::system(store.repositories(), platforms, embedder, crate::http::dto::event_body), config);
     let result = match command {
         Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
         Command::Lines(cmd) => lines::lines(&state, cmd).await,

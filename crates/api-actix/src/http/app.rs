@@ -21,10 +21,11 @@ pub fn build(
     let origins = state.config.cors_origins.clone();
     let metrics_here = !state.config.separate_metrics_address;
     let body_deadline = state.config.body_deadline;
+    let platforms = state.platforms.clone();
     App::new()
         // Each service on its own, so a handler takes the services it calls and nothing else;
-        // the state itself for the middleware, the platforms' webhooks and `/metrics` (whose
-        // probe reads the whole process).
+        // the state itself for the middleware and `/metrics` (whose probe reads the whole
+        // process).
         .app_data(Data::from(state.keys.clone()))
         .app_data(Data::from(state.tags.clone()))
         .app_data(Data::from(state.canned_responses.clone()))
@@ -44,12 +45,14 @@ pub fn build(
         .app_data(Data::from(state.health.clone()))
         .app_data(Data::from(state.lifecycle.clone()))
         .app_data(Data::from(state.metrics.clone()))
+        .app_data(Data::from(state.platforms.clone()))
+        .app_data(Data::from(state.intake.clone()))
         .app_data(state)
         .app_data(json_config())
         .app_data(query_config())
         // The one public document: registered before the authenticated scope.
         .configure(meta::routes)
-        .configure(inbound::routes)
+        .configure(|cfg| inbound::routes(cfg, &platforms))
         .configure(|cfg| {
             if metrics_here {
                 routes::metrics::routes(cfg)

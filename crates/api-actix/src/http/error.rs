@@ -6,6 +6,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{ConnectionType, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 use parley_domain::{DomainError, FieldError};
+use parley_domain::ports::WebhookRefusal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -42,19 +43,16 @@ pub enum ApiError {
     /// More than one `X-API-Key` header: which one was meant is not for the server to guess.
     #[error("send exactly one X-API-Key header")]
     AmbiguousApiKey,
-    /// A webhook delivery whose `X-Hub-Signature-256` is missing or wrong (deliveries are
-    /// authenticated by that signature, not by an API key).
-    #[error("the X-Hub-Signature-256 header is missing or is not the HMAC-SHA256 of the body under the app secret")]
-    WebhookSignature,
     /// Raw mail for an email line without that line's inbound token (or for no email line).
     #[error("send the email channel's inbound token as Authorization: Bearer <token>")]
     InboundToken,
     /// Raw mail must come as `message/rfc822`.
     #[error("the request body must be a raw email sent with Content-Type: message/rfc822")]
     NotRawEmail,
-    /// The webhook subscription handshake was refused; says which part was wrong.
+    /// A platform's webhook request was refused by the platform's own proof (deliveries are
+    /// authenticated by it, not by an API key): its signature, or its subscription handshake.
     #[error("{0}")]
-    WebhookHandshake(parley_adapters_whatsapp::webhook_auth::HandshakeRefusal),
+    WebhookRefused(parley_domain::ports::WebhookRefusal),
 }
 
 /// `Retry-After` in whole seconds, rounded up: retrying earlier would be refused again.
@@ -206,11 +204,11 @@ impl ApiError {
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", self.to_string(), vec![]),
             ApiError::RequestTimeout(_) => (StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT", self.to_string(), vec![]),
             ApiError::UnsupportedCharset(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
-            ApiError::AmbiguousApiKey | ApiError::WebhookSignature | ApiError::InboundToken => {
+            ApiError::AmbiguousApiKey | ApiError::WebhookRefused(WebhookRefusal::Unproven(_)) | ApiError::InboundToken => {
                 (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", self.to_string(), vec![])
             }
             ApiError::NotRawEmail => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
-            ApiError::WebhookHandshake(_) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
+            ApiError::WebhookRefused(WebhookRefusal::Handshake(_)) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
         }
     }
 }

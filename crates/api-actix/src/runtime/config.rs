@@ -62,6 +62,14 @@ pub struct ApiConfig {
     pub webhook_endpoints_max: Option<u32>,
 }
 
+impl ApiConfig {
+    /// Meta's app secret and verify token, which prove WhatsApp's and Instagram's webhooks: the
+    /// platforms are built with them (`runtime::platform`).
+    pub fn meta_webhooks(&self) -> parley_adapters_whatsapp::MetaWebhooks {
+        parley_adapters_whatsapp::MetaWebhooks { app_secret: self.whatsapp_app_secret.clone(), verify_token: self.whatsapp_verify_token.clone() }
+    }
+}
+
 /// Checks a storefront base URL and drops a trailing slash.
 pub fn parse_storefront_url(raw: &str) -> Result<String, String> {
     let url = raw.trim().trim_end_matches('/');

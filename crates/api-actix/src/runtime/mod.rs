@@ -1,11 +1,13 @@
 //! A running process: the domain's services wired to their adapters once ([`wiring`], the
-//! composition root; [`state`], what handlers reach), the HTTP
+//! composition root; [`state`], what handlers reach; [`platform`], every messaging platform
+//! registered once; [`intake`], what takes their deliveries in), the HTTP
 //! configuration ([`config`]), the store and the messaging platform opened, the embedder
 //! chosen, the background workers, metrics and the graceful shutdown.
 
 pub mod config;
 pub mod embedding;
 pub mod event_worker;
+pub mod intake;
 pub mod limits;
 pub mod metrics;
 pub mod platform;

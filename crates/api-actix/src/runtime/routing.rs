@@ -1,6 +1,6 @@
-//! Lines served by the platform that serves them: WhatsApp and Instagram sandbox lines by the
-//! in-process sandbox (no network), email lines (sandbox or not) by the email adapter, the others
-//! by their platform's client (WhatsApp's Cloud API, Instagram's API).
+//! Lines sent from by the platform that serves them: a sandbox line of a platform served
+//! in-process by the sandbox (no network), any other line by its platform's sender, as
+//! registered in `runtime::platform`.
 
 use std::sync::Arc;
 
@@ -10,27 +10,33 @@ use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMess
 
 /// Sends each line to the platform that serves it.
 pub struct RoutingPlatform {
-    pub cloud: Arc<dyn MessagingPlatform>,
-    pub instagram: Arc<dyn MessagingPlatform>,
-    pub email: Arc<dyn MessagingPlatform>,
-    pub sandbox: Arc<dyn MessagingPlatform>,
+    /// Each platform's sender, and whether its sandbox lines are the sandbox's.
+    senders: Vec<(ChannelType, Arc<dyn MessagingPlatform>, bool)>,
+    sandbox: Arc<dyn MessagingPlatform>,
 }
 
 impl RoutingPlatform {
-    fn pick(&self, line: &Line) -> &dyn MessagingPlatform {
-        match (&line.access, &line.account) {
-            (_, LineAccount::Email { .. }) => self.email.as_ref(),
-            (LineAccess::Sandbox, _) => self.sandbox.as_ref(),
-            (_, LineAccount::Whatsapp { .. }) => self.cloud.as_ref(),
-            (_, LineAccount::Instagram { .. }) => self.instagram.as_ref(),
-        }
+    /// Routes by `senders` (a platform, its sender, and whether its sandbox lines go to
+    /// `sandbox`).
+    pub fn new(senders: Vec<(ChannelType, Arc<dyn MessagingPlatform>, bool)>, sandbox: Arc<dyn MessagingPlatform>) -> Self {
+        Self { senders, sandbox }
+    }
+
+    fn pick(&self, line: &Line) -> Result<&dyn MessagingPlatform, PlatformError> {
+        let channel = line.channel_type();
+        let (_, sender, sandbox_in_process) = self
+            .senders
+            .iter()
+            .find(|(c, ..)| *c == channel)
+            .ok_or_else(|| PlatformError::Unavailable { message: format!("no platform is registered for {} lines", channel.as_str()) })?;
+        Ok(if *sandbox_in_process && matches!(line.access, LineAccess::Sandbox) { self.sandbox.as_ref() } else { sender.as_ref() })
     }
 }
 
 #[async_trait]
 impl MessagingPlatform for RoutingPlatform {
     async fn templates(&self, line: &Line) -> Result<Vec<TemplateDefinition>, PlatformError> {
-        self.pick(line).templates(line).await
+        self.pick(line)?.templates(line).await
     }
 
     async fn send_template<'a>(
@@ -39,22 +45,22 @@ impl MessagingPlatform for RoutingPlatform {
         message: &TemplateMessage,
         callback_data: Option<&'a str>,
     ) -> Result<SentMessage, PlatformError> {
-        self.pick(line).send_template(line, message, callback_data).await
+        self.pick(line)?.send_template(line, message, callback_data).await
     }
 
     async fn send_message(&self, line: &Line, message: &FreeFormMessage) -> Result<SentMessage, PlatformError> {
-        self.pick(line).send_message(line, message).await
+        self.pick(line)?.send_message(line, message).await
     }
 
     async fn media(&self, line: &Line, media_id: &str) -> Result<MediaFile, PlatformError> {
-        self.pick(line).media(line, media_id).await
+        self.pick(line)?.media(line, media_id).await
     }
 
     async fn profile_name(&self, line: &Line, contact: &str) -> Result<Option<String>, PlatformError> {
-        self.pick(line).profile_name(line, contact).await
+        self.pick(line)?.profile_name(line, contact).await
     }
 
     async fn mark_read(&self, line: &Line, mark: &ReadMark) -> Result<(), PlatformError> {
-        self.pick(line).mark_read(line, mark).await
+        self.pick(line)?.mark_read(line, mark).await
     }
 }

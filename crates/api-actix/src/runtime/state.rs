@@ -9,8 +9,10 @@ use parley_domain::services::*;
 use tokio::sync::Notify;
 
 use crate::runtime::config::ApiConfig;
+use crate::runtime::intake::Intake;
 use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Backlogs, Metrics, Probe};
+use crate::runtime::platform::Platforms;
 
 /// How an event is sent to an endpoint: the API's representation of it (the HTTP layer's
 /// [`event_body`](crate::http::dto::event_body)), signed as is. The outer layer owns the
@@ -31,7 +33,11 @@ pub struct AppState {
     pub messages: Arc<MessageService>,
     pub idempotency: Arc<IdempotencyService>,
     pub campaigns: Arc<CampaignService>,
-    pub inbound: InboundService,
+    pub inbound: Arc<InboundService>,
+    /// Takes the platforms' webhook deliveries in.
+    pub intake: Arc<Intake>,
+    /// The messaging platforms, for their webhooks' proofs.
+    pub platforms: Arc<Platforms>,
     /// Reads email lines' mailboxes (the workers run it).
     pub mailboxes: MailboxService,
     pub webhook_endpoints: Arc<WebhookEndpointService>,
@@ -46,8 +52,8 @@ pub struct AppState {
     /// Wakes the inbound processor when a delivery was stored.
     pub inbound_wakeup: Arc<Notify>,
     /// The background workers' runtime, once they run: deliveries received over HTTP are
-    /// processed there (see `routes/inbound.rs`).
-    pub workers_runtime: std::sync::OnceLock<tokio::runtime::Handle>,
+    /// processed there (see `runtime/intake.rs`).
+    pub workers_runtime: Arc<std::sync::OnceLock<tokio::runtime::Handle>>,
     pub config: ApiConfig,
     /// What `GET /metrics` reports.
     pub metrics: Arc<Metrics>,

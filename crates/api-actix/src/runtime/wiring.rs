@@ -6,13 +6,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parley_adapters_embeddings::ExactIndex;
-use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, Repositories, WebhookSender};
+use parley_domain::ports::{Clock, Embedder, IdSource, Repositories, WebhookSender};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
 use crate::runtime::config::ApiConfig;
+use crate::runtime::intake::Intake;
 use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Metrics, TimedEmbedder};
+use crate::runtime::platform::{PlatformSettings, Platforms};
 use crate::runtime::state::{AppState, EventBody};
 
 /// The adapters a caller chooses; the rest (the address resolver, the event webhook sender, the
@@ -20,8 +22,9 @@ use crate::runtime::state::{AppState, EventBody};
 pub struct Adapters {
     /// Storage: SQLite, PostgreSQL or memory.
     pub repos: Repositories,
-    /// Where messages go out and media come from (`runtime::platform::platform`).
-    pub platform: Arc<dyn MessagingPlatform>,
+    /// The messaging platforms: where messages go out, media come from and webhooks are
+    /// proven and read.
+    pub platforms: Platforms,
     /// Texts to vectors, for search by meaning.
     pub embedder: Arc<dyn Embedder>,
     /// Time: the system clock, or a test's.
@@ -33,24 +36,19 @@ pub struct Adapters {
 }
 
 impl Adapters {
-    /// The production adapters around `repos`: the default Cloud API and Instagram settings
-    /// (sandbox deliveries are not delivered: there are no workers), the built-in static
-    /// embedder, the system clock and random ids. For one-shot commands and tools.
+    /// The production adapters around `repos`: the platforms' default settings (sandbox
+    /// deliveries are not delivered: there are no workers), the built-in static embedder, the
+    /// system clock and random ids. For one-shot commands and tools.
     pub fn one_shot(repos: Repositories, event_body: EventBody) -> Self {
-        let (platform, _deliveries) = crate::runtime::platform::platform(
-            parley_adapters_whatsapp::CloudApiConfig::default(),
-            crate::runtime::platform::instagram_config(parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL),
-            Duration::from_secs(3),
-        )
-        .expect("the default Cloud API settings are valid");
-        Self::system(repos, platform, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled()), event_body)
+        let (platforms, _deliveries) = Platforms::build(PlatformSettings::default()).expect("the platforms' default settings are valid");
+        Self::system(repos, platforms, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled()), event_body)
     }
 
-    /// `platform` and `embedder` around `repos`, with the system clock and random ids.
-    pub fn system(repos: Repositories, platform: Arc<dyn MessagingPlatform>, embedder: Arc<dyn Embedder>, event_body: EventBody) -> Self {
+    /// `platforms` and `embedder` around `repos`, with the system clock and random ids.
+    pub fn system(repos: Repositories, platforms: Platforms, embedder: Arc<dyn Embedder>, event_body: EventBody) -> Self {
         Self {
             repos,
-            platform,
+            platforms,
             embedder,
             clock: Arc::new(parley_adapters_system::SystemClock),
             ids: Arc::new(parley_adapters_system::RandomIds),
@@ -62,7 +60,11 @@ impl Adapters {
 /// The app: every service wired to `adapters`, `config` applied. Call inside a tokio runtime
 /// when the rate limits use Redis (its connection task runs there).
 pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
-    let Adapters { repos, platform, embedder, clock, ids, event_body } = adapters;
+    let Adapters { repos, platforms, embedder, clock, ids, event_body } = adapters;
+    let platform = platforms.sender();
+    let inbound = Arc::new(InboundService::new(InboundPorts::from(&repos), platforms.decoders(), platform.clone(), clock.clone(), ids.clone()));
+    let inbound_wakeup = Arc::new(Notify::new());
+    let workers_runtime = Arc::new(std::sync::OnceLock::new());
     let metrics = Arc::new(Metrics::new());
     let embedder: Arc<dyn Embedder> = Arc::new(TimedEmbedder::new(embedder, metrics.clone()));
     let index = Arc::new(ExactIndex::new(embedder.dimensions()));
@@ -119,10 +121,18 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             clock.clone(),
             format!("{}-{}", std::process::id(), ids.secret(12)),
         ),
-        inbound: InboundService::new(InboundPorts::from(&repos), crate::runtime::platform::decoders(), platform, clock, ids),
+        inbound: inbound.clone(),
+        intake: Arc::new(Intake {
+            inbound,
+            wakeup: inbound_wakeup.clone(),
+            workers_runtime: workers_runtime.clone(),
+            ingest_only: config.ingest_only,
+            metrics: metrics.clone(),
+        }),
+        platforms: Arc::new(platforms),
         health: repos.health.clone(),
-        inbound_wakeup: Arc::new(Notify::new()),
-        workers_runtime: std::sync::OnceLock::new(),
+        inbound_wakeup,
+        workers_runtime,
         metrics,
         lifecycle: Arc::default(),
         limits: Arc::new(Limiter::new(config.rate_limits.clone())),

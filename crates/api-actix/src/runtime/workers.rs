@@ -136,7 +136,7 @@ async fn process_inbound(state: Arc<AppState>, mut stopping: watch::Receiver<boo
 async fn poll_mailboxes(state: Arc<AppState>, mut stopping: watch::Receiver<bool>, every: Duration) {
     loop {
         let stop = || *stopping.borrow();
-        match state.mailboxes.poll_all(&state.inbound, &stop).await {
+        match state.mailboxes.poll_all(state.inbound.as_ref(), &stop).await {
             Ok(summary) if summary.messages > 0 || summary.failed > 0 => {
                 tracing::info!(mailboxes = summary.mailboxes, messages = summary.messages, failed = summary.failed, "mailboxes polled");
             }

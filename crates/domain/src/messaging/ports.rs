@@ -159,7 +159,8 @@ pub struct SentMessage {
     pub wa_id: Option<String>,
 }
 
-/// The messaging platform (WhatsApp Business Cloud API) as seen from one line.
+/// A messaging platform (WhatsApp, Instagram, email) as seen from one line: each platform's
+/// adapter implements it, and the app routes a line to its own.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait MessagingPlatform: Send + Sync {
@@ -268,6 +269,34 @@ pub trait InboundDecoder: Send + Sync {
     /// What `body` tells about each line it names. `Err` only when it is not a body of the
     /// platform's webhook at all (then no attempt could ever read it).
     fn decode(&self, body: &str) -> Result<Vec<LineNews>, String>;
+}
+
+/// How a platform proves that a delivery to its webhook comes from it, checked on the raw
+/// request before anything of it is kept; and the handshake by which it confirms a webhook's
+/// address answers for this server. A platform that signs its webhooks implements it in its
+/// adapter; the scheme (headers, algorithm, parameter names) stays there.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait WebhookVerifier: Send + Sync {
+    /// The request header (lower case) that carries a delivery's proof.
+    fn proof_header(&self) -> &'static str;
+    /// Whether `proof` (that header's value, when the request had one) proves `body`, the
+    /// exact bytes received, came from the platform.
+    fn verify<'a>(&self, proof: Option<&'a str>, body: &[u8]) -> Result<(), WebhookRefusal>;
+    /// The text to answer the platform's subscription handshake with, given the request's
+    /// query parameters by name.
+    fn handshake(&self, query: &std::collections::HashMap<String, String>) -> Result<String, WebhookRefusal>;
+}
+
+/// Why a webhook request was refused; its text says what was wrong, for the caller to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WebhookRefusal {
+    /// The proof is missing or does not match the body (or this server holds no secret to
+    /// check it with, which a caller is not told apart).
+    #[error("{0}")]
+    Unproven(String),
+    /// The subscription handshake was refused.
+    #[error("{0}")]
+    Handshake(String),
 }
 
 /// A media file as the platform serves it.

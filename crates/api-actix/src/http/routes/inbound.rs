@@ -1,7 +1,10 @@
-//! `/webhooks/whatsapp` and `/webhooks/instagram`: Meta's verification handshake and its signed
-//! deliveries (both platforms sign with the app secret and verify with the same token); and
-//! `/webhooks/email/{channel_id}`: raw mail forwarded to an email line, with its inbound token.
-//! Outside `/v1` and without an API key: the signature or the token is the authentication.
+//! The platforms' webhooks: `/webhooks/{platform}` for each platform that signs its deliveries
+//! (WhatsApp and Instagram, by Meta's app secret, with Meta's subscription handshake), each
+//! proven by the verifier its adapter registered; and `/webhooks/email/{channel_id}`: raw mail
+//! forwarded to an email line, with that line's inbound token. Outside `/v1` and without an API
+//! key: the proof or the token is the authentication.
+
+use std::collections::HashMap;
 
 use actix_web::web::{self, Data, Payload, ServiceConfig};
 use actix_web::{HttpRequest, HttpResponse};
@@ -9,53 +12,61 @@ use actix_web::{HttpRequest, HttpResponse};
 use super::open_resource;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Query, body_bytes};
-use crate::runtime::state::AppState;
+use crate::runtime::intake::Intake;
+use crate::runtime::platform::Platforms;
 use actix_web::http::header;
 use parley_adapters_email::ports::envelope;
-use parley_adapters_whatsapp::webhook_auth::{self, Handshake};
 use parley_domain::model::{ChannelType, LineId};
+use parley_domain::services::LineService;
 use parley_domain::{DomainError, FieldError};
 
 /// Webhook bodies over this size are refused with 413 (the platform's are a few KiB).
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
 
-pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(open_resource("/webhooks/whatsapp").route(web::get().to(verify)).route(web::post().to(receive_whatsapp)));
-    cfg.service(open_resource("/webhooks/instagram").route(web::get().to(verify)).route(web::post().to(receive_instagram)));
+/// `/webhooks/{platform}` for each platform that signs its webhooks, as registered in
+/// `platforms`; raw mail at `/webhooks/email/{channel_id}`.
+pub fn routes(cfg: &mut ServiceConfig, platforms: &Platforms) {
+    for platform in platforms.signed_webhooks() {
+        cfg.service(
+            open_resource(&format!("/webhooks/{}", platform.as_str()))
+                .route(web::get().to(move |platforms: Data<Platforms>, query: Query<HashMap<String, String>>| {
+                    verify(platform, platforms, query)
+                }))
+                .route(web::post().to(move |platforms: Data<Platforms>, intake: Data<Intake>, req: HttpRequest, payload: Payload| {
+                    receive(platform, platforms, intake, req, payload)
+                })),
+        );
+    }
     cfg.service(open_resource("/webhooks/email/{channel_id}").route(web::post().to(receive_email)));
 }
 
-/// Answers the subscription handshake with `hub.challenge` when the verify token matches.
-pub async fn verify(state: Data<AppState>, query: Query<Handshake>) -> ApiResult<HttpResponse> {
-    let challenge = query.into_inner().answer(state.config.whatsapp_verify_token.as_deref()).map_err(ApiError::WebhookHandshake)?;
+/// Answers the platform's subscription handshake (Meta's: `hub.challenge`, when the verify
+/// token matches).
+async fn verify(platform: ChannelType, platforms: Data<Platforms>, query: Query<HashMap<String, String>>) -> ApiResult<HttpResponse> {
+    let (_, verifier) = platforms.webhook(platform).ok_or(ApiError::RouteNotFound)?;
+    let challenge = verifier.handshake(&query.into_inner()).map_err(ApiError::WebhookRefused)?;
     Ok(HttpResponse::Ok().content_type("text/plain").body(challenge))
 }
 
-/// Verifies `X-Hub-Signature-256` over the raw body, processes the delivery and stores it with
-/// the outcome, then answers 200: its messages are visible when the platform hears back, and a
-/// failure that may pass is left to the processors' retries. An ingest-only instance stores it
-/// for the processing instances instead. A bad or missing signature is 401 and nothing is stored.
-pub async fn receive_whatsapp(state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
-    receive(ChannelType::Whatsapp, state, req, payload).await
-}
-
-/// As [`receive_whatsapp`], for Instagram's deliveries (signed the same way, by the same app).
-pub async fn receive_instagram(state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
-    receive(ChannelType::Instagram, state, req, payload).await
-}
-
-async fn receive(platform: ChannelType, state: Data<AppState>, req: HttpRequest, payload: Payload) -> ApiResult<HttpResponse> {
+/// Verifies the delivery's proof over the raw body (Meta's: `X-Hub-Signature-256`), then
+/// stores and processes it and answers 200: its messages are visible when the platform hears
+/// back, and a failure that may pass is left to the processors' retries. An ingest-only
+/// instance stores it for the processing instances instead. A bad or missing proof is 401 and
+/// nothing is stored.
+async fn receive(
+    platform: ChannelType,
+    platforms: Data<Platforms>,
+    intake: Data<Intake>,
+    req: HttpRequest,
+    payload: Payload,
+) -> ApiResult<HttpResponse> {
+    let (_, verifier) = platforms.webhook(platform).ok_or(ApiError::RouteNotFound)?;
     let body = body_bytes(&req, payload, MAX_WEBHOOK_BYTES).await?;
-    let signature = req.headers().get(webhook_auth::SIGNATURE_HEADER).and_then(|v| v.to_str().ok());
-    let Some(secret) = state.config.whatsapp_app_secret.as_deref() else {
-        tracing::warn!("webhook refused: PARLEY_WHATSAPP_APP_SECRET is not configured");
-        return Err(ApiError::WebhookSignature);
-    };
-    if !signature.is_some_and(|s| webhook_auth::signature_matches(secret, &body, s)) {
-        return Err(ApiError::WebhookSignature);
-    }
+    let proof = req.headers().get(verifier.proof_header()).and_then(|v| v.to_str().ok());
+    verifier.verify(proof, &body).map_err(ApiError::WebhookRefused)?;
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::InvalidJson("the webhook body is not UTF-8".into()))?;
-    ingest(platform, &state, text).await
+    intake.take(platform, text).await?;
+    Ok(received())
 }
 
 /// A raw email a provider forwards to an email line (`Content-Type: message/rfc822`,
@@ -63,10 +74,16 @@ async fn receive(platform: ChannelType, state: Data<AppState>, req: HttpRequest,
 /// delivery is. The token is checked before the body is read: a wrong one (or an unknown line)
 /// is 401 and nothing is read or stored. Mail that can never be stored (no From, nested too
 /// deep…) is 400 naming why; the same mail twice is stored once, by its `Message-ID`.
-pub async fn receive_email(state: Data<AppState>, req: HttpRequest, path: web::Path<String>, payload: Payload) -> ApiResult<HttpResponse> {
+async fn receive_email(
+    lines: Data<LineService>,
+    intake: Data<Intake>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: Payload,
+) -> ApiResult<HttpResponse> {
     let token = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
     let line = match token {
-        Some(token) => state.lines.mailbox_for_token(&LineId::new(path.into_inner()), token.trim()).await?,
+        Some(token) => lines.mailbox_for_token(&LineId::new(path.into_inner()), token.trim()).await?,
         None => None,
     };
     let line = line.ok_or(ApiError::InboundToken)?;
@@ -90,32 +107,11 @@ pub async fn receive_email(state: Data<AppState>, req: HttpRequest, path: web::P
         return Err(DomainError::Validation(vec![FieldError::new("body", refusal.to_string())]).into());
     }
     let text = envelope(line.account_id(), chrono::Utc::now(), &body);
-    ingest(ChannelType::Email, &state, text).await
+    intake.take(ChannelType::Email, text).await?;
+    Ok(received())
 }
 
-/// Stores and processes one delivery (or, on an ingest-only instance, stores it for the
-/// processing instances), then answers 200.
-async fn ingest(platform: ChannelType, state: &Data<AppState>, text: String) -> ApiResult<HttpResponse> {
-    if state.config.ingest_only {
-        let id = state.inbound.receive(platform, text).await?;
-        state.inbound_wakeup.notify_one();
-        tracing::debug!(event = %id, "webhook stored");
-    } else {
-        // On the workers' runtime, as the retries: a write holds SQLite's single writer across
-        // its statements, and on actix's two busy request threads its turn waited for every
-        // other request's work between statements (measured: ingestion ~310 messages/s).
-        let (id, outcome) = match state.workers_runtime.get() {
-            Some(runtime) => {
-                let worker = state.clone().into_inner();
-                runtime
-                    .spawn(async move { worker.inbound.receive_and_process(platform, text).await })
-                    .await
-                    .map_err(|e| ApiError::Domain(DomainError::Internal(format!("webhook processing task failed: {e}").into())))??
-            }
-            None => state.inbound.receive_and_process(platform, text).await?,
-        };
-        state.metrics.observe_inbound_delivery(outcome);
-        tracing::debug!(event = %id, ?outcome, "webhook processed and stored");
-    }
-    Ok(HttpResponse::Ok().json(serde_json::json!({"received": true})))
+/// What a platform is answered once its delivery is taken in.
+fn received() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({"received": true}))
 }

@@ -85,7 +85,9 @@ pub fn allowed_methods(pattern: &str) -> String {
         for open in ["/v1/openapi.json", "/healthz", "/readyz"] {
             table.insert(open.into(), "GET".into());
         }
-        table.insert("/webhooks/whatsapp".into(), "GET, POST".into());
+        for webhook in ["/webhooks/whatsapp", "/webhooks/instagram"] {
+            table.insert(webhook.into(), "GET, POST".into());
+        }
         table
     });
     table.get(pattern).cloned().unwrap_or_default()

@@ -161,11 +161,16 @@ impl TestApp {
         };
         // One fake Graph API serves both of Meta's platforms (their paths do not overlap).
         let instagram = cloud.clone();
-        let (platform, deliveries) =
-            parley_api::runtime::platform::platform(cloud, instagram, std::time::Duration::from_millis(50)).unwrap();
+        let (platforms, deliveries) = parley_api::runtime::platform::Platforms::build(parley_api::runtime::platform::PlatformSettings {
+            cloud,
+            instagram,
+            sandbox_step: std::time::Duration::from_millis(50),
+            meta: config.meta_webhooks(),
+        })
+        .unwrap();
         let adapters = Adapters {
             repos: db.store.repositories(),
-            platform,
+            platforms,
             embedder,
             clock: clock.clone(),
             ids: Arc::new(RandomIds),

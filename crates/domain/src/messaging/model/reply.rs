@@ -44,7 +44,7 @@ pub struct ReplyInput {
     pub tag: Option<String>,
     /// An email reply's subject, used as given (else `Re: <last subject>`).
     pub subject: Option<String>,
-    /// `interactive`: the Cloud API's object, checked by [`Interactive::new`].
+    /// `interactive`: buttons, a list or a URL button, checked by [`Interactive::new`].
     pub interactive: Option<InteractiveInput>,
     /// `reaction`: `message_id` (a Parley message id of the same activity) and `emoji` (empty
     /// removes the reaction).
