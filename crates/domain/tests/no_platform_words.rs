@@ -5,7 +5,18 @@
 use std::path::Path;
 
 /// Words of the platforms' wires, matched without regard to case.
-const ANY_CASE: &[&str] = &["wamid", "messaging_product", "x-hub-signature", "graph.facebook.com", "rfc822", "rfc 5322"];
+const ANY_CASE: &[&str] = &[
+    "wamid",
+    "messaging_product",
+    "x-hub-signature",
+    "hub.challenge",
+    "hub.verify_token",
+    "graph.facebook.com",
+    "nfm_reply",
+    "response_json",
+    "rfc822",
+    "rfc 5322",
+];
 /// Protocol names, matched as written (`mime_type` is the API's own field).
 const AS_WRITTEN: &[&str] = &["MIME", "SMTP", "IMAP"];
 

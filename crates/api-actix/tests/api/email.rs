@@ -357,7 +357,7 @@ async fn a_polled_mailbox_brings_each_message_once_and_goes_on_where_it_left(bac
     let other = MailboxService::new(repos.lines, repos.mailboxes, Arc::new(ImapReader), clock, "another-instance".into());
     let mut read_by_hand = 0;
     for _ in 0..100 {
-        match other.poll(&line, &app.state.inbound, &|| false).await.unwrap() {
+        match other.poll(&line, app.state.inbound.as_ref(), &|| false).await.unwrap() {
             Some(0) => break,
             Some(n) => read_by_hand += n,
             None => tokio::time::sleep(Duration::from_millis(50)).await,

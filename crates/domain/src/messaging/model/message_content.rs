@@ -98,11 +98,11 @@ pub struct SystemNotice {
     pub body: Option<String>,
 }
 
-/// A contact's answer to a WhatsApp Flow (the platform's `nfm_reply`): what they entered on the
+/// A contact's answer to a WhatsApp Flow (a form the business sent): what they entered on the
 /// flow's screens, as the flow sent it back.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FlowReply {
-    /// The flow's answer (`response_json`, parsed): always a JSON object, kept whole.
+    /// The flow's answer, parsed: always a JSON object, kept whole.
     pub response: serde_json::Map<String, serde_json::Value>,
     /// The `flow_token` the business gave the flow, read from the answer; `None` when the
     /// answer carries none (or one that is not a string).
@@ -114,11 +114,11 @@ pub struct FlowReply {
 }
 
 impl FlowReply {
-    /// The answer of a flow whose `response_json` is `response_json`, with `flow_token` read
+    /// A flow's answer from its JSON text, `answer_json`, with `flow_token` read
     /// from it; `None` unless the text is a JSON object. Its strings are made storable (a NUL
     /// escaped inside the text becomes U+FFFD, as everywhere else in a delivery).
-    pub fn parse(response_json: &str, body: Option<String>, name: Option<String>) -> Option<FlowReply> {
-        match crate::model::from_storable_json(response_json).ok()? {
+    pub fn parse(answer_json: &str, body: Option<String>, name: Option<String>) -> Option<FlowReply> {
+        match crate::model::from_storable_json(answer_json).ok()? {
             serde_json::Value::Object(response) => Some(FlowReply::new(response, body, name)),
             _ => None,
         }
