@@ -379,8 +379,11 @@ mod tests {
             message("template", json!({"template": {"name": "x", "language": "en", "parsed_message": "y"}})),
             message("email", json!({"email": {"from": "a@b.co", "message_id": "x@y", "text": "hi"}})),
             message("note", json!({"note": {"text": "internal"}})),
-            message("interactive", json!({"interactive": {"type": "button", "body": {"text": "Confirm?"},
-                "action": {"buttons": [{"type": "reply", "reply": {"id": "yes", "title": "Yes"}}]}}})),
+            message(
+                "interactive",
+                json!({"interactive": {"type": "button", "body": {"text": "Confirm?"},
+                "action": {"buttons": [{"type": "reply", "reply": {"id": "yes", "title": "Yes"}}]}}}),
+            ),
         ] {
             assert_eq!(content_of(&m), MessageContent::Unsupported { raw: m.clone() });
         }

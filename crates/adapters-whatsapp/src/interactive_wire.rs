@@ -92,9 +92,9 @@ impl<'a> From<&'a Interactive> for CloudInteractive<'a> {
             Header::Image { image } => CloudHeader::Image { image: CloudLink { link: &image.link } },
         });
         let action = match &i.action {
-            Action::Buttons { buttons } => {
-                CloudAction::Buttons { buttons: buttons.iter().map(|b| CloudReplyButton { kind: "reply", reply: (&b.reply).into() }).collect() }
-            }
+            Action::Buttons { buttons } => CloudAction::Buttons {
+                buttons: buttons.iter().map(|b| CloudReplyButton { kind: "reply", reply: (&b.reply).into() }).collect(),
+            },
             Action::List { button, sections } => CloudAction::List {
                 button,
                 sections: sections
@@ -102,9 +102,10 @@ impl<'a> From<&'a Interactive> for CloudInteractive<'a> {
                     .map(|s| CloudSection { title: s.title.as_deref(), rows: s.rows.iter().map(CloudRow::from).collect() })
                     .collect(),
             },
-            Action::CtaUrl { parameters, .. } => {
-                CloudAction::CtaUrl { name: "cta_url", parameters: CloudCtaUrl { display_text: &parameters.display_text, url: &parameters.url } }
-            }
+            Action::CtaUrl { parameters, .. } => CloudAction::CtaUrl {
+                name: "cta_url",
+                parameters: CloudCtaUrl { display_text: &parameters.display_text, url: &parameters.url },
+            },
         };
         Self {
             kind,

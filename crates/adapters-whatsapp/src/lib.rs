@@ -27,9 +27,9 @@ use reqwest::{Method, StatusCode, Url};
 
 mod inbound;
 mod inbound_content;
-mod interactive_wire;
 mod instagram;
 mod instagram_inbound;
+mod interactive_wire;
 mod pricing;
 mod sandbox;
 mod template_notice;
@@ -37,7 +37,6 @@ mod template_wire;
 pub mod webhook_auth;
 mod wire;
 
-pub use webhook_auth::MetaWebhooks;
 pub use inbound::{WhatsappDecoder, parse_webhook};
 pub use instagram::{DEFAULT_INSTAGRAM_BASE_URL, InstagramApi};
 pub use instagram_inbound::{InstagramDecoder, parse_instagram_webhook};
@@ -45,6 +44,7 @@ pub use sandbox::{
     SandboxDelivery, SandboxInbound, SandboxPlatform, SandboxSender, inbound_webhook, instagram_inbound_webhook, status_webhook,
     user_inbound_webhook,
 };
+pub use webhook_auth::MetaSignature;
 
 /// The public Graph API.
 pub const DEFAULT_BASE_URL: &str = "https://graph.facebook.com";

@@ -6,14 +6,14 @@
 use std::collections::HashMap;
 
 use hmac::{Hmac, Mac};
-use parley_domain::ports::{WebhookRefusal, WebhookVerifier};
+use parley_domain::ports::{InboundRefusal, InboundVerifier};
 use serde::Deserialize;
 use sha2::Sha256;
 
 /// Meta's webhooks as one app receives them: the app secret that signs its deliveries and the
 /// verify token its handshake must present. WhatsApp's and Instagram's are the same.
 #[derive(Debug, Clone, Default)]
-pub struct MetaWebhooks {
+pub struct MetaSignature {
     /// `PARLEY_WHATSAPP_APP_SECRET`; without it every delivery is refused.
     pub app_secret: Option<String>,
     /// `PARLEY_WHATSAPP_VERIFY_TOKEN`; without it every handshake is refused.
@@ -24,26 +24,26 @@ pub struct MetaWebhooks {
 /// holds no secret, so a caller learns nothing of the configuration.
 const UNPROVEN: &str = "the X-Hub-Signature-256 header is missing or is not the HMAC-SHA256 of the body under the app secret";
 
-impl WebhookVerifier for MetaWebhooks {
+impl InboundVerifier for MetaSignature {
     fn proof_header(&self) -> &'static str {
         SIGNATURE_HEADER
     }
 
-    fn verify(&self, proof: Option<&str>, body: &[u8]) -> Result<(), WebhookRefusal> {
+    fn verify(&self, proof: Option<&str>, body: &[u8]) -> Result<(), InboundRefusal> {
         let Some(secret) = self.app_secret.as_deref() else {
             tracing::warn!("webhook refused: PARLEY_WHATSAPP_APP_SECRET is not configured");
-            return Err(WebhookRefusal::Unproven(UNPROVEN.into()));
+            return Err(InboundRefusal::Unproven(UNPROVEN.into()));
         };
         match proof {
             Some(header) if signature_matches(secret, body, header) => Ok(()),
-            _ => Err(WebhookRefusal::Unproven(UNPROVEN.into())),
+            _ => Err(InboundRefusal::Unproven(UNPROVEN.into())),
         }
     }
 
-    fn handshake(&self, query: &HashMap<String, String>) -> Result<String, WebhookRefusal> {
+    fn handshake(&self, query: &HashMap<String, String>) -> Result<String, InboundRefusal> {
         let param = |name: &str| query.get(name).cloned();
         let shake = Handshake { mode: param("hub.mode"), verify_token: param("hub.verify_token"), challenge: param("hub.challenge") };
-        shake.answer(self.verify_token.as_deref()).map_err(|refusal| WebhookRefusal::Handshake(refusal.to_string()))
+        shake.answer(self.verify_token.as_deref()).map_err(|refusal| InboundRefusal::Handshake(refusal.to_string()))
     }
 }
 
@@ -122,23 +122,26 @@ mod tests {
 
     #[test]
     fn the_verifier_takes_only_a_delivery_signed_with_the_configured_secret() {
-        let meta = MetaWebhooks { app_secret: Some("s3cret".into()), verify_token: None };
+        let meta = MetaSignature { app_secret: Some("s3cret".into()), verify_token: None };
         let body = b"{\"object\":\"whatsapp_business_account\"}";
         assert_eq!(meta.verify(Some(&sign("s3cret", body)), body), Ok(()));
-        assert!(matches!(meta.verify(Some(&sign("other", body)), body), Err(WebhookRefusal::Unproven(_))));
-        assert!(matches!(meta.verify(None, body), Err(WebhookRefusal::Unproven(_))));
-        let unconfigured = MetaWebhooks::default();
+        assert!(matches!(meta.verify(Some(&sign("other", body)), body), Err(InboundRefusal::Unproven(_))));
+        assert!(matches!(meta.verify(None, body), Err(InboundRefusal::Unproven(_))));
+        let unconfigured = MetaSignature::default();
         assert_eq!(unconfigured.verify(Some(&sign("s3cret", body)), body), meta.verify(None, body), "told apart from nothing");
     }
 
     #[test]
     fn the_verifier_answers_the_handshake_by_meta_s_parameter_names() {
-        let meta = MetaWebhooks { app_secret: None, verify_token: Some("t0k".into()) };
+        let meta = MetaSignature { app_secret: None, verify_token: Some("t0k".into()) };
         let query = |token: &str| {
-            HashMap::from([("hub.mode", "subscribe"), ("hub.verify_token", token), ("hub.challenge", "1158201444")].map(|(k, v)| (k.to_string(), v.to_string())))
+            HashMap::from(
+                [("hub.mode", "subscribe"), ("hub.verify_token", token), ("hub.challenge", "1158201444")]
+                    .map(|(k, v)| (k.to_string(), v.to_string())),
+            )
         };
         assert_eq!(meta.handshake(&query("t0k")), Ok("1158201444".into()));
-        assert_eq!(meta.handshake(&query("nope")), Err(WebhookRefusal::Handshake(HandshakeRefusal::TokenMismatch.to_string())));
+        assert_eq!(meta.handshake(&query("nope")), Err(InboundRefusal::Handshake(HandshakeRefusal::TokenMismatch.to_string())));
     }
 
     #[test]

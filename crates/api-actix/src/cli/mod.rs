@@ -24,8 +24,8 @@ use args::{CatalogCommand, Command, InboundCommand, TemplatesCommand};
 
 use crate::http::openapi;
 use crate::runtime::config::ApiConfig;
-use crate::runtime::store::{keep_statistics, open_store};
 use crate::runtime::platform::{self, PlatformSettings, Platforms};
+use crate::runtime::store::{keep_statistics, open_store};
 use crate::runtime::{embedding, wiring};
 
 pub type Failure = Box<dyn std::error::Error>;
@@ -55,7 +55,7 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         cloud: CloudApiConfig { base_url: apis.whatsapp_api_base.clone(), ..CloudApiConfig::default() },
         instagram: platform::instagram_config(&apis.instagram_api_base),
         sandbox_step,
-        meta: config.meta_webhooks(),
+        meta: config.meta_signature(),
     })?;
     let embedder = embedding::build(&command.embedder_args().cloned().unwrap_or_default()).await?;
     let state = wiring::wire(wiring::Adapters::system(store.repositories(), platforms, embedder, crate::http::dto::event_body), config);

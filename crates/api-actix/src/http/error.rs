@@ -5,8 +5,8 @@
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{ConnectionType, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
+use parley_domain::ports::InboundRefusal;
 use parley_domain::{DomainError, FieldError};
-use parley_domain::ports::WebhookRefusal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -52,7 +52,7 @@ pub enum ApiError {
     /// A platform's webhook request was refused by the platform's own proof (deliveries are
     /// authenticated by it, not by an API key): its signature, or its subscription handshake.
     #[error("{0}")]
-    WebhookRefused(parley_domain::ports::WebhookRefusal),
+    InboundRefused(parley_domain::ports::InboundRefusal),
 }
 
 /// `Retry-After` in whole seconds, rounded up: retrying earlier would be refused again.
@@ -204,11 +204,11 @@ impl ApiError {
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", self.to_string(), vec![]),
             ApiError::RequestTimeout(_) => (StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT", self.to_string(), vec![]),
             ApiError::UnsupportedCharset(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
-            ApiError::AmbiguousApiKey | ApiError::WebhookRefused(WebhookRefusal::Unproven(_)) | ApiError::InboundToken => {
+            ApiError::AmbiguousApiKey | ApiError::InboundRefused(InboundRefusal::Unproven(_)) | ApiError::InboundToken => {
                 (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", self.to_string(), vec![])
             }
             ApiError::NotRawEmail => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
-            ApiError::WebhookRefused(WebhookRefusal::Handshake(_)) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
+            ApiError::InboundRefused(InboundRefusal::Handshake(_)) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
         }
     }
 }

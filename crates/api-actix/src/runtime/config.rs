@@ -65,8 +65,11 @@ pub struct ApiConfig {
 impl ApiConfig {
     /// Meta's app secret and verify token, which prove WhatsApp's and Instagram's webhooks: the
     /// platforms are built with them (`runtime::platform`).
-    pub fn meta_webhooks(&self) -> parley_adapters_whatsapp::MetaWebhooks {
-        parley_adapters_whatsapp::MetaWebhooks { app_secret: self.whatsapp_app_secret.clone(), verify_token: self.whatsapp_verify_token.clone() }
+    pub fn meta_signature(&self) -> parley_adapters_whatsapp::MetaSignature {
+        parley_adapters_whatsapp::MetaSignature {
+            app_secret: self.whatsapp_app_secret.clone(),
+            verify_token: self.whatsapp_verify_token.clone(),
+        }
     }
 }
 

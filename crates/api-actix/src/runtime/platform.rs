@@ -8,10 +8,10 @@ use std::time::Duration;
 use parley_adapters_email::ports::{EmailDecoder, EmailPlatform};
 use parley_adapters_system::RandomIds;
 use parley_adapters_whatsapp::{
-    CloudApi, CloudApiConfig, InstagramApi, InstagramDecoder, MetaWebhooks, SandboxDelivery, SandboxPlatform, WhatsappDecoder,
+    CloudApi, CloudApiConfig, InstagramApi, InstagramDecoder, MetaSignature, SandboxDelivery, SandboxPlatform, WhatsappDecoder,
 };
 use parley_domain::model::ChannelType;
-use parley_domain::ports::{InboundDecoder, MessagingPlatform, WebhookVerifier};
+use parley_domain::ports::{InboundDecoder, InboundVerifier, MessagingPlatform};
 use parley_domain::services::Decoders;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -30,7 +30,7 @@ pub struct PlatformSettings {
     /// How long the in-process sandbox waits between a sent message's statuses.
     pub sandbox_step: Duration,
     /// Meta's app secret and verify token, which prove WhatsApp's and Instagram's webhooks.
-    pub meta: MetaWebhooks,
+    pub meta: MetaSignature,
 }
 
 impl Default for PlatformSettings {
@@ -41,7 +41,7 @@ impl Default for PlatformSettings {
             cloud: CloudApiConfig::default(),
             instagram: instagram_config(parley_adapters_whatsapp::DEFAULT_INSTAGRAM_BASE_URL),
             sandbox_step: Duration::from_secs(3),
-            meta: MetaWebhooks::default(),
+            meta: MetaSignature::default(),
         }
     }
 }
@@ -52,7 +52,7 @@ pub struct PlatformSeam {
     pub channel: ChannelType,
     /// What proves its webhook's deliveries, served at `/webhooks/{channel}`; `None` where
     /// each line's own token proves them instead (email, at `/webhooks/email/{line_id}`).
-    pub verifier: Option<Arc<dyn WebhookVerifier>>,
+    pub verifier: Option<Arc<dyn InboundVerifier>>,
     /// Reads its deliveries into messages, statuses and changes.
     pub decoder: Arc<dyn InboundDecoder>,
     /// Sends from its lines and fetches their media.
@@ -76,7 +76,7 @@ impl Platforms {
         let instagram = InstagramApi::new(settings.instagram).map_err(|e| format!("PARLEY_INSTAGRAM_API_BASE: {e}"))?;
         let (sandbox, deliveries) = SandboxPlatform::new(settings.sandbox_step, Arc::new(RandomIds));
         // One Meta app signs WhatsApp's and Instagram's deliveries alike.
-        let meta: Arc<dyn WebhookVerifier> = Arc::new(settings.meta);
+        let meta: Arc<dyn InboundVerifier> = Arc::new(settings.meta);
         let seams = vec![
             PlatformSeam {
                 channel: ChannelType::Whatsapp,
@@ -104,14 +104,14 @@ impl Platforms {
         Ok((Self { seams, sandbox: Arc::new(sandbox) }, deliveries))
     }
 
-    /// The platforms that sign their webhooks, each served at `/webhooks/{platform}`.
-    pub fn signed_webhooks(&self) -> impl Iterator<Item = ChannelType> + '_ {
+    /// The platforms that sign their deliveries, each served at `/webhooks/{platform}`.
+    pub fn signing_platforms(&self) -> impl Iterator<Item = ChannelType> + '_ {
         self.seams.iter().filter(|s| s.verifier.is_some()).map(|s| s.channel)
     }
 
-    /// What proves `platform`'s webhook deliveries, when it signs them.
-    pub fn webhook(&self, platform: ChannelType) -> Option<(ChannelType, &dyn WebhookVerifier)> {
-        self.seams.iter().find(|s| s.channel == platform).and_then(|s| Some((s.channel, s.verifier.as_deref()?)))
+    /// What proves `platform`'s deliveries, when it signs them.
+    pub fn verifier(&self, platform: ChannelType) -> Option<&dyn InboundVerifier> {
+        self.seams.iter().find(|s| s.channel == platform).and_then(|s| s.verifier.as_deref())
     }
 
     /// Each platform's reader of deliveries.

@@ -24,11 +24,10 @@ impl RoutingPlatform {
 
     fn pick(&self, line: &Line) -> Result<&dyn MessagingPlatform, PlatformError> {
         let channel = line.channel_type();
-        let (_, sender, sandbox_in_process) = self
-            .senders
-            .iter()
-            .find(|(c, ..)| *c == channel)
-            .ok_or_else(|| PlatformError::Unavailable { message: format!("no platform is registered for {} lines", channel.as_str()) })?;
+        let (_, sender, sandbox_in_process) =
+            self.senders.iter().find(|(c, ..)| *c == channel).ok_or_else(|| PlatformError::Unavailable {
+                message: format!("no platform is registered for {} lines", channel.as_str()),
+            })?;
         Ok(if *sandbox_in_process && matches!(line.access, LineAccess::Sandbox) { self.sandbox.as_ref() } else { sender.as_ref() })
     }
 }

@@ -62,7 +62,8 @@ impl Adapters {
 pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
     let Adapters { repos, platforms, embedder, clock, ids, event_body } = adapters;
     let platform = platforms.sender();
-    let inbound = Arc::new(InboundService::new(InboundPorts::from(&repos), platforms.decoders(), platform.clone(), clock.clone(), ids.clone()));
+    let inbound =
+        Arc::new(InboundService::new(InboundPorts::from(&repos), platforms.decoders(), platform.clone(), clock.clone(), ids.clone()));
     let inbound_wakeup = Arc::new(Notify::new());
     let workers_runtime = Arc::new(std::sync::OnceLock::new());
     let metrics = Arc::new(Metrics::new());

@@ -276,20 +276,21 @@ pub trait InboundDecoder: Send + Sync {
 /// address answers for this server. A platform that signs its webhooks implements it in its
 /// adapter; the scheme (headers, algorithm, parameter names) stays there.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
-pub trait WebhookVerifier: Send + Sync {
+pub trait InboundVerifier: Send + Sync {
     /// The request header (lower case) that carries a delivery's proof.
     fn proof_header(&self) -> &'static str;
     /// Whether `proof` (that header's value, when the request had one) proves `body`, the
     /// exact bytes received, came from the platform.
-    fn verify<'a>(&self, proof: Option<&'a str>, body: &[u8]) -> Result<(), WebhookRefusal>;
+    #[expect(clippy::needless_lifetimes, reason = "mockall cannot mock an elided lifetime in an Option")]
+    fn verify<'a>(&self, proof: Option<&'a str>, body: &[u8]) -> Result<(), InboundRefusal>;
     /// The text to answer the platform's subscription handshake with, given the request's
     /// query parameters by name.
-    fn handshake(&self, query: &std::collections::HashMap<String, String>) -> Result<String, WebhookRefusal>;
+    fn handshake(&self, query: &std::collections::HashMap<String, String>) -> Result<String, InboundRefusal>;
 }
 
 /// Why a webhook request was refused; its text says what was wrong, for the caller to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WebhookRefusal {
+pub enum InboundRefusal {
     /// The proof is missing or does not match the body (or this server holds no secret to
     /// check it with, which a caller is not told apart).
     #[error("{0}")]

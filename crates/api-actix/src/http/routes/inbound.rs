@@ -26,12 +26,13 @@ const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
 /// `/webhooks/{platform}` for each platform that signs its webhooks, as registered in
 /// `platforms`; raw mail at `/webhooks/email/{channel_id}`.
 pub fn routes(cfg: &mut ServiceConfig, platforms: &Platforms) {
-    for platform in platforms.signed_webhooks() {
+    for platform in platforms.signing_platforms() {
         cfg.service(
             open_resource(&format!("/webhooks/{}", platform.as_str()))
-                .route(web::get().to(move |platforms: Data<Platforms>, query: Query<HashMap<String, String>>| {
-                    verify(platform, platforms, query)
-                }))
+                .route(
+                    web::get()
+                        .to(move |platforms: Data<Platforms>, query: Query<HashMap<String, String>>| verify(platform, platforms, query)),
+                )
                 .route(web::post().to(move |platforms: Data<Platforms>, intake: Data<Intake>, req: HttpRequest, payload: Payload| {
                     receive(platform, platforms, intake, req, payload)
                 })),
@@ -43,8 +44,8 @@ pub fn routes(cfg: &mut ServiceConfig, platforms: &Platforms) {
 /// Answers the platform's subscription handshake (Meta's: `hub.challenge`, when the verify
 /// token matches).
 async fn verify(platform: ChannelType, platforms: Data<Platforms>, query: Query<HashMap<String, String>>) -> ApiResult<HttpResponse> {
-    let (_, verifier) = platforms.webhook(platform).ok_or(ApiError::RouteNotFound)?;
-    let challenge = verifier.handshake(&query.into_inner()).map_err(ApiError::WebhookRefused)?;
+    let verifier = platforms.verifier(platform).ok_or(ApiError::RouteNotFound)?;
+    let challenge = verifier.handshake(&query.into_inner()).map_err(ApiError::InboundRefused)?;
     Ok(HttpResponse::Ok().content_type("text/plain").body(challenge))
 }
 
@@ -60,10 +61,10 @@ async fn receive(
     req: HttpRequest,
     payload: Payload,
 ) -> ApiResult<HttpResponse> {
-    let (_, verifier) = platforms.webhook(platform).ok_or(ApiError::RouteNotFound)?;
+    let verifier = platforms.verifier(platform).ok_or(ApiError::RouteNotFound)?;
     let body = body_bytes(&req, payload, MAX_WEBHOOK_BYTES).await?;
     let proof = req.headers().get(verifier.proof_header()).and_then(|v| v.to_str().ok());
-    verifier.verify(proof, &body).map_err(ApiError::WebhookRefused)?;
+    verifier.verify(proof, &body).map_err(ApiError::InboundRefused)?;
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::InvalidJson("the webhook body is not UTF-8".into()))?;
     intake.take(platform, text).await?;
     Ok(received())

@@ -165,7 +165,7 @@ impl TestApp {
             cloud,
             instagram,
             sandbox_step: std::time::Duration::from_millis(50),
-            meta: config.meta_webhooks(),
+            meta: config.meta_signature(),
         })
         .unwrap();
         let adapters = Adapters {

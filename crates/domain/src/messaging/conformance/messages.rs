@@ -11,7 +11,7 @@ use crate::model::*;
 use crate::ports::Repositories;
 
 /// An inbound text of `activity` with every optional field unset.
-pub(super) fn message(agent: &AgentId, activity: &ActivityId, body: &str, created: Timestamp) -> Message {
+pub(crate) fn message(agent: &AgentId, activity: &ActivityId, body: &str, created: Timestamp) -> Message {
     Message {
         id: MessageId::new(id("msg")),
         agent_id: agent.clone(),
@@ -39,7 +39,7 @@ pub(super) fn message(agent: &AgentId, activity: &ActivityId, body: &str, create
 }
 
 /// An outbound message with every optional field set, times with milliseconds.
-pub(super) fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created: Timestamp) -> Message {
+pub(crate) fn full(agent: &AgentId, activity: &ActivityId, content: MessageContent, created: Timestamp) -> Message {
     let ms = |n: i64| created + TimeDelta::milliseconds(n);
     Message {
         direction: MessageDirection::Outbound,
@@ -64,7 +64,7 @@ pub(super) fn full(agent: &AgentId, activity: &ActivityId, content: MessageConte
 }
 
 /// A pricing the platform reported and Parley read.
-pub(super) fn priced(category: &str, billable: bool) -> Pricing {
+pub(crate) fn priced(category: &str, billable: bool) -> Pricing {
     Pricing::Reported { category: PricingCategory::parse(category).unwrap(), billable }
 }
 
@@ -81,7 +81,7 @@ fn sent(agent: &AgentId, activity: &ActivityId, platform_id: &str, created: Time
 
 /// One content of each shape the JSON column must carry: media with every field, coordinates,
 /// order lines with prices, Parley's template sends, and raw JSON kept whole.
-pub(super) fn contents() -> Vec<MessageContent> {
+pub(crate) fn contents() -> Vec<MessageContent> {
     let media = Media {
         id: Some("1013".into()),
         link: None,

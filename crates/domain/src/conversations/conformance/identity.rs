@@ -2,10 +2,10 @@
 //! ids): found by user id before address, one contact per user id of an agent, and a channel
 //! that learns a phone, a user id or a username with everything that shows or searches it.
 
-use super::events::{event, listed_types};
-use super::messages::message;
 use super::{activity, agent, contact, list_ids, page, phone, t};
 use crate::StoreError;
+use crate::events::conformance::{event, listed_types};
+use crate::messaging::conformance::messages::message;
 use crate::model::*;
 use crate::ports::Repositories;
 

@@ -2,9 +2,11 @@
 //! [`EventRepository`](crate::ports::EventRepository): endpoints round trip whole and stay
 //! their agent's; events list newest first with their filters and exact totals.
 
+#![expect(clippy::unwrap_used, reason = "a test suite: a failed step is a failed check")]
+
 use serde_json::json;
 
-use super::{activity, agent, contact, definition, execution, id, page, phone, product, t, tag};
+use crate::conformance::fixtures::{activity, agent, contact, definition, execution, id, page, phone, product, t, tag};
 use crate::model::*;
 use crate::ports::Repositories;
 
@@ -24,7 +26,7 @@ fn endpoint(agent: &AgentId, url: &str, at: Timestamp) -> WebhookEndpoint {
     }
 }
 
-pub(super) fn event(agent: &AgentId, event_type: EventType, at: Timestamp) -> Event {
+pub(crate) fn event(agent: &AgentId, event_type: EventType, at: Timestamp) -> Event {
     Event {
         id: EventId::new(id("evt")),
         agent_id: agent.clone(),
@@ -78,8 +80,8 @@ pub async fn event_snapshots_of_every_kind_read_back_whole(r: Repositories) {
         EventObject::from(&endpoint(&a, "https://example.com/hook", t(6)).public()),
         EventObject::Deleted { id: "tag_gone".into() },
     ];
-    for (i, content) in super::messages::contents().into_iter().enumerate() {
-        let message = super::messages::full(&a, &conversation.id, content, t(10 + i as i64));
+    for (i, content) in crate::messaging::conformance::messages::contents().into_iter().enumerate() {
+        let message = crate::messaging::conformance::messages::full(&a, &conversation.id, content, t(10 + i as i64));
         objects.push(EventObject::from(&message));
     }
     for (i, object) in objects.into_iter().enumerate() {
@@ -337,7 +339,7 @@ pub async fn old_events_are_deleted_with_their_deliveries_in_batches(r: Reposito
 }
 
 /// The types of the agent's stored events, oldest first (each test's events have distinct times).
-pub(super) async fn listed_types(r: &Repositories, agent: &AgentId) -> Vec<&'static str> {
+pub(crate) async fn listed_types(r: &Repositories, agent: &AgentId) -> Vec<&'static str> {
     let listed = r.events.list(agent, &EventFilter::default(), page(100, 0)).await.unwrap();
     listed.items.iter().rev().map(|e| e.event_type.as_str()).collect()
 }
@@ -345,7 +347,7 @@ pub(super) async fn listed_types(r: &Repositories, agent: &AgentId) -> Vec<&'sta
 /// Writes carry their events: written with a change that takes effect, never with one that
 /// does not (a conflict, a tag already attached, a lost compare-and-set).
 pub async fn events_are_written_with_their_change_and_only_when_it_takes_effect(r: Repositories) {
-    use super::{contact, phone, tag};
+    use crate::conformance::fixtures::{contact, phone, tag};
     let a = agent(&r, "A").await;
     let ana = contact(&a, "Ana", phone("5215550001"), t(1));
     r.contacts.insert(&ana, &[event(&a, EventType::ContactCreated, t(1))]).await.unwrap();
@@ -357,7 +359,7 @@ pub async fn events_are_written_with_their_change_and_only_when_it_takes_effect(
     assert!(!r.contacts.update(&unknown, &[event(&a, EventType::ContactUpdated, t(3))]).await.unwrap());
     assert_eq!(listed_types(&r, &a).await.len(), 1, "an update of nothing emits nothing");
 
-    let act = super::activity(&a, &ana.id, ActivityStatus::Open, t(4));
+    let act = crate::conformance::fixtures::activity(&a, &ana.id, ActivityStatus::Open, t(4));
     r.activities.insert(&act, &[event(&a, EventType::ActivityCreated, t(4))]).await.unwrap();
     let vip = tag(&a, "vip", t(5));
     r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
@@ -377,7 +379,7 @@ pub async fn events_are_written_with_their_change_and_only_when_it_takes_effect(
 /// stores its event; a refused one (a taken name, the agent's limit, an unknown or another
 /// agent's tag) stores none.
 pub async fn tag_writes_carry_their_events_only_when_they_take_effect(r: Repositories) {
-    use super::tag;
+    use crate::conformance::fixtures::tag;
     let (a, b) = (agent(&r, "A").await, agent(&r, "B").await);
     let vip = tag(&a, "vip", t(1));
     assert!(r.tags.insert(&vip, 2, &[event(&a, EventType::TagCreated, t(1))]).await.unwrap());

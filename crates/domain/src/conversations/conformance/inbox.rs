@@ -4,28 +4,28 @@
 //! [`ContactFilter::matches`]) keeps of the full list, in the list's order, with the same total,
 //! whole and in pages.
 
-use super::messages::message;
 use super::{agent, contact, id, page, t, tag};
+use crate::messaging::conformance::messages::message;
 use crate::model::*;
 use crate::ports::{Repositories, StoredFile};
 
 /// A small deterministic generator (xorshift64*): the checks are random but repeatable, and a
 /// failure names its seed.
-pub(super) struct Dice(pub(super) u64);
+pub(crate) struct Dice(pub(crate) u64);
 
 impl Dice {
-    pub(super) fn roll(&mut self, sides: u64) -> u64 {
+    pub(crate) fn roll(&mut self, sides: u64) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % sides
     }
 
-    pub(super) fn chance(&mut self, percent: u64) -> bool {
+    pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.roll(100) < percent
     }
 
-    pub(super) fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+    pub(crate) fn pick<T: Copy>(&mut self, from: &[T]) -> T {
         from[self.roll(from.len() as u64) as usize]
     }
 }
