@@ -13,6 +13,7 @@ use crate::http::routes::{
     self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, messages, meta, tags, templates,
 };
 use crate::http::run_to_completion::RunToCompletion;
+use crate::runtime::metrics::Probe;
 use crate::runtime::state::{AppState, EventWakeup};
 
 pub fn build(
@@ -23,9 +24,8 @@ pub fn build(
     let body_deadline = state.config.body_deadline;
     let platforms = state.platforms.clone();
     App::new()
-        // Each service on its own, so a handler takes the services it calls and nothing else;
-        // the state itself for the middleware and `/metrics` (whose probe reads the whole
-        // process).
+        // Each service on its own, so a handler or middleware takes what it calls and nothing
+        // else; `/metrics` takes the probe (the state, which reads every backlog).
         .app_data(Data::from(state.keys.clone()))
         .app_data(Data::from(state.tags.clone()))
         .app_data(Data::from(state.canned_responses.clone()))
@@ -47,7 +47,8 @@ pub fn build(
         .app_data(Data::from(state.metrics.clone()))
         .app_data(Data::from(state.platforms.clone()))
         .app_data(Data::from(state.intake.clone()))
-        .app_data(state)
+        .app_data(Data::from(state.limits.clone()))
+        .app_data(probe(&state))
         .app_data(json_config())
         .app_data(query_config())
         // The one public document: registered before the authenticated scope.
@@ -90,5 +91,15 @@ pub fn build(
 pub fn build_metrics(
     state: Data<AppState>,
 ) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()>> {
-    App::new().app_data(state).configure(routes::metrics::routes).default_service(web::to(routes::route_not_found))
+    App::new()
+        .app_data(Data::from(state.metrics.clone()))
+        .app_data(probe(&state))
+        .configure(routes::metrics::routes)
+        .default_service(web::to(routes::route_not_found))
+}
+
+/// What `/metrics` reads the pool and the backlogs through.
+fn probe(state: &Data<AppState>) -> Data<dyn Probe> {
+    let probe: std::sync::Arc<dyn Probe> = state.clone().into_inner();
+    Data::from(probe)
 }

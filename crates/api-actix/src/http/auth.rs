@@ -17,7 +17,8 @@ use parley_domain::DomainError;
 use parley_domain::model::{Access, AgentId, Principal};
 
 use crate::http::error::ApiError;
-use crate::runtime::state::AppState;
+use crate::runtime::limits::Limiter;
+use parley_domain::services::KeyService;
 
 pub const API_KEY_HEADER: &str = "x-api-key";
 
@@ -26,22 +27,22 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
     if req.method() == Method::OPTIONS {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
-    let Some(state) = req.app_data::<Data<AppState>>().cloned() else {
-        return Ok(req.error_response(ApiError::from(DomainError::Internal("app state missing".into()))));
+    let (Some(keys), Some(limits)) = (req.app_data::<Data<KeyService>>().cloned(), req.app_data::<Data<Limiter>>().cloned()) else {
+        return Ok(req.error_response(ApiError::from(DomainError::Internal("the key service or the limiter is not registered".into()))));
     };
-    let mut keys = req.headers().get_all(API_KEY_HEADER);
-    let presented = keys.next().and_then(|v| v.to_str().ok());
-    if keys.next().is_some() {
+    let mut headers = req.headers().get_all(API_KEY_HEADER);
+    let presented = headers.next().and_then(|v| v.to_str().ok());
+    if headers.next().is_some() {
         // Two keys: which one was meant is not for the server to guess (a proxy may have
         // added one). Refused like a bad key, and counted like one against the address.
-        return Ok(refuse_bad_key(&state, req, ApiError::AmbiguousApiKey).await);
+        return Ok(refuse_bad_key(&limits, req, ApiError::AmbiguousApiKey).await);
     }
-    match state.keys.authenticate(presented).await {
+    match keys.authenticate(presented).await {
         Ok(principal) => {
             req.extensions_mut().insert(principal);
             Ok(next.call(req).await?.map_into_boxed_body())
         }
-        Err(DomainError::Unauthorized) => Ok(refuse_bad_key(&state, req, ApiError::from(DomainError::Unauthorized)).await),
+        Err(DomainError::Unauthorized) => Ok(refuse_bad_key(&limits, req, ApiError::from(DomainError::Unauthorized)).await),
         Err(e) => Ok(req.error_response(ApiError::from(e))),
     }
 }
@@ -49,9 +50,9 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
 /// A missing, wrong or doubled key: counted per client address, and refused past the limit, so
 /// keys cannot be guessed at speed; limits::middleware then also refuses valid keys from that
 /// address.
-async fn refuse_bad_key(state: &AppState, req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
-    let address = state.limits.client_address(req.peer_addr(), req.headers());
-    match state.limits.bad_key(&address).await {
+async fn refuse_bad_key(limits: &Limiter, req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
+    let address = limits.client_address(req.peer_addr(), req.headers());
+    match limits.bad_key(&address).await {
         Some(retry_after) => req.error_response(ApiError::RateLimited { retry_after }),
         None => req.error_response(error),
     }

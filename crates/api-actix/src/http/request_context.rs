@@ -12,7 +12,7 @@ use parley_adapters_system::RandomIds;
 use parley_domain::model::IdKind;
 use parley_domain::ports::IdSource;
 
-use crate::runtime::state::AppState;
+use crate::runtime::metrics::Metrics;
 
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -40,7 +40,7 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
         .map(str::to_owned)
         .unwrap_or_else(|| RandomIds.new_id(IdKind::Request));
     let method = req.method().clone();
-    let metrics = req.app_data::<Data<AppState>>().map(|s| s.metrics.clone());
+    let metrics = req.app_data::<Data<Metrics>>().map(|m| m.clone().into_inner());
     let in_flight = metrics.as_ref().map(|m| m.request_started());
 
     let mut res = REQUEST_ID.scope(id.clone(), next.call(req)).await?.map_into_boxed_body();

@@ -12,7 +12,7 @@ use parley_domain::model::Principal;
 
 use crate::http::error::ApiError;
 use crate::runtime::limits::Usage;
-use crate::runtime::state::AppState;
+use crate::runtime::limits::Limiter;
 
 pub const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
 pub const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
@@ -23,13 +23,13 @@ const SEARCH_PATH: &str = "/v1/products/search";
 
 pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let principal = req.extensions().get::<Principal>().map(|p| p.key_id.clone());
-    let (Some(key_id), Some(state)) = (principal, req.app_data::<Data<AppState>>().cloned()) else {
+    let (Some(key_id), Some(limits)) = (principal, req.app_data::<Data<Limiter>>().cloned()) else {
         // Preflights carry no key: nothing to count.
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
-    let address = state.limits.client_address(req.peer_addr(), req.headers());
+    let address = limits.client_address(req.peer_addr(), req.headers());
     let search = req.path() == SEARCH_PATH;
-    let Some(decision) = state.limits.admit(&address, key_id.as_str(), search).await else {
+    let Some(decision) = limits.admit(&address, key_id.as_str(), search).await else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
     if let Some(retry_after) = decision.retry_after {
