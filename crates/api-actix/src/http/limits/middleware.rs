@@ -11,8 +11,8 @@ use actix_web::web::Data;
 use parley_domain::model::Principal;
 
 use crate::http::error::ApiError;
-use crate::runtime::limits::Usage;
 use crate::runtime::limits::Limiter;
+use crate::runtime::limits::Usage;
 
 pub const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
 pub const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
