@@ -114,3 +114,23 @@ async fn each_signed_platform_has_a_webhook_proven_by_its_verifier_and_no_other_
         assert_eq!((status, body["error"]["code"].as_str()), (404, Some("NOT_FOUND")), "{path}: {body}");
     }
 }
+
+#[actix_web::test]
+async fn a_key_may_come_as_a_bearer_token_but_only_one_key_per_request() {
+    let (app, a, b) = memory_app().await;
+    let bearer = |value: String| TestRequest::get().uri("/v1/tags").insert_header(("Authorization", value));
+    for scheme in ["Bearer", "bearer", "BEARER"] {
+        let (status, body) = call(&app, bearer(format!("{scheme} {}", a.secret))).await;
+        assert_eq!(status, 200, "{scheme}: {body}");
+    }
+    let same = with_key(bearer(format!("Bearer {}", a.secret)), &a.secret);
+    assert_eq!(call(&app, same).await.0, 200, "the same key both ways is one key");
+    let two = with_key(bearer(format!("Bearer {}", b.secret)), &a.secret);
+    let (status, body) = call(&app, two).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (401, Some("UNAUTHORIZED")), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("exactly one key"), "{body}");
+    for other in [format!("Basic {}", a.secret), a.secret.clone(), "Bearer".to_string()] {
+        let (status, body) = call(&app, bearer(other.clone())).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (401, Some("UNAUTHORIZED")), "{other}: {body}");
+    }
+}

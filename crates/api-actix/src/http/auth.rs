@@ -1,6 +1,7 @@
 //! Authentication and key scopes.
 //!
-//! [`middleware`] resolves `X-API-Key` to its agent before anything else of the request runs
+//! [`middleware`] resolves the key (`X-API-Key`, or `Authorization: Bearer`, which generated
+//! clients send by default) to its agent before anything else of the request runs
 //! (so a bad key is answered 401 before the body is read) and leaves the [`Principal`] in the
 //! request. Handlers then take [`SecretKey`] or [`PublishableKey`], which check the key's
 //! level without I/O: a handler cannot run without the key level it declares.
@@ -10,6 +11,7 @@ use std::future::{Ready, ready};
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
+use actix_web::http::header::{AUTHORIZATION, HeaderMap};
 use actix_web::middleware::Next;
 use actix_web::web::Data;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
@@ -30,13 +32,11 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
     let (Some(keys), Some(limits)) = (req.app_data::<Data<KeyService>>().cloned(), req.app_data::<Data<Limiter>>().cloned()) else {
         return Ok(req.error_response(ApiError::from(DomainError::Internal("the key service or the limiter is not registered".into()))));
     };
-    let mut headers = req.headers().get_all(API_KEY_HEADER);
-    let presented = headers.next().and_then(|v| v.to_str().ok());
-    if headers.next().is_some() {
+    let Ok(presented) = presented_key(req.headers()) else {
         // Two keys: which one was meant is not for the server to guess (a proxy may have
         // added one). Refused like a bad key, and counted like one against the address.
         return Ok(refuse_bad_key(&limits, req, ApiError::AmbiguousApiKey).await);
-    }
+    };
     match keys.authenticate(presented).await {
         Ok(principal) => {
             req.extensions_mut().insert(principal);
@@ -45,6 +45,31 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
         Err(DomainError::Unauthorized) => Ok(refuse_bad_key(&limits, req, ApiError::from(DomainError::Unauthorized)).await),
         Err(e) => Ok(req.error_response(ApiError::from(e))),
     }
+}
+
+/// The key the request presents: `X-API-Key`, or `Authorization: Bearer <key>` (Stripe's way,
+/// and what a generated client sends unless told otherwise); `None` without one (an
+/// `Authorization` of another scheme is no key). `Err` when it presents two: the header twice,
+/// or both headers with different keys.
+fn presented_key(headers: &HeaderMap) -> Result<Option<&str>, ()> {
+    let mut api_keys = headers.get_all(API_KEY_HEADER);
+    let api_key = api_keys.next().and_then(|v| v.to_str().ok());
+    let mut authorizations = headers.get_all(AUTHORIZATION);
+    let bearer = authorizations.next().and_then(|v| v.to_str().ok()).and_then(bearer_token);
+    if api_keys.next().is_some() || authorizations.next().is_some() {
+        return Err(());
+    }
+    match (api_key, bearer) {
+        (Some(a), Some(b)) if a.trim() != b => Err(()),
+        (Some(key), _) | (None, Some(key)) => Ok(Some(key)),
+        (None, None) => Ok(None),
+    }
+}
+
+/// The token of a `Bearer` credential (the scheme's name in any case, RFC 9110).
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
 /// A missing, wrong or doubled key: counted per client address, and refused past the limit, so

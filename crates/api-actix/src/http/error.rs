@@ -41,7 +41,7 @@ pub enum ApiError {
     #[error("the request body must be UTF-8 JSON; charset={0} is not supported")]
     UnsupportedCharset(String),
     /// More than one `X-API-Key` header: which one was meant is not for the server to guess.
-    #[error("send exactly one X-API-Key header")]
+    #[error("send exactly one key: one X-API-Key header, or one Authorization: Bearer header")]
     AmbiguousApiKey,
     /// Raw mail for an email line without that line's inbound token (or for no email line).
     #[error("send the email channel's inbound token as Authorization: Bearer <token>")]

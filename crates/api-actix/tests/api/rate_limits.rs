@@ -190,7 +190,7 @@ async fn two_keys_are_refused_and_counted_as_a_bad_key() {
     for (first, second) in [(app.a.secret.clone(), app.a.secret.clone()), (app.a.secret.clone(), "sk_guess".to_string())] {
         let r = app.call(twice(&first, &second)).await;
         r.assert_error(401, "UNAUTHORIZED");
-        assert_eq!(r.body["error"]["message"], "send exactly one X-API-Key header");
+        assert_eq!(r.body["error"]["message"], "send exactly one key: one X-API-Key header, or one Authorization: Bearer header");
         assert_eq!(rate(&r), None, "no single key to report a quota for");
     }
     assert_rate_limited(&app.call(twice("sk_guess", &app.a.secret)).await, 30);

@@ -9,6 +9,10 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use crate::FieldError;
 use crate::model::{AgentId, EndpointId, EventSelection, SigningKey, Timestamp};
 
+/// The operator's setting that lifts the address rules, named in their refusals so that a
+/// developer testing against a local receiver learns how to allow it.
+pub const ALLOW_PRIVATE: &str = "PARLEY_WEBHOOK_ALLOW_PRIVATE=true";
+
 /// Longest URL accepted, as browsers and proxies commonly allow.
 pub const MAX_URL_CHARS: usize = 2048;
 /// Longest description.
@@ -36,6 +40,11 @@ impl EndpointUrl {
         match url.scheme() {
             "https" => {}
             "http" if allow_private => {}
+            "http" => {
+                return Err(invalid(&format!(
+                    "must be an https URL (http only for a private receiver, on a server run with {ALLOW_PRIVATE})"
+                )));
+            }
             _ => return Err(invalid("must be an https URL")),
         }
         if !url.username().is_empty() || url.password().is_some() {
@@ -48,7 +57,11 @@ impl EndpointUrl {
         match endpoint.host() {
             Host::Name(_) => {}
             Host::Address(ip) if allow_private || is_public(ip) => {}
-            Host::Address(_) => return Err(invalid("must not point at a loopback, private, link-local or other non-public address")),
+            Host::Address(_) => {
+                return Err(invalid(&format!(
+                    "must not point at a loopback, private, link-local or other non-public address (allowed on a server run with {ALLOW_PRIVATE})"
+                )));
+            }
         }
         Ok(endpoint)
     }
@@ -244,7 +257,9 @@ pub fn check_resolved(host: &str, addresses: &[IpAddr], allow_private: bool) -> 
     match addresses.iter().find(|ip| !allow_private && !is_public(**ip)) {
         Some(ip) => Err(FieldError::new(
             "url",
-            format!("its host {host} resolves to {ip}, a loopback, private, link-local or other non-public address"),
+            format!(
+                "its host {host} resolves to {ip}, a loopback, private, link-local or other non-public address (allowed on a server run with {ALLOW_PRIVATE})"
+            ),
         )),
         None => Ok(()),
     }
@@ -424,6 +439,7 @@ mod tests {
     #[test]
     fn other_schemes_credentials_and_fragments_are_refused() {
         assert!(refused("http://example.com/").contains("https"));
+        assert!(refused("http://example.com/").contains(ALLOW_PRIVATE), "the refusal says how a private receiver is allowed");
         assert!(refused("ftp://example.com/").contains("https"));
         assert!(refused("example.com/hooks").contains("absolute"));
         assert!(refused("https://user:pw@example.com/").contains("password"));
@@ -641,6 +657,7 @@ mod tests {
         assert!(check_resolved("example.com", &ips(&["93.184.216.34", "2606:2800:220:1::"]), false).is_ok());
         let e = check_resolved("sneaky.example", &ips(&["93.184.216.34", "::1"]), false).unwrap_err();
         assert!(e.issue.contains("::1"), "{}", e.issue);
+        assert!(e.issue.contains(ALLOW_PRIVATE), "{}", e.issue);
         assert!(check_resolved("sneaky.example", &ips(&["::1"]), true).is_ok(), "allowed");
         assert!(check_resolved("nothing.example", &[], true).unwrap_err().issue.contains("no address"));
     }
