@@ -171,6 +171,13 @@ pub enum SandboxInbound {
         title: String,
         answers: String,
     },
+    /// The contact picked a row of the list of the business's message `answers`.
+    ListReply {
+        id: String,
+        title: String,
+        description: Option<String>,
+        answers: String,
+    },
 }
 
 /// An Instagram webhook body of one message from `from` (an Instagram-scoped id) to `line` at
@@ -182,7 +189,7 @@ pub fn instagram_inbound_webhook(line: &Line, from: &str, message_id: &str, at_m
         SandboxInbound::Text(body) => serde_json::json!({"mid": message_id, "text": body}),
         SandboxInbound::Image(_) => serde_json::json!({"mid": message_id,
             "attachments": [{"type": "image", "payload": {"url": "https://sandbox.parley.invalid/picture.png"}}]}),
-        SandboxInbound::Location { .. } | SandboxInbound::ButtonReply { .. } => return None,
+        SandboxInbound::Location { .. } | SandboxInbound::ButtonReply { .. } | SandboxInbound::ListReply { .. } => return None,
     };
     let item = serde_json::json!({"sender": {"id": from}, "recipient": {"id": account}, "timestamp": at_ms, "message": content});
     Some(serde_json::json!({"object": "instagram", "entry": [{"id": account, "time": at_ms, "messaging": [item]}]}).to_string())
@@ -254,6 +261,15 @@ pub fn user_inbound_webhook(line: &Line, sender: &SandboxSender<'_>, message_id:
             object["type"] = "interactive".into();
             object["context"] = serde_json::json!({"from": line.account_id(), "id": answers});
             object["interactive"] = serde_json::json!({"type": "button_reply", "button_reply": {"id": id, "title": title}});
+        }
+        SandboxInbound::ListReply { id, title, description, answers } => {
+            object["type"] = "interactive".into();
+            object["context"] = serde_json::json!({"from": line.account_id(), "id": answers});
+            let mut row = serde_json::json!({"id": id, "title": title});
+            if let Some(description) = description {
+                row["description"] = description.as_str().into();
+            }
+            object["interactive"] = serde_json::json!({"type": "list_reply", "list_reply": row});
         }
     }
     serde_json::json!({

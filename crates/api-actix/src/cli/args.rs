@@ -175,6 +175,14 @@ pub enum SandboxCommand {
         /// A shared location: LAT,LONG in degrees, e.g. 38.72,-9.14.
         #[arg(long, value_name = "LAT,LONG")]
         location: Option<String>,
+        /// WhatsApp: the contact taps a reply button, or picks a list row, of the newest
+        /// interactive message the business sent them, by the option's title or id.
+        #[arg(long, value_name = "TITLE|ID", conflicts_with_all = ["text", "image", "location", "cart"])]
+        tap: Option<String>,
+        /// When the contact wrote it (RFC 3339, e.g. 2026-11-28T09:30:00Z): a message the
+        /// platform delivers late. Now by default.
+        #[arg(long, value_name = "TIME")]
+        at: Option<String>,
         /// A cart of the agent (its 7-character code) the contact brings from the storefront:
         /// its link is written after the text (or alone), as a storefront's chat button does.
         #[arg(long, value_name = "CODE", conflicts_with_all = ["image", "location"])]

@@ -3,8 +3,9 @@
 
 use crate::common::cli::{parley, stdout_json};
 use parley_adapters_diesel::testing::TestDb;
-use parley_domain::model::{ActivityId, AgentId, MessageContent, MessageType};
+use parley_domain::model::{ActivityId, AgentId, InteractiveReply, MessageContent, MessageId, MessageType, ReplyInput};
 use parley_domain::services::MessageListQuery;
+use serde_json::json;
 
 async fn the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line(backend: &str) {
     let db = TestDb::of(backend).await;
@@ -161,6 +162,64 @@ async fn a_user_without_a_phone_writes_with_a_user_id(backend: &str) {
     }
 }
 
+async fn the_contact_taps_a_button_picks_a_row_and_writes_late(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let state = crate::common::system_state(db.store.repositories());
+    let agent = state.keys.create_agent("Sandbox").await.unwrap().id;
+    let a = agent.as_str();
+    state.lines.add(&agent, "200000000000058", "300000000000058", None).await.unwrap();
+    let first = stdout_json(&parley(&db, &["sandbox", "receive", "--agent", a, "--from", "14155550158", "--text", "Which size?"]));
+    let activity = ActivityId::new(first["activity_id"].as_str().expect("processed at once: an activity"));
+
+    let out = parley(&db, &["sandbox", "receive", "--agent", a, "--from", "14155550158", "--tap", "Yes"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to --tap"), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let prompt = |interactive: serde_json::Value| ReplyInput {
+        kind: Some("interactive".into()),
+        interactive: Some(serde_json::from_value(interactive).unwrap()),
+        ..Default::default()
+    };
+    let buttons = json!({"type": "button", "body": {"text": "Confirm the order?"},
+        "action": {"buttons": [{"type": "reply", "reply": {"id": "yes", "title": "Yes"}}, {"type": "reply", "reply": {"id": "no", "title": "No"}}]}});
+    let asked = state.messages.reply(&agent, &activity, prompt(buttons)).await.unwrap();
+    let tapped = stdout_json(&parley(&db, &["sandbox", "receive", "--agent", a, "--from", "14155550158", "--tap", "yes"]));
+    let list = json!({"type": "list", "body": {"text": "Pick a size"},
+        "action": {"button": "Sizes", "sections": [{"rows": [{"id": "s", "title": "Small", "description": "250 ml"}, {"id": "l", "title": "Large"}]}]}});
+    state.messages.reply(&agent, &activity, prompt(list)).await.unwrap();
+    let picked = stdout_json(&parley(&db, &["sandbox", "receive", "--agent", a, "--from", "14155550158", "--tap", "s"]));
+    let late = ["sandbox", "receive", "--agent", a, "--from", "14155550158", "--text", "sent yesterday", "--at", "2026-01-01T09:30:00Z"];
+    let late = stdout_json(&parley(&db, &late));
+
+    let message = |out: &serde_json::Value| {
+        let id = MessageId::new(out["message_id"].as_str().expect("stored"));
+        let state = &state;
+        let (agent, activity) = (&agent, &activity);
+        async move { state.messages.get(agent, activity, &id).await.unwrap() }
+    };
+    let tap = message(&tapped).await;
+    assert_eq!(tap.content, MessageContent::Interactive(InteractiveReply::Button { id: "yes".into(), title: "Yes".into() }));
+    assert_eq!(tap.reply_to.as_ref(), Some(&asked.id), "it answers the buttons' message");
+    let row = message(&picked).await;
+    assert_eq!(
+        row.content,
+        MessageContent::Interactive(InteractiveReply::List { id: "s".into(), title: "Small".into(), description: Some("250 ml".into()) })
+    );
+    assert_eq!(message(&late).await.created_at.to_rfc3339(), "2026-01-01T09:30:00+00:00", "dated as given");
+
+    for (args, complaint) in [
+        (vec!["--tap", "Medium"], "no button or row"),
+        (vec!["--tap", "Yes", "--text", "x"], "cannot be used with"),
+        (vec!["--text", "x", "--at", "yesterday"], "--at"),
+    ] {
+        let mut all = vec!["sandbox", "receive", "--agent", a, "--from", "14155550158"];
+        all.extend(args.iter().copied());
+        let out = parley(&db, &all);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(complaint), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name("sqlite").await } )* }
@@ -172,5 +231,6 @@ on_both_backends!(
     the_contact_writes_text_a_picture_and_a_location_to_the_sandbox_line,
     the_contact_writes_on_instagram_to_the_sandbox_line,
     the_contact_brings_a_cart_from_the_storefront,
-    a_user_without_a_phone_writes_with_a_user_id
+    a_user_without_a_phone_writes_with_a_user_id,
+    the_contact_taps_a_button_picks_a_row_and_writes_late
 );
