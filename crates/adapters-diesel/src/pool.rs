@@ -159,14 +159,28 @@ impl Pools {
                 let mut config = ManagerConfig::<PgConn>::default();
                 config.recycling_method = RecyclingMethod::Fast;
                 let setup = options.statement_timeout.map(|t| format!("SET statement_timeout = {}", t.as_millis().max(1)));
+                // A connection's driver task runs on the runtime that spawned it, so one made on
+                // another runtime (the background workers') died with it at shutdown, and the pool
+                // handed the dead connection out afterwards. Each is made on the runtime that
+                // opened the pool, which serves until the process ends.
+                let home = tokio::runtime::Handle::try_current().ok();
                 config.custom_setup = Box::new(move |url: &str| {
-                    let (url, setup) = (url.to_string(), setup.clone());
-                    async move {
+                    let (url, setup, home) = (url.to_string(), setup.clone(), home.clone());
+                    let connect = async move {
                         let mut conn = PgConn::establish(&url).await?;
                         if let Some(setup) = setup {
                             conn.batch_execute(&setup).await.map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
                         }
                         Ok(conn)
+                    };
+                    async move {
+                        match home {
+                            Some(home) => home
+                                .spawn(connect)
+                                .await
+                                .map_err(|e| diesel::ConnectionError::BadConnection(format!("the connecting task failed: {e}")))?,
+                            None => connect.await,
+                        }
                     }
                     .boxed()
                 });

@@ -6,5 +6,6 @@
 mod conformance;
 mod docs;
 mod migrations;
+mod runtimes;
 mod schema_parity;
 mod sqlite_settings;

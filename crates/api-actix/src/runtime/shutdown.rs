@@ -74,9 +74,9 @@ pub async fn run(
     match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, state.inbound.backlog()).await {
         Ok(Ok(0)) => {}
         Ok(Ok(n)) => {
-            tracing::info!(backlog = n, "{n} webhook deliveries stay stored, to be processed by another instance or at the next start")
+            tracing::info!(backlog = n, "{n} inbound deliveries stay stored, to be processed by another instance or at the next start")
         }
-        _ => tracing::info!("the webhook backlog could not be counted (database unavailable)"),
+        _ => tracing::warn!("the inbound backlog could not be counted (database unavailable)"),
     }
     if let (Some(handle), Some(running)) = (metrics_handle, metrics_running) {
         handle.stop(true).await;
