@@ -159,28 +159,14 @@ impl Pools {
                 let mut config = ManagerConfig::<PgConn>::default();
                 config.recycling_method = RecyclingMethod::Fast;
                 let setup = options.statement_timeout.map(|t| format!("SET statement_timeout = {}", t.as_millis().max(1)));
-                // A connection's driver task runs on the runtime that spawned it, so one made on
-                // another runtime (the background workers') died with it at shutdown, and the pool
-                // handed the dead connection out afterwards. Each is made on the runtime that
-                // opened the pool, which serves until the process ends.
-                let home = tokio::runtime::Handle::try_current().ok();
                 config.custom_setup = Box::new(move |url: &str| {
-                    let (url, setup, home) = (url.to_string(), setup.clone(), home.clone());
-                    let connect = async move {
+                    let (url, setup) = (url.to_string(), setup.clone());
+                    async move {
                         let mut conn = PgConn::establish(&url).await?;
                         if let Some(setup) = setup {
                             conn.batch_execute(&setup).await.map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
                         }
                         Ok(conn)
-                    };
-                    async move {
-                        match home {
-                            Some(home) => home
-                                .spawn(connect)
-                                .await
-                                .map_err(|e| diesel::ConnectionError::BadConnection(format!("the connecting task failed: {e}")))?,
-                            None => connect.await,
-                        }
                     }
                     .boxed()
                 });
@@ -252,17 +238,36 @@ where
     use futures_util::FutureExt;
     let mut config = ManagerConfig::<C<S>>::default();
     config.recycling_method = RecyclingMethod::Fast;
-    config.custom_setup = Box::new(|path: &str| {
+    let home = tokio::runtime::Handle::try_current().ok();
+    config.custom_setup = Box::new(move |path: &str| {
         let path = path.to_string();
-        async move {
+        made_at_home(home.clone(), async move {
             let mut conn = C::<S>::establish(&path).await?;
             conn.batch_execute(SQLITE_PRAGMAS).await.map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
             Ok(conn)
-        }
+        })
         .boxed()
     });
     let manager = AsyncDieselConnectionManager::<C<S>>::new_with_config(path, config);
     sized(Pool::builder(manager), options).build().map_err(|e| DbError::Pool(e.to_string()))
+}
+
+/// Makes a SQLite connection on `home`, the runtime that opened the pool, when there is one. A
+/// connection hands its queries to the blocking threads of the runtime it was made on, so one
+/// made on another runtime (the background workers') failed every query once that runtime ended
+/// at shutdown, and the pool handed it out afterwards. (PostgreSQL's connections keep working:
+/// `runtimes.rs` in the storage tests holds both to it.)
+#[cfg(feature = "sqlite")]
+async fn made_at_home<C: Send + 'static>(
+    home: Option<tokio::runtime::Handle>,
+    connect: impl std::future::Future<Output = diesel::ConnectionResult<C>> + Send + 'static,
+) -> diesel::ConnectionResult<C> {
+    match home {
+        Some(home) => {
+            home.spawn(connect).await.map_err(|e| diesel::ConnectionError::BadConnection(format!("the connecting task failed: {e}")))?
+        }
+        None => connect.await,
+    }
 }
 
 /// Applies size and timeouts: without a wait timeout an exhausted pool would hang requests.

@@ -5,15 +5,28 @@
 use parley_adapters_diesel::testing::TestDb;
 use parley_domain::ports::Repositories;
 
-/// `n` health checks at once, so that the pool makes connections rather than reusing one.
+/// `n` health checks and backlog counts (what a shutdown reads) at once, so that the pool makes
+/// connections rather than reusing one.
 async fn checks(repos: &Repositories, n: usize) -> Vec<Result<(), String>> {
-    let each = (0..n).map(|_| async { repos.health.check().await.map_err(|e| e.to_string()) });
+    let each = (0..n).map(|_| async {
+        repos.health.check().await.map_err(|e| e.to_string())?;
+        repos.inbound.backlog().await.map(drop).map_err(|e| e.to_string())
+    });
     futures_util::future::join_all(each).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connections_made_on_a_runtime_that_ended_still_work() {
-    let db = TestDb::of("postgres").await;
+async fn sqlite_connections_made_on_a_runtime_that_ended_still_work() {
+    connections_made_on_a_runtime_that_ended_still_work("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_connections_made_on_a_runtime_that_ended_still_work() {
+    connections_made_on_a_runtime_that_ended_still_work("postgres").await;
+}
+
+async fn connections_made_on_a_runtime_that_ended_still_work(backend: &str) {
+    let db = TestDb::of(backend).await;
     let repos = db.store.repositories();
     let workers = repos.clone();
     std::thread::spawn(move || {

@@ -143,7 +143,7 @@ pub enum Command {
 pub enum SandboxCommand {
     /// A message from a contact to the agent's sandbox line, through the same stored-webhook
     /// path real messages take, processed at once; prints the activity and message ids.
-    #[command(group(clap::ArgGroup::new("content").required(true).multiple(true).args(["text", "image", "location", "cart"])))]
+    #[command(group(clap::ArgGroup::new("content").required(true).multiple(true).args(["text", "image", "location", "cart", "tap"])))]
     Receive {
         /// The agent's id (agt_…).
         #[arg(long)]
