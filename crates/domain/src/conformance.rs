@@ -3,7 +3,7 @@
 //!
 //! Each check gets a fresh, empty store. Ids are made unique per check from a counter. Each
 //! feature keeps its checks beside its ports (`conversations/conformance.rs`, …); what they
-//! build their stores from is [`fixtures`], and the checks of the shared ports are here.
+//! build their stores from is `conformance/fixtures.rs`, and the checks of the shared ports are here.
 
 #![expect(clippy::unwrap_used, reason = "a test suite: a failed step is a failed check")]
 
