@@ -7,7 +7,6 @@ use std::collections::HashMap;
 
 use hmac::{Hmac, Mac};
 use parley_domain::ports::{InboundRefusal, InboundVerifier};
-use serde::Deserialize;
 use sha2::Sha256;
 
 /// Meta's webhooks as one app receives them: the app secret that signs its deliveries and the
@@ -67,14 +66,12 @@ pub fn sign(app_secret: &str, body: &[u8]) -> String {
     format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
-/// The subscription handshake's query parameters, as Meta sends them.
-#[derive(Debug, Default, Deserialize)]
-pub struct Handshake {
-    #[serde(rename = "hub.mode")]
+/// The subscription handshake's query parameters (`hub.mode`, `hub.verify_token`,
+/// `hub.challenge`), as [`MetaSignature::handshake`] reads them from the query.
+#[derive(Debug, Default)]
+struct Handshake {
     mode: Option<String>,
-    #[serde(rename = "hub.verify_token")]
     verify_token: Option<String>,
-    #[serde(rename = "hub.challenge")]
     challenge: Option<String>,
 }
 
@@ -91,7 +88,7 @@ pub enum HandshakeRefusal {
 
 impl Handshake {
     /// The text to answer (`hub.challenge`) when the handshake subscribes with `expected_token`.
-    pub fn answer(self, expected_token: Option<&str>) -> Result<String, HandshakeRefusal> {
+    fn answer(self, expected_token: Option<&str>) -> Result<String, HandshakeRefusal> {
         let given = self.verify_token.as_deref();
         let matches = expected_token.is_some_and(|t| given.is_some_and(|g| constant_time_eq(g.as_bytes(), t.as_bytes())));
         match (self.mode.as_deref(), matches, self.challenge) {
