@@ -223,6 +223,9 @@ impl Store {
         Repositories {
             agents: s.clone(),
             keys: s.clone(),
+            members: s.clone(),
+            sessions: s.clone(),
+            sign_in_attempts: s.clone(),
             tags: s.clone(),
             canned_responses: s.clone(),
             contacts: s.clone(),

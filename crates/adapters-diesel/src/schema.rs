@@ -22,6 +22,40 @@ diesel::table! {
 }
 
 diesel::table! {
+    members (id) {
+        id -> Text,
+        agent_id -> Text,
+        email -> Text,
+        name -> Text,
+        role -> Text,
+        password_hash -> Text,
+        must_change_password -> Integer,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    member_sessions (id) {
+        id -> Text,
+        agent_id -> Text,
+        member_id -> Text,
+        token_hash -> Text,
+        created_at -> BigInt,
+        last_seen_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    // No primary key: marks are appended and counted, never addressed one by one.
+    sign_in_attempts (email, mark, at) {
+        email -> Text,
+        mark -> Text,
+        at -> BigInt,
+    }
+}
+
+diesel::table! {
     tags (id) {
         id -> Text,
         agent_id -> Text,
@@ -102,6 +136,7 @@ diesel::table! {
         last_message_at -> Nullable<BigInt>,
         message_count -> BigInt,
         unread_count -> BigInt,
+        assignee_name -> Nullable<Text>,
     }
 }
 
@@ -392,6 +427,8 @@ diesel::table! {
 diesel::joinable!(api_keys -> agents (agent_id));
 diesel::joinable!(tags -> agents (agent_id));
 diesel::joinable!(canned_responses -> agents (agent_id));
+diesel::joinable!(members -> agents (agent_id));
+diesel::joinable!(member_sessions -> members (member_id));
 diesel::joinable!(contacts -> agents (agent_id));
 diesel::joinable!(contact_channels -> contacts (contact_id));
 diesel::joinable!(activities -> contacts (contact_id));
@@ -408,6 +445,9 @@ diesel::joinable!(event_deliveries -> webhook_endpoints (endpoint_id));
 diesel::allow_tables_to_appear_in_same_query!(
     agents,
     api_keys,
+    members,
+    member_sessions,
+    sign_in_attempts,
     tags,
     canned_responses,
     pending_refreshes,

@@ -64,7 +64,14 @@ impl State {
             tags: tags.iter().map(TagRef::from).collect(),
             last_message: stored.last_message.clone(),
             unread_count: stored.unread_count,
+            assignee: self.assignee_of(&stored.activity),
         })
+    }
+
+    /// The agent's member the activity is assigned to, while there is one.
+    fn assignee_of(&self, activity: &Activity) -> Option<MemberRef> {
+        let id = activity.assigned_to.as_ref()?.member()?;
+        self.members.get(&id).filter(|m| m.agent_id == activity.agent_id).map(Member::to_ref)
     }
 }
 
@@ -101,10 +108,12 @@ impl ActivityRepository for MemoryStore {
         Ok(page_of(matching, page))
     }
 
-    async fn update<'a>(&self, activity: &Activity, rename: Option<&'a ProfileName>, events: &[Event]) -> StoreResult<bool> {
+    async fn update<'a>(&self, write: ActivityWrite<'a>, events: &[Event]) -> StoreResult<bool> {
+        let (activity, rename) = (write.activity, write.rename);
         self.with(|s| {
-            if s.activity_of(&activity.agent_id, &activity.id).is_none() {
-                return Ok(false);
+            let Some(stored) = s.activity_of(&activity.agent_id, &activity.id) else { return Ok(false) };
+            if write.if_unassigned && stored.activity.assigned_to.is_some() {
+                return Err(conflict("the activity is already assigned"));
             }
             s.check_events(events)?;
             let Some(stored) = s.activity_of_mut(&activity.agent_id, &activity.id) else { return Ok(false) };

@@ -60,6 +60,7 @@ mod inbound_deliveries;
 mod keys;
 mod lines;
 mod mailboxes;
+mod members;
 mod messages;
 mod outbox;
 mod products;

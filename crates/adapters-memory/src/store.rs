@@ -30,6 +30,9 @@ impl MemoryStore {
         Repositories {
             agents: Arc::new(self.clone()),
             keys: Arc::new(self.clone()),
+            members: Arc::new(self.clone()),
+            sessions: Arc::new(self.clone()),
+            sign_in_attempts: Arc::new(self.clone()),
             tags: Arc::new(self.clone()),
             canned_responses: Arc::new(self.clone()),
             contacts: Arc::new(self.clone()),
@@ -67,6 +70,10 @@ impl MemoryStore {
 pub(crate) struct State {
     pub(crate) agents: BTreeMap<AgentId, Agent>,
     pub(crate) keys: BTreeMap<ApiKeyId, ApiKey>,
+    pub(crate) members: BTreeMap<MemberId, Member>,
+    pub(crate) sessions: BTreeMap<SessionId, Session>,
+    /// Sign-in marks by email, oldest first.
+    pub(crate) sign_in_attempts: Vec<(Email, SignInMark, Timestamp)>,
     pub(crate) tags: BTreeMap<TagId, Tag>,
     pub(crate) canned_responses: BTreeMap<CannedResponseId, CannedResponse>,
     pub(crate) contacts: BTreeMap<ContactId, Contact>,

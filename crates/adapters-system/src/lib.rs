@@ -1,4 +1,9 @@
-//! The clock, the id source and the address resolver, backed by the operating system.
+//! The clock, the id source, the address resolver and password hashing, backed by the operating
+//! system.
+
+mod passwords;
+
+pub use passwords::Argon2Passwords;
 
 use chrono::{DurationRound, TimeDelta, Utc};
 use parley_domain::model::{IdKind, Timestamp};

@@ -65,7 +65,9 @@ macro_rules! storage_conformance {
             canned_response_search_equals_its_definition_for_random_texts, filters_keeping_hundreds_list_as_exactly_as_filters_keeping_a_few,
             contacts_are_found_by_user_id_first_then_address, a_user_id_belongs_to_one_contact_of_the_agent,
             a_channel_learns_a_phone_and_a_username_with_everything_that_shows_it,
-            a_message_and_what_it_taught_of_its_contact_are_one_write);
+            a_message_and_what_it_taught_of_its_contact_are_one_write, members_are_unique_by_email_per_agent_and_stay_their_agents,
+            sessions_are_found_by_hash_and_end_with_a_password_change, sign_in_attempts_count_per_email_within_the_window,
+            assignees_show_their_member_and_are_taken_once);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

@@ -150,6 +150,25 @@ pub enum DomainError {
     /// A valid key whose kind may not call this (a publishable key on a secret endpoint).
     #[error("this key may not call this endpoint")]
     Forbidden,
+    /// A member's session on what only an admin (or a secret key) may do.
+    #[error("only an admin may do this")]
+    AdminOnly,
+    /// A sign-in with an email and password that do not match a member (the same answer for an
+    /// unknown email and a wrong password).
+    #[error("wrong email or password")]
+    SignInFailed,
+    /// Sign-ins with this email are refused for a while after repeated failures.
+    #[error("too many failed sign-ins")]
+    SignInLocked {
+        /// How long until the lock ends.
+        retry_after: std::time::Duration,
+    },
+    /// A session cookie that is unknown, forged, signed out or idle too long.
+    #[error("the session has ended")]
+    SessionEnded,
+    /// A member holding a one-time password must choose its own before anything else.
+    #[error("the member must change its password first")]
+    PasswordChangeRequired,
     /// Storage (or the service itself) cannot answer now; the same call may succeed shortly.
     #[error("storage unavailable: {0}")]
     Unavailable(#[source] Cause),
@@ -161,7 +180,7 @@ pub enum DomainError {
 impl DomainError {
     /// Every code [`code`](Self::code) can return, for callers that map them all (and tests
     /// that check they do).
-    pub const CODES: [&'static str; 15] = [
+    pub const CODES: [&'static str; 17] = [
         "VALIDATION_ERROR",
         "NOT_FOUND",
         "CONFLICT",
@@ -175,6 +194,8 @@ impl DomainError {
         "CART_EXPIRED",
         "UNAUTHORIZED",
         "FORBIDDEN",
+        "RATE_LIMITED",
+        "PASSWORD_CHANGE_REQUIRED",
         "UNAVAILABLE",
         "INTERNAL",
     ];
@@ -197,7 +218,10 @@ impl DomainError {
             Self::Upstream(_) | Self::EmbedderFailed(_) | Self::Interrupted => "UPSTREAM_ERROR",
             Self::CartExpired => "CART_EXPIRED",
             Self::Unauthorized => "UNAUTHORIZED",
-            Self::Forbidden => "FORBIDDEN",
+            Self::Forbidden | Self::AdminOnly => "FORBIDDEN",
+            Self::SignInFailed | Self::SessionEnded => "UNAUTHORIZED",
+            Self::SignInLocked { .. } => "RATE_LIMITED",
+            Self::PasswordChangeRequired => "PASSWORD_CHANGE_REQUIRED",
             Self::Unavailable(_) => "UNAVAILABLE",
             Self::Internal(_) => "INTERNAL",
         }

@@ -107,6 +107,12 @@ pub struct Repositories {
     pub agents: std::sync::Arc<dyn AgentRepository>,
     /// API keys, by hash.
     pub keys: std::sync::Arc<dyn ApiKeyRepository>,
+    /// The agents' team members.
+    pub members: std::sync::Arc<dyn MemberRepository>,
+    /// Members' sessions, by token hash.
+    pub sessions: std::sync::Arc<dyn SessionRepository>,
+    /// Failed sign-ins, by email.
+    pub sign_in_attempts: std::sync::Arc<dyn SignInAttemptRepository>,
     /// Tags that label activities, unique by name per agent.
     pub tags: std::sync::Arc<dyn TagRepository>,
     /// Saved answers, unique by short code per agent.

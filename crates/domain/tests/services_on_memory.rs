@@ -71,6 +71,7 @@ impl World {
             r.messages.clone(),
             r.contacts.clone(),
             r.tags.clone(),
+            r.members.clone(),
             self.clock.clone(),
             self.ids.clone(),
         )

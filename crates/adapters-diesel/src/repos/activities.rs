@@ -17,7 +17,7 @@ use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
 use crate::prepared::Prepare as _;
 use crate::repos::events::emit_all;
 use crate::rows::millis;
-use crate::schema::{activities, activity_counts, activity_tags, contacts, tags};
+use crate::schema::{activities, activity_counts, activity_tags, contacts, members, tags};
 
 /// Adds `$delta` to the agent's count of activities in `$status`, and to its count of those
 /// unassigned when `$unassigned` (the activity counted has no assignee), in activity
@@ -286,7 +286,9 @@ impl ActivityRepository for Store {
         Ok(Page { items, total: total as u64, request: page })
     }
 
-    async fn update<'a>(&self, a: &Activity, rename: Option<&'a ProfileName>, events: &[Event]) -> StoreResult<bool> {
+    async fn update<'a>(&self, write: ActivityWrite<'a>, events: &[Event]) -> StoreResult<bool> {
+        let (a, rename) = (write.activity, write.rename);
+        let member = a.assigned_to.as_ref().and_then(Assignee::member).map(MemberId::into_string);
         let changes = (
             activities::status.eq(a.status.as_str()),
             activities::assigned_to.eq(a.assigned_to.as_ref().map(Assignee::as_str)),
@@ -320,7 +322,17 @@ impl ActivityRepository for Store {
             }
             let (before, was_unassigned): (String, bool) =
                 target().select((activities::status, activities::assigned_to.is_null())).first(conn).await?;
+            if write.if_unassigned && !was_unassigned {
+                return Err(DbError::Limit("the activity is already assigned".into()));
+            }
             let n = diesel::update(target()).set(changes).execute(conn).await?;
+            // The assignee's name as its member row has it, or none (not a member, or unassigned).
+            let assignee_name = members::table
+                .filter(members::agent_id.eq(a.agent_id.as_str()))
+                .filter(members::id.eq(member.clone().unwrap_or_default()))
+                .select(members::name)
+                .single_value();
+            diesel::update(target()).set(activities::assignee_name.eq(assignee_name)).execute(conn).await?;
             mirror_updated_at(a.id.as_str(), a.updated_at).execute(conn).await?;
             if before != a.status.as_str() {
                 mirror_to_terms(a.id.as_str(), a.status.as_str()).execute(conn).await?;

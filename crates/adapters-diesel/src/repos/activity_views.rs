@@ -1,5 +1,5 @@
-//! What an activity shows of its contact, tags and newest message, kept on its own row
-//! (`contact_name`, `channel_list`, `tag_list`, `last_message_*`; see the `activity_views` and
+//! What an activity shows of its contact, tags, assignee and newest message, kept on its own row
+//! (`contact_name`, `channel_list`, `tag_list`, `assignee_name`, `last_message_*`; see the `activity_views` and
 //! `messages` migrations) so that a page or a get reads one row per activity instead of joining
 //! contacts, channels, tags and messages.
 //!
@@ -32,6 +32,7 @@ pub(crate) struct ViewRow {
     last_message_text: Option<String>,
     last_message_at: Option<i64>,
     unread_count: i64,
+    assignee_name: Option<String>,
 }
 
 /// One entry of `tag_list`.
@@ -63,9 +64,15 @@ impl ViewRow {
             // The columns are written together, all or none.
             _ => return Err(DbError::Corrupt(format!("last_message of activity {}: some columns are null", self.activity.id))),
         };
+        let activity = self.activity.into_domain()?;
+        let assignee = match (activity.assigned_to.as_ref().and_then(Assignee::member), self.assignee_name) {
+            (Some(id), Some(name)) => Some(MemberRef { id, name: valid(MemberName::new(&name))? }),
+            _ => None,
+        };
         Ok(ActivityView {
             profile_name: valid(ProfileName::new(&self.contact_name))?,
-            activity: self.activity.into_domain()?,
+            activity,
+            assignee,
             channels,
             tags,
             last_message,

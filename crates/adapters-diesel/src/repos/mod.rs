@@ -21,6 +21,7 @@ mod inbound_deliveries;
 mod keys;
 mod lines;
 mod mailboxes;
+mod members;
 mod messages;
 mod products;
 mod tags;

@@ -118,6 +118,10 @@ pub enum Command {
     /// Manage API keys. Keys are printed once, at creation; only their hash is stored.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Manage an agent's team members, who sign in to the inbox (/inbox). A new member's
+    /// one-time password is printed once; only its Argon2id hash is stored.
+    #[command(subcommand)]
+    Members(MembersCommand),
     /// Import or export an agent's product catalog.
     #[command(subcommand)]
     Catalog(CatalogCommand),
@@ -450,6 +454,39 @@ pub enum KeysCommand {
     List {
         #[arg(long)]
         agent: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MembersCommand {
+    /// Add a member; prints {"id","email","name","role","password"}. The one-time password is
+    /// shown only this once: the member signs in with it and must choose its own.
+    Add {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// What the member signs in with; unique among the agent's members (any case).
+        #[arg(long)]
+        email: String,
+        /// How the inbox names the member.
+        #[arg(long)]
+        name: String,
+        /// `admin` (also manages the team) or `member`.
+        #[arg(long, default_value = "member", value_parser = ["admin", "member"])]
+        role: String,
+    },
+    /// List an agent's members as JSON (never their passwords).
+    List {
+        #[arg(long)]
+        agent: String,
+    },
+    /// Remove a member: its sessions end at once; conversations assigned to it keep the id and
+    /// show no assignee.
+    Remove {
+        #[arg(long)]
+        agent: String,
+        /// The member's id (usr_…).
+        member_id: String,
     },
 }
 

@@ -9,6 +9,7 @@ mod database;
 pub mod demo_seed;
 mod inbound;
 mod lines;
+mod members;
 mod sandbox;
 mod serve;
 pub mod settings_file;
@@ -70,6 +71,7 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Analyze => database::analyze(&store).await,
         Command::Agents(cmd) => agents::agents(&state, cmd).await,
         Command::Keys(cmd) => agents::keys(&state, cmd).await,
+        Command::Members(cmd) => members::members(&state, cmd).await,
         Command::Catalog(CatalogCommand::Import { agent, file, dry_run, .. }) => {
             catalog::import(&state, &AgentId::new(agent), &file, dry_run).await
         }

@@ -10,7 +10,8 @@ use actix_web::{App, Error};
 use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
 use crate::http::routes::{
-    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, messages, meta, tags, templates,
+    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, members, messages, meta, tags,
+    templates,
 };
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::metrics::Probe;
@@ -27,6 +28,8 @@ pub fn build(
         // Each service on its own, so a handler or middleware takes what it calls and nothing
         // else; `/metrics` takes the probe (the state, which reads every backlog).
         .app_data(Data::from(state.keys.clone()))
+        .app_data(Data::from(state.members.clone()))
+        .app_data(Data::from(state.sessions.clone()))
         .app_data(Data::from(state.tags.clone()))
         .app_data(Data::from(state.canned_responses.clone()))
         .app_data(Data::from(state.contacts.clone()))
@@ -62,6 +65,7 @@ pub fn build(
         .service(
             web::scope("/v1")
                 .configure(tags::routes)
+                .configure(members::routes)
                 .configure(activities::routes)
                 .configure(messages::routes)
                 .configure(canned_responses::routes)

@@ -1,9 +1,9 @@
 //! Authentication and key scopes.
 //!
 //! [`middleware`] resolves the key (`X-API-Key`, or `Authorization: Bearer`, which generated
-//! clients send by default) to its agent before anything else of the request runs
-//! (so a bad key is answered 401 before the body is read) and leaves the [`Principal`] in the
-//! request. Handlers then take [`SecretKey`] or [`PublishableKey`], which check the key's
+//! clients send by default), or without a key a member's session cookie, to its agent before
+//! anything else of the request runs (so a bad key is answered 401 before the body is read) and
+//! leaves the [`Principal`] in the request (and a session's [`SignedIn`]). Handlers then take [`SecretKey`] or [`PublishableKey`], which check the key's
 //! level without I/O: a handler cannot run without the key level it declares.
 
 use std::future::{Ready, ready};
@@ -16,11 +16,12 @@ use actix_web::middleware::Next;
 use actix_web::web::Data;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use parley_domain::DomainError;
-use parley_domain::model::{Access, AgentId, Principal};
+use parley_domain::model::{Access, AgentId, MemberId, PresentedSession, Principal};
+use parley_domain::services::{KeyService, SessionService, SignedIn};
 
 use crate::http::error::ApiError;
+use crate::http::session_cookie::{self, SESSION_COOKIE};
 use crate::runtime::limits::Limiter;
-use parley_domain::services::KeyService;
 
 pub const API_KEY_HEADER: &str = "x-api-key";
 
@@ -37,6 +38,11 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
         // added one). Refused like a bad key, and counted like one against the address.
         return Ok(refuse_bad_key(&limits, req, ApiError::AmbiguousApiKey).await);
     };
+    if presented.is_none()
+        && let Some(cookie) = req.cookie(SESSION_COOKIE)
+    {
+        return session(req, next, cookie.value().to_string(), limits).await;
+    }
     match keys.authenticate(presented).await {
         Ok(principal) => {
             req.extensions_mut().insert(principal);
@@ -44,6 +50,52 @@ pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'stat
         }
         Err(DomainError::Unauthorized) => Ok(refuse_bad_key(&limits, req, ApiError::from(DomainError::Unauthorized)).await),
         Err(e) => Ok(req.error_response(ApiError::from(e))),
+    }
+}
+
+/// What a member's session may call while it must change its password: the session itself.
+const WHILE_PASSWORD_CHANGE: [&str; 2] = ["/v1/session", "/v1/session/password"];
+
+/// A request with a member's session cookie (and no key): the session, the anti-forgery rule of
+/// writes, and the first sign-in's password change.
+async fn session(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+    token: String,
+    limits: Data<Limiter>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let Some(sessions) = req.app_data::<Data<SessionService>>().cloned() else {
+        return Ok(req.error_response(ApiError::from(DomainError::Internal("the session service is not registered".into()))));
+    };
+    let Some(presented) = PresentedSession::parse(&token) else {
+        return Ok(refuse_bad_key(&limits, req, ApiError::from(DomainError::SessionEnded)).await);
+    };
+    let signed_in = match sessions.authenticate(&presented).await {
+        Ok(signed_in) => signed_in,
+        Err(DomainError::SessionEnded) => return Ok(refuse_bad_key(&limits, req, ApiError::from(DomainError::SessionEnded)).await),
+        Err(e) => return Ok(req.error_response(ApiError::from(e))),
+    };
+    if let Err(refused) = session_cookie::check_write(&req, &presented) {
+        return Ok(req.error_response(refused));
+    }
+    if signed_in.member.must_change_password && !WHILE_PASSWORD_CHANGE.contains(&req.path()) {
+        return Ok(req.error_response(ApiError::from(DomainError::PasswordChangeRequired)));
+    }
+    req.extensions_mut().insert(signed_in.principal.clone());
+    req.extensions_mut().insert(signed_in);
+    Ok(next.call(req).await?.map_into_boxed_body())
+}
+
+/// The signed-in member of a request made with a session cookie; `SessionEnded` (401) for a
+/// request made with a key, which has no session.
+pub struct MemberSession(pub SignedIn);
+
+impl FromRequest for MemberSession {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(req.extensions().get::<SignedIn>().cloned().map(MemberSession).ok_or(ApiError::from(DomainError::SessionEnded)))
     }
 }
 
@@ -101,6 +153,11 @@ macro_rules! key_extractor {
         impl $name {
             pub fn agent(&self) -> &AgentId {
                 &self.0.agent_id
+            }
+
+            /// The member calling, in a member's session.
+            pub fn member(&self) -> Option<MemberId> {
+                self.0.member().cloned()
             }
         }
 

@@ -49,6 +49,10 @@ pub enum ApiError {
     /// Raw mail must come as `message/rfc822`.
     #[error("the request body must be a raw email sent with Content-Type: message/rfc822")]
     NotRawEmail,
+    /// A write with a member's session cookie that does not carry the session's anti-forgery
+    /// token (or comes from another site's page).
+    #[error("a write in a signed-in session must carry the session's X-CSRF-Token header, from a page of this site")]
+    CrossSite,
     /// A platform's webhook request was refused by the platform's own proof (deliveries are
     /// authenticated by it, not by an API key): its signature, or its subscription handshake.
     #[error("{0}")]
@@ -108,7 +112,8 @@ fn status_of(code: &str) -> StatusCode {
         "UPSTREAM_ERROR" => StatusCode::BAD_GATEWAY,
         "CART_EXPIRED" => StatusCode::GONE,
         "UNAUTHORIZED" => StatusCode::UNAUTHORIZED,
-        "FORBIDDEN" => StatusCode::FORBIDDEN,
+        "FORBIDDEN" | "PASSWORD_CHANGE_REQUIRED" => StatusCode::FORBIDDEN,
+        "RATE_LIMITED" => StatusCode::TOO_MANY_REQUESTS,
         "UNAVAILABLE" => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
@@ -177,6 +182,19 @@ fn domain_message(error: &DomainError) -> (String, Vec<ErrorDetail>) {
         D::CartExpired => ("this cart is older than 90 days and can no longer be read".into(), vec![]),
         D::Unauthorized => ("send a valid API key in the X-API-Key header".into(), vec![]),
         D::Forbidden => ("this endpoint needs a secret key (sk_…); publishable keys cannot call it".into(), vec![]),
+        D::AdminOnly => ("only an admin of the team (or a secret key) may do this".into(), vec![]),
+        D::SignInFailed => ("wrong email or password".into(), vec![]),
+        D::SignInLocked { retry_after } => (
+            format!(
+                "too many failed sign-ins with this email: try again in {} minutes, or ask an admin to reset the password",
+                retry_after_secs(*retry_after).div_ceil(60)
+            ),
+            vec![],
+        ),
+        D::SessionEnded => ("the session has ended (signed out, or idle for 12 hours): sign in again".into(), vec![]),
+        D::PasswordChangeRequired => {
+            ("choose a new password first: POST /v1/session/password with current_password and new_password".into(), vec![])
+        }
         D::Unavailable(_) => ("the service is temporarily unavailable; retry shortly".into(), vec![]),
         D::Internal(_) => ("an internal error occurred".into(), vec![]),
         // A variant newer than this layer: its code maps the status, the message stays generic.
@@ -209,6 +227,7 @@ impl ApiError {
             }
             ApiError::NotRawEmail => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
             ApiError::InboundRefused(InboundRefusal::Handshake(_)) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
+            ApiError::CrossSite => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
         }
     }
 }
@@ -237,7 +256,7 @@ impl ResponseError for ApiError {
         if status == StatusCode::SERVICE_UNAVAILABLE {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
-        if let ApiError::RateLimited { retry_after } = self {
+        if let ApiError::RateLimited { retry_after } | ApiError::Domain(DomainError::SignInLocked { retry_after }) = self {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs(*retry_after)));
         }
         if status == StatusCode::REQUEST_TIMEOUT {

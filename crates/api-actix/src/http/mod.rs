@@ -19,3 +19,4 @@ pub mod query_params;
 pub mod request_context;
 pub mod routes;
 pub mod run_to_completion;
+pub mod session_cookie;

@@ -21,6 +21,8 @@ pub type EventBody = fn(&Event) -> String;
 
 pub struct AppState {
     pub keys: Arc<KeyService>,
+    pub members: Arc<MemberService>,
+    pub sessions: Arc<SessionService>,
     pub tags: Arc<TagService>,
     pub canned_responses: Arc<CannedResponseService>,
     pub contacts: Arc<ContactService>,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parley_adapters_embeddings::ExactIndex;
-use parley_domain::ports::{Clock, Embedder, IdSource, Repositories, WebhookSender};
+use parley_domain::ports::{Clock, Embedder, IdSource, PasswordHashing, Repositories, WebhookSender};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
@@ -31,6 +31,8 @@ pub struct Adapters {
     pub clock: Arc<dyn Clock>,
     /// Ids and key secrets.
     pub ids: Arc<dyn IdSource>,
+    /// Members' password hashing (Argon2id).
+    pub passwords: Arc<dyn PasswordHashing>,
     /// The body an event's delivery sends (the HTTP layer's representation of it).
     pub event_body: EventBody,
 }
@@ -52,6 +54,7 @@ impl Adapters {
             embedder,
             clock: Arc::new(parley_adapters_system::SystemClock),
             ids: Arc::new(parley_adapters_system::RandomIds),
+            passwords: Arc::new(parley_adapters_system::Argon2Passwords::new()),
             event_body,
         }
     }
@@ -60,7 +63,7 @@ impl Adapters {
 /// The app: every service wired to `adapters`, `config` applied. Call inside a tokio runtime
 /// when the rate limits use Redis (its connection task runs there).
 pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
-    let Adapters { repos, platforms, embedder, clock, ids, event_body } = adapters;
+    let Adapters { repos, platforms, embedder, clock, ids, passwords, event_body } = adapters;
     let platform = platforms.sender();
     let inbound =
         Arc::new(InboundService::new(InboundPorts::from(&repos), platforms.decoders(), platform.clone(), clock.clone(), ids.clone()));
@@ -74,6 +77,15 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
     let webhook_timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
     AppState {
         keys: Arc::new(KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone())),
+        members: Arc::new(MemberService::new(repos.agents.clone(), repos.members.clone(), passwords.clone(), clock.clone(), ids.clone())),
+        sessions: Arc::new(SessionService::new(
+            repos.members.clone(),
+            repos.sessions.clone(),
+            repos.sign_in_attempts.clone(),
+            passwords,
+            clock.clone(),
+            ids.clone(),
+        )),
         tags: Arc::new(TagService::new(repos.tags.clone(), clock.clone(), ids.clone())),
         canned_responses: Arc::new(CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone())),
         contacts: Arc::new(ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone())),
@@ -82,6 +94,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             repos.messages.clone(),
             repos.contacts.clone(),
             repos.tags.clone(),
+            repos.members.clone(),
             clock.clone(),
             ids.clone(),
         )),

@@ -43,6 +43,7 @@ mod serve_cli;
 mod shutdown;
 mod storable_text;
 mod tags;
+mod team;
 mod template_catalogue;
 mod timeline;
 mod whatsapp_users;

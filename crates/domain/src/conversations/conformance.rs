@@ -223,7 +223,7 @@ pub async fn activities_are_one_per_contact_and_scoped(r: Repositories) {
     assert_eq!(view.activity.updated_at, act.updated_at, "and nothing changed");
     let mut foreign = act.clone();
     foreign.agent_id = b;
-    assert!(!r.activities.update(&foreign, None, &[]).await.unwrap());
+    assert!(!r.activities.update(ActivityWrite::of(&foreign), &[]).await.unwrap());
 }
 
 /// Activity filters match status, tag, name (ignoring case) and phone digits, with LIKE
@@ -374,7 +374,7 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     // A status change; a tag attached (moves the activity to the top); renames through both ports.
     all[1].activity.status = Closed;
     all[1].activity.updated_at = t(30);
-    assert!(r.activities.update(&all[1].activity, None, &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&all[1].activity), &[]).await.unwrap());
     let vip = tag(&a, "vip", t(0));
     r.tags.insert(&vip, MAX_TAGS_PER_AGENT, &[]).await.unwrap();
     r.activities.attach_tags(&a, &all[0].activity.id, std::slice::from_ref(&vip.id), t(40), &[]).await.unwrap();
@@ -385,11 +385,18 @@ pub async fn activity_search_matches_its_definition_after_writes(r: Repositories
     assert!(r.contacts.update(&renamed, &[]).await.unwrap());
     all[2].name = "Zed Renamed".into();
     all[3].activity.updated_at = t(60);
-    assert!(r.activities.update(&all[3].activity, Some(&ProfileName::new("Ana Long").unwrap()), &[]).await.unwrap());
+    assert!(
+        r.activities.update(ActivityWrite::of(&all[3].activity).renaming(Some(&ProfileName::new("Ana Long").unwrap())), &[]).await.unwrap()
+    );
     all[3].name = "Ana Long".into();
     // A contact named by its number renamed, and one renamed to its number.
     all[5].activity.updated_at = t(70);
-    assert!(r.activities.update(&all[5].activity, Some(&ProfileName::new("Numbered Nine").unwrap()), &[]).await.unwrap());
+    assert!(
+        r.activities
+            .update(ActivityWrite::of(&all[5].activity).renaming(Some(&ProfileName::new("Numbered Nine").unwrap())), &[])
+            .await
+            .unwrap()
+    );
     all[5].name = "Numbered Nine".into();
     let mut to_number = r.contacts.get(&a, &all[1].activity.contact_id).await.unwrap().unwrap();
     to_number.profile_name = ProfileName::new("4470009999").unwrap();
@@ -467,7 +474,7 @@ pub async fn activity_search_orders_many_matches_by_update_time(r: Repositories)
     // A status change moves one match to the top.
     all[70].activity.status = Closed;
     all[70].activity.updated_at = t(5_000);
-    assert!(r.activities.update(&all[70].activity, None, &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&all[70].activity), &[]).await.unwrap());
     assert_search(&r, &a, &all, "777", None).await;
     assert_search(&r, &a, &all, "777", Some(Closed)).await;
 }
@@ -500,7 +507,7 @@ pub async fn activity_update_renames_contact_atomically(r: Repositories) {
     act.last_inbound_at = Some(t(3));
     act.updated_at = t(4);
     let new_name = ProfileName::new("Ana María").unwrap();
-    assert!(r.activities.update(&act, Some(&new_name), &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&act).renaming(Some(&new_name)), &[]).await.unwrap());
     let view = r.activities.get(&a, &act.id).await.unwrap().unwrap();
     assert_eq!(view.activity, act);
     assert_eq!(view.profile_name, new_name);
@@ -582,7 +589,7 @@ pub async fn tag_pages_follow_update_order(r: Repositories) {
 
     first.status = ActivityStatus::Closed;
     first.updated_at = t(3);
-    assert!(r.activities.update(&first, None, &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&first), &[]).await.unwrap());
     assert_eq!(list_ids(&r, &a, by_tag(None)).await, [first.id.clone(), second.id.clone()]);
     assert_eq!(list_ids(&r, &a, by_tag(Some(ActivityStatus::Open))).await, std::slice::from_ref(&second.id));
     assert_eq!(list_ids(&r, &a, by_tag(Some(ActivityStatus::Closed))).await, [first.id.clone()]);
@@ -731,11 +738,11 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
     // Updates that keep the status, and another agent's update, change nothing.
     let mut same = made[0].clone();
     same.updated_at = t(10);
-    assert!(r.activities.update(&same, None, &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&same), &[]).await.unwrap());
     let mut foreign = made[1].clone();
     foreign.agent_id = b.clone();
     foreign.status = Closed;
-    assert!(!r.activities.update(&foreign, None, &[]).await.unwrap());
+    assert!(!r.activities.update(ActivityWrite::of(&foreign), &[]).await.unwrap());
     assert_eq!(totals(&r).await, (5, 3, 2, 0));
 
     // Eight writers close the same open activity at once: it moves once.
@@ -744,13 +751,13 @@ pub async fn activity_totals_follow_inserts_and_status_changes(r: Repositories) 
         let mut act = made[1].clone();
         act.status = Closed;
         act.updated_at = t(20 + i);
-        async move { r.activities.update(&act, None, &[]).await }
+        async move { r.activities.update(ActivityWrite::of(&act), &[]).await }
     });
     let results = futures_util::future::join_all(closing).await;
     assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
     let mut reopened = made[3].clone();
     reopened.status = Open;
-    assert!(r.activities.update(&reopened, None, &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&reopened), &[]).await.unwrap());
     assert_eq!(totals(&r).await, (5, 3, 1, 1));
     assert_eq!(total(&r, &b, Some(Closed), None).await, 0);
 

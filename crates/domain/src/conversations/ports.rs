@@ -105,8 +105,11 @@ pub trait ActivityRepository: Send + Sync {
     /// Most recently updated first (`updated_at` desc, then id desc).
     async fn list(&self, agent: &AgentId, filter: &ActivityFilter, page: PageRequest) -> StoreResult<Page<ActivityView>>;
     /// Replaces status, assignee, `last_inbound_at` and `updated_at`, and renames the contact
-    /// when `rename` is given, all in one transaction; `false` when unknown.
-    async fn update<'a>(&self, activity: &Activity, rename: Option<&'a ProfileName>, events: &[Event]) -> StoreResult<bool>;
+    /// when the write says so, all in one transaction; `false` when unknown. An assignee that is
+    /// one of the agent's members is shown as the view's `assignee` from then on. MUST return
+    /// `Conflict`, writing nothing, when the write is `if_unassigned` and the stored activity
+    /// has an assignee.
+    async fn update<'a>(&self, write: ActivityWrite<'a>, events: &[Event]) -> StoreResult<bool>;
     /// Attaches the agent's tags among `tags` (others are ignored); attaching twice is a no-op.
     /// Bumps `updated_at` to `at` only when something was attached. `false` when the activity is unknown.
     /// MUST return `Conflict`, attaching nothing, when the activity would then hold more than

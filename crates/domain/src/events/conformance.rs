@@ -56,6 +56,7 @@ pub async fn event_snapshots_of_every_kind_read_back_whole(r: Repositories) {
         tags: vec![TagRef::from(&tag(&a, "VIP", t(0)))],
         last_message: None,
         unread_count: 3,
+        assignee: Some(MemberRef { id: MemberId::new("usr_1"), name: MemberName::new("Bea <b>").unwrap() }),
     };
     let cart = Cart {
         code: CartCode::parse("AbC2345").unwrap(),

@@ -32,6 +32,10 @@ pub enum IdKind {
     WebhookEndpoint,
     /// A canned response: `cnr_…`.
     CannedResponse,
+    /// A team member of an agent: `usr_…`.
+    Member,
+    /// A member's signed-in session: `ses_…`.
+    Session,
 }
 
 impl IdKind {
@@ -51,6 +55,8 @@ impl IdKind {
             IdKind::Event => "evt",
             IdKind::WebhookEndpoint => "we",
             IdKind::CannedResponse => "cnr",
+            IdKind::Member => "usr",
+            IdKind::Session => "ses",
         }
     }
 }
@@ -98,7 +104,7 @@ macro_rules! received_id {
 
 received_id!(TagId => "tag", ContactId => "contact", ActivityId => "activity",
     crate::model::TemplateId => "template", crate::model::LineId => "channel", MessageId => "message", EventId => "event",
-    EndpointId => "webhook endpoint", CannedResponseId => "canned response");
+    EndpointId => "webhook endpoint", CannedResponseId => "canned response", MemberId => "member");
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -142,6 +148,10 @@ id_type!(/// Identifies a tag (`tag_…`).
     TagId);
 id_type!(/// Identifies a canned response (`cnr_…`).
     CannedResponseId);
+id_type!(/// Identifies a team member of an agent (`usr_…`).
+    MemberId);
+id_type!(/// Identifies a member's signed-in session (`ses_…`): never the cookie's secret.
+    SessionId);
 id_type!(/// Identifies a contact (`con_…`), who may be reached on several channels.
     ContactId);
 id_type!(/// Identifies an activity (`act_…`): a contact's one conversation.

@@ -13,6 +13,14 @@ pub struct TagRefDto {
     pub color: String,
 }
 
+/// The member an activity is assigned to.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AssigneeDto {
+    #[schema(example = "usr_4fJq0ZpXr3TyLk5bW0cMd7Hs")]
+    pub id: String,
+    pub name: String,
+}
+
 /// An activity as listed.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ActivityDto {
@@ -24,7 +32,11 @@ pub struct ActivityDto {
     pub profile_name: String,
     pub channel_identifiers: Vec<String>,
     pub tags: Vec<TagRefDto>,
+    /// Who has it: a member id (`usr_…`) or another user id of the caller's system; null while
+    /// unassigned.
     pub assigned_to: Option<String>,
+    /// The team member it is assigned to, while `assigned_to` is one of the agent's members.
+    pub assignee: Option<AssigneeDto>,
     #[schema(format = DateTime)]
     pub created_at: String,
     #[schema(format = DateTime)]
@@ -68,6 +80,7 @@ impl From<&ActivityView> for ActivityDto {
                 })
                 .collect(),
             assigned_to: a.assigned_to.as_ref().map(|x| x.as_str().to_string()),
+            assignee: v.assignee.as_ref().map(|m| AssigneeDto { id: m.id.as_str().to_string(), name: m.name.as_str().to_string() }),
             created_at: timestamp(a.created_at),
             updated_at: timestamp(a.updated_at),
             last_message: v.last_message.as_ref().map(MessageSummaryDto::from),
@@ -130,7 +143,8 @@ pub struct ActivityListParams {
     /// A piece of the contact's name (any case) or, with 3+ digits, of a phone number: 1–100 characters, none a control character.
     #[param(min_length = 1, max_length = 100, pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$")]
     pub search: Option<String>,
-    /// A user id (1–128 characters): only that user's activities; `none`: only unassigned ones.
+    /// A user id (1–128 characters): only that user's activities; `none`: only unassigned ones;
+    /// `me`: the signed-in member's (in a member's session).
     #[param(
         min_length = 1,
         max_length = 128,
@@ -161,6 +175,7 @@ impl From<ActivityListParams> for parley_domain::services::ActivityListQuery {
             since: q.since,
             limit: q.limit,
             offset: q.offset,
+            me: None,
         }
     }
 }
@@ -173,7 +188,8 @@ pub struct UpdateActivity {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = ActivityStatusName, required = false)]
     pub status: Option<Option<String>>,
-    /// A user id, 1–128 characters, or null.
+    /// One of the agent's member ids (`usr_…`), `me` (the signed-in member, in a member's
+    /// session), another user id of 1–128 characters, or null.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>, min_length = 1, max_length = 128, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub assigned_to: Option<Option<String>>,
@@ -181,6 +197,9 @@ pub struct UpdateActivity {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = String, required = false, min_length = 1, max_length = 256, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub profile_name: Option<Option<String>>,
+    /// With `assigned_to`: assign only if nobody has the activity (409 otherwise), so two
+    /// people cannot take one conversation.
+    pub if_unassigned: Option<bool>,
 }
 
 impl From<UpdateActivity> for ActivityPatchInput {
@@ -189,6 +208,8 @@ impl From<UpdateActivity> for ActivityPatchInput {
             status: Patch::from_double_option(b.status),
             assigned_to: Patch::from_double_option(b.assigned_to),
             profile_name: Patch::from_double_option(b.profile_name),
+            if_unassigned: b.if_unassigned,
+            me: None,
         }
     }
 }

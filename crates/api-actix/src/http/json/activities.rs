@@ -37,6 +37,17 @@ impl JsonText for ActivityView {
         }
         out.push_str("],\"assigned_to\":");
         push_optional_string(out, a.assigned_to.as_ref().map(|user| user.as_str()));
+        out.push_str(",\"assignee\":");
+        match &self.assignee {
+            None => out.push_str("null"),
+            Some(m) => {
+                out.push_str("{\"id\":");
+                push_string(out, m.id.as_str());
+                out.push_str(",\"name\":");
+                push_string(out, m.name.as_str());
+                out.push('}');
+            }
+        }
         out.push_str(",\"created_at\":");
         push_time(out, a.created_at);
         out.push_str(",\"updated_at\":");

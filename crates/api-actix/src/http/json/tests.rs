@@ -107,6 +107,7 @@ prop_compose! {
         channels in channels(),
         tags in prop::collection::vec((text("[ -~\"\\\\\\x01é]{1,20}", |s| TagName::new(s).is_ok()), "#[0-9a-f]{6}"), 0..3),
         assigned in prop::option::of(text("[ -~\"\\x02]{1,20}", |s| Assignee::new(s).is_ok())),
+        assignee_name in prop::option::of(text("[ -~\"<>\\\\é]{1,20}", |s| MemberName::new(s).is_ok())),
         created_at in time(),
         updated_at in time(),
         unread_count in any::<u64>(),
@@ -143,7 +144,8 @@ prop_compose! {
             text,
             created_at,
         });
-        ActivityView { activity, profile_name, channels, tags, last_message, unread_count }
+        let assignee = assignee_name.map(|name| MemberRef { id: MemberId::new("usr_a"), name: MemberName::new(&name).unwrap() });
+        ActivityView { activity, profile_name, channels, tags, last_message, unread_count, assignee }
     }
 }
 

@@ -22,7 +22,9 @@ pub const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
 const SEARCH_PATH: &str = "/v1/products/search";
 
 pub async fn middleware(req: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let principal = req.extensions().get::<Principal>().map(|p| p.key_id.clone());
+    // A key's requests count against the key; a member's against its session, so one member
+    // cannot use up the team's budget.
+    let principal = req.extensions().get::<Principal>().map(|p| p.rate_key().to_string());
     let (Some(key_id), Some(limits)) = (principal, req.app_data::<Data<Limiter>>().cloned()) else {
         // Preflights carry no key: nothing to count.
         return Ok(next.call(req).await?.map_into_boxed_body());

@@ -10,12 +10,14 @@ mod responses;
 
 use std::sync::OnceLock;
 
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityRequirement, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::http::dto::ProductKindName;
 use crate::http::limits::openapi::RateLimitDocs;
-use crate::http::routes::{activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, messages, tags, templates};
+use crate::http::routes::{
+    activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, members, messages, tags, templates,
+};
 use responses::CommonResponses;
 
 #[derive(OpenApi)]
@@ -30,6 +32,8 @@ use responses::CommonResponses;
     servers((url = "http://127.0.0.1:8080", description = "`parley serve` on its default address; point clients at your deployment's base URL")),
     paths(
         tags::list_tags, tags::create_tag, tags::update_tag, tags::delete_tag,
+        members::list_members, members::add_member, members::remove_member,
+        members::sign_in, members::get_session, members::sign_out, members::change_password,
         activities::list_activities, activities::open_activity, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag, activities::read_activity,
         messages::list_messages, messages::get_message, messages::send_reply, messages::get_media, messages::add_note,
@@ -51,6 +55,7 @@ use responses::CommonResponses;
     modifiers(&ApiKeyAuth, &CommonResponses, &RateLimitDocs),
     tags(
         (name = "Tags", description = "Labels that organize activities"),
+        (name = "Team", description = "The agent's team members, and members signing in to the inbox (a session cookie instead of a key)"),
         (name = "Activities", description = "Conversations, one per contact"),
         (name = "Messages", description = "An activity's timeline in both directions, and replies within the 24-hour window"),
         (name = "Canned responses", description = "A team's saved answers, picked by short code"),
@@ -82,6 +87,24 @@ impl Modify for ApiKeyAuth {
                 "A publishable key (`pk_…`): safe in browser code; catalog and cart operations only",
             ))),
         );
+        components.add_security_scheme(
+            responses::MEMBER_SESSION,
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                "parley_session",
+                "A member's session, set by `POST /v1/sign_in`; writes also carry its `X-CSRF-Token`. Reaches what a secret key reaches",
+            ))),
+        );
+        // A member's session reaches what a secret key reaches: every secret-key operation
+        // takes either.
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+            for security in operations.into_iter().flatten().filter_map(|o| o.security.as_mut()) {
+                let secret = security.iter().any(|r| serde_json::to_value(r).is_ok_and(|v| v.get(responses::SECRET_KEY).is_some()));
+                if secret {
+                    security.push(SecurityRequirement::new(responses::MEMBER_SESSION, Vec::<String>::new()));
+                }
+            }
+        }
     }
 }
 

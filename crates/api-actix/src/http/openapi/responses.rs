@@ -11,6 +11,7 @@ use utoipa::openapi::{OpenApi, Ref, RefOr};
 
 pub const SECRET_KEY: &str = "secret_key";
 pub const PUBLISHABLE_KEY: &str = "publishable_key";
+pub const MEMBER_SESSION: &str = "member_session";
 
 /// Component name, status, description.
 const SHARED: [(&str, &str, &str); 9] = [

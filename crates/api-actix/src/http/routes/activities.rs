@@ -1,7 +1,7 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpResponse, web};
 use parley_domain::model::ActivityId;
-use parley_domain::services::{ActivityService, MessageService};
+use parley_domain::services::{ActivityListQuery, ActivityPatchInput, ActivityService, MessageService};
 
 use super::{created, ok, resource};
 use crate::http::auth::SecretKey;
@@ -28,7 +28,8 @@ pub async fn list_activities(
     activities: Data<ActivityService>,
     query: Query<ActivityListParams>,
 ) -> ApiResult<HttpResponse> {
-    let page = activities.list(caller.agent(), query.into_inner().into()).await?;
+    let query = ActivityListQuery { me: caller.member(), ..query.into_inner().into() };
+    let page = activities.list(caller.agent(), query).await?;
     Ok(json::page(&page))
 }
 
@@ -57,17 +58,20 @@ pub async fn get_activity(caller: SecretKey, activities: Data<ActivityService>, 
     Ok(ok(ActivityDetailDto::from(detail)))
 }
 
-/// Change status or assignee, or rename the contact.
+/// Change status or assignee, or rename the contact. With `if_unassigned`, the assignment is
+/// made only if nobody has the activity.
 #[utoipa::path(patch, path = "/v1/activities/{id}", tag = "Activities", security(("secret_key" = [])), request_body = UpdateActivity,
     params(("id" = String, Path, description = "Activity id")),
-    responses((status = 200, body = DataBody<ActivityDetailDto>)))]
+    responses((status = 200, body = DataBody<ActivityDetailDto>),
+        (status = 409, description = "`if_unassigned` and someone already has the activity; nothing was changed", body = ErrorBody)))]
 pub async fn update_activity(
     caller: SecretKey,
     activities: Data<ActivityService>,
     id: PathId<ActivityId>,
     body: Json<Object<UpdateActivity>>,
 ) -> ApiResult<HttpResponse> {
-    let detail = activities.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
+    let patch = ActivityPatchInput { me: caller.member(), ..body.into_inner().into_inner().into() };
+    let detail = activities.update(caller.agent(), &id.into_inner(), patch).await?;
     Ok(ok(ActivityDetailDto::from(detail)))
 }
 

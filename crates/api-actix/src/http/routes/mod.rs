@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod contacts;
 pub mod event_webhooks;
 pub mod inbound;
+pub mod members;
 pub mod messages;
 pub mod meta;
 pub mod metrics;

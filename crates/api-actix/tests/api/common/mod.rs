@@ -174,6 +174,7 @@ impl TestApp {
             embedder,
             clock: clock.clone(),
             ids: Arc::new(RandomIds),
+            passwords: Arc::new(parley_adapters_system::Argon2Passwords::new()),
             event_body: parley_api::http::dto::event_body,
         };
         let state = Data::new(wiring::wire(adapters, config));

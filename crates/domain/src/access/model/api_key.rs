@@ -4,7 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::DomainError;
-use crate::model::{AgentId, ApiKeyId, Timestamp};
+use crate::model::{AgentId, ApiKeyId, MemberId, MemberRole, SessionId, Timestamp};
 
 /// Random characters after the prefix.
 pub const KEY_SECRET_LEN: usize = 40;
@@ -141,12 +141,29 @@ pub struct IssuedKey {
 /// The authenticated caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
-    /// The agent whose key called.
+    /// The agent it acts for.
     pub agent_id: AgentId,
-    /// The key that called.
-    pub key_id: ApiKeyId,
-    /// Its kind: what it may call ([`Principal::require`]).
+    /// Who called: a key, or a member in a session.
+    pub caller: Caller,
+    /// What it may call ([`Principal::require`]): a member's session reaches what a secret key
+    /// reaches.
     pub kind: KeyKind,
+}
+
+/// Who made a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// An API key.
+    Key(ApiKeyId),
+    /// A member signed in to the inbox.
+    Member {
+        /// The member.
+        id: MemberId,
+        /// Its role.
+        role: MemberRole,
+        /// The session it presented.
+        session: SessionId,
+    },
 }
 
 impl Principal {
@@ -155,6 +172,31 @@ impl Principal {
         match (access, self.kind) {
             (Access::Secret, KeyKind::Publishable) => Err(DomainError::Forbidden),
             _ => Ok(()),
+        }
+    }
+
+    /// `AdminOnly` unless a secret key or an admin's session calls: what changes the team.
+    pub fn require_admin(&self) -> Result<(), DomainError> {
+        self.require(Access::Secret)?;
+        match &self.caller {
+            Caller::Member { role: MemberRole::Member, .. } => Err(DomainError::AdminOnly),
+            _ => Ok(()),
+        }
+    }
+
+    /// The member calling, in a member's session.
+    pub fn member(&self) -> Option<&MemberId> {
+        match &self.caller {
+            Caller::Member { id, .. } => Some(id),
+            Caller::Key(_) => None,
+        }
+    }
+
+    /// What rate limits count against: the key, or the member's session.
+    pub fn rate_key(&self) -> &str {
+        match &self.caller {
+            Caller::Key(id) => id.as_str(),
+            Caller::Member { session, .. } => session.as_str(),
         }
     }
 }
@@ -191,7 +233,7 @@ mod tests {
 
     #[test]
     fn publishable_keys_are_refused_secret_endpoints() {
-        let p = Principal { agent_id: AgentId::new("agt_1"), key_id: ApiKeyId::new("key_1"), kind: KeyKind::Publishable };
+        let p = Principal { agent_id: AgentId::new("agt_1"), caller: Caller::Key(ApiKeyId::new("key_1")), kind: KeyKind::Publishable };
         assert!(p.require(Access::Publishable).is_ok());
         assert!(matches!(p.require(Access::Secret), Err(DomainError::Forbidden)));
         let s = Principal { kind: KeyKind::Secret, ..p };

@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 
 use chrono::TimeDelta;
 
-use crate::model::{ApiKeyId, KeyHash, Principal, Timestamp};
+use crate::model::{ApiKeyId, Caller, KeyHash, Principal, Timestamp};
 
 /// How long a verified key is trusted without asking the database again: a key revoked from
 /// another process (the command line, another instance) is refused at most this long after.
@@ -40,6 +40,9 @@ impl KeyCache {
     }
 
     pub(super) fn forget(&self, key: &ApiKeyId) {
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner).retain(|_, (principal, _)| &principal.key_id != key);
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|_, (principal, _)| principal.caller != Caller::Key(key.clone()));
     }
 }

@@ -85,7 +85,7 @@ impl KeyService {
         if key.revoked_at.is_some() || key.kind != presented.kind() {
             return Err(DomainError::Unauthorized);
         }
-        let principal = Principal { agent_id: key.agent_id, key_id: key.id, kind: key.kind };
+        let principal = Principal { agent_id: key.agent_id, caller: Caller::Key(key.id), kind: key.kind };
         self.verified.put(presented.hash().clone(), principal.clone(), now);
         Ok(principal)
     }

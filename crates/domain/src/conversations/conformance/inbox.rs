@@ -74,7 +74,7 @@ async fn random_inbox(r: &Repositories, a: &AgentId, b: &AgentId, dice: &mut Dic
             act.status = dice.pick(&ActivityStatus::ALL);
             act.updated_at = t(at);
             let rename = dice.chance(25).then(|| ProfileName::new(dice.pick(&NAMES)).unwrap());
-            assert!(r.activities.update(&act, rename.as_ref(), &[]).await.unwrap());
+            assert!(r.activities.update(ActivityWrite::of(&act).renaming(rename.as_ref()), &[]).await.unwrap());
             at += 1;
         }
         if dice.chance(50) {
@@ -95,7 +95,7 @@ async fn random_inbox(r: &Repositories, a: &AgentId, b: &AgentId, dice: &mut Dic
             let mut moved = r.activities.get(owner, &act.id).await.unwrap().unwrap().activity;
             moved.status = ActivityStatus::Closed;
             moved.updated_at = t(at);
-            assert!(r.activities.update(&moved, None, &[]).await.unwrap());
+            assert!(r.activities.update(ActivityWrite::of(&moved), &[]).await.unwrap());
         }
     }
     tags.into_iter().collect()
@@ -215,7 +215,7 @@ pub async fn unassigned_totals_follow_assignments_and_status_moves(r: Repositori
     assert_eq!(total(unassigned(StatusSet::ANY)).await, 2);
     ana.assigned_to = Some(Assignee::new("ana").unwrap());
     ana.updated_at = t(2);
-    assert!(r.activities.update(&ana, None, &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&ana), &[]).await.unwrap());
     assert_eq!(total(unassigned(StatusSet::ANY)).await, 1);
     assert_eq!(total(unassigned(ActivityStatus::Open.into())).await, 0);
     assert_eq!(total(unassigned(ActivityStatus::Pending.into())).await, 1);
@@ -226,7 +226,7 @@ pub async fn unassigned_totals_follow_assignments_and_status_moves(r: Repositori
     ana.assigned_to = None;
     ana.status = ActivityStatus::Closed;
     ana.updated_at = t(4);
-    assert!(r.activities.update(&ana, None, &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&ana), &[]).await.unwrap());
     assert_eq!(total(unassigned(StatusSet::parse("closed,open").unwrap())).await, 2);
     assert_eq!(total(ActivityFilter { assigned_to: Some(AssigneeFilter::parse("ana").unwrap()), ..Default::default() }).await, 0);
 }

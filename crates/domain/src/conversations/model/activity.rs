@@ -2,7 +2,8 @@
 
 use crate::FieldError;
 use crate::model::{
-    ActivityId, AgentId, Channel, ChannelType, Contact, ContactId, MessageSummary, ProfileName, TagId, TagRef, Timestamp, text,
+    ActivityId, AgentId, Channel, ChannelType, Contact, ContactId, MemberId, MemberRef, MessageSummary, ProfileName, TagId, TagRef,
+    Timestamp, text,
 };
 
 /// Where a conversation stands. An inbound message makes it (or puts it back) `Open`; a send to
@@ -38,11 +39,18 @@ impl ActivityStatus {
     }
 }
 
-/// The user id of an assignee: trimmed, 1–128 characters.
+/// Who an activity is assigned to: a member's id (`usr_…`), or any other user id of the
+/// caller's own system; trimmed, 1–128 characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assignee(String);
 
 impl Assignee {
+    /// The member this assignee names, when it is a member id (`usr_…`). Whether the agent has
+    /// that member is for the caller to check.
+    pub fn member(&self) -> Option<MemberId> {
+        self.0.starts_with("usr_").then(|| MemberId::new(self.0.clone()))
+    }
+
     /// `raw` trimmed; a `FieldError` on `assigned_to` when empty, longer than 128 characters or
     /// holding a control character other than newline and tab.
     pub fn new(raw: &str) -> Result<Self, FieldError> {
@@ -93,6 +101,34 @@ pub struct ActivityView {
     /// Inbound messages stored since the business last marked the conversation read: kept on
     /// the activity, raised by each inbound message and set to 0 by a read.
     pub unread_count: u64,
+    /// The member it is assigned to, while it is assigned to one of the agent's members.
+    #[serde(default)]
+    pub assignee: Option<MemberRef>,
+}
+
+/// An activity's change as storage writes it: the activity as it now is, the contact's new name
+/// when it is renamed, and whether the write must find it unassigned.
+#[derive(Debug, Clone, Copy)]
+pub struct ActivityWrite<'a> {
+    /// The activity as it now is.
+    pub activity: &'a Activity,
+    /// The contact's new name, written with it.
+    pub rename: Option<&'a ProfileName>,
+    /// Write only if the stored activity has no assignee (`Conflict` otherwise): two people
+    /// taking one conversation at once cannot both have it.
+    pub if_unassigned: bool,
+}
+
+impl<'a> ActivityWrite<'a> {
+    /// `activity` as it now is, with nothing else.
+    pub fn of(activity: &'a Activity) -> Self {
+        Self { activity, rename: None, if_unassigned: false }
+    }
+
+    /// With the contact renamed `name`.
+    pub fn renaming(self, name: Option<&'a ProfileName>) -> Self {
+        Self { rename: name, ..self }
+    }
 }
 
 /// What to search activities for: a case-insensitive piece of the contact's name, or, when the

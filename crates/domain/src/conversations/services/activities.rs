@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::error::Violations;
 use crate::model::*;
-use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource, MessageRepository, TagRepository};
+use crate::ports::{ActivityRepository, Clock, ContactRepository, IdSource, MemberRepository, MessageRepository, TagRepository};
 use crate::services::EventMaker;
 use crate::services::conversations::Conversations;
 use crate::services::{Patch, not_null, required};
@@ -20,7 +20,8 @@ pub struct ActivityListQuery {
     /// A piece of the contact's name, or of a channel identifier's digits
     /// ([`ActivitySearch`]): 1–100 characters once trimmed.
     pub search: Option<String>,
-    /// `none` for unassigned activities, else a user id (1–128 characters).
+    /// `none` for unassigned activities, `me` for the calling member's (in a member's session),
+    /// else a user id (1–128 characters).
     pub assigned_to: Option<String>,
     /// A channel type ([`ChannelType`], lowercase): activities whose contact has a channel of it.
     pub channel_type: Option<String>,
@@ -32,6 +33,8 @@ pub struct ActivityListQuery {
     pub limit: Option<String>,
     /// Matching activities to skip, an integer of 0 or more; 0 when absent.
     pub offset: Option<String>,
+    /// The member calling, in a member's session: what `me` means.
+    pub me: Option<MemberId>,
 }
 
 /// Raw partial update of an activity: each field kept, cleared or set, validated by
@@ -40,10 +43,24 @@ pub struct ActivityListQuery {
 pub struct ActivityPatchInput {
     /// `open`, `closed` or `pending`; may be changed, never cleared.
     pub status: Patch<String>,
-    /// The assignee's user id (1–128 characters); cleared, the activity is unassigned.
+    /// The assignee: one of the agent's member ids (`usr_…`), `me` (the calling member), or
+    /// another user id (1–128 characters); cleared, the activity is unassigned.
     pub assigned_to: Patch<String>,
     /// A new name for the contact (1–256 characters), written with the activity; never cleared.
     pub profile_name: Patch<String>,
+    /// Assign only if nobody has the activity (`Conflict` otherwise); needs `assigned_to`.
+    pub if_unassigned: Option<bool>,
+    /// The member calling, in a member's session: what `me` means.
+    pub me: Option<MemberId>,
+}
+
+/// `assigned_to: "me"` as the calling member's id; a `FieldError` outside a member's session.
+fn resolve_me(raw: String, me: Option<&MemberId>) -> Result<String, FieldError> {
+    if raw.trim() != "me" {
+        return Ok(raw);
+    }
+    me.map(|m| m.as_str().to_string())
+        .ok_or_else(|| FieldError::new("assigned_to", "`me` names the signed-in member: use it in a member's session, or send a member id"))
 }
 
 /// A query flag: `true` or `false`, nothing else (`1`, `yes` and `True` are refused rather than guessed).
@@ -74,9 +91,18 @@ pub struct ActivityService {
     messages: Arc<dyn MessageRepository>,
     contacts: Arc<dyn ContactRepository>,
     tags: Arc<dyn TagRepository>,
+    members: Arc<dyn MemberRepository>,
     conversations: Conversations,
     clock: Arc<dyn Clock>,
     events: EventMaker,
+}
+
+/// The answer to an `if_unassigned` assignment that found the activity taken.
+fn taken(holder: &Assignee) -> DomainError {
+    DomainError::Conflict {
+        message: format!("the activity is already assigned (to {}): nothing was changed", holder.as_str()),
+        details: vec![FieldError::new("assigned_to", "someone already has this activity")],
+    }
 }
 
 /// Tags as an activity shows them: by name ignoring case, then id.
@@ -92,12 +118,13 @@ impl ActivityService {
         messages: Arc<dyn MessageRepository>,
         contacts: Arc<dyn ContactRepository>,
         tags: Arc<dyn TagRepository>,
+        members: Arc<dyn MemberRepository>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdSource>,
     ) -> Self {
         let events = EventMaker::new(ids.clone());
         let conversations = Conversations::new(contacts.clone(), activities.clone(), clock.clone(), ids, events.clone());
-        Self { activities, messages, contacts, tags, conversations, clock, events }
+        Self { activities, messages, contacts, tags, members, conversations, clock, events }
     }
 
     /// `activity.updated` with the activity as `view` now shows it.
@@ -114,7 +141,8 @@ impl ActivityService {
         let search = query.search.map(|s| v.check(ActivitySearch::new(&s)));
         let page = v.check_all(PageRequest::parse(query.limit.as_deref(), query.offset.as_deref(), PageBounds::CONVERSATIONS));
         let tag = query.tag.map(|t| v.check(TagId::field("tag", t)));
-        let assigned_to = query.assigned_to.map(|a| v.check(AssigneeFilter::parse(&a)));
+        let me = query.me.as_ref();
+        let assigned_to = query.assigned_to.map(|a| v.check(resolve_me(a, me).and_then(|a| AssigneeFilter::parse(&a))));
         let channel_type = query.channel_type.map(|t| v.check(ChannelType::parse(&t)));
         let unread = query.unread.map(|u| v.check(parse_flag("unread", &u)));
         let since = query.since.map(|t| v.check(parse_timestamp("since", &t)));
@@ -160,24 +188,42 @@ impl ActivityService {
 
     /// Changes status, assignee and the contact's name in one write, and returns the activity
     /// as [`get`](Self::get) shows it. `Validation` names every bad field (a `null` status or
-    /// name included) before anything is read; `NotFound` (`activity`) when the activity is
-    /// unknown. Records `activity.updated`, and `contact.updated` when the contact is renamed.
-    /// A patch that changes nothing (every value as it is) writes nothing: the activity keeps
-    /// its `updated_at` and no event is recorded.
+    /// name included, a `usr_…` assignee that is not one of the agent's members) before
+    /// anything is written; `NotFound` (`activity`) when the activity is unknown; `Conflict`
+    /// when `if_unassigned` and someone has it. Records `activity.updated`, and
+    /// `contact.updated` when the contact is renamed. A patch that changes nothing (every value
+    /// as it is) writes nothing: the activity keeps its `updated_at` and no event is recorded.
     pub async fn update(&self, agent: &AgentId, id: &ActivityId, input: ActivityPatchInput) -> Result<ActivityDetail, DomainError> {
         let mut v = Violations::default();
         let status = v.check(not_null("status", input.status).and_then(|s| s.map(|s| ActivityStatus::parse(&s)).transpose()));
-        let assignee = v.check(input.assigned_to.try_map(|a| Assignee::new(&a)));
+        let me = input.me.as_ref();
+        let assignee = v.check(input.assigned_to.try_map(|a| resolve_me(a, me).and_then(|a| Assignee::new(&a))));
         let rename = v.check(not_null("profile_name", input.profile_name).and_then(|n| n.map(|n| ProfileName::new(&n)).transpose()));
+        let if_unassigned = input.if_unassigned.unwrap_or(false);
+        if if_unassigned && !matches!(assignee, Some(Patch::Set(_))) {
+            v.push(FieldError::new("if_unassigned", "needs an assigned_to to assign"));
+        }
         v.finish()?;
+        let assignee = assignee.expect(CHECKED);
+        let member = match &assignee {
+            Patch::Set(a) => self.member_of(agent, a).await?,
+            _ => None,
+        };
 
         let mut view = self.view(agent, id).await?;
+        if if_unassigned && let Some(holder) = &view.activity.assigned_to {
+            return Err(taken(holder));
+        }
         let before = view.activity.clone();
         let activity = &mut view.activity;
         if let Some(status) = status.flatten() {
             activity.status = status;
         }
-        assignee.expect("validated").apply_to(&mut activity.assigned_to);
+        let reassigned = !matches!(assignee, Patch::Keep);
+        assignee.apply_to(&mut activity.assigned_to);
+        if reassigned {
+            view.assignee = member;
+        }
         let rename = rename.flatten().filter(|name| *name != view.profile_name);
         // A patch that changes nothing writes nothing: no new `updated_at`, no event.
         if view.activity == before && rename.is_none() {
@@ -196,10 +242,28 @@ impl ActivityService {
             }
         }
         events.insert(0, self.updated(&view));
-        if !self.activities.update(&view.activity, rename.as_ref(), &events).await? {
-            return Err(DomainError::not_found("activity"));
+        let write = ActivityWrite { activity: &view.activity, rename: rename.as_ref(), if_unassigned };
+        match self.activities.update(write, &events).await {
+            Ok(true) => {}
+            Ok(false) => return Err(DomainError::not_found("activity")),
+            // Someone took it between the read and the write.
+            Err(StoreError::Conflict(_)) => {
+                let holder = self.view(agent, id).await?.activity.assigned_to;
+                return Err(taken(holder.as_ref().unwrap_or(&Assignee::new("someone").expect("a valid assignee"))));
+            }
+            Err(e) => return Err(e.into()),
         }
         self.get(agent, id).await
+    }
+
+    /// The agent's member an assignee names, when it names one; `Validation` on `assigned_to`
+    /// for a member id that is not one of the agent's (another agent's, or removed).
+    async fn member_of(&self, agent: &AgentId, assignee: &Assignee) -> Result<Option<MemberRef>, DomainError> {
+        let Some(id) = assignee.member() else { return Ok(None) };
+        match self.members.get(agent, &id).await? {
+            Some(member) => Ok(Some(member.to_ref())),
+            None => Err(FieldError::new("assigned_to", "is not a member of this agent").into()),
+        }
     }
 
     /// Attaches 1–50 of the agent's tags; attaching a tag twice changes nothing.
@@ -289,6 +353,7 @@ mod tests {
             tags: vec![],
             last_message: None,
             unread_count: 0,
+            assignee: None,
         }
     }
 
@@ -314,7 +379,15 @@ mod tests {
         ids.expect_new_id().returning(|k| format!("{}_1", k.prefix()));
         let mut contacts = MockContactRepository::new();
         contacts.expect_get().returning(|_, _| Ok(None));
-        ActivityService::new(Arc::new(activities), Arc::new(messages), Arc::new(contacts), Arc::new(tags), Arc::new(clock), Arc::new(ids))
+        ActivityService::new(
+            Arc::new(activities),
+            Arc::new(messages),
+            Arc::new(contacts),
+            Arc::new(tags),
+            Arc::new(crate::ports::MockMemberRepository::new()),
+            Arc::new(clock),
+            Arc::new(ids),
+        )
     }
 
     #[tokio::test]
@@ -377,11 +450,13 @@ mod tests {
         activities.expect_get().returning(|_, id| Ok(Some(view(id))));
         activities
             .expect_update()
-            .withf(|a, rename, _| {
-                a.status == ActivityStatus::Closed && a.assigned_to.is_none() && rename.map(|r| r.as_str()) == Some("Ana María")
+            .withf(|w, _| {
+                w.activity.status == ActivityStatus::Closed
+                    && w.activity.assigned_to.is_none()
+                    && w.rename.map(|r| r.as_str()) == Some("Ana María")
             })
             .times(1)
-            .returning(|_, _, _| Ok(true));
+            .returning(|_, _| Ok(true));
         service(activities, MockTagRepository::new())
             .update(
                 &agent(),
@@ -390,6 +465,7 @@ mod tests {
                     status: Patch::Set("closed".into()),
                     assigned_to: Patch::Clear,
                     profile_name: Patch::Set("Ana María".into()),
+                    ..Default::default()
                 },
             )
             .await
@@ -405,7 +481,12 @@ mod tests {
             .update(
                 &agent(),
                 &ActivityId::new("act_1"),
-                ActivityPatchInput { status: Patch::Set("open".into()), assigned_to: Patch::Clear, profile_name: Patch::Set("Ana".into()) },
+                ActivityPatchInput {
+                    status: Patch::Set("open".into()),
+                    assigned_to: Patch::Clear,
+                    profile_name: Patch::Set("Ana".into()),
+                    ..Default::default()
+                },
             )
             .await
             .unwrap();
@@ -418,9 +499,9 @@ mod tests {
         activities.expect_get().returning(|_, id| Ok(Some(view(id))));
         activities
             .expect_update()
-            .withf(|a, rename, events| a.status == ActivityStatus::Pending && rename.is_none() && events.len() == 1)
+            .withf(|w, events| w.activity.status == ActivityStatus::Pending && w.rename.is_none() && events.len() == 1)
             .times(1)
-            .returning(|_, _, _| Ok(true));
+            .returning(|_, _| Ok(true));
         service(activities, MockTagRepository::new())
             .update(
                 &agent(),

@@ -14,6 +14,7 @@ pub(crate) fn fresh_view(activity: &Activity, contact: &Contact) -> ActivityView
         tags: Vec::new(),
         last_message: None,
         unread_count: 0,
+        assignee: None,
     }
 }
 

@@ -3,8 +3,8 @@
 //! domain would refuse.
 
 use crate::model::{
-    Assignee, BusinessUserId, CampaignKey, CartCode, Currency, Email, EndpointUrl, EventSelection, EventType, LineId, Notes, Price,
-    PricingCategory, ProductId, ProfileName, TagColor, TagDescription, TagName, TemplateId, Username,
+    Assignee, BusinessUserId, CampaignKey, CartCode, Currency, Email, EndpointUrl, EventSelection, EventType, LineId, MemberName, Notes,
+    Price, PricingCategory, ProductId, ProfileName, TagColor, TagDescription, TagName, TemplateId, Username,
 };
 
 /// `Serialize` as the value's text and `Deserialize` through `$read` (`fn(&str) -> Result<T, E>`
@@ -54,6 +54,7 @@ text_serde!(
     Email => Email::new,
     Notes => Notes::new,
     Assignee => Assignee::new,
+    MemberName => MemberName::new,
     TagName => TagName::new,
     TagColor => TagColor::new,
     TagDescription => TagDescription::new,

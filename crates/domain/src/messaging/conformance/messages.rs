@@ -682,7 +682,7 @@ pub async fn inbound_messages_reopen_their_activity_and_raise_last_inbound_at(r:
     let mut closed = r.activities.get(&a, &act.id).await.unwrap().unwrap().activity;
     closed.status = ActivityStatus::Closed;
     closed.updated_at = t(50);
-    assert!(r.activities.update(&closed, None, &[]).await.unwrap());
+    assert!(r.activities.update(ActivityWrite::of(&closed), &[]).await.unwrap());
     let repeated = Message { id: MessageId::new(id("msg")), updated_at: t(60), ..first };
     assert!(!r.messages.insert(&repeated, &[]).await.unwrap());
     assert_eq!(reopened(&r, &a, &act).await, (ActivityStatus::Closed, Some(t(35)), 0, false));

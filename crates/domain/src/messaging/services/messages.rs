@@ -504,6 +504,7 @@ mod tests {
             tags: vec![],
             last_message: None,
             unread_count: 3,
+            assignee: None,
         }
     }
 
