@@ -60,6 +60,15 @@ impl EventRepository for MemoryStore {
         Ok(self.with(|s| s.events.get(id).filter(|e| &e.agent_id == agent).cloned()))
     }
 
+    async fn after<'a>(&self, agent: Option<&'a AgentId>, cursor: &EventCursor, limit: u32) -> StoreResult<Vec<Event>> {
+        let mut matching: Vec<Event> = self.with(|s| {
+            s.events.values().filter(|e| agent.is_none_or(|a| &e.agent_id == a) && cursor.precedes(e.created_at, &e.id)).cloned().collect()
+        });
+        matching.sort_by(|x, y| (x.created_at, &x.id).cmp(&(y.created_at, &y.id)));
+        matching.truncate(limit as usize);
+        Ok(matching)
+    }
+
     async fn list(&self, agent: &AgentId, filter: &EventFilter, page: PageRequest) -> StoreResult<Page<Event>> {
         let mut matching: Vec<Event> = self.with(|s| {
             s.events

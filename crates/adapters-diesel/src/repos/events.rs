@@ -464,6 +464,33 @@ impl EventRepository for Store {
         Ok(to_domain(agent, body.into_iter().collect())?.pop())
     }
 
+    async fn after<'a>(&self, agent: Option<&'a AgentId>, cursor: &EventCursor, limit: u32) -> StoreResult<Vec<Event>> {
+        let at = millis(cursor.at);
+        let after_id = cursor.after_id.as_ref().map(|id| id.as_str().to_string());
+        // One index range either way: `events_newest` for an agent, `events_age` for all.
+        macro_rules! after {
+            ($conn:ident) => {{
+                let mut query = events::table.select((events::agent_id, events::body)).into_boxed();
+                if let Some(agent) = agent {
+                    query = query.filter(events::agent_id.eq(agent.as_str()));
+                }
+                query = match &after_id {
+                    Some(id) => query.filter(events::created_at.gt(at).or(events::created_at.eq(at).and(events::id.gt(id.clone())))),
+                    None => query.filter(events::created_at.ge(at)),
+                };
+                query
+                    .order((events::created_at.asc(), events::id.asc()))
+                    .limit(i64::from(limit))
+                    .load::<(String, String)>($conn)
+                    .await
+                    .map_err(DbError::from)
+            }};
+        }
+        let rows = read_conn!(self, |conn| after!(conn))?;
+        let events = rows.into_iter().map(|(agent, body)| Event::from_stored(AgentId::new(agent), &body).map_err(DbError::Corrupt));
+        Ok(events.collect::<Result<_, _>>()?)
+    }
+
     async fn list(&self, agent: &AgentId, filter: &EventFilter, page: PageRequest) -> StoreResult<Page<Event>> {
         let since = filter.since.map(millis).unwrap_or(i64::MIN);
         // Two fixed shapes (with and without the type), each one index range.

@@ -397,6 +397,10 @@ pub struct ServeArgs {
     /// multiplies every change's deliveries.
     #[arg(long, env = "PARLEY_WEBHOOK_ENDPOINTS_MAX", default_value_t = parley_domain::services::DEFAULT_MAX_ENDPOINTS)]
     pub webhook_endpoints_max: u32,
+    /// Seconds an event stream (`GET /v1/stream`) may stay quiet before it sends a comment line,
+    /// which keeps proxies from closing it.
+    #[arg(long, env = "PARLEY_STREAM_HEARTBEAT_SECS", default_value_t = 15)]
+    pub stream_heartbeat_secs: u64,
     /// Milliseconds from a sandbox send to its `delivered` status, and again to `read`.
     #[arg(long, env = "PARLEY_SANDBOX_STEP_MS", default_value_t = 3000)]
     pub sandbox_step_ms: u64,

@@ -69,6 +69,7 @@ pub(super) fn api_config(args: &ServeArgs) -> Result<ApiConfig, Failure> {
         webhook_allow_private: args.webhook_allow_private,
         webhook_send_timeout: None,
         webhook_endpoints_max: Some(args.webhook_endpoints_max),
+        stream_heartbeat: Some(Duration::from_secs(args.stream_heartbeat_secs.max(1))),
     })
 }
 

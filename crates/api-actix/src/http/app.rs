@@ -10,8 +10,8 @@ use actix_web::{App, Error};
 use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
 use crate::http::routes::{
-    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, members, messages, meta, tags,
-    templates,
+    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, members, messages, meta, stream,
+    tags, templates,
 };
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::metrics::Probe;
@@ -44,6 +44,8 @@ pub fn build(
         .app_data(Data::from(state.idempotency.clone()))
         .app_data(Data::from(state.webhook_endpoints.clone()))
         .app_data(Data::new(EventWakeup(state.event_wakeup.clone())))
+        .app_data(Data::from(state.event_stream.clone()))
+        .app_data(Data::from(state.event_hub.clone()))
         .app_data(Data::new(state.config.clone()))
         .app_data(Data::from(state.health.clone()))
         .app_data(Data::from(state.lifecycle.clone()))
@@ -75,6 +77,7 @@ pub fn build(
                 .configure(templates::routes)
                 .configure(campaigns::routes)
                 .configure(event_webhooks::routes)
+                .configure(stream::routes)
                 // Behind the key and its limits like every /v1 resource: an unknown path is 401
                 // without a valid key, and with one a counted 404 with the RateLimit headers.
                 .default_service(

@@ -86,8 +86,9 @@ async fn session(
     Ok(next.call(req).await?.map_into_boxed_body())
 }
 
-/// The signed-in member of a request made with a session cookie; `SessionEnded` (401) for a
-/// request made with a key, which has no session.
+/// The signed-in member of a request made with a session cookie. A key has no session: a
+/// publishable one is refused as on every secret endpoint (403), a secret one is told the
+/// endpoint is a session's (401).
 pub struct MemberSession(pub SignedIn);
 
 impl FromRequest for MemberSession {
@@ -95,7 +96,13 @@ impl FromRequest for MemberSession {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(req.extensions().get::<SignedIn>().cloned().map(MemberSession).ok_or(ApiError::from(DomainError::SessionEnded)))
+        let extensions = req.extensions();
+        let session = match (extensions.get::<SignedIn>(), extensions.get::<Principal>()) {
+            (Some(signed_in), _) => Ok(MemberSession(signed_in.clone())),
+            (None, Some(principal)) if principal.require(Access::Secret).is_err() => Err(ApiError::from(DomainError::Forbidden)),
+            (None, _) => Err(ApiError::SessionOnly),
+        };
+        ready(session)
     }
 }
 

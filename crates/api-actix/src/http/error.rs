@@ -49,6 +49,9 @@ pub enum ApiError {
     /// Raw mail must come as `message/rfc822`.
     #[error("the request body must be a raw email sent with Content-Type: message/rfc822")]
     NotRawEmail,
+    /// A key on an endpoint of members' sessions (`/v1/session`): a key has no session.
+    #[error("this endpoint answers a member's session (the inbox's cookie, from POST /v1/sign_in), not an API key")]
+    SessionOnly,
     /// A write with a member's session cookie that does not carry the session's anti-forgery
     /// token (or comes from another site's page).
     #[error("a write in a signed-in session must carry the session's X-CSRF-Token header, from a page of this site")]
@@ -222,9 +225,10 @@ impl ApiError {
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", self.to_string(), vec![]),
             ApiError::RequestTimeout(_) => (StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT", self.to_string(), vec![]),
             ApiError::UnsupportedCharset(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
-            ApiError::AmbiguousApiKey | ApiError::InboundRefused(InboundRefusal::Unproven(_)) | ApiError::InboundToken => {
-                (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", self.to_string(), vec![])
-            }
+            ApiError::AmbiguousApiKey
+            | ApiError::InboundRefused(InboundRefusal::Unproven(_))
+            | ApiError::InboundToken
+            | ApiError::SessionOnly => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", self.to_string(), vec![]),
             ApiError::NotRawEmail => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE", self.to_string(), vec![]),
             ApiError::InboundRefused(InboundRefusal::Handshake(_)) => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),
             ApiError::CrossSite => (StatusCode::FORBIDDEN, "FORBIDDEN", self.to_string(), vec![]),

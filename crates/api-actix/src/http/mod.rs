@@ -20,3 +20,4 @@ pub mod request_context;
 pub mod routes;
 pub mod run_to_completion;
 pub mod session_cookie;
+pub mod sse;

@@ -60,6 +60,9 @@ pub struct ApiConfig {
     /// How many webhook endpoints each agent may have (`PARLEY_WEBHOOK_ENDPOINTS_MAX`); `None`:
     /// the domain's default, 16.
     pub webhook_endpoints_max: Option<u32>,
+    /// How long an event stream stays quiet before its comment line (`PARLEY_STREAM_HEARTBEAT_SECS`);
+    /// `None`: 15 s.
+    pub stream_heartbeat: Option<std::time::Duration>,
 }
 
 impl ApiConfig {

@@ -36,6 +36,8 @@ pub async fn run(
     };
     let started = Instant::now();
     state.lifecycle.begin_shutdown();
+    // Streams never end on their own: ended now, their clients reconnect (elsewhere) and resume.
+    state.event_hub.close();
     tracing::info!(
         signal,
         in_flight = state.metrics.in_flight(),

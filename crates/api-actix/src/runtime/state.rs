@@ -47,6 +47,10 @@ pub struct AppState {
     pub deliveries: Arc<EventDeliveryService>,
     /// The body each delivery sends and signs.
     pub event_body: EventBody,
+    /// The events API as a stream: where streams resume and what they missed.
+    pub event_stream: Arc<EventStreamService>,
+    /// The live tail every `GET /v1/stream` of this process is fed from.
+    pub event_hub: Arc<crate::runtime::event_hub::EventHub>,
     /// Wakes the event delivery worker when a delivery was made due in this process.
     pub event_wakeup: Arc<Notify>,
     /// Whether the database answers, for readiness probes.

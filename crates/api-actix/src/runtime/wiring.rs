@@ -11,11 +11,16 @@ use parley_domain::services::*;
 use tokio::sync::Notify;
 
 use crate::runtime::config::ApiConfig;
+use crate::runtime::event_hub::EventHub;
 use crate::runtime::intake::Intake;
 use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Metrics, TimedEmbedder};
 use crate::runtime::platform::{PlatformSettings, Platforms};
 use crate::runtime::state::{AppState, EventBody};
+
+/// How often the live tail of events is read while a stream listens: an event reaches every
+/// stream within this plus a read.
+const STREAM_POLL_EVERY: Duration = Duration::from_millis(250);
 
 /// The adapters a caller chooses; the rest (the address resolver, the event webhook sender, the
 /// IMAP reader, the vector index) follow from the configuration.
@@ -73,6 +78,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
     let embedder: Arc<dyn Embedder> = Arc::new(TimedEmbedder::new(embedder, metrics.clone()));
     let index = Arc::new(ExactIndex::new(embedder.dimensions()));
     let search = Arc::new(SearchService::new(repos.products.clone(), repos.vectors.clone(), embedder, index));
+    let event_stream = Arc::new(EventStreamService::new(repos.events.clone(), clock.clone()));
     let allow_private = config.webhook_allow_private;
     let webhook_timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
     AppState {
@@ -125,6 +131,12 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             webhook_sender(allow_private, webhook_timeout),
             clock.clone(),
             ids.clone(),
+        )),
+        event_stream: event_stream.clone(),
+        event_hub: Arc::new(EventHub::new(
+            event_body,
+            STREAM_POLL_EVERY,
+            config.stream_heartbeat.unwrap_or(crate::runtime::event_hub::DEFAULT_HEARTBEAT),
         )),
         event_body,
         event_wakeup: Arc::new(Notify::new()),

@@ -63,6 +63,7 @@ impl Workers {
         if config.process_webhooks {
             runtime.spawn(event_worker::expire_events(state.clone()));
         }
+        runtime.spawn(state.event_hub.clone().run(state.event_stream.clone(), stop.subscribe()));
         runtime.spawn(deliver_sandbox_statuses(state.clone(), sandbox));
         runtime.spawn(refresh_search_index(state.clone(), config.index_refresh_every));
         runtime.spawn(checkpoint(config.store.clone()));

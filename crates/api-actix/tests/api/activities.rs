@@ -101,6 +101,7 @@ async fn list_item_has_exactly_the_documented_fields(app: TestApp) {
         sorted_keys(item),
         [
             "assigned_to",
+            "assignee",
             "channel_identifiers",
             "created_at",
             "id",
@@ -119,6 +120,7 @@ async fn list_item_has_exactly_the_documented_fields(app: TestApp) {
     assert_eq!(item["channel_identifiers"], json!(["525512345678"]));
     assert_eq!(item["tags"], json!([]));
     assert_eq!(item["assigned_to"], Value::Null);
+    assert_eq!(item["assignee"], Value::Null);
     assert_eq!(item["last_message"], Value::Null, "no message yet");
     assert_timestamp(&item["created_at"]);
     assert_timestamp(&item["updated_at"]);
@@ -140,6 +142,7 @@ async fn detail_adds_contact_id_channels_and_last_inbound_at(app: TestApp) {
         sorted_keys(&detail),
         [
             "assigned_to",
+            "assignee",
             "carts",
             "channel_identifiers",
             "channels",

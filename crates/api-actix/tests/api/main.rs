@@ -42,6 +42,7 @@ mod search_instances;
 mod serve_cli;
 mod shutdown;
 mod storable_text;
+mod stream;
 mod tags;
 mod team;
 mod template_catalogue;

@@ -546,3 +546,29 @@ pub async fn an_agents_endpoints_stop_at_the_limit(r: Repositories) {
     assert_eq!(made, 4);
     assert_eq!(r.webhook_endpoints.list(&c, page(10, 0)).await.unwrap().total, 4);
 }
+
+/// Streams read events after a cursor oldest first (`created_at`, then id), of one agent or of
+/// all, at most `limit`; a cursor after an event excludes it and every event before it.
+pub async fn events_are_read_after_a_cursor_oldest_first(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let first = event(&a, EventType::ContactCreated, t(10));
+    let theirs = event(&b, EventType::ContactCreated, t(15));
+    let mut tied = [event(&a, EventType::ContactUpdated, t(20)), event(&a, EventType::TagCreated, t(20))];
+    tied.sort_by(|x, y| x.id.cmp(&y.id));
+    let last = event(&a, EventType::ActivityUpdated, t(30));
+    for e in [&last, &tied[1], &first, &theirs, &tied[0]] {
+        r.events.emit(e, None).await.unwrap();
+    }
+    let ids = |events: Vec<Event>| events.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    let from_start = r.events.after(Some(&a), &EventCursor::from(t(0)), 100).await.unwrap();
+    assert_eq!(ids(from_start), [&first, &tied[0], &tied[1], &last].map(|e| e.id.clone()));
+    let everyone = r.events.after(None, &EventCursor::from(t(10)), 100).await.unwrap();
+    assert_eq!(ids(everyone), [&first, &theirs, &tied[0], &tied[1], &last].map(|e| e.id.clone()), "every agent's, `at` included");
+    let past_tie = r.events.after(Some(&a), &EventCursor::after(&tied[0]), 100).await.unwrap();
+    assert_eq!(ids(past_tie), [&tied[1], &last].map(|e| e.id.clone()), "the tie is broken by id");
+    let limited = r.events.after(None, &EventCursor::after(&first), 2).await.unwrap();
+    assert_eq!(ids(limited), [&theirs, &tied[0]].map(|e| e.id.clone()));
+    assert!(r.events.after(Some(&b), &EventCursor::after(&theirs), 100).await.unwrap().is_empty());
+    assert_eq!(r.events.after(Some(&a), &EventCursor::from(t(30)), 1).await.unwrap(), vec![last.clone()], "read back whole");
+}

@@ -45,6 +45,9 @@ pub trait EventRepository: Send + Sync {
     async fn get(&self, agent: &AgentId, id: &EventId) -> StoreResult<Option<Event>>;
     /// Newest first (`created_at` desc, then id desc), with the total of those matching.
     async fn list(&self, agent: &AgentId, filter: &EventFilter, page: PageRequest) -> StoreResult<Page<Event>>;
+    /// Up to `limit` events after `cursor` ([`EventCursor::precedes`]), of `agent` or of every
+    /// agent, oldest first (`created_at`, then id): what event streams read.
+    async fn after<'a>(&self, agent: Option<&'a AgentId>, cursor: &EventCursor, limit: u32) -> StoreResult<Vec<Event>>;
     /// Up to `limit` deliveries due by `now`, oldest event first, each claimed until `until`:
     /// no other claim takes it before then (several processes share the work), and one whose
     /// claimant died is due again after it.

@@ -16,7 +16,7 @@ use utoipa::{Modify, OpenApi};
 use crate::http::dto::ProductKindName;
 use crate::http::limits::openapi::RateLimitDocs;
 use crate::http::routes::{
-    activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, members, messages, tags, templates,
+    activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, members, messages, stream, tags, templates,
 };
 use responses::CommonResponses;
 
@@ -49,6 +49,7 @@ use responses::CommonResponses;
         event_webhooks::update_endpoint, event_webhooks::delete_endpoint, event_webhooks::rotate_secret,
         event_webhooks::test_endpoint, event_webhooks::list_attempts,
         event_webhooks::list_events, event_webhooks::get_event, event_webhooks::redeliver,
+        stream::stream_events,
     ),
     // Types that only query parameters name, which utoipa does not register by itself.
     components(schemas(ProductKindName)),

@@ -64,7 +64,9 @@ pub async fn remove_member(caller: SecretKey, members: Data<MemberService>, id: 
             headers(("Set-Cookie" = String, description = "`parley_session`: the session's token"))),
         (status = 400, description = "`VALIDATION_ERROR`: the email or the password is missing", body = ErrorBody),
         (status = 401, description = "Wrong email or password", body = ErrorBody),
-        (status = 415, description = "The body is not JSON", body = ErrorBody),
+        (status = 408, description = "`REQUEST_TIMEOUT`: the body did not arrive in time", body = ErrorBody),
+        (status = 413, description = "`PAYLOAD_TOO_LARGE`: the body is over 256 KiB", body = ErrorBody),
+        (status = 415, description = "`UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json` in UTF-8", body = ErrorBody),
         (status = 429, description = "Too many failed sign-ins with this email, or from this address", body = ErrorBody)))]
 pub async fn sign_in(
     req: HttpRequest,

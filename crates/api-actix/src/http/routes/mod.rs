@@ -13,6 +13,7 @@ pub mod members;
 pub mod messages;
 pub mod meta;
 pub mod metrics;
+pub mod stream;
 pub mod tags;
 pub mod templates;
 
