@@ -4,6 +4,8 @@
 //! Graph API client ([`CloudApi`]): the same timeouts, bounded reads, error classification and
 //! never a retried send.
 
+use std::borrow::Cow;
+
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use parley_adapters_http::{RECORDED_CAP, read_capped};
@@ -12,6 +14,7 @@ use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMess
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
+use crate::instagram_interactive::{InstagramPrompt, QuickReply, UrlButton};
 use crate::{ANSWER_CAP, CloudApi, CloudApiConfig, ConfigError, MEDIA_TIMEOUT, from_status, token, transport, unavailable};
 
 /// The public Instagram API.
@@ -48,9 +51,11 @@ struct Recipient<'a> {
 #[derive(Serialize)]
 struct OutMessage<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<&'a str>,
+    text: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     attachment: Option<Attachment<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    quick_replies: Option<Vec<QuickReply<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reply_to: Option<ReplyTo<'a>>,
 }
@@ -63,8 +68,12 @@ struct Attachment<'a> {
 }
 
 #[derive(Serialize)]
-struct AttachmentPayload<'a> {
-    url: &'a str,
+#[serde(untagged)]
+enum AttachmentPayload<'a> {
+    /// A media file by link.
+    Media { url: &'a str },
+    /// A button template: text over URL buttons.
+    Buttons { template_type: &'static str, text: String, buttons: Vec<UrlButton<'a>> },
 }
 
 #[derive(Serialize)]
@@ -94,27 +103,39 @@ fn refused(message: &str) -> PlatformError {
     PlatformError::Rejected { code: None, message: message.into(), details: None }
 }
 
-/// The request body of a reply: text, or a media kind by link.
+/// The request body of a reply: text, a media kind by link, or a prompt as quick replies or a
+/// button template.
 fn send_request(message: &FreeFormMessage) -> Result<SendRequest<'_>, PlatformError> {
+    let mut quick_replies = None;
     let (text, attachment) = match &message.content {
-        MessageContent::Text { body } => (Some(body.as_str()), None),
+        MessageContent::Text { body } => (Some(Cow::Borrowed(body.as_str())), None),
+        MessageContent::Prompt(prompt) => match InstagramPrompt::from(prompt) {
+            InstagramPrompt::QuickReplies { text, replies } => {
+                quick_replies = Some(replies);
+                (Some(Cow::Owned(text)), None)
+            }
+            InstagramPrompt::UrlButton { text, button } => {
+                let payload = AttachmentPayload::Buttons { template_type: "button", text, buttons: vec![button] };
+                (None, Some(Attachment { kind: "template", payload }))
+            }
+        },
         content => {
             let kind = match content {
                 MessageContent::Image(_) => "image",
                 MessageContent::Video(_) => "video",
                 MessageContent::Audio(_) => "audio",
                 MessageContent::Document(_) => "file",
-                _ => return Err(refused("Instagram takes text, and images, videos, audio and files by link")),
+                _ => return Err(refused("Instagram takes text, prompts, and images, videos, audio and files by link")),
             };
             let url = content.media().and_then(|m| m.link.as_deref()).ok_or_else(|| refused("a media reply needs its link"))?;
-            (None, Some(Attachment { kind, payload: AttachmentPayload { url } }))
+            (None, Some(Attachment { kind, payload: AttachmentPayload::Media { url } }))
         }
     };
     Ok(SendRequest {
         recipient: Recipient { id: &message.to },
         messaging_type: if message.human_agent { "MESSAGE_TAG" } else { "RESPONSE" },
         tag: message.human_agent.then_some("HUMAN_AGENT"),
-        message: OutMessage { text, attachment, reply_to: message.context.as_deref().map(|mid| ReplyTo { mid }) },
+        message: OutMessage { text, attachment, quick_replies, reply_to: message.context.as_deref().map(|mid| ReplyTo { mid }) },
     })
 }
 
@@ -225,6 +246,35 @@ mod tests {
             json!({"attachment": {"type": "file", "payload": {"url": "https://x.test/a.pdf"}}})
         );
         assert!(send_request(&reply(MessageContent::Sticker(Media::default()))).is_err());
+    }
+
+    fn prompt(interactive: serde_json::Value) -> MessageContent {
+        let input: parley_domain::model::InteractiveInput = serde_json::from_value(interactive).unwrap();
+        MessageContent::Prompt(parley_domain::model::Interactive::new(input).unwrap())
+    }
+
+    #[test]
+    fn buttons_and_lists_are_quick_replies_and_a_url_button_is_a_button_template() {
+        let buttons = prompt(json!({"type": "button", "header": {"type": "text", "text": "Your order"}, "body": {"text": "Reserve them?"},
+            "footer": {"text": "Ships today"},
+            "action": {"buttons": [{"type": "reply", "reply": {"id": "yes", "title": "Yes"}}, {"type": "reply", "reply": {"id": "no", "title": "No"}}]}}));
+        assert_eq!(
+            serde_json::to_value(send_request(&reply(buttons)).unwrap()).unwrap()["message"],
+            json!({"text": "Your order\n\nReserve them?\n\nShips today", "quick_replies": [
+                {"content_type": "text", "title": "Yes", "payload": "yes"}, {"content_type": "text", "title": "No", "payload": "no"}]})
+        );
+        let list = prompt(json!({"type": "list", "body": {"text": "Pick a size"}, "action": {"button": "Sizes", "sections": [
+            {"title": "Small", "rows": [{"id": "s", "title": "S"}]}, {"title": "Large", "rows": [{"id": "l", "title": "L"}, {"id": "xl", "title": "XL"}]}]}}));
+        let sent = serde_json::to_value(send_request(&reply(list)).unwrap()).unwrap();
+        let payloads: Vec<_> = sent["message"]["quick_replies"].as_array().unwrap().iter().map(|q| q["payload"].clone()).collect();
+        assert_eq!(payloads, [json!("s"), json!("l"), json!("xl")], "every section's rows, in order");
+        let cta = prompt(json!({"type": "cta_url", "body": {"text": "Your cart"},
+            "action": {"name": "cta_url", "parameters": {"display_text": "Open", "url": "https://shop.example/c/Ab3kP9z"}}}));
+        assert_eq!(
+            serde_json::to_value(send_request(&reply(cta)).unwrap()).unwrap()["message"],
+            json!({"attachment": {"type": "template", "payload": {"template_type": "button", "text": "Your cart",
+                "buttons": [{"type": "web_url", "url": "https://shop.example/c/Ab3kP9z", "title": "Open"}]}}})
+        );
     }
 
     #[test]

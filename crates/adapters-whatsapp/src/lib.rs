@@ -29,6 +29,7 @@ mod inbound;
 mod inbound_content;
 mod instagram;
 mod instagram_inbound;
+mod instagram_interactive;
 mod interactive_wire;
 mod pricing;
 mod sandbox;

@@ -51,7 +51,7 @@ fn now_ms() -> i64 {
 }
 
 /// Unix milliseconds of `2026-11-26T09:04:34.430Z` (the API's one form of a time).
-fn parse_ms(t: &str) -> Option<i64> {
+pub(super) fn parse_ms(t: &str) -> Option<i64> {
     let n = |a: usize, b: usize| t.get(a..b)?.parse::<i64>().ok();
     let (y, m, d) = (n(0, 4)?, n(5, 7)?, n(8, 10)?);
     let (hh, mm, ss, ms) = (n(11, 13)?, n(14, 16)?, n(17, 19)?, n(20, 23)?);

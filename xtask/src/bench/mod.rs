@@ -16,6 +16,7 @@ pub(crate) mod labeled;
 mod mail;
 mod metrics;
 mod search;
+mod stream;
 mod writes;
 mod wrk;
 
@@ -32,7 +33,8 @@ pub(crate) const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,
        cargo xtask bench instructions [--backends sqlite] [--products 100000] [--contacts 10000] [--requests 200] [--only \"get activity\"] [--binary PATH]
        cargo xtask bench writes [--backends sqlite,postgres] [--connections 64] [--seconds 10] [--activities 200] [--binary PATH]
        cargo xtask bench events [--backends sqlite,postgres] [--changes 10000] [--seconds 5] [--binary PATH]
-       cargo xtask bench mail [--backends sqlite,postgres] [--messages 10000] [--binary PATH]";
+       cargo xtask bench mail [--backends sqlite,postgres] [--messages 10000] [--binary PATH]
+       cargo xtask bench stream [--backends sqlite,postgres] [--streams 1000] [--events 20] [--binary PATH]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     match args {
@@ -43,6 +45,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         ["writes", rest @ ..] => writes::run(&writes::WritesOptions::parse(rest)?),
         ["events", rest @ ..] => events::run(&events::EventsOptions::parse(rest)?),
         ["mail", rest @ ..] => mail::run(&mail::MailOptions::parse(rest)?),
+        ["stream", rest @ ..] => stream::run(&stream::StreamOptions::parse(rest)?),
         ["index"] => index::run(&[100_000, 1_000_000]),
         ["index", "--sizes", sizes] => {
             index::run(&sizes.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<Vec<usize>, _>>()?)

@@ -19,6 +19,7 @@ backend_tests!(
     a_sandbox_instagram_reply_is_read_by_the_sandbox_contact,
     an_echo_that_beats_its_sends_answer_is_that_reply,
     reading_an_instagram_conversation_marks_it_seen_and_shows_typing,
+    prompts_go_out_as_quick_replies_and_what_instagram_cannot_show_is_refused,
 );
 
 const ACCOUNT: &str = "17841400000000001";
@@ -158,6 +159,35 @@ async fn messages_arrive_once_named_by_the_profile_with_their_media(backend: &st
 /// A reply's exact body as Instagram's API takes it.
 fn reply_body(message: Value) -> Value {
     json!({"recipient": {"id": INES}, "messaging_type": "RESPONSE", "message": message})
+}
+
+async fn prompts_go_out_as_quick_replies_and_what_instagram_cannot_show_is_refused(backend: &str) {
+    let (server, app) = start(backend).await;
+    instagram_line(&app, &server).await;
+    signed(&app, &delivery(ACCOUNT, vec![from(INES, now_ms(), json!({"message": {"mid": "m_hi", "text": "Hi"}}))])).await;
+    let activity = activity_of(&app, "Duarte").await;
+    let quick_replies = json!({"text": "Reserve them?", "quick_replies": [
+        {"content_type": "text", "title": "Yes", "payload": "yes"}, {"content_type": "text", "title": "Not now", "payload": "later"}]});
+    Mock::given(method("POST"))
+        .and(path(messages_path()))
+        .and(body_json(reply_body(quick_replies)))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"recipient_id": INES, "message_id": "m_prompt"})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let buttons = json!({"type": "interactive", "interactive": {"type": "button", "body": {"text": "Reserve them?"}, "action": {"buttons": [
+        {"type": "reply", "reply": {"id": "yes", "title": "Yes"}}, {"type": "reply", "reply": {"id": "later", "title": "Not now"}}]}}});
+    app.tick();
+    let r = app.post(&format!("/v1/activities/{activity}/messages"), &app.a.secret, buttons).await;
+    r.assert_status(201);
+    assert_eq!((&r.data()["type"], &r.data()["platform_message_id"]), (&json!("interactive"), &json!("m_prompt")));
+
+    let described = json!({"type": "interactive", "interactive": {"type": "list", "body": {"text": "Pick"}, "action": {"button": "Sizes",
+        "sections": [{"rows": [{"id": "s", "title": "Small", "description": "36 to 38"}]}]}}});
+    let r = app.post(&format!("/v1/activities/{activity}/messages"), &app.a.secret, described).await;
+    r.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(r.body["error"]["details"][0]["field"], "interactive.action.sections[0].rows[0].description", "{}", r.body);
+    assert_eq!(timeline(&app, &activity).await.len(), 2, "the refused prompt left nothing: the greeting and the buttons");
 }
 
 async fn replies_go_out_in_instagrams_shape_and_echoes_reads_reactions_postbacks_and_deletions_land(backend: &str) {

@@ -3,6 +3,7 @@
 pub mod content_document;
 pub mod inbound;
 pub mod inbound_delivery;
+pub mod instagram_prompt;
 pub mod interactive;
 pub mod mailbox;
 pub mod message;

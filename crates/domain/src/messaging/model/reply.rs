@@ -315,8 +315,10 @@ impl ReplyContent {
     }
 
     /// The rules of the platform the reply goes out on, beyond those every platform shares:
-    /// Instagram takes text up to 1,000 characters and no stickers, and only it knows the
-    /// human-agent tag; email takes text only, and only it has a subject.
+    /// Instagram takes text up to 1,000 characters, prompts it can show whole
+    /// ([`check_for_instagram`](crate::model::instagram_prompt::check_for_instagram)) and no
+    /// stickers, and only it knows the human-agent tag; email takes text only, and only it has a
+    /// subject.
     pub fn check_for(&self, channel: ChannelType) -> Result<(), FieldError> {
         let instagram = channel == ChannelType::Instagram;
         let email = channel == ChannelType::Email;
@@ -338,7 +340,8 @@ impl ReplyContent {
                 Err(FieldError::new("text.body", format!("must be at most {MAX_INSTAGRAM_TEXT_CHARS} characters on Instagram")))
             }
             MessageContent::Sticker(_) if instagram => Err(FieldError::new("type", "sticker cannot be sent on Instagram")),
-            content @ (MessageContent::Prompt(_) | MessageContent::Location(_) | MessageContent::Reaction { .. }) if instagram => {
+            MessageContent::Prompt(prompt) if instagram => crate::model::instagram_prompt::check_for_instagram(prompt),
+            content @ (MessageContent::Location(_) | MessageContent::Reaction { .. }) if instagram => {
                 Err(FieldError::new("type", format!("{} cannot be sent on Instagram", content.message_type().as_str())))
             }
             _ => Ok(()),
