@@ -134,6 +134,43 @@ async fn each_key_has_its_own_quota() {
     assert_eq!(rate(other_agent.assert_status(200)).map(|r| r.1), Some(2), "another agent's key is untouched");
 }
 
+/// A member of the agent, signed in with its one-time password changed; returns its session
+/// cookie and anti-forgery token.
+async fn member_session(app: &TestApp, email: &str) -> (String, String) {
+    let input = parley_domain::services::NewMemberInput { email: Some(email.into()), name: Some("Member".into()), role: None };
+    let added = app.state.members.add(&app.a.agent, input).await.unwrap();
+    let r = app.call(TestRequest::post().uri("/v1/sign_in").set_json(json!({"email": email, "password": added.one_time_password}))).await;
+    r.assert_status(200);
+    let cookie = r.header("set-cookie").unwrap().split(';').next().unwrap().trim_start_matches("parley_session=").to_string();
+    let csrf = r.data()["csrf_token"].as_str().unwrap().to_string();
+    let change = json!({"current_password": added.one_time_password, "new_password": "a long new passphrase"});
+    let req = TestRequest::post()
+        .uri("/v1/session/password")
+        .cookie(actix_web::cookie::Cookie::new("parley_session", cookie.clone()))
+        .insert_header(("X-CSRF-Token", csrf.as_str()))
+        .set_json(change);
+    app.call(req).await.assert_status(200);
+    (cookie, csrf)
+}
+
+#[actix_web::test]
+async fn each_member_session_has_its_own_quota() {
+    let app = app(3, 0, 20).await;
+    let (ana, _) = member_session(&app, "ana@shop.example").await;
+    let (bea, _) = member_session(&app, "bea@shop.example").await;
+    let tags =
+        |cookie: &str| TestRequest::get().uri("/v1/tags").cookie(actix_web::cookie::Cookie::new("parley_session", cookie.to_string()));
+    // The password change above counted one request of each session.
+    for _ in 0..2 {
+        app.call(tags(&ana)).await.assert_status(200);
+    }
+    assert_rate_limited(&app.call(tags(&ana)).await, 20);
+    let other_member = app.call(tags(&bea)).await;
+    assert_eq!(rate(other_member.assert_status(200)).map(|r| r.1), Some(1), "the agent's other member is untouched");
+    let key = app.get("/v1/tags", &app.a.secret).await;
+    assert_eq!(rate(key.assert_status(200)).map(|r| r.1), Some(2), "and so is the agent's key");
+}
+
 #[actix_web::test]
 async fn zero_turns_a_limit_off() {
     let off = TestApp::new("sqlite").await;
