@@ -105,6 +105,7 @@ fn measure(bin: &std::path::Path, backend: &str, options: &StreamOptions) -> Res
     let (agent, _) = parley(bin, &url, &["agents", "create", "--name", "stream bench"])?;
     let agent = json_field(&agent, "id")?;
     let (key, _) = parley(bin, &url, &["keys", "create", "--agent", &agent])?;
+    let key = json_field(&key, "key")?;
     let port = super::free_port()?;
     let mut env = SERVER_ENV.to_vec();
     // Limits off: a thousand streams from one address is the point here.
