@@ -3,8 +3,9 @@
 //! [`middleware`] resolves the key (`X-API-Key`, or `Authorization: Bearer`, which generated
 //! clients send by default), or without a key a member's session cookie, to its agent before
 //! anything else of the request runs (so a bad key is answered 401 before the body is read) and
-//! leaves the [`Principal`] in the request (and a session's [`SignedIn`]). Handlers then take [`SecretKey`] or [`PublishableKey`], which check the key's
-//! level without I/O: a handler cannot run without the key level it declares.
+//! leaves the [`Principal`] in the request (and a session's [`SignedIn`]). Handlers then take
+//! [`SecretKey`] or [`PublishableKey`], which check the key's level without I/O: a handler
+//! cannot run without the key level it declares.
 
 use std::future::{Ready, ready};
 
