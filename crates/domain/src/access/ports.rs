@@ -71,7 +71,7 @@ pub trait SessionRepository: Send + Sync {
 }
 
 /// Failed sign-ins by email, whether or not a member has that email (so a lock-out does not tell
-/// which addresses are members), for [`SignInGuard`](crate::model::SignInGuard).
+/// which addresses are members), for [`SignInGuard`].
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait SignInAttemptRepository: Send + Sync {
