@@ -55,7 +55,8 @@ export const CHANNEL: Spec<S["Channel"]> = {
 };
 export const ACTIVITY: Spec<S["Activity"]> = {
   id: "string", status: "string", profile_name: "string", channel_identifiers: "array", tags: "array",
-  assigned_to: "string|null?", last_message: "object|null?", created_at: "string", updated_at: "string", unread_count: "number",
+  assigned_to: "string|null?", assignee: "object|null?", last_message: "object|null?", created_at: "string", updated_at: "string",
+  unread_count: "number",
 };
 export const ACTIVITY_DETAIL: Spec<S["ActivityDetail"]> = {
   ...ACTIVITY, contact_id: "string", channels: "array", last_inbound_at: "string|null?", carts: "array",

@@ -64,10 +64,10 @@ impl From<AddedMember> for AddedMemberDto {
 #[serde(deny_unknown_fields)]
 pub struct CreateMember {
     /// Required; an email address, unique among the agent's members (any case).
-    #[schema(value_type = String, required = true, example = "ana@shop.example")]
+    #[schema(value_type = String, required = true, format = Email, max_length = 254, example = "ana@shop.example")]
     pub email: Option<String>,
-    /// Required; 1–128 characters.
-    #[schema(value_type = String, required = true, min_length = 1, max_length = 128)]
+    /// Required; trimmed, 1–128 characters.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 128, pattern = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")]
     pub name: Option<String>,
     /// `member` when absent.
     #[schema(value_type = Option<MemberRoleName>)]
