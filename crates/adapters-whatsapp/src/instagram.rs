@@ -14,7 +14,7 @@ use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMess
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
-use crate::instagram_interactive::{InstagramPrompt, QuickReply, UrlButton};
+use crate::instagram_interactive::{CardElement, InstagramPrompt, QuickReply, UrlButton};
 use crate::{ANSWER_CAP, CloudApi, CloudApiConfig, ConfigError, MEDIA_TIMEOUT, from_status, token, transport, unavailable};
 
 /// The public Instagram API.
@@ -74,6 +74,8 @@ enum AttachmentPayload<'a> {
     Media { url: &'a str },
     /// A button template: text over URL buttons.
     Buttons { template_type: &'static str, text: String, buttons: Vec<UrlButton<'a>> },
+    /// A generic template: cards with a title, a subtitle, a picture and buttons.
+    Cards { template_type: &'static str, elements: Vec<CardElement<'a>> },
 }
 
 #[derive(Serialize)]
@@ -119,6 +121,8 @@ fn send_request(message: &FreeFormMessage) -> Result<SendRequest<'_>, PlatformEr
                 (None, Some(Attachment { kind: "template", payload }))
             }
         },
+        MessageContent::Product(card) => (None, Some(generic(CardElement::from(card)))),
+        MessageContent::Cart(card) => (None, Some(generic(CardElement::from(card)))),
         content => {
             let kind = match content {
                 MessageContent::Image(_) => "image",
@@ -137,6 +141,11 @@ fn send_request(message: &FreeFormMessage) -> Result<SendRequest<'_>, PlatformEr
         tag: message.human_agent.then_some("HUMAN_AGENT"),
         message: OutMessage { text, attachment, quick_replies, reply_to: message.context.as_deref().map(|mid| ReplyTo { mid }) },
     })
+}
+
+/// A generic template of one card.
+fn generic(card: CardElement<'_>) -> Attachment<'_> {
+    Attachment { kind: "template", payload: AttachmentPayload::Cards { template_type: "generic", elements: vec![card] } }
 }
 
 /// An id the platform gave, used as a path segment: never a path of its own.
@@ -274,6 +283,29 @@ mod tests {
             serde_json::to_value(send_request(&reply(cta)).unwrap()).unwrap()["message"],
             json!({"attachment": {"type": "template", "payload": {"template_type": "button", "text": "Your cart",
                 "buttons": [{"type": "web_url", "url": "https://shop.example/c/Ab3kP9z", "title": "Open"}]}}})
+        );
+    }
+
+    #[test]
+    fn products_and_carts_are_generic_template_cards() {
+        let product: parley_domain::model::ProductCard = serde_json::from_value(json!({"id": "bottle", "title": "Steel bottle",
+            "price": 29, "currency": "USD", "image": "https://cdn.test/b.jpg", "url": "https://shop.test/p/bottle",
+            "text": "Steel bottle\n29.00 USD"}))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(send_request(&reply(MessageContent::Product(product))).unwrap()).unwrap()["message"],
+            json!({"attachment": {"type": "template", "payload": {"template_type": "generic", "elements": [{
+                "title": "Steel bottle", "subtitle": "29.00 USD", "image_url": "https://cdn.test/b.jpg",
+                "buttons": [{"type": "web_url", "url": "https://shop.test/p/bottle", "title": "View product"}]}]}}})
+        );
+        let cart: parley_domain::model::CartCard = serde_json::from_value(json!({"code": "Ab3kP9z", "lines": [], "currency": "USD",
+            "total": 58, "url": "http://localhost:3000/c/Ab3kP9z", "text": "Your cart:\n2 × Steel bottle: 58.00 USD\nTotal: 58.00 USD"}))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(send_request(&reply(MessageContent::Cart(cart))).unwrap()).unwrap()["message"]["attachment"]["payload"],
+            json!({"template_type": "generic", "elements": [{"title": "Your cart:",
+                "subtitle": "2 × Steel bottle: 58.00 USD · Total: 58.00 USD"}]}),
+            "an http storefront gets no button: Instagram opens https links only"
         );
     }
 

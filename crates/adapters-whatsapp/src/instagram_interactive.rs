@@ -1,14 +1,14 @@
-//! Parley's interactive prompts in Instagram's shapes: reply buttons and list options as quick
-//! replies (the option's id as the payload that comes back when it is tapped), a URL button as a
-//! button template. Instagram shows neither a header nor a footer there, so a text header and a
+//! Parley's interactive prompts and catalog cards in Instagram's shapes: reply buttons and list
+//! options as quick replies (the option's id as the payload that comes back when it is tapped),
+//! a URL button as a button template, a product or a cart as a generic template's card. Instagram shows neither a header nor a footer there, so a text header and a
 //! footer are written into the text, on lines of their own; what Instagram cannot carry at all
 //! (an image header, a row's description, a title over 20 characters) the domain refuses before
 //! anything reaches here (`ReplyContent::check_for`).
 
 use std::borrow::Cow;
 
-use parley_domain::model::Interactive;
 use parley_domain::model::interactive::{Action, Header};
+use parley_domain::model::{CartCard, Interactive, ProductCard};
 use serde::Serialize;
 
 /// A quick reply: a tappable option under the text.
@@ -67,5 +67,63 @@ impl<'a> From<&'a Interactive> for InstagramPrompt<'a> {
                 button: UrlButton { kind: "web_url", url: &parameters.url, title: &parameters.display_text },
             },
         }
+    }
+}
+
+/// A generic template's card: a product or a cart.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub(crate) struct CardElement<'a> {
+    title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subtitle: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    buttons: Vec<UrlButton<'a>>,
+}
+
+/// Characters of a generic template's title and subtitle (Instagram cuts longer ones).
+const CARD_TEXT: usize = 80;
+
+/// At most [`CARD_TEXT`] characters, cut with an ellipsis.
+fn fit(text: &str) -> String {
+    if text.chars().count() <= CARD_TEXT {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(CARD_TEXT - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// A link Instagram may open or fetch a picture from: https only.
+fn https(url: Option<&String>) -> Option<&str> {
+    url.map(String::as_str).filter(|u| u.starts_with("https://"))
+}
+
+fn button<'a>(url: Option<&'a String>, title: &'a str) -> Vec<UrlButton<'a>> {
+    https(url).map(|url| UrlButton { kind: "web_url", url, title }).into_iter().collect()
+}
+
+impl<'a> From<&'a ProductCard> for CardElement<'a> {
+    /// The product's title, its price under it, its picture, and a button to it on the
+    /// storefront when that is https.
+    fn from(card: &'a ProductCard) -> Self {
+        let price = card.text.split_once('\n').map(|(_, price)| price.to_string());
+        Self {
+            title: fit(&card.title),
+            subtitle: price.map(|p| fit(&p)),
+            image_url: https(card.image.as_ref()),
+            buttons: button(card.url.as_ref(), "View product"),
+        }
+    }
+}
+
+impl<'a> From<&'a CartCard> for CardElement<'a> {
+    /// "Your cart", the lines and total under it (cut to Instagram's length), and a button to
+    /// it on the storefront when that is https.
+    fn from(card: &'a CartCard) -> Self {
+        let (title, rest) = card.text.split_once('\n').unwrap_or((card.text.as_str(), ""));
+        let subtitle = (!rest.is_empty()).then(|| fit(&rest.replace('\n', " · ")));
+        Self { title: fit(title), subtitle, image_url: None, buttons: button(card.url.as_ref(), "View cart") }
     }
 }

@@ -19,7 +19,7 @@ backend_tests!(
     a_sandbox_instagram_reply_is_read_by_the_sandbox_contact,
     an_echo_that_beats_its_sends_answer_is_that_reply,
     reading_an_instagram_conversation_marks_it_seen_and_shows_typing,
-    prompts_go_out_as_quick_replies_and_what_instagram_cannot_show_is_refused,
+    prompts_and_cards_go_out_in_instagrams_shapes_and_what_it_cannot_show_is_refused,
 );
 
 const ACCOUNT: &str = "17841400000000001";
@@ -161,7 +161,7 @@ fn reply_body(message: Value) -> Value {
     json!({"recipient": {"id": INES}, "messaging_type": "RESPONSE", "message": message})
 }
 
-async fn prompts_go_out_as_quick_replies_and_what_instagram_cannot_show_is_refused(backend: &str) {
+async fn prompts_and_cards_go_out_in_instagrams_shapes_and_what_it_cannot_show_is_refused(backend: &str) {
     let (server, app) = start(backend).await;
     instagram_line(&app, &server).await;
     signed(&app, &delivery(ACCOUNT, vec![from(INES, now_ms(), json!({"message": {"mid": "m_hi", "text": "Hi"}}))])).await;
@@ -188,6 +188,29 @@ async fn prompts_go_out_as_quick_replies_and_what_instagram_cannot_show_is_refus
     r.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(r.body["error"]["details"][0]["field"], "interactive.action.sections[0].rows[0].description", "{}", r.body);
     assert_eq!(timeline(&app, &activity).await.len(), 2, "the refused prompt left nothing: the greeting and the buttons");
+
+    // A product goes out as a generic template's card (no storefront here: no button).
+    app.import_products(
+        &app.a,
+        vec![json!({"_id": "bottle", "kind": "product", "title": "Steel bottle", "currency": "USD",
+        "base_price": 29, "media": [{"url": "https://cdn.example.com/bottle.jpg", "type": "image"}]})],
+    )
+    .await;
+    let card = json!({"attachment": {"type": "template", "payload": {"template_type": "generic", "elements": [
+        {"title": "Steel bottle", "subtitle": "29 USD", "image_url": "https://cdn.example.com/bottle.jpg"}]}}});
+    Mock::given(method("POST"))
+        .and(path(messages_path()))
+        .and(body_json(reply_body(card)))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"recipient_id": INES, "message_id": "m_card"})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    app.tick();
+    let r = app
+        .post(&format!("/v1/activities/{activity}/messages"), &app.a.secret, json!({"type": "product", "product": {"id": "bottle"}}))
+        .await;
+    r.assert_status(201);
+    assert_eq!((&r.data()["type"], &r.data()["platform_message_id"]), (&json!("product"), &json!("m_card")));
 }
 
 async fn replies_go_out_in_instagrams_shape_and_echoes_reads_reactions_postbacks_and_deletions_land(backend: &str) {

@@ -140,7 +140,9 @@ enum ReplyShapes {
         channel: Option<ReplyChannelShape>,
         tag: Option<ReplyTag>,
     },
-    /// WhatsApp only.
+    /// WhatsApp; and Instagram, as quick replies (buttons, list options) or a button template (a
+    /// URL button), 400 for what it cannot show (an image header, a title over 20 characters, a
+    /// row's description).
     Interactive {
         #[schema(value_type = InteractiveBody)]
         interactive: InteractiveShape,
@@ -157,16 +159,16 @@ enum ReplyShapes {
     },
     /// WhatsApp only.
     Reaction { reaction: ReactionShape, channel: Option<ReplyChannelShape> },
-    /// WhatsApp only: a card of one of your active products (its first picture, title and
-    /// price) with a button to it on the storefront (`{storefront_url}/p/<id>`).
+    /// WhatsApp and Instagram (a generic template's card): one of your active products (its first
+    /// picture, title and price) with a button to it on the storefront (`{storefront_url}/p/<id>`).
     Product {
         product: ProductShape,
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
     },
-    /// WhatsApp only: one of your carts (its lines and total) with a button to it on the
-    /// storefront (`{storefront_url}/c/<code>`).
+    /// WhatsApp and Instagram (a generic template's card): one of your carts (its lines and
+    /// total) with a button to it on the storefront (`{storefront_url}/c/<code>`).
     Cart {
         cart: CartShape,
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]

@@ -309,12 +309,13 @@ impl MessageContent {
         }
     }
 
-    /// The form it goes out in: a product or cart card as the message that shows it, every
-    /// other kind as it is.
-    pub fn sent_form(&self) -> MessageContent {
+    /// The form it goes out in on `channel`: on WhatsApp a product or cart card as the message
+    /// that shows it (a URL button, a captioned picture or text); on Instagram the card itself,
+    /// which its adapter writes as a generic template; every other kind as it is.
+    pub fn sent_form(&self, channel: crate::model::ChannelType) -> MessageContent {
         match self {
-            MessageContent::Product(card) => card.shown(),
-            MessageContent::Cart(card) => card.shown(),
+            MessageContent::Product(card) if channel != crate::model::ChannelType::Instagram => card.shown(),
+            MessageContent::Cart(card) if channel != crate::model::ChannelType::Instagram => card.shown(),
             other => other.clone(),
         }
     }

@@ -262,7 +262,7 @@ impl MessageService {
         let recorded = self.timeline.record_sending(agent, id, outgoing).await?;
         let message = FreeFormMessage {
             to: recorded.channel.channel_id().to_string(),
-            content: recorded.content.sent_form(),
+            content: recorded.content.sent_form(recorded.channel.channel_type()),
             preview_url,
             context,
             callback_data: Some(recorded.id.as_str().to_string()),
