@@ -40,16 +40,17 @@ struct StreamState {
     pending: VecDeque<Bytes>,
     /// Ids sent lately, to send none twice (the catch-up and the tail overlap).
     sent: HashMap<EventId, Timestamp>,
-    /// The last event sent, where a stream that fell behind resumes.
-    last: Option<EventCursor>,
+    /// The time of the newest event sent: a stream that fell behind reads again from a little
+    /// before it.
+    newest_sent: Option<Timestamp>,
 }
 
 impl StreamState {
     fn remember(&mut self, id: &EventId, at: Timestamp) -> bool {
         let fresh = self.sent.insert(id.clone(), at).is_none();
         if fresh {
-            let newest = self.last.as_ref().map_or(at, |c| c.at.max(at));
-            self.last = Some(EventCursor { at: newest, after_id: None });
+            let newest = self.newest_sent.map_or(at, |n| n.max(at));
+            self.newest_sent = Some(newest);
             if self.sent.len() > 4 * STREAM_PAGE as usize {
                 let forget = newest - STREAM_SWEEP - STREAM_LAG;
                 self.sent.retain(|_, t| *t >= forget);
@@ -107,8 +108,7 @@ impl StreamState {
                                 }
                             }
                             Ok(Err(RecvError::Lagged(_))) => {
-                                let now = self.streams.now();
-                                let from = self.last.as_ref().map_or(now, |c| c.at) - STREAM_SWEEP;
+                                let from = self.newest_sent.unwrap_or_else(|| self.streams.now()) - STREAM_SWEEP;
                                 self.phase = Phase::CatchingUp(EventCursor::from(from));
                             }
                             Ok(Err(RecvError::Closed)) => self.phase = Phase::Ended,
@@ -135,6 +135,6 @@ pub fn event_stream(
         Some(cursor) => Phase::CatchingUp(cursor),
         None => Phase::Live,
     };
-    let state = StreamState { agent, streams, hub, live, closing, phase, pending, sent: HashMap::new(), last: None };
+    let state = StreamState { agent, streams, hub, live, closing, phase, pending, sent: HashMap::new(), newest_sent: None };
     futures_util::stream::unfold(state, |mut state| async move { state.next().await.map(|chunk| (Ok(chunk), state)) })
 }

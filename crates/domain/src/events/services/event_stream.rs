@@ -55,8 +55,8 @@ impl EventStreamService {
 /// not returned before, oldest first. One per process feeds all its streams.
 pub struct LiveTail {
     stream: Arc<EventStreamService>,
-    /// The newest event returned, by (`created_at`, id).
-    newest: Option<Timestamp>,
+    /// The time of the newest event returned, or where the tail started before the first.
+    newest: Timestamp,
     /// Ids returned within the last [`STREAM_SWEEP`], with their time, so a read that looks back
     /// returns none twice.
     seen: HashMap<EventId, Timestamp>,
@@ -66,7 +66,7 @@ pub struct LiveTail {
 impl LiveTail {
     /// A tail that starts at `from` (nothing before it is returned).
     pub fn starting(stream: Arc<EventStreamService>, from: Timestamp) -> Self {
-        Self { stream, newest: Some(from), seen: HashMap::new(), reads: 0 }
+        Self { stream, newest: from, seen: HashMap::new(), reads: 0 }
     }
 
     /// The events committed since the last read, whatever their agent. Every tenth read looks
@@ -74,7 +74,7 @@ impl LiveTail {
     pub async fn read(&mut self) -> Result<Vec<Event>, DomainError> {
         self.reads += 1;
         let back = if self.reads.is_multiple_of(10) { STREAM_SWEEP } else { STREAM_LAG };
-        let from = self.newest.unwrap_or_else(|| self.stream.now()) - back;
+        let from = self.newest - back;
         let mut fresh = Vec::new();
         let mut cursor = EventCursor::from(from);
         loop {
@@ -85,7 +85,7 @@ impl LiveTail {
             }
             for event in page {
                 if self.seen.insert(event.id.clone(), event.created_at).is_none() {
-                    self.newest = self.newest.max(Some(event.created_at));
+                    self.newest = self.newest.max(event.created_at);
                     fresh.push(event);
                 }
             }
@@ -93,10 +93,8 @@ impl LiveTail {
                 break;
             }
         }
-        if let Some(newest) = self.newest {
-            let forget = newest - STREAM_SWEEP - STREAM_LAG;
-            self.seen.retain(|_, at| *at >= forget);
-        }
+        let forget = self.newest - STREAM_SWEEP - STREAM_LAG;
+        self.seen.retain(|_, at| *at >= forget);
         Ok(fresh)
     }
 }
