@@ -30,6 +30,7 @@
 //! The script reads the two folder variables too; its ports are fixed, so the URL variables
 //! only point the tests at servers started some other way.
 
+mod html;
 pub mod imap;
 pub mod limits;
 mod mailbox;

@@ -3,7 +3,7 @@
 
 use std::error::Error as _;
 
-use lettre::message::SinglePart;
+use lettre::message::{MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::transport::smtp::extension::ClientId;
@@ -15,7 +15,7 @@ use crate::reply::{new_message_id, one_line};
 use crate::text::clean;
 use crate::url::ServerUrl;
 
-/// One plain-text email to send, usually a reply.
+/// One email to send, usually a reply: plain text, or plain text beside HTML.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingEmail {
     /// The line's own address (its domain names the fresh Message-ID).
@@ -24,6 +24,9 @@ pub struct OutgoingEmail {
     /// As given (a reply's `Re: <last subject>` is the caller's).
     pub subject: String,
     pub text: String,
+    /// An HTML part saying what `text` says (a rich reply); the email is then
+    /// `multipart/alternative`, its plain-text part first.
+    pub html: Option<String>,
     /// The contact's last Message-ID (without angle brackets), for threading.
     pub in_reply_to: Option<String>,
     /// The thread's ids, oldest first, without angle brackets.
@@ -117,7 +120,11 @@ fn build(mail: &OutgoingEmail, message_id: &str) -> Result<Message, SmtpError> {
     if !references.is_empty() {
         builder = builder.references(references.join(" "));
     }
-    builder.singlepart(SinglePart::plain(clean(&mail.text))).map_err(|e| SmtpError::Invalid(e.to_string()))
+    let built = match &mail.html {
+        Some(html) => builder.multipart(MultiPart::alternative_plain_html(clean(&mail.text), html.clone())),
+        None => builder.singlepart(SinglePart::plain(clean(&mail.text))),
+    };
+    built.map_err(|e| SmtpError::Invalid(e.to_string()))
 }
 
 fn mailbox(mailbox: &Mailbox) -> Result<lettre::message::Mailbox, SmtpError> {
@@ -164,6 +171,7 @@ mod tests {
             to: Mailbox::new("a@example.com"),
             subject: "s".into(),
             text: "t".into(),
+            html: None,
             in_reply_to: None,
             references: vec![],
             message_id: None,

@@ -21,6 +21,7 @@ fn reply(to: &str) -> OutgoingEmail {
         to: Mailbox::named("Ana", to),
         subject: "Re: Order 42".into(),
         text: "Your order ships today.\nThanks!".into(),
+        html: None,
         in_reply_to: Some("prev.1@example.com".into()),
         references: vec!["root.0@example.com".into(), "<prev.1@example.com>".into()],
         message_id: None,
@@ -77,6 +78,24 @@ async fn a_reply_arrives_with_its_threading_headers() {
     assert_eq!(mail.in_reply_to.as_deref(), Some("prev.1@example.com"));
     assert_eq!(mail.references, vec!["root.0@example.com", "prev.1@example.com"]);
     assert_eq!(mail.text.as_deref(), Some("Your order ships today.\r\nThanks!"));
+}
+
+/// A rich reply: `multipart/alternative`, the plain text first (what a text-only reader shows),
+/// then the HTML, each readable back as sent.
+#[tokio::test]
+async fn a_rich_reply_arrives_with_its_plain_text_and_html_parts() {
+    let to = format!("{}@example.com", common::unique("rich"));
+    let mut mail = reply(&to);
+    mail.text = "Which size?\n\nReply with one of:\n- S\n- M".into();
+    mail.html = Some("<!doctype html><html><body><p>Which size?</p><a href=\"mailto:shop@parley.test?body=S\">S</a></body></html>".into());
+    let sent = sender(common::PASSWORD).send(&mail).await.unwrap();
+    let (raw, _) = received(&sent.message_id);
+    use mail_parser::MimeHeaders;
+    let message = mail_parser::MessageParser::default().parse(&raw).expect("a MIME message");
+    assert!(message.root_part().is_content_type("multipart", "alternative"));
+    assert_eq!(message.body_text(0).as_deref(), Some("Which size?\r\n\r\nReply with one of:\r\n- S\r\n- M"));
+    let html = message.body_html(0).expect("an HTML part");
+    assert!(html.contains("<a href=\"mailto:shop@parley.test?body=S\">S</a>"), "{html}");
 }
 
 #[tokio::test]

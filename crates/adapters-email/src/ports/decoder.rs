@@ -64,6 +64,7 @@ fn inbound_message(envelope: &Envelope, email: InboundEmail) -> InboundMessage {
         references: email.references,
         text: email.text.unwrap_or_default(),
         attachments: listed,
+        rich: None,
     };
     InboundMessage {
         from: email.from.address,

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use parley_domain::model::{FreeFormMessage, Line, LineAccess, MessageContent, TemplateDefinition, TemplateMessage};
 use parley_domain::ports::{MediaFile, MessagingPlatform, PlatformError, SentMessage};
 
+use crate::html::{AnswerTo, rich_html};
 use crate::{Mailbox, OutgoingEmail, ServerUrl, SmtpError, SmtpSender};
 
 /// Sends an email line's replies by SMTP from the line's address; a sandbox email line's are
@@ -43,11 +44,13 @@ impl MessagingPlatform for EmailPlatform {
         };
         let url = ServerUrl::smtp(access.send_url.as_str()).map_err(|e| refused(&format!("the line's SMTP URL: {e}")))?;
         let sender = SmtpSender::new(&url, &access.username, access.password.expose()).map_err(platform_error)?;
+        let subject = email.subject.clone().unwrap_or_default();
         let outgoing = OutgoingEmail {
             from: Mailbox::new(line.account_id()),
             to: Mailbox::new(message.to.as_str()),
-            subject: email.subject.clone().unwrap_or_default(),
+            subject: subject.clone(),
             text: email.text.clone(),
+            html: email.rich.as_ref().map(|rich| rich_html(rich, &AnswerTo { address: line.account_id(), subject: &subject })),
             in_reply_to: email.in_reply_to.clone(),
             references: email.references.clone(),
             message_id: Some(email.message_id.clone()),

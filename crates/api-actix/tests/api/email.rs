@@ -23,6 +23,7 @@ backend_tests!(
     a_sandbox_mailbox_takes_mail_and_replies_without_a_network,
     a_polled_mailbox_brings_each_message_once_and_goes_on_where_it_left,
     hostile_mail_is_bounded_and_answered_never_a_5xx,
+    rich_replies_go_out_as_html_beside_their_plain_text,
 );
 
 fn smtp_url() -> String {
@@ -418,4 +419,76 @@ Content-Type: text/plain; charset=x-no-such-charset\r\n\r\n"
         let r = post(bytes).await;
         assert!(r.status < 500, "seed {seed}: {}", r.body);
     }
+}
+
+/// The MIME part of `raw` with `content_type`, decoded (lettre writes quoted-printable or
+/// base64 as the text needs).
+fn part(raw: &str, content_type: &str) -> String {
+    use mail_parser::MimeHeaders;
+    let message = mail_parser::MessageParser::default().parse(raw.as_bytes()).expect("a MIME message");
+    let found = message
+        .parts
+        .iter()
+        .find(|p| content_type.split_once('/').is_some_and(|(kind, sub)| p.is_content_type(kind, sub)))
+        .unwrap_or_else(|| panic!("no {content_type} part in {raw}"));
+    found.text_contents().expect("a text part").to_string()
+}
+
+async fn rich_replies_go_out_as_html_beside_their_plain_text(backend: &str) {
+    let app = TestApp::with_config(
+        backend,
+        parley_api::runtime::config::ApiConfig { storefront_url: Some("https://shop.example.com".into()), ..Default::default() },
+    )
+    .await;
+    let shop = format!("{}@parley.test", unique("shop"));
+    let ana = format!("{}@example.com", unique("rich"));
+    let (line, token) = mailbox(&app, &shop, None).await;
+    deliver(&app, &line, &token, &mail(&ana, &shop, "Sizes", &format!("r1.{ana}"), "", "Which sizes do you have?")).await;
+    let activity = activity_of(&app, &ana.replace('@', "%40")).await;
+
+    // Buttons: listed in the text, each a link in the HTML that opens an answer saying it.
+    let buttons = json!({"type": "interactive", "interactive": {"type": "button", "body": {"text": "Which size <b>fits</b>?"},
+        "footer": {"text": "Free returns"}, "action": {"buttons": [
+        {"type": "reply", "reply": {"id": "s", "title": "Small"}}, {"type": "reply", "reply": {"id": "m", "title": "Medium & up"}}]}}});
+    let sent = reply(&app, &activity, buttons).await;
+    sent.assert_status(201);
+    let m = sent.data();
+    assert_eq!((m["type"].as_str(), m["status"].as_str()), (Some("email"), Some("sent")));
+    assert_eq!(m["text"], "Which size <b>fits</b>?\n\nReply with one of:\n- Small\n- Medium & up\n\nFree returns");
+    assert_eq!(m["content"]["email"]["rich"]["type"], "interactive");
+    assert_eq!(m["content"]["email"]["rich"]["interactive"]["action"]["buttons"][1]["reply"]["title"], "Medium & up");
+    let wire = spooled_to(&ana).await;
+    assert!(header_of(&wire, "Content-Type").unwrap().starts_with("multipart/alternative"), "{wire}");
+    assert_eq!(part(&wire, "text/plain").replace("\r\n", "\n"), m["text"].as_str().unwrap());
+    let html = part(&wire, "text/html");
+    assert!(html.contains("Which size &lt;b&gt;fits&lt;/b&gt;?"), "the body is escaped: {html}");
+    assert!(html.contains(&format!("href=\"mailto:{shop}?subject=Re%3A%20Sizes&amp;body=Medium%20%26%20up\"")), "{html}");
+    assert!(html.contains(">Medium &amp; up</a>"), "{html}");
+
+    // A cart: its lines and exact total in both parts, and the storefront link.
+    app.import_products(&app.a, vec![json!({"_id": "mug", "kind": "product", "title": "Blue mug", "currency": "EUR", "base_price": 9.9})])
+        .await;
+    let cart = app.post("/v1/carts", &app.a.secret, json!({"items": [{"id": "mug", "qty": 3}]})).await;
+    cart.assert_status(201);
+    let code = cart.data()["code"].as_str().unwrap().to_string();
+    let second = format!("{}@example.com", unique("cart"));
+    deliver(&app, &line, &token, &mail(&second, &shop, "Order", &format!("r2.{second}"), "", "My cart?")).await;
+    let activity = activity_of(&app, &second.replace('@', "%40")).await;
+    let sent = reply(&app, &activity, json!({"type": "cart", "cart": {"code": code}})).await;
+    sent.assert_status(201);
+    let m = sent.data();
+    assert_eq!(m["content"]["email"]["rich"]["cart"]["total"], json!(29.7), "{m}");
+    let url = format!("https://shop.example.com/c/{code}");
+    assert!(m["text"].as_str().unwrap().ends_with(&format!("\n\nView cart: {url}")), "{}", m["text"]);
+    let wire = spooled_to(&second).await;
+    let html = part(&wire, "text/html");
+    for shown in ["3 × Blue mug", "29.70 EUR", &format!("href=\"{url}\""), ">View cart</a>"] {
+        assert!(html.contains(shown), "{shown} in {html}");
+    }
+    // What email truly cannot carry stays refused, with nothing sent or stored.
+    let before = timeline(&app, &activity).await.len();
+    let located = reply(&app, &activity, json!({"type": "location", "location": {"latitude": 38.7, "longitude": -9.1}})).await;
+    located.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(located.body["error"]["details"][0]["field"], "type");
+    assert_eq!(timeline(&app, &activity).await.len(), before);
 }

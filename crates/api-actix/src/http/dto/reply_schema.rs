@@ -140,9 +140,10 @@ enum ReplyShapes {
         channel: Option<ReplyChannelShape>,
         tag: Option<ReplyTag>,
     },
-    /// WhatsApp; and Instagram, as quick replies (buttons, list options) or a button template (a
-    /// URL button), 400 for what it cannot show (an image header, a title over 20 characters, a
-    /// row's description).
+    /// WhatsApp; Instagram, as quick replies (buttons, list options) or a button template (a URL
+    /// button), 400 for what it cannot show (an image header, a title over 20 characters, a row's
+    /// description); and email, as an HTML part (each option a link that opens a reply saying
+    /// it) beside a plain-text part with the options and links written out.
     Interactive {
         #[schema(value_type = InteractiveBody)]
         interactive: InteractiveShape,
@@ -159,7 +160,8 @@ enum ReplyShapes {
     },
     /// WhatsApp only.
     Reaction { reaction: ReactionShape, channel: Option<ReplyChannelShape> },
-    /// WhatsApp and Instagram (a generic template's card): one of your active products (its first
+    /// WhatsApp, Instagram (a generic template's card) and email (an HTML card beside its plain
+    /// text): one of your active products (its first
     /// picture, title and price) with a button to it on the storefront (`{storefront_url}/p/<id>`).
     Product {
         product: ProductShape,
@@ -167,8 +169,9 @@ enum ReplyShapes {
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
     },
-    /// WhatsApp and Instagram (a generic template's card): one of your carts (its lines and
-    /// total) with a button to it on the storefront (`{storefront_url}/c/<code>`).
+    /// WhatsApp, Instagram (a generic template's card) and email (an HTML card beside its plain
+    /// text): one of your carts (its lines and total) with a button to it on the storefront
+    /// (`{storefront_url}/c/<code>`).
     Cart {
         cart: CartShape,
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]

@@ -10,7 +10,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::model::{EmailAttachment, EmailContent, FlowReply, InteractiveReply, Location, Media, MessageContent, Order, OrderItem};
+use crate::model::{
+    EmailAttachment, EmailContent, EmailRich, FlowReply, InteractiveReply, Location, Media, MessageContent, Order, OrderItem,
+};
 
 /// Inserts `key: value` when there is a value.
 fn put(object: &mut Map<String, Value>, key: &str, value: Option<&str>) {
@@ -241,6 +243,9 @@ struct RawEmail {
     text: String,
     #[serde(default)]
     attachments: Vec<RawAttachment>,
+    /// The rich reply, as its own kind's content document (`{"type":"cart","cart":{…}}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rich: Option<Value>,
 }
 
 #[derive(serde::Serialize, Deserialize)]
@@ -268,6 +273,7 @@ impl From<&EmailContent> for RawEmail {
                 .iter()
                 .map(|a| RawAttachment { id: a.id.clone(), filename: a.filename.clone(), mime_type: a.mime_type.clone(), size: a.size })
                 .collect(),
+            rich: e.rich.as_ref().map(|rich| rich.content().to_json()),
         }
     }
 }
@@ -288,6 +294,7 @@ impl From<RawEmail> for EmailContent {
                 .into_iter()
                 .map(|a| EmailAttachment { id: a.id, filename: a.filename, mime_type: a.mime_type, size: a.size })
                 .collect(),
+            rich: e.rich.as_ref().and_then(|rich| EmailRich::of(&MessageContent::from_json(rich))),
         }
     }
 }
@@ -497,8 +504,41 @@ mod tests {
                 references: vec!["m0@shop.example.com".into()],
                 text: "Is it in stock?".into(),
                 attachments: vec![EmailAttachment { id: "att_1".into(), filename: None, mime_type: "image/png".into(), size: 3 }],
+                rich: None,
             }),
             MessageContent::Email(EmailContent { from: "a@b.co".into(), message_id: "x@y".into(), ..EmailContent::default() }),
+            // A rich reply on email keeps its buttons, product or cart.
+            MessageContent::Email(EmailContent {
+                from: "shop@example.com".into(),
+                message_id: "r1@example.com".into(),
+                text: "Which size?\n\nReply with one of:\n- S".into(),
+                rich: Some(EmailRich::Prompt(crate::model::Interactive {
+                    kind: crate::model::interactive::InteractiveKind::Button,
+                    header: None,
+                    body: crate::model::interactive::Text { text: "Which size?".into() },
+                    footer: None,
+                    action: crate::model::interactive::Action::Buttons {
+                        buttons: vec![crate::model::interactive::ReplyButton {
+                            kind: "reply".into(),
+                            reply: crate::model::interactive::Row { id: "s".into(), title: "S".into(), description: None },
+                        }],
+                    },
+                })),
+                ..EmailContent::default()
+            }),
+            MessageContent::Email(EmailContent {
+                from: "shop@example.com".into(),
+                message_id: "r2@example.com".into(),
+                rich: Some(EmailRich::Cart(crate::model::CartCard {
+                    code: "AbC1234".into(),
+                    lines: vec![crate::model::CartCardLine { title: "Bottle".into(), qty: 2, line_total: crate::model::Decimal::new(2490, 2) }],
+                    currency: Some("EUR".into()),
+                    total: Some(crate::model::Decimal::new(2490, 2)),
+                    url: None,
+                    text: "2 × Bottle: 24.90 EUR".into(),
+                })),
+                ..EmailContent::default()
+            }),
             MessageContent::Unsupported { raw: json!({"type": "poll", "poll": {"q": 1}}) },
             // A stored template look-alike that came in as unsupported stays unsupported.
             MessageContent::Unsupported {

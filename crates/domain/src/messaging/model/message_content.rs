@@ -165,6 +165,10 @@ pub struct EmailContent {
     pub text: String,
     /// Files that came with it, kept by Parley.
     pub attachments: Vec<EmailAttachment>,
+    /// A reply's buttons, list, link button, product or cart, shown by its HTML part (`text`
+    /// says the same in plain text); `None` for a plain email.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rich: Option<crate::model::email_rich::EmailRich>,
 }
 
 impl EmailContent {

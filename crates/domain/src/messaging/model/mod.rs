@@ -1,6 +1,7 @@
 //! Messages both ways: the entities and value objects.
 
 pub mod content_document;
+pub mod email_rich;
 pub mod inbound;
 pub mod inbound_delivery;
 pub mod instagram_prompt;
@@ -13,6 +14,7 @@ pub mod pricing;
 pub mod reply;
 pub mod send;
 
+pub use email_rich::EmailRich;
 pub use inbound::*;
 pub use inbound_delivery::*;
 pub use interactive::{Interactive, InteractiveInput};

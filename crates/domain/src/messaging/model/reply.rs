@@ -317,21 +317,20 @@ impl ReplyContent {
     /// The rules of the platform the reply goes out on, beyond those every platform shares:
     /// Instagram takes text up to 1,000 characters, prompts it can show whole
     /// ([`check_for_instagram`](crate::model::instagram_prompt::check_for_instagram)) and no
-    /// stickers, and only it knows the human-agent tag; email takes text only, and only it has a
-    /// subject.
+    /// stickers, and only it knows the human-agent tag; email takes text and the rich replies
+    /// ([`EmailRich`](crate::model::EmailRich)), and only it has a subject.
     pub fn check_for(&self, channel: ChannelType) -> Result<(), FieldError> {
         let instagram = channel == ChannelType::Instagram;
         let email = channel == ChannelType::Email;
-        if self.catalog.is_some() && email {
-            return Err(FieldError::new("type", "product and cart messages go out on WhatsApp and Instagram, not email"));
-        }
         if self.subject.is_some() && !email {
             return Err(FieldError::new("subject", format!("is for email replies; this reply goes out on {}", channel.as_str())));
         }
         match &self.content {
             MessageContent::Text { .. } if email && self.preview_url => Err(FieldError::new("text.preview_url", "is not allowed on email")),
-            MessageContent::Text { .. } => Ok(()),
-            _ if email => Err(FieldError::new("type", "must be text on email")),
+            MessageContent::Text { .. } | MessageContent::Prompt(_) => Ok(()),
+            // Rich replies go out on email as an HTML part with its plain-text twin.
+            _ if email && self.catalog.is_some() => Ok(()),
+            _ if email => Err(FieldError::new("type", "must be text, interactive, product or cart on email")),
             _ => Ok(()),
         }?;
         self.check_tag(channel)?;
@@ -614,14 +613,15 @@ mod tests {
     }
 
     #[test]
-    fn product_and_cart_messages_name_what_they_show_and_go_out_on_whatsapp_and_instagram() {
+    fn product_and_cart_messages_name_what_they_show_and_go_out_on_every_channel() {
         let product = ReplyInput { product: Some((Some(" bottle ".into()), Some("750".into()))), ..input("product") };
         let r = ReplyContent::new(product).unwrap();
         assert_eq!(r.catalog(), Some(&CatalogRef::Product { id: "bottle".into(), variant_id: Some("750".into()) }));
         assert_eq!(r.check_for(ChannelType::Whatsapp), Ok(()));
         assert_eq!(r.check_for(ChannelType::Instagram), Ok(()), "a generic template there");
-        assert_eq!(r.check_for(ChannelType::Email).unwrap_err().field, "type");
+        assert_eq!(r.check_for(ChannelType::Email), Ok(()), "an HTML part there");
         let cart = ReplyContent::new(ReplyInput { cart: Some(Some("Ab3kP9z".into())), ..input("cart") }).unwrap();
+        assert_eq!(cart.check_for(ChannelType::Email), Ok(()));
         assert_eq!(cart.catalog(), Some(&CatalogRef::Cart { code: "Ab3kP9z".into() }));
         assert_eq!(fields(ReplyContent::new(input("product"))), ["product.id"]);
         assert_eq!(fields(ReplyContent::new(ReplyInput { cart: Some(None), ..input("cart") })), ["cart.code"]);

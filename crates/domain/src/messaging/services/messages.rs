@@ -400,8 +400,13 @@ fn email_reply(
     last: Option<&EmailContent>,
     quoted: Option<&str>,
 ) -> Result<MessageContent, DomainError> {
-    let MessageContent::Text { body } = reply.content() else {
-        return Err(FieldError::new("type", "must be text on email").into());
+    let (text, rich) = match reply.content() {
+        MessageContent::Text { body } => (body.clone(), None),
+        content => {
+            let rich =
+                EmailRich::of(content).ok_or_else(|| FieldError::new("type", "must be text, interactive, product or cart on email"))?;
+            (rich.text(), Some(rich))
+        }
     };
     let subject = match (reply.subject(), last) {
         (Some(subject), _) => subject.to_string(),
@@ -426,8 +431,9 @@ fn email_reply(
         message_id: format!("{}@{domain}", id.as_str()),
         in_reply_to,
         references,
-        text: body.clone(),
+        text,
         attachments: Vec::new(),
+        rich,
     }))
 }
 
@@ -797,7 +803,7 @@ mod tests {
     }
 
     #[test]
-    fn email_replies_are_text_and_only_email_takes_a_subject() {
+    fn email_replies_are_text_or_rich_and_only_email_takes_a_subject() {
         let subject = ReplyContent::new(ReplyInput { subject: Some("Hi".into()), ..text("x") }).unwrap();
         assert_eq!(subject.check_for(ChannelType::Whatsapp).unwrap_err().field, "subject");
         assert!(subject.check_for(ChannelType::Email).is_ok());
