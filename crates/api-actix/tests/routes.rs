@@ -134,3 +134,36 @@ async fn a_key_may_come_as_a_bearer_token_but_only_one_key_per_request() {
         assert_eq!((status, body["error"]["code"].as_str()), (401, Some("UNAUTHORIZED")), "{other}: {body}");
     }
 }
+
+#[actix_web::test]
+async fn the_inbox_page_and_its_assets_are_served_with_a_policy_that_forbids_inline_script() {
+    let (app, _, _) = memory_app().await;
+    let page = test::call_service(&app, TestRequest::get().uri("/inbox?utm_source=mail").to_request()).await;
+    assert_eq!(page.status(), 200, "no key needed, and a link's query is let through");
+    let header = |name: &str| page.headers().get(name).map(|v| v.to_str().unwrap().to_string());
+    assert_eq!(header("content-type").as_deref(), Some("text/html; charset=utf-8"));
+    let csp = header("content-security-policy").unwrap();
+    assert!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'") && !csp.contains("unsafe"), "{csp}");
+    assert_eq!(header("x-content-type-options").as_deref(), Some("nosniff"));
+    assert_eq!(header("x-frame-options").as_deref(), Some("DENY"));
+    assert_eq!(header("cache-control").as_deref(), Some("no-cache"));
+    let etag = header("etag").unwrap();
+    let body = test::read_body(page).await;
+    assert!(std::str::from_utf8(&body).unwrap().contains("<script type=\"module\" src=\"/inbox/assets/js/main.js\"></script>"));
+
+    // The browser asks again with the tag it has: 304 and no body while the binary is the same.
+    let again =
+        test::call_service(&app, TestRequest::get().uri("/inbox").insert_header(("If-None-Match", etag.as_str())).to_request()).await;
+    assert_eq!(again.status(), 304);
+    assert!(test::read_body(again).await.is_empty());
+
+    let script = test::call_service(&app, TestRequest::get().uri("/inbox/assets/js/main.js").to_request()).await;
+    assert_eq!(
+        (script.status().as_u16(), script.headers().get("content-type").unwrap().to_str().unwrap()),
+        (200, "text/javascript; charset=utf-8")
+    );
+    let (status, body) = call(&app, TestRequest::get().uri("/inbox/assets/js/../../../Cargo.toml")).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("NOT_FOUND")), "only the embedded files: {body}");
+    let refused = test::call_service(&app, TestRequest::post().uri("/inbox").to_request()).await;
+    assert_eq!((refused.status().as_u16(), refused.headers().get("allow").unwrap().to_str().unwrap()), (405, "GET"));
+}

@@ -285,6 +285,8 @@ pub fn loads(seeded: &Seeded) -> Vec<(&'static str, Load)> {
         // The team inbox's views: every seeded conversation is unassigned, a few are unread.
         ("list activities, unassigned", Load::get("/v1/activities?assigned_to=none")),
         ("list activities, unread", Load::get("/v1/activities?unread=true")),
+        // What the web inbox reads first: its status filter (open by default), 25 a page.
+        ("the inbox's list (status=open, 25 a page)", Load::get("/v1/activities?status=open&limit=25")),
         ("get activity", Load::get_each(every(&|id| format!("/v1/activities/{id}"), &seeded.activity_ids))),
         ("list contacts", Load::get("/v1/contacts")),
         ("list contacts, deep page", Load::get(format!("/v1/contacts?offset={}", seeded.phones.len() / 2))),

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use parley_adapters_email::Mailbox;
 use parley_adapters_email::ports::{envelope, sandbox_mail};
 use parley_adapters_whatsapp::{SandboxInbound, SandboxSender, inbound_webhook, instagram_inbound_webhook, user_inbound_webhook};
-use parley_domain::model::{ActivityId, ActivityStatus, Agent, AgentId, ChannelType, IssuedKey, KeyKind, Line, ReplyInput};
-use parley_domain::services::{ActivityPatchInput, ImportError, NewCartItem, NewContactInput, NewTagInput, Patch};
+use parley_domain::model::{ActivityId, ActivityStatus, AddedMember, Agent, AgentId, ChannelType, IssuedKey, KeyKind, Line, ReplyInput};
+use parley_domain::services::{ActivityPatchInput, ImportError, NewCartItem, NewContactInput, NewMemberInput, NewTagInput, Patch};
 use serde_json::json;
 
 use crate::cli::catalog_file;
@@ -17,6 +17,8 @@ use crate::runtime::state::AppState;
 
 pub struct DemoAgent {
     pub agent: Agent,
+    /// The inbox's demo member (an admin), with its one-time password.
+    pub member: AddedMember,
     pub secret_key: IssuedKey,
     pub publishable_key: IssuedKey,
     /// A sandbox WhatsApp line with its templates synced.
@@ -30,15 +32,26 @@ const TAGS: [(&str, &str, &str); 4] = [
     ("New lead", "#10b981", "First contact in the last week"),
 ];
 
+/// Who a demo conversation is assigned to: the demo member (so "Mine" lists something in the
+/// inbox), or a user id of the shop's own system (as an integration assigns).
+#[derive(Clone, Copy)]
+enum DemoAssignee {
+    Member,
+    External(&'static str),
+}
+
+/// The demo member who signs in to the inbox.
+pub const DEMO_MEMBER_EMAIL: &str = "maria@demo.parley.test";
+
 /// (name, channel type, channel id, status, indexes into TAGS, assignee)
-type DemoConversation = (&'static str, &'static str, &'static str, ActivityStatus, &'static [usize], Option<&'static str>);
+type DemoConversation = (&'static str, &'static str, &'static str, ActivityStatus, &'static [usize], Option<DemoAssignee>);
 
 const CONVERSATIONS: [DemoConversation; 8] = [
-    ("Ana López", "whatsapp", "+52 55 1234 5678", ActivityStatus::Open, &[0, 2], Some("user_maria")),
+    ("Ana López", "whatsapp", "+52 55 1234 5678", ActivityStatus::Open, &[0, 2], Some(DemoAssignee::Member)),
     ("Bruno Costa", "whatsapp", "+55 11 98765 4321", ActivityStatus::Pending, &[3], None),
     ("Chloé Martin", "instagram", "chloe.makes", ActivityStatus::Open, &[3], None),
-    ("Dev Patel", "email", "dev.patel@example.com", ActivityStatus::Closed, &[1], Some("user_sam")),
-    ("Emma Schmidt", "whatsapp", "+49 151 2345 6789", ActivityStatus::Open, &[0], Some("user_maria")),
+    ("Dev Patel", "email", "dev.patel@example.com", ActivityStatus::Closed, &[1], Some(DemoAssignee::External("user_sam"))),
+    ("Emma Schmidt", "whatsapp", "+49 151 2345 6789", ActivityStatus::Open, &[0], Some(DemoAssignee::Member)),
     ("Farah Haddad", "sms", "+971 50 123 4567", ActivityStatus::Pending, &[2], None),
     ("Gabriel Silva", "messenger", "gabriel.silva.77", ActivityStatus::Closed, &[], None),
     ("Hana Suzuki", "webchat", "visitor-4821", ActivityStatus::Open, &[1, 2], None),
@@ -48,6 +61,14 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
     let agent = state.keys.create_agent("Demo Shop").await?;
     let secret_key = state.keys.issue_key(&agent.id, KeyKind::Secret).await?;
     let publishable_key = state.keys.issue_key(&agent.id, KeyKind::Publishable).await?;
+
+    let member = state
+        .members
+        .add(
+            &agent.id,
+            NewMemberInput { email: Some(DEMO_MEMBER_EMAIL.into()), name: Some("Maria Demo".into()), role: Some("admin".into()) },
+        )
+        .await?;
 
     let mut tag_ids = Vec::new();
     for (name, color, description) in TAGS {
@@ -79,8 +100,12 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
             let ids = tags.iter().map(|&t| tag_ids[t].clone()).collect();
             state.activities.attach_tags(&agent.id, &activity.id, Some(ids)).await?;
         }
-        if let Some(user) = assignee {
-            let patch = ActivityPatchInput { assigned_to: Patch::Set(user.into()), ..Default::default() };
+        if let Some(assignee) = assignee {
+            let user = match assignee {
+                DemoAssignee::Member => member.member.id.as_str().to_string(),
+                DemoAssignee::External(user) => user.to_string(),
+            };
+            let patch = ActivityPatchInput { assigned_to: Patch::Set(user), ..Default::default() };
             state.activities.update(&agent.id, &activity.id, patch).await?;
         }
     }
@@ -89,7 +114,7 @@ pub async fn seed_demo(state: &AppState) -> Result<DemoAgent, DomainError> {
     seed_messages(state, &line, &activities[0]).await?;
     seed_instagram(state, &agent.id).await?;
     seed_email(state, &agent.id).await?;
-    Ok(DemoAgent { agent, secret_key, publishable_key, line })
+    Ok(DemoAgent { agent, member, secret_key, publishable_key, line })
 }
 
 /// Messages on the WhatsApp conversations (`ana`: Ana López's), through the sandbox line's webhook path: Ana asks,

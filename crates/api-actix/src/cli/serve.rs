@@ -177,6 +177,10 @@ pub(super) async fn serve(
             demo.publishable_key.plaintext
         );
         banner!(out, "  curl -s -H \"X-API-Key: $PARLEY_KEY\" $PARLEY_URL/v1/activities");
+        banner!(out, "");
+        banner!(out, "The team's inbox: http://{bind}/inbox");
+        banner!(out, "  sign in as:         {}", demo.member.member.email.as_str());
+        banner!(out, "  one-time password:  {}   (the inbox asks for a password of your own at once)", demo.member.one_time_password);
     } else if empty {
         banner!(out, "The database has no agents yet: `parley agents create --name NAME`, then `parley keys create --agent ID`.");
     }

@@ -10,8 +10,8 @@ use actix_web::{App, Error};
 use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
 use crate::http::routes::{
-    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, members, messages, meta, stream,
-    tags, templates,
+    self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, inbox_page, members, messages, meta,
+    stream, tags, templates,
 };
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::metrics::Probe;
@@ -58,6 +58,7 @@ pub fn build(
         .app_data(query_config())
         // The one public document: registered before the authenticated scope.
         .configure(meta::routes)
+        .configure(inbox_page::routes)
         .configure(|cfg| inbound::routes(cfg, &platforms))
         .configure(|cfg| {
             if metrics_here {

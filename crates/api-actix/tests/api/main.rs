@@ -26,6 +26,7 @@ mod huge_answers;
 mod inbound_cli;
 mod inbound_restart;
 mod inbox;
+mod inbox_browser;
 mod instagram;
 mod lines_cli;
 mod message_instances;

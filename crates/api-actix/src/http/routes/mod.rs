@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod contacts;
 pub mod event_webhooks;
 pub mod inbound;
+pub mod inbox_page;
 pub mod members;
 pub mod messages;
 pub mod meta;
@@ -56,11 +57,15 @@ pub fn open_resource(
     path: &str,
 ) -> Resource<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<BoxBody>, Error = Error, InitError = ()> + use<>>
 {
-    web::resource(path)
-        .default_service(web::to(|req: HttpRequest| async move {
-            Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allowed_methods(req.match_pattern().as_deref().unwrap_or_default())))
-        }))
-        .wrap(from_fn(query_params::refuse_unknown))
+    page_resource(path).wrap(from_fn(query_params::refuse_unknown))
+}
+
+/// A resource a browser navigates to (the inbox page): unsupported methods answer 405 as
+/// [`open_resource`] does, but any query is let through, as a link may carry one.
+pub fn page_resource(path: &str) -> Resource {
+    web::resource(path).default_service(web::to(|req: HttpRequest| async move {
+        Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allowed_methods(req.match_pattern().as_deref().unwrap_or_default())))
+    }))
 }
 
 /// The methods a route pattern answers, as an `Allow` value: read from the OpenAPI document
@@ -84,7 +89,7 @@ pub fn allowed_methods(pattern: &str) -> String {
                 (path, methods.iter().filter(|(_, on)| *on).map(|(m, _)| *m).collect::<Vec<_>>().join(", "))
             })
             .collect();
-        for open in ["/v1/openapi.json", "/healthz", "/readyz"] {
+        for open in ["/v1/openapi.json", "/healthz", "/readyz", "/inbox", "/inbox/assets/{path:.+}"] {
             table.insert(open.into(), "GET".into());
         }
         for webhook in ["/webhooks/whatsapp", "/webhooks/instagram"] {

@@ -32,8 +32,14 @@ impl ParleyServer {
 
     /// Like [`start`](Self::start) on any database URL (a PostgreSQL test schema, say).
     pub fn start_on(database_url: &str, port: u16, env: &[(&str, &str)], until: impl Fn(&str) -> bool) -> Self {
+        Self::start_with(database_url, port, &[], env, until)
+    }
+
+    /// Like [`start_on`](Self::start_on) with more arguments to `serve` (`--demo`, say).
+    pub fn start_with(database_url: &str, port: u16, args: &[&str], env: &[(&str, &str)], until: impl Fn(&str) -> bool) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_parley"))
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .args(args)
             .env("DATABASE_URL", database_url)
             .env("PARLEY_LOG", "warn")
             // Limits off unless a test turns them on (as `TestApp` does): polling tests would

@@ -1,0 +1,243 @@
+// The inbox page driven like a person with a screen reader would: every control is found by
+// its role and accessible name. Run by tests/api/inbox_browser.rs, which starts the server,
+// seeds what this needs and passes it in the environment; exits non-zero at the first failure.
+
+import { chromium } from "playwright-core";
+import { execFileSync } from "node:child_process";
+import assert from "node:assert/strict";
+import path from "node:path";
+
+const env = process.env;
+const BASE = env.PARLEY_URL;
+const [SCRIPT, IMG, JS_LINK] = JSON.parse(env.PARLEY_XSS);
+const NEW_PASSWORD = "correct horse battery staple";
+const started = Date.now();
+
+const step = (name) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${name}`);
+const shot = (page, name) => page.screenshot({ path: path.join(env.SCREENSHOTS, `${name}.png`), fullPage: false });
+
+/** Waits until `check()` resolves truthy, polling; fails with `what` after `timeout` ms. */
+async function until(what, check, timeout = 5000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await check();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const browser = await chromium.launch({
+  executablePath: env.CHROMIUM,
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+const page = await context.newPage();
+page.setDefaultTimeout(5000);
+const problems = [];
+if (env.TRACE) page.on("request", (r) => console.log(`    ${Date.now() - started} ${r.method()} ${r.url()}`));
+page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+page.on("dialog", (d) => {
+  problems.push(`a dialog opened: ${d.message()}`);
+  d.dismiss();
+});
+page.on("console", (m) => {
+  if (m.type() === "error" && /Content Security Policy/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
+});
+
+try {
+  step("the page and its policy");
+  const response = await page.goto(`${BASE}/inbox`);
+  const csp = response.headers()["content-security-policy"];
+  assert.match(csp, /script-src 'self'/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+  await page.getByRole("heading", { name: "Sign in to the inbox" }).waitFor();
+  await shot(page, "sign-in");
+
+  step("a wrong password is refused");
+  await page.getByLabel("Email").fill(env.PARLEY_EMAIL);
+  await page.getByLabel("Password", { exact: true }).fill("not the password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByText("Wrong email or password.").waitFor();
+
+  step("sign in with the one-time password, then choose a new one");
+  await page.getByLabel("Password", { exact: true }).fill(env.PARLEY_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Choose your password" }).waitFor();
+  await page.getByLabel("Current password").fill(env.PARLEY_PASSWORD);
+  await page.getByLabel("New password").fill("short");
+  await page.getByRole("button", { name: "Change password" }).click();
+  await page.getByText("The new password needs at least 12 characters.").waitFor();
+  await page.getByLabel("New password").fill(NEW_PASSWORD);
+  await page.getByRole("button", { name: "Change password" }).click();
+
+  const list = page.getByRole("list", { name: "Conversations" });
+  const names = () => list.locator("a .name").allTextContents();
+  const listed = (what, expected) => until(`${what}: ${expected}`, async () => JSON.stringify((await names()).sort()) === JSON.stringify([...expected].sort()));
+  await list.getByRole("link", { name: /Ana López/ }).waitFor();
+  await page.getByText("Live", { exact: true }).waitFor();
+  await shot(page, "inbox");
+
+  step("filters: mine, unassigned, channel, status and search, unread");
+  await page.getByLabel("Mine").check();
+  await listed("mine and open", ["Ana López", "Emma Schmidt"]);
+  await page.getByLabel("Unassigned").check();
+  await until("unassigned", async () => {
+    const shown = await names();
+    return shown.includes("Chloé Martin") && !shown.includes("Ana López");
+  });
+  await page.getByLabel("All").check();
+  await page.getByLabel("Channel").selectOption("instagram");
+  await listed("instagram", ["Chloé Martin", "Inês Duarte"]);
+  await page.getByLabel("Channel").selectOption("");
+  await page.getByLabel("Status").selectOption("");
+  await page.getByLabel("Search conversations").fill("Bruno");
+  await listed("search", ["Bruno Costa"]);
+  await page.getByLabel("Search conversations").fill("");
+  await page.getByLabel("Unread only").check();
+  await until("unread only", async () => {
+    const links = await list.getByRole("link").count();
+    return links > 0 && links === (await list.locator("a.unread").count());
+  });
+  await page.getByLabel("Unread only").uncheck();
+  await until("everything", async () => (await names()).length >= 9);
+
+  step("open a conversation from the keyboard");
+  await list.getByRole("link", { name: /Ana López/ }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Ana López", level: 2 }).waitFor();
+  const log = page.getByRole("log", { name: "Messages" });
+  await log.getByText("Is this still in stock? I'd need two.").waitFor();
+  await page.getByRole("complementary", { name: "Contact" }).getByText(/Cart [A-Za-z0-9]{7}/).first().waitFor();
+  await shot(page, "conversation");
+
+  step("mark read");
+  const markRead = page.getByRole("button", { name: /^Mark read/ });
+  if (await markRead.isEnabled()) {
+    await markRead.click();
+    await until("read", async () => (await markRead.textContent()) === "Mark read" && (await markRead.isDisabled()));
+  }
+
+  step("answer");
+  await page.evaluate(() => (window.__sameDocument = true));
+  const composer = page.getByRole("combobox", { name: "Message" });
+  await composer.fill("We have two in slate, ready today.");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await log.locator("li.outbound", { hasText: "We have two in slate, ready today." }).waitFor();
+
+  step("an inbound message appears without reloading, within 2 s");
+  const inbound = JSON.parse(env.PARLEY_INBOUND);
+  execFileSync(inbound[0], [...inbound.slice(1), "Perfect, I'll take both."], { stdio: "pipe" });
+  const sent = Date.now();
+  await log.locator("li.inbound", { hasText: "Perfect, I'll take both." }).waitFor({ timeout: 2000 });
+  console.log(`    shown ${Date.now() - sent} ms after the message was stored`);
+  // The list counts it unread (the conversation was marked read just before).
+  await list.getByRole("link", { name: /Ana López/ }).getByLabel("1 unread").waitFor({ timeout: 2000 });
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was not reloaded");
+
+  step("a canned response by /short_code, sent with Enter");
+  await composer.fill("/tha");
+  await page.getByRole("option", { name: /\/thanks/ }).waitFor();
+  await composer.press("Enter");
+  assert.equal(await composer.inputValue(), "Thank you for your order!");
+  await composer.press("Enter");
+  await log.locator("li.outbound", { hasText: "Thank you for your order!" }).waitFor();
+
+  step("a private note");
+  await page.getByRole("radio", { name: "Note" }).check();
+  await composer.fill("Prefers slate; call after 5 pm.");
+  await page.getByRole("button", { name: "Add note" }).click();
+  await log.locator("li.internal", { hasText: "Prefers slate; call after 5 pm." }).waitFor();
+  await page.getByRole("radio", { name: "Reply" }).check();
+
+  step("a product card");
+  await page.getByRole("button", { name: "Product" }).click();
+  await page.getByLabel("Find a product").fill("bottle");
+  await page.getByRole("list", { name: "Products" }).getByRole("button").first().click();
+  await log.locator("li.kind-product").first().waitFor();
+
+  step("assign: nobody, then to me");
+  await page.getByLabel("Assignee").selectOption("");
+  await until("unassigned", async () => (await page.getByLabel("Assignee").inputValue()) === "");
+  await page.getByRole("button", { name: "Assign to me" }).click();
+  await until("assigned to me", async () => /\(you\)$/.test(await page.getByLabel("Assignee").locator("option:checked").textContent()));
+
+  step("tags: add and remove");
+  await page.getByLabel("Add tag").selectOption({ label: "Wholesale" });
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  const tags = page.getByRole("list", { name: "Tags on this conversation" });
+  await tags.getByText("Wholesale").waitFor();
+  await page.getByRole("button", { name: "Remove tag Wholesale" }).click();
+  await tags.getByText("Wholesale").waitFor({ state: "detached" });
+
+  step("close and reopen");
+  await page.getByRole("button", { name: "Close", exact: true }).click();
+  await page.getByRole("button", { name: "Reopen" }).waitFor();
+  await list.getByRole("link", { name: /Ana López.*closed/ }).waitFor();
+  await page.getByRole("button", { name: "Reopen" }).click();
+  await page.getByRole("button", { name: "Close", exact: true }).waitFor();
+
+  step("the window has closed: a template instead");
+  await list.getByRole("link", { name: /Bruno Costa/ }).click();
+  await page.getByRole("heading", { name: "Bruno Costa", level: 2 }).waitFor();
+  await page.getByText(/send an approved template/).waitFor();
+  step("  the template picker");
+  assert.equal(await page.getByRole("button", { name: "Send", exact: true }).isDisabled(), true, "no free-form reply outside the window");
+  await page.getByRole("button", { name: "Template" }).click();
+  await page.getByLabel("Template", { exact: true }).selectOption({ label: "welcome (en_US)" });
+  for (const field of await page.getByLabel(/^Value for/).all()) await field.fill("Bruno");
+  step("  sending it");
+  await page.getByRole("button", { name: "Send template" }).click();
+  await log.locator("li.kind-template").waitFor();
+
+  step("markup from customers shows as text and never runs");
+  await page.evaluate((id) => (location.hash = `#/activities/${encodeURIComponent(id)}`), env.PARLEY_HOSTILE_ACTIVITY);
+  await page.getByRole("heading", { name: IMG, level: 2, exact: true }).waitFor();
+  await log.getByText(SCRIPT, { exact: true }).first().waitFor();
+  await log.getByText(JS_LINK, { exact: true }).first().waitFor();
+  await log.getByRole("link", { name: `Download ${IMG}` }).waitFor();
+  await log.getByText(`Note by ${IMG}`).waitFor();
+  const panel = page.getByRole("complementary", { name: "Contact" });
+  await panel.getByText(SCRIPT, { exact: true }).waitFor();
+  await panel.getByText(JS_LINK, { exact: true }).waitFor();
+  assert.ok((await page.getByLabel("Add tag").locator("option").allTextContents()).includes(IMG), "a tag named with markup is offered as text");
+  const dom = await page.evaluate(() => ({
+    xss: window.__xss === undefined ? null : window.__xss,
+    scripts: document.scripts.length,
+    badImages: document.querySelectorAll('img[src="x"]').length,
+    scriptLinks: [...document.querySelectorAll("a[href]")].filter((a) => !/^https?:/.test(a.href)).length,
+  }));
+  assert.deepEqual(dom, { xss: null, scripts: 1, badImages: 0, scriptLinks: 0 });
+  await shot(page, "hostile");
+
+  step("at a phone's width: one pane at a time");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.evaluate(() => (location.hash = ""));
+  await list.getByRole("link", { name: /Ana López/ }).waitFor();
+  await shot(page, "phone-list");
+  await list.getByRole("link", { name: /Ana López/ }).click();
+  await page.getByRole("heading", { name: "Ana López", level: 2 }).waitFor();
+  assert.equal(await list.isVisible(), false, "the list makes way for the conversation");
+  await shot(page, "phone-conversation");
+  await page.getByRole("button", { name: "Back to conversations" }).click();
+  await list.waitFor();
+
+  step("sign out");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("heading", { name: "Sign in to the inbox" }).waitFor();
+
+  assert.deepEqual(problems, [], "no script error, no dialog, no policy violation");
+  step("done");
+} catch (e) {
+  await shot(page, "failure").catch(() => {});
+  console.error(`FAILED: ${e.stack || e}\nproblems seen: ${JSON.stringify(problems)}\nscreenshot: ${path.join(env.SCREENSHOTS, "failure.png")}`);
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}
