@@ -143,14 +143,14 @@ pub(crate) fn contents() -> Vec<MessageContent> {
             to: vec!["ana@example.com".into()],
             message_id: "msg_2@example.com".into(),
             text: "2 × Taza: 19.8 EUR\nTotal: 19.8 EUR".into(),
-            rich: Some(crate::model::EmailRich::Cart(crate::model::CartCard {
+            rich: Some(Box::new(crate::model::EmailRich::Cart(crate::model::CartCard {
                 code: "Ab3kP9z".into(),
                 lines: vec![crate::model::CartCardLine { title: "Taza".into(), qty: 2, line_total: crate::model::Decimal::new(1980, 2) }],
                 currency: Some("EUR".into()),
                 total: Some(crate::model::Decimal::new(1980, 2)),
                 url: Some("https://shop.example.com/c/Ab3kP9z".into()),
                 text: "2 × Taza: 19.8 EUR\nTotal: 19.8 EUR".into(),
-            })),
+            }))),
             ..EmailContent::default()
         }),
         MessageContent::Interactive(InteractiveReply::List { id: "r".into(), title: "Red".into(), description: None }),

@@ -294,7 +294,7 @@ impl From<RawEmail> for EmailContent {
                 .into_iter()
                 .map(|a| EmailAttachment { id: a.id, filename: a.filename, mime_type: a.mime_type, size: a.size })
                 .collect(),
-            rich: e.rich.as_ref().and_then(|rich| EmailRich::of(&MessageContent::from_json(rich))),
+            rich: e.rich.as_ref().and_then(|rich| EmailRich::of(&MessageContent::from_json(rich))).map(Box::new),
         }
     }
 }
@@ -512,7 +512,7 @@ mod tests {
                 from: "shop@example.com".into(),
                 message_id: "r1@example.com".into(),
                 text: "Which size?\n\nReply with one of:\n- S".into(),
-                rich: Some(EmailRich::Prompt(crate::model::Interactive {
+                rich: Some(Box::new(EmailRich::Prompt(crate::model::Interactive {
                     kind: crate::model::interactive::InteractiveKind::Button,
                     header: None,
                     body: crate::model::interactive::Text { text: "Which size?".into() },
@@ -523,20 +523,20 @@ mod tests {
                             reply: crate::model::interactive::Row { id: "s".into(), title: "S".into(), description: None },
                         }],
                     },
-                })),
+                }))),
                 ..EmailContent::default()
             }),
             MessageContent::Email(EmailContent {
                 from: "shop@example.com".into(),
                 message_id: "r2@example.com".into(),
-                rich: Some(EmailRich::Cart(crate::model::CartCard {
+                rich: Some(Box::new(EmailRich::Cart(crate::model::CartCard {
                     code: "AbC1234".into(),
                     lines: vec![crate::model::CartCardLine { title: "Bottle".into(), qty: 2, line_total: crate::model::Decimal::new(2490, 2) }],
                     currency: Some("EUR".into()),
                     total: Some(crate::model::Decimal::new(2490, 2)),
                     url: None,
                     text: "2 × Bottle: 24.90 EUR".into(),
-                })),
+                }))),
                 ..EmailContent::default()
             }),
             MessageContent::Unsupported { raw: json!({"type": "poll", "poll": {"q": 1}}) },

@@ -166,9 +166,9 @@ pub struct EmailContent {
     /// Files that came with it, kept by Parley.
     pub attachments: Vec<EmailAttachment>,
     /// A reply's buttons, list, link button, product or cart, shown by its HTML part (`text`
-    /// says the same in plain text); `None` for a plain email.
+    /// says the same in plain text); `None` for a plain email. Boxed: most emails have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rich: Option<crate::model::email_rich::EmailRich>,
+    pub rich: Option<Box<crate::model::email_rich::EmailRich>>,
 }
 
 impl EmailContent {

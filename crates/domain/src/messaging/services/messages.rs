@@ -405,7 +405,7 @@ fn email_reply(
         content => {
             let rich =
                 EmailRich::of(content).ok_or_else(|| FieldError::new("type", "must be text, interactive, product or cart on email"))?;
-            (rich.text(), Some(rich))
+            (rich.text(), Some(Box::new(rich)))
         }
     };
     let subject = match (reply.subject(), last) {
