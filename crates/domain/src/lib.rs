@@ -160,6 +160,7 @@ pub mod ports;
 pub mod services;
 
 pub mod access;
+pub mod automation;
 pub mod catalog;
 pub mod conversations;
 pub mod events;

@@ -20,6 +20,7 @@ pub use storable::*;
 pub use time_format::{format_timestamp, push_timestamp};
 
 pub use crate::access::model::*;
+pub use crate::automation::model::*;
 pub use crate::catalog::model::*;
 pub use crate::conversations::model::*;
 pub use crate::events::model::*;

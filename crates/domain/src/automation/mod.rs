@@ -1,0 +1,4 @@
+//! The inbox's routine work done by Parley itself: business hours so far (the time the team
+//! works, which away messages, first-response targets and reports count in).
+
+pub mod model;
