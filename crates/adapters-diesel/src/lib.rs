@@ -226,6 +226,7 @@ impl Store {
             members: s.clone(),
             sessions: s.clone(),
             sign_in_attempts: s.clone(),
+            business_hours: s.clone(),
             tags: s.clone(),
             canned_responses: s.clone(),
             contacts: s.clone(),

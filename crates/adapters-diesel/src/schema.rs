@@ -56,6 +56,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    business_hours (agent_id) {
+        agent_id -> Text,
+        document -> Text,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
     tags (id) {
         id -> Text,
         agent_id -> Text,
@@ -428,6 +436,7 @@ diesel::joinable!(api_keys -> agents (agent_id));
 diesel::joinable!(tags -> agents (agent_id));
 diesel::joinable!(canned_responses -> agents (agent_id));
 diesel::joinable!(members -> agents (agent_id));
+diesel::joinable!(business_hours -> agents (agent_id));
 diesel::joinable!(member_sessions -> members (member_id));
 diesel::joinable!(contacts -> agents (agent_id));
 diesel::joinable!(contact_channels -> contacts (contact_id));
@@ -448,6 +457,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     members,
     member_sessions,
     sign_in_attempts,
+    business_hours,
     tags,
     canned_responses,
     pending_refreshes,

@@ -46,6 +46,7 @@
 
 mod activities;
 mod agents;
+mod business_hours;
 mod canned_responses;
 mod carts;
 mod contacts;

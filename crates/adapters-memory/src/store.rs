@@ -33,6 +33,7 @@ impl MemoryStore {
             members: Arc::new(self.clone()),
             sessions: Arc::new(self.clone()),
             sign_in_attempts: Arc::new(self.clone()),
+            business_hours: Arc::new(self.clone()),
             tags: Arc::new(self.clone()),
             canned_responses: Arc::new(self.clone()),
             contacts: Arc::new(self.clone()),
@@ -74,6 +75,7 @@ pub(crate) struct State {
     pub(crate) sessions: BTreeMap<SessionId, Session>,
     /// Sign-in marks by email, oldest first.
     pub(crate) sign_in_attempts: Vec<(Email, SignInMark, Timestamp)>,
+    pub(crate) business_hours: BTreeMap<AgentId, BusinessHours>,
     pub(crate) tags: BTreeMap<TagId, Tag>,
     pub(crate) canned_responses: BTreeMap<CannedResponseId, CannedResponse>,
     pub(crate) contacts: BTreeMap<ContactId, Contact>,

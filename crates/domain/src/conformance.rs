@@ -16,6 +16,7 @@ pub(crate) mod fixtures;
 
 // Each feature's checks live beside it; the facade names them all, which the macro expands.
 pub use crate::access::conformance::*;
+pub use crate::automation::conformance::*;
 pub use crate::catalog::conformance::*;
 pub use crate::conversations::conformance::*;
 pub use crate::events::conformance::*;
@@ -67,7 +68,8 @@ macro_rules! storage_conformance {
             a_channel_learns_a_phone_and_a_username_with_everything_that_shows_it,
             a_message_and_what_it_taught_of_its_contact_are_one_write, members_are_unique_by_email_per_agent_and_stay_their_agents,
             sessions_are_found_by_hash_and_end_with_a_password_change, sign_in_attempts_count_per_email_within_the_window,
-            assignees_show_their_member_and_are_taken_once, events_are_read_after_a_cursor_oldest_first);
+            assignees_show_their_member_and_are_taken_once, events_are_read_after_a_cursor_oldest_first,
+            business_hours_are_one_set_per_agent_replaced_whole);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

@@ -14,6 +14,7 @@ use crate::StoreError;
 use crate::model::*;
 
 pub use crate::access::ports::*;
+pub use crate::automation::ports::*;
 pub use crate::catalog::ports::*;
 pub use crate::conversations::ports::*;
 pub use crate::events::ports::*;
@@ -113,6 +114,8 @@ pub struct Repositories {
     pub sessions: std::sync::Arc<dyn SessionRepository>,
     /// Failed sign-ins, by email.
     pub sign_in_attempts: std::sync::Arc<dyn SignInAttemptRepository>,
+    /// Each agent's business hours.
+    pub business_hours: std::sync::Arc<dyn BusinessHoursRepository>,
     /// Tags that label activities, unique by name per agent.
     pub tags: std::sync::Arc<dyn TagRepository>,
     /// Saved answers, unique by short code per agent.

@@ -178,3 +178,17 @@ proptest! {
         prop_assert!(always.is_open(a));
     }
 }
+
+#[test]
+fn hours_read_back_from_their_stored_document() {
+    let shop =
+        hours("Asia/Kolkata", &[("mon", &[("14:00", "24:00"), ("09:00", "13:00")]), ("sun", &[("10:00", "10:15")])], &["2027-01-26"]);
+    let text = shop.to_document();
+    assert_eq!(BusinessHours::from_document(&text).unwrap(), shop);
+    assert_eq!(BusinessHours::new(shop.to_input()).unwrap(), shop, "the API's shape reads back the same");
+    assert!(
+        BusinessHours::from_document(r#"{"timezone":"Nowhere/Else","week":{},"closed_dates":[],"away_message":null}"#)
+            .unwrap_err()
+            .contains("timezone")
+    );
+}

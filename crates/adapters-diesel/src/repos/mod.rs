@@ -7,6 +7,7 @@ pub(crate) mod activity_search;
 mod activity_views;
 mod agents;
 mod bulk;
+mod business_hours;
 mod canned_responses;
 mod carts;
 pub(crate) mod channel_lists;

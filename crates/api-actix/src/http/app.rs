@@ -11,7 +11,7 @@ use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
 use crate::http::routes::{
     self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, inbox_page, members, messages, meta,
-    stream, tags, templates,
+    settings, stream, tags, templates,
 };
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::metrics::Probe;
@@ -32,6 +32,7 @@ pub fn build(
         .app_data(Data::from(state.sessions.clone()))
         .app_data(Data::from(state.tags.clone()))
         .app_data(Data::from(state.canned_responses.clone()))
+        .app_data(Data::from(state.business_hours.clone()))
         .app_data(Data::from(state.contacts.clone()))
         .app_data(Data::from(state.activities.clone()))
         .app_data(Data::from(state.messages.clone()))
@@ -72,6 +73,7 @@ pub fn build(
                 .configure(activities::routes)
                 .configure(messages::routes)
                 .configure(canned_responses::routes)
+                .configure(settings::routes)
                 .configure(contacts::routes)
                 .configure(|cfg| catalog::routes(cfg, &origins))
                 .configure(|cfg| carts::routes(cfg, &origins))

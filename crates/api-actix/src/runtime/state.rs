@@ -25,6 +25,7 @@ pub struct AppState {
     pub sessions: Arc<SessionService>,
     pub tags: Arc<TagService>,
     pub canned_responses: Arc<CannedResponseService>,
+    pub business_hours: Arc<BusinessHoursService>,
     pub contacts: Arc<ContactService>,
     pub activities: Arc<ActivityService>,
     pub catalog: Arc<CatalogService>,

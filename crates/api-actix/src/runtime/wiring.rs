@@ -94,6 +94,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
         )),
         tags: Arc::new(TagService::new(repos.tags.clone(), clock.clone(), ids.clone())),
         canned_responses: Arc::new(CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone())),
+        business_hours: Arc::new(BusinessHoursService::new(repos.business_hours.clone(), clock.clone())),
         contacts: Arc::new(ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone())),
         activities: Arc::new(ActivityService::new(
             repos.activities.clone(),

@@ -380,6 +380,16 @@ fn every_json_body_gets_a_documented_answer(backend: &str) {
     bodies(&sys, &w, "POST", &format!("/v1/activities/{}/tags", w.activity), &sk, json!({"tag_ids": [w.tag]}), &with(&[200, 404]));
     bodies(&sys, &w, "POST", "/v1/carts", &pk, json!({"items": [{"id": "prd_thermos_500", "qty": 2}]}), &with(&[201]));
     bodies(&sys, &w, "POST", &format!("/v1/templates/{}/send", w.template), &sk, valid_send(), &with(&[200, 422]));
+    bodies(
+        &sys,
+        &w,
+        "PUT",
+        "/v1/settings/business_hours",
+        &sk,
+        json!({"timezone": "Europe/Lisbon", "week": {"mon": [["09:00", "13:00"], ["14:00", "24:00"]]}, "closed_dates": ["2026-12-25"],
+               "away_message": "Back at 9:00."}),
+        &with(&[200]),
+    );
 }
 
 fn every_query_string_gets_a_documented_answer(backend: &str) {

@@ -10,6 +10,7 @@ mod common;
 mod activities;
 mod api_document;
 mod browser;
+mod business_hours;
 mod canned_responses;
 mod carts;
 mod catalog;

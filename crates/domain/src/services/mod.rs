@@ -6,6 +6,7 @@ mod idempotency;
 pub use idempotency::*;
 
 pub use crate::access::services::*;
+pub use crate::automation::services::*;
 pub use crate::catalog::services::*;
 pub use crate::conversations::services::*;
 pub use crate::events::services::*;

@@ -16,7 +16,7 @@ use utoipa::{Modify, OpenApi};
 use crate::http::dto::ProductKindName;
 use crate::http::limits::openapi::RateLimitDocs;
 use crate::http::routes::{
-    activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, members, messages, stream, tags, templates,
+    activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, members, messages, settings, stream, tags, templates,
 };
 use responses::CommonResponses;
 
@@ -39,6 +39,7 @@ use responses::CommonResponses;
         messages::list_messages, messages::get_message, messages::send_reply, messages::get_media, messages::add_note,
         canned_responses::list_canned_responses, canned_responses::create_canned_response, canned_responses::get_canned_response,
         canned_responses::update_canned_response, canned_responses::delete_canned_response,
+        settings::get_business_hours, settings::put_business_hours,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact, contacts::delete_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
         carts::create_cart, carts::get_cart,
@@ -60,6 +61,7 @@ use responses::CommonResponses;
         (name = "Activities", description = "Conversations, one per contact"),
         (name = "Messages", description = "An activity's timeline in both directions, and replies within the 24-hour window"),
         (name = "Canned responses", description = "A team's saved answers, picked by short code"),
+        (name = "Settings", description = "The agent's business hours: when its team answers, and what a contact is told out of hours"),
         (name = "Contacts", description = "People reached over channels"),
         (name = "Catalog", description = "The published product catalog; publishable keys allowed, CORS enabled"),
         (name = "Carts", description = "Shareable cart snapshots; publishable keys allowed, CORS enabled"),

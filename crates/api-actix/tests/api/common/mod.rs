@@ -250,6 +250,10 @@ impl TestApp {
         self.call(TestRequest::patch().uri(path).insert_header(("X-API-Key", key)).set_json(body)).await
     }
 
+    pub async fn put(&self, path: &str, key: &str, body: Value) -> Reply {
+        self.call(TestRequest::put().uri(path).insert_header(("X-API-Key", key)).set_json(body)).await
+    }
+
     pub async fn delete(&self, path: &str, key: &str) -> Reply {
         self.call(TestRequest::delete().uri(path).insert_header(("X-API-Key", key))).await
     }

@@ -195,6 +195,54 @@ impl BusinessHours {
         self.away_message.as_deref()
     }
 
+    /// What a client sends to set these very hours: the API's shape, and the stored one (read
+    /// back through [`new`](Self::new), so stored hours are checked as sent ones are).
+    pub fn to_input(&self) -> BusinessHoursInput {
+        BusinessHoursInput {
+            timezone: Some(self.timezone().to_string()),
+            week: Some(
+                self.week()
+                    .filter(|(_, periods)| !periods.is_empty())
+                    .map(|(day, periods)| (day.to_string(), periods.iter().map(|p| p.to_pair().to_vec()).collect()))
+                    .collect(),
+            ),
+            closed_dates: Some(self.closed_dates().map(|d| d.format("%Y-%m-%d").to_string()).collect()),
+            away_message: self.away_message.clone(),
+        }
+    }
+
+    /// The stored document: `{"timezone", "week", "closed_dates", "away_message"}`.
+    pub fn to_document(&self) -> String {
+        let input = self.to_input();
+        serde_json::json!({
+            "timezone": input.timezone,
+            "week": input.week,
+            "closed_dates": input.closed_dates,
+            "away_message": input.away_message,
+        })
+        .to_string()
+    }
+
+    /// Reads what [`to_document`](Self::to_document) wrote, checked again; the reason when it
+    /// cannot be read.
+    pub fn from_document(text: &str) -> Result<Self, String> {
+        #[derive(serde::Deserialize)]
+        struct Stored {
+            timezone: String,
+            week: BTreeMap<String, Vec<Vec<String>>>,
+            closed_dates: Vec<String>,
+            away_message: Option<String>,
+        }
+        let stored: Stored = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let input = BusinessHoursInput {
+            timezone: Some(stored.timezone),
+            week: Some(stored.week),
+            closed_dates: Some(stored.closed_dates),
+            away_message: stored.away_message,
+        };
+        Self::new(input).map_err(|errors| errors.iter().map(|e| format!("{}: {}", e.field, e.issue)).collect::<Vec<_>>().join("; "))
+    }
+
     /// Whether the team is at work at `at`.
     pub fn is_open(&self, at: DateTime<Utc>) -> bool {
         self.open_spans(at - TimeDelta::days(1), at + TimeDelta::days(1)).any(|(start, end)| start <= at && at < end)

@@ -1,0 +1,38 @@
+//! The agent's settings: its business hours.
+
+use actix_web::web::{Data, ServiceConfig};
+use actix_web::{HttpResponse, web};
+use parley_domain::services::BusinessHoursService;
+
+use super::{ok, resource};
+use crate::http::auth::SecretKey;
+use crate::http::dto::{BusinessHoursDto, DataBody, PutBusinessHours};
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::http::extract::{Json, Object};
+
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(resource("/settings/business_hours").route(web::get().to(get_business_hours)).route(web::put().to(put_business_hours)));
+}
+
+/// The agent's business hours; `data` is null when it has set none (then it is always open).
+#[utoipa::path(get, path = "/v1/settings/business_hours", tag = "Settings", security(("secret_key" = [])),
+    responses((status = 200, body = DataBody<Option<BusinessHoursDto>>)))]
+pub async fn get_business_hours(caller: SecretKey, hours: Data<BusinessHoursService>) -> ApiResult<HttpResponse> {
+    let found = hours.get(caller.agent()).await?;
+    Ok(ok(found.as_ref().map(BusinessHoursDto::from)))
+}
+
+/// Replace the agent's business hours: its time zone, each day's periods, closed dates and
+/// away message, checked whole (400 naming every faulty field, and nothing changes).
+#[utoipa::path(put, path = "/v1/settings/business_hours", tag = "Settings", security(("secret_key" = [])),
+    request_body = PutBusinessHours,
+    responses((status = 200, body = DataBody<BusinessHoursDto>),
+        (status = 400, description = "An unknown time zone, a period that ends before it starts or overlaps another, a date that is not one", body = ErrorBody)))]
+pub async fn put_business_hours(
+    caller: SecretKey,
+    hours: Data<BusinessHoursService>,
+    body: Json<Object<PutBusinessHours>>,
+) -> ApiResult<HttpResponse> {
+    let set = hours.set(caller.agent(), body.into_inner().into_inner().into()).await?;
+    Ok(ok(BusinessHoursDto::from(&set)))
+}
