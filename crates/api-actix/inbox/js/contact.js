@@ -69,7 +69,11 @@ function drawTags(activity) {
   );
   const attached = new Set(activity.tags.map((t) => t.id));
   const free = state.tags.filter((t) => !attached.has(t.id));
-  fill(byId("tag-add"), free.length ? free.map((t) => el("option", { value: t.id }, t.name)) : el("option", { value: "" }, "No other tag"));
+  // A live refresh redraws the menu: keep what the member picked while it is still offered.
+  const select = byId("tag-add");
+  const picked = select.value;
+  fill(select, free.length ? free.map((t) => el("option", { value: t.id }, t.name)) : el("option", { value: "" }, "No other tag"));
+  if (free.some((t) => t.id === picked)) select.value = picked;
 }
 
 async function drawCarts(activity) {

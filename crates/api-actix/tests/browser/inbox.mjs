@@ -17,7 +17,7 @@ const step = (name) => console.log(`[${((Date.now() - started) / 1000).toFixed(1
 const shot = (page, name) => page.screenshot({ path: path.join(env.SCREENSHOTS, `${name}.png`), fullPage: false });
 
 /** Waits until `check()` resolves truthy, polling; fails with `what` after `timeout` ms. */
-async function until(what, check, timeout = 5000) {
+async function until(what, check, timeout = 15000) {
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {
@@ -39,7 +39,9 @@ const browser = await chromium.launch({
 });
 const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
 const page = await context.newPage();
-page.setDefaultTimeout(5000);
+// Generous: CI runs this beside the whole suite on two cores. The one timed promise (a new
+// message within 2 s) says so where it is checked.
+page.setDefaultTimeout(15000);
 const problems = [];
 if (env.TRACE) page.on("request", (r) => console.log(`    ${Date.now() - started} ${r.method()} ${r.url()}`));
 page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
