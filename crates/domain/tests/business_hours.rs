@@ -1,6 +1,8 @@
 //! Business-hours arithmetic: checked input, and counting working time across time zones,
 //! daylight-saving changes and closed dates.
 
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
+
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
