@@ -76,6 +76,30 @@ export function money(amount, currency) {
   }
 }
 
+/**
+ * `load` wrapped so that calls never overlap: a call while one runs makes exactly one more run
+ * after it (events arrive in bursts; the last state is what matters).
+ */
+export function coalesced(load) {
+  let running = null;
+  let again = false;
+  const run = () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = load().finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        run();
+      }
+    });
+    return running;
+  };
+  return run;
+}
+
 /** Shows a message to screen readers and sighted users alike for a few seconds. */
 let statusTimer = null;
 export function announce(text) {

@@ -2,7 +2,7 @@
 // search, newest change first. Live events refresh it; the open conversation stays marked.
 
 import { get, withQuery } from "./api.js";
-import { byId, el, fill, when } from "./dom.js";
+import { byId, coalesced, el, fill, when } from "./dom.js";
 
 // 25 a page, as Chatwoot loads them: the list reads in one request, and its cost is measured
 // (`cargo xtask bench api`, "the inbox's list").
@@ -10,8 +10,6 @@ const PAGE = 25;
 let onOpen = () => {};
 let shown = PAGE;
 let selected = null;
-let loading = null;
-let again = false;
 let searchTimer = null;
 
 export function init(options) {
@@ -46,21 +44,8 @@ function query() {
   };
 }
 
-/** Reloads what the list shows; a call while one runs makes one more run after it. */
-export async function refresh() {
-  if (loading) {
-    again = true;
-    return loading;
-  }
-  loading = load().finally(() => {
-    loading = null;
-    if (again) {
-      again = false;
-      refresh();
-    }
-  });
-  return loading;
-}
+/** Reloads what the list shows. */
+export const refresh = coalesced(load);
 
 async function load() {
   const params = query();

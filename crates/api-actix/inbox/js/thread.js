@@ -2,7 +2,7 @@
 // timeline, kept in step with the stream without reloading, and the composer and contact panel.
 
 import { get, patch, post, seg, withQuery } from "./api.js";
-import { alertError, announce, byId, channelName, el, fill } from "./dom.js";
+import { alertError, announce, byId, channelName, coalesced, el, fill } from "./dom.js";
 import { renderMessage } from "./messages.js";
 import { me, state } from "./state.js";
 import * as composer from "./composer.js";
@@ -13,8 +13,6 @@ let onChanged = () => {};
 let activity = null;
 let messages = new Map(); // id → { message, node }
 let loadedOlder = 0;
-let refreshing = null;
-let refreshAgain = false;
 
 export function init(options) {
   onChanged = options.onChanged;
@@ -56,21 +54,8 @@ export async function open(id) {
 }
 
 /** Reads the open conversation again: its activity and its newest messages. */
-export async function refresh() {
-  if (!state.openId) return;
-  if (refreshing) {
-    refreshAgain = true;
-    return refreshing;
-  }
-  refreshing = load().finally(() => {
-    refreshing = null;
-    if (refreshAgain) {
-      refreshAgain = false;
-      refresh();
-    }
-  });
-  return refreshing;
-}
+const reload = coalesced(load);
+export const refresh = () => (state.openId ? reload() : Promise.resolve());
 
 async function load() {
   const id = state.openId;
