@@ -33,9 +33,4 @@ impl BusinessHoursService {
     pub async fn clear(&self, agent: &AgentId) -> Result<(), DomainError> {
         Ok(self.hours.put(agent, None, self.clock.now()).await?)
     }
-
-    /// Whether the agent's team is at work at `at` (always, without hours).
-    pub async fn is_open(&self, agent: &AgentId, at: Timestamp) -> Result<bool, DomainError> {
-        Ok(self.hours.get(agent).await?.is_none_or(|hours| hours.is_open(at)))
-    }
 }

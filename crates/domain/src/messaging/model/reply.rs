@@ -103,6 +103,9 @@ pub struct ReplyContent {
     subject: Option<String>,
 }
 
+/// Why a reply of another kind cannot go out on email.
+pub(crate) const NOT_ON_EMAIL: &str = "must be text, interactive, product or cart on email";
+
 impl ReplyContent {
     /// Checks every rule, naming fields as the platform's shape does (`text.body`, `image.link`).
     pub fn new(input: ReplyInput) -> Result<Self, Vec<FieldError>> {
@@ -330,7 +333,7 @@ impl ReplyContent {
             MessageContent::Text { .. } | MessageContent::Prompt(_) => Ok(()),
             // Rich replies go out on email as an HTML part with its plain-text twin.
             _ if email && self.catalog.is_some() => Ok(()),
-            _ if email => Err(FieldError::new("type", "must be text, interactive, product or cart on email")),
+            _ if email => Err(FieldError::new("type", NOT_ON_EMAIL)),
             _ => Ok(()),
         }?;
         self.check_tag(channel)?;

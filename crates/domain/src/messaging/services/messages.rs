@@ -403,8 +403,7 @@ fn email_reply(
     let (text, rich) = match reply.content() {
         MessageContent::Text { body } => (body.clone(), None),
         content => {
-            let rich =
-                EmailRich::of(content).ok_or_else(|| FieldError::new("type", "must be text, interactive, product or cart on email"))?;
+            let rich = EmailRich::of(content).ok_or_else(|| FieldError::new("type", crate::model::reply::NOT_ON_EMAIL))?;
             (rich.text(), Some(Box::new(rich)))
         }
     };
