@@ -6,6 +6,7 @@
 //! types both share. Migrations for both are embedded and run by [`Store::migrate`]. Every
 //! mechanism, kept copy and count is listed in docs/storage.md.
 
+mod change_probe;
 mod checkpoint;
 mod column_test;
 mod contains;
@@ -244,7 +245,8 @@ impl Store {
             events: s.clone(),
             files: s.clone(),
             mailboxes: s.clone(),
-            health: s,
+            health: s.clone(),
+            changes: s,
         }
     }
 }

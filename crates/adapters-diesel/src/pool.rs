@@ -107,8 +107,15 @@ pub(crate) enum Pools {
     /// anyway; one connection keeps its page cache warm from write to write, where a write on
     /// any of the blocking pool's connections found the pages the previous one changed stale
     /// and read them again.
+    /// `probe` reads the file's `data_version` for [`ChangeProbe`](parley_domain::ports::ChangeProbe).
     #[cfg(feature = "sqlite")]
-    Sqlite { blocking: Pool<SqliteConn>, inline: Pool<SqliteReadConn>, writes: Pool<SqliteWriteConn>, writer: WriterTurn },
+    Sqlite {
+        blocking: Pool<SqliteConn>,
+        inline: Pool<SqliteReadConn>,
+        writes: Pool<SqliteWriteConn>,
+        writer: WriterTurn,
+        probe: crate::change_probe::SqliteProbe,
+    },
 }
 
 /// The turn to write on SQLite: one write (a transaction, [`in_transaction!`], or a statement,
@@ -180,12 +187,26 @@ impl Pools {
                 inline: sqlite_pool(path, options)?,
                 writes: sqlite_pool(path, &PoolOptions { max_size: 1, ..options.clone() })?,
                 writer: WriterTurn { turn: tokio::sync::Mutex::new(()), wait: options.wait_timeout },
+                probe: crate::change_probe::SqliteProbe::new(path),
             }),
             #[cfg_attr(
                 all(feature = "sqlite", feature = "postgres"),
                 expect(unreachable_patterns, reason = "with both backends compiled in, the arms above cover every database URL")
             )]
             other => Err(DbError::Url(format!("{} support was not compiled in", other.backend()))),
+        }
+    }
+
+    /// The probe of SQLite's `data_version`; none on PostgreSQL.
+    pub(crate) fn change_probe(&self) -> Option<&crate::change_probe::SqliteProbe> {
+        match self {
+            #[cfg(feature = "sqlite")]
+            Pools::Sqlite { probe, .. } => Some(probe),
+            #[cfg_attr(
+                not(feature = "postgres"),
+                expect(unreachable_patterns, reason = "with SQLite alone compiled in, the arm above covers every pool")
+            )]
+            _ => None,
         }
     }
 

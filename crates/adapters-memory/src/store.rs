@@ -52,6 +52,7 @@ impl MemoryStore {
             files: Arc::new(self.clone()),
             mailboxes: Arc::new(self.clone()),
             health: Arc::new(self.clone()),
+            changes: Arc::new(self.clone()),
         }
     }
 

@@ -96,6 +96,17 @@ pub trait StorageHealth: Send + Sync {
     fn pool(&self) -> PoolStatus;
 }
 
+/// A mark of the stored data's state, so a reader may keep what it derived from the store (a
+/// rendered page) until the store moves on.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ChangeProbe: Send + Sync {
+    /// A value that differs from every value read before it once anything was committed since,
+    /// by this process or another one; `None` when this backend cannot tell, and then nothing
+    /// derived from it may be kept.
+    async fn version(&self) -> StoreResult<Option<u64>>;
+}
+
 // Every write that changes what the API shows takes `events`: the events that report the change
 // (docs/events.md, "The outbox"), written in the same transaction only when the write takes
 // effect (not for a duplicate message, a lost compare-and-set, a tag already attached), so a
@@ -152,4 +163,6 @@ pub struct Repositories {
     pub mailboxes: std::sync::Arc<dyn MailboxCursorRepository>,
     /// Whether the database answers, and its pool.
     pub health: std::sync::Arc<dyn StorageHealth>,
+    /// Whether anything stored changed since a moment.
+    pub changes: std::sync::Arc<dyn ChangeProbe>,
 }

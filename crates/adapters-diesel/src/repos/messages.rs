@@ -319,6 +319,31 @@ impl Store {
     }
 }
 
+/// The carts an activity's messages name, newest first: from the activity's messages that
+/// carry a code (the `messages_carts` partial index) to each cart by its key. A join, so SQLite's
+/// planner does not walk every cart of the agent (by `carts_agent`) to test it against the
+/// codes, as it did for `code IN (subquery)`; a statement of fixed shape (`read_direct!`), as a
+/// get's others are, since every activity's detail runs it.
+macro_rules! carts_of_activity {
+    ($mode:ident, $conn:ident, $agent:ident, $activity:ident) => {{
+        let rows: Vec<(String, i64)> = run!(
+            $mode,
+            load,
+            $conn,
+            messages::table
+                .inner_join(carts::table.on(carts::code.nullable().eq(messages::cart_code)))
+                .filter(messages::activity_id.eq($activity.as_str()))
+                .filter(messages::agent_id.eq($agent.as_str()))
+                .filter(messages::cart_code.is_not_null())
+                .filter(carts::agent_id.eq($agent.as_str()))
+                .select((carts::code, carts::created_at))
+                .distinct()
+                .order((carts::created_at.desc(), carts::code.desc()))
+        );
+        rows
+    }};
+}
+
 #[async_trait]
 impl MessageRepository for Store {
     async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
@@ -546,21 +571,8 @@ impl MessageRepository for Store {
     }
 
     async fn carts(&self, agent: &AgentId, activity: &ActivityId) -> StoreResult<Vec<CartMention>> {
-        // From the activity's messages that carry a code (the `messages_carts` partial index) to
-        // each cart by its key: a join, so SQLite's planner does not walk every cart of the agent
-        // (by `carts_agent`) to test it against the codes, as it did for `code IN (subquery)`.
-        let rows: Vec<(String, i64)> = read_conn!(self, |conn| messages::table
-            .inner_join(carts::table.on(carts::code.nullable().eq(messages::cart_code)))
-            .filter(messages::activity_id.eq(activity.as_str()))
-            .filter(messages::agent_id.eq(agent.as_str()))
-            .filter(messages::cart_code.is_not_null())
-            .filter(carts::agent_id.eq(agent.as_str()))
-            .select((carts::code, carts::created_at))
-            .distinct()
-            .order((carts::created_at.desc(), carts::code.desc()))
-            .load(conn)
-            .await
-            .map_err(DbError::from))?;
+        let (agent, activity) = (agent.as_str().to_string(), activity.as_str().to_string());
+        let rows: Vec<(String, i64)> = read_direct!(self, single, carts_of_activity!(agent, activity))?;
         let mentions = rows
             .into_iter()
             .map(|(code, created_at)| {

@@ -3,6 +3,7 @@
 
 #![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
+mod change_probe;
 mod conformance;
 mod docs;
 mod migrations;

@@ -49,6 +49,7 @@ pub fn build(
         .app_data(Data::from(state.event_hub.clone()))
         .app_data(Data::new(state.config.clone()))
         .app_data(Data::from(state.health.clone()))
+        .app_data(Data::from(state.pages.clone()))
         .app_data(Data::from(state.lifecycle.clone()))
         .app_data(Data::from(state.metrics.clone()))
         .app_data(Data::from(state.platforms.clone()))

@@ -54,6 +54,8 @@ pub struct AppState {
     pub event_hub: Arc<crate::runtime::event_hub::EventHub>,
     /// Wakes the event delivery worker when a delivery was made due in this process.
     pub event_wakeup: Arc<Notify>,
+    /// List pages kept while the store has not changed.
+    pub pages: Arc<crate::http::page_cache::PageCache>,
     /// Whether the database answers, for readiness probes.
     pub health: Arc<dyn StorageHealth>,
     /// Wakes the inbound processor when a delivery was stored.

@@ -58,7 +58,7 @@ pub fn page<T: JsonText>(page: &Page<T>) -> HttpResponse {
 }
 
 /// The body of [`page`].
-fn page_text<T: JsonText>(page: &Page<T>) -> String {
+pub(crate) fn page_text<T: JsonText>(page: &Page<T>) -> String {
     let pagination = serde_json::to_string(&Pagination::of(page)).expect("pagination always serializes");
     let size = page.items.iter().map(|item| item.json_len_hint() + 1).sum::<usize>() + pagination.len() + 32;
     let mut body = String::with_capacity(size);

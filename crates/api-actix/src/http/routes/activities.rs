@@ -1,5 +1,5 @@
 use actix_web::web::{Data, ServiceConfig};
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use parley_domain::model::ActivityId;
 use parley_domain::services::{ActivityListQuery, ActivityPatchInput, ActivityService, MessageService};
 
@@ -12,6 +12,7 @@ use crate::http::dto::{
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, OptionalJson, PathId, Query};
 use crate::http::json;
+use crate::http::page_cache::{PageCache, PageKey};
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/activities").route(web::get().to(list_activities)).route(web::post().to(open_activity)))
@@ -26,11 +27,14 @@ pub fn routes(cfg: &mut ServiceConfig) {
 pub async fn list_activities(
     caller: SecretKey,
     activities: Data<ActivityService>,
+    pages: Data<PageCache>,
+    req: HttpRequest,
     query: Query<ActivityListParams>,
 ) -> ApiResult<HttpResponse> {
-    let query = ActivityListQuery { me: caller.member(), ..query.into_inner().into() };
-    let page = activities.list(caller.agent(), query).await?;
-    Ok(json::page(&page))
+    let member = caller.member();
+    let key = PageKey::new(caller.agent().as_str(), member.as_ref().map(|m| m.as_str()), req.path(), req.query_string());
+    let query = ActivityListQuery { me: member, ..query.into_inner().into() };
+    pages.page(key, || async { Ok(json::page_text(&activities.list(caller.agent(), query).await?)) }).await
 }
 
 /// Open the conversation with a contact: 201 with the new activity (status `pending`), or 200

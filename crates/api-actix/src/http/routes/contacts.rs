@@ -1,5 +1,5 @@
 use actix_web::web::{Data, ServiceConfig};
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use parley_domain::model::ContactId;
 use parley_domain::services::ContactListQuery;
 use parley_domain::services::ContactService;
@@ -10,6 +10,7 @@ use crate::http::dto::{ContactDto, ContactListParams, CreateContact, DataBody, D
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, Query};
 use crate::http::json;
+use crate::http::page_cache::{PageCache, PageKey};
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/contacts").route(web::get().to(list_contacts)).route(web::post().to(create_contact))).service(
@@ -23,11 +24,17 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// List contacts, newest first, with optional filters.
 #[utoipa::path(get, path = "/v1/contacts", tag = "Contacts", security(("secret_key" = [])), params(ContactListParams),
     responses((status = 200, body = PageBody<ContactDto>)))]
-pub async fn list_contacts(caller: SecretKey, contacts: Data<ContactService>, query: Query<ContactListParams>) -> ApiResult<HttpResponse> {
+pub async fn list_contacts(
+    caller: SecretKey,
+    contacts: Data<ContactService>,
+    pages: Data<PageCache>,
+    req: HttpRequest,
+    query: Query<ContactListParams>,
+) -> ApiResult<HttpResponse> {
     let q = query.into_inner();
     let query = ContactListQuery { search: q.search, channel_type: q.channel_type, limit: q.limit, offset: q.offset };
-    let contacts = contacts.list(caller.agent(), query).await?;
-    Ok(json::page(&contacts))
+    let key = PageKey::new(caller.agent().as_str(), None, req.path(), req.query_string());
+    pages.page(key, || async { Ok(json::page_text(&contacts.list(caller.agent(), query).await?)) }).await
 }
 
 /// Fetch one contact.
