@@ -1,5 +1,10 @@
-//! Business hours and their arithmetic.
+//! Business hours and their arithmetic; automation rules.
 
 pub mod business_hours;
+pub mod rule;
 
 pub use business_hours::{BusinessHours, BusinessHoursInput, Period};
+pub use rule::{
+    RuleActionInput, AssignTarget, CheckedRule, Condition, ConditionField, RuleConditionInput, ConditionOp, ConditionValue, InputValue,
+    MAX_RULES_PER_AGENT, ReplyText, Rule, RuleAction, RuleId, RuleInput, RuleName, RuleTrigger,
+};

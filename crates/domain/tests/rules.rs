@@ -1,0 +1,107 @@
+//! Automation rules as sent: a rule is built only when every part passes, and each fault is
+//! named by its path.
+
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
+
+use parley_domain::model::*;
+
+fn condition(field: &str, op: &str, value: Option<InputValue>) -> RuleConditionInput {
+    RuleConditionInput { field: Some(field.into()), op: Some(op.into()), value, unknown: vec![] }
+}
+
+fn text(s: &str) -> Option<InputValue> {
+    Some(InputValue::Text(s.into()))
+}
+
+fn action(kind: &str) -> RuleActionInput {
+    RuleActionInput { kind: Some(kind.into()), ..Default::default() }
+}
+
+fn rule(conditions: Vec<RuleConditionInput>, actions: Vec<RuleActionInput>) -> RuleInput {
+    RuleInput { name: Some("Refunds".into()), enabled: None, on: Some("message.received".into()), conditions: Some(conditions), actions: Some(actions) }
+}
+
+fn faults(input: RuleInput) -> Vec<String> {
+    input.check(true).unwrap_err().into_iter().map(|e| e.field).collect()
+}
+
+#[test]
+fn a_rule_with_every_kind_of_condition_and_action_is_built() {
+    let conditions = vec![
+        condition("text", "contains", text("refund")),
+        condition("channel_type", "in", Some(InputValue::List(vec!["whatsapp".into(), "email".into()]))),
+        condition("status", "not_equals", text("closed")),
+        condition("assigned_to", "exists", Some(InputValue::Flag(false))),
+        condition("tag", "equals", text("tag_1")),
+        condition("contact.plan", "equals", text("gold")),
+        condition("business_hours", "equals", text("closed")),
+    ];
+    let actions = vec![
+        RuleActionInput { to: text("round_robin"), ..action("assign") },
+        RuleActionInput { tag_ids: Some(InputValue::List(vec!["tag_1".into()])), ..action("add_tags") },
+        RuleActionInput { tag_ids: Some(InputValue::List(vec!["tag_2".into()])), ..action("remove_tags") },
+        RuleActionInput { status: text("pending"), ..action("set_status") },
+        RuleActionInput { canned: text("thanks"), ..action("reply") },
+        RuleActionInput { text: text("We are on it"), ..action("reply") },
+        RuleActionInput { template_id: text("tpl_1"), ..action("send_template") },
+        RuleActionInput { text: text("refund asked"), ..action("note") },
+    ];
+    let checked = rule(conditions, actions).check(true).unwrap();
+    assert_eq!(checked.on, Some(RuleTrigger::MessageReceived));
+    let conditions = checked.conditions.unwrap();
+    assert_eq!(conditions[5].field, ConditionField::Contact("plan".into()));
+    assert_eq!(conditions[3].value, ConditionValue::Flag(false));
+    let actions = checked.actions.unwrap();
+    assert_eq!(actions[0], RuleAction::Assign(AssignTarget::RoundRobin));
+    assert_eq!(actions[4], RuleAction::Reply(ReplyText::Canned("thanks".into())));
+    let types: Vec<_> = actions.iter().map(RuleAction::type_name).collect();
+    assert_eq!(types, ["assign", "add_tags", "remove_tags", "set_status", "reply", "reply", "send_template", "note"]);
+}
+
+#[test]
+fn each_fault_is_named_by_its_path() {
+    let conditions = vec![
+        condition("text", "contains", text("ok")),
+        condition("colour", "equals", text("red")),
+        condition("status", "like", text("open")),
+        condition("status", "equals", text("snoozed")),
+        condition("channel_type", "contains", text("whats")),
+        condition("tag", "in", text("tag_1")),
+        RuleConditionInput { unknown: vec!["negate".into()], ..condition("text", "exists", None) },
+    ];
+    let actions = vec![
+        action("teleport"),
+        RuleActionInput { to: text("maria"), ..action("assign") },
+        RuleActionInput { status: text("open"), ..action("add_tags") },
+        RuleActionInput { text: text("hi"), canned: text("thanks"), ..action("reply") },
+    ];
+    let mut input = rule(conditions, actions);
+    input.on = Some("message.deleted".into());
+    let named = faults(input);
+    for field in [
+        "on",
+        "conditions[1].field",
+        "conditions[2].op",
+        "conditions[3].value",
+        "conditions[4].op",
+        "conditions[5].value",
+        "conditions[6].negate",
+        "actions[0].type",
+        "actions[1].to",
+        "actions[2].status",
+        "actions[2].tag_ids",
+        "actions[3].text",
+    ] {
+        assert!(named.contains(&field.to_string()), "{field} not named in {named:?}");
+    }
+    assert!(!named.iter().any(|f| f.starts_with("conditions[0]")), "a good condition is not named: {named:?}");
+}
+
+#[test]
+fn a_new_rule_needs_a_name_an_event_and_an_action_and_a_change_needs_none() {
+    let named = faults(RuleInput::default());
+    assert_eq!(named, ["name", "on", "actions"]);
+    let change = RuleInput { enabled: Some(false), ..Default::default() }.check(false).unwrap();
+    assert_eq!(change.enabled, Some(false));
+    assert_eq!(faults(rule(vec![], vec![])), ["actions"], "an empty list of actions");
+}
