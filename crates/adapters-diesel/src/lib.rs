@@ -228,6 +228,7 @@ impl Store {
             sessions: s.clone(),
             sign_in_attempts: s.clone(),
             business_hours: s.clone(),
+            rules: s.clone(),
             tags: s.clone(),
             canned_responses: s.clone(),
             contacts: s.clone(),

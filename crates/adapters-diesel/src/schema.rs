@@ -56,6 +56,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    rules (id) {
+        id -> Text,
+        agent_id -> Text,
+        name -> Text,
+        enabled -> Bool,
+        on_event -> Text,
+        document -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
     business_hours (agent_id) {
         agent_id -> Text,
         document -> Text,
@@ -437,6 +450,7 @@ diesel::joinable!(tags -> agents (agent_id));
 diesel::joinable!(canned_responses -> agents (agent_id));
 diesel::joinable!(members -> agents (agent_id));
 diesel::joinable!(business_hours -> agents (agent_id));
+diesel::joinable!(rules -> agents (agent_id));
 diesel::joinable!(member_sessions -> members (member_id));
 diesel::joinable!(contacts -> agents (agent_id));
 diesel::joinable!(contact_channels -> contacts (contact_id));
@@ -458,6 +472,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     member_sessions,
     sign_in_attempts,
     business_hours,
+    rules,
     tags,
     canned_responses,
     pending_refreshes,

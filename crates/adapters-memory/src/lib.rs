@@ -65,6 +65,7 @@ mod members;
 mod messages;
 mod outbox;
 mod products;
+mod rules;
 mod store;
 mod tags;
 mod templates;

@@ -34,6 +34,7 @@ impl MemoryStore {
             sessions: Arc::new(self.clone()),
             sign_in_attempts: Arc::new(self.clone()),
             business_hours: Arc::new(self.clone()),
+            rules: Arc::new(self.clone()),
             tags: Arc::new(self.clone()),
             canned_responses: Arc::new(self.clone()),
             contacts: Arc::new(self.clone()),
@@ -77,6 +78,7 @@ pub(crate) struct State {
     /// Sign-in marks by email, oldest first.
     pub(crate) sign_in_attempts: Vec<(Email, SignInMark, Timestamp)>,
     pub(crate) business_hours: BTreeMap<AgentId, BusinessHours>,
+    pub(crate) rules: BTreeMap<RuleId, Rule>,
     pub(crate) tags: BTreeMap<TagId, Tag>,
     pub(crate) canned_responses: BTreeMap<CannedResponseId, CannedResponse>,
     pub(crate) contacts: BTreeMap<ContactId, Contact>,

@@ -18,7 +18,13 @@ fn action(kind: &str) -> RuleActionInput {
 }
 
 fn rule(conditions: Vec<RuleConditionInput>, actions: Vec<RuleActionInput>) -> RuleInput {
-    RuleInput { name: Some("Refunds".into()), enabled: None, on: Some("message.received".into()), conditions: Some(conditions), actions: Some(actions) }
+    RuleInput {
+        name: Some("Refunds".into()),
+        enabled: None,
+        on: Some("message.received".into()),
+        conditions: Some(conditions),
+        actions: Some(actions),
+    }
 }
 
 fn faults(input: RuleInput) -> Vec<String> {

@@ -25,6 +25,7 @@ mod mailboxes;
 mod members;
 mod messages;
 mod products;
+mod rules;
 mod tags;
 mod templates;
 mod vectors;

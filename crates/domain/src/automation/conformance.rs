@@ -42,3 +42,65 @@ pub async fn business_hours_are_one_set_per_agent_replaced_whole(r: Repositories
     assert_eq!(r.business_hours.get(&b).await.unwrap(), Some(BusinessHours::always_open()));
     r.business_hours.put(&a, None, t(5)).await.unwrap();
 }
+
+fn a_rule(agent: &AgentId, id: &str, at: i64) -> Rule {
+    Rule {
+        id: RuleId::new(id),
+        agent_id: agent.clone(),
+        name: RuleName::new(&format!("Rule {id}")).unwrap(),
+        enabled: true,
+        on: RuleTrigger::MessageReceived,
+        conditions: vec![
+            Condition { field: ConditionField::Text, op: ConditionOp::Contains, value: ConditionValue::One("refund".into()) },
+            Condition {
+                field: ConditionField::Contact("plan".into()),
+                op: ConditionOp::In,
+                value: ConditionValue::Many(vec!["gold".into(), "silver".into()]),
+            },
+            Condition { field: ConditionField::AssignedTo, op: ConditionOp::Exists, value: ConditionValue::Flag(false) },
+        ],
+        actions: vec![
+            RuleAction::Assign(AssignTarget::RoundRobin),
+            RuleAction::AddTags(vec![TagId::new("tag_1")]),
+            RuleAction::RemoveTags(vec![TagId::new("tag_2")]),
+            RuleAction::SetStatus(ActivityStatus::Pending),
+            RuleAction::Reply(ReplyText::Canned("thanks".into())),
+            RuleAction::SendTemplate { template_id: TemplateId::new("tpl_1"), components: Some(serde_json::json!([{"type": "body"}])) },
+            RuleAction::Note("Refund asked:\n check the order".into()),
+        ],
+        created_at: t(at),
+        updated_at: t(at),
+    }
+}
+
+/// Rules read back whole (every kind of condition and action), oldest first with the agent's
+/// total, changed and removed only by their agent, and never past the agent's limit.
+pub async fn rules_round_trip_whole_stay_their_agents_and_stop_at_the_limit(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let (first, second) = (a_rule(&a, "rul_1", 2), a_rule(&a, "rul_2", 1));
+    assert!(r.rules.insert(&first, 2).await.unwrap());
+    assert!(r.rules.insert(&second, 2).await.unwrap());
+    assert!(!r.rules.insert(&a_rule(&a, "rul_3", 3), 2).await.unwrap(), "the agent's limit");
+    assert!(r.rules.insert(&a_rule(&b, "rul_4", 3), 2).await.unwrap(), "another agent's rules count apart");
+    assert_eq!(r.rules.get(&a, &first.id).await.unwrap(), Some(first.clone()));
+    assert_eq!(r.rules.get(&b, &first.id).await.unwrap(), None, "another agent's rule");
+    let page = r.rules.list(&a, page(10, 0)).await.unwrap();
+    assert_eq!((page.total, page.items.iter().map(|x| x.id.as_str()).collect::<Vec<_>>()), (2, vec!["rul_2", "rul_1"]));
+
+    let changed = Rule {
+        enabled: false,
+        on: RuleTrigger::ActivityCreated,
+        conditions: vec![],
+        actions: vec![RuleAction::Note("x".into())],
+        updated_at: t(9),
+        ..first.clone()
+    };
+    assert!(!r.rules.update(&Rule { agent_id: b.clone(), ..changed.clone() }).await.unwrap(), "not B's to change");
+    assert!(r.rules.update(&changed).await.unwrap());
+    assert_eq!(r.rules.get(&a, &first.id).await.unwrap(), Some(changed));
+    assert!(!r.rules.delete(&b, &first.id).await.unwrap(), "not B's to delete");
+    assert!(r.rules.delete(&a, &first.id).await.unwrap());
+    assert_eq!(r.rules.get(&a, &first.id).await.unwrap(), None);
+    assert!(r.rules.insert(&a_rule(&a, "rul_3", 3), 2).await.unwrap(), "room again");
+}

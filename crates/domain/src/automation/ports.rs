@@ -14,3 +14,21 @@ pub trait BusinessHoursRepository: Send + Sync {
     /// Replaces the agent's hours (`Some`), or removes them (`None`); `at` is when.
     async fn put<'a>(&self, agent: &AgentId, hours: Option<&'a BusinessHours>, at: Timestamp) -> StoreResult<()>;
 }
+
+/// Each agent's automation rules.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait RuleRepository: Send + Sync {
+    /// Stores a new rule unless its agent already has `max_per_agent` (`false`, nothing
+    /// written). The count and the insert are one step: concurrent creations never pass it.
+    async fn insert(&self, rule: &Rule, max_per_agent: u32) -> StoreResult<bool>;
+    /// The agent's rule `id`; another agent's is `None`.
+    async fn get(&self, agent: &AgentId, id: &RuleId) -> StoreResult<Option<Rule>>;
+    /// Oldest first (`created_at`, then id), with the agent's total.
+    async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Rule>>;
+    /// Replaces name, `enabled`, the event, conditions, actions and `updated_at`; `false` when
+    /// the agent has no such rule.
+    async fn update(&self, rule: &Rule) -> StoreResult<bool>;
+    /// `false` when the agent has no such rule.
+    async fn delete(&self, agent: &AgentId, id: &RuleId) -> StoreResult<bool>;
+}

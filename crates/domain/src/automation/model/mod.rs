@@ -5,6 +5,6 @@ pub mod rule;
 
 pub use business_hours::{BusinessHours, BusinessHoursInput, Period};
 pub use rule::{
-    RuleActionInput, AssignTarget, CheckedRule, Condition, ConditionField, RuleConditionInput, ConditionOp, ConditionValue, InputValue,
-    MAX_RULES_PER_AGENT, ReplyText, Rule, RuleAction, RuleId, RuleInput, RuleName, RuleTrigger,
+    AssignTarget, CheckedRule, Condition, ConditionField, ConditionOp, ConditionValue, InputValue, MAX_RULES_PER_AGENT, ReplyText, Rule,
+    RuleAction, RuleActionInput, RuleConditionInput, RuleId, RuleInput, RuleName, RuleTrigger,
 };

@@ -458,9 +458,8 @@ impl RuleConditionInput {
             }
             Some((_, Some(field))) => Some(field),
             Some((raw, None)) => {
-                let issue = format!(
-                    "{raw:?} is not a field: text, channel_type, status, assigned_to, tag, business_hours or contact.<attribute>"
-                );
+                let issue =
+                    format!("{raw:?} is not a field: text, channel_type, status, assigned_to, tag, business_hours or contact.<attribute>");
                 errors.push(FieldError::new(format!("{path}.field"), issue));
                 None
             }
@@ -483,7 +482,10 @@ impl RuleConditionInput {
         let value_path = format!("{path}.value");
         let text_only = matches!(field, ConditionField::Text | ConditionField::Contact(_));
         if op == ConditionOp::Contains && !text_only {
-            errors.push(FieldError::new(format!("{path}.op"), format!("contains compares text: {} takes equals, in or exists", field.name())));
+            errors.push(FieldError::new(
+                format!("{path}.op"),
+                format!("contains compares text: {} takes equals, in or exists", field.name()),
+            ));
         }
         if op == ConditionOp::Exists && field.allowed().is_some() {
             errors.push(FieldError::new(format!("{path}.op"), format!("{} is always set", field.name())));
@@ -623,5 +625,32 @@ impl RuleActionInput {
                 Err(errors)
             }
         }
+    }
+}
+
+/// A rule's conditions and actions as storage keeps them: one JSON document in the domain's own
+/// serde form, versioned so a later form can be read beside this one.
+#[derive(Serialize, Deserialize)]
+struct StoredBody {
+    v: u32,
+    conditions: Vec<Condition>,
+    actions: Vec<RuleAction>,
+}
+
+impl Rule {
+    /// The conditions and actions as one stored document (`{"v":1,…}`).
+    pub fn body_document(&self) -> String {
+        let body = StoredBody { v: 1, conditions: self.conditions.clone(), actions: self.actions.clone() };
+        serde_json::to_string(&body).expect("a rule's body always serializes")
+    }
+
+    /// Conditions and actions read back from [`body_document`](Self::body_document); a
+    /// `FieldError` naming `document` when it is not one.
+    pub fn body_from_document(document: &str) -> Result<(Vec<Condition>, Vec<RuleAction>), FieldError> {
+        let body: StoredBody = serde_json::from_str(document).map_err(|e| FieldError::new("document", e.to_string()))?;
+        if body.v != 1 {
+            return Err(FieldError::new("document", format!("version {} is unknown", body.v)));
+        }
+        Ok((body.conditions, body.actions))
     }
 }

@@ -1,0 +1,126 @@
+//! Each agent's automation rules: one row each, the event and `enabled` as columns, the
+//! conditions and actions as one document in the domain's form (`Rule::body_document`).
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::model::{AgentId, Page, PageRequest, Rule, RuleId, RuleName, RuleTrigger};
+use parley_domain::ports::{RuleRepository, StoreResult};
+
+use crate::Store;
+use crate::error::DbError;
+use crate::locks::OrderedLocks;
+use crate::pool::{in_transaction, read_conn, write_conn};
+use crate::rows::{from_millis, millis, valid};
+use crate::schema::rules;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = rules)]
+struct RuleRow {
+    id: String,
+    agent_id: String,
+    name: String,
+    enabled: bool,
+    on_event: String,
+    document: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl RuleRow {
+    fn into_domain(self) -> Result<Rule, DbError> {
+        let on =
+            RuleTrigger::parse(&self.on_event).ok_or_else(|| DbError::Corrupt(format!("rule {}: event {:?}", self.id, self.on_event)))?;
+        let (conditions, actions) =
+            Rule::body_from_document(&self.document).map_err(|e| DbError::Corrupt(format!("rule {}: {}", self.id, e.issue)))?;
+        Ok(Rule {
+            id: RuleId::new(self.id),
+            agent_id: AgentId::new(self.agent_id),
+            name: valid(RuleName::new(&self.name))?,
+            enabled: self.enabled,
+            on,
+            conditions,
+            actions,
+            created_at: from_millis(self.created_at)?,
+            updated_at: from_millis(self.updated_at)?,
+        })
+    }
+}
+
+#[async_trait]
+impl RuleRepository for Store {
+    async fn insert(&self, rule: &Rule, max_per_agent: u32) -> StoreResult<bool> {
+        let agent = rule.agent_id.as_str();
+        let document = rule.body_document();
+        let inserted = in_transaction!(self, |conn| {
+            conn.lock_agent(agent).await?;
+            let count: i64 = rules::table.filter(rules::agent_id.eq(agent)).count().get_result(conn).await?;
+            if count >= i64::from(max_per_agent) {
+                return Ok(false);
+            }
+            let values = (
+                rules::id.eq(rule.id.as_str()),
+                rules::agent_id.eq(agent),
+                rules::name.eq(rule.name.as_str()),
+                rules::enabled.eq(rule.enabled),
+                rules::on_event.eq(rule.on.as_str()),
+                rules::document.eq(&document),
+                rules::created_at.eq(millis(rule.created_at)),
+                rules::updated_at.eq(millis(rule.updated_at)),
+            );
+            diesel::insert_into(rules::table).values(values).execute(conn).await?;
+            Ok(true)
+        })?;
+        Ok(inserted)
+    }
+
+    async fn get(&self, agent: &AgentId, id: &RuleId) -> StoreResult<Option<Rule>> {
+        let row = read_conn!(self, |conn| rules::table
+            .filter(rules::agent_id.eq(agent.as_str()))
+            .filter(rules::id.eq(id.as_str()))
+            .select(RuleRow::as_select())
+            .first(conn)
+            .await
+            .optional()
+            .map_err(DbError::from))?;
+        Ok(row.map(RuleRow::into_domain).transpose()?)
+    }
+
+    async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Rule>> {
+        let (total, rows) = read_conn!(self, |conn| {
+            let total: i64 =
+                rules::table.filter(rules::agent_id.eq(agent.as_str())).count().get_result(conn).await.map_err(DbError::from)?;
+            let rows: Vec<RuleRow> = rules::table
+                .filter(rules::agent_id.eq(agent.as_str()))
+                .order((rules::created_at.asc(), rules::id.asc()))
+                .limit(i64::from(page.limit()))
+                .offset(page.offset() as i64)
+                .select(RuleRow::as_select())
+                .load(conn)
+                .await
+                .map_err(DbError::from)?;
+            Ok::<_, DbError>((total, rows))
+        })?;
+        let items = rows.into_iter().map(RuleRow::into_domain).collect::<Result<_, _>>()?;
+        Ok(Page { items, total: total as u64, request: page })
+    }
+
+    async fn update(&self, rule: &Rule) -> StoreResult<bool> {
+        let target = rules::table.filter(rules::agent_id.eq(rule.agent_id.as_str())).filter(rules::id.eq(rule.id.as_str()));
+        let changes = (
+            rules::name.eq(rule.name.as_str()),
+            rules::enabled.eq(rule.enabled),
+            rules::on_event.eq(rule.on.as_str()),
+            rules::document.eq(rule.body_document()),
+            rules::updated_at.eq(millis(rule.updated_at)),
+        );
+        let n = write_conn!(self, |conn| diesel::update(target).set(changes).execute(conn).await.map_err(DbError::from))?;
+        Ok(n > 0)
+    }
+
+    async fn delete(&self, agent: &AgentId, id: &RuleId) -> StoreResult<bool> {
+        let target = rules::table.filter(rules::agent_id.eq(agent.as_str())).filter(rules::id.eq(id.as_str()));
+        let n = write_conn!(self, |conn| diesel::delete(target).execute(conn).await.map_err(DbError::from))?;
+        Ok(n > 0)
+    }
+}

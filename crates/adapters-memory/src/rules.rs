@@ -1,0 +1,51 @@
+//! `RuleRepository`: each agent's automation rules, up to a limit per agent, oldest first.
+
+use async_trait::async_trait;
+use parley_domain::model::*;
+use parley_domain::ports::{RuleRepository, StoreResult};
+
+use crate::store::{MemoryStore, conflict, page_of};
+
+#[async_trait]
+impl RuleRepository for MemoryStore {
+    async fn insert(&self, rule: &Rule, max_per_agent: u32) -> StoreResult<bool> {
+        self.with(|s| {
+            s.require_agent(&rule.agent_id)?;
+            if s.rules.values().filter(|r| r.agent_id == rule.agent_id).count() >= max_per_agent as usize {
+                return Ok(false);
+            }
+            if s.rules.contains_key(&rule.id) {
+                return Err(conflict(format!("rule {} already stored", rule.id.as_str())));
+            }
+            s.rules.insert(rule.id.clone(), rule.clone());
+            Ok(true)
+        })
+    }
+
+    async fn get(&self, agent: &AgentId, id: &RuleId) -> StoreResult<Option<Rule>> {
+        Ok(self.with(|s| s.rules.get(id).filter(|r| &r.agent_id == agent).cloned()))
+    }
+
+    async fn list(&self, agent: &AgentId, page: PageRequest) -> StoreResult<Page<Rule>> {
+        let mut rules: Vec<Rule> = self.with(|s| s.rules.values().filter(|r| &r.agent_id == agent).cloned().collect());
+        rules.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(page_of(rules, page))
+    }
+
+    async fn update(&self, rule: &Rule) -> StoreResult<bool> {
+        self.with(|s| match s.rules.get_mut(&rule.id).filter(|r| r.agent_id == rule.agent_id) {
+            Some(stored) => {
+                *stored = Rule { created_at: stored.created_at, ..rule.clone() };
+                Ok(true)
+            }
+            None => Ok(false),
+        })
+    }
+
+    async fn delete(&self, agent: &AgentId, id: &RuleId) -> StoreResult<bool> {
+        Ok(self.with(|s| {
+            let owned = s.rules.get(id).is_some_and(|r| &r.agent_id == agent);
+            owned && s.rules.remove(id).is_some()
+        }))
+    }
+}
