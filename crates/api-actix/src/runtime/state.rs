@@ -26,6 +26,7 @@ pub struct AppState {
     pub tags: Arc<TagService>,
     pub canned_responses: Arc<CannedResponseService>,
     pub business_hours: Arc<BusinessHoursService>,
+    pub rules: Arc<RuleService>,
     pub contacts: Arc<ContactService>,
     pub activities: Arc<ActivityService>,
     pub catalog: Arc<CatalogService>,

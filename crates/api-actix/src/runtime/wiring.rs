@@ -95,6 +95,17 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
         tags: Arc::new(TagService::new(repos.tags.clone(), clock.clone(), ids.clone())),
         canned_responses: Arc::new(CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone())),
         business_hours: Arc::new(BusinessHoursService::new(repos.business_hours.clone(), clock.clone())),
+        rules: Arc::new(RuleService::new(
+            repos.rules.clone(),
+            RuleReferences {
+                tags: repos.tags.clone(),
+                members: repos.members.clone(),
+                templates: repos.templates.clone(),
+                canned_responses: repos.canned_responses.clone(),
+            },
+            clock.clone(),
+            ids.clone(),
+        )),
         contacts: Arc::new(ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone())),
         activities: Arc::new(ActivityService::new(
             repos.activities.clone(),

@@ -36,6 +36,8 @@ pub enum IdKind {
     Member,
     /// A member's signed-in session: `ses_…`.
     Session,
+    /// An automation rule: `rul_…`.
+    Rule,
 }
 
 impl IdKind {
@@ -57,6 +59,7 @@ impl IdKind {
             IdKind::CannedResponse => "cnr",
             IdKind::Member => "usr",
             IdKind::Session => "ses",
+            IdKind::Rule => "rul",
         }
     }
 }

@@ -1,0 +1,168 @@
+//! Automation rules as the team edits them: checked whole, including that every tag, member,
+//! template and canned response a rule names is the agent's own.
+
+use std::sync::Arc;
+
+use crate::error::{CHECKED, Violations};
+use crate::model::*;
+use crate::ports::{CannedResponseRepository, Clock, IdSource, MemberRepository, RuleRepository, TagRepository, TemplateRepository};
+use crate::{DomainError, FieldError};
+
+/// Pages of rules: 20 by default, at most 100 (an agent's whole set).
+pub const RULE_PAGES: PageBounds = PageBounds::CANNED_RESPONSES;
+
+const NOT_FOUND: &str = "rule";
+
+/// What rules may name, to check that it is the agent's.
+pub struct RuleReferences {
+    /// Tags (`add_tags`, `remove_tags`, the `tag` condition).
+    pub tags: Arc<dyn TagRepository>,
+    /// Members (`assign`, the `assigned_to` condition).
+    pub members: Arc<dyn MemberRepository>,
+    /// Templates (`send_template`).
+    pub templates: Arc<dyn TemplateRepository>,
+    /// Canned responses (`reply` with `canned`).
+    pub canned_responses: Arc<dyn CannedResponseRepository>,
+}
+
+/// `/v1/rules`.
+pub struct RuleService {
+    rules: Arc<dyn RuleRepository>,
+    references: RuleReferences,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+}
+
+impl RuleService {
+    /// A service over these ports.
+    pub fn new(rules: Arc<dyn RuleRepository>, references: RuleReferences, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
+        Self { rules, references, clock, ids }
+    }
+
+    /// One page of the agent's rules, oldest first.
+    pub async fn list(&self, agent: &AgentId, limit: Option<&str>, offset: Option<&str>) -> Result<Page<Rule>, DomainError> {
+        let page = PageRequest::parse(limit, offset, RULE_PAGES).map_err(DomainError::Validation)?;
+        Ok(self.rules.list(agent, page).await?)
+    }
+
+    /// The agent's rule; `NotFound` (`rule`) when unknown or another agent's.
+    pub async fn get(&self, agent: &AgentId, id: &RuleId) -> Result<Rule, DomainError> {
+        self.rules.get(agent, id).await?.ok_or(DomainError::not_found(NOT_FOUND))
+    }
+
+    /// A new rule (enabled unless `enabled: false`). `Validation` names every fault, a
+    /// reference to what is not the agent's among them; `Conflict` past
+    /// [`MAX_RULES_PER_AGENT`].
+    pub async fn create(&self, agent: &AgentId, input: RuleInput) -> Result<Rule, DomainError> {
+        let checked = input.check(true).map_err(DomainError::Validation)?;
+        let now = self.clock.now();
+        let rule = Rule {
+            id: RuleId::new(self.ids.new_id(IdKind::Rule)),
+            agent_id: agent.clone(),
+            name: checked.name.expect(CHECKED),
+            enabled: checked.enabled.unwrap_or(true),
+            on: checked.on.expect(CHECKED),
+            conditions: checked.conditions.unwrap_or_default(),
+            actions: checked.actions.expect(CHECKED),
+            created_at: now,
+            updated_at: now,
+        };
+        self.check_references(&rule).await?;
+        if self.rules.insert(&rule, MAX_RULES_PER_AGENT).await? {
+            Ok(rule)
+        } else {
+            Err(DomainError::Conflict {
+                message: format!("an agent may keep at most {MAX_RULES_PER_AGENT} rules: delete one before adding another"),
+                details: vec![],
+            })
+        }
+    }
+
+    /// Changes the fields sent (conditions and actions replaced whole). `NotFound` when
+    /// unknown; `Validation` as for a new rule.
+    pub async fn update(&self, agent: &AgentId, id: &RuleId, input: RuleInput) -> Result<Rule, DomainError> {
+        let checked = input.check(false).map_err(DomainError::Validation)?;
+        let mut rule = self.get(agent, id).await?;
+        if let Some(name) = checked.name {
+            rule.name = name;
+        }
+        if let Some(enabled) = checked.enabled {
+            rule.enabled = enabled;
+        }
+        if let Some(on) = checked.on {
+            rule.on = on;
+        }
+        if let Some(conditions) = checked.conditions {
+            rule.conditions = conditions;
+        }
+        if let Some(actions) = checked.actions {
+            rule.actions = actions;
+        }
+        self.check_references(&rule).await?;
+        rule.updated_at = self.clock.now();
+        if self.rules.update(&rule).await? { Ok(rule) } else { Err(DomainError::not_found(NOT_FOUND)) }
+    }
+
+    /// Removes the rule; `NotFound` when unknown.
+    pub async fn delete(&self, agent: &AgentId, id: &RuleId) -> Result<(), DomainError> {
+        if self.rules.delete(agent, id).await? { Ok(()) } else { Err(DomainError::not_found(NOT_FOUND)) }
+    }
+
+    /// `Validation` naming each tag, member, template or canned response the rule names that
+    /// is not the agent's (another agent's reads as unknown).
+    async fn check_references(&self, rule: &Rule) -> Result<(), DomainError> {
+        let agent = &rule.agent_id;
+        let r = &self.references;
+        let mut v = Violations::default();
+        for (i, condition) in rule.conditions.iter().enumerate() {
+            let values: Vec<(String, &str)> = match &condition.value {
+                ConditionValue::One(value) => vec![(format!("conditions[{i}].value"), value.as_str())],
+                ConditionValue::Many(values) => {
+                    values.iter().enumerate().map(|(j, value)| (format!("conditions[{i}].value[{j}]"), value.as_str())).collect()
+                }
+                ConditionValue::Flag(_) => vec![],
+            };
+            for (field, value) in values {
+                match condition.field {
+                    ConditionField::Tag if r.tags.get(agent, &TagId::new(value)).await?.is_none() => {
+                        v.push(FieldError::new(field, "is not a tag of this agent"));
+                    }
+                    ConditionField::AssignedTo if r.members.get(agent, &MemberId::new(value)).await?.is_none() => {
+                        v.push(FieldError::new(field, "is not a member of this agent"));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (i, action) in rule.actions.iter().enumerate() {
+            match action {
+                RuleAction::Assign(AssignTarget::Member(member)) if r.members.get(agent, member).await?.is_none() => {
+                    v.push(FieldError::new(format!("actions[{i}].to"), "is not a member of this agent"));
+                }
+                RuleAction::AddTags(tags) | RuleAction::RemoveTags(tags) => {
+                    let found = r.tags.find_many(agent, tags).await?;
+                    for (j, tag) in tags.iter().enumerate() {
+                        if !found.iter().any(|t| &t.id == tag) {
+                            v.push(FieldError::new(format!("actions[{i}].tag_ids[{j}]"), "is not a tag of this agent"));
+                        }
+                    }
+                }
+                RuleAction::SendTemplate { template_id, .. } if r.templates.get(agent, template_id).await?.is_none() => {
+                    v.push(FieldError::new(format!("actions[{i}].template_id"), "is not a template of this agent"));
+                }
+                RuleAction::Reply(ReplyText::Canned(code)) if self.canned(agent, code).await?.is_none() => {
+                    v.push(FieldError::new(format!("actions[{i}].canned"), "is not a canned response of this agent"));
+                }
+                _ => {}
+            }
+        }
+        v.finish()
+    }
+
+    /// The agent's canned response with short code `code`.
+    async fn canned(&self, agent: &AgentId, code: &str) -> Result<Option<CannedResponse>, DomainError> {
+        let Ok(search) = CannedSearch::new(code) else { return Ok(None) };
+        let found = self.references.canned_responses.list(agent, Some(search), PageRequest::new(100, 0)).await?;
+        Ok(found.items.into_iter().find(|c| c.short_code.as_str() == code))
+    }
+}
