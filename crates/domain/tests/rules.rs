@@ -111,3 +111,67 @@ fn a_new_rule_needs_a_name_an_event_and_an_action_and_a_change_needs_none() {
     assert_eq!(change.enabled, Some(false));
     assert_eq!(faults(rule(vec![], vec![])), ["actions"], "an empty list of actions");
 }
+
+fn built(conditions: Vec<RuleConditionInput>) -> Rule {
+    let checked = rule(conditions, vec![RuleActionInput { text: text("n"), ..action("note") }]).check(true).unwrap();
+    Rule {
+        id: RuleId::new("rul_1"),
+        agent_id: AgentId::new("agt_1"),
+        name: checked.name.unwrap(),
+        enabled: true,
+        on: checked.on.unwrap(),
+        conditions: checked.conditions.unwrap(),
+        actions: checked.actions.unwrap(),
+        created_at: chrono::Utc::now(),
+        updated_at: chrono::Utc::now(),
+    }
+}
+
+fn list(values: &[&str]) -> Option<InputValue> {
+    Some(InputValue::List(values.iter().map(|v| v.to_string()).collect()))
+}
+
+#[test]
+fn conditions_compare_text_ignoring_case_and_ids_exactly_and_missing_facts_match_nothing() {
+    let tags = [TagId::new("tag_vip")];
+    let attributes =
+        CustomAttributes::new(serde_json::json!({"plan": " Gold ", "orders": 3, "gone": null}).as_object().unwrap().clone()).unwrap();
+    let maria = Assignee::new("usr_maria").unwrap();
+    let facts = RuleFacts {
+        text: Some("I want a REFUND please"),
+        channel_type: ChannelType::Whatsapp,
+        status: ActivityStatus::Open,
+        assigned_to: Some(&maria),
+        tags: &tags,
+        contact: &attributes,
+        business_hours_open: false,
+    };
+    let holds = |c: RuleConditionInput| built(vec![c]).matches(&facts);
+    assert!(holds(condition("text", "contains", text("refund"))), "contains ignores case");
+    assert!(!holds(condition("text", "contains", text("cancel"))));
+    assert!(holds(condition("text", "equals", text(" i want a refund please "))), "equals folds text too");
+    assert!(holds(condition("channel_type", "in", list(&["email", "whatsapp"]))));
+    assert!(holds(condition("channel_type", "not_in", list(&["email", "instagram"]))));
+    assert!(holds(condition("status", "not_equals", text("closed"))));
+    assert!(holds(condition("assigned_to", "equals", text("usr_maria"))));
+    assert!(!holds(condition("assigned_to", "exists", Some(InputValue::Flag(false)))));
+    assert!(holds(condition("tag", "equals", text("tag_vip"))), "a tag the conversation carries");
+    assert!(holds(condition("tag", "not_in", list(&["tag_spam"]))));
+    assert!(holds(condition("contact.plan", "equals", text("gold"))), "an attribute, trimmed and folded");
+    assert!(holds(condition("contact.orders", "equals", text("3"))), "a number reads as its digits");
+    assert!(!holds(condition("contact.gone", "exists", None)), "null is no value");
+    assert!(holds(condition("contact.missing", "not_equals", text("x"))), "a missing attribute equals nothing");
+    assert!(!holds(condition("contact.missing", "in", list(&["x"]))));
+    assert!(holds(condition("business_hours", "equals", text("closed"))));
+
+    let quiet = RuleFacts { text: None, assigned_to: None, tags: &[], ..facts };
+    assert!(!built(vec![condition("text", "contains", text("a"))]).matches(&quiet), "no text contains nothing");
+    assert!(built(vec![condition("tag", "exists", Some(InputValue::Flag(false)))]).matches(&quiet), "no tag at all");
+    assert!(built(vec![condition("assigned_to", "exists", Some(InputValue::Flag(false)))]).matches(&quiet));
+
+    let both = built(vec![condition("text", "contains", text("refund")), condition("status", "equals", text("closed"))]);
+    assert!(!both.matches(&facts), "every condition must hold");
+    assert!(built(vec![]).matches(&facts), "no condition: always");
+    let disabled = Rule { enabled: false, ..built(vec![]) };
+    assert!(!disabled.matches(&facts), "a disabled rule acts on nothing");
+}

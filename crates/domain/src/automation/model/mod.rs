@@ -2,9 +2,11 @@
 
 pub mod business_hours;
 pub mod rule;
+pub mod rule_facts;
 
 pub use business_hours::{BusinessHours, BusinessHoursInput, Period};
 pub use rule::{
     AssignTarget, CheckedRule, Condition, ConditionField, ConditionOp, ConditionValue, InputValue, MAX_RULES_PER_AGENT, ReplyText, Rule,
     RuleAction, RuleActionInput, RuleConditionInput, RuleId, RuleInput, RuleName, RuleTrigger,
 };
+pub use rule_facts::RuleFacts;
