@@ -229,6 +229,7 @@ impl Store {
             sign_in_attempts: s.clone(),
             business_hours: s.clone(),
             rules: s.clone(),
+            rule_runs: s.clone(),
             tags: s.clone(),
             canned_responses: s.clone(),
             contacts: s.clone(),

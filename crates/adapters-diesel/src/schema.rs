@@ -69,6 +69,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    rule_runs (rule_id, event_id) {
+        rule_id -> Text,
+        event_id -> Text,
+        agent_id -> Text,
+        outcome -> Text,
+        error -> Nullable<Text>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
     business_hours (agent_id) {
         agent_id -> Text,
         document -> Text,
@@ -451,6 +462,7 @@ diesel::joinable!(canned_responses -> agents (agent_id));
 diesel::joinable!(members -> agents (agent_id));
 diesel::joinable!(business_hours -> agents (agent_id));
 diesel::joinable!(rules -> agents (agent_id));
+diesel::joinable!(rule_runs -> rules (rule_id));
 diesel::joinable!(member_sessions -> members (member_id));
 diesel::joinable!(contacts -> agents (agent_id));
 diesel::joinable!(contact_channels -> contacts (contact_id));
@@ -473,6 +485,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     sign_in_attempts,
     business_hours,
     rules,
+    rule_runs,
     tags,
     canned_responses,
     pending_refreshes,

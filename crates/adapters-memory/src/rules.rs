@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use parley_domain::model::*;
-use parley_domain::ports::{RuleRepository, StoreResult};
+use parley_domain::ports::{RuleRepository, RuleRunRepository, StoreResult};
 
 use crate::store::{MemoryStore, conflict, page_of};
 
@@ -45,7 +45,44 @@ impl RuleRepository for MemoryStore {
     async fn delete(&self, agent: &AgentId, id: &RuleId) -> StoreResult<bool> {
         Ok(self.with(|s| {
             let owned = s.rules.get(id).is_some_and(|r| &r.agent_id == agent);
+            // Its runs go with it, as the databases' cascade removes them.
+            s.rule_runs.retain(|(rule, _), _| !(owned && rule == id));
             owned && s.rules.remove(id).is_some()
         }))
+    }
+}
+
+#[async_trait]
+impl RuleRunRepository for MemoryStore {
+    async fn claim(&self, run: &RuleRun) -> StoreResult<bool> {
+        self.with(|s| {
+            if !s.rules.contains_key(&run.rule_id) {
+                return Err(conflict(format!("rule {} is not stored", run.rule_id.as_str())));
+            }
+            let key = (run.rule_id.clone(), run.event_id.clone());
+            if s.rule_runs.contains_key(&key) {
+                return Ok(false);
+            }
+            s.rule_runs.insert(key, run.clone());
+            Ok(true)
+        })
+    }
+
+    async fn finish<'a>(&self, rule: &RuleId, event: &EventId, outcome: RunOutcome, error: Option<&'a str>) -> StoreResult<bool> {
+        Ok(self.with(|s| match s.rule_runs.get_mut(&(rule.clone(), event.clone())) {
+            Some(run) => {
+                run.outcome = outcome;
+                run.error = error.map(str::to_string);
+                true
+            }
+            None => false,
+        }))
+    }
+
+    async fn list(&self, agent: &AgentId, rule: &RuleId, page: PageRequest) -> StoreResult<Page<RuleRun>> {
+        let mut runs: Vec<RuleRun> =
+            self.with(|s| s.rule_runs.values().filter(|r| &r.rule_id == rule && &r.agent_id == agent).cloned().collect());
+        runs.sort_by(|a, b| (b.created_at, &b.event_id).cmp(&(a.created_at, &a.event_id)));
+        Ok(page_of(runs, page))
     }
 }

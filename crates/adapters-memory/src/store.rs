@@ -35,6 +35,7 @@ impl MemoryStore {
             sign_in_attempts: Arc::new(self.clone()),
             business_hours: Arc::new(self.clone()),
             rules: Arc::new(self.clone()),
+            rule_runs: Arc::new(self.clone()),
             tags: Arc::new(self.clone()),
             canned_responses: Arc::new(self.clone()),
             contacts: Arc::new(self.clone()),
@@ -79,6 +80,8 @@ pub(crate) struct State {
     pub(crate) sign_in_attempts: Vec<(Email, SignInMark, Timestamp)>,
     pub(crate) business_hours: BTreeMap<AgentId, BusinessHours>,
     pub(crate) rules: BTreeMap<RuleId, Rule>,
+    /// By (rule, event): one run each.
+    pub(crate) rule_runs: BTreeMap<(RuleId, EventId), RuleRun>,
     pub(crate) tags: BTreeMap<TagId, Tag>,
     pub(crate) canned_responses: BTreeMap<CannedResponseId, CannedResponse>,
     pub(crate) contacts: BTreeMap<ContactId, Contact>,

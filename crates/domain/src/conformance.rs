@@ -69,7 +69,8 @@ macro_rules! storage_conformance {
             a_message_and_what_it_taught_of_its_contact_are_one_write, members_are_unique_by_email_per_agent_and_stay_their_agents,
             sessions_are_found_by_hash_and_end_with_a_password_change, sign_in_attempts_count_per_email_within_the_window,
             assignees_show_their_member_and_are_taken_once, events_are_read_after_a_cursor_oldest_first,
-            business_hours_are_one_set_per_agent_replaced_whole, rules_round_trip_whole_stay_their_agents_and_stop_at_the_limit);
+            business_hours_are_one_set_per_agent_replaced_whole, rules_round_trip_whole_stay_their_agents_and_stop_at_the_limit,
+            a_rules_run_on_an_event_is_claimed_once_and_listed_newest_first);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

@@ -4,15 +4,15 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{AgentId, Page, PageRequest, Rule, RuleId, RuleName, RuleTrigger};
-use parley_domain::ports::{RuleRepository, StoreResult};
+use parley_domain::model::{AgentId, EventId, Page, PageRequest, Rule, RuleId, RuleName, RuleRun, RuleTrigger, RunOutcome};
+use parley_domain::ports::{RuleRepository, RuleRunRepository, StoreResult};
 
 use crate::Store;
 use crate::error::DbError;
 use crate::locks::OrderedLocks;
 use crate::pool::{in_transaction, read_conn, write_conn};
 use crate::rows::{from_millis, millis, valid};
-use crate::schema::rules;
+use crate::schema::{rule_runs, rules};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = rules)]
@@ -122,5 +122,77 @@ impl RuleRepository for Store {
         let target = rules::table.filter(rules::agent_id.eq(agent.as_str())).filter(rules::id.eq(id.as_str()));
         let n = write_conn!(self, |conn| diesel::delete(target).execute(conn).await.map_err(DbError::from))?;
         Ok(n > 0)
+    }
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = rule_runs)]
+struct RunRow {
+    rule_id: String,
+    event_id: String,
+    agent_id: String,
+    outcome: String,
+    error: Option<String>,
+    created_at: i64,
+}
+
+impl RunRow {
+    fn into_domain(self) -> Result<RuleRun, DbError> {
+        let outcome = RunOutcome::parse(&self.outcome)
+            .ok_or_else(|| DbError::Corrupt(format!("run of rule {}: outcome {:?}", self.rule_id, self.outcome)))?;
+        Ok(RuleRun {
+            rule_id: RuleId::new(self.rule_id),
+            agent_id: AgentId::new(self.agent_id),
+            event_id: EventId::new(self.event_id),
+            outcome,
+            error: self.error,
+            created_at: from_millis(self.created_at)?,
+        })
+    }
+}
+
+#[async_trait]
+impl RuleRunRepository for Store {
+    async fn claim(&self, run: &RuleRun) -> StoreResult<bool> {
+        let values = (
+            rule_runs::rule_id.eq(run.rule_id.as_str()),
+            rule_runs::event_id.eq(run.event_id.as_str()),
+            rule_runs::agent_id.eq(run.agent_id.as_str()),
+            rule_runs::outcome.eq(run.outcome.as_str()),
+            rule_runs::error.eq(run.error.as_deref()),
+            rule_runs::created_at.eq(millis(run.created_at)),
+        );
+        let n = write_conn!(self, |conn| diesel::insert_into(rule_runs::table)
+            .values(values)
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(n == 1)
+    }
+
+    async fn finish<'a>(&self, rule: &RuleId, event: &EventId, outcome: RunOutcome, error: Option<&'a str>) -> StoreResult<bool> {
+        let target = rule_runs::table.filter(rule_runs::rule_id.eq(rule.as_str())).filter(rule_runs::event_id.eq(event.as_str()));
+        let changes = (rule_runs::outcome.eq(outcome.as_str()), rule_runs::error.eq(error));
+        let n = write_conn!(self, |conn| diesel::update(target).set(changes).execute(conn).await.map_err(DbError::from))?;
+        Ok(n > 0)
+    }
+
+    async fn list(&self, agent: &AgentId, rule: &RuleId, page: PageRequest) -> StoreResult<Page<RuleRun>> {
+        let (total, rows) = read_conn!(self, |conn| {
+            let mine = || rule_runs::table.filter(rule_runs::rule_id.eq(rule.as_str())).filter(rule_runs::agent_id.eq(agent.as_str()));
+            let total: i64 = mine().count().get_result(conn).await.map_err(DbError::from)?;
+            let rows: Vec<RunRow> = mine()
+                .order((rule_runs::created_at.desc(), rule_runs::event_id.desc()))
+                .limit(i64::from(page.limit()))
+                .offset(page.offset() as i64)
+                .select(RunRow::as_select())
+                .load(conn)
+                .await
+                .map_err(DbError::from)?;
+            Ok::<_, DbError>((total, rows))
+        })?;
+        let items = rows.into_iter().map(RunRow::into_domain).collect::<Result<_, _>>()?;
+        Ok(Page { items, total: total as u64, request: page })
     }
 }

@@ -104,3 +104,41 @@ pub async fn rules_round_trip_whole_stay_their_agents_and_stop_at_the_limit(r: R
     assert_eq!(r.rules.get(&a, &first.id).await.unwrap(), None);
     assert!(r.rules.insert(&a_rule(&a, "rul_3", 3), 2).await.unwrap(), "room again");
 }
+
+fn run_of(rule: &Rule, event: &str, at: i64) -> RuleRun {
+    RuleRun {
+        rule_id: rule.id.clone(),
+        agent_id: rule.agent_id.clone(),
+        event_id: EventId::new(event),
+        outcome: RunOutcome::Running,
+        error: None,
+        created_at: t(at),
+    }
+}
+
+/// Of any number of claimants of one rule's run on one event, racing, exactly one wins; the run
+/// is finished with its outcome, listed newest first for its agent only, and removed with its
+/// rule.
+pub async fn a_rules_run_on_an_event_is_claimed_once_and_listed_newest_first(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let rule = a_rule(&a, "rul_runs", 1);
+    assert!(r.rules.insert(&rule, 10).await.unwrap());
+    let runs = vec![run_of(&rule, "evt_1", 2); 8];
+    let won: Vec<bool> =
+        futures_util::future::join_all(runs.iter().map(|run| r.rule_runs.claim(run))).await.into_iter().map(Result::unwrap).collect();
+    assert_eq!(won.iter().filter(|w| **w).count(), 1, "exactly one claimant wins: {won:?}");
+    assert!(!r.rule_runs.claim(&run_of(&rule, "evt_1", 3)).await.unwrap(), "later, too");
+    assert!(r.rule_runs.claim(&run_of(&rule, "evt_2", 4)).await.unwrap(), "another event is another run");
+
+    assert!(r.rule_runs.finish(&rule.id, &EventId::new("evt_1"), RunOutcome::Failed, Some("the window has closed")).await.unwrap());
+    assert!(!r.rule_runs.finish(&rule.id, &EventId::new("evt_9"), RunOutcome::Ok, None).await.unwrap(), "no such run");
+    let listed = r.rule_runs.list(&a, &rule.id, page(10, 0)).await.unwrap();
+    assert_eq!(listed.total, 2);
+    let listed: Vec<_> = listed.items.iter().map(|run| (run.event_id.as_str(), run.outcome, run.error.as_deref())).collect();
+    assert_eq!(listed, [("evt_2", RunOutcome::Running, None), ("evt_1", RunOutcome::Failed, Some("the window has closed"))]);
+    assert_eq!(r.rule_runs.list(&b, &rule.id, page(10, 0)).await.unwrap().total, 0, "another agent sees none");
+
+    assert!(r.rules.delete(&a, &rule.id).await.unwrap());
+    assert_eq!(r.rule_runs.list(&a, &rule.id, page(10, 0)).await.unwrap().total, 0, "removed with the rule");
+}

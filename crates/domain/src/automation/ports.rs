@@ -32,3 +32,19 @@ pub trait RuleRepository: Send + Sync {
     /// `false` when the agent has no such rule.
     async fn delete(&self, agent: &AgentId, id: &RuleId) -> StoreResult<bool>;
 }
+
+/// The runs of each rule: claimed once per (rule, event), then finished with their outcome.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait RuleRunRepository: Send + Sync {
+    /// Stores `run` (`Running`) unless the rule already has a run for its event: `true` when
+    /// this call made it, `false` when another claimant (another worker, another process, an
+    /// earlier pass) had it. One statement: two claimants never both win.
+    async fn claim(&self, run: &RuleRun) -> StoreResult<bool>;
+    /// Records how the claimed run ended (`Ok` or `Failed`, with why); `false` when there is no
+    /// such run (its rule was deleted meanwhile).
+    async fn finish<'a>(&self, rule: &RuleId, event: &EventId, outcome: RunOutcome, error: Option<&'a str>) -> StoreResult<bool>;
+    /// The agent's rule's runs, newest first (`created_at` desc, then event id desc), with their
+    /// total; another agent's rule has none.
+    async fn list(&self, agent: &AgentId, rule: &RuleId, page: PageRequest) -> StoreResult<Page<RuleRun>>;
+}

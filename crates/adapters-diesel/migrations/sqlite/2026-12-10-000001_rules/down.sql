@@ -1,1 +1,2 @@
+DROP TABLE rule_runs;
 DROP TABLE rules;

@@ -3,6 +3,7 @@
 pub mod business_hours;
 pub mod rule;
 pub mod rule_facts;
+pub mod rule_run;
 
 pub use business_hours::{BusinessHours, BusinessHoursInput, Period};
 pub use rule::{
@@ -10,3 +11,4 @@ pub use rule::{
     RuleAction, RuleActionInput, RuleConditionInput, RuleId, RuleInput, RuleName, RuleTrigger,
 };
 pub use rule_facts::RuleFacts;
+pub use rule_run::{RuleRun, RunOutcome};
