@@ -97,6 +97,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
         business_hours: Arc::new(BusinessHoursService::new(repos.business_hours.clone(), clock.clone())),
         rules: Arc::new(RuleService::new(
             repos.rules.clone(),
+            repos.rule_runs.clone(),
             RuleReferences {
                 tags: repos.tags.clone(),
                 members: repos.members.clone(),

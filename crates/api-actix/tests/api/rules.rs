@@ -2,6 +2,7 @@
 //! written, changed and deleted by its agent only; each fault named by its path with nothing
 //! written; references to what is not the agent's refused; at most 100 rules an agent.
 
+use parley_domain::model::{EventId, RuleId, RuleRun, RunOutcome};
 use serde_json::{Value, json};
 
 use crate::common::{Reply, TestApp};
@@ -77,6 +78,32 @@ async fn rules_are_made_read_changed_and_deleted_by_their_agent(backend: &str) {
 
     let path = format!("/v1/rules/{id}");
     assert_eq!(app.get(&path, &app.a.secret).await.data(), &rule);
+
+    // Its runs, as the engine records them: newest first, each with its outcome and why.
+    let runs = app.db.store.repositories().rule_runs;
+    for (event, at) in [("evt_1", 1), ("evt_2", 2)] {
+        let run = RuleRun {
+            rule_id: RuleId::new(id.as_str()),
+            agent_id: app.a.agent.clone(),
+            event_id: EventId::new(event),
+            outcome: RunOutcome::Running,
+            error: None,
+            created_at: chrono::DateTime::from_timestamp(1_700_000_000 + at, 0).unwrap(),
+        };
+        assert!(runs.claim(&run).await.unwrap());
+    }
+    runs.finish(&RuleId::new(id.as_str()), &EventId::new("evt_1"), RunOutcome::Failed, Some("the window has closed")).await.unwrap();
+    let listed = app.get(&format!("{path}/runs"), &app.a.secret).await;
+    listed.assert_status(200);
+    assert_eq!(
+        listed.body,
+        json!({"data": [
+            {"event_id": "evt_2", "outcome": "running", "error": null, "created_at": "2023-11-14T22:13:22.000Z"},
+            {"event_id": "evt_1", "outcome": "failed", "error": "the window has closed", "created_at": "2023-11-14T22:13:21.000Z"}
+        ], "pagination": listed.body["pagination"].clone()})
+    );
+    assert_eq!(listed.body["pagination"]["total"], 2);
+    app.get(&format!("{path}/runs"), &app.b.secret).await.assert_error(404, "NOT_FOUND");
     app.get(&path, &app.b.secret).await.assert_error(404, "NOT_FOUND");
     let list = app.get("/v1/rules", &app.a.secret).await;
     assert_eq!(list.data().as_array().unwrap().len(), 1);
@@ -186,6 +213,7 @@ async fn an_agent_keeps_at_most_a_hundred_rules(backend: &str) {
     };
     for n in 0..100 {
         app.post("/v1/rules", &app.a.secret, rule(n)).await.assert_status(201);
+        app.tick();
     }
     app.post("/v1/rules", &app.a.secret, rule(100)).await.assert_error(409, "CONFLICT");
     app.post("/v1/rules", &app.b.secret, rule(0)).await.assert_status(201);

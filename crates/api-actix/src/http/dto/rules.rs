@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use parley_domain::model::{
     AssignTarget, Condition, ConditionValue, InputValue, ReplyText, Rule, RuleAction, RuleActionInput, RuleConditionInput, RuleInput,
+    RuleRun,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -205,6 +206,33 @@ impl From<Rule> for RuleDto {
             actions: r.actions.into_iter().map(action).collect(),
             created_at: timestamp(r.created_at),
             updated_at: timestamp(r.updated_at),
+        }
+    }
+}
+
+/// One run of a rule on one event.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RuleRunDto {
+    /// The event it ran on (`GET /v1/events/{id}`).
+    #[schema(example = "evt_3fQk8ZpW1xYc0LmN5tRv2BsD")]
+    pub event_id: String,
+    /// `ok`, `failed`, or `running` while its actions are under way (a run whose process
+    /// stopped before it ended stays `running`: it is never run again).
+    #[schema(example = "ok")]
+    pub outcome: String,
+    /// Why it failed; null otherwise.
+    pub error: Option<String>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl From<RuleRun> for RuleRunDto {
+    fn from(r: RuleRun) -> Self {
+        Self {
+            event_id: r.event_id.into_string(),
+            outcome: r.outcome.as_str().to_string(),
+            error: r.error,
+            created_at: timestamp(r.created_at),
         }
     }
 }

@@ -7,14 +7,16 @@ use parley_domain::services::RuleService;
 
 use super::{created, ok, page_body, resource};
 use crate::http::auth::SecretKey;
-use crate::http::dto::{DataBody, Deleted, PageBody, RuleBody, RuleDto, WebhookPageParams};
+use crate::http::dto::{DataBody, Deleted, PageBody, RuleBody, RuleDto, RuleRunDto, WebhookPageParams};
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId};
 
 pub fn routes(cfg: &mut ServiceConfig) {
-    cfg.service(resource("/rules").route(web::get().to(list_rules)).route(web::post().to(create_rule))).service(
-        resource("/rules/{id}").route(web::get().to(get_rule)).route(web::patch().to(update_rule)).route(web::delete().to(delete_rule)),
-    );
+    cfg.service(resource("/rules").route(web::get().to(list_rules)).route(web::post().to(create_rule)))
+        .service(
+            resource("/rules/{id}").route(web::get().to(get_rule)).route(web::patch().to(update_rule)).route(web::delete().to(delete_rule)),
+        )
+        .service(resource("/rules/{id}/runs").route(web::get().to(list_rule_runs)));
 }
 
 /// List the agent's automation rules, oldest first.
@@ -64,4 +66,18 @@ pub async fn delete_rule(caller: SecretKey, rules: Data<RuleService>, id: PathId
     let id = id.into_inner();
     rules.delete(caller.agent(), &id).await?;
     Ok(ok(Deleted { id: id.as_str().to_string(), deleted: true }))
+}
+
+/// List a rule's runs, newest first: each event it acted on, and how that ended.
+#[utoipa::path(get, path = "/v1/rules/{id}/runs", tag = "Rules", security(("secret_key" = [])),
+    params(("id" = String, Path, description = "Rule id"), WebhookPageParams), responses((status = 200, body = PageBody<RuleRunDto>)))]
+pub async fn list_rule_runs(
+    caller: SecretKey,
+    rules: Data<RuleService>,
+    id: PathId<RuleId>,
+    query: Query<WebhookPageParams>,
+) -> ApiResult<HttpResponse> {
+    let q = query.into_inner();
+    let page = rules.runs(caller.agent(), &id.into_inner(), q.limit.as_deref(), q.offset.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(page_body(page, RuleRunDto::from)))
 }

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use crate::error::{CHECKED, Violations};
 use crate::model::*;
-use crate::ports::{CannedResponseRepository, Clock, IdSource, MemberRepository, RuleRepository, TagRepository, TemplateRepository};
+use crate::ports::{
+    CannedResponseRepository, Clock, IdSource, MemberRepository, RuleRepository, RuleRunRepository, TagRepository, TemplateRepository,
+};
 use crate::{DomainError, FieldError};
 
 /// Pages of rules: 20 by default, at most 100 (an agent's whole set).
@@ -28,6 +30,7 @@ pub struct RuleReferences {
 /// `/v1/rules`.
 pub struct RuleService {
     rules: Arc<dyn RuleRepository>,
+    runs: Arc<dyn RuleRunRepository>,
     references: RuleReferences,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
@@ -35,8 +38,14 @@ pub struct RuleService {
 
 impl RuleService {
     /// A service over these ports.
-    pub fn new(rules: Arc<dyn RuleRepository>, references: RuleReferences, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
-        Self { rules, references, clock, ids }
+    pub fn new(
+        rules: Arc<dyn RuleRepository>,
+        runs: Arc<dyn RuleRunRepository>,
+        references: RuleReferences,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdSource>,
+    ) -> Self {
+        Self { rules, runs, references, clock, ids }
     }
 
     /// One page of the agent's rules, oldest first.
@@ -103,7 +112,21 @@ impl RuleService {
         if self.rules.update(&rule).await? { Ok(rule) } else { Err(DomainError::not_found(NOT_FOUND)) }
     }
 
-    /// Removes the rule; `NotFound` when unknown.
+    /// One page of the rule's runs, newest first; `NotFound` (`rule`) when the agent has no
+    /// such rule.
+    pub async fn runs(
+        &self,
+        agent: &AgentId,
+        id: &RuleId,
+        limit: Option<&str>,
+        offset: Option<&str>,
+    ) -> Result<Page<RuleRun>, DomainError> {
+        let page = PageRequest::parse(limit, offset, RULE_PAGES).map_err(DomainError::Validation)?;
+        self.get(agent, id).await?;
+        Ok(self.runs.list(agent, id, page).await?)
+    }
+
+    /// Removes the rule and its runs; `NotFound` when unknown.
     pub async fn delete(&self, agent: &AgentId, id: &RuleId) -> Result<(), DomainError> {
         if self.rules.delete(agent, id).await? { Ok(()) } else { Err(DomainError::not_found(NOT_FOUND)) }
     }
