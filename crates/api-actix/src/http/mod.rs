@@ -15,7 +15,6 @@ pub mod json;
 pub mod limits;
 pub mod media_download;
 pub mod openapi;
-pub mod page_cache;
 pub mod query_params;
 pub mod request_context;
 pub mod routes;

@@ -11,6 +11,7 @@ pub mod event_worker;
 pub mod intake;
 pub mod limits;
 pub mod metrics;
+pub mod page_cache;
 pub mod platform;
 pub mod redact;
 pub mod routing;

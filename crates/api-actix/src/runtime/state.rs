@@ -56,7 +56,7 @@ pub struct AppState {
     /// Wakes the event delivery worker when a delivery was made due in this process.
     pub event_wakeup: Arc<Notify>,
     /// List pages kept while the store has not changed.
-    pub pages: Arc<crate::http::page_cache::PageCache>,
+    pub pages: Arc<crate::runtime::page_cache::PageCache>,
     /// Whether the database answers, for readiness probes.
     pub health: Arc<dyn StorageHealth>,
     /// Wakes the inbound processor when a delivery was stored.

@@ -169,7 +169,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             metrics: metrics.clone(),
         }),
         platforms: Arc::new(platforms),
-        pages: Arc::new(crate::http::page_cache::PageCache::new(repos.changes.clone())),
+        pages: Arc::new(crate::runtime::page_cache::PageCache::new(repos.changes.clone())),
         health: repos.health.clone(),
         inbound_wakeup,
         workers_runtime,

@@ -14,6 +14,16 @@ use utoipa::ToSchema;
 
 use super::timestamp;
 
+/// What a condition compares with: a text, a list of texts (`in`, `not_in`), or true or false
+/// (`exists`). Only the document's description of `value`: it is read as loose JSON.
+#[derive(ToSchema)]
+#[serde(untagged)]
+pub enum ConditionValueShape {
+    Text(String),
+    List(Vec<String>),
+    Flag(bool),
+}
+
 /// One condition: `field` (`text`, `channel_type`, `status`, `assigned_to`, `tag`,
 /// `business_hours` or `contact.<attribute>`), `op` (`equals`, `not_equals`, `contains`, `in`,
 /// `not_in`, `exists`) and `value` (a text; a list of texts for `in` and `not_in`; true or
@@ -24,7 +34,7 @@ pub struct ConditionBody {
     pub field: Option<Value>,
     #[schema(value_type = String, example = "contains")]
     pub op: Option<Value>,
-    #[schema(value_type = Object, example = "refund")]
+    #[schema(value_type = ConditionValueShape, example = "refund")]
     pub value: Option<Value>,
     #[serde(flatten)]
     #[schema(ignore)]

@@ -9,6 +9,8 @@
 
 mod activities;
 mod contacts;
+#[cfg(test)]
+mod kept_page_tests;
 mod messages;
 mod products;
 #[cfg(test)]
@@ -16,8 +18,12 @@ mod tests;
 
 use actix_web::HttpResponse;
 use actix_web::http::header::ContentType;
+use actix_web::web::Bytes;
 use parley_domain::model::{Page, Timestamp, push_timestamp};
 use serde::Serialize;
+
+use crate::http::error::ApiResult;
+use crate::runtime::page_cache::{PageCache, PageKey};
 
 use crate::http::dto::Pagination;
 
@@ -76,6 +82,28 @@ pub(crate) fn page_text<T: JsonText>(page: &Page<T>) -> String {
 }
 
 /// 200 with a JSON body.
+/// The page `key` names: the bytes `pages` kept while the store has not changed since they were
+/// read, else `render`ed and kept when the store has a version ([`PageCache`]).
+pub async fn kept_page<F, Fut>(pages: &PageCache, key: PageKey, render: F) -> ApiResult<HttpResponse>
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = ApiResult<String>>,
+{
+    // Read before the page is: a commit in between leaves the kept page newer than its version
+    // says, which only costs a read, never shows an old page.
+    let version = pages.version().await;
+    if let Some(version) = version
+        && let Some(body) = pages.kept(&key, version)
+    {
+        return Ok(HttpResponse::Ok().content_type(ContentType::json()).body(body));
+    }
+    let body = Bytes::from(render().await?);
+    if let Some(version) = version {
+        pages.keep(key, version, body.clone());
+    }
+    Ok(HttpResponse::Ok().content_type(ContentType::json()).body(body))
+}
+
 fn json_response(body: String) -> HttpResponse {
     HttpResponse::Ok().content_type(ContentType::json()).body(body)
 }

@@ -12,7 +12,7 @@ use crate::http::dto::{
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, OptionalJson, PathId, Query};
 use crate::http::json;
-use crate::http::page_cache::{PageCache, PageKey};
+use crate::runtime::page_cache::{PageCache, PageKey};
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/activities").route(web::get().to(list_activities)).route(web::post().to(open_activity)))
@@ -34,7 +34,7 @@ pub async fn list_activities(
     let member = caller.member();
     let key = PageKey::new(caller.agent().as_str(), member.as_ref().map(|m| m.as_str()), req.path(), req.query_string());
     let query = ActivityListQuery { me: member, ..query.into_inner().into() };
-    pages.page(key, || async { Ok(json::page_text(&activities.list(caller.agent(), query).await?)) }).await
+    json::kept_page(&pages, key, || async { Ok(json::page_text(&activities.list(caller.agent(), query).await?)) }).await
 }
 
 /// Open the conversation with a contact: 201 with the new activity (status `pending`), or 200

@@ -10,7 +10,7 @@ use crate::http::dto::{ContactDto, ContactListParams, CreateContact, DataBody, D
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, Query};
 use crate::http::json;
-use crate::http::page_cache::{PageCache, PageKey};
+use crate::runtime::page_cache::{PageCache, PageKey};
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/contacts").route(web::get().to(list_contacts)).route(web::post().to(create_contact))).service(
@@ -34,7 +34,7 @@ pub async fn list_contacts(
     let q = query.into_inner();
     let query = ContactListQuery { search: q.search, channel_type: q.channel_type, limit: q.limit, offset: q.offset };
     let key = PageKey::new(caller.agent().as_str(), None, req.path(), req.query_string());
-    pages.page(key, || async { Ok(json::page_text(&contacts.list(caller.agent(), query).await?)) }).await
+    json::kept_page(&pages, key, || async { Ok(json::page_text(&contacts.list(caller.agent(), query).await?)) }).await
 }
 
 /// Fetch one contact.
