@@ -12,6 +12,7 @@ backend_tests!(
     rules_are_made_read_changed_and_deleted_by_their_agent,
     bad_rules_are_refused_naming_each_fault_and_write_nothing,
     rules_may_name_only_what_is_their_agents,
+    a_canned_reply_is_found_among_many_that_hold_its_short_code,
     an_agent_keeps_at_most_a_hundred_rules
 );
 
@@ -220,4 +221,17 @@ async fn an_agent_keeps_at_most_a_hundred_rules(backend: &str) {
     let page = app.get("/v1/rules?limit=100", &app.a.secret).await;
     assert_eq!(page.body["pagination"]["total"], 100);
     assert_eq!(page.data()[0]["name"], "Rule 0", "oldest first");
+}
+
+async fn a_canned_reply_is_found_among_many_that_hold_its_short_code(backend: &str) {
+    let app = TestApp::new(backend).await;
+    // 120 short codes that hold "thanks" and sort before it: more than one page of a search.
+    for n in 0..120 {
+        canned(&app, &app.a.secret, &format!("a-thanks-{n:03}")).await;
+    }
+    canned(&app, &app.a.secret, "thanks").await;
+    let body = json!({"name": "Thank", "on": "message.received", "actions": [{"type": "reply", "canned": "thanks"}]});
+    app.post("/v1/rules", &app.a.secret, body).await.assert_status(201);
+    let missing = json!({"name": "Thank", "on": "message.received", "actions": [{"type": "reply", "canned": "thanks-a-lot"}]});
+    assert_eq!(fields(&app.post("/v1/rules", &app.a.secret, missing).await), ["actions[0].canned"]);
 }

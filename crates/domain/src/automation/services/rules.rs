@@ -182,10 +182,21 @@ impl RuleService {
         v.finish()
     }
 
-    /// The agent's canned response with short code `code`.
+    /// The agent's canned response with short code `code`: searched by it, page by page, since
+    /// other short codes and texts that hold it match too (at most 1,000, ten pages).
     async fn canned(&self, agent: &AgentId, code: &str) -> Result<Option<CannedResponse>, DomainError> {
         let Ok(search) = CannedSearch::new(code) else { return Ok(None) };
-        let found = self.references.canned_responses.list(agent, Some(search), PageRequest::new(100, 0)).await?;
-        Ok(found.items.into_iter().find(|c| c.short_code.as_str() == code))
+        let mut offset = 0;
+        loop {
+            let page = self.references.canned_responses.list(agent, Some(search.clone()), PageRequest::new(100, offset)).await?;
+            let read = page.items.len() as u64;
+            if let Some(found) = page.items.into_iter().find(|c| c.short_code.as_str() == code) {
+                return Ok(Some(found));
+            }
+            offset += read;
+            if read == 0 || offset >= page.total {
+                return Ok(None);
+            }
+        }
     }
 }
