@@ -3,6 +3,7 @@
 
 #![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
 
+use parley_domain::DomainError;
 use parley_domain::model::*;
 
 fn condition(field: &str, op: &str, value: Option<InputValue>) -> RuleConditionInput {
@@ -28,7 +29,10 @@ fn rule(conditions: Vec<RuleConditionInput>, actions: Vec<RuleActionInput>) -> R
 }
 
 fn faults(input: RuleInput) -> Vec<String> {
-    input.check(true).unwrap_err().into_iter().map(|e| e.field).collect()
+    match input.check(true) {
+        Err(DomainError::Validation(errors)) => errors.into_iter().map(|e| e.field).collect(),
+        other => panic!("expected a validation error, got {other:?}"),
+    }
 }
 
 #[test]

@@ -107,7 +107,8 @@ macro_rules! received_id {
 
 received_id!(TagId => "tag", ContactId => "contact", ActivityId => "activity",
     crate::model::TemplateId => "template", crate::model::LineId => "channel", MessageId => "message", EventId => "event",
-    EndpointId => "webhook endpoint", CannedResponseId => "canned response", MemberId => "member");
+    EndpointId => "webhook endpoint", CannedResponseId => "canned response", MemberId => "member",
+    RuleId => "rule");
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -151,6 +152,8 @@ id_type!(/// Identifies a tag (`tag_…`).
     TagId);
 id_type!(/// Identifies a canned response (`cnr_…`).
     CannedResponseId);
+id_type!(/// Identifies an automation rule (`rul_…`).
+    RuleId);
 id_type!(/// Identifies a team member of an agent (`usr_…`).
     MemberId);
 id_type!(/// Identifies a member's signed-in session (`ses_…`): never the cookie's secret.

@@ -8,7 +8,7 @@ pub mod rule_run;
 pub use business_hours::{BusinessHours, BusinessHoursInput, Period};
 pub use rule::{
     AssignTarget, CheckedRule, Condition, ConditionField, ConditionOp, ConditionValue, InputValue, MAX_RULES_PER_AGENT, ReplyText, Rule,
-    RuleAction, RuleActionInput, RuleConditionInput, RuleId, RuleInput, RuleName, RuleTrigger,
+    RuleAction, RuleActionInput, RuleConditionInput, RuleInput, RuleName, RuleTrigger,
 };
 pub use rule_facts::RuleFacts;
 pub use rule_run::{RuleRun, RunOutcome};

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::FieldError;
 use crate::error::Violations;
-use crate::model::{ActivityStatus, AgentId, MemberId, TagId, TemplateId, Timestamp, ids, text};
+use crate::model::{ActivityStatus, AgentId, MemberId, RuleId, TagId, TemplateId, Timestamp, ids, text};
 
 /// Rules an agent may have.
 pub const MAX_RULES_PER_AGENT: u32 = 100;
@@ -23,31 +23,6 @@ pub const MAX_VALUES: usize = 50;
 pub const MAX_VALUE_LEN: usize = 1024;
 /// Longest text a `reply` or `note` action writes, in characters.
 pub const MAX_ACTION_TEXT_LEN: usize = 4096;
-
-/// Identifies a rule (`rul_…`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct RuleId(String);
-
-impl RuleId {
-    /// Wraps an id as stored or received.
-    pub fn new(raw: impl Into<String>) -> Self {
-        Self(raw.into())
-    }
-
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl ids::ReceivedId for RuleId {
-    const RESOURCE: &'static str = "rule";
-
-    fn wrap(raw: String) -> Self {
-        Self(raw)
-    }
-}
 
 /// The event a rule runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -160,22 +135,22 @@ pub enum ConditionOp {
 }
 
 impl ConditionOp {
-    const ALL: [(&'static str, ConditionOp); 6] = [
-        ("equals", Self::Equals),
-        ("not_equals", Self::NotEquals),
-        ("contains", Self::Contains),
-        ("in", Self::In),
-        ("not_in", Self::NotIn),
-        ("exists", Self::Exists),
-    ];
+    const ALL: [ConditionOp; 6] = [Self::Equals, Self::NotEquals, Self::Contains, Self::In, Self::NotIn, Self::Exists];
 
     /// The operator as the API names it.
     pub fn as_str(self) -> &'static str {
-        Self::ALL.iter().find(|(_, op)| *op == self).map(|(name, _)| *name).unwrap_or("equals")
+        match self {
+            Self::Equals => "equals",
+            Self::NotEquals => "not_equals",
+            Self::Contains => "contains",
+            Self::In => "in",
+            Self::NotIn => "not_in",
+            Self::Exists => "exists",
+        }
     }
 
     fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(name, _)| *name == raw).map(|(_, op)| *op)
+        Self::ALL.into_iter().find(|op| op.as_str() == raw)
     }
 }
 
@@ -390,7 +365,7 @@ pub struct CheckedRule {
 impl RuleInput {
     /// Checks every part sent, naming every fault; `required` asks for `name`, `on` and
     /// `actions` (a new rule).
-    pub fn check(self, required: bool) -> Result<CheckedRule, Vec<FieldError>> {
+    pub fn check(self, required: bool) -> Result<CheckedRule, crate::DomainError> {
         let mut v = Violations::default();
         let mut missing = |field: &str| v.push(FieldError::new(field, "is required"));
         if required {
@@ -425,11 +400,8 @@ impl RuleInput {
             let checked: Vec<_> = list.into_iter().enumerate().map(|(i, a)| v.check_all(a.check(&format!("actions[{i}]")))).collect();
             checked.into_iter().collect::<Option<Vec<_>>>()
         });
-        match v.finish() {
-            Ok(()) => Ok(CheckedRule { name, enabled: self.enabled, on, conditions, actions }),
-            Err(crate::DomainError::Validation(errors)) => Err(errors),
-            Err(_) => unreachable!("Violations::finish fails only with Validation"),
-        }
+        v.finish()?;
+        Ok(CheckedRule { name, enabled: self.enabled, on, conditions, actions })
     }
 }
 
@@ -471,7 +443,7 @@ impl RuleConditionInput {
             }
             Some((_, Some(op))) => Some(op),
             Some((raw, None)) => {
-                let ops = ConditionOp::ALL.map(|(name, _)| name).join(", ");
+                let ops = ConditionOp::ALL.map(ConditionOp::as_str).join(", ");
                 errors.push(FieldError::new(format!("{path}.op"), format!("{raw:?} is not an operator: {ops}")));
                 None
             }

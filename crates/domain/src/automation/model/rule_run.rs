@@ -3,7 +3,7 @@
 
 use crate::model::{AgentId, EventId, Timestamp};
 
-use super::rule::RuleId;
+use crate::model::RuleId;
 
 /// How a run ended, or that it has not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -63,7 +63,7 @@ impl RuleService {
     /// reference to what is not the agent's among them; `Conflict` past
     /// [`MAX_RULES_PER_AGENT`].
     pub async fn create(&self, agent: &AgentId, input: RuleInput) -> Result<Rule, DomainError> {
-        let checked = input.check(true).map_err(DomainError::Validation)?;
+        let checked = input.check(true)?;
         let now = self.clock.now();
         let rule = Rule {
             id: RuleId::new(self.ids.new_id(IdKind::Rule)),
@@ -90,7 +90,7 @@ impl RuleService {
     /// Changes the fields sent (conditions and actions replaced whole). `NotFound` when
     /// unknown; `Validation` as for a new rule.
     pub async fn update(&self, agent: &AgentId, id: &RuleId, input: RuleInput) -> Result<Rule, DomainError> {
-        let checked = input.check(false).map_err(DomainError::Validation)?;
+        let checked = input.check(false)?;
         let mut rule = self.get(agent, id).await?;
         if let Some(name) = checked.name {
             rule.name = name;
