@@ -80,6 +80,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    rule_queue (event_id) {
+        event_id -> Text,
+        event_created_at -> BigInt,
+        due_at -> BigInt,
+    }
+}
+
+diesel::table! {
     business_hours (agent_id) {
         agent_id -> Text,
         document -> Text,
@@ -475,6 +483,7 @@ diesel::joinable!(lines -> agents (agent_id));
 diesel::joinable!(templates -> lines (line_id));
 diesel::joinable!(messages -> activities (activity_id));
 diesel::joinable!(event_deliveries -> events (event_id));
+diesel::joinable!(rule_queue -> events (event_id));
 diesel::joinable!(event_deliveries -> webhook_endpoints (endpoint_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -486,6 +495,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     business_hours,
     rules,
     rule_runs,
+    rule_queue,
     tags,
     canned_responses,
     pending_refreshes,

@@ -186,6 +186,7 @@ impl EventRepository for MemoryStore {
                 s.events.remove(id);
                 s.deliveries.retain(|(event, _), _| event != id);
                 s.attempts.retain(|a| &a.event_id != id);
+                s.rule_queue.remove(id);
             }
             old.len() as u64
         }))

@@ -43,6 +43,12 @@ impl State {
             let delivery = Delivery { event_created_at: event.created_at, attempts: 0, next_attempt_at: Some(event.created_at) };
             self.deliveries.insert((event.id.clone(), endpoint), delivery);
         }
+        // Queued for the agent's rules as the databases' `queue_for_rules!` does.
+        if let Some(on) = RuleTrigger::of_event(event)
+            && self.rules.values().any(|r| r.agent_id == event.agent_id && r.on == on && r.enabled)
+        {
+            self.rule_queue.insert(event.id.clone(), (event.created_at, event.created_at));
+        }
         self.events.insert(event.id.clone(), event.clone());
     }
 

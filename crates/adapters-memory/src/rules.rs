@@ -50,6 +50,13 @@ impl RuleRepository for MemoryStore {
             owned && s.rules.remove(id).is_some()
         }))
     }
+
+    async fn enabled_for(&self, agent: &AgentId, on: RuleTrigger) -> StoreResult<Vec<Rule>> {
+        let mut rules: Vec<Rule> =
+            self.with(|s| s.rules.values().filter(|r| &r.agent_id == agent && r.on == on && r.enabled).cloned().collect());
+        rules.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(rules)
+    }
 }
 
 #[async_trait]
@@ -84,5 +91,31 @@ impl RuleRunRepository for MemoryStore {
             self.with(|s| s.rule_runs.values().filter(|r| &r.rule_id == rule && &r.agent_id == agent).cloned().collect());
         runs.sort_by(|a, b| (b.created_at, &b.event_id).cmp(&(a.created_at, &a.event_id)));
         Ok(page_of(runs, page))
+    }
+
+    async fn claim_events(&self, now: Timestamp, lease_until: Timestamp, limit: u32) -> StoreResult<Vec<Event>> {
+        Ok(self.with(|s| {
+            let mut due: Vec<(Timestamp, EventId)> =
+                s.rule_queue.iter().filter(|(_, (_, due))| *due <= now).map(|(id, (created, _))| (*created, id.clone())).collect();
+            due.sort();
+            due.truncate(limit as usize);
+            let mut claimed = Vec::with_capacity(due.len());
+            for (_, id) in due {
+                if let Some(entry) = s.rule_queue.get_mut(&id) {
+                    entry.1 = lease_until;
+                }
+                claimed.extend(s.events.get(&id).cloned());
+            }
+            claimed
+        }))
+    }
+
+    async fn rules_done(&self, event: &EventId) -> StoreResult<()> {
+        self.with(|s| s.rule_queue.remove(event));
+        Ok(())
+    }
+
+    async fn backlog(&self) -> StoreResult<u64> {
+        Ok(self.with(|s| s.rule_queue.len() as u64))
     }
 }

@@ -82,6 +82,9 @@ pub(crate) struct State {
     pub(crate) rules: BTreeMap<RuleId, Rule>,
     /// By (rule, event): one run each.
     pub(crate) rule_runs: BTreeMap<(RuleId, EventId), RuleRun>,
+    /// Events waiting for their agent's rules: when each was made, and when it is due (a
+    /// claim moves it to the end of its lease).
+    pub(crate) rule_queue: BTreeMap<EventId, (Timestamp, Timestamp)>,
     pub(crate) tags: BTreeMap<TagId, Tag>,
     pub(crate) canned_responses: BTreeMap<CannedResponseId, CannedResponse>,
     pub(crate) contacts: BTreeMap<ContactId, Contact>,

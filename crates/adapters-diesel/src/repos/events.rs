@@ -38,6 +38,7 @@ macro_rules! emit {
             ))
             .execute($conn)
             .await?;
+        crate::repos::rule_queue::queue_for_rules!($conn, event, at);
         let columns = (
             crate::schema::event_deliveries::event_id,
             crate::schema::event_deliveries::endpoint_id,

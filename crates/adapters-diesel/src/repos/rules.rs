@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{AgentId, EventId, Page, PageRequest, Rule, RuleId, RuleName, RuleRun, RuleTrigger, RunOutcome};
+use parley_domain::model::{AgentId, Event, EventId, Page, PageRequest, Rule, RuleId, RuleName, RuleRun, RuleTrigger, RunOutcome, Timestamp};
 use parley_domain::ports::{RuleRepository, RuleRunRepository, StoreResult};
 
 use crate::Store;
@@ -123,6 +123,19 @@ impl RuleRepository for Store {
         let n = write_conn!(self, |conn| diesel::delete(target).execute(conn).await.map_err(DbError::from))?;
         Ok(n > 0)
     }
+
+    async fn enabled_for(&self, agent: &AgentId, on: RuleTrigger) -> StoreResult<Vec<Rule>> {
+        let rows: Vec<RuleRow> = read_conn!(self, |conn| rules::table
+            .filter(rules::agent_id.eq(agent.as_str()))
+            .filter(rules::on_event.eq(on.as_str()))
+            .filter(rules::enabled.eq(true))
+            .order((rules::created_at.asc(), rules::id.asc()))
+            .select(RuleRow::as_select())
+            .load(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(rows.into_iter().map(RuleRow::into_domain).collect::<Result<_, _>>()?)
+    }
 }
 
 #[derive(Queryable, Selectable)]
@@ -194,5 +207,17 @@ impl RuleRunRepository for Store {
         })?;
         let items = rows.into_iter().map(RunRow::into_domain).collect::<Result<_, _>>()?;
         Ok(Page { items, total: total as u64, request: page })
+    }
+
+    async fn claim_events(&self, now: Timestamp, lease_until: Timestamp, limit: u32) -> StoreResult<Vec<Event>> {
+        self.claim_rule_events(now, lease_until, limit).await
+    }
+
+    async fn rules_done(&self, event: &EventId) -> StoreResult<()> {
+        self.rule_event_done(event).await
+    }
+
+    async fn backlog(&self) -> StoreResult<u64> {
+        self.rule_backlog().await
     }
 }

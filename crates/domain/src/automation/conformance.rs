@@ -142,3 +142,46 @@ pub async fn a_rules_run_on_an_event_is_claimed_once_and_listed_newest_first(r: 
     assert!(r.rules.delete(&a, &rule.id).await.unwrap());
     assert_eq!(r.rule_runs.list(&a, &rule.id, page(10, 0)).await.unwrap().total, 0, "removed with the rule");
 }
+
+/// An event waits for rules only when it runs them (its type has a trigger, no rule made it)
+/// and its agent has an enabled rule for that trigger; the queued ones are claimed oldest
+/// first, held for their lease, taken again once it ends, and leave once their rules have run.
+pub async fn events_wait_for_rules_only_when_an_enabled_rule_runs_on_them(r: Repositories) {
+    use crate::events::conformance::event;
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let quiet = Rule { enabled: false, on: RuleTrigger::ActivityCreated, ..a_rule(&a, "rul_off", 0) };
+    let on_messages = Rule { on: RuleTrigger::MessageReceived, ..a_rule(&a, "rul_msg", 0) };
+    assert!(r.rules.insert(&quiet, 10).await.unwrap());
+    assert!(r.rules.insert(&on_messages, 10).await.unwrap());
+    assert_eq!(
+        r.rules.enabled_for(&a, RuleTrigger::MessageReceived).await.unwrap().iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
+        ["rul_msg"]
+    );
+    assert!(r.rules.enabled_for(&a, RuleTrigger::ActivityCreated).await.unwrap().is_empty(), "a disabled rule runs on nothing");
+
+    let received = event(&a, EventType::MessageReceived, t(10));
+    let older = event(&a, EventType::MessageReceived, t(5));
+    let by_rule = Event { origin: EventOrigin::Rule, ..event(&a, EventType::MessageReceived, t(6)) };
+    let created = event(&a, EventType::ActivityCreated, t(7));
+    let other_type = event(&a, EventType::ContactCreated, t(8));
+    let theirs = event(&b, EventType::MessageReceived, t(9));
+    for e in [&received, &older, &by_rule, &created, &other_type, &theirs] {
+        r.events.emit(e, None).await.unwrap();
+    }
+    assert_eq!(r.rule_runs.backlog().await.unwrap(), 2, "only the events an enabled rule runs on, not a rule's own");
+    assert!(r.rule_runs.claim_events(t(4), t(100), 10).await.unwrap().is_empty(), "not due before they happened");
+    let claimed = r.rule_runs.claim_events(t(10), t(100), 10).await.unwrap();
+    assert_eq!(claimed, vec![older.clone(), received.clone()], "oldest first, read back whole");
+    assert!(r.rule_runs.claim_events(t(99), t(200), 10).await.unwrap().is_empty(), "held for the lease");
+    let again = r.rule_runs.claim_events(t(100), t(200), 1).await.unwrap();
+    assert_eq!(again, vec![older.clone()], "taken again once the lease ends, within the limit");
+    r.rule_runs.rules_done(&older.id).await.unwrap();
+    r.rule_runs.rules_done(&older.id).await.unwrap();
+    assert_eq!(r.rule_runs.backlog().await.unwrap(), 1, "done leaves the queue, twice is harmless");
+    assert_eq!(r.rule_runs.claim_events(t(300), t(400), 10).await.unwrap(), vec![received.clone()]);
+
+    // Events deleted by retention leave the queue with them.
+    assert_eq!(r.events.delete_before(t(11), 100).await.unwrap(), 6);
+    assert_eq!(r.rule_runs.backlog().await.unwrap(), 0);
+}

@@ -31,6 +31,9 @@ pub trait RuleRepository: Send + Sync {
     async fn update(&self, rule: &Rule) -> StoreResult<bool>;
     /// `false` when the agent has no such rule.
     async fn delete(&self, agent: &AgentId, id: &RuleId) -> StoreResult<bool>;
+    /// The agent's enabled rules that run on `on`, oldest first: what the engine judges an
+    /// event against.
+    async fn enabled_for(&self, agent: &AgentId, on: RuleTrigger) -> StoreResult<Vec<Rule>>;
 }
 
 /// The runs of each rule: claimed once per (rule, event), then finished with their outcome.
@@ -47,4 +50,14 @@ pub trait RuleRunRepository: Send + Sync {
     /// The agent's rule's runs, newest first (`created_at` desc, then event id desc), with their
     /// total; another agent's rule has none.
     async fn list(&self, agent: &AgentId, rule: &RuleId, page: PageRequest) -> StoreResult<Page<RuleRun>>;
+    /// Takes up to `limit` of the events waiting for rules and due by `now`, oldest first, and
+    /// holds them until `lease_until`: another claimant takes an event only once its lease has
+    /// ended (its worker stopped before [`rules_done`](Self::rules_done)). The outbox queues
+    /// an event for rules as it stores it: one rules run on ([`RuleTrigger::of_event`]), while
+    /// its agent has an enabled rule for it.
+    async fn claim_events(&self, now: Timestamp, lease_until: Timestamp, limit: u32) -> StoreResult<Vec<Event>>;
+    /// The event's rules have run: it leaves the queue.
+    async fn rules_done(&self, event: &EventId) -> StoreResult<()>;
+    /// How many events wait for rules.
+    async fn backlog(&self) -> StoreResult<u64>;
 }

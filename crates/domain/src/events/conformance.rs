@@ -33,6 +33,7 @@ pub(crate) fn event(agent: &AgentId, event_type: EventType, at: Timestamp) -> Ev
         event_type,
         created_at: at,
         object: EventObject::from(&tag(agent, "VIP", at)),
+        origin: EventOrigin::Outside,
     }
 }
 
@@ -92,6 +93,8 @@ pub async fn event_snapshots_of_every_kind_read_back_whole(r: Repositories) {
             event_type: EventType::ContactUpdated,
             created_at: t(100 + i as i64),
             object,
+            // Every other one made by a rule: the origin reads back too.
+            origin: if i % 2 == 0 { EventOrigin::Outside } else { EventOrigin::Rule },
         };
         r.events.emit(&event, None).await.unwrap();
         let read = r.events.get(&a, &event.id).await.unwrap_or_else(|e| panic!("{:?} does not read back: {e}", event.object));

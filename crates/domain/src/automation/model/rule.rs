@@ -53,6 +53,16 @@ impl RuleTrigger {
     pub fn parse(raw: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.as_str() == raw)
     }
+
+    /// The trigger of events of this type; `None` for the types rules do not run on.
+    pub fn of_type(event_type: crate::model::EventType) -> Option<Self> {
+        Self::parse(event_type.as_str())
+    }
+
+    /// The rules `event` runs: those of its type's trigger, unless a rule made the change.
+    pub fn of_event(event: &crate::model::Event) -> Option<Self> {
+        event.origin.runs_rules().then(|| Self::of_type(event.event_type)).flatten()
+    }
 }
 
 /// What a condition looks at.

@@ -293,6 +293,7 @@ pub async fn erasing_a_contact_removes_all_it_wrote_and_moves_the_counts_back(r:
         event_type: EventType::ContactUpdated,
         created_at: t(6),
         object: EventObject::from(&r.contacts.get(&a, &ana_contact).await.unwrap().unwrap()),
+        origin: EventOrigin::Outside,
     };
     r.events.emit(&told, None).await.unwrap();
     let unrelated = Event { id: EventId::new(id("evt")), object: EventObject::Deleted { id: "con_other".into() }, ..told.clone() };

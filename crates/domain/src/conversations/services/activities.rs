@@ -127,6 +127,12 @@ impl ActivityService {
         Self { activities, messages, contacts, tags, members, conversations, clock, events }
     }
 
+    /// The same service for a rule's actions: its changes are reported as a rule's, and run no
+    /// rules.
+    pub fn by_rules(self) -> Self {
+        Self { events: self.events.by_rules(), conversations: self.conversations.by_rules(), ..self }
+    }
+
     /// `activity.updated` with the activity as `view` now shows it.
     fn updated(&self, view: &ActivityView) -> Event {
         self.events.make(&view.activity.agent_id, EventType::ActivityUpdated, view.activity.updated_at, view)

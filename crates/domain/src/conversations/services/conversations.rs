@@ -39,6 +39,11 @@ impl Conversations {
         Self { contacts, activities, clock, ids, events }
     }
 
+    /// The same, its changes reported as a rule's (they run no rules).
+    pub(crate) fn by_rules(self) -> Self {
+        Self { events: self.events.by_rules(), ..self }
+    }
+
     /// The contact on `channel` and its activity, created when missing (named `name`, or the
     /// channel id; the activity in `status`, with `last_inbound_at`).
     pub(crate) async fn ensure(

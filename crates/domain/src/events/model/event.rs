@@ -170,6 +170,26 @@ pub struct Event {
     pub created_at: Timestamp,
     /// The object right after the change (its id alone for `contact.deleted`).
     pub object: crate::model::EventObject,
+    /// Who made the change: what a rule does is reported like any change, but runs no rules.
+    pub origin: EventOrigin,
+}
+
+/// Who made the change an event reports. Rules run on changes made from outside them (the
+/// API, the platforms, the team); a change a rule makes runs no rules, so rules cannot loop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EventOrigin {
+    /// The API, a platform's webhook, a member, an operator's command.
+    #[default]
+    Outside,
+    /// A rule's action.
+    Rule,
+}
+
+impl EventOrigin {
+    /// Whether the change may run rules.
+    pub fn runs_rules(self) -> bool {
+        self == EventOrigin::Outside
+    }
 }
 
 /// A delivery to make: an event to one endpoint, after `attempts` failed tries.

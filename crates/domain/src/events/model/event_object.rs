@@ -10,7 +10,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::{ActivityView, AgentId, Cart, Contact, Event, EventId, EventType, Execution, Message, PublicEndpoint, Tag, Template};
+use crate::model::{
+    ActivityView, AgentId, Cart, Contact, Event, EventId, EventOrigin, EventType, Execution, Message, PublicEndpoint, Tag, Template,
+};
 
 /// The snapshot an event carries.
 // Externally tagged (`{"contact": {…}}`): an internally tagged enum is read through serde's
@@ -85,6 +87,9 @@ struct StoredV1<O> {
     event_type: String,
     created_at: String,
     object: O,
+    /// Set only for a change a rule made (older documents have none: made from outside).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    by_rule: bool,
 }
 
 impl Event {
@@ -96,6 +101,7 @@ impl Event {
             event_type: self.event_type.as_str().to_string(),
             created_at: crate::model::format_timestamp(self.created_at),
             object: &self.object,
+            by_rule: self.origin == EventOrigin::Rule,
         };
         // Domain values are plain data (strings, numbers, maps with string keys).
         serde_json::to_string(&stored).unwrap_or_else(|e| unreachable!("an event always serializes: {e}"))
@@ -106,23 +112,24 @@ impl Event {
     pub fn from_stored(agent: AgentId, stored: &str) -> Result<Self, String> {
         // `to_stored` writes the version first, so its prefix tells the forms apart without
         // reading the text twice (the events list reads every row of its page).
-        let (id, event_type, created_at, object) = if stored.starts_with(r#"{"v":"#) {
+        let (id, event_type, created_at, object, by_rule) = if stored.starts_with(r#"{"v":"#) {
             // Read from the text itself: exact decimals cannot pass through a `Value`.
             let v1: StoredV1<EventObject> =
                 serde_json::from_str(stored).map_err(|e| format!("stored event's snapshot does not read back: {e}"))?;
             if v1.v != SNAPSHOT_VERSION {
                 return Err(format!("stored event has version {}, newer than this build reads", v1.v));
             }
-            (v1.id, v1.event_type, v1.created_at, v1.object)
+            (v1.id, v1.event_type, v1.created_at, v1.object, v1.by_rule)
         } else {
             let value: Value = serde_json::from_str(stored).map_err(|e| format!("stored event is not JSON: {e}"))?;
             let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string).ok_or(format!("stored event has no {key}"));
             let object = value.pointer("/data/object").cloned().ok_or("stored event has no data.object")?;
-            (text("id")?, text("type")?, text("created_at")?, EventObject::Shown { object })
+            (text("id")?, text("type")?, text("created_at")?, EventObject::Shown { object }, false)
         };
         let event_type = EventType::parse(&event_type).ok_or("stored event has an unknown type")?;
         let created_at = crate::model::parse_timestamp("created_at", &created_at).map_err(|e| e.issue)?;
-        Ok(Event { id: EventId::new(id), agent_id: agent, event_type, created_at, object })
+        let origin = if by_rule { EventOrigin::Rule } else { EventOrigin::Outside };
+        Ok(Event { id: EventId::new(id), agent_id: agent, event_type, created_at, object, origin })
     }
 
     /// The same event with its object reduced to its id: what is left once its contact is
@@ -134,6 +141,7 @@ impl Event {
             event_type: self.event_type,
             created_at: self.created_at,
             object: EventObject::Erased { id: self.object.id() },
+            origin: self.origin,
         }
     }
 }
@@ -178,6 +186,7 @@ mod tests {
             event_type: EventType::TagCreated,
             created_at: at,
             object: (&tag).into(),
+            origin: EventOrigin::Outside,
         }
     }
 
@@ -189,6 +198,15 @@ mod tests {
             stored.starts_with(r#"{"v":1,"id":"evt_1","type":"tag.created","created_at":"2026-01-01T00:00:00.123Z","object":{"tag":{"#)
         );
         assert_eq!(Event::from_stored(AgentId::new("agt_1"), &stored).unwrap(), event);
+    }
+
+    #[test]
+    fn a_rules_change_is_stored_as_one_and_reads_back_so() {
+        let event = Event { origin: EventOrigin::Rule, ..tag_event() };
+        let stored = event.to_stored();
+        assert!(stored.ends_with(r#","by_rule":true}"#), "{stored}");
+        assert_eq!(Event::from_stored(AgentId::new("agt_1"), &stored).unwrap(), event);
+        assert!(!tag_event().to_stored().contains("by_rule"), "a change from outside adds nothing to the document");
     }
 
     #[test]

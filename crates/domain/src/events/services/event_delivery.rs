@@ -187,6 +187,7 @@ mod tests {
                 event_type: EventType::ContactCreated,
                 created_at: t0(),
                 object: EventObject::Deleted { id: "con_1".into() },
+                origin: EventOrigin::Outside,
             },
             endpoint: WebhookEndpoint {
                 id: EndpointId::new("we_1"),

@@ -12,12 +12,18 @@ use crate::ports::IdSource;
 #[derive(Clone)]
 pub struct EventMaker {
     ids: Arc<dyn IdSource>,
+    origin: EventOrigin,
 }
 
 impl EventMaker {
     /// A maker drawing event ids from `ids`.
     pub fn new(ids: Arc<dyn IdSource>) -> Self {
-        Self { ids }
+        Self { ids, origin: EventOrigin::Outside }
+    }
+
+    /// The same maker for the changes a rule makes: its events run no rules.
+    pub fn by_rules(self) -> Self {
+        Self { origin: EventOrigin::Rule, ..self }
     }
 
     /// An event of `event_type` reporting `object` as changed at `at`.
@@ -28,6 +34,7 @@ impl EventMaker {
             event_type,
             created_at: at,
             object: object.into(),
+            origin: self.origin,
         }
     }
 

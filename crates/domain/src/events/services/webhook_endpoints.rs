@@ -468,6 +468,7 @@ mod tests {
                 event_type: EventType::Ping,
                 created_at: chrono::Utc::now(),
                 object: EventObject::Deleted { id: "con_1".into() },
+                origin: EventOrigin::Outside,
             }))
         });
         m.endpoints.expect_get().returning(|_, _| Ok(Some(stored())));

@@ -107,6 +107,12 @@ impl SendService {
         }
     }
 
+    /// The same service for a rule's actions: its changes are reported as a rule's, and run no
+    /// rules.
+    pub fn by_rules(self) -> Self {
+        Self { conversations: self.conversations.by_rules(), timeline: self.timeline.by_rules(), ..self }
+    }
+
     /// Sends an approved template through the line it belongs to. Under a campaign key the
     /// outcome is recorded as an execution (`sent`, or `failed` with the platform's reason).
     /// Someone new gets a WhatsApp contact and a pending activity. An accepted send is a

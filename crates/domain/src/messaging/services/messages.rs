@@ -92,6 +92,12 @@ impl MessageService {
         }
     }
 
+    /// The same service for a rule's actions: its changes are reported as a rule's, and run no
+    /// rules.
+    pub fn by_rules(self) -> Self {
+        Self { timeline: self.timeline.by_rules(), ..self }
+    }
+
     /// Product and cart messages link to the storefront at `url` (no trailing slash).
     pub fn with_storefront_url(mut self, url: Option<String>) -> Self {
         self.storefront_url = url;

@@ -65,6 +65,11 @@ impl Timeline {
         Self { messages, carts, activities, files, clock, ids, events }
     }
 
+    /// The same, its changes reported as a rule's (they run no rules).
+    pub(crate) fn by_rules(self) -> Self {
+        Self { events: self.events.by_rules(), ..self }
+    }
+
     /// A new message `id` of `activity` through `line`, made at `at`: what every recorded message
     /// starts from (nothing the platform reports later, no links), each caller setting the rest.
     #[expect(clippy::too_many_arguments, reason = "every field a recorded message starts from, named at the call")]

@@ -1,0 +1,2 @@
+DROP INDEX rules_enabled_on;
+DROP TABLE rule_queue;

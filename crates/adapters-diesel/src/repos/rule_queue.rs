@@ -1,0 +1,122 @@
+//! Events waiting for their agent's rules (`rule_queue`): [`queue_for_rules!`] adds one in the
+//! transaction that stores the event, the engine claims them with a lease and removes each once
+//! its rules have run.
+
+use diesel::dsl::auto_type;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use parley_domain::model::{AgentId, Event, EventId, Timestamp};
+use parley_domain::ports::StoreResult;
+
+use crate::Store;
+use crate::error::DbError;
+use crate::pool::{in_transaction, read_conn, write_conn};
+use crate::rows::millis;
+use crate::schema::{events, rule_queue};
+
+/// Queues `$event` (`&Event`, stored at `$at` milliseconds) for its agent's rules when it runs
+/// rules and the agent has an enabled rule for its type: one insert whose select finds that
+/// rule (`rules_enabled_on`), so an agent without rules pays one index probe. Run in the
+/// transaction that stores the event.
+macro_rules! queue_for_rules {
+    ($conn:expr, $event:expr, $at:expr) => {{
+        use diesel::IntoSql as _;
+        let event: &parley_domain::model::Event = $event;
+        if let Some(on) = parley_domain::model::RuleTrigger::of_event(event) {
+            crate::schema::rules::table
+                .filter(crate::schema::rules::agent_id.eq(event.agent_id.as_str()))
+                .filter(crate::schema::rules::on_event.eq(on.as_str()))
+                .filter(crate::schema::rules::enabled.eq(true))
+                .select((
+                    event.id.as_str().into_sql::<diesel::sql_types::Text>(),
+                    $at.into_sql::<diesel::sql_types::BigInt>(),
+                    $at.into_sql::<diesel::sql_types::BigInt>(),
+                ))
+                .limit(1)
+                .insert_into(crate::schema::rule_queue::table)
+                .into_columns((
+                    crate::schema::rule_queue::event_id,
+                    crate::schema::rule_queue::event_created_at,
+                    crate::schema::rule_queue::due_at,
+                ))
+                .execute($conn)
+                .await?;
+        }
+    }};
+}
+
+pub(crate) use queue_for_rules;
+
+/// The oldest queued events due by `now`, at most `limit`.
+#[auto_type(dsl_path = "crate::dsl")]
+fn due(now: i64, limit: i64) -> _ {
+    rule_queue::table
+        .filter(rule_queue::due_at.le(now))
+        .order((rule_queue::event_created_at.asc(), rule_queue::event_id.asc()))
+        .limit(limit)
+        .select(rule_queue::event_id)
+}
+
+/// The queued events a claim takes, read in the claiming transaction.
+trait DueEvents {
+    async fn due_events(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError>;
+}
+
+#[cfg(feature = "postgres")]
+impl DueEvents for crate::pool::PgConn {
+    async fn due_events(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
+        // Rows another process is claiming right now are passed over, not waited for.
+        Ok(due(now, limit).for_update().skip_locked().load(self).await?)
+    }
+}
+
+#[cfg(feature = "sqlite")]
+impl DueEvents for crate::pool::SqliteWriteConn {
+    async fn due_events(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
+        // Write transactions run one at a time: nobody claims between this read and the update.
+        Ok(due(now, limit).load(self).await?)
+    }
+}
+
+impl Store {
+    /// [`RuleRunRepository::claim_events`](parley_domain::ports::RuleRunRepository::claim_events).
+    pub(crate) async fn claim_rule_events(&self, now: Timestamp, lease_until: Timestamp, limit: u32) -> StoreResult<Vec<Event>> {
+        let (now, until, limit) = (millis(now), millis(lease_until), i64::from(limit));
+        let rows: Vec<(i64, String, String, String)> = in_transaction!(self, |conn| {
+            let ids = conn.due_events(now, limit).await?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            diesel::update(rule_queue::table.filter(rule_queue::event_id.eq_any(&ids)))
+                .set(rule_queue::due_at.eq(until))
+                .execute(conn)
+                .await?;
+            Ok(rule_queue::table
+                .filter(rule_queue::event_id.eq_any(&ids))
+                .inner_join(events::table)
+                .select((rule_queue::event_created_at, events::id, events::agent_id, events::body))
+                .load(conn)
+                .await?)
+        })?;
+        let mut rows = rows;
+        rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let events = rows
+            .into_iter()
+            .map(|(_, _, agent, body)| Event::from_stored(AgentId::new(agent), &body).map_err(DbError::Corrupt))
+            .collect::<Result<_, _>>()?;
+        Ok(events)
+    }
+
+    /// [`RuleRunRepository::rules_done`](parley_domain::ports::RuleRunRepository::rules_done).
+    pub(crate) async fn rule_event_done(&self, event: &EventId) -> StoreResult<()> {
+        let target = rule_queue::table.filter(rule_queue::event_id.eq(event.as_str()));
+        write_conn!(self, |conn| diesel::delete(target).execute(conn).await.map_err(DbError::from))?;
+        Ok(())
+    }
+
+    /// [`RuleRunRepository::backlog`](parley_domain::ports::RuleRunRepository::backlog).
+    pub(crate) async fn rule_backlog(&self) -> StoreResult<u64> {
+        let n: i64 = read_conn!(self, |conn| rule_queue::table.count().get_result(conn).await.map_err(DbError::from))?;
+        Ok(n as u64)
+    }
+}
