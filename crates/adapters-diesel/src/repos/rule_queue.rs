@@ -49,7 +49,7 @@ pub(crate) use queue_for_rules;
 
 /// The oldest queued events due by `now`, at most `limit`.
 #[auto_type(dsl_path = "crate::dsl")]
-fn due(now: i64, limit: i64) -> _ {
+fn due_rule_events(now: i64, limit: i64) -> _ {
     rule_queue::table
         .filter(rule_queue::due_at.le(now))
         .order((rule_queue::event_created_at.asc(), rule_queue::event_id.asc()))
@@ -66,7 +66,7 @@ trait DueEvents {
 impl DueEvents for crate::pool::PgConn {
     async fn due_events(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
         // Rows another process is claiming right now are passed over, not waited for.
-        Ok(due(now, limit).for_update().skip_locked().load(self).await?)
+        Ok(due_rule_events(now, limit).for_update().skip_locked().load(self).await?)
     }
 }
 
@@ -74,7 +74,7 @@ impl DueEvents for crate::pool::PgConn {
 impl DueEvents for crate::pool::SqliteWriteConn {
     async fn due_events(&mut self, now: i64, limit: i64) -> Result<Vec<String>, DbError> {
         // Write transactions run one at a time: nobody claims between this read and the update.
-        Ok(due(now, limit).load(self).await?)
+        Ok(due_rule_events(now, limit).load(self).await?)
     }
 }
 
