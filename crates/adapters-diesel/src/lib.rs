@@ -230,6 +230,7 @@ impl Store {
             business_hours: s.clone(),
             rules: s.clone(),
             rule_runs: s.clone(),
+            routing: s.clone(),
             tags: s.clone(),
             canned_responses: s.clone(),
             contacts: s.clone(),

@@ -32,6 +32,8 @@ diesel::table! {
         must_change_password -> Integer,
         created_at -> BigInt,
         updated_at -> BigInt,
+        max_open -> Nullable<Integer>,
+        last_assigned_at -> Nullable<BigInt>,
     }
 }
 

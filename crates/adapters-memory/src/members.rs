@@ -3,9 +3,9 @@
 
 use async_trait::async_trait;
 use parley_domain::model::*;
-use parley_domain::ports::{MemberRepository, SessionRepository, SignInAttemptRepository, StoreResult};
+use parley_domain::ports::{MemberRepository, RoutingRepository, SessionRepository, SignInAttemptRepository, StoreResult};
 
-use crate::store::{MemoryStore, conflict};
+use crate::store::{MemoryStore, State, conflict};
 
 #[async_trait]
 impl MemberRepository for MemoryStore {
@@ -48,12 +48,22 @@ impl MemberRepository for MemoryStore {
         }))
     }
 
+    async fn set_max_open(&self, agent: &AgentId, id: &MemberId, max_open: Option<MaxOpen>, at: Timestamp) -> StoreResult<bool> {
+        Ok(self.with(|s| {
+            let Some(stored) = s.members.get_mut(id).filter(|m| &m.agent_id == agent) else { return false };
+            stored.max_open = max_open;
+            stored.updated_at = at;
+            true
+        }))
+    }
+
     async fn delete(&self, agent: &AgentId, id: &MemberId) -> StoreResult<bool> {
         Ok(self.with(|s| {
             if s.members.get(id).is_none_or(|m| &m.agent_id != agent) {
                 return false;
             }
             s.members.remove(id);
+            s.last_assigned.remove(id);
             s.sessions.retain(|_, session| &session.member_id != id);
             true
         }))
@@ -136,5 +146,48 @@ impl SignInAttemptRepository for MemoryStore {
             s.sign_in_attempts.retain(|(_, _, at)| *at >= before);
             (count - s.sign_in_attempts.len()) as u64
         }))
+    }
+}
+
+#[async_trait]
+impl RoutingRepository for MemoryStore {
+    async fn loads(&self, agent: &AgentId) -> StoreResult<Vec<MemberLoad>> {
+        Ok(self.with(|s| {
+            let mut loads: Vec<MemberLoad> = s
+                .members
+                .values()
+                .filter(|m| &m.agent_id == agent)
+                .map(|m| MemberLoad {
+                    member: m.id.clone(),
+                    max_open: m.max_open,
+                    open: s.open_assigned_to(agent, &m.id),
+                    last_assigned_at: s.last_assigned.get(&m.id).copied(),
+                    created_at: m.created_at,
+                })
+                .collect();
+            loads.sort_by(|a, b| (a.created_at, &a.member).cmp(&(b.created_at, &b.member)));
+            loads
+        }))
+    }
+
+    async fn mark_assigned(&self, agent: &AgentId, member: &MemberId, at: Timestamp) -> StoreResult<()> {
+        self.with(|s| {
+            if s.members.get(member).is_some_and(|m| &m.agent_id == agent) {
+                s.last_assigned.insert(member.clone(), at);
+            }
+        });
+        Ok(())
+    }
+}
+
+impl State {
+    /// The agent's open conversations assigned to `member`.
+    fn open_assigned_to(&self, agent: &AgentId, member: &MemberId) -> u64 {
+        let mine = |a: &Activity| {
+            &a.agent_id == agent
+                && a.status == ActivityStatus::Open
+                && a.assigned_to.as_ref().is_some_and(|to| to.as_str() == member.as_str())
+        };
+        self.activities.values().filter(|stored| mine(&stored.activity)).count() as u64
     }
 }

@@ -36,6 +36,7 @@ impl MemoryStore {
             business_hours: Arc::new(self.clone()),
             rules: Arc::new(self.clone()),
             rule_runs: Arc::new(self.clone()),
+            routing: Arc::new(self.clone()),
             tags: Arc::new(self.clone()),
             canned_responses: Arc::new(self.clone()),
             contacts: Arc::new(self.clone()),
@@ -75,6 +76,8 @@ pub(crate) struct State {
     pub(crate) agents: BTreeMap<AgentId, Agent>,
     pub(crate) keys: BTreeMap<ApiKeyId, ApiKey>,
     pub(crate) members: BTreeMap<MemberId, Member>,
+    /// When round robin last gave each member a conversation.
+    pub(crate) last_assigned: BTreeMap<MemberId, Timestamp>,
     pub(crate) sessions: BTreeMap<SessionId, Session>,
     /// Sign-in marks by email, oldest first.
     pub(crate) sign_in_attempts: Vec<(Email, SignInMark, Timestamp)>,

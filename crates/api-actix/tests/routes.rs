@@ -22,7 +22,7 @@ async fn memory_app()
 -> (impl actix_web::dev::Service<actix_http::Request, Response = actix_web::dev::ServiceResponse, Error = actix_web::Error>, Tenant, Tenant)
 {
     let state = Data::new(wiring::wire(
-        Adapters::one_shot(parley_adapters_memory::repositories(), parley_api::http::dto::event_body),
+        Adapters::one_shot(parley_adapters_memory::repositories(), parley_api::http::dto::REPRESENTATIONS),
         ApiConfig::default(),
     ));
     let mut tenants = Vec::new();

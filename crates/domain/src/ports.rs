@@ -125,6 +125,8 @@ pub struct Repositories {
     pub sessions: std::sync::Arc<dyn SessionRepository>,
     /// Failed sign-ins, by email.
     pub sign_in_attempts: std::sync::Arc<dyn SignInAttemptRepository>,
+    /// Members' loads, for round robin.
+    pub routing: std::sync::Arc<dyn RoutingRepository>,
     /// The rules' runs, one per (rule, event).
     pub rule_runs: std::sync::Arc<dyn RuleRunRepository>,
     /// Each agent's automation rules.

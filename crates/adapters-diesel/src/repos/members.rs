@@ -26,6 +26,7 @@ struct MemberRow {
     must_change_password: i32,
     created_at: i64,
     updated_at: i64,
+    max_open: Option<i32>,
 }
 
 impl MemberRow {
@@ -38,6 +39,7 @@ impl MemberRow {
             role: valid(MemberRole::parse(&self.role))?,
             password: PasswordDigest::from_stored(self.password_hash),
             must_change_password: self.must_change_password != 0,
+            max_open: self.max_open.map(|n| valid(MaxOpen::new(i64::from(n)))).transpose()?,
             created_at: from_millis(self.created_at)?,
             updated_at: from_millis(self.updated_at)?,
         })
@@ -85,6 +87,7 @@ impl MemberRepository for Store {
             members::must_change_password.eq(i32::from(m.must_change_password)),
             members::created_at.eq(millis(m.created_at)),
             members::updated_at.eq(millis(m.updated_at)),
+            members::max_open.eq(m.max_open.map(|n| n.get() as i32)),
         );
         write_conn!(self, |conn| diesel::insert_into(members::table).values(values).execute(conn).await.map_err(DbError::from))?;
         Ok(())
@@ -146,6 +149,13 @@ impl MemberRepository for Store {
             Ok(true)
         })?;
         Ok(changed)
+    }
+
+    async fn set_max_open(&self, agent: &AgentId, id: &MemberId, max_open: Option<MaxOpen>, at: Timestamp) -> StoreResult<bool> {
+        let target = members::table.filter(members::agent_id.eq(agent.as_str())).filter(members::id.eq(id.as_str()));
+        let changes = (members::max_open.eq(max_open.map(|n| n.get() as i32)), members::updated_at.eq(millis(at)));
+        let n = write_conn!(self, |conn| diesel::update(target).set(changes).execute(conn).await.map_err(DbError::from))?;
+        Ok(n > 0)
     }
 
     async fn delete(&self, agent: &AgentId, id: &MemberId) -> StoreResult<bool> {

@@ -25,6 +25,7 @@ mod mailboxes;
 mod members;
 mod messages;
 mod products;
+mod routing;
 mod rule_queue;
 mod rules;
 mod tags;

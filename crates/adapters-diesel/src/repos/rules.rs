@@ -4,7 +4,9 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{AgentId, Event, EventId, Page, PageRequest, Rule, RuleId, RuleName, RuleRun, RuleTrigger, RunOutcome, Timestamp};
+use parley_domain::model::{
+    AgentId, Event, EventId, Page, PageRequest, Rule, RuleId, RuleName, RuleRun, RuleTrigger, RunOutcome, Timestamp,
+};
 use parley_domain::ports::{RuleRepository, RuleRunRepository, StoreResult};
 
 use crate::Store;

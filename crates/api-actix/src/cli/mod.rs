@@ -59,7 +59,8 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         meta: config.meta_signature(),
     })?;
     let embedder = embedding::build(&command.embedder_args().cloned().unwrap_or_default()).await?;
-    let state = wiring::wire(wiring::Adapters::system(store.repositories(), platforms, embedder, crate::http::dto::event_body), config);
+    let state =
+        wiring::wire(wiring::Adapters::system(store.repositories(), platforms, embedder, crate::http::dto::REPRESENTATIONS), config);
     let result = match command {
         Command::Serve(args) => return serve::serve(store, state, args, sandbox_deliveries).await,
         Command::Lines(cmd) => lines::lines(&state, cmd).await,

@@ -15,6 +15,7 @@ pub mod page_cache;
 pub mod platform;
 pub mod redact;
 pub mod routing;
+pub mod rule_worker;
 pub mod shutdown;
 pub mod state;
 pub mod store;

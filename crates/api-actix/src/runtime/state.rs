@@ -19,6 +19,17 @@ use crate::runtime::platform::Platforms;
 /// representation, so it hands the function in when it wires the app.
 pub type EventBody = fn(&Event) -> String;
 
+/// What the background work needs of the API's representations, handed in by the HTTP layer
+/// ([`REPRESENTATIONS`](crate::http::dto::REPRESENTATIONS)) when it wires the app: the body an
+/// event's delivery sends, and a rule's template components as a send takes them.
+#[derive(Clone, Copy)]
+pub struct Representations {
+    /// An event as its deliveries send it.
+    pub event_body: EventBody,
+    /// A `send_template` action's components, as the API took them, read for a send.
+    pub template_components: parley_domain::services::TemplateComponents,
+}
+
 pub struct AppState {
     pub keys: Arc<KeyService>,
     pub members: Arc<MemberService>,
@@ -27,6 +38,8 @@ pub struct AppState {
     pub canned_responses: Arc<CannedResponseService>,
     pub business_hours: Arc<BusinessHoursService>,
     pub rules: Arc<RuleService>,
+    /// Runs rules on the events that wait for them (the workers run it).
+    pub rule_engine: Arc<RuleEngine>,
     pub contacts: Arc<ContactService>,
     pub activities: Arc<ActivityService>,
     pub catalog: Arc<CatalogService>,

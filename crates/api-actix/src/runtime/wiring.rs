@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parley_adapters_embeddings::ExactIndex;
-use parley_domain::ports::{Clock, Embedder, IdSource, PasswordHashing, Repositories, WebhookSender};
+use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, PasswordHashing, Repositories, WebhookSender};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
@@ -16,7 +16,7 @@ use crate::runtime::intake::Intake;
 use crate::runtime::limits::Limiter;
 use crate::runtime::metrics::{Metrics, TimedEmbedder};
 use crate::runtime::platform::{PlatformSettings, Platforms};
-use crate::runtime::state::{AppState, EventBody};
+use crate::runtime::state::{AppState, Representations};
 
 /// How often the live tail of events is read while a stream listens: an event reaches every
 /// stream within this plus a read.
@@ -38,21 +38,21 @@ pub struct Adapters {
     pub ids: Arc<dyn IdSource>,
     /// Members' password hashing (Argon2id).
     pub passwords: Arc<dyn PasswordHashing>,
-    /// The body an event's delivery sends (the HTTP layer's representation of it).
-    pub event_body: EventBody,
+    /// The HTTP layer's representations the background work needs.
+    pub representations: Representations,
 }
 
 impl Adapters {
     /// The production adapters around `repos`: the platforms' default settings (sandbox
     /// deliveries are not delivered: there are no workers), the built-in static embedder, the
     /// system clock and random ids. For one-shot commands and tools.
-    pub fn one_shot(repos: Repositories, event_body: EventBody) -> Self {
+    pub fn one_shot(repos: Repositories, representations: Representations) -> Self {
         let (platforms, _deliveries) = Platforms::build(PlatformSettings::default()).expect("the platforms' default settings are valid");
-        Self::system(repos, platforms, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled()), event_body)
+        Self::system(repos, platforms, Arc::new(parley_adapters_embeddings::StaticEmbedder::bundled()), representations)
     }
 
     /// `platforms` and `embedder` around `repos`, with the system clock and random ids.
-    pub fn system(repos: Repositories, platforms: Platforms, embedder: Arc<dyn Embedder>, event_body: EventBody) -> Self {
+    pub fn system(repos: Repositories, platforms: Platforms, embedder: Arc<dyn Embedder>, representations: Representations) -> Self {
         Self {
             repos,
             platforms,
@@ -60,7 +60,7 @@ impl Adapters {
             clock: Arc::new(parley_adapters_system::SystemClock),
             ids: Arc::new(parley_adapters_system::RandomIds),
             passwords: Arc::new(parley_adapters_system::Argon2Passwords::new()),
-            event_body,
+            representations,
         }
     }
 }
@@ -68,7 +68,8 @@ impl Adapters {
 /// The app: every service wired to `adapters`, `config` applied. Call inside a tokio runtime
 /// when the rate limits use Redis (its connection task runs there).
 pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
-    let Adapters { repos, platforms, embedder, clock, ids, passwords, event_body } = adapters;
+    let Adapters { repos, platforms, embedder, clock, ids, passwords, representations } = adapters;
+    let event_body = representations.event_body;
     let platform = platforms.sender();
     let inbound =
         Arc::new(InboundService::new(InboundPorts::from(&repos), platforms.decoders(), platform.clone(), clock.clone(), ids.clone()));
@@ -81,7 +82,9 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
     let event_stream = Arc::new(EventStreamService::new(repos.events.clone(), clock.clone()));
     let allow_private = config.webhook_allow_private;
     let webhook_timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
+    let rule_engine = Arc::new(rule_engine(&repos, &platform, &clock, &ids, &config, representations));
     AppState {
+        rule_engine,
         keys: Arc::new(KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone())),
         members: Arc::new(MemberService::new(repos.agents.clone(), repos.members.clone(), passwords.clone(), clock.clone(), ids.clone())),
         sessions: Arc::new(SessionService::new(
@@ -185,5 +188,47 @@ fn webhook_sender(allow_private: bool, timeout: Duration) -> Arc<dyn WebhookSend
     Arc::new(
         parley_adapters_webhooks::HttpWebhookSender::new(allow_private, timeout)
             .expect("the webhook HTTP client builds with rustls and fixed settings"),
+    )
+}
+
+/// The rule engine, acting through services of its own that report their changes as a rule's
+/// (so they run no rules).
+fn rule_engine(
+    repos: &Repositories,
+    platform: &Arc<dyn MessagingPlatform>,
+    clock: &Arc<dyn Clock>,
+    ids: &Arc<dyn IdSource>,
+    config: &ApiConfig,
+    representations: Representations,
+) -> RuleEngine {
+    let activities = ActivityService::new(
+        repos.activities.clone(),
+        repos.messages.clone(),
+        repos.contacts.clone(),
+        repos.tags.clone(),
+        repos.members.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
+    let messages = MessageService::new(MessagePorts::from(repos), platform.clone(), clock.clone(), ids.clone())
+        .with_storefront_url(config.storefront_url.clone());
+    let sends = SendService::new(SendPorts::from(repos), platform.clone(), clock.clone(), ids.clone());
+    RuleEngine::new(
+        repos.rules.clone(),
+        repos.rule_runs.clone(),
+        RuleReads {
+            activities: repos.activities.clone(),
+            contacts: repos.contacts.clone(),
+            hours: repos.business_hours.clone(),
+            canned_responses: repos.canned_responses.clone(),
+        },
+        RuleActors {
+            activities: activities.by_rules(),
+            messages: messages.by_rules(),
+            sends: sends.by_rules(),
+            round_robin: RoundRobin::new(repos.routing.clone(), clock.clone()),
+        },
+        representations.template_components,
+        clock.clone(),
     )
 }

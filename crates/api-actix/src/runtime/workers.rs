@@ -11,8 +11,8 @@ use tokio::sync::{mpsc, watch};
 
 use parley_adapters_diesel::Store;
 
-use crate::runtime::event_worker;
 use crate::runtime::state::AppState;
+use crate::runtime::{event_worker, rule_worker};
 use parley_adapters_whatsapp::SandboxDelivery;
 
 /// How often stored webhooks are looked at even without a wake-up (retries come due).
@@ -47,6 +47,7 @@ pub struct Workers {
     inbound: Option<tokio::task::JoinHandle<()>>,
     events: Option<tokio::task::JoinHandle<()>>,
     mail: Option<tokio::task::JoinHandle<()>>,
+    rules: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Workers {
@@ -59,6 +60,7 @@ impl Workers {
             (true, Some(every)) => Some(runtime.spawn(poll_mailboxes(state.clone(), stopping.clone(), every))),
             _ => None,
         };
+        let rules = config.process_webhooks.then(|| runtime.spawn(rule_worker::run_rules(state.clone(), stopping.clone())));
         let events = config.process_webhooks.then(|| runtime.spawn(event_worker::deliver_events(state.clone(), stopping)));
         if config.process_webhooks {
             runtime.spawn(event_worker::expire_events(state.clone()));
@@ -71,7 +73,7 @@ impl Workers {
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
-        Ok(Self { runtime: Some(runtime), stop, inbound, events, mail })
+        Ok(Self { runtime: Some(runtime), stop, inbound, events, mail, rules })
     }
 
     /// Stops the workers: webhook processing finishes the delivery in hand and event delivery
@@ -79,7 +81,8 @@ impl Workers {
     /// at the next start; sandbox statuses not yet stored are lost). False when the deadline passed.
     pub async fn shutdown(mut self, deadline: Duration) -> bool {
         let _ = self.stop.send(true);
-        let tasks: Vec<_> = self.inbound.take().into_iter().chain(self.events.take()).chain(self.mail.take()).collect();
+        let tasks: Vec<_> =
+            self.inbound.take().into_iter().chain(self.events.take()).chain(self.mail.take()).chain(self.rules.take()).collect();
         tokio::time::timeout(deadline, futures_util::future::join_all(tasks)).await.is_ok()
     }
 }

@@ -52,7 +52,7 @@ pub async fn keys_are_found_by_hash_and_revoked_once(r: Repositories) {
     assert!(r.keys.revoke(&ApiKeyId::new("key_nope"), t(1)).await.unwrap().is_none());
 }
 
-fn member(agent: &AgentId, email: &str, name: &str, at: Timestamp) -> Member {
+pub(crate) fn member(agent: &AgentId, email: &str, name: &str, at: Timestamp) -> Member {
     Member {
         id: MemberId::new(id("usr")),
         agent_id: agent.clone(),
@@ -61,6 +61,7 @@ fn member(agent: &AgentId, email: &str, name: &str, at: Timestamp) -> Member {
         role: MemberRole::Member,
         password: PasswordDigest::from_stored(format!("$argon2id$digest-of-{name}")),
         must_change_password: true,
+        max_open: None,
         created_at: at,
         updated_at: at,
     }

@@ -48,6 +48,8 @@ pub trait MemberRepository: Send + Sync {
     /// Replaces the password's hash, `must_change_password` and `updated_at`, and ends the
     /// member's sessions other than `keep`, in one transaction; `false` when unknown.
     async fn set_password<'a>(&self, member: &Member, keep: Option<&'a SessionId>) -> StoreResult<bool>;
+    /// Replaces the member's `max_open` and `updated_at`; `false` when unknown.
+    async fn set_max_open(&self, agent: &AgentId, id: &MemberId, max_open: Option<MaxOpen>, at: Timestamp) -> StoreResult<bool>;
     /// Deletes the member and its sessions in one transaction; activities assigned to it keep
     /// their `assigned_to` but no longer show it as their assignee. `false` when unknown.
     async fn delete(&self, agent: &AgentId, id: &MemberId) -> StoreResult<bool>;

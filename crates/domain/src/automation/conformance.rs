@@ -185,3 +185,56 @@ pub async fn events_wait_for_rules_only_when_an_enabled_rule_runs_on_them(r: Rep
     assert_eq!(r.events.delete_before(t(11), 100).await.unwrap(), 6);
     assert_eq!(r.rule_runs.backlog().await.unwrap(), 0);
 }
+
+/// Round robin's loads: every member of the agent, oldest first, with its `max_open`, its open
+/// conversations (closed ones and others' not counted) and when round robin last served it.
+pub async fn members_loads_count_their_open_conversations_and_their_turn(r: Repositories) {
+    use crate::access::conformance::member;
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let (ana, bea, cid) =
+        (member(&a, "ana@a.example", "Ana", t(1)), member(&a, "bea@a.example", "Bea", t(2)), member(&a, "cid@a.example", "Cid", t(3)));
+    let dan = member(&b, "dan@b.example", "Dan", t(1));
+    for m in [&ana, &bea, &cid, &dan] {
+        r.members.insert(m).await.unwrap();
+    }
+    assert!(r.members.set_max_open(&a, &bea.id, Some(MaxOpen::new(1).unwrap()), t(5)).await.unwrap());
+    assert!(!r.members.set_max_open(&b, &bea.id, None, t(5)).await.unwrap(), "not B's member");
+    assert_eq!(r.members.get(&a, &bea.id).await.unwrap().unwrap().max_open, Some(MaxOpen::new(1).unwrap()));
+
+    let assigned = |to: &str, status, contact: &ContactId| Activity {
+        assigned_to: Some(Assignee::new(to).unwrap()),
+        ..activity(&a, contact, status, t(4))
+    };
+    let placed = [
+        (ana.id.as_str(), ActivityStatus::Open),
+        (ana.id.as_str(), ActivityStatus::Open),
+        (ana.id.as_str(), ActivityStatus::Closed),
+        (bea.id.as_str(), ActivityStatus::Pending),
+        (bea.id.as_str(), ActivityStatus::Open),
+        ("crm-user-7", ActivityStatus::Open),
+    ];
+    // One conversation per contact.
+    for (i, (to, status)) in placed.into_iter().enumerate() {
+        let someone = contact(&a, "Someone", phone(&format!("52155500{i:02}")), t(0));
+        r.contacts.insert(&someone, &[]).await.unwrap();
+        r.activities.insert(&assigned(to, status, &someone.id), &[]).await.unwrap();
+    }
+    let theirs = contact(&b, "Theirs", phone("5215550002"), t(0));
+    r.contacts.insert(&theirs, &[]).await.unwrap();
+    let elsewhere =
+        Activity { assigned_to: Some(Assignee::new(cid.id.as_str()).unwrap()), ..activity(&b, &theirs.id, ActivityStatus::Open, t(4)) };
+    r.activities.insert(&elsewhere, &[]).await.unwrap();
+
+    let loads = r.routing.loads(&a).await.unwrap();
+    let seen: Vec<_> = loads.iter().map(|l| (l.member.clone(), l.max_open.map(MaxOpen::get), l.open, l.last_assigned_at)).collect();
+    assert_eq!(seen, [(ana.id.clone(), None, 2, None), (bea.id.clone(), Some(1), 1, None), (cid.id.clone(), None, 0, None)]);
+    assert_eq!(loads.iter().map(|l| l.created_at).collect::<Vec<_>>(), [t(1), t(2), t(3)]);
+    assert_eq!(next_in_turn(&loads), Some(&cid.id));
+
+    r.routing.mark_assigned(&a, &cid.id, t(10)).await.unwrap();
+    r.routing.mark_assigned(&b, &ana.id, t(11)).await.unwrap();
+    let loads = r.routing.loads(&a).await.unwrap();
+    assert_eq!(loads.iter().map(|l| l.last_assigned_at).collect::<Vec<_>>(), [None, None, Some(t(10))], "not through another agent");
+    assert_eq!(r.routing.loads(&b).await.unwrap().len(), 1);
+}

@@ -36,6 +36,17 @@ pub trait RuleRepository: Send + Sync {
     async fn enabled_for(&self, agent: &AgentId, on: RuleTrigger) -> StoreResult<Vec<Rule>>;
 }
 
+/// What round robin weighs: each member's load and turn.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait RoutingRepository: Send + Sync {
+    /// Every member of the agent with its `max_open`, its open conversations and when round
+    /// robin last gave it one, oldest member first.
+    async fn loads(&self, agent: &AgentId) -> StoreResult<Vec<MemberLoad>>;
+    /// Round robin gave the member a conversation at `at`: its turn moves to the back.
+    async fn mark_assigned(&self, agent: &AgentId, member: &MemberId, at: Timestamp) -> StoreResult<()>;
+}
+
 /// The runs of each rule: claimed once per (rule, event), then finished with their outcome.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]

@@ -69,6 +69,10 @@ pub use carts::*;
 pub use catalog::*;
 pub use contacts::*;
 pub use event_objects::{event_body, event_object};
+
+/// The representations the background work needs, handed to the wiring.
+pub const REPRESENTATIONS: crate::runtime::state::Representations =
+    crate::runtime::state::Representations { event_body, template_components: template_sends::components_from_json };
 pub use event_webhooks::*;
 pub use members::*;
 pub use messages::*;

@@ -167,22 +167,29 @@ fn parameter(p: SendParameterBody) -> parley_domain::model::ParameterInput {
     }
 }
 
+fn component(c: SendComponentBody) -> parley_domain::model::ComponentInput {
+    parley_domain::model::ComponentInput {
+        kind: c.kind,
+        sub_type: c.sub_type,
+        index: c.index,
+        parameters: c.parameters.map(|ps| ps.into_iter().map(parameter).collect()),
+    }
+}
+
 impl SendTemplate {
     pub fn into_input(self) -> parley_domain::services::SendInput {
-        use parley_domain::model::ComponentInput;
         parley_domain::services::SendInput {
             to: self.to,
-            components: self.components.map(|cs| {
-                cs.into_iter()
-                    .map(|c| ComponentInput {
-                        kind: c.kind,
-                        sub_type: c.sub_type,
-                        index: c.index,
-                        parameters: c.parameters.map(|ps| ps.into_iter().map(parameter).collect()),
-                    })
-                    .collect()
-            }),
+            components: self.components.map(|cs| cs.into_iter().map(component).collect()),
             campaign: self.campaign.map(|c| parley_domain::services::CampaignInput { key: c.key, name: c.name }),
         }
     }
+}
+
+/// A rule's `send_template` components, kept as the API took them, read as a send's
+/// `components` reads them; why not, when they do not read.
+pub fn components_from_json(value: &serde_json::Value) -> Result<Vec<parley_domain::model::ComponentInput>, String> {
+    let read: Vec<SendComponentBody> =
+        serde_json::from_value(value.clone()).map_err(|e| format!("the components do not read as a template send's: {e}"))?;
+    Ok(read.into_iter().map(component).collect())
 }

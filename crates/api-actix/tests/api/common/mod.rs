@@ -175,7 +175,7 @@ impl TestApp {
             clock: clock.clone(),
             ids: Arc::new(RandomIds),
             passwords: Arc::new(parley_adapters_system::Argon2Passwords::new()),
-            event_body: parley_api::http::dto::event_body,
+            representations: parley_api::http::dto::REPRESENTATIONS,
         };
         let state = Data::new(wiring::wire(adapters, config));
         let workers = parley_api::runtime::workers::Workers::start(
@@ -294,5 +294,5 @@ pub fn system_state(repos: parley_domain::ports::Repositories) -> AppState {
 
 /// [`system_state`] with `config`.
 pub fn system_state_with(repos: parley_domain::ports::Repositories, config: ApiConfig) -> AppState {
-    wiring::wire(Adapters::one_shot(repos, parley_api::http::dto::event_body), config)
+    wiring::wire(Adapters::one_shot(repos, parley_api::http::dto::REPRESENTATIONS), config)
 }

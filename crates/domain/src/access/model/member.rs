@@ -23,6 +23,30 @@ impl MemberName {
     }
 }
 
+/// The most open conversations round robin gives a member: 0 (never) to [`MaxOpen::MAX`].
+/// None set: no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MaxOpen(u32);
+
+impl MaxOpen {
+    /// The largest limit a member may set.
+    pub const MAX: u32 = 10_000;
+
+    /// `raw`, or a `FieldError` on `max_open` outside 0–10,000.
+    pub fn new(raw: i64) -> Result<Self, FieldError> {
+        u32::try_from(raw)
+            .ok()
+            .filter(|n| *n <= Self::MAX)
+            .map(Self)
+            .ok_or_else(|| FieldError::new("max_open", format!("must be a whole number from 0 to {}, or null for no limit", Self::MAX)))
+    }
+
+    /// The limit.
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
 /// What a member may do beyond the inbox. Admins also manage the agent's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemberRole {
@@ -130,6 +154,8 @@ pub struct Member {
     /// Whether it must choose a new password before doing anything else: set while it holds the
     /// one-time password it was given.
     pub must_change_password: bool,
+    /// The most open conversations round robin gives it; `None`: no limit.
+    pub max_open: Option<MaxOpen>,
     /// When it was added.
     pub created_at: Timestamp,
     /// When it last changed (its password included).

@@ -63,6 +63,7 @@ impl MemberService {
             role: role.expect(CHECKED),
             password,
             must_change_password: true,
+            max_open: None,
             created_at: now,
             updated_at: now,
         };

@@ -150,6 +150,7 @@ impl SessionService {
         let member = Member {
             password: self.hashing.hash(&new).await?,
             must_change_password: false,
+            max_open: None,
             updated_at: self.clock.now(),
             ..signed_in.member.clone()
         };
@@ -176,6 +177,7 @@ mod tests {
             role: MemberRole::Member,
             password: PasswordDigest::from_stored(format!("hashed:{password}")),
             must_change_password: true,
+            max_open: None,
             created_at: chrono::Utc::now(),
             updated_at: chrono::Utc::now(),
         }

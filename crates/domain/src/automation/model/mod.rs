@@ -1,11 +1,13 @@
 //! Business hours and their arithmetic; automation rules.
 
 pub mod business_hours;
+pub mod round_robin;
 pub mod rule;
 pub mod rule_facts;
 pub mod rule_run;
 
 pub use business_hours::{BusinessHours, BusinessHoursInput, Period};
+pub use round_robin::{MemberLoad, next_in_turn};
 pub use rule::{
     AssignTarget, CheckedRule, Condition, ConditionField, ConditionOp, ConditionValue, InputValue, MAX_RULES_PER_AGENT, ReplyText, Rule,
     RuleAction, RuleActionInput, RuleConditionInput, RuleInput, RuleName, RuleTrigger,

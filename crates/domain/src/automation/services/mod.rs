@@ -1,7 +1,11 @@
 //! This feature's services (re-exported by [`crate::services`]).
 
 mod business_hours;
+mod round_robin;
+mod rule_engine;
 mod rules;
 
 pub use business_hours::BusinessHoursService;
+pub use round_robin::RoundRobin;
+pub use rule_engine::{EnginePass, RULE_LEASE, RuleActors, RuleEngine, RuleReads, TemplateComponents};
 pub use rules::{RULE_PAGES, RuleReferences, RuleService};

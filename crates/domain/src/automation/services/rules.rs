@@ -173,7 +173,9 @@ impl RuleService {
                 RuleAction::SendTemplate { template_id, .. } if r.templates.get(agent, template_id).await?.is_none() => {
                     v.push(FieldError::new(format!("actions[{i}].template_id"), "is not a template of this agent"));
                 }
-                RuleAction::Reply(ReplyText::Canned(code)) if self.canned(agent, code).await?.is_none() => {
+                RuleAction::Reply(ReplyText::Canned(code))
+                    if find_canned(self.references.canned_responses.as_ref(), agent, code).await?.is_none() =>
+                {
                     v.push(FieldError::new(format!("actions[{i}].canned"), "is not a canned response of this agent"));
                 }
                 _ => {}
@@ -181,22 +183,26 @@ impl RuleService {
         }
         v.finish()
     }
+}
 
-    /// The agent's canned response with short code `code`: searched by it, page by page, since
-    /// other short codes and texts that hold it match too (at most 1,000, ten pages).
-    async fn canned(&self, agent: &AgentId, code: &str) -> Result<Option<CannedResponse>, DomainError> {
-        let Ok(search) = CannedSearch::new(code) else { return Ok(None) };
-        let mut offset = 0;
-        loop {
-            let page = self.references.canned_responses.list(agent, Some(search.clone()), PageRequest::new(100, offset)).await?;
-            let read = page.items.len() as u64;
-            if let Some(found) = page.items.into_iter().find(|c| c.short_code.as_str() == code) {
-                return Ok(Some(found));
-            }
-            offset += read;
-            if read == 0 || offset >= page.total {
-                return Ok(None);
-            }
+/// The agent's canned response with short code `code`: searched by it, page by page, since
+/// other short codes and texts that hold it match too.
+pub(crate) async fn find_canned(
+    canned: &dyn CannedResponseRepository,
+    agent: &AgentId,
+    code: &str,
+) -> Result<Option<CannedResponse>, DomainError> {
+    let Ok(search) = CannedSearch::new(code) else { return Ok(None) };
+    let mut offset = 0;
+    loop {
+        let page = canned.list(agent, Some(search.clone()), PageRequest::new(100, offset)).await?;
+        let read = page.items.len() as u64;
+        if let Some(found) = page.items.into_iter().find(|c| c.short_code.as_str() == code) {
+            return Ok(Some(found));
+        }
+        offset += read;
+        if read == 0 || offset >= page.total {
+            return Ok(None);
         }
     }
 }

@@ -1,0 +1,51 @@
+//! The rule worker: runs the rule engine over the events that wait for rules, a batch at a
+//! time while there are some, else every [`POLL`]. Every process that processes webhooks runs
+//! one; the queue's leases and the runs' claims make them one engine between them. At shutdown
+//! the batch in hand finishes; the rest wait for the next process.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::runtime::state::AppState;
+
+/// How often waiting events are looked for: a rule runs within this of its event.
+const POLL: Duration = Duration::from_millis(200);
+/// Events taken per pass.
+const BATCH: u32 = 50;
+/// The longest wait after failed passes (a store that is down fails every pass at once).
+const MAX_PAUSE: Duration = Duration::from_secs(30);
+
+/// Runs rules until `stopping`.
+pub async fn run_rules(state: Arc<AppState>, mut stopping: watch::Receiver<bool>) {
+    let mut failures = 0u32;
+    loop {
+        if *stopping.borrow() {
+            return;
+        }
+        let pause = match state.rule_engine.run_due(BATCH).await {
+            Ok(pass) if pass.events > 0 => {
+                failures = 0;
+                if pass.runs > 0 {
+                    tracing::info!(events = pass.events, runs = pass.runs, failed = pass.failed, "rules ran");
+                }
+                continue;
+            }
+            Ok(_) => {
+                failures = 0;
+                POLL
+            }
+            Err(e) => {
+                failures += 1;
+                let pause = (POLL * 2u32.saturating_pow(failures.min(16))).min(MAX_PAUSE);
+                tracing::warn!(error = %e, failures, retry_in_ms = pause.as_millis() as u64, "rule pass failed");
+                pause
+            }
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            _ = stopping.changed() => {}
+        }
+    }
+}
