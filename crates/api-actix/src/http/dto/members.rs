@@ -19,8 +19,22 @@ pub struct MemberDto {
     pub role: String,
     /// True until the member replaces its one-time password.
     pub must_change_password: bool,
+    /// The most open conversations round robin gives it (0: none); null: no limit.
+    #[schema(minimum = 0, maximum = 10000)]
+    pub max_open: Option<u32>,
     #[schema(format = DateTime)]
     pub created_at: String,
+}
+
+/// What a member's settings change: only the fields sent.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateMember {
+    /// The most open conversations round robin gives the member, 0–10,000 (0: none); null
+    /// removes the limit.
+    #[serde(default, deserialize_with = "crate::http::extract::double_option")]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 10000)]
+    pub max_open: Option<Option<i64>>,
 }
 
 /// `admin` or `member`.
@@ -39,6 +53,7 @@ impl From<&Member> for MemberDto {
             name: m.name.as_str().to_string(),
             role: m.role.as_str().to_string(),
             must_change_password: m.must_change_password,
+            max_open: m.max_open.map(parley_domain::model::MaxOpen::get),
             created_at: timestamp(m.created_at),
         }
     }

@@ -33,7 +33,7 @@ use responses::CommonResponses;
     servers((url = "http://127.0.0.1:8080", description = "`parley serve` on its default address; point clients at your deployment's base URL")),
     paths(
         tags::list_tags, tags::create_tag, tags::update_tag, tags::delete_tag,
-        members::list_members, members::add_member, members::remove_member,
+        members::list_members, members::add_member, members::update_member, members::remove_member,
         members::sign_in, members::get_session, members::sign_out, members::change_password,
         activities::list_activities, activities::open_activity, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag, activities::read_activity,

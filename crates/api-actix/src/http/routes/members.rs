@@ -3,11 +3,13 @@
 use actix_web::web::{Data, ServiceConfig};
 use actix_web::{HttpRequest, HttpResponse, web};
 use parley_domain::model::MemberId;
-use parley_domain::services::{MemberService, SessionService};
+use parley_domain::services::{MemberService, Patch, SessionService};
 
 use super::{created, ok, open_resource, resource};
 use crate::http::auth::{MemberSession, SecretKey};
-use crate::http::dto::{AddedMemberDto, ChangePassword, CreateMember, DataBody, Deleted, MemberDto, SessionDto, SignIn, SignedOut};
+use crate::http::dto::{
+    AddedMemberDto, ChangePassword, CreateMember, DataBody, Deleted, MemberDto, SessionDto, SignIn, SignedOut, UpdateMember,
+};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId};
 use crate::http::session_cookie::{cleared_cookie, is_https, session_cookie};
@@ -15,7 +17,7 @@ use crate::runtime::limits::Limiter;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/members").route(web::get().to(list_members)).route(web::post().to(add_member)))
-        .service(resource("/members/{id}").route(web::delete().to(remove_member)))
+        .service(resource("/members/{id}").route(web::patch().to(update_member)).route(web::delete().to(remove_member)))
         // Signing in presents no key: counted per address instead (below).
         .service(open_resource("/sign_in").route(web::post().to(sign_in)))
         .service(resource("/session").route(web::get().to(get_session)).route(web::delete().to(sign_out)))
@@ -40,6 +42,27 @@ pub async fn add_member(caller: SecretKey, members: Data<MemberService>, body: J
     caller.0.require_admin()?;
     let added = members.add(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(AddedMemberDto::from(added)))
+}
+
+/// Change a member's settings: `max_open`, the most open conversations round robin gives it.
+/// A secret key, an admin's session, or the member's own.
+#[utoipa::path(patch, path = "/v1/members/{id}", tag = "Team", security(("secret_key" = [])), request_body = UpdateMember,
+    params(("id" = String, Path, description = "Member id")),
+    responses((status = 200, body = DataBody<MemberDto>),
+        (status = 400, description = "`max_open` is not a whole number from 0 to 10,000 or null", body = ErrorBody),
+        (status = 403, description = "Another member's session that is not an admin's", body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn update_member(
+    caller: SecretKey,
+    members: Data<MemberService>,
+    id: PathId<MemberId>,
+    body: Json<Object<UpdateMember>>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    caller.0.require_admin_or(&id)?;
+    let max_open = Patch::from_double_option(body.into_inner().into_inner().max_open);
+    let member = members.set_max_open(caller.agent(), &id, max_open).await?;
+    Ok(ok(MemberDto::from(&member)))
 }
 
 /// Remove a team member: its sessions end; activities assigned to it keep `assigned_to` and

@@ -184,6 +184,12 @@ impl Principal {
         }
     }
 
+    /// `AdminOnly` unless a secret key, an admin's session or `member` itself calls: what a
+    /// member may change of its own.
+    pub fn require_admin_or(&self, member: &MemberId) -> Result<(), DomainError> {
+        if self.member() == Some(member) { self.require(Access::Secret) } else { self.require_admin() }
+    }
+
     /// The member calling, in a member's session.
     pub fn member(&self) -> Option<&MemberId> {
         match &self.caller {

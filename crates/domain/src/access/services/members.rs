@@ -3,7 +3,7 @@ use std::sync::Arc;
 use crate::error::{CHECKED, Violations};
 use crate::model::*;
 use crate::ports::{AgentRepository, Clock, IdSource, MemberRepository, PasswordHashing};
-use crate::services::required;
+use crate::services::{Patch, required};
 use crate::{DomainError, FieldError, StoreError};
 
 /// Random base-62 characters of a one-time password (~119 bits): typed once, then replaced.
@@ -86,6 +86,22 @@ impl MemberService {
     /// The agent's member `id`; `NotFound` (`member`) when unknown or another agent's.
     pub async fn get(&self, agent: &AgentId, id: &MemberId) -> Result<Member, DomainError> {
         self.members.get(agent, id).await?.ok_or(DomainError::not_found("member"))
+    }
+
+    /// Sets (or, cleared, removes) the most open conversations round robin gives the member,
+    /// and answers it; `Validation` on `max_open` outside 0–10,000, `NotFound` (`member`) when
+    /// unknown.
+    pub async fn set_max_open(&self, agent: &AgentId, id: &MemberId, max_open: Patch<i64>) -> Result<Member, DomainError> {
+        let not_found = || DomainError::not_found("member");
+        let max_open = match max_open {
+            Patch::Keep => return self.members.get(agent, id).await?.ok_or_else(not_found),
+            Patch::Clear => None,
+            Patch::Set(n) => Some(MaxOpen::new(n).map_err(DomainError::from)?),
+        };
+        if !self.members.set_max_open(agent, id, max_open, self.clock.now()).await? {
+            return Err(not_found());
+        }
+        self.members.get(agent, id).await?.ok_or_else(not_found)
     }
 
     /// Removes the member and ends its sessions; `NotFound` (`member`) when unknown. Activities
