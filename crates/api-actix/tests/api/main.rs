@@ -38,6 +38,7 @@ mod rate_limits;
 mod readme;
 mod reply_recovery;
 mod request_deadline;
+mod rule_engine;
 mod rules;
 mod sandbox_cli;
 mod search;
