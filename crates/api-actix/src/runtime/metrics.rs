@@ -36,6 +36,8 @@ pub struct Backlogs {
     pub inbound_given_up: u64,
     /// Events waiting to be delivered to webhook endpoints.
     pub events: u64,
+    /// Events waiting for their agent's rules.
+    pub rules: u64,
 }
 
 /// The content type of the OpenMetrics text format, which Prometheus scrapes natively.
@@ -114,6 +116,7 @@ pub struct Metrics {
     inbound_failed: Gauge,
     inbound_deliveries: Family<OutcomeLabels, Counter>,
     event_backlog: Gauge,
+    rule_backlog: Gauge,
     event_deliveries: Family<OutcomeLabels, Counter>,
     event_delivery_latency: Histogram,
     media_downloads: Family<OutcomeLabels, Counter>,
@@ -178,6 +181,8 @@ impl Metrics {
             "event_backlog",
             "Event deliveries to webhook endpoints waiting for a try (due, retrying, or in flight), across every process",
         );
+        let rule_backlog =
+            gauge(&mut registry, "rule_backlog", "Events waiting for their agent's rules to run (queued or in hand), across every process");
         let event_deliveries = Family::<OutcomeLabels, Counter>::default();
         registry.register(
             "event_deliveries",
@@ -222,6 +227,7 @@ impl Metrics {
             inbound_failed,
             inbound_deliveries,
             event_backlog,
+            rule_backlog,
             event_deliveries,
             event_delivery_latency,
             media_downloads,
@@ -293,7 +299,8 @@ impl Metrics {
         self.pool_available.set(pool.available as i64);
         self.pool_waiting.set(pool.waiting as i64);
         match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, probe.backlogs()).await {
-            Ok(Ok(Backlogs { inbound: backlog, inbound_given_up: failed, events })) => {
+            Ok(Ok(Backlogs { inbound: backlog, inbound_given_up: failed, events, rules })) => {
+                self.rule_backlog.set(i64::try_from(rules).unwrap_or(i64::MAX));
                 self.inbound_backlog.set(i64::try_from(backlog).unwrap_or(i64::MAX));
                 self.inbound_failed.set(i64::try_from(failed).unwrap_or(i64::MAX));
                 self.event_backlog.set(i64::try_from(events).unwrap_or(i64::MAX));

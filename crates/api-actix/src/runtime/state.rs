@@ -126,6 +126,7 @@ impl Probe for AppState {
             inbound: self.inbound.backlog().await?,
             inbound_given_up: self.inbound.given_up().await?,
             events: self.deliveries.backlog().await?,
+            rules: self.rule_engine.backlog().await?,
         })
     }
 }
