@@ -94,6 +94,7 @@ diesel::table! {
         agent_id -> Text,
         document -> Text,
         updated_at -> BigInt,
+        away -> Bool,
     }
 }
 
@@ -179,6 +180,7 @@ diesel::table! {
         message_count -> BigInt,
         unread_count -> BigInt,
         assignee_name -> Nullable<Text>,
+        away_sent_at -> Nullable<BigInt>,
     }
 }
 

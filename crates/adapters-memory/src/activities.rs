@@ -15,7 +15,7 @@ use crate::tags::by_name;
 impl StoredActivity {
     /// A new activity: no tags, nothing unread, no message yet.
     pub(crate) fn new(activity: &Activity) -> Self {
-        Self { activity: activity.clone(), tags: Default::default(), unread_count: 0, last_message: None }
+        Self { activity: activity.clone(), tags: Default::default(), unread_count: 0, last_message: None, away_sent_at: None }
     }
 }
 

@@ -43,9 +43,12 @@ impl State {
             let delivery = Delivery { event_created_at: event.created_at, attempts: 0, next_attempt_at: Some(event.created_at) };
             self.deliveries.insert((event.id.clone(), endpoint), delivery);
         }
-        // Queued for the agent's rules as the databases' `queue_for_rules!` does.
+        // Queued for the rule engine as the databases' `queue_for_rules!` does: an enabled
+        // rule for its type, or an away message for a contact's message.
+        let away =
+            |on| on == RuleTrigger::MessageReceived && self.business_hours.get(&event.agent_id).is_some_and(|h| h.away_message().is_some());
         if let Some(on) = RuleTrigger::of_event(event)
-            && self.rules.values().any(|r| r.agent_id == event.agent_id && r.on == on && r.enabled)
+            && (self.rules.values().any(|r| r.agent_id == event.agent_id && r.on == on && r.enabled) || away(on))
         {
             self.rule_queue.insert(event.id.clone(), (event.created_at, event.created_at));
         }

@@ -118,4 +118,14 @@ impl RuleRunRepository for MemoryStore {
     async fn backlog(&self) -> StoreResult<u64> {
         Ok(self.with(|s| s.rule_queue.len() as u64))
     }
+
+    async fn claim_away_message(&self, agent: &AgentId, activity: &ActivityId, at: Timestamp, not_since: Timestamp) -> StoreResult<bool> {
+        Ok(self.with(|s| match s.activities.get_mut(activity).filter(|a| &a.activity.agent_id == agent) {
+            Some(stored) if stored.away_sent_at.is_none_or(|sent| sent <= not_since) => {
+                stored.away_sent_at = Some(at);
+                true
+            }
+            _ => false,
+        }))
+    }
 }

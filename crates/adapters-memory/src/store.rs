@@ -122,6 +122,8 @@ pub(crate) struct StoredActivity {
     /// The newest message (by `created_at`, then id) as its insert found it: a late, older
     /// message never replaces it.
     pub(crate) last_message: Option<MessageSummary>,
+    /// When its contact was last sent the agent's away message.
+    pub(crate) away_sent_at: Option<Timestamp>,
 }
 
 /// A product as imported, with its published document, the revision that last wrote it and

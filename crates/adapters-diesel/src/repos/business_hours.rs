@@ -32,12 +32,13 @@ impl BusinessHoursRepository for Store {
         match hours {
             Some(hours) => {
                 let document = hours.to_document();
-                let row = (bh::agent_id.eq(agent.as_str()), bh::document.eq(&document), bh::updated_at.eq(millis(at)));
+                let away = hours.away_message().is_some();
+                let row = (bh::agent_id.eq(agent.as_str()), bh::document.eq(&document), bh::updated_at.eq(millis(at)), bh::away.eq(away));
                 write_conn!(self, |conn| diesel::insert_into(bh::table)
                     .values(row)
                     .on_conflict(bh::agent_id)
                     .do_update()
-                    .set((bh::document.eq(&document), bh::updated_at.eq(millis(at))))
+                    .set((bh::document.eq(&document), bh::updated_at.eq(millis(at)), bh::away.eq(away)))
                     .execute(conn)
                     .await
                     .map_err(DbError::from))?;

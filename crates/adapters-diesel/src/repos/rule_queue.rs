@@ -5,42 +5,51 @@
 use diesel::dsl::auto_type;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use parley_domain::model::{AgentId, Event, EventId, Timestamp};
+use parley_domain::model::{ActivityId, AgentId, Event, EventId, Timestamp};
 use parley_domain::ports::StoreResult;
 
 use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, read_conn, write_conn};
 use crate::rows::millis;
-use crate::schema::{events, rule_queue};
+use crate::schema::{activities, events, rule_queue};
 
-/// Queues `$event` (`&Event`, stored at `$at` milliseconds) for its agent's rules when it runs
-/// rules and the agent has an enabled rule for its type: one insert whose select finds that
-/// rule (`rules_enabled_on`), so an agent without rules pays one index probe. Run in the
-/// transaction that stores the event.
+/// Queues `$event` (`&Event`, stored at `$at` milliseconds) for the rule engine when it runs
+/// rules and the agent has an enabled rule for its type, or, for a contact's message, an away
+/// message: an insert whose select finds that rule (`rules_enabled_on`), then, when it found
+/// none, one whose select finds the away message (`business_hours.away`), so an agent with
+/// neither pays an index probe or two. Run in the transaction that stores the event.
 macro_rules! queue_for_rules {
     ($conn:expr, $event:expr, $at:expr) => {{
         use diesel::IntoSql as _;
         let event: &parley_domain::model::Event = $event;
+        let fields = (
+            event.id.as_str().into_sql::<diesel::sql_types::Text>(),
+            $at.into_sql::<diesel::sql_types::BigInt>(),
+            $at.into_sql::<diesel::sql_types::BigInt>(),
+        );
+        let columns = (crate::schema::rule_queue::event_id, crate::schema::rule_queue::event_created_at, crate::schema::rule_queue::due_at);
         if let Some(on) = parley_domain::model::RuleTrigger::of_event(event) {
-            crate::schema::rules::table
+            let queued = crate::schema::rules::table
                 .filter(crate::schema::rules::agent_id.eq(event.agent_id.as_str()))
                 .filter(crate::schema::rules::on_event.eq(on.as_str()))
                 .filter(crate::schema::rules::enabled.eq(true))
-                .select((
-                    event.id.as_str().into_sql::<diesel::sql_types::Text>(),
-                    $at.into_sql::<diesel::sql_types::BigInt>(),
-                    $at.into_sql::<diesel::sql_types::BigInt>(),
-                ))
+                .select(fields)
                 .limit(1)
                 .insert_into(crate::schema::rule_queue::table)
-                .into_columns((
-                    crate::schema::rule_queue::event_id,
-                    crate::schema::rule_queue::event_created_at,
-                    crate::schema::rule_queue::due_at,
-                ))
+                .into_columns(columns)
                 .execute($conn)
                 .await?;
+            if queued == 0 && on == parley_domain::model::RuleTrigger::MessageReceived {
+                crate::schema::business_hours::table
+                    .filter(crate::schema::business_hours::agent_id.eq(event.agent_id.as_str()))
+                    .filter(crate::schema::business_hours::away.eq(true))
+                    .select(fields)
+                    .insert_into(crate::schema::rule_queue::table)
+                    .into_columns(columns)
+                    .execute($conn)
+                    .await?;
+            }
         }
     }};
 }
@@ -118,5 +127,25 @@ impl Store {
     pub(crate) async fn rule_backlog(&self) -> StoreResult<u64> {
         let n: i64 = read_conn!(self, |conn| rule_queue::table.count().get_result(conn).await.map_err(DbError::from))?;
         Ok(n as u64)
+    }
+
+    /// [`RuleRunRepository::claim_away_message`](parley_domain::ports::RuleRunRepository::claim_away_message).
+    pub(crate) async fn claim_away(
+        &self,
+        agent: &AgentId,
+        activity: &ActivityId,
+        at: Timestamp,
+        not_since: Timestamp,
+    ) -> StoreResult<bool> {
+        let target = activities::table
+            .filter(activities::agent_id.eq(agent.as_str()))
+            .filter(activities::id.eq(activity.as_str()))
+            .filter(activities::away_sent_at.is_null().or(activities::away_sent_at.le(millis(not_since))));
+        let n = write_conn!(self, |conn| diesel::update(target)
+            .set(activities::away_sent_at.eq(Some(millis(at))))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(n == 1)
     }
 }

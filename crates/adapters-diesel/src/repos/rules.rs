@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::model::{
-    AgentId, Event, EventId, Page, PageRequest, Rule, RuleId, RuleName, RuleRun, RuleTrigger, RunOutcome, Timestamp,
+    ActivityId, AgentId, Event, EventId, Page, PageRequest, Rule, RuleId, RuleName, RuleRun, RuleTrigger, RunOutcome, Timestamp,
 };
 use parley_domain::ports::{RuleRepository, RuleRunRepository, StoreResult};
 
@@ -221,5 +221,9 @@ impl RuleRunRepository for Store {
 
     async fn backlog(&self) -> StoreResult<u64> {
         self.rule_backlog().await
+    }
+
+    async fn claim_away_message(&self, agent: &AgentId, activity: &ActivityId, at: Timestamp, not_since: Timestamp) -> StoreResult<bool> {
+        self.claim_away(agent, activity, at, not_since).await
     }
 }

@@ -27,8 +27,9 @@ pub async fn run_rules(state: Arc<AppState>, mut stopping: watch::Receiver<bool>
         let pause = match state.rule_engine.run_due(BATCH).await {
             Ok(pass) if pass.events > 0 => {
                 failures = 0;
-                if pass.runs > 0 {
-                    tracing::info!(events = pass.events, runs = pass.runs, failed = pass.failed, "rules ran");
+                if pass.runs > 0 || pass.away_messages > 0 {
+                    let (events, runs, failed, away) = (pass.events, pass.runs, pass.failed, pass.away_messages);
+                    tracing::info!(events, runs, failed, away_messages = away, "rules ran");
                 }
                 continue;
             }

@@ -15,7 +15,8 @@ backend_tests!(
     what_a_rule_changes_runs_no_rules,
     a_rule_that_cannot_act_records_why,
     round_robin_hands_new_conversations_to_the_least_busy_member,
-    a_template_is_sent_by_a_rule
+    a_template_is_sent_by_a_rule,
+    out_of_hours_a_contact_gets_the_away_message_once_in_twelve_hours
 );
 
 /// The app with a sandbox line (its templates synced): replies go out without a platform.
@@ -276,4 +277,37 @@ async fn a_template_is_sent_by_a_rule(backend: &str) {
     let messages = timeline(&app, activity["id"].as_str().unwrap()).await;
     let sent = messages.iter().find(|m| m["type"] == "template").expect("the template went out");
     assert_eq!(sent["content"]["template"]["name"], "welcome");
+}
+
+async fn out_of_hours_a_contact_gets_the_away_message_once_in_twelve_hours(backend: &str) {
+    let app = app_with_line(backend).await;
+    let hours = |week: Value| json!({"timezone": "Europe/Lisbon", "week": week, "away_message": "We are closed; back at 9."});
+    // No day listed: closed all week.
+    app.put("/v1/settings/business_hours", &app.a.secret, hours(json!({}))).await.assert_status(200);
+    let away_sent = |messages: &[Value]| messages.iter().filter(|m| m["direction"] == "outbound").count();
+
+    write(&app, "14155550130", "wamid.a1", "hello?").await;
+    let activity = conversation_of(&app, "14155550130").await["id"].as_str().unwrap().to_string();
+    settled(&app).await;
+    write(&app, "14155550130", "wamid.a2", "anyone?").await;
+    settled(&app).await;
+    let messages = timeline(&app, &activity).await;
+    assert_eq!(away_sent(&messages), 1, "once for both: {messages:?}");
+    let away = messages.iter().find(|m| m["direction"] == "outbound").unwrap();
+    assert_eq!(away["text"], "We are closed; back at 9.");
+
+    // Twelve hours on, the next message out of hours gets it again.
+    app.clock.advance(chrono::TimeDelta::hours(12) + chrono::TimeDelta::seconds(1));
+    write(&app, "14155550130", "wamid.a3", "still there?").await;
+    settled(&app).await;
+    assert_eq!(away_sent(&timeline(&app, &activity).await), 2);
+
+    // Open all week: no away message however long since the last.
+    let all_day = json!([["00:00", "24:00"]]);
+    let week = json!({"mon": all_day, "tue": all_day, "wed": all_day, "thu": all_day, "fri": all_day, "sat": all_day, "sun": all_day});
+    app.put("/v1/settings/business_hours", &app.a.secret, hours(week)).await.assert_status(200);
+    app.clock.advance(chrono::TimeDelta::hours(13));
+    write(&app, "14155550130", "wamid.a4", "hi again").await;
+    settled(&app).await;
+    assert_eq!(away_sent(&timeline(&app, &activity).await), 2);
 }

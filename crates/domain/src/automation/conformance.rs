@@ -238,3 +238,40 @@ pub async fn members_loads_count_their_open_conversations_and_their_turn(r: Repo
     assert_eq!(loads.iter().map(|l| l.last_assigned_at).collect::<Vec<_>>(), [None, None, Some(t(10))], "not through another agent");
     assert_eq!(r.routing.loads(&b).await.unwrap().len(), 1);
 }
+
+/// The away message: a contact's message waits for the engine while its agent's hours hold an
+/// away message, rules or not; the turn to send it is taken once per period, by one of any
+/// number of racing claimants, and only for the agent's own conversation.
+pub async fn away_messages_queue_their_contacts_messages_and_are_claimed_once_a_turn(r: Repositories) {
+    use crate::events::conformance::event;
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let closed = |away: Option<&str>| {
+        BusinessHours::new(BusinessHoursInput {
+            timezone: Some("UTC".into()),
+            week: Some(BTreeMap::new()),
+            closed_dates: None,
+            away_message: away.map(Into::into),
+        })
+        .unwrap()
+    };
+    r.business_hours.put(&a, Some(&closed(None)), t(0)).await.unwrap();
+    r.events.emit(&event(&a, EventType::MessageReceived, t(1)), None).await.unwrap();
+    assert_eq!(r.rule_runs.backlog().await.unwrap(), 0, "hours without an away message queue nothing");
+    r.business_hours.put(&a, Some(&closed(Some("We are closed."))), t(2)).await.unwrap();
+    let received = event(&a, EventType::MessageReceived, t(3));
+    r.events.emit(&received, None).await.unwrap();
+    r.events.emit(&event(&a, EventType::ActivityUpdated, t(4)), None).await.unwrap();
+    r.events.emit(&Event { origin: EventOrigin::Rule, ..event(&a, EventType::MessageReceived, t(5)) }, None).await.unwrap();
+    assert_eq!(r.rule_runs.claim_events(t(10), t(20), 10).await.unwrap(), vec![received], "a contact's message alone");
+
+    let ana = contact(&a, "Ana", phone("5215550001"), t(0));
+    r.contacts.insert(&ana, &[]).await.unwrap();
+    let conversation = activity(&a, &ana.id, ActivityStatus::Open, t(0));
+    r.activities.insert(&conversation, &[]).await.unwrap();
+    let claims = futures_util::future::join_all((0..8).map(|_| r.rule_runs.claim_away_message(&a, &conversation.id, t(100), t(50)))).await;
+    assert_eq!(claims.into_iter().map(Result::unwrap).filter(|won| *won).count(), 1, "one of racing claimants");
+    assert!(!r.rule_runs.claim_away_message(&a, &conversation.id, t(120), t(99)).await.unwrap(), "sent after not_since");
+    assert!(r.rule_runs.claim_away_message(&a, &conversation.id, t(200), t(100)).await.unwrap(), "the next turn");
+    assert!(!r.rule_runs.claim_away_message(&b, &conversation.id, t(900), t(800)).await.unwrap(), "not another agent's");
+}

@@ -71,4 +71,8 @@ pub trait RuleRunRepository: Send + Sync {
     async fn rules_done(&self, event: &EventId) -> StoreResult<()>;
     /// How many events wait for rules.
     async fn backlog(&self) -> StoreResult<u64>;
+    /// Takes the turn to send the agent's away message to the activity's contact at `at`:
+    /// `true` when none was sent to it after `not_since` (then `at` is recorded), `false` when
+    /// one was, or the activity is not the agent's. One statement: of racing claimants one wins.
+    async fn claim_away_message(&self, agent: &AgentId, activity: &ActivityId, at: Timestamp, not_since: Timestamp) -> StoreResult<bool>;
 }

@@ -7,5 +7,5 @@ mod rules;
 
 pub use business_hours::BusinessHoursService;
 pub use round_robin::RoundRobin;
-pub use rule_engine::{EnginePass, RULE_LEASE, RuleActors, RuleEngine, RuleReads, TemplateComponents};
+pub use rule_engine::{AWAY_EVERY, EnginePass, RULE_LEASE, RuleActors, RuleEngine, RuleReads, TemplateComponents};
 pub use rules::{RULE_PAGES, RuleReferences, RuleService};

@@ -60,6 +60,8 @@ pub struct EnginePass {
     pub runs: usize,
     /// Of those, the ones that could not act.
     pub failed: usize,
+    /// Away messages sent.
+    pub away_messages: usize,
 }
 
 /// Runs rules on the events that wait for them.
@@ -92,11 +94,12 @@ impl RuleEngine {
         let events = self.runs.claim_events(now, now + RULE_LEASE, limit).await?;
         let mut pass = EnginePass::default();
         for event in events {
-            let (runs, failed) = self.run_event(&event).await?;
+            let done = self.run_event(&event).await?;
             self.runs.rules_done(&event.id).await?;
             pass.events += 1;
-            pass.runs += runs;
-            pass.failed += failed;
+            pass.runs += done.runs;
+            pass.failed += done.failed;
+            pass.away_messages += done.away_messages;
         }
         Ok(pass)
     }
@@ -106,20 +109,26 @@ impl RuleEngine {
         Ok(self.runs.backlog().await?)
     }
 
-    /// Runs the matching rules on `event`: how many ran, and how many of them failed.
-    async fn run_event(&self, event: &Event) -> Result<(usize, usize), DomainError> {
-        let Some(on) = RuleTrigger::of_event(event) else { return Ok((0, 0)) };
+    /// Sends the away message `event` calls for, then runs the matching rules on it.
+    async fn run_event(&self, event: &Event) -> Result<EnginePass, DomainError> {
+        let mut done = EnginePass::default();
+        let Some(on) = RuleTrigger::of_event(event) else { return Ok(done) };
         let agent = &event.agent_id;
-        let rules = self.rules.enabled_for(agent, on).await?;
         // An erased or removed conversation has nothing left to act on.
-        let Some(activity) = activity_of(&event.object) else { return Ok((0, 0)) };
-        if rules.is_empty() {
-            return Ok((0, 0));
+        let Some(activity) = activity_of(&event.object) else { return Ok(done) };
+        let rules = self.rules.enabled_for(agent, on).await?;
+        let hours = self.reads.hours.get(agent).await?;
+        // Judged when the event happened: a message that came in at 3 a.m. came in out of hours.
+        let open = hours.as_ref().is_none_or(|hours| hours.is_open(event.created_at));
+        let away = hours.as_ref().and_then(BusinessHours::away_message).filter(|_| on == RuleTrigger::MessageReceived && !open);
+        if rules.is_empty() && away.is_none() {
+            return Ok(done);
         }
-        let Some(view) = self.reads.activities.get(agent, &activity).await? else { return Ok((0, 0)) };
+        let Some(view) = self.reads.activities.get(agent, &activity).await? else { return Ok(done) };
+        if let Some(text) = away {
+            done.away_messages = usize::from(self.send_away(agent, &view, text).await?);
+        }
         let contact = self.reads.contacts.get(agent, &view.activity.contact_id).await?;
-        let now = self.clock.now();
-        let open = self.reads.hours.get(agent).await?.is_none_or(|hours| hours.is_open(now));
         let tags: Vec<TagId> = view.tags.iter().map(|t| t.id.clone()).collect();
         let no_attributes = CustomAttributes::default();
         let facts = RuleFacts {
@@ -134,7 +143,6 @@ impl RuleEngine {
             contact: contact.as_ref().map_or(&no_attributes, |c| &c.custom_attributes),
             business_hours_open: open,
         };
-        let (mut ran, mut failed) = (0, 0);
         for rule in rules.iter().filter(|rule| rule.matches(&facts)) {
             let run = RuleRun {
                 rule_id: rule.id.clone(),
@@ -147,17 +155,35 @@ impl RuleEngine {
             if !self.runs.claim(&run).await? {
                 continue;
             }
-            ran += 1;
+            done.runs += 1;
             let (outcome, error) = match self.act(rule, &view, contact.as_ref()).await {
                 Ok(()) => (RunOutcome::Ok, None),
                 Err(why) => {
-                    failed += 1;
+                    done.failed += 1;
                     (RunOutcome::Failed, Some(why))
                 }
             };
             self.runs.finish(&rule.id, &event.id, outcome, error.as_deref()).await?;
         }
-        Ok((ran, failed))
+        Ok(done)
+    }
+
+    /// Sends the away message to the conversation's contact unless one went to them in the last
+    /// [`AWAY_EVERY`]: the turn is claimed first, so of any number of engines one sends it, and
+    /// a send that fails is not tried again (logged) until the next turn.
+    async fn send_away(&self, agent: &AgentId, view: &ActivityView, text: &str) -> Result<bool, DomainError> {
+        let now = self.clock.now();
+        if !self.runs.claim_away_message(agent, &view.activity.id, now, now - AWAY_EVERY).await? {
+            return Ok(false);
+        }
+        let reply = ReplyInput { kind: Some("text".into()), body: Some(text.to_string()), ..Default::default() };
+        match self.actors.messages.reply(agent, &view.activity.id, reply).await {
+            Ok(_) => Ok(true),
+            Err(e) => {
+                tracing::warn!(agent = %agent, activity = %view.activity.id, error = %why(&e), "the away message could not be sent");
+                Ok(false)
+            }
+        }
     }
 
     /// Does the rule's actions in order; the first that cannot act ends the run, named by its
@@ -222,6 +248,9 @@ impl RuleEngine {
         Ok(())
     }
 }
+
+/// How often a contact may be sent the away message: once per 12 hours out of hours.
+pub const AWAY_EVERY: chrono::TimeDelta = chrono::TimeDelta::hours(12);
 
 /// Why round robin found nobody.
 const NOBODY_FREE: &str = "no member can take it (every member is at their max_open, or the agent has none)";

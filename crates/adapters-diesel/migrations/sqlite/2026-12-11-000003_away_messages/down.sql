@@ -1,0 +1,2 @@
+ALTER TABLE activities DROP COLUMN away_sent_at;
+ALTER TABLE business_hours DROP COLUMN away;
