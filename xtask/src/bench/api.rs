@@ -165,6 +165,9 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
 
     let mut table =
         String::from("| backend | endpoint | requests/s | p50 ms | p99 ms | throughput ÷ `/healthz` |\n|---|---|---:|---:|---:|---:|\n");
+    let mut rules = String::from(
+        "| backend | messages | without rules, messages/s | with 100 rules | without, again | with ÷ without | rules drained after, s |\n|---|---:|---:|---:|---:|---:|---:|\n",
+    );
     let mut ingestion = String::from(
         "| backend | platform | messages | messages/s | POST → visible p50 ms | p99 ms | POST → answer p99 ms |\n|---|---|---:|---:|---:|---:|---:|\n",
     );
@@ -228,6 +231,19 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
                 ms(run.answer_p99)
             );
         }
+        if options.wanted("inbound ingestion with 100 rules") {
+            let figures = ingestion_with_rules(port, &key, options)?;
+            let _ = writeln!(
+                rules,
+                "| {backend} | {} | {:.0} | {:.0} | {:.0} | {:.2} | {:.2} |",
+                figures.messages,
+                figures.without_before,
+                figures.with_rules,
+                figures.without_after,
+                figures.ratio(),
+                figures.drain.as_secs_f64()
+            );
+        }
         drop(server);
     }
     let section = format!(
@@ -240,7 +256,12 @@ pub fn run(options: &ApiOptions) -> Result<(), String> {
          ### Inbound ingestion\n\n\
          {} signed webhook deliveries per platform (one text message each, from 500 contacts; WhatsApp's and Instagram's shapes, each to its own route) POSTed at full speed over {} connections (as many as wrk's) to the same server, \
          then every message read back: throughput from the first POST until the last message was visible, and each message's time from its delivery's POST \
-         until its insert (its `updated_at`), and until its answer. Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n",
+         until its insert (its `updated_at`), and until its answer. Targets: 1,000 messages/s, p99 under 1 s.\n\n{ingestion}\n\
+         ### Ingestion with 100 rules\n\n\
+         The WhatsApp ingestion again, each run from senders new to the server: without rules, then with 100 enabled `message.received` rules \
+         (a `contains` condition on the text that no message meets, so every message is judged against all 100 and none acts), then without again. \
+         The rule engine runs on the same server's workers while the messages come in; the last column is how long after the last message was visible \
+         the rule queue (`parley_rule_backlog`) was empty. Target: with ÷ without (the mean of both) ≥ 0.9.\n\n{rules}\n",
         options.products, options.contacts, options.connections, options.seconds, options.deliveries, options.connections
     );
     println!("{section}");
@@ -408,4 +429,62 @@ fn reply_body(n: usize) -> String {
 /// A cart of one product.
 fn cart_body(product: &str, qty: u32) -> String {
     format!(r#"{{"items":[{{"id":{},"qty":{qty}}}]}}"#, quote(product))
+}
+
+/// The ingestion figures with and without rules.
+struct RuleIngestion {
+    messages: usize,
+    without_before: f64,
+    with_rules: f64,
+    without_after: f64,
+    drain: Duration,
+}
+
+impl RuleIngestion {
+    /// With rules over the mean of the runs without, before and after.
+    fn ratio(&self) -> f64 {
+        self.with_rules / ((self.without_before + self.without_after) / 2.0)
+    }
+}
+
+/// Rules the ingestion runs with: enabled, on `message.received`, never matching.
+const BENCH_RULES: usize = 100;
+
+/// WhatsApp ingestion without rules, with [`BENCH_RULES`] rules, and without again, each from
+/// senders new to the server; the rules are deleted after their run.
+fn ingestion_with_rules(port: u16, key: &str, options: &ApiOptions) -> Result<RuleIngestion, String> {
+    let run =
+        |prefix: &str| inbound::ingest_from(inbound::Platform::Whatsapp, prefix, port, key, options.deliveries, 500, options.connections);
+    let without_before = run("1671")?;
+    let mut client = Client::connect(port, key)?;
+    let mut ids = Vec::with_capacity(BENCH_RULES);
+    for i in 0..BENCH_RULES {
+        let body = format!(
+            r#"{{"name":"bench rule {i}","on":"message.received","conditions":[{{"field":"text","op":"contains","value":"never said {i}"}}],"actions":[{{"type":"note","text":"matched"}}]}}"#
+        );
+        let created = call(&mut client, "POST", "/v1/rules", Some(&body))?;
+        ids.push(created.get("data").ok_or("a created rule has no data")?.str_field("id")?.to_string());
+    }
+    let with_rules = run("1672")?;
+    let visible = std::time::Instant::now();
+    inbound::drained_of(&mut client, &["parley_rule_backlog"], Duration::from_secs(600))?;
+    let drain = visible.elapsed();
+    for id in &ids {
+        call(&mut client, "DELETE", &format!("/v1/rules/{id}"), None)?;
+    }
+    let without_after = run("1673")?;
+    eprintln!(
+        "ingestion without rules {:.0}/s, with {BENCH_RULES} rules {:.0}/s (rules drained {:.2} s later), without again {:.0}/s",
+        without_before.per_second,
+        with_rules.per_second,
+        drain.as_secs_f64(),
+        without_after.per_second
+    );
+    Ok(RuleIngestion {
+        messages: options.deliveries,
+        without_before: without_before.per_second,
+        with_rules: with_rules.per_second,
+        without_after: without_after.per_second,
+        drain,
+    })
 }

@@ -118,19 +118,24 @@ pub fn unix_now() -> Duration {
 /// Waits until the server's inbound backlog (from `/metrics`) is empty. Builds before the metric
 /// was named `parley_inbound_backlog` report it as `parley_webhook_backlog` (benches compare them).
 pub fn drained(client: &mut Client, timeout: Duration) -> Result<(), String> {
+    drained_of(client, &["parley_inbound_backlog", "parley_webhook_backlog"], timeout)
+}
+
+/// Waits until the first of the gauges `names` the server's `/metrics` reports reads 0.
+pub fn drained_of(client: &mut Client, names: &[&str], timeout: Duration) -> Result<(), String> {
     let started = std::time::Instant::now();
     loop {
         let (_, metrics) = client.get("/metrics")?;
         let text = String::from_utf8_lossy(&metrics);
         let backlog = text
             .lines()
-            .find_map(|l| l.strip_prefix("parley_inbound_backlog ").or_else(|| l.strip_prefix("parley_webhook_backlog ")))
+            .find_map(|l| names.iter().find_map(|name| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' '))))
             .and_then(|v| v.trim().parse::<u64>().ok());
         if backlog == Some(0) {
             return Ok(());
         }
         if started.elapsed() > timeout {
-            return Err(format!("the inbound backlog never drained (still {backlog:?})"));
+            return Err(format!("{} never drained (still {backlog:?})", names[0]));
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -175,12 +180,28 @@ pub fn ingest(platform: Platform, port: u16, key: &str, messages: usize, contact
         Platform::Instagram => "1667",
         Platform::WhatsappUsernames => "1668",
     };
+    ingest_from(platform, prefix, port, key, messages, contacts, connections)
+}
+
+/// [`ingest`] from senders whose numbers start with `prefix` (four digits): a run of its own,
+/// every sender new to the server.
+pub fn ingest_from(
+    platform: Platform,
+    prefix: &str,
+    port: u16,
+    key: &str,
+    messages: usize,
+    contacts: usize,
+    connections: usize,
+) -> Result<Ingestion, String> {
     let run = unix_now().as_millis();
     let started = unix_now();
     let per_connection = messages.div_ceil(connections);
+    let prefix = prefix.to_string();
     let workers: Vec<_> = (0..connections)
         .map(|c| {
             let key = key.to_string();
+            let prefix = prefix.clone();
             std::thread::spawn(move || -> Result<Vec<(String, Timing)>, String> {
                 let mut client = Client::connect(port, &key)?;
                 let mut answered = Vec::with_capacity(per_connection);
@@ -210,7 +231,7 @@ pub fn ingest(platform: Platform, port: u16, key: &str, messages: usize, contact
     answers.sort();
     let mut latencies = Vec::with_capacity(messages);
     let mut last_visible = Duration::ZERO;
-    for activity in activity_ids(&mut client, prefix)? {
+    for activity in activity_ids(&mut client, &prefix)? {
         let mut offset = 0;
         loop {
             let page = call(&mut client, "GET", &format!("/v1/activities/{activity}/messages?limit=100&offset={offset}"), None)?;
