@@ -110,8 +110,8 @@ impl RuleRunRepository for MemoryStore {
         }))
     }
 
-    async fn rules_done(&self, event: &EventId) -> StoreResult<()> {
-        self.with(|s| s.rule_queue.remove(event));
+    async fn rules_done(&self, events: &[EventId]) -> StoreResult<()> {
+        self.with(|s| events.iter().for_each(|event| _ = s.rule_queue.remove(event)));
         Ok(())
     }
 

@@ -117,8 +117,12 @@ impl Store {
     }
 
     /// [`RuleRunRepository::rules_done`](parley_domain::ports::RuleRunRepository::rules_done).
-    pub(crate) async fn rule_event_done(&self, event: &EventId) -> StoreResult<()> {
-        let target = rule_queue::table.filter(rule_queue::event_id.eq(event.as_str()));
+    pub(crate) async fn rule_events_done(&self, events: &[EventId]) -> StoreResult<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<&str> = events.iter().map(EventId::as_str).collect();
+        let target = rule_queue::table.filter(rule_queue::event_id.eq_any(ids));
         write_conn!(self, |conn| diesel::delete(target).execute(conn).await.map_err(DbError::from))?;
         Ok(())
     }

@@ -215,8 +215,8 @@ impl RuleRunRepository for Store {
         self.claim_rule_events(now, lease_until, limit).await
     }
 
-    async fn rules_done(&self, event: &EventId) -> StoreResult<()> {
-        self.rule_event_done(event).await
+    async fn rules_done(&self, events: &[EventId]) -> StoreResult<()> {
+        self.rule_events_done(events).await
     }
 
     async fn backlog(&self) -> StoreResult<u64> {

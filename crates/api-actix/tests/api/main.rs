@@ -39,6 +39,7 @@ mod readme;
 mod reply_recovery;
 mod request_deadline;
 mod rule_engine;
+mod rule_instances;
 mod rules;
 mod sandbox_cli;
 mod search;

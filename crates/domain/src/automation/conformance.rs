@@ -176,8 +176,8 @@ pub async fn events_wait_for_rules_only_when_an_enabled_rule_runs_on_them(r: Rep
     assert!(r.rule_runs.claim_events(t(99), t(200), 10).await.unwrap().is_empty(), "held for the lease");
     let again = r.rule_runs.claim_events(t(100), t(200), 1).await.unwrap();
     assert_eq!(again, vec![older.clone()], "taken again once the lease ends, within the limit");
-    r.rule_runs.rules_done(&older.id).await.unwrap();
-    r.rule_runs.rules_done(&older.id).await.unwrap();
+    r.rule_runs.rules_done(std::slice::from_ref(&older.id)).await.unwrap();
+    r.rule_runs.rules_done(&[older.id.clone(), EventId::new("evt_never_queued")]).await.unwrap();
     assert_eq!(r.rule_runs.backlog().await.unwrap(), 1, "done leaves the queue, twice is harmless");
     assert_eq!(r.rule_runs.claim_events(t(300), t(400), 10).await.unwrap(), vec![received.clone()]);
 

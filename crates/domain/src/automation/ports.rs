@@ -67,8 +67,8 @@ pub trait RuleRunRepository: Send + Sync {
     /// an event for rules as it stores it: one rules run on ([`RuleTrigger::of_event`]), while
     /// its agent has an enabled rule for it.
     async fn claim_events(&self, now: Timestamp, lease_until: Timestamp, limit: u32) -> StoreResult<Vec<Event>>;
-    /// The event's rules have run: it leaves the queue.
-    async fn rules_done(&self, event: &EventId) -> StoreResult<()>;
+    /// The events' rules have run: they leave the queue (one write for a pass's events).
+    async fn rules_done(&self, events: &[EventId]) -> StoreResult<()>;
     /// How many events wait for rules.
     async fn backlog(&self) -> StoreResult<u64>;
     /// Takes the turn to send the agent's away message to the activity's contact at `at`:

@@ -93,14 +93,26 @@ impl RuleEngine {
         let now = self.clock.now();
         let events = self.runs.claim_events(now, now + RULE_LEASE, limit).await?;
         let mut pass = EnginePass::default();
+        // An agent's rules and hours are read once a pass: a burst of one shop's messages is
+        // judged against one read of them (docs/performance.md, "Rules").
+        let mut rules = ReadInPass::default();
+        let mut done = Vec::with_capacity(events.len());
         for event in events {
-            let done = self.run_event(&event).await?;
-            self.runs.rules_done(&event.id).await?;
+            let ran = match self.run_event(&event, &mut rules).await {
+                Ok(ran) => ran,
+                Err(e) => {
+                    // The events done so far leave the queue; the rest wait for their lease.
+                    self.runs.rules_done(&done).await?;
+                    return Err(e);
+                }
+            };
+            done.push(event.id);
             pass.events += 1;
-            pass.runs += done.runs;
-            pass.failed += done.failed;
-            pass.away_messages += done.away_messages;
+            pass.runs += ran.runs;
+            pass.failed += ran.failed;
+            pass.away_messages += ran.away_messages;
         }
+        self.runs.rules_done(&done).await?;
         Ok(pass)
     }
 
@@ -110,17 +122,31 @@ impl RuleEngine {
     }
 
     /// Sends the away message `event` calls for, then runs the matching rules on it.
-    async fn run_event(&self, event: &Event) -> Result<EnginePass, DomainError> {
+    async fn run_event(&self, event: &Event, read: &mut ReadInPass) -> Result<EnginePass, DomainError> {
         let mut done = EnginePass::default();
         let Some(on) = RuleTrigger::of_event(event) else { return Ok(done) };
         let agent = &event.agent_id;
         // An erased or removed conversation has nothing left to act on.
         let Some(activity) = activity_of(&event.object) else { return Ok(done) };
-        let rules = self.rules.enabled_for(agent, on).await?;
-        let hours = self.reads.hours.get(agent).await?;
+        let rules = match read.rules.get(&(agent.clone(), on)) {
+            Some(rules) => rules.clone(),
+            None => {
+                let rules = Arc::new(self.rules.enabled_for(agent, on).await?);
+                read.rules.insert((agent.clone(), on), rules.clone());
+                rules
+            }
+        };
+        let hours = match read.hours.get(agent) {
+            Some(hours) => hours.clone(),
+            None => {
+                let hours = self.reads.hours.get(agent).await?.map(Arc::new);
+                read.hours.insert(agent.clone(), hours.clone());
+                hours
+            }
+        };
         // Judged when the event happened: a message that came in at 3 a.m. came in out of hours.
         let open = hours.as_ref().is_none_or(|hours| hours.is_open(event.created_at));
-        let away = hours.as_ref().and_then(BusinessHours::away_message).filter(|_| on == RuleTrigger::MessageReceived && !open);
+        let away = hours.as_deref().and_then(BusinessHours::away_message).filter(|_| on == RuleTrigger::MessageReceived && !open);
         if rules.is_empty() && away.is_none() {
             return Ok(done);
         }
@@ -247,6 +273,13 @@ impl RuleEngine {
         }
         Ok(())
     }
+}
+
+/// What one pass read once: each agent's enabled rules by trigger, and its hours.
+#[derive(Default)]
+struct ReadInPass {
+    rules: std::collections::HashMap<(AgentId, RuleTrigger), Arc<Vec<Rule>>>,
+    hours: std::collections::HashMap<AgentId, Option<Arc<BusinessHours>>>,
 }
 
 /// How often a contact may be sent the away message: once per 12 hours out of hours.
