@@ -1,5 +1,7 @@
 //! The rule worker: runs the rule engine over the events that wait for rules, a batch at a
-//! time while there are some, else every [`POLL`]. Every process that processes webhooks runs
+//! time without a pause while batches come full, else every [`POLL`]: during a burst of
+//! messages each pass takes many events, so its two writes (the claim, the queue's removal)
+//! are shared by them rather than taken per message from the writers ingesting them. Every process that processes webhooks runs
 //! one; the queue's leases and the runs' claims make them one engine between them. At shutdown
 //! the batch in hand finishes; the rest wait for the next process.
 
@@ -25,16 +27,15 @@ pub async fn run_rules(state: Arc<AppState>, mut stopping: watch::Receiver<bool>
             return;
         }
         let pause = match state.rule_engine.run_due(BATCH).await {
-            Ok(pass) if pass.events > 0 => {
+            Ok(pass) => {
                 failures = 0;
                 if pass.runs > 0 || pass.away_messages > 0 {
                     let (events, runs, failed, away) = (pass.events, pass.runs, pass.failed, pass.away_messages);
                     tracing::info!(events, runs, failed, away_messages = away, "rules ran");
                 }
-                continue;
-            }
-            Ok(_) => {
-                failures = 0;
+                if pass.events == BATCH as usize {
+                    continue;
+                }
                 POLL
             }
             Err(e) => {
