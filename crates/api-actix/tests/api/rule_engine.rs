@@ -254,9 +254,13 @@ async fn round_robin_hands_new_conversations_to_the_least_busy_member(backend: &
     assert_eq!(conversation_of(&app, "14155550115").await["assigned_to"], Value::Null);
 
     // Limits are checked, and only an admin (or the member) sets them.
-    let bad = app.patch(&format!("/v1/members/{ana}"), &app.a.secret, json!({"max_open": 10_001})).await;
-    bad.assert_error(400, "VALIDATION_ERROR");
-    assert_eq!(bad.body["error"]["details"][0]["field"], "max_open");
+    for bad in [json!(10_001), json!(-1), json!(2.5), json!("3")] {
+        let r = app.patch(&format!("/v1/members/{ana}"), &app.a.secret, json!({"max_open": bad})).await;
+        r.assert_error(400, "VALIDATION_ERROR");
+        assert_eq!(r.body["error"]["details"][0]["field"], "max_open", "{bad}");
+    }
+    let whole = app.patch(&format!("/v1/members/{ana}"), &app.a.secret, json!({"max_open": 3.0})).await;
+    assert_eq!(whole.data()["max_open"], 3, "a whole number written with a point");
     app.patch(&format!("/v1/members/{ana}"), &app.b.secret, json!({"max_open": 1})).await.assert_error(404, "NOT_FOUND");
     let cleared = app.patch(&format!("/v1/members/{ana}"), &app.a.secret, json!({"max_open": null})).await;
     assert_eq!(cleared.data()["max_open"], Value::Null);

@@ -34,7 +34,7 @@ pub struct UpdateMember {
     /// removes the limit.
     #[serde(default, deserialize_with = "crate::http::extract::double_option")]
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 10000)]
-    pub max_open: Option<Option<i64>>,
+    pub max_open: Option<Option<serde_json::Value>>,
 }
 
 /// `admin` or `member`.

@@ -41,6 +41,12 @@ impl MaxOpen {
             .ok_or_else(|| FieldError::new("max_open", format!("must be a whole number from 0 to {}, or null for no limit", Self::MAX)))
     }
 
+    /// A JSON number that is a whole number (`3`, `3.0`) in range; anything else is a
+    /// `FieldError` on `max_open`.
+    pub fn from_json(raw: &serde_json::Value) -> Result<Self, FieldError> {
+        Self::new(crate::model::integral::integral_i64(raw).unwrap_or(-1))
+    }
+
     /// The limit.
     pub fn get(self) -> u32 {
         self.0

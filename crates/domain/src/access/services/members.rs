@@ -91,12 +91,12 @@ impl MemberService {
     /// Sets (or, cleared, removes) the most open conversations round robin gives the member,
     /// and answers it; `Validation` on `max_open` outside 0–10,000, `NotFound` (`member`) when
     /// unknown.
-    pub async fn set_max_open(&self, agent: &AgentId, id: &MemberId, max_open: Patch<i64>) -> Result<Member, DomainError> {
+    pub async fn set_max_open(&self, agent: &AgentId, id: &MemberId, max_open: Patch<serde_json::Value>) -> Result<Member, DomainError> {
         let not_found = || DomainError::not_found("member");
         let max_open = match max_open {
             Patch::Keep => return self.members.get(agent, id).await?.ok_or_else(not_found),
             Patch::Clear => None,
-            Patch::Set(n) => Some(MaxOpen::new(n).map_err(DomainError::from)?),
+            Patch::Set(n) => Some(MaxOpen::from_json(&n).map_err(DomainError::from)?),
         };
         if !self.members.set_max_open(agent, id, max_open, self.clock.now()).await? {
             return Err(not_found());

@@ -90,5 +90,9 @@ mod tests {
         for bad in [-1, 10_001, i64::MAX] {
             assert_eq!(MaxOpen::new(bad).unwrap_err().field, "max_open", "{bad}");
         }
+        assert_eq!(MaxOpen::from_json(&serde_json::json!(3.0)).map(MaxOpen::get), Ok(3), "a whole number written with a point");
+        for bad in [serde_json::json!(2.5), serde_json::json!("3"), serde_json::json!(true)] {
+            assert!(MaxOpen::from_json(&bad).is_err(), "{bad}");
+        }
     }
 }
