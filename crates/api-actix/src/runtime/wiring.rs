@@ -111,24 +111,13 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             ids.clone(),
         )),
         contacts: Arc::new(ContactService::new(repos.contacts.clone(), clock.clone(), ids.clone())),
-        activities: Arc::new(ActivityService::new(
-            repos.activities.clone(),
-            repos.messages.clone(),
-            repos.contacts.clone(),
-            repos.tags.clone(),
-            repos.members.clone(),
-            clock.clone(),
-            ids.clone(),
-        )),
+        activities: Arc::new(activity_service(&repos, &clock, &ids)),
         catalog: Arc::new(CatalogService::new(repos.products.clone(), repos.agents.clone(), clock.clone(), search.clone())),
         search,
         carts: Arc::new(CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone())),
         lines: Arc::new(LineService::new(repos.lines.clone(), repos.templates.clone(), platform.clone(), clock.clone(), ids.clone())),
-        sends: Arc::new(SendService::new(SendPorts::from(&repos), platform.clone(), clock.clone(), ids.clone())),
-        messages: Arc::new(
-            MessageService::new(MessagePorts::from(&repos), platform.clone(), clock.clone(), ids.clone())
-                .with_storefront_url(config.storefront_url.clone()),
-        ),
+        sends: Arc::new(send_service(&repos, &platform, &clock, &ids)),
+        messages: Arc::new(message_service(&repos, &platform, &clock, &ids, &config)),
         idempotency: Arc::new(IdempotencyService::new(repos.idempotency.clone(), clock.clone())),
         campaigns: Arc::new(CampaignService::new(repos.executions.clone(), repos.messages.clone())),
         webhook_endpoints: Arc::new(
@@ -201,18 +190,6 @@ fn rule_engine(
     config: &ApiConfig,
     representations: Representations,
 ) -> RuleEngine {
-    let activities = ActivityService::new(
-        repos.activities.clone(),
-        repos.messages.clone(),
-        repos.contacts.clone(),
-        repos.tags.clone(),
-        repos.members.clone(),
-        clock.clone(),
-        ids.clone(),
-    );
-    let messages = MessageService::new(MessagePorts::from(repos), platform.clone(), clock.clone(), ids.clone())
-        .with_storefront_url(config.storefront_url.clone());
-    let sends = SendService::new(SendPorts::from(repos), platform.clone(), clock.clone(), ids.clone());
     RuleEngine::new(
         repos.rules.clone(),
         repos.rule_runs.clone(),
@@ -223,12 +200,47 @@ fn rule_engine(
             canned_responses: repos.canned_responses.clone(),
         },
         RuleActors {
-            activities: activities.by_rules(),
-            messages: messages.by_rules(),
-            sends: sends.by_rules(),
+            activities: activity_service(repos, clock, ids).by_rules(),
+            messages: message_service(repos, platform, clock, ids, config).by_rules(),
+            sends: send_service(repos, platform, clock, ids).by_rules(),
             round_robin: RoundRobin::new(repos.routing.clone(), clock.clone()),
         },
         representations.template_components,
         clock.clone(),
     )
+}
+
+/// Conversations: status, assignment, tags (the API's, and a rule's `by_rules()`).
+fn activity_service(repos: &Repositories, clock: &Arc<dyn Clock>, ids: &Arc<dyn IdSource>) -> ActivityService {
+    ActivityService::new(
+        repos.activities.clone(),
+        repos.messages.clone(),
+        repos.contacts.clone(),
+        repos.tags.clone(),
+        repos.members.clone(),
+        clock.clone(),
+        ids.clone(),
+    )
+}
+
+/// Timelines, replies and notes (the API's, and a rule's `by_rules()`).
+fn message_service(
+    repos: &Repositories,
+    platform: &Arc<dyn MessagingPlatform>,
+    clock: &Arc<dyn Clock>,
+    ids: &Arc<dyn IdSource>,
+    config: &ApiConfig,
+) -> MessageService {
+    MessageService::new(MessagePorts::from(repos), platform.clone(), clock.clone(), ids.clone())
+        .with_storefront_url(config.storefront_url.clone())
+}
+
+/// Template sends (the API's, and a rule's `by_rules()`).
+fn send_service(
+    repos: &Repositories,
+    platform: &Arc<dyn MessagingPlatform>,
+    clock: &Arc<dyn Clock>,
+    ids: &Arc<dyn IdSource>,
+) -> SendService {
+    SendService::new(SendPorts::from(repos), platform.clone(), clock.clone(), ids.clone())
 }
