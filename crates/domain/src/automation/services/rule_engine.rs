@@ -154,6 +154,10 @@ impl RuleEngine {
         if let Some(text) = away {
             done.away_messages = usize::from(self.send_away(agent, &view, text).await?);
         }
+        // Queued for the away message alone: nothing to judge.
+        if rules.is_empty() {
+            return Ok(done);
+        }
         let contact = self.reads.contacts.get(agent, &view.activity.contact_id).await?;
         let tags: Vec<TagId> = view.tags.iter().map(|t| t.id.clone()).collect();
         let no_attributes = CustomAttributes::default();
