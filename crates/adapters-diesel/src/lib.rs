@@ -236,6 +236,7 @@ impl Store {
             contacts: s.clone(),
             activities: s.clone(),
             messages: s.clone(),
+            scheduled: s.clone(),
             products: s.clone(),
             vectors: s.clone(),
             carts: s.clone(),

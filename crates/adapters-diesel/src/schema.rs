@@ -238,6 +238,18 @@ diesel::table! {
         updated_at -> BigInt,
         deleted_at -> Nullable<BigInt>,
         pricing -> Nullable<Text>,
+        send_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    scheduled_sends (message_id) {
+        message_id -> Text,
+        agent_id -> Text,
+        activity_id -> Text,
+        send_at -> BigInt,
+        claimed_until -> BigInt,
+        request -> Text,
     }
 }
 
@@ -488,6 +500,7 @@ diesel::joinable!(templates -> lines (line_id));
 diesel::joinable!(messages -> activities (activity_id));
 diesel::joinable!(event_deliveries -> events (event_id));
 diesel::joinable!(rule_queue -> events (event_id));
+diesel::joinable!(scheduled_sends -> messages (message_id));
 diesel::joinable!(event_deliveries -> webhook_endpoints (endpoint_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -500,6 +513,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     rules,
     rule_runs,
     rule_queue,
+    scheduled_sends,
     tags,
     canned_responses,
     pending_refreshes,

@@ -66,6 +66,7 @@ mod messages;
 mod outbox;
 mod products;
 mod rules;
+mod scheduled;
 mod store;
 mod tags;
 mod templates;

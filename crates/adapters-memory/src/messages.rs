@@ -24,12 +24,12 @@ impl State {
     }
 
     /// The agent's message `id`, on any activity.
-    fn message_of(&self, agent: &AgentId, id: &MessageId) -> Option<&Message> {
+    pub(crate) fn message_of(&self, agent: &AgentId, id: &MessageId) -> Option<&Message> {
         self.messages.get(id).filter(|m| &m.agent_id == agent)
     }
 
     /// `insert`'s write, on the state.
-    fn insert_message(&mut self, m: &Message, events: &[Event]) -> StoreResult<bool> {
+    pub(crate) fn insert_message(&mut self, m: &Message, events: &[Event]) -> StoreResult<bool> {
         let s = self;
         let Some(stored) = s.activity_of(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
         if let Some(platform_id) = &m.platform_message_id
@@ -41,7 +41,9 @@ impl State {
             return Err(conflict(format!("message {} already stored", m.id)));
         }
         s.check_events(events)?;
-        let newest = stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id));
+        // A scheduled message has not gone out: it becomes the last message when it does.
+        let newest = m.status != MessageStatus::Scheduled
+            && stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id));
         let Some(stored) = s.activity_of_mut(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
         let activity = &mut stored.activity;
         activity.updated_at = m.updated_at;

@@ -42,6 +42,7 @@ impl MemoryStore {
             contacts: Arc::new(self.clone()),
             activities: Arc::new(self.clone()),
             messages: Arc::new(self.clone()),
+            scheduled: Arc::new(self.clone()),
             products: Arc::new(self.clone()),
             vectors: Arc::new(self.clone()),
             carts: Arc::new(self.clone()),
@@ -93,6 +94,8 @@ pub(crate) struct State {
     pub(crate) contacts: BTreeMap<ContactId, Contact>,
     pub(crate) activities: BTreeMap<ActivityId, StoredActivity>,
     pub(crate) messages: BTreeMap<MessageId, Message>,
+    /// Scheduled messages' sends, each with the end of its claim's lease (none before a claim).
+    pub(crate) scheduled: BTreeMap<MessageId, (ScheduledSend, Option<Timestamp>)>,
     pub(crate) products: BTreeMap<(AgentId, ProductId), StoredProduct>,
     /// Each agent's catalog revision, once it has a catalog.
     pub(crate) catalog_revisions: BTreeMap<AgentId, u64>,

@@ -143,6 +143,8 @@ pub struct Repositories {
     pub activities: std::sync::Arc<dyn ActivityRepository>,
     /// The messages and notes of activities' timelines.
     pub messages: std::sync::Arc<dyn MessageRepository>,
+    /// Scheduled messages and what sending each needs.
+    pub scheduled: std::sync::Arc<dyn ScheduledSendRepository>,
     /// Each agent's catalog, imported in bulk.
     pub products: std::sync::Arc<dyn ProductRepository>,
     /// The catalog's search vectors and revisions.

@@ -21,12 +21,13 @@ use crate::prepared::Prepare;
 use crate::repos::contacts::write_channel_update;
 use crate::repos::events::emit_all;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
+use crate::repos::scheduled::insert_scheduled_send;
 use crate::schema::{activities, activity_tags, carts, messages};
 
 /// A stored message. `type` and `text` are left out: both derive from `content`.
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = messages)]
-struct MessageRow {
+pub(crate) struct MessageRow {
     id: String,
     agent_id: String,
     activity_id: String,
@@ -50,10 +51,11 @@ struct MessageRow {
     updated_at: i64,
     deleted_at: Option<i64>,
     pricing: Option<String>,
+    send_at: Option<i64>,
 }
 
 impl MessageRow {
-    fn into_domain(self) -> Result<Message, DbError> {
+    pub(crate) fn into_domain(self) -> Result<Message, DbError> {
         let corrupt = |what: &str, e: &dyn std::fmt::Display| DbError::Corrupt(format!("{what} of message {}: {e}", self.id));
         let content = MessageContent::from_json_text(&self.content).map_err(|e| corrupt("content", &e))?;
         let referral = self.referral.as_deref().map(serde_json::from_str).transpose().map_err(|e| corrupt("referral", &e))?;
@@ -84,6 +86,7 @@ impl MessageRow {
             pricing,
             created_at: from_millis(self.created_at)?,
             sent_at: opt_from_millis(self.sent_at)?,
+            send_at: opt_from_millis(self.send_at)?,
             delivered_at: opt_from_millis(self.delivered_at)?,
             read_at: opt_from_millis(self.read_at)?,
             deleted_at: opt_from_millis(self.deleted_at)?,
@@ -129,28 +132,30 @@ macro_rules! page_of_messages {
 /// What an activity holds before a message joins it: status, `last_inbound_at`, its last
 /// message's `created_at` and id, whether it has tags (whose rows copy its `updated_at`), and
 /// whether it is unassigned (its status's kept counts say so).
-type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool, bool);
+pub(crate) type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool, bool);
 
 /// What a stored message changes on its activity, beside `updated_at` and the count.
-struct Moved<'a> {
+pub(crate) struct Moved<'a> {
     /// An inbound message reopens the activity; an outbound one leaves its status.
-    status: &'a str,
+    pub(crate) status: &'a str,
     /// Raised to an inbound message's `created_at` when later, never lowered: deliveries of one
     /// contact may be processed out of order, or at once by several instances.
-    last_inbound_at: Option<i64>,
+    pub(crate) last_inbound_at: Option<i64>,
     /// Whether the message is the activity's newest (by `created_at`, then id), and so its
     /// `last_message`: a late, older one joins the timeline without replacing it.
-    newest: bool,
+    pub(crate) newest: bool,
 }
 
 impl<'a> Moved<'a> {
-    fn by(before: &'a ActivityBefore, m: &Message) -> Self {
+    pub(crate) fn by(before: &'a ActivityBefore, m: &Message) -> Self {
         let (status, last_inbound_at, last_at, last_id, _, _) = before;
         let created = millis(m.created_at);
         let newest = match last_at {
             None => true,
             Some(at) => *at < created || (*at == created && last_id.as_deref().is_some_and(|id| id < m.id.as_str())),
         };
+        // A scheduled message has not gone out: it becomes the last message when it does.
+        let newest = newest && m.status != MessageStatus::Scheduled;
         match m.direction {
             MessageDirection::Inbound => Self {
                 status: ActivityStatus::Open.as_str(),
@@ -179,7 +184,7 @@ fn before_of<'a>(agent: &'a str, id: &'a str) -> _ {
 
 /// Locks the agent's activity for a message's insert and reads what it holds before: `None`
 /// when the agent has no such activity.
-trait LockForMessage {
+pub(crate) trait LockForMessage {
     async fn lock_for_message(&mut self, agent: &str, activity: &str) -> Result<Option<ActivityBefore>, DbError>;
 }
 
@@ -203,7 +208,15 @@ impl LockForMessage for crate::pool::SqliteWriteConn {
 impl Store {
     /// `MessageRepository::insert`, with what the message taught of its contact when `update`
     /// is given (`insert_learning`).
-    async fn insert_message(&self, m: &Message, update: Option<&ChannelUpdate>, events: &[Event]) -> StoreResult<bool> {
+    ///
+    /// A scheduled message's `send` is stored with it, in the same transaction.
+    pub(crate) async fn insert_message(
+        &self,
+        m: &Message,
+        update: Option<&ChannelUpdate>,
+        events: &[Event],
+        send: Option<&ScheduledSend>,
+    ) -> StoreResult<bool> {
         let content = m.content.to_json().to_string();
         let referral = m.referral.as_ref().map(serde_json::Value::to_string);
         let pricing = m.pricing.as_ref().map(|p| p.to_json().to_string());
@@ -238,6 +251,7 @@ impl Store {
                 messages::updated_at.eq(millis(m.updated_at)),
                 messages::deleted_at.eq(m.deleted_at.map(millis)),
                 messages::pricing.eq(pricing.as_deref()),
+                messages::send_at.eq(m.send_at.map(millis)),
             ),
         );
         let stored = in_transaction!(self, |conn| {
@@ -274,6 +288,9 @@ impl Store {
                 .await?;
             if inserted == 0 {
                 return Ok(Some(false));
+            }
+            if let Some(send) = send {
+                insert_scheduled_send!(conn, send);
             }
             emit_all!(conn, events);
             let moved = Moved::by(&before, m);
@@ -347,11 +364,11 @@ macro_rules! carts_of_activity {
 #[async_trait]
 impl MessageRepository for Store {
     async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
-        self.insert_message(m, None, events).await
+        self.insert_message(m, None, events, None).await
     }
 
     async fn insert_learning(&self, m: &Message, update: &ChannelUpdate, events: &[Event]) -> StoreResult<bool> {
-        self.insert_message(m, Some(update), events).await
+        self.insert_message(m, Some(update), events, None).await
     }
 
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>> {

@@ -74,6 +74,34 @@ pub trait MessageRepository: Send + Sync {
     async fn pricing_counts(&self, agent: &AgentId, key: &CampaignKey) -> StoreResult<Vec<(Pricing, u64)>>;
 }
 
+/// Scheduled messages: each one's timeline entry (`status: scheduled`) and what sending it needs
+/// ([`ScheduledSend`]), written together, claimed by the workers in due order.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ScheduledSendRepository: Send + Sync {
+    /// Stores `message` (`scheduled`) as [`MessageRepository::insert`] does, but never as its
+    /// activity's `last_message` (it has not gone out), with `send` in the same transaction.
+    /// MUST return `NotFound` when the activity is not the agent's, storing nothing.
+    async fn schedule(&self, message: &Message, send: &ScheduledSend) -> StoreResult<()>;
+    /// Claims up to `limit` sends due by `now` whose lease (if any) ran out, the earliest
+    /// `send_at` first (then message id), leasing them until `lease_until`. Two claimants at
+    /// once never get the same send while its lease holds (PostgreSQL: rows another claimant is
+    /// taking are skipped, not waited for).
+    async fn claim_due(&self, now: Timestamp, lease_until: Timestamp, limit: u32) -> StoreResult<Vec<ScheduledSend>>;
+    /// Moves the agent's scheduled message to `sending` at `at` and drops its send, in one
+    /// transaction: the activity's `updated_at` moves to `at`, and the message becomes its
+    /// `last_message` when it is the newest (by `created_at`, then id). Returns the message as
+    /// stored, or `None` when it is not scheduled any more (cancelled, or started by another
+    /// worker): only the one caller that gets it may send it.
+    async fn start(&self, agent: &AgentId, message: &MessageId, at: Timestamp) -> StoreResult<Option<Message>>;
+    /// Removes the agent's message on `activity` while it is scheduled, with its send:
+    /// `message_count` less one. `false`, changing nothing, when there is no such scheduled
+    /// message (never was, another agent's, or already started).
+    async fn cancel(&self, agent: &AgentId, activity: &ActivityId, message: &MessageId) -> StoreResult<bool>;
+    /// How many scheduled messages wait, due or not.
+    async fn pending(&self) -> StoreResult<u64>;
+}
+
 /// Why the messaging platform did not take a request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlatformError {

@@ -187,11 +187,15 @@ pub struct MessageDto {
     /// The ad that brought the contact (the platform's `referral`), inbound only.
     #[schema(value_type = Option<Object>)]
     pub referral: Option<Value>,
-    /// Inbound: the platform's time; outbound: when Parley sent it.
+    /// Inbound: the platform's time; outbound: when Parley sent it (a scheduled message: its
+    /// `send_at`).
     #[schema(format = DateTime)]
     pub created_at: String,
     #[schema(format = DateTime)]
     pub sent_at: Option<String>,
+    /// A scheduled message: when it was asked to go out (kept once it has), else null.
+    #[schema(format = DateTime)]
+    pub send_at: Option<String>,
     #[schema(format = DateTime)]
     pub delivered_at: Option<String>,
     #[schema(format = DateTime)]
@@ -230,6 +234,7 @@ impl From<&Message> for MessageDto {
             referral: m.referral.clone(),
             created_at: timestamp(m.created_at),
             sent_at: m.sent_at.map(timestamp),
+            send_at: m.send_at.map(timestamp),
             delivered_at: m.delivered_at.map(timestamp),
             read_at: m.read_at.map(timestamp),
             deleted_at: m.deleted_at.map(timestamp),
@@ -373,6 +378,8 @@ pub struct SendReply {
     pub tag: Option<String>,
     /// Email only: the subject, used as given (default: `Re: <the contact's last subject>`).
     pub subject: Option<String>,
+    /// Send it at this time (RFC 3339, future, at most 30 days ahead) instead of now.
+    pub send_at: Option<String>,
     /// `interactive`: reply buttons, a list or a URL button, in the Cloud API's shape.
     pub interactive: Option<parley_domain::model::InteractiveInput>,
     /// `location`: a pin on a map.
@@ -438,6 +445,7 @@ impl From<SendReply> for ReplyInput {
             channel: b.channel.map(|c| (c.channel_type, c.channel_id)),
             tag: b.tag,
             subject: b.subject,
+            send_at: b.send_at,
             ..ReplyInput::default()
         };
         let unexpected = &mut input.unexpected;

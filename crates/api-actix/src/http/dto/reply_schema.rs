@@ -94,6 +94,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
         tag: Option<ReplyTag>,
         /// Email only: the subject, used as given (default: `Re: <the contact's last subject>`);
         /// one line of 1–255 characters, at least one visible.
@@ -110,6 +114,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
         tag: Option<ReplyTag>,
     },
     Video {
@@ -117,6 +125,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
         tag: Option<ReplyTag>,
     },
     Audio {
@@ -124,6 +136,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
         tag: Option<ReplyTag>,
     },
     Document {
@@ -131,6 +147,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
         tag: Option<ReplyTag>,
     },
     Sticker {
@@ -138,6 +158,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
         tag: Option<ReplyTag>,
     },
     /// WhatsApp; Instagram, as quick replies (buttons, list options) or a button template (a URL
@@ -150,6 +174,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
     },
     /// WhatsApp only.
     Location {
@@ -157,9 +185,20 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
     },
     /// WhatsApp only.
-    Reaction { reaction: ReactionShape, channel: Option<ReplyChannelShape> },
+    Reaction {
+        reaction: ReactionShape,
+        channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
+    },
     /// WhatsApp, Instagram (a generic template's card) and email (an HTML card beside its plain
     /// text): one of your active products (its first
     /// picture, title and price) with a button to it on the storefront (`{storefront_url}/p/<id>`).
@@ -168,6 +207,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
     },
     /// WhatsApp, Instagram (a generic template's card) and email (an HTML card beside its plain
     /// text): one of your carts (its lines and total) with a button to it on the storefront
@@ -177,6 +220,10 @@ enum ReplyShapes {
         #[schema(value_type = Option<String>, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$")]
         reply_to: Option<String>,
         channel: Option<ReplyChannelShape>,
+        /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now:
+        /// it is stored `scheduled` (201) and sent then, unless cancelled.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        send_at: Option<String>,
     },
 }
 

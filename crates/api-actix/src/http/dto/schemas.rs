@@ -131,7 +131,8 @@ pub enum MessageDirectionName {
 /// A message's status: `received` for inbound messages; outbound ones move sent → delivered →
 /// read, or to failed. A reply is `sending` while Parley waits for the platform's answer, and
 /// stays so when that answer was lost (an outage, a crash) until the platform's statuses name it.
-/// A private note is `recorded`.
+/// A private note is `recorded`; a reply or template send waiting for its `send_at` is
+/// `scheduled`.
 #[derive(Debug, ToSchema)]
 #[schema(rename_all = "lowercase")]
 pub enum MessageStatusName {
@@ -143,6 +144,8 @@ pub enum MessageStatusName {
     Failed,
     /// A private note (`direction: internal`): stored, never sent.
     Recorded,
+    /// Waiting for its `send_at`: the workers send it then; it may be cancelled until.
+    Scheduled,
 }
 
 /// A message's kind.

@@ -140,6 +140,11 @@ pub struct SendTemplate {
     pub components: Option<Vec<SendComponentBody>>,
     #[serde(default, deserialize_with = "option_object")]
     pub campaign: Option<CampaignBody>,
+    /// Send it at this time (RFC 3339, in the future, at most 30 days ahead) instead of now: it
+    /// is checked now, stored on the contact's timeline as a `scheduled` message (201, the
+    /// message) and sent then, unless cancelled.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub send_at: Option<String>,
 }
 
 fn media(m: SendMediaBody) -> parley_domain::model::MediaInput {

@@ -101,6 +101,7 @@ impl JsonText for Message {
         push_time(out, self.created_at);
         for (key, time) in [
             (",\"sent_at\":", self.sent_at),
+            (",\"send_at\":", self.send_at),
             (",\"delivered_at\":", self.delivered_at),
             (",\"read_at\":", self.read_at),
             (",\"deleted_at\":", self.deleted_at),

@@ -337,6 +337,7 @@ prop_compose! {
             pricing,
             created_at,
             sent_at,
+            send_at: sent_at.map(|t| t + chrono::TimeDelta::seconds(1)),
             delivered_at,
             read_at,
             deleted_at,

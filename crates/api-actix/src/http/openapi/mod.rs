@@ -37,7 +37,7 @@ use responses::CommonResponses;
         members::sign_in, members::get_session, members::sign_out, members::change_password,
         activities::list_activities, activities::open_activity, activities::get_activity, activities::update_activity,
         activities::attach_tags, activities::detach_tag, activities::read_activity,
-        messages::list_messages, messages::get_message, messages::send_reply, messages::get_media, messages::add_note,
+        messages::list_messages, messages::get_message, messages::cancel_message, messages::send_reply, messages::get_media, messages::add_note,
         canned_responses::list_canned_responses, canned_responses::create_canned_response, canned_responses::get_canned_response,
         canned_responses::update_canned_response, canned_responses::delete_canned_response,
         settings::get_business_hours, settings::put_business_hours,

@@ -4,9 +4,9 @@ use actix_web::{HttpResponse, web};
 use parley_domain::model::{ActivityId, MessageId};
 use parley_domain::services::{IdempotencyService, MessageListQuery, MessageService};
 
-use super::resource;
+use super::{ok, resource};
 use crate::http::auth::SecretKey;
-use crate::http::dto::{CreateNote, DataBody, MediaParams, MessageDto, MessageListParams, PageBody, ReplyBody, SendReply};
+use crate::http::dto::{CreateNote, DataBody, Deleted, MediaParams, MessageDto, MessageListParams, PageBody, ReplyBody, SendReply};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId, PathIds, Query};
 use crate::http::idempotency::IdempotencyKey;
@@ -17,7 +17,9 @@ use crate::runtime::state::Lifecycle;
 
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(resource("/activities/{id}/messages").route(web::get().to(list_messages)).route(web::post().to(send_reply)))
-        .service(resource("/activities/{id}/messages/{message_id}").route(web::get().to(get_message)))
+        .service(
+            resource("/activities/{id}/messages/{message_id}").route(web::get().to(get_message)).route(web::delete().to(cancel_message)),
+        )
         .service(resource("/activities/{id}/messages/{message_id}/media").route(web::get().to(get_media)))
         .service(resource("/activities/{id}/notes").route(web::post().to(add_note)));
 }
@@ -52,6 +54,24 @@ pub async fn get_message(
     Ok(json::one(&message))
 }
 
+/// Cancel a scheduled message.
+///
+/// A reply or template send still waiting for its `send_at` leaves the timeline and is never
+/// sent. One that has gone out (or is going) cannot be called back: 409.
+#[utoipa::path(delete, path = "/v1/activities/{id}/messages/{message_id}", tag = "Messages", security(("secret_key" = [])),
+    params(("id" = String, Path, description = "Activity id"), ("message_id" = String, Path, description = "Message id")),
+    responses((status = 200, body = DataBody<Deleted>),
+        (status = 409, description = "CONFLICT: the message is not scheduled (any more): it was sent or is being sent", body = ErrorBody)))]
+pub async fn cancel_message(
+    caller: SecretKey,
+    messages: Data<MessageService>,
+    ids: PathIds<ActivityId, MessageId>,
+) -> ApiResult<HttpResponse> {
+    let PathIds(activity, message) = ids;
+    messages.cancel_scheduled(caller.agent(), &activity, &message).await?;
+    Ok(ok(Deleted { id: message.as_str().to_string(), deleted: true }))
+}
+
 /// Leave a private note for the team on the conversation.
 ///
 /// The note joins the timeline (`type: note`, `direction: internal`, `status: recorded`) and
@@ -74,7 +94,8 @@ pub async fn add_note(
 /// Reply to the contact in free form.
 ///
 /// Text, or media by link, through the line the contact last wrote to, within 24 hours of their
-/// last message. The reply is recorded (`sending`) before the platform is called and answered
+/// last message. With `send_at`, it is checked now and stored `scheduled`, and the workers send
+/// it at that time if the window is open then (else it becomes `failed`, saying why). The reply is recorded (`sending`) before the platform is called and answered
 /// `sent`; a refusal leaves nothing, an outage leaves it `sending` until the platform's statuses
 /// settle it. With an `Idempotency-Key` header, a retry with the same key and body within 24
 /// hours answers the first response again and sends nothing; after a crash cut the first

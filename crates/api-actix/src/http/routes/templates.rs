@@ -5,7 +5,7 @@ use parley_domain::services::{IdempotencyService, LineService, SendService};
 
 use super::{ok, resource};
 use crate::http::auth::SecretKey;
-use crate::http::dto::{DataBody, SendResultDto, SendTemplate, TemplateDto};
+use crate::http::dto::{DataBody, MessageDto, SendResultDto, SendTemplate, TemplateDto};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::{Json, Object, PathId};
 use crate::http::idempotency::IdempotencyKey;
@@ -59,13 +59,17 @@ pub async fn channel_templates(caller: SecretKey, lines: Data<LineService>, id: 
 
 /// Send an approved template.
 ///
-/// To a recipient, through the line the template belongs to. With an `Idempotency-Key` header, a
+/// To a recipient, through the line the template belongs to. With `send_at`, the send is
+/// checked now and stored on the contact's timeline as a `scheduled` message (201, the message),
+/// which the workers send at that time, checked again against the template then. With an `Idempotency-Key` header, a
 /// retry with the same key and body within 24 hours answers the first response again and sends
 /// nothing; the same key with another body is 409.
 #[utoipa::path(post, path = "/v1/templates/{id}/send", tag = "Templates", security(("secret_key" = [])), request_body = SendTemplate,
     params(("id" = String, Path, description = "The platform's template id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
-    responses((status = 200, body = DataBody<SendResultDto>), (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
+    responses((status = 200, body = DataBody<SendResultDto>),
+        (status = 201, description = "Scheduled (`send_at`): the message, `status: scheduled`", body = DataBody<MessageDto>),
+        (status = 409, description = "Idempotency-Key reused with another body", body = ErrorBody),
         (status = 422, description = "TEMPLATE_NOT_APPROVED; TEMPLATE_UNSUPPORTED (a carousel, a limited-time offer, a flow's own data: details name the part); RECIPIENT_UNSUPPORTED (an AUTHENTICATION template to a user known only by their business-scoped user id: nothing sent); or MESSAGE_REJECTED by the platform (its code and text in details)", body = ErrorBody),
         (status = 502, description = "The platform failed or timed out, or this retries a request that was cut before it answered; the message may not have been sent", body = ErrorBody)))]
 pub async fn send_template(
@@ -82,6 +86,10 @@ pub async fn send_template(
 }
 
 async fn send(sends: &SendService, caller: &SecretKey, template: &TemplateId, body: SendTemplate) -> Result<HttpResponse, ApiError> {
+    if let Some(send_at) = body.send_at.clone() {
+        let scheduled = sends.schedule(caller.agent(), template, body.into_input(), &send_at).await?;
+        return Ok(crate::http::json::created(&scheduled));
+    }
     let receipt = sends.send(caller.agent(), template, body.into_input()).await?;
     Ok(ok(SendResultDto { message_sent: true, message_id: receipt.message_id, parsed_message: receipt.parsed_message }))
 }

@@ -6,7 +6,7 @@ use crate::ports::*;
 use crate::services::conversations::Conversations;
 use crate::services::messages::platform_failure;
 use crate::services::required;
-use crate::services::timeline::{Accepted, Timeline, TimelinePorts};
+use crate::services::timeline::{Accepted, Outgoing, Timeline, TimelinePorts};
 use crate::{DomainError, FieldError};
 
 /// The campaign a send belongs to, as received: the send's outcome is recorded as an execution
@@ -48,6 +48,7 @@ pub struct SendService {
     templates: Arc<dyn TemplateRepository>,
     platform: Arc<dyn MessagingPlatform>,
     executions: Arc<dyn ExecutionRepository>,
+    scheduled: Arc<dyn ScheduledSendRepository>,
     conversations: Conversations,
     timeline: Timeline,
     clock: Arc<dyn Clock>,
@@ -63,6 +64,8 @@ pub struct SendPorts {
     pub templates: Arc<dyn TemplateRepository>,
     /// Campaign outcomes, one per send under a campaign key.
     pub executions: Arc<dyn ExecutionRepository>,
+    /// Template sends waiting for their time.
+    pub scheduled: Arc<dyn ScheduledSendRepository>,
     /// The contacts sent to (someone new becomes one).
     pub contacts: Arc<dyn ContactRepository>,
     /// Their activities, moved by each send.
@@ -81,6 +84,7 @@ impl From<&Repositories> for SendPorts {
             lines: r.lines.clone(),
             templates: r.templates.clone(),
             executions: r.executions.clone(),
+            scheduled: r.scheduled.clone(),
             contacts: r.contacts.clone(),
             activities: r.activities.clone(),
             messages: r.messages.clone(),
@@ -94,12 +98,13 @@ impl SendService {
     /// Sends templates through `platform`; `objects` shows what the events it records report.
     pub fn new(ports: SendPorts, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         let events = crate::services::EventMaker::new(ids.clone());
-        let SendPorts { lines, templates, executions, contacts, activities, messages, carts, files } = ports;
+        let SendPorts { lines, templates, executions, scheduled, contacts, activities, messages, carts, files } = ports;
         Self {
             lines,
             templates,
             platform,
             executions,
+            scheduled,
             conversations: Conversations::new(contacts, activities.clone(), clock.clone(), ids.clone(), events.clone()),
             timeline: Timeline::new(TimelinePorts { messages, carts, activities, files }, clock.clone(), ids.clone(), events),
             clock,
@@ -128,6 +133,74 @@ impl SendService {
     /// sent). Records `message.sent`, after `contact.created` and `activity.created` for
     /// someone new.
     pub async fn send(&self, agent: &AgentId, template: &TemplateId, input: SendInput) -> Result<SendReceipt, DomainError> {
+        let Prepared { template, message, campaign, line, .. } = self.prepare(agent, template, input, None).await?;
+        let outcome = self.platform.send_template(&line, &message, campaign.as_ref().map(|(k, _)| k.as_str())).await;
+        self.record_execution(agent, campaign.as_ref(), &message.to, &template, &outcome).await?;
+        let sent = outcome.map_err(platform_failure)?;
+        let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
+        let (_, activity) = self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending, None).await?;
+        let accepted = Accepted {
+            activity: &activity.id,
+            channel,
+            line: &line.id,
+            content: template_content(&template, &message),
+            platform_message_id: sent.message_id.clone(),
+            reply_to: None,
+            template_id: Some(template.definition.id.clone()),
+            campaign_key: campaign.map(|(key, _)| key),
+        };
+        self.timeline.record_outbound(agent, accepted).await?;
+        Ok(SendReceipt { message_id: sent.message_id, parsed_message: message.parsed_message })
+    }
+
+    /// [`send`](Self::send) at `send_at` (RFC 3339, future, at most 30 days ahead; else
+    /// `Validation` on `send_at`, with the body's other faults): checked as a send now is, then
+    /// stored on the contact's timeline as a `scheduled` template message (someone new gets
+    /// their contact and activity now), which the workers send at that time
+    /// ([`send_scheduled`](Self::send_scheduled)).
+    pub async fn schedule(&self, agent: &AgentId, template: &TemplateId, input: SendInput, send_at: &str) -> Result<Message, DomainError> {
+        let (to, components) = (input.to.clone().unwrap_or_default(), input.components.clone());
+        let Prepared { template, message, campaign, line, send_at } = self.prepare(agent, template, input, Some(send_at)).await?;
+        let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
+        let (_, activity) = self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending, None).await?;
+        let id = MessageId::new(self.ids.new_id(IdKind::Message));
+        let outgoing = Outgoing { activity: &activity.id, channel, line: &line.id, content: template_content(&template, &message), reply_to: None };
+        let request = ScheduledRequest::Template { template_id: template.definition.id.clone(), to, components, campaign };
+        let send_at = send_at.expect("asked for");
+        self.timeline.record_scheduled(&*self.scheduled, agent, id, outgoing, send_at, request).await
+    }
+
+    /// Sends a scheduled template message its worker started (`sending`), checked again
+    /// against the template as it is now. `failed` with why when the template is gone, no
+    /// longer approved or no longer fits what was asked, the line is gone, or the platform
+    /// refuses it or does not answer (a template send has no callback data a later status
+    /// report could settle it by). Under a campaign, the outcome is recorded as an execution.
+    pub async fn send_scheduled(
+        &self,
+        message: Message,
+        template_id: &TemplateId,
+        to: &str,
+        components: Option<Vec<ComponentInput>>,
+        campaign: Option<(CampaignKey, String)>,
+    ) -> Result<Message, DomainError> {
+        let agent = message.agent_id.clone();
+        let input = SendInput { to: Some(to.to_string()), components, campaign: None };
+        let prepared = match self.prepare(&agent, template_id, input, None).await {
+            Ok(prepared) => prepared,
+            Err(e) => return self.timeline.fail_sending(message, format!("it could not be sent at its time: {e}")).await,
+        };
+        let Prepared { template, message: built, line, .. } = prepared;
+        let outcome = self.platform.send_template(&line, &built, campaign.as_ref().map(|(k, _)| k.as_str())).await;
+        self.record_execution(&agent, campaign.as_ref(), &built.to, &template, &outcome).await?;
+        match outcome {
+            Ok(sent) => self.timeline.confirm_sent(message, sent.message_id).await,
+            Err(e) => self.timeline.fail_sending(message, e.reason()).await,
+        }
+    }
+
+    /// Everything [`send`](Self::send) checks before the platform, in its order, with `send_at`
+    /// read among the body's fields when given.
+    async fn prepare(&self, agent: &AgentId, template: &TemplateId, input: SendInput, send_at: Option<&str>) -> Result<Prepared, DomainError> {
         let template = self.templates.get(agent, template).await?.ok_or(DomainError::not_found("template"))?;
         if !template.is_approved() {
             return Err(DomainError::TemplateNotApproved(template.definition.status.clone()));
@@ -143,6 +216,7 @@ impl SendService {
             let name = v.check(required("campaign.name", c.name).and_then(|n| crate::model::text::bounded("campaign.name", &n, 1, 128)));
             (key, name)
         });
+        let send_at = send_at.map(|raw| v.check(SendAt::parse(raw, self.clock.now())));
         v.finish()?;
         let mut message = message.expect("validated");
         let campaign = campaign.map(|(k, n)| (k.expect("validated"), n.expect("validated")));
@@ -160,54 +234,61 @@ impl SendService {
                 ));
             }
         }
+        Ok(Prepared { template, message, campaign, line, send_at: send_at.flatten() })
+    }
 
-        let outcome = self.platform.send_template(&line, &message, campaign.as_ref().map(|(k, _)| k.as_str())).await;
-        let now = self.clock.now();
-        // Under a campaign, record what happened; an outage leaves the outcome unknown, so
-        // nothing is recorded and the caller gets 502.
-        let record = match &outcome {
+    /// Under a campaign, records what the platform did with its send; an outage leaves the
+    /// outcome unknown, so nothing is recorded (the caller gets 502).
+    async fn record_execution(
+        &self,
+        agent: &AgentId,
+        campaign: Option<&(CampaignKey, String)>,
+        to: &str,
+        template: &Template,
+        outcome: &Result<SentMessage, PlatformError>,
+    ) -> Result<(), DomainError> {
+        let record = match outcome {
             Ok(sent) => Some((Some(sent.message_id.clone()), ExecutionStatus::Sent, None)),
             Err(PlatformError::Unavailable { .. }) => None,
             Err(refused) => Some((None, ExecutionStatus::Failed, Some(refused.reason()))),
         };
-        if let (Some((key, name)), Some((message_id, status, error_message))) = (&campaign, record) {
-            let execution = Execution {
-                id: self.ids.new_id(IdKind::Execution),
-                agent_id: agent.clone(),
-                campaign_key: key.clone(),
-                campaign_name: name.clone(),
-                to: message.to.clone(),
-                template_id: template.definition.id.clone(),
-                message_id,
-                status,
-                error_message,
-                sent_at: (status == ExecutionStatus::Sent).then_some(now),
-                delivered_at: None,
-                read_at: None,
-                updated_at: now,
-            };
-            self.executions.insert(&execution).await?;
-        }
-        let sent = outcome.map_err(platform_failure)?;
-        let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
-        let (_, activity) = self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending, None).await?;
-        let content = MessageContent::Template {
-            name: template.definition.name.clone(),
-            language: template.definition.language.clone(),
-            parsed_message: message.parsed_message.clone(),
+        let (Some((key, name)), Some((message_id, status, error_message))) = (campaign, record) else { return Ok(()) };
+        let now = self.clock.now();
+        let execution = Execution {
+            id: self.ids.new_id(IdKind::Execution),
+            agent_id: agent.clone(),
+            campaign_key: key.clone(),
+            campaign_name: name.clone(),
+            to: to.to_string(),
+            template_id: template.definition.id.clone(),
+            message_id,
+            status,
+            error_message,
+            sent_at: (status == ExecutionStatus::Sent).then_some(now),
+            delivered_at: None,
+            read_at: None,
+            updated_at: now,
         };
-        let accepted = Accepted {
-            activity: &activity.id,
-            channel,
-            line: &line.id,
-            content,
-            platform_message_id: sent.message_id.clone(),
-            reply_to: None,
-            template_id: Some(template.definition.id.clone()),
-            campaign_key: campaign.map(|(key, _)| key),
-        };
-        self.timeline.record_outbound(agent, accepted).await?;
-        Ok(SendReceipt { message_id: sent.message_id, parsed_message: message.parsed_message })
+        self.executions.insert(&execution).await?;
+        Ok(())
+    }
+}
+
+/// A send checked and ready for the platform.
+struct Prepared {
+    template: Template,
+    message: TemplateMessage,
+    campaign: Option<(CampaignKey, String)>,
+    line: Line,
+    send_at: Option<SendAt>,
+}
+
+/// What a template send shows on the timeline.
+fn template_content(template: &Template, message: &TemplateMessage) -> MessageContent {
+    MessageContent::Template {
+        name: template.definition.name.clone(),
+        language: template.definition.language.clone(),
+        parsed_message: message.parsed_message.clone(),
     }
 }
 

@@ -95,6 +95,7 @@ pub async fn values_a_backend_cannot_hold_are_refused_never_a_failure_that_may_p
         pricing: None,
         created_at: t(at),
         sent_at: None,
+        send_at: None,
         delivered_at: None,
         read_at: None,
         deleted_at: None,

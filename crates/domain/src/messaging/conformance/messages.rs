@@ -31,6 +31,7 @@ pub(crate) fn message(agent: &AgentId, activity: &ActivityId, body: &str, create
         pricing: None,
         created_at: created,
         sent_at: None,
+        send_at: None,
         delivered_at: None,
         read_at: None,
         deleted_at: None,
@@ -55,6 +56,7 @@ pub(crate) fn full(agent: &AgentId, activity: &ActivityId, content: MessageConte
         referral: Some(json!({"source_type": "ad", "source_url": "https://fb.me/x", "headline": "Sale ☕", "ctwa_clid": "ARAk"})),
         pricing: Some(priced("marketing", true)),
         sent_at: Some(ms(101)),
+        send_at: None,
         delivered_at: Some(ms(202)),
         read_at: Some(ms(303)),
         deleted_at: None,
@@ -75,6 +77,7 @@ fn sent(agent: &AgentId, activity: &ActivityId, platform_id: &str, created: Time
         platform_message_id: Some(platform_id.into()),
         status: MessageStatus::Sent,
         sent_at: Some(created),
+        send_at: None,
         ..message(agent, activity, "sent", created)
     }
 }
@@ -749,6 +752,7 @@ pub async fn sending_replies_are_settled_or_removed_leaving_the_activity_as_it_w
         platform_message_id: Some("pm.first".into()),
         status: MessageStatus::Sent,
         sent_at: Some(t(20)),
+        send_at: None,
         updated_at: t(22),
         ..first.clone()
     };

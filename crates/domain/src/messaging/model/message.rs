@@ -63,11 +63,14 @@ pub enum MessageStatus {
     Failed,
     /// A private note: stored in the timeline, never sent. Final.
     Recorded,
+    /// A reply or template send waiting for its `send_at`: the workers send it then (it moves
+    /// to `sending`), or it is cancelled and leaves the timeline.
+    Scheduled,
 }
 
 impl MessageStatus {
     /// Every status.
-    pub const ALL: [MessageStatus; 7] = [
+    pub const ALL: [MessageStatus; 8] = [
         MessageStatus::Received,
         MessageStatus::Sending,
         MessageStatus::Sent,
@@ -75,6 +78,7 @@ impl MessageStatus {
         MessageStatus::Read,
         MessageStatus::Failed,
         MessageStatus::Recorded,
+        MessageStatus::Scheduled,
     ];
 
     /// Its wire name (lowercase).
@@ -87,15 +91,15 @@ impl MessageStatus {
             MessageStatus::Read => "read",
             MessageStatus::Failed => "failed",
             MessageStatus::Recorded => "recorded",
+            MessageStatus::Scheduled => "scheduled",
         }
     }
 
     /// The status named exactly `raw`; a `FieldError` on `status` otherwise.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
-        Self::ALL
-            .into_iter()
-            .find(|s| s.as_str() == raw)
-            .ok_or_else(|| FieldError::new("status", "must be one of received, sending, sent, delivered, read, failed, recorded"))
+        Self::ALL.into_iter().find(|s| s.as_str() == raw).ok_or_else(|| {
+            FieldError::new("status", "must be one of received, sending, sent, delivered, read, failed, recorded, scheduled")
+        })
     }
 
     /// Whether a status the platform reported moves a message in this status: forward along
@@ -103,7 +107,8 @@ impl MessageStatus {
     /// are final.
     pub fn can_move_to(self, reported: ExecutionStatus) -> bool {
         match self {
-            MessageStatus::Received | MessageStatus::Failed | MessageStatus::Recorded => false,
+            // A scheduled message has not reached the platform: nothing it reports names it.
+            MessageStatus::Received | MessageStatus::Failed | MessageStatus::Recorded | MessageStatus::Scheduled => false,
             MessageStatus::Sending => true,
             MessageStatus::Sent => reported != ExecutionStatus::Sent,
             MessageStatus::Delivered => matches!(reported, ExecutionStatus::Read | ExecutionStatus::Failed),
@@ -277,6 +282,9 @@ pub struct Message {
     pub created_at: Timestamp,
     /// Outbound: when the platform accepted it.
     pub sent_at: Option<Timestamp>,
+    /// A scheduled message: when it was asked to go out (kept once it has).
+    #[serde(default)]
+    pub send_at: Option<Timestamp>,
     /// Outbound: the earliest time it is known to have reached the contact (a `read` implies it).
     pub delivered_at: Option<Timestamp>,
     /// Outbound: when the contact read it.
@@ -479,6 +487,7 @@ mod tests {
             pricing: None,
             created_at: t(0),
             sent_at: Some(t(0)),
+            send_at: None,
             delivered_at: None,
             read_at: None,
             deleted_at: None,

@@ -12,6 +12,7 @@ pub mod message_content;
 pub mod placeholder;
 pub mod pricing;
 pub mod reply;
+pub mod scheduled;
 pub mod send;
 
 pub use email_rich::EmailRich;
@@ -24,4 +25,5 @@ pub use message_content::*;
 pub use placeholder::{Placeholder, fill, fill_named, fill_with, parameter_count, placeholder_names, placeholders};
 pub use pricing::*;
 pub use reply::*;
+pub use scheduled::*;
 pub use send::*;

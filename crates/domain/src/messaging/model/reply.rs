@@ -17,6 +17,9 @@ pub const MAX_CAPTION_CHARS: usize = 1024;
 /// A reply as received, flattened: the HTTP layer reads `text` or the media type's object.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReplyInput {
+    /// An RFC 3339 time to send it at instead of now ([`SendAt`](crate::model::SendAt)): it is
+    /// stored `scheduled` and the workers send it then.
+    pub send_at: Option<String>,
     /// The message `type`: `text`, `image`, `video`, `audio`, `document`, `sticker`,
     /// `interactive`, `location`, `reaction`, `product` or `cart`; required.
     pub kind: Option<String>,

@@ -22,6 +22,7 @@ pub struct MessageListQuery {
 pub struct MessageService {
     activities: Arc<dyn ActivityRepository>,
     messages: Arc<dyn MessageRepository>,
+    scheduled: Arc<dyn ScheduledSendRepository>,
     lines: Arc<dyn LineRepository>,
     idempotency: Arc<dyn IdempotencyRepository>,
     files: Arc<dyn FileRepository>,
@@ -42,6 +43,8 @@ pub struct MessagePorts {
     pub activities: Arc<dyn ActivityRepository>,
     /// The timelines themselves.
     pub messages: Arc<dyn MessageRepository>,
+    /// Replies waiting for their time.
+    pub scheduled: Arc<dyn ScheduledSendRepository>,
     /// The lines replies go out through.
     pub lines: Arc<dyn LineRepository>,
     /// Recovery points of replies sent under an idempotency key.
@@ -59,6 +62,7 @@ impl From<&Repositories> for MessagePorts {
         Self {
             activities: r.activities.clone(),
             messages: r.messages.clone(),
+            scheduled: r.scheduled.clone(),
             lines: r.lines.clone(),
             idempotency: r.idempotency.clone(),
             files: r.files.clone(),
@@ -73,12 +77,13 @@ impl MessageService {
     /// events it records report.
     pub fn new(ports: MessagePorts, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         let events = crate::services::EventMaker::new(ids.clone());
-        let MessagePorts { activities, messages, lines, idempotency, files, products, carts } = ports;
+        let MessagePorts { activities, messages, scheduled, lines, idempotency, files, products, carts } = ports;
         let timeline =
             TimelinePorts { messages: messages.clone(), carts: carts.clone(), activities: activities.clone(), files: files.clone() };
         Self {
             activities,
             messages,
+            scheduled,
             lines,
             idempotency,
             files,
@@ -211,7 +216,16 @@ impl MessageService {
         // The activity first, as a template send looks its template up first: an unknown one is
         // 404 whatever the body.
         let view = self.activity(agent, activity_id).await?;
-        let mut reply = ReplyContent::new(input).map_err(DomainError::Validation)?;
+        let mut input = input;
+        let send_at = input.send_at.take().map(|raw| SendAt::parse(&raw, self.clock.now())).transpose();
+        let (mut reply, send_at) = match (ReplyContent::new(input), send_at) {
+            (Ok(reply), Ok(send_at)) => (reply, send_at),
+            (reply, send_at) => {
+                let mut errors = reply.err().unwrap_or_default();
+                errors.extend(send_at.err());
+                return Err(DomainError::Validation(errors));
+            }
+        };
         let last_inbound = self.messages.last_inbound(agent, activity_id).await?;
         let channel = reply_channel(&reply, &view.channels, last_inbound.as_ref())?;
         reply.check_for(channel.channel_type()).map_err(DomainError::from)?;
@@ -221,8 +235,8 @@ impl MessageService {
         let last_inbound_at = view.activity.last_inbound_at;
         let email = channel.channel_type() == ChannelType::Email;
         let window = if reply.human_agent() { HUMAN_AGENT_WINDOW } else { MESSAGING_WINDOW };
-        // Email has no window: a reply may go out whenever.
-        if !email && last_inbound_at.is_none_or(|last| self.clock.now() - last >= window) {
+        // Email has no window: a reply may go out whenever. A scheduled one is judged at its time.
+        if send_at.is_none() && !email && last_inbound_at.is_none_or(|last| self.clock.now() - last >= window) {
             return Err(DomainError::WindowClosed { last_inbound_at });
         }
         let context =
@@ -265,6 +279,10 @@ impl MessageService {
         // A reaction is linked to the message it reacts to.
         let reply_to = reply.reply_to().cloned().or(reacted);
         let outgoing = Outgoing { activity: activity_id, channel, line: &line.id, content, reply_to };
+        if let Some(send_at) = send_at {
+            let request = ScheduledRequest::Reply { preview_url, human_agent };
+            return self.timeline.record_scheduled(&*self.scheduled, agent, id, outgoing, send_at, request).await;
+        }
         let recorded = self.timeline.record_sending(agent, id, outgoing).await?;
         let message = FreeFormMessage {
             to: recorded.channel.channel_id().to_string(),
@@ -289,6 +307,69 @@ impl MessageService {
                     e => platform_failure(e),
                 })
             }
+        }
+    }
+
+    /// Cancels a scheduled message of the activity: it leaves the timeline. `NotFound`
+    /// (`message`) when the activity has no such message (or is another agent's); `Conflict`
+    /// when it is not scheduled (any more): it has gone out, or is going.
+    pub async fn cancel_scheduled(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> Result<(), DomainError> {
+        let message = self.get(agent, activity, id).await?;
+        if message.status == MessageStatus::Scheduled && self.scheduled.cancel(agent, activity, id).await? {
+            return Ok(());
+        }
+        // Not scheduled, or its worker started it between the read and the cancel.
+        let status = self.get(agent, activity, id).await.map(|m| m.status).unwrap_or(message.status);
+        Err(DomainError::Conflict {
+            message: format!("only a scheduled message can be cancelled; this one is {}", status.as_str()),
+            details: vec![],
+        })
+    }
+
+    /// Sends a scheduled reply its worker started (`sending`): it goes out as it was asked,
+    /// through the line it was recorded on. `failed` with why when the messaging window has
+    /// closed by now, its line is gone, or the platform refuses it; left `sending` when the
+    /// platform did not answer (a status report naming it settles it, as for a reply).
+    pub async fn send_scheduled(&self, message: Message, preview_url: bool, human_agent: bool) -> Result<Message, DomainError> {
+        let agent = message.agent_id.clone();
+        let view = self.activity(&agent, &message.activity_id).await?;
+        let email = message.channel.channel_type() == ChannelType::Email;
+        let window = if human_agent { HUMAN_AGENT_WINDOW } else { MESSAGING_WINDOW };
+        let last_inbound_at = view.activity.last_inbound_at;
+        if !email && last_inbound_at.is_none_or(|last| self.clock.now() - last >= window) {
+            let last = last_inbound_at.map_or("never wrote".to_string(), |t| format!("last wrote at {}", t.to_rfc3339()));
+            let reason = format!("the messaging window had closed by its send time (the contact {last})");
+            return self.timeline.fail_sending(message, reason).await;
+        }
+        let line = match &message.line_id {
+            Some(id) => self.lines.get(&agent, id).await?,
+            None => None,
+        };
+        let Some(line) = line else {
+            return self.timeline.fail_sending(message, "its channel was removed before its send time".into()).await;
+        };
+        // A reaction's target is in its content; any other reply quotes `reply_to`.
+        let context = match (&message.reply_to, message.message_type()) {
+            (Some(id), kind) if kind != MessageType::Reaction => {
+                self.messages.get(&agent, &message.activity_id, id).await?.and_then(|m| m.platform_message_id)
+            }
+            _ => None,
+        };
+        let free = FreeFormMessage {
+            to: message.channel.channel_id().to_string(),
+            content: message.content.sent_form(message.channel.channel_type()),
+            preview_url,
+            context,
+            callback_data: Some(message.id.as_str().to_string()),
+            human_agent,
+        };
+        match self.platform.send_message(&line, &free).await {
+            Ok(sent) => self.timeline.confirm_sent(message, sent.message_id).await,
+            Err(PlatformError::Unavailable { message: why }) if !email => {
+                tracing::warn!(message = %message.id, %why, "a scheduled reply's send failed or timed out: kept as sending");
+                Ok(message)
+            }
+            Err(e) => self.timeline.fail_sending(message, e.reason()).await,
         }
     }
 
@@ -552,6 +633,7 @@ mod tests {
             pricing: None,
             created_at: t(0),
             sent_at: None,
+            send_at: None,
             delivered_at: None,
             read_at: None,
             deleted_at: None,
@@ -591,6 +673,7 @@ mod tests {
             let ports = MessagePorts {
                 activities: Arc::new(self.activities),
                 messages: Arc::new(self.messages),
+                scheduled: Arc::new(MockScheduledSendRepository::new()),
                 lines: Arc::new(self.lines),
                 idempotency: Arc::new(self.idempotency),
                 files: Arc::new(MockFileRepository::new()),

@@ -2,7 +2,9 @@ use std::sync::Arc;
 
 use crate::DomainError;
 use crate::model::*;
-use crate::ports::{ActivityRepository, CartRepository, Clock, FileRepository, IdSource, MessageRepository, StoredFile};
+use crate::ports::{
+    ActivityRepository, CartRepository, Clock, FileRepository, IdSource, MessageRepository, ScheduledSendRepository, StoredFile,
+};
 use crate::services::EventMaker;
 
 /// Compare-and-set attempts before a status update gives up for this pass.
@@ -103,6 +105,7 @@ impl Timeline {
             pricing: None,
             created_at: at,
             sent_at: None,
+            send_at: None,
             delivered_at: None,
             read_at: None,
             deleted_at: None,
@@ -250,6 +253,7 @@ impl Timeline {
             reply_to,
             platform_message_id: Some(echo.platform_message_id.clone()),
             sent_at: Some(echo.at),
+            send_at: None,
             updated_at: self.clock.now(),
             ..Self::new_message(
                 self.next_id(),
@@ -315,6 +319,7 @@ impl Timeline {
             template_id: accepted.template_id,
             campaign_key: accepted.campaign_key,
             sent_at: Some(now),
+            send_at: None,
             ..Self::new_message(
                 self.next_id(),
                 agent,
@@ -371,7 +376,8 @@ impl Timeline {
         let expected = message.status;
         message.platform_message_id = Some(platform_message_id);
         message.status = MessageStatus::Sent;
-        message.sent_at = Some(message.created_at);
+        // A reply went out when it was recorded; a scheduled message when its worker started it.
+        message.sent_at = Some(if message.send_at.is_some() { message.updated_at } else { message.created_at });
         message.updated_at = self.clock.now().max(message.updated_at);
         // The reply joins the sent messages now (its `sending` record emitted nothing); when a
         // status report got there first, that report's move emitted it.
@@ -383,6 +389,54 @@ impl Timeline {
             .find_by_id(&message.agent_id, &message.id)
             .await?
             .ok_or_else(|| DomainError::Internal(format!("reply {} vanished while it was being sent", message.id).into()))
+    }
+
+    /// Records a message to go out at `send_at` in `scheduled`: `scheduled`, placed in the
+    /// timeline at that time (its `created_at`), with what sending it needs. Nothing is
+    /// announced until it goes out (`message.sent`) or fails (`message.updated`).
+    pub(crate) async fn record_scheduled(
+        &self,
+        scheduled: &dyn ScheduledSendRepository,
+        agent: &AgentId,
+        id: MessageId,
+        outgoing: Outgoing<'_>,
+        send_at: SendAt,
+        request: ScheduledRequest,
+    ) -> Result<Message, DomainError> {
+        let (direction, status) = (MessageDirection::Outbound, MessageStatus::Scheduled);
+        let (template_id, campaign_key) = match &request {
+            ScheduledRequest::Template { template_id, campaign, .. } => (Some(template_id.clone()), campaign.as_ref().map(|(k, _)| k.clone())),
+            ScheduledRequest::Reply { .. } => (None, None),
+        };
+        let message = Message {
+            reply_to: outgoing.reply_to,
+            template_id,
+            campaign_key,
+            send_at: Some(send_at.at()),
+            updated_at: self.clock.now(),
+            ..Self::new_message(id, agent, outgoing.activity, Some(outgoing.line), outgoing.channel, outgoing.content, direction, status, send_at.at())
+        };
+        let send = ScheduledSend {
+            message_id: message.id.clone(),
+            agent_id: agent.clone(),
+            activity_id: message.activity_id.clone(),
+            send_at: send_at.at(),
+            request,
+        };
+        scheduled.schedule(&message, &send).await?;
+        Ok(message)
+    }
+
+    /// A `sending` message that will not go out (a scheduled one whose window closed, or that
+    /// the platform refused): `failed` with `reason`, announced as `message.updated`.
+    pub(crate) async fn fail_sending(&self, mut message: Message, reason: String) -> Result<Message, DomainError> {
+        let expected = message.status;
+        message.status = MessageStatus::Failed;
+        message.error_message = Some(reason);
+        message.updated_at = self.clock.now().max(message.updated_at);
+        let events = [self.events.make(&message.agent_id, EventType::MessageUpdated, message.updated_at, &message)];
+        self.messages.update_status(&message, expected, &events).await?;
+        Ok(message)
     }
 
     /// The platform refused a `sending` reply outright: it leaves the timeline, and the activity
@@ -475,6 +529,7 @@ mod tests {
             pricing: None,
             created_at: t(0),
             sent_at: None,
+            send_at: None,
             delivered_at: None,
             read_at: None,
             deleted_at: None,

@@ -2,7 +2,7 @@
 
 /// One parameter as sent: `{"type": "text", "text": …}`, and the other kinds the platform
 /// takes, each with its value under the key its `type` names.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ParameterInput {
     /// The parameter's `type`: `text`, `currency`, `date_time`, `image`, `video`, `document`,
     /// `location`, `payload`, `coupon_code` or `action`; it must carry that value and no other.
@@ -32,7 +32,7 @@ pub struct ParameterInput {
 }
 
 /// A media header's file: by `link` (https) or by the platform's media `id`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MediaInput {
     /// The platform's id of a file uploaded to it: 1–128 characters, no whitespace.
     pub id: Option<String>,
@@ -44,7 +44,7 @@ pub struct MediaInput {
 
 /// A place as sent: in a template's location header all four are required; in a reply the
 /// name and address are optional.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LocationInput {
     /// Degrees, -90 to 90.
     pub latitude: Option<f64>,
@@ -57,7 +57,7 @@ pub struct LocationInput {
 }
 
 /// An amount: the recipient sees `fallback_value`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CurrencyInput {
     /// What the recipient sees: 1–1024 characters, no control character nor more than 4 spaces in
     /// a row.
@@ -69,7 +69,7 @@ pub struct CurrencyInput {
 }
 
 /// A date: the recipient sees `fallback_value`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DateTimeInput {
     /// What the recipient sees: 1–1024 characters, no control character nor more than 4 spaces in
     /// a row.
@@ -77,7 +77,7 @@ pub struct DateTimeInput {
 }
 
 /// A button's action: a catalog's thumbnail product, or a flow's own data (`flow`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ActionInput {
     /// The retailer id of the catalog product shown as the button's thumbnail.
     pub thumbnail_product_retailer_id: Option<String>,
@@ -86,7 +86,7 @@ pub struct ActionInput {
 }
 
 /// One component as sent.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ComponentInput {
     /// `header`, `body` or `button`.
     pub kind: Option<String>,

@@ -1,0 +1,2 @@
+DROP TABLE scheduled_sends;
+ALTER TABLE messages DROP COLUMN send_at;
