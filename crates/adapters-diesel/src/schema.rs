@@ -247,6 +247,7 @@ diesel::table! {
         message_id -> Text,
         agent_id -> Text,
         activity_id -> Text,
+        line_id -> Text,
         send_at -> BigInt,
         claimed_until -> BigInt,
         request -> Text,
@@ -337,6 +338,7 @@ diesel::table! {
         receive_url -> Nullable<Text>,
         username -> Nullable<Text>,
         inbound_token -> Nullable<Text>,
+        messages_per_second -> Integer,
     }
 }
 

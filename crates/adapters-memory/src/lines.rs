@@ -49,4 +49,14 @@ impl LineRepository for MemoryStore {
     async fn find_by_account(&self, channel_type: ChannelType, account_id: &str) -> StoreResult<Option<Line>> {
         Ok(self.with(|s| s.lines.values().find(|l| l.channel_type() == channel_type && l.account_id() == account_id).cloned()))
     }
+
+    async fn set_pace(&self, agent: &AgentId, id: &LineId, pace: Pace) -> StoreResult<bool> {
+        Ok(self.with(|s| match s.lines.get_mut(id).filter(|l| &l.agent_id == agent) {
+            Some(line) => {
+                line.pace = pace;
+                true
+            }
+            None => false,
+        }))
+    }
 }

@@ -37,9 +37,10 @@ impl ScheduledSendRepository for MemoryStore {
 
     async fn start(&self, agent: &AgentId, message: &MessageId, at: Timestamp) -> StoreResult<Option<Message>> {
         Ok(self.with(|s| {
-            let scheduled = s.message_of(agent, message).filter(|m| m.status == MessageStatus::Scheduled).cloned();
+            let mine = s.message_of(agent, message).cloned()?;
+            // Whoever started it (or none, after a cancel), its send is done with.
             s.scheduled.remove(message);
-            let mut m = scheduled?;
+            let mut m = Some(mine).filter(|m| m.status == MessageStatus::Scheduled)?;
             m.status = MessageStatus::Sending;
             m.updated_at = at;
             s.messages.insert(m.id.clone(), m.clone());

@@ -385,6 +385,7 @@ mod tests {
             },
             access: LineAccess::Sandbox,
             created_at: chrono::Utc::now(),
+            pace: Default::default(),
         };
         let reply = FreeFormMessage {
             to: "14155550100".into(),

@@ -26,6 +26,7 @@ fn line() -> Line {
         account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new(PHONE).unwrap(), waba_id: WabaId::new(WABA).unwrap() },
         access: LineAccess::Cloud(AccessToken::new("EAAG-test-token").unwrap()),
         created_at: chrono::Utc::now(),
+        pace: Default::default(),
     }
 }
 

@@ -42,6 +42,7 @@ fn line() -> Line {
         account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new(PHONE).unwrap(), waba_id: WabaId::new(WABA).unwrap() },
         access: LineAccess::Cloud(AccessToken::new(TOKEN).unwrap()),
         created_at: chrono::Utc::now(),
+        pace: Default::default(),
     }
 }
 

@@ -3,7 +3,7 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use parley_domain::model::{
     AccessToken, AgentId, ChannelType, Email, InboundTokenDigest, InstagramAccountId, Line, LineAccess, LineAccount, LineId, MailAccess,
-    Password, PhoneNumberId, ServerAddress, WabaId,
+    Pace, Password, PhoneNumberId, ServerAddress, WabaId,
 };
 use parley_domain::ports::{LineRepository, StoreResult};
 
@@ -32,6 +32,8 @@ pub(crate) struct LineRow {
     username: Option<String>,
     /// Email lines: the digest of the inbound token.
     inbound_token: Option<String>,
+    /// Messages a second.
+    messages_per_second: i32,
 }
 
 impl LineRow {
@@ -67,6 +69,7 @@ impl LineRow {
             account,
             access,
             created_at: from_millis(self.created_at)?,
+            pace: valid(Pace::new("messages_per_second", i64::from(self.messages_per_second)))?,
         })
     }
 }
@@ -100,6 +103,7 @@ impl LineRepository for Store {
                 lines::receive_url.eq(mail.and_then(|m| m.receive_url.as_ref()).map(|u| u.as_str())),
                 lines::username.eq(mail.map(|m| m.username.as_str())),
                 lines::inbound_token.eq(inbound_token),
+                lines::messages_per_second.eq(line.pace.per_second() as i32),
             ),
         );
         write_conn!(self, |conn| diesel::insert_into(lines::table).values(values).execute(conn).await.map_err(DbError::from))?;
@@ -160,5 +164,15 @@ impl LineRepository for Store {
             .optional()
             .map_err(DbError::from))?;
         Ok(row.map(LineRow::into_domain).transpose()?)
+    }
+
+    async fn set_pace(&self, agent: &AgentId, id: &LineId, pace: Pace) -> StoreResult<bool> {
+        let target = lines::table.filter(lines::agent_id.eq(agent.as_str())).filter(lines::id.eq(id.as_str()));
+        let n = write_conn!(self, |conn| diesel::update(target)
+            .set(lines::messages_per_second.eq(pace.per_second() as i32))
+            .execute(conn)
+            .await
+            .map_err(DbError::from))?;
+        Ok(n == 1)
     }
 }

@@ -27,6 +27,7 @@ macro_rules! insert_scheduled_send {
                 crate::schema::scheduled_sends::message_id.eq(send.message_id.as_str()),
                 crate::schema::scheduled_sends::agent_id.eq(send.agent_id.as_str()),
                 crate::schema::scheduled_sends::activity_id.eq(send.activity_id.as_str()),
+                crate::schema::scheduled_sends::line_id.eq(send.line_id.as_str()),
                 crate::schema::scheduled_sends::send_at.eq(crate::rows::millis(send.send_at)),
                 crate::schema::scheduled_sends::request.eq(&request),
             ))
@@ -38,15 +39,16 @@ macro_rules! insert_scheduled_send {
 pub(crate) use insert_scheduled_send;
 
 /// A stored send.
-type SendRow = (String, String, String, i64, String);
+type SendRow = (String, String, String, String, i64, String);
 
 fn send_of(row: SendRow) -> Result<ScheduledSend, DbError> {
-    let (message_id, agent_id, activity_id, send_at, request) = row;
+    let (message_id, agent_id, activity_id, line_id, send_at, request) = row;
     let request = serde_json::from_str(&request).map_err(|e| DbError::Corrupt(format!("request of scheduled message {message_id}: {e}")))?;
     Ok(ScheduledSend {
         message_id: MessageId::new(message_id),
         agent_id: AgentId::new(agent_id),
         activity_id: ActivityId::new(activity_id),
+        line_id: LineId::new(line_id),
         send_at: from_millis(send_at)?,
         request,
     })
@@ -105,6 +107,7 @@ impl ScheduledSendRepository for Store {
                     scheduled_sends::message_id,
                     scheduled_sends::agent_id,
                     scheduled_sends::activity_id,
+                    scheduled_sends::line_id,
                     scheduled_sends::send_at,
                     scheduled_sends::request,
                 ))

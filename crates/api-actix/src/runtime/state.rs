@@ -40,6 +40,8 @@ pub struct AppState {
     pub rules: Arc<RuleService>,
     /// Runs rules on the events that wait for them (the workers run it).
     pub rule_engine: Arc<RuleEngine>,
+    /// Sends scheduled messages at their time (the workers run it).
+    pub scheduled: Arc<ScheduledSender>,
     pub contacts: Arc<ContactService>,
     pub activities: Arc<ActivityService>,
     pub catalog: Arc<CatalogService>,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parley_adapters_embeddings::ExactIndex;
-use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, PasswordHashing, Repositories, WebhookSender};
+use parley_domain::ports::{Clock, Embedder, IdSource, MessagingPlatform, PasswordHashing, Repositories, SendPacer, WebhookSender};
 use parley_domain::services::*;
 use tokio::sync::Notify;
 
@@ -82,9 +82,11 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
     let event_stream = Arc::new(EventStreamService::new(repos.events.clone(), clock.clone()));
     let allow_private = config.webhook_allow_private;
     let webhook_timeout = config.webhook_send_timeout.unwrap_or(parley_adapters_webhooks::SEND_TIMEOUT);
-    let rule_engine = Arc::new(rule_engine(&repos, &platform, &clock, &ids, &config, representations));
+    let sending = Sending { platform: platform.clone(), pacer: crate::runtime::pacing::pacer(config.rate_limits.redis.as_ref()) };
+    let rule_engine = Arc::new(rule_engine(&repos, &sending, &clock, &ids, &config, representations));
     AppState {
         rule_engine,
+        scheduled: Arc::new(scheduled_sender(&repos, &sending, &clock, &ids, &config)),
         keys: Arc::new(KeyService::new(repos.agents.clone(), repos.keys.clone(), clock.clone(), ids.clone())),
         members: Arc::new(MemberService::new(repos.agents.clone(), repos.members.clone(), passwords.clone(), clock.clone(), ids.clone())),
         sessions: Arc::new(SessionService::new(
@@ -116,8 +118,8 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
         search,
         carts: Arc::new(CartService::new(repos.carts.clone(), repos.products.clone(), clock.clone(), ids.clone())),
         lines: Arc::new(LineService::new(repos.lines.clone(), repos.templates.clone(), platform.clone(), clock.clone(), ids.clone())),
-        sends: Arc::new(send_service(&repos, &platform, &clock, &ids)),
-        messages: Arc::new(message_service(&repos, &platform, &clock, &ids, &config)),
+        sends: Arc::new(send_service(&repos, &sending, &clock, &ids)),
+        messages: Arc::new(message_service(&repos, &sending, &clock, &ids, &config)),
         idempotency: Arc::new(IdempotencyService::new(repos.idempotency.clone(), clock.clone())),
         campaigns: Arc::new(CampaignService::new(repos.executions.clone(), repos.messages.clone())),
         webhook_endpoints: Arc::new(
@@ -184,7 +186,7 @@ fn webhook_sender(allow_private: bool, timeout: Duration) -> Arc<dyn WebhookSend
 /// (so they run no rules).
 fn rule_engine(
     repos: &Repositories,
-    platform: &Arc<dyn MessagingPlatform>,
+    sending: &Sending,
     clock: &Arc<dyn Clock>,
     ids: &Arc<dyn IdSource>,
     config: &ApiConfig,
@@ -201,8 +203,8 @@ fn rule_engine(
         },
         RuleActors {
             activities: activity_service(repos, clock, ids).by_rules(),
-            messages: message_service(repos, platform, clock, ids, config).by_rules(),
-            sends: send_service(repos, platform, clock, ids).by_rules(),
+            messages: message_service(repos, sending, clock, ids, config).by_rules(),
+            sends: send_service(repos, sending, clock, ids).by_rules(),
             round_robin: RoundRobin::new(repos.routing.clone(), clock.clone()),
         },
         representations.template_components,
@@ -226,21 +228,41 @@ fn activity_service(repos: &Repositories, clock: &Arc<dyn Clock>, ids: &Arc<dyn 
 /// Timelines, replies and notes (the API's, and a rule's `by_rules()`).
 fn message_service(
     repos: &Repositories,
-    platform: &Arc<dyn MessagingPlatform>,
+    sending: &Sending,
     clock: &Arc<dyn Clock>,
     ids: &Arc<dyn IdSource>,
     config: &ApiConfig,
 ) -> MessageService {
-    MessageService::new(MessagePorts::from(repos), platform.clone(), clock.clone(), ids.clone())
+    MessageService::new(MessagePorts::from(repos), sending.platform.clone(), clock.clone(), ids.clone())
         .with_storefront_url(config.storefront_url.clone())
+        .with_pacer(sending.pacer.clone())
 }
 
 /// Template sends (the API's, and a rule's `by_rules()`).
-fn send_service(
+fn send_service(repos: &Repositories, sending: &Sending, clock: &Arc<dyn Clock>, ids: &Arc<dyn IdSource>) -> SendService {
+    SendService::new(SendPorts::from(repos), sending.platform.clone(), clock.clone(), ids.clone()).with_pacer(sending.pacer.clone())
+}
+
+/// Scheduled messages at their time, through services of their own.
+fn scheduled_sender(
     repos: &Repositories,
-    platform: &Arc<dyn MessagingPlatform>,
+    sending: &Sending,
     clock: &Arc<dyn Clock>,
     ids: &Arc<dyn IdSource>,
-) -> SendService {
-    SendService::new(SendPorts::from(repos), platform.clone(), clock.clone(), ids.clone())
+    config: &ApiConfig,
+) -> ScheduledSender {
+    ScheduledSender::new(
+        repos.scheduled.clone(),
+        repos.lines.clone(),
+        sending.pacer.clone(),
+        Arc::new(message_service(repos, sending, clock, ids, config)),
+        Arc::new(send_service(repos, sending, clock, ids)),
+        clock.clone(),
+    )
+}
+
+/// What sends messages: the platforms, and each line's pace.
+struct Sending {
+    platform: Arc<dyn MessagingPlatform>,
+    pacer: Arc<dyn SendPacer>,
 }

@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, watch};
 use parley_adapters_diesel::Store;
 
 use crate::runtime::state::AppState;
-use crate::runtime::{event_worker, rule_worker};
+use crate::runtime::{event_worker, rule_worker, scheduled_worker};
 use parley_adapters_whatsapp::SandboxDelivery;
 
 /// How often stored webhooks are looked at even without a wake-up (retries come due).
@@ -48,6 +48,7 @@ pub struct Workers {
     events: Option<tokio::task::JoinHandle<()>>,
     mail: Option<tokio::task::JoinHandle<()>>,
     rules: Option<tokio::task::JoinHandle<()>>,
+    scheduled: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Workers {
@@ -61,6 +62,8 @@ impl Workers {
             _ => None,
         };
         let rules = config.process_webhooks.then(|| runtime.spawn(rule_worker::run_rules(state.clone(), stopping.clone())));
+        let scheduled =
+            config.process_webhooks.then(|| runtime.spawn(scheduled_worker::send_scheduled(state.clone(), stopping.clone())));
         let events = config.process_webhooks.then(|| runtime.spawn(event_worker::deliver_events(state.clone(), stopping)));
         if config.process_webhooks {
             runtime.spawn(event_worker::expire_events(state.clone()));
@@ -73,7 +76,7 @@ impl Workers {
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
-        Ok(Self { runtime: Some(runtime), stop, inbound, events, mail, rules })
+        Ok(Self { runtime: Some(runtime), stop, inbound, events, mail, rules, scheduled })
     }
 
     /// Stops the workers: webhook processing finishes the delivery in hand and event delivery
@@ -81,8 +84,10 @@ impl Workers {
     /// at the next start; sandbox statuses not yet stored are lost). False when the deadline passed.
     pub async fn shutdown(mut self, deadline: Duration) -> bool {
         let _ = self.stop.send(true);
-        let tasks: Vec<_> =
-            self.inbound.take().into_iter().chain(self.events.take()).chain(self.mail.take()).chain(self.rules.take()).collect();
+        let tasks: Vec<_> = [self.inbound.take(), self.events.take(), self.mail.take(), self.rules.take(), self.scheduled.take()]
+            .into_iter()
+            .flatten()
+            .collect();
         tokio::time::timeout(deadline, futures_util::future::join_all(tasks)).await.is_ok()
     }
 }

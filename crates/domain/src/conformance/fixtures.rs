@@ -113,6 +113,7 @@ pub(crate) fn line(agent: &AgentId, phone_number_id: &str, access: LineAccess, a
         },
         access,
         created_at: at,
+        pace: Default::default(),
     }
 }
 

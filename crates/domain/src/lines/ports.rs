@@ -25,6 +25,8 @@ pub trait LineRepository: Send + Sync {
     /// The line of `channel_type` whose platform account is `account_id`
     /// ([`LineAccount::account_id`](crate::model::LineAccount::account_id)), of any agent.
     async fn find_by_account(&self, channel_type: ChannelType, account_id: &str) -> StoreResult<Option<Line>>;
+    /// Sets the agent's line `id`'s pace; `false` when the agent has no such line.
+    async fn set_pace(&self, agent: &AgentId, id: &LineId, pace: Pace) -> StoreResult<bool>;
 }
 
 /// Message templates, as the platform lists them for each line's business account, kept up to
@@ -62,4 +64,16 @@ pub trait ExecutionRepository: Send + Sync {
     async fn list(&self, agent: &AgentId, key: &CampaignKey, since: Option<Timestamp>, limit: u32) -> StoreResult<Vec<Execution>>;
     /// Whether the agent ever sent under `key`.
     async fn key_exists(&self, agent: &AgentId, key: &CampaignKey) -> StoreResult<bool>;
+}
+
+/// Spaces each line's sends to its pace, across every process that shares the pacer (Redis),
+/// and holds a line back when the platform says it is over its throughput.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait SendPacer: Send + Sync {
+    /// Waits for `line`'s next turn at `pace` and takes it: callers at once go out one
+    /// interval apart, in the order they asked.
+    async fn wait_turn(&self, line: &LineId, pace: Pace);
+    /// No turn on `line` starts for `pause` from now (the platform refused for throughput).
+    async fn hold(&self, line: &LineId, pause: std::time::Duration);
 }

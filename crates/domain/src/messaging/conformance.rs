@@ -11,8 +11,10 @@ use crate::conformance::fixtures::*;
 pub(crate) mod messages;
 
 pub(crate) mod inbound;
+pub(crate) mod scheduled;
 pub use inbound::*;
 pub use messages::*;
+pub use scheduled::*;
 
 /// Files are written once (a delivery processed again keeps the first) and read only by their
 /// agent.

@@ -161,6 +161,12 @@ impl PlatformError {
         matches!(self, Self::Rejected { .. } | Self::WindowClosed { .. } | Self::RecipientUnsupported { .. })
     }
 
+    /// Whether the platform refused for throughput (WhatsApp's 130429: the number sent more
+    /// messages a second than it may): worth holding the line and trying again.
+    pub fn is_throughput_limit(&self) -> bool {
+        matches!(self, PlatformError::Rejected { code: Some(130429), .. })
+    }
+
     /// One line for records and logs: `131026: Message undeliverable (details)`, the shape the
     /// webhook path records too.
     pub fn reason(&self) -> String {

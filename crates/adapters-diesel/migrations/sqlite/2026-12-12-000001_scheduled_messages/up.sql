@@ -9,6 +9,8 @@ CREATE TABLE scheduled_sends (
     message_id TEXT PRIMARY KEY NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
     agent_id TEXT NOT NULL,
     activity_id TEXT NOT NULL,
+    -- The line it goes out through: its pace is waited for before the message is started.
+    line_id TEXT NOT NULL,
     send_at BIGINT NOT NULL,
     claimed_until BIGINT NOT NULL DEFAULT 0,
     -- The send as it was asked (`ScheduledRequest`'s document): a reply's options, or a
@@ -17,3 +19,6 @@ CREATE TABLE scheduled_sends (
 );
 -- Claims read due rows in due order.
 CREATE INDEX scheduled_sends_due ON scheduled_sends (send_at, message_id);
+
+-- Each line's pace: messages a second its sends are spaced to (the platform's default, 80).
+ALTER TABLE lines ADD COLUMN messages_per_second INTEGER NOT NULL DEFAULT 80;

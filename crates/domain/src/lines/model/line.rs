@@ -7,6 +7,7 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 
 use crate::FieldError;
+use crate::lines::model::Pace;
 use crate::model::{AgentId, ChannelType, Email, Timestamp};
 
 /// Parley's id of a line (`chn_…`), the `channel_id` of templates.
@@ -277,6 +278,8 @@ pub struct Line {
     pub access: LineAccess,
     /// When it was added: lines list oldest first.
     pub created_at: Timestamp,
+    /// How many messages a second go out through it (sends are spaced to it).
+    pub pace: Pace,
 }
 
 impl Line {

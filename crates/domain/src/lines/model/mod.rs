@@ -2,8 +2,10 @@
 
 pub mod execution;
 pub mod line;
+pub mod pace;
 pub mod template;
 
 pub use execution::*;
 pub use line::*;
+pub use pace::*;
 pub use template::*;

@@ -141,7 +141,7 @@ impl LineService {
     /// Stores a new line; `field` names the account id in a conflict.
     async fn insert(&self, agent: &AgentId, account: LineAccount, access: LineAccess, field: &str) -> Result<Line, DomainError> {
         let line =
-            Line { id: LineId::new(self.ids.new_id(IdKind::Line)), agent_id: agent.clone(), account, access, created_at: self.clock.now() };
+            Line { id: LineId::new(self.ids.new_id(IdKind::Line)), agent_id: agent.clone(), account, access, created_at: self.clock.now(), pace: Pace::DEFAULT };
         match self.lines.insert(&line).await {
             Ok(()) => Ok(line),
             Err(StoreError::Conflict(_)) => Err(DomainError::Conflict {
@@ -230,6 +230,7 @@ mod tests {
             account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new("1").unwrap(), waba_id: WabaId::new("2").unwrap() },
             access: LineAccess::Sandbox,
             created_at: chrono::Utc::now(),
+            pace: Default::default(),
         }
     }
 

@@ -6,6 +6,7 @@ use crate::ports::*;
 use crate::services::conversations::Conversations;
 use crate::services::messages::platform_failure;
 use crate::services::required;
+use crate::services::pacing::{Turn, paced};
 use crate::services::timeline::{Accepted, Outgoing, Timeline, TimelinePorts};
 use crate::{DomainError, FieldError};
 
@@ -47,6 +48,8 @@ pub struct SendService {
     lines: Arc<dyn LineRepository>,
     templates: Arc<dyn TemplateRepository>,
     platform: Arc<dyn MessagingPlatform>,
+    /// Spaces sends to each line's pace.
+    pacer: Arc<dyn SendPacer>,
     executions: Arc<dyn ExecutionRepository>,
     scheduled: Arc<dyn ScheduledSendRepository>,
     conversations: Conversations,
@@ -103,6 +106,7 @@ impl SendService {
             lines,
             templates,
             platform,
+            pacer: Arc::new(crate::services::Unpaced),
             executions,
             scheduled,
             conversations: Conversations::new(contacts, activities.clone(), clock.clone(), ids.clone(), events.clone()),
@@ -110,6 +114,12 @@ impl SendService {
             clock,
             ids,
         }
+    }
+
+    /// Sends go out at their line's pace, as `pacer` spaces them (default: unpaced).
+    pub fn with_pacer(mut self, pacer: Arc<dyn SendPacer>) -> Self {
+        self.pacer = pacer;
+        self
     }
 
     /// The same service for a rule's actions: its changes are reported as a rule's, and run no
@@ -134,7 +144,8 @@ impl SendService {
     /// someone new.
     pub async fn send(&self, agent: &AgentId, template: &TemplateId, input: SendInput) -> Result<SendReceipt, DomainError> {
         let Prepared { template, message, campaign, line, .. } = self.prepare(agent, template, input, None).await?;
-        let outcome = self.platform.send_template(&line, &message, campaign.as_ref().map(|(k, _)| k.as_str())).await;
+        let key = campaign.as_ref().map(|(k, _)| k.as_str());
+        let outcome = paced(&*self.pacer, &line, Turn::Wait, || self.platform.send_template(&line, &message, key)).await;
         self.record_execution(agent, campaign.as_ref(), &message.to, &template, &outcome).await?;
         let sent = outcome.map_err(platform_failure)?;
         let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
@@ -190,7 +201,9 @@ impl SendService {
             Err(e) => return self.timeline.fail_sending(message, format!("it could not be sent at its time: {e}")).await,
         };
         let Prepared { template, message: built, line, .. } = prepared;
-        let outcome = self.platform.send_template(&line, &built, campaign.as_ref().map(|(k, _)| k.as_str())).await;
+        // Its line's turn was taken before it was started.
+        let key = campaign.as_ref().map(|(k, _)| k.as_str());
+        let outcome = paced(&*self.pacer, &line, Turn::Taken, || self.platform.send_template(&line, &built, key)).await;
         self.record_execution(&agent, campaign.as_ref(), &built.to, &template, &outcome).await?;
         match outcome {
             Ok(sent) => self.timeline.confirm_sent(message, sent.message_id).await,

@@ -56,7 +56,7 @@ pub(crate) fn full(agent: &AgentId, activity: &ActivityId, content: MessageConte
         referral: Some(json!({"source_type": "ad", "source_url": "https://fb.me/x", "headline": "Sale ☕", "ctwa_clid": "ARAk"})),
         pricing: Some(priced("marketing", true)),
         sent_at: Some(ms(101)),
-        send_at: None,
+        send_at: Some(ms(99)),
         delivered_at: Some(ms(202)),
         read_at: Some(ms(303)),
         deleted_at: None,
@@ -164,7 +164,7 @@ pub(crate) fn contents() -> Vec<MessageContent> {
 }
 
 /// `(ids, total)` of one page of the activity's timeline.
-async fn timeline(
+pub(crate) async fn timeline(
     r: &Repositories,
     agent: &AgentId,
     activity: &ActivityId,
@@ -184,7 +184,7 @@ fn newest_first(messages: &[&Message]) -> Vec<MessageId> {
 }
 
 /// The activity's `last_message` as its detail and its list entry show it, which must agree.
-async fn last_message(r: &Repositories, agent: &AgentId, activity: &ActivityId) -> Option<MessageSummary> {
+pub(crate) async fn last_message(r: &Repositories, agent: &AgentId, activity: &ActivityId) -> Option<MessageSummary> {
     let detail = r.activities.get(agent, activity).await.unwrap().unwrap();
     let listed = r.activities.list(agent, &ActivityFilter::default(), page(100, 0)).await.unwrap().items;
     let entry = listed.into_iter().find(|v| &v.activity.id == activity).unwrap();
@@ -192,7 +192,7 @@ async fn last_message(r: &Repositories, agent: &AgentId, activity: &ActivityId) 
     detail.last_message
 }
 
-async fn updated_at(r: &Repositories, agent: &AgentId, activity: &ActivityId) -> Timestamp {
+pub(crate) async fn updated_at(r: &Repositories, agent: &AgentId, activity: &ActivityId) -> Timestamp {
     r.activities.get(agent, activity).await.unwrap().unwrap().activity.updated_at
 }
 

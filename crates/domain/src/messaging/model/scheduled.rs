@@ -4,7 +4,7 @@
 use chrono::TimeDelta;
 
 use crate::FieldError;
-use crate::model::{ActivityId, AgentId, CampaignKey, ComponentInput, MessageId, TemplateId, Timestamp, parse_timestamp};
+use crate::model::{ActivityId, AgentId, CampaignKey, ComponentInput, LineId, MessageId, TemplateId, Timestamp, parse_timestamp};
 
 /// How far ahead a message may be scheduled.
 pub const SCHEDULE_HORIZON: TimeDelta = TimeDelta::days(30);
@@ -67,6 +67,8 @@ pub struct ScheduledSend {
     pub agent_id: AgentId,
     /// The conversation it is on.
     pub activity_id: ActivityId,
+    /// The line it goes out through, whose pace it waits for.
+    pub line_id: LineId,
     /// When it is to go out.
     pub send_at: Timestamp,
     /// What sending it needs.

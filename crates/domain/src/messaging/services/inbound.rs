@@ -764,6 +764,7 @@ mod tests {
                 account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new(phone).unwrap(), waba_id: WabaId::new("2").unwrap() },
                 access: LineAccess::Sandbox,
                 created_at: chrono::Utc::now(),
+                pace: Default::default(),
             }))
         });
         lines

@@ -209,6 +209,7 @@ mod tests {
                 password: Password::new("pw").unwrap(),
             }),
             created_at: Fixed.now(),
+            pace: Default::default(),
         }
     }
 

@@ -3,6 +3,7 @@ use std::sync::Arc;
 use crate::error::CHECKED;
 use crate::model::*;
 use crate::ports::*;
+use crate::services::pacing::{Turn, paced};
 use crate::services::timeline::{Outgoing, Timeline, TimelinePorts};
 use crate::{DomainError, FieldError};
 
@@ -31,6 +32,8 @@ pub struct MessageService {
     /// Where product and cart messages link to (`{storefront_url}/p/<id>`, `/c/<code>`).
     storefront_url: Option<String>,
     platform: Arc<dyn MessagingPlatform>,
+    /// Spaces sends to each line's pace.
+    pacer: Arc<dyn SendPacer>,
     timeline: Timeline,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
@@ -91,6 +94,7 @@ impl MessageService {
             carts,
             storefront_url: None,
             platform,
+            pacer: Arc::new(crate::services::Unpaced),
             timeline: Timeline::new(timeline, clock.clone(), ids.clone(), events),
             clock,
             ids,
@@ -101,6 +105,12 @@ impl MessageService {
     /// rules.
     pub fn by_rules(self) -> Self {
         Self { timeline: self.timeline.by_rules(), ..self }
+    }
+
+    /// Replies go out at their line's pace, as `pacer` spaces them (default: unpaced).
+    pub fn with_pacer(mut self, pacer: Arc<dyn SendPacer>) -> Self {
+        self.pacer = pacer;
+        self
     }
 
     /// Product and cart messages link to the storefront at `url` (no trailing slash).
@@ -292,7 +302,7 @@ impl MessageService {
             callback_data: Some(recorded.id.as_str().to_string()),
             human_agent,
         };
-        match self.platform.send_message(&line, &message).await {
+        match paced(&*self.pacer, &line, Turn::Wait, || self.platform.send_message(&line, &message)).await {
             Ok(sent) => self.timeline.confirm_sent(recorded, sent.message_id).await,
             // It may or may not have gone out: it stays `sending`, for a status report to settle.
             // Email has no status reports: an unsent email is forgotten whatever went wrong.
@@ -363,7 +373,8 @@ impl MessageService {
             callback_data: Some(message.id.as_str().to_string()),
             human_agent,
         };
-        match self.platform.send_message(&line, &free).await {
+        // Its line's turn was taken before it was started.
+        match paced(&*self.pacer, &line, Turn::Taken, || self.platform.send_message(&line, &free)).await {
             Ok(sent) => self.timeline.confirm_sent(message, sent.message_id).await,
             Err(PlatformError::Unavailable { message: why }) if !email => {
                 tracing::warn!(message = %message.id, %why, "a scheduled reply's send failed or timed out: kept as sending");
@@ -610,6 +621,7 @@ mod tests {
             },
             access: LineAccess::Sandbox,
             created_at: t(0),
+            pace: Default::default(),
         }
     }
 

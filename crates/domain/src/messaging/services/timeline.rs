@@ -420,6 +420,7 @@ impl Timeline {
             message_id: message.id.clone(),
             agent_id: agent.clone(),
             activity_id: message.activity_id.clone(),
+            line_id: outgoing.line.clone(),
             send_at: send_at.at(),
             request,
         };
