@@ -212,10 +212,23 @@ pub enum LinesCommand {
     /// {"id",…} (and, for a mailbox, its inbound_token, shown this once). A token or password is
     /// read from an environment variable, never from the command line (which other users can see).
     Add(Box<AddLine>),
-    /// List an agent's lines with their types (never their tokens).
+    /// List an agent's lines with their types and paces (never their tokens).
     List {
         #[arg(long)]
         agent: String,
+    },
+    /// Set how many messages a second go out through a line (default 80, WhatsApp's
+    /// throughput per number; raise it once Meta raises the number's). Sends, scheduled bursts
+    /// and campaigns are spaced to it; prints the line.
+    Pace {
+        #[arg(long)]
+        agent: String,
+        /// The line (chn_…).
+        #[arg(long, alias = "channel")]
+        line: String,
+        /// 1 to 1,000.
+        #[arg(long)]
+        messages_per_second: i64,
     },
 }
 

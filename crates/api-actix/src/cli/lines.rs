@@ -2,7 +2,7 @@
 //! accounts, mailboxes). The command keeps the API's word: a line's id is its `channel_id`.
 
 use parley_adapters_email::ServerUrl;
-use parley_domain::model::{AgentId, Line, LineAccess, LineAccount};
+use parley_domain::model::{AgentId, Line, LineAccess, LineAccount, LineId};
 use parley_domain::services::MailAccessInput;
 use serde_json::{Value, json};
 
@@ -91,6 +91,10 @@ pub(super) async fn lines(state: &AppState, cmd: LinesCommand) -> Result<(), Fai
             }
             println!("{printed}");
         }
+        LinesCommand::Pace { agent, line, messages_per_second } => {
+            let line = state.lines.set_pace(&AgentId::new(agent), &LineId::new(line), messages_per_second).await?;
+            println!("{}", line_json(&line));
+        }
         LinesCommand::List { agent } => {
             let lines = state.lines.list(&AgentId::new(agent)).await?;
             let rows: Vec<_> = lines
@@ -127,5 +131,6 @@ fn line_json(line: &Line) -> Value {
         }
     }
     row["sandbox"] = json!(line.access == LineAccess::Sandbox);
+    row["messages_per_second"] = json!(line.pace.per_second());
     row
 }

@@ -41,6 +41,8 @@ mod request_deadline;
 mod rule_engine;
 mod rule_instances;
 mod rules;
+mod scheduled_messages;
+mod scheduled_restart;
 mod sandbox_cli;
 mod search;
 mod search_instances;

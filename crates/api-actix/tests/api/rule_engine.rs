@@ -20,7 +20,7 @@ backend_tests!(
 );
 
 /// The app with a sandbox line (its templates synced): replies go out without a platform.
-async fn app_with_line(backend: &str) -> TestApp {
+pub(crate) async fn app_with_line(backend: &str) -> TestApp {
     let (_server, app) = start(backend).await;
     let line = app.state.lines.add(&app.a.agent, SANDBOX_PHONE, SANDBOX_WABA, None).await.unwrap();
     app.state.lines.sync_line(&line).await.unwrap();
@@ -28,7 +28,7 @@ async fn app_with_line(backend: &str) -> TestApp {
 }
 
 /// `from` writes `text` to the sandbox line.
-async fn write(app: &TestApp, from: &str, wamid: &str, text: &str) {
+pub(crate) async fn write(app: &TestApp, from: &str, wamid: &str, text: &str) {
     let body = json!({"object": "whatsapp_business_account", "entry": [{"id": SANDBOX_WABA, "changes": [{"field": "messages", "value": {
         "messaging_product": "whatsapp",
         "metadata": {"display_phone_number": "15550001111", "phone_number_id": SANDBOX_PHONE},
@@ -78,7 +78,7 @@ async fn settled(app: &TestApp) {
 }
 
 /// The contact's conversation, once their first message is in.
-async fn conversation_of(app: &TestApp, digits: &str) -> Value {
+pub(crate) async fn conversation_of(app: &TestApp, digits: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let r = app.get(&format!("/v1/activities?search={digits}"), &app.a.secret).await;
@@ -90,7 +90,7 @@ async fn conversation_of(app: &TestApp, digits: &str) -> Value {
     }
 }
 
-async fn timeline(app: &TestApp, activity: &str) -> Vec<Value> {
+pub(crate) async fn timeline(app: &TestApp, activity: &str) -> Vec<Value> {
     let r = app.get(&format!("/v1/activities/{activity}/messages?limit=100"), &app.a.secret).await;
     r.assert_status(200);
     r.data().as_array().unwrap().clone()

@@ -157,6 +157,17 @@ impl LineService {
         Ok(self.lines.list(agent).await?)
     }
 
+    /// Sets the agent's line `id`'s pace to `messages_per_second` (1–1,000) and returns the
+    /// line: `Validation` on `messages_per_second` otherwise, `NotFound` (`channel`) for a line
+    /// the agent does not have.
+    pub async fn set_pace(&self, agent: &AgentId, id: &LineId, messages_per_second: i64) -> Result<Line, DomainError> {
+        let pace = Pace::new("messages_per_second", messages_per_second)?;
+        if !self.lines.set_pace(agent, id, pace).await? {
+            return Err(DomainError::not_found("channel"));
+        }
+        self.lines.get(agent, id).await?.ok_or(DomainError::not_found("channel"))
+    }
+
     /// Replaces a line's templates with the platform's current list; each known template whose
     /// status the platform changed (approved, paused, rejected…) emits `template.updated`.
     pub async fn sync_line(&self, line: &Line) -> Result<usize, DomainError> {
