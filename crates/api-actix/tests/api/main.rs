@@ -29,6 +29,7 @@ mod inbound_restart;
 mod inbox;
 mod inbox_browser;
 mod instagram;
+mod line_pacing;
 mod lines_cli;
 mod message_instances;
 mod messaging;

@@ -648,7 +648,7 @@ async fn template_notices_update_the_stored_template_at_once_and_are_announced(b
 
 // ---------- 5. platform errors ----------
 
-fn graph_error(status: u16, code: i64, message: &str, details: Option<&str>) -> ResponseTemplate {
+pub(crate) fn graph_error(status: u16, code: i64, message: &str, details: Option<&str>) -> ResponseTemplate {
     let mut error = json!({"message": message, "type": "OAuthException", "code": code, "fbtrace_id": "AbCdEf123"});
     if let Some(d) = details {
         error["error_data"] = json!({"messaging_product": "whatsapp", "details": d});
