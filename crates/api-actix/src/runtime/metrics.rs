@@ -38,6 +38,8 @@ pub struct Backlogs {
     pub events: u64,
     /// Events waiting for their agent's rules.
     pub rules: u64,
+    /// Scheduled messages not sent yet, due or not.
+    pub scheduled: u64,
 }
 
 /// The content type of the OpenMetrics text format, which Prometheus scrapes natively.
@@ -117,6 +119,7 @@ pub struct Metrics {
     inbound_deliveries: Family<OutcomeLabels, Counter>,
     event_backlog: Gauge,
     rule_backlog: Gauge,
+    scheduled_backlog: Gauge,
     event_deliveries: Family<OutcomeLabels, Counter>,
     event_delivery_latency: Histogram,
     media_downloads: Family<OutcomeLabels, Counter>,
@@ -183,6 +186,7 @@ impl Metrics {
         );
         let rule_backlog =
             gauge(&mut registry, "rule_backlog", "Events waiting for their agent's rules to run (queued or in hand), across every process");
+        let scheduled_backlog = gauge(&mut registry, "scheduled_backlog", "Scheduled messages not sent yet, due or not, across every process");
         let event_deliveries = Family::<OutcomeLabels, Counter>::default();
         registry.register(
             "event_deliveries",
@@ -228,6 +232,7 @@ impl Metrics {
             inbound_deliveries,
             event_backlog,
             rule_backlog,
+            scheduled_backlog,
             event_deliveries,
             event_delivery_latency,
             media_downloads,
@@ -299,8 +304,9 @@ impl Metrics {
         self.pool_available.set(pool.available as i64);
         self.pool_waiting.set(pool.waiting as i64);
         match tokio::time::timeout(BACKLOG_QUERY_TIMEOUT, probe.backlogs()).await {
-            Ok(Ok(Backlogs { inbound: backlog, inbound_given_up: failed, events, rules })) => {
+            Ok(Ok(Backlogs { inbound: backlog, inbound_given_up: failed, events, rules, scheduled })) => {
                 self.rule_backlog.set(i64::try_from(rules).unwrap_or(i64::MAX));
+                self.scheduled_backlog.set(i64::try_from(scheduled).unwrap_or(i64::MAX));
                 self.inbound_backlog.set(i64::try_from(backlog).unwrap_or(i64::MAX));
                 self.inbound_failed.set(i64::try_from(failed).unwrap_or(i64::MAX));
                 self.event_backlog.set(i64::try_from(events).unwrap_or(i64::MAX));

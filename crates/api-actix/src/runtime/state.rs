@@ -129,6 +129,7 @@ impl Probe for AppState {
             inbound_given_up: self.inbound.given_up().await?,
             events: self.deliveries.backlog().await?,
             rules: self.rule_engine.backlog().await?,
+            scheduled: self.scheduled.pending().await?,
         })
     }
 }

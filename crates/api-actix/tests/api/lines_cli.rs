@@ -187,5 +187,6 @@ macro_rules! on_both_backends {
 on_both_backends!(
     adding_a_line_reads_its_token_from_the_environment_and_syncs_its_templates,
     a_missing_token_variable_is_a_clear_error_and_sandbox_lines_need_none,
-    a_mailbox_is_added_with_its_password_from_the_environment_and_its_token_shown_once
+    a_mailbox_is_added_with_its_password_from_the_environment_and_its_token_shown_once,
+    a_lines_pace_is_set_by_the_command_and_listed
 );
