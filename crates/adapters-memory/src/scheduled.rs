@@ -19,11 +19,8 @@ impl ScheduledSendRepository for MemoryStore {
 
     async fn claim_due(&self, now: Timestamp, lease_until: Timestamp, limit: u32) -> StoreResult<Vec<ScheduledSend>> {
         Ok(self.with(|s| {
-            let mut due: Vec<&mut (ScheduledSend, Option<Timestamp>)> = s
-                .scheduled
-                .values_mut()
-                .filter(|(send, lease)| send.send_at <= now && lease.is_none_or(|until| until <= now))
-                .collect();
+            let mut due: Vec<&mut (ScheduledSend, Option<Timestamp>)> =
+                s.scheduled.values_mut().filter(|(send, lease)| send.send_at <= now && lease.is_none_or(|until| until <= now)).collect();
             due.sort_by(|(a, _), (b, _)| (a.send_at, &a.message_id).cmp(&(b.send_at, &b.message_id)));
             due.into_iter()
                 .take(limit as usize)
@@ -69,4 +66,3 @@ impl ScheduledSendRepository for MemoryStore {
         Ok(self.with(|s| s.scheduled.len() as u64))
     }
 }
-

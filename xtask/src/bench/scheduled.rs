@@ -88,7 +88,10 @@ pub fn run(options: &ScheduledOptions) -> Result<(), String> {
     write_report("scheduled", &section)?;
     for f in &figures {
         if f.received != n || f.twice > 0 || f.last_after > budget {
-            return Err(format!("{}: {} of {n} sent, {} twice, the last after {:.1} s (budget {budget:.1} s)", f.backend, f.received, f.twice, f.last_after));
+            return Err(format!(
+                "{}: {} of {n} sent, {} twice, the last after {:.1} s (budget {budget:.1} s)",
+                f.backend, f.received, f.twice, f.last_after
+            ));
         }
     }
     Ok(())
@@ -240,13 +243,18 @@ fn serve_connection(stream: TcpStream, sends: &Mutex<Vec<(String, Instant)>>) {
             )
         } else {
             let body = String::from_utf8_lossy(&body);
-            let to = serde_json::from_str::<serde_json::Value>(&body).ok().and_then(|v| v["to"].as_str().map(str::to_string)).unwrap_or_default();
+            let to = serde_json::from_str::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v["to"].as_str().map(str::to_string))
+                .unwrap_or_default();
             let n = {
                 let mut sends = sends.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 sends.push((to.clone(), Instant::now()));
                 sends.len()
             };
-            format!(r#"{{"messaging_product": "whatsapp", "contacts": [{{"input": "{to}", "wa_id": "{to}"}}], "messages": [{{"id": "wamid.bench{n}"}}]}}"#)
+            format!(
+                r#"{{"messaging_product": "whatsapp", "contacts": [{{"input": "{to}", "wa_id": "{to}"}}], "messages": [{{"id": "wamid.bench{n}"}}]}}"#
+            )
         };
         let response = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}", answer.len());
         if writer.write_all(response.as_bytes()).is_err() {

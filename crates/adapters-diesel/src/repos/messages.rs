@@ -20,8 +20,8 @@ use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::prepared::Prepare;
 use crate::repos::contacts::write_channel_update;
 use crate::repos::events::emit_all;
-use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::repos::scheduled::insert_scheduled_send;
+use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_tags, carts, messages};
 
 /// A stored message. `type` and `text` are left out: both derive from `content`.

@@ -43,7 +43,8 @@ type SendRow = (String, String, String, String, i64, String);
 
 fn send_of(row: SendRow) -> Result<ScheduledSend, DbError> {
     let (message_id, agent_id, activity_id, line_id, send_at, request) = row;
-    let request = serde_json::from_str(&request).map_err(|e| DbError::Corrupt(format!("request of scheduled message {message_id}: {e}")))?;
+    let request =
+        serde_json::from_str(&request).map_err(|e| DbError::Corrupt(format!("request of scheduled message {message_id}: {e}")))?;
     Ok(ScheduledSend {
         message_id: MessageId::new(message_id),
         agent_id: AgentId::new(agent_id),
@@ -135,8 +136,7 @@ impl ScheduledSendRepository for Store {
         let started: Option<MessageRow> = in_transaction!(self, |conn| {
             // The activity first, locked, as for an insert (lock order step 3, then its message).
             let Some(before) = conn.lock_for_message(agent, &activity).await? else { return Ok(None) };
-            let scheduled =
-                || messages::table.filter(messages::id.eq(id)).filter(messages::agent_id.eq(agent));
+            let scheduled = || messages::table.filter(messages::id.eq(id)).filter(messages::agent_id.eq(agent));
             let moved = diesel::update(scheduled().filter(messages::status.eq(MessageStatus::Scheduled.as_str())))
                 .set((messages::status.eq(MessageStatus::Sending.as_str()), messages::updated_at.eq(at_ms)))
                 .execute(conn)

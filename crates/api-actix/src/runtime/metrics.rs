@@ -186,7 +186,8 @@ impl Metrics {
         );
         let rule_backlog =
             gauge(&mut registry, "rule_backlog", "Events waiting for their agent's rules to run (queued or in hand), across every process");
-        let scheduled_backlog = gauge(&mut registry, "scheduled_backlog", "Scheduled messages not sent yet, due or not, across every process");
+        let scheduled_backlog =
+            gauge(&mut registry, "scheduled_backlog", "Scheduled messages not sent yet, due or not, across every process");
         let event_deliveries = Family::<OutcomeLabels, Counter>::default();
         registry.register(
             "event_deliveries",

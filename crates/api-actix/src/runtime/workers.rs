@@ -62,8 +62,7 @@ impl Workers {
             _ => None,
         };
         let rules = config.process_webhooks.then(|| runtime.spawn(rule_worker::run_rules(state.clone(), stopping.clone())));
-        let scheduled =
-            config.process_webhooks.then(|| runtime.spawn(scheduled_worker::send_scheduled(state.clone(), stopping.clone())));
+        let scheduled = config.process_webhooks.then(|| runtime.spawn(scheduled_worker::send_scheduled(state.clone(), stopping.clone())));
         let events = config.process_webhooks.then(|| runtime.spawn(event_worker::deliver_events(state.clone(), stopping)));
         if config.process_webhooks {
             runtime.spawn(event_worker::expire_events(state.clone()));

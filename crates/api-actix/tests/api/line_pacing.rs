@@ -5,16 +5,29 @@
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use crate::messaging::{CLOUD_PHONE, accepted, cloud_line, graph_error, messages_path, order_send, sends_received, standard_templates, start};
+use crate::messaging::{
+    CLOUD_PHONE, accepted, cloud_line, graph_error, messages_path, order_send, sends_received, standard_templates, start,
+};
 
 backend_tests!(a_send_refused_for_throughput_is_retried_after_the_line_is_held);
 
 async fn a_send_refused_for_throughput_is_retried_after_the_line_is_held(backend: &str) {
     let (server, app) = start(backend).await;
     cloud_line(&app, &server, standard_templates()).await;
-    let throttled: ResponseTemplate = graph_error(429, 130429, "(#130429) Rate limit hit", Some("Cloud API message throughput has been reached."));
-    Mock::given(method("POST")).and(path(messages_path(CLOUD_PHONE))).respond_with(throttled).up_to_n_times(2).with_priority(1).mount(&server).await;
-    Mock::given(method("POST")).and(path(messages_path(CLOUD_PHONE))).respond_with(accepted("14155550401", "wamid.paced")).mount(&server).await;
+    let throttled: ResponseTemplate =
+        graph_error(429, 130429, "(#130429) Rate limit hit", Some("Cloud API message throughput has been reached."));
+    Mock::given(method("POST"))
+        .and(path(messages_path(CLOUD_PHONE)))
+        .respond_with(throttled)
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(messages_path(CLOUD_PHONE)))
+        .respond_with(accepted("14155550401", "wamid.paced"))
+        .mount(&server)
+        .await;
 
     let started = std::time::Instant::now();
     let r = app.post("/v1/templates/9001/send", &app.a.secret, order_send("+1 415 555 0401", Some("paced"))).await;

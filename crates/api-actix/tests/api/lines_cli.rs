@@ -190,3 +190,26 @@ on_both_backends!(
     a_mailbox_is_added_with_its_password_from_the_environment_and_its_token_shown_once,
     a_lines_pace_is_set_by_the_command_and_listed
 );
+
+async fn a_lines_pace_is_set_by_the_command_and_listed(backend: &str) {
+    let db = TestDb::of(backend).await;
+    let agent = agent(&db).await;
+    let graph = "http://127.0.0.1:9";
+    let add = ["channels", "add", "--agent", &agent, "--phone-number-id", "444000222", "--waba-id", "555000222", "--sandbox"];
+    let added = json_out(&parley(&db, graph, &add, &[]));
+    assert_eq!(added["messages_per_second"], 80, "the platform's default: {added}");
+    let line = added["id"].as_str().unwrap().to_string();
+    let pace = |n: &str| ["channels", "pace", "--agent", &agent, "--line", &line, "--messages-per-second", n].map(str::to_string);
+    let paced = json_out(&parley(&db, graph, &pace("250").iter().map(String::as_str).collect::<Vec<_>>(), &[]));
+    assert_eq!((paced["id"].as_str(), paced["messages_per_second"].as_u64()), (Some(line.as_str()), Some(250)));
+    let listed = json_out(&parley(&db, graph, &["channels", "list", "--agent", &agent], &[]));
+    assert_eq!(listed[0]["messages_per_second"], 250);
+    for value in ["0", "1001"] {
+        let refused = parley(&db, graph, &pace(value).iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+        assert!(!refused.status.success());
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("messages_per_second") && stderr.contains("from 1 to 1000"), "{stderr}");
+    }
+    let unknown = parley(&db, graph, &["channels", "pace", "--agent", &agent, "--line", "chn_nope", "--messages-per-second", "5"], &[]);
+    assert!(!unknown.status.success() && String::from_utf8_lossy(&unknown.stderr).contains("not found"), "{unknown:?}");
+}

@@ -63,7 +63,11 @@ async fn a_scheduled_reply_waits_on_the_timeline_then_goes_out_once(backend: &st
     let activity = open_conversation(&app, "14155550201").await;
     let send_at = in_seconds(&app, 2);
     let r = app
-        .post(&format!("/v1/activities/{activity}/messages"), &app.a.secret, json!({"type": "text", "text": {"body": "Your order ships today."}, "send_at": send_at}))
+        .post(
+            &format!("/v1/activities/{activity}/messages"),
+            &app.a.secret,
+            json!({"type": "text", "text": {"body": "Your order ships today."}, "send_at": send_at}),
+        )
         .await;
     r.assert_status(201);
     let scheduled = r.data().clone();

@@ -48,7 +48,9 @@ async fn scheduled_messages_survive_a_crash(backend: &str) {
     // Past both times with no process running: nothing has gone out.
     tokio::time::sleep(Duration::from_secs(6)).await;
     for (activity, id) in &scheduled {
-        let m = state.messages.get(&agent, &parley_domain::model::ActivityId::new(activity.as_str()), &parley_domain::model::MessageId::new(id.as_str()))
+        let m = state
+            .messages
+            .get(&agent, &parley_domain::model::ActivityId::new(activity.as_str()), &parley_domain::model::MessageId::new(id.as_str()))
             .await
             .unwrap();
         assert_eq!(m.status.as_str(), "scheduled");

@@ -140,8 +140,14 @@ impl LineService {
 
     /// Stores a new line; `field` names the account id in a conflict.
     async fn insert(&self, agent: &AgentId, account: LineAccount, access: LineAccess, field: &str) -> Result<Line, DomainError> {
-        let line =
-            Line { id: LineId::new(self.ids.new_id(IdKind::Line)), agent_id: agent.clone(), account, access, created_at: self.clock.now(), pace: Pace::DEFAULT };
+        let line = Line {
+            id: LineId::new(self.ids.new_id(IdKind::Line)),
+            agent_id: agent.clone(),
+            account,
+            access,
+            created_at: self.clock.now(),
+            pace: Pace::DEFAULT,
+        };
         match self.lines.insert(&line).await {
             Ok(()) => Ok(line),
             Err(StoreError::Conflict(_)) => Err(DomainError::Conflict {

@@ -50,8 +50,12 @@ where
         match send().await {
             Err(e) if e.is_throughput_limit() && refusals < THROTTLE_RETRIES => {
                 refusals += 1;
-                tracing::warn!(line = line.id.as_str(), refusals, hold_ms = hold.as_millis() as u64,
-                    "the platform refused a send for throughput: holding the line, then trying again");
+                tracing::warn!(
+                    line = line.id.as_str(),
+                    refusals,
+                    hold_ms = hold.as_millis() as u64,
+                    "the platform refused a send for throughput: holding the line, then trying again"
+                );
                 pacer.hold(&line.id, hold).await;
                 hold *= 2;
             }
@@ -85,10 +89,7 @@ mod tests {
         Line {
             id: LineId::new("chn_1"),
             agent_id: AgentId::new("agt_1"),
-            account: LineAccount::Whatsapp {
-                phone_number_id: PhoneNumberId::new("1065").unwrap(),
-                waba_id: WabaId::new("9000").unwrap(),
-            },
+            account: LineAccount::Whatsapp { phone_number_id: PhoneNumberId::new("1065").unwrap(), waba_id: WabaId::new("9000").unwrap() },
             access: LineAccess::Sandbox,
             created_at: Timestamp::default(),
             pace: Pace::new("p", 40).unwrap(),

@@ -5,8 +5,8 @@ use crate::model::*;
 use crate::ports::*;
 use crate::services::conversations::Conversations;
 use crate::services::messages::platform_failure;
-use crate::services::required;
 use crate::services::pacing::{Turn, paced};
+use crate::services::required;
 use crate::services::timeline::{Accepted, Outgoing, Timeline, TimelinePorts};
 use crate::{DomainError, FieldError};
 
@@ -175,7 +175,8 @@ impl SendService {
         let channel = Channel::new(ChannelType::Whatsapp, &message.to).map_err(DomainError::from)?;
         let (_, activity) = self.conversations.ensure(agent, &channel, None, ActivityStatus::Pending, None).await?;
         let id = MessageId::new(self.ids.new_id(IdKind::Message));
-        let outgoing = Outgoing { activity: &activity.id, channel, line: &line.id, content: template_content(&template, &message), reply_to: None };
+        let outgoing =
+            Outgoing { activity: &activity.id, channel, line: &line.id, content: template_content(&template, &message), reply_to: None };
         let request = ScheduledRequest::Template { template_id: template.definition.id.clone(), to, components, campaign };
         let send_at = send_at.expect("asked for");
         self.timeline.record_scheduled(&*self.scheduled, agent, id, outgoing, send_at, request).await
@@ -213,7 +214,13 @@ impl SendService {
 
     /// Everything [`send`](Self::send) checks before the platform, in its order, with `send_at`
     /// read among the body's fields when given.
-    async fn prepare(&self, agent: &AgentId, template: &TemplateId, input: SendInput, send_at: Option<&str>) -> Result<Prepared, DomainError> {
+    async fn prepare(
+        &self,
+        agent: &AgentId,
+        template: &TemplateId,
+        input: SendInput,
+        send_at: Option<&str>,
+    ) -> Result<Prepared, DomainError> {
         let template = self.templates.get(agent, template).await?.ok_or(DomainError::not_found("template"))?;
         if !template.is_approved() {
             return Err(DomainError::TemplateNotApproved(template.definition.status.clone()));

@@ -65,7 +65,7 @@ pub async fn scheduled_messages_are_claimed_once_in_due_order_and_started_once(r
     assert_eq!(again, vec![first_send.clone(), second_send.clone(), late_send.clone()], "a run-out lease frees them");
 
     let starts = futures_util::future::join_all((0..8).map(|_| r.scheduled.start(&a, &first.id, t(420)))).await;
-    let started: Vec<Message> = starts.into_iter().map(Result::unwrap).flatten().collect();
+    let started: Vec<Message> = starts.into_iter().filter_map(Result::unwrap).collect();
     assert_eq!(started.len(), 1, "one of racing callers starts it");
     let expected = Message { status: MessageStatus::Sending, updated_at: t(420), ..first.clone() };
     assert_eq!(started[0], expected);

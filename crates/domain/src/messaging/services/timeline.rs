@@ -405,7 +405,9 @@ impl Timeline {
     ) -> Result<Message, DomainError> {
         let (direction, status) = (MessageDirection::Outbound, MessageStatus::Scheduled);
         let (template_id, campaign_key) = match &request {
-            ScheduledRequest::Template { template_id, campaign, .. } => (Some(template_id.clone()), campaign.as_ref().map(|(k, _)| k.clone())),
+            ScheduledRequest::Template { template_id, campaign, .. } => {
+                (Some(template_id.clone()), campaign.as_ref().map(|(k, _)| k.clone()))
+            }
             ScheduledRequest::Reply { .. } => (None, None),
         };
         let message = Message {
@@ -414,7 +416,17 @@ impl Timeline {
             campaign_key,
             send_at: Some(send_at.at()),
             updated_at: self.clock.now(),
-            ..Self::new_message(id, agent, outgoing.activity, Some(outgoing.line), outgoing.channel, outgoing.content, direction, status, send_at.at())
+            ..Self::new_message(
+                id,
+                agent,
+                outgoing.activity,
+                Some(outgoing.line),
+                outgoing.channel,
+                outgoing.content,
+                direction,
+                status,
+                send_at.at(),
+            )
         };
         let send = ScheduledSend {
             message_id: message.id.clone(),
