@@ -178,6 +178,15 @@ pub enum DomainError {
 }
 
 impl DomainError {
+    /// The refusal in words for a record a person reads later (a rule run's `error`, a
+    /// scheduled message's `error_message`): each field's issue named.
+    pub fn in_words(&self) -> String {
+        match self {
+            DomainError::Validation(faults) => faults.iter().map(|f| format!("{}: {}", f.field, f.issue)).collect::<Vec<_>>().join("; "),
+            other => other.to_string(),
+        }
+    }
+
     /// Every code [`code`](Self::code) can return, for callers that map them all (and tests
     /// that check they do).
     pub const CODES: [&'static str; 17] = [

@@ -128,7 +128,7 @@ fn burst(bin: &std::path::Path, backend: &str, count: usize) -> Result<Figures, 
     let _server = Server::start_with(bin, &url, port, &[("PARLEY_WHATSAPP_API_BASE", &base), ("PARLEY_EMBEDDER", "static")])?;
 
     // Due a while after scheduling starts, so all of them wait before any is due.
-    let lead = Duration::from_secs(20 + (count as u64) / 250);
+    let lead = Duration::from_secs(30 + (count as u64) / 125);
     let due_wall = SystemTime::now() + lead;
     let due = Instant::now() + lead;
     let send_at = rfc3339(due_wall)?;

@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 const MESSAGES: usize = 120;
 const CONTACTS: usize = 12;
 
-fn call(server: &ParleyServer, key: &str, method: &str, path: &str, body: Option<Value>) -> Value {
+/// `method path` on `server` with `key` (and a JSON `body`): the answer's JSON; anything but
+/// 2xx fails the test.
+pub(crate) fn call(server: &ParleyServer, key: &str, method: &str, path: &str, body: Option<Value>) -> Value {
     let url = format!("{}{path}", server.url());
     let mut args = vec!["-s".to_string(), "--fail-with-body".into(), "-X".into(), method.into(), "-H".into(), format!("X-API-Key: {key}")];
     if let Some(body) = body {

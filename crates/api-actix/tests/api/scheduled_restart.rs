@@ -2,25 +2,13 @@
 //! with `send_at`, is killed (SIGKILL) before their time, and the next process sends each once
 //! at its time; nothing goes out while no process runs.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::server::{ParleyServer, free_port};
+use crate::rule_instances::call;
 use parley_adapters_diesel::testing::TestDb;
 use parley_domain::model::KeyKind;
-use serde_json::{Value, json};
-
-fn call(server: &ParleyServer, key: &str, method: &str, path: &str, body: Option<Value>) -> Value {
-    let url = format!("{}{path}", server.url());
-    let mut args = vec!["-s".to_string(), "--fail-with-body".into(), "-X".into(), method.into(), "-H".into(), format!("X-API-Key: {key}")];
-    if let Some(body) = body {
-        args.extend(["-H".into(), "Content-Type: application/json".into(), "-d".into(), body.to_string()]);
-    }
-    args.push(url);
-    let out = Command::new("curl").args(&args).output().expect("curl runs");
-    assert!(out.status.success(), "{method} {path} failed: {}", String::from_utf8_lossy(&out.stdout));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use serde_json::json;
 
 fn serve(db: &TestDb) -> ParleyServer {
     ParleyServer::start_on(&db.url, free_port(), &[], |l| l.starts_with("Parley is serving"))

@@ -210,7 +210,7 @@ impl RuleEngine {
         match self.actors.messages.reply(agent, &view.activity.id, reply).await {
             Ok(_) => Ok(true),
             Err(e) => {
-                tracing::warn!(agent = %agent, activity = %view.activity.id, error = %why(&e), "the away message could not be sent");
+                tracing::warn!(agent = %agent, activity = %view.activity.id, error = %e.in_words(), "the away message could not be sent");
                 Ok(false)
             }
         }
@@ -233,34 +233,34 @@ impl RuleEngine {
             RuleAction::Assign(target) => {
                 let member = match target {
                     AssignTarget::Member(member) => member.clone(),
-                    AssignTarget::RoundRobin => a.round_robin.next(agent).await.map_err(|e| why(&e))?.ok_or(NOBODY_FREE)?,
+                    AssignTarget::RoundRobin => a.round_robin.next(agent).await.map_err(|e| e.in_words())?.ok_or(NOBODY_FREE)?,
                 };
                 let patch = ActivityPatchInput { assigned_to: Patch::Set(member.as_str().to_string()), ..Default::default() };
-                a.activities.update(agent, id, patch).await.map_err(|e| why(&e))?;
+                a.activities.update(agent, id, patch).await.map_err(|e| e.in_words())?;
             }
             RuleAction::AddTags(tags) => {
                 let ids = tags.iter().map(|t| t.as_str().to_string()).collect();
-                a.activities.attach_tags(agent, id, Some(ids)).await.map_err(|e| why(&e))?;
+                a.activities.attach_tags(agent, id, Some(ids)).await.map_err(|e| e.in_words())?;
             }
             RuleAction::RemoveTags(tags) => {
                 for tag in tags {
-                    a.activities.detach_tag(agent, id, Some(tag.as_str().to_string())).await.map_err(|e| why(&e))?;
+                    a.activities.detach_tag(agent, id, Some(tag.as_str().to_string())).await.map_err(|e| e.in_words())?;
                 }
             }
             RuleAction::SetStatus(status) => {
                 let patch = ActivityPatchInput { status: Patch::Set(status.as_str().to_string()), ..Default::default() };
-                a.activities.update(agent, id, patch).await.map_err(|e| why(&e))?;
+                a.activities.update(agent, id, patch).await.map_err(|e| e.in_words())?;
             }
             RuleAction::Reply(text) => {
                 let body = match text {
                     ReplyText::Text(text) => text.clone(),
                     ReplyText::Canned(code) => {
-                        let canned = find_canned(self.reads.canned_responses.as_ref(), agent, code).await.map_err(|e| why(&e))?;
+                        let canned = find_canned(self.reads.canned_responses.as_ref(), agent, code).await.map_err(|e| e.in_words())?;
                         canned.ok_or_else(|| format!("the canned response {code:?} no longer exists"))?.text.as_str().to_string()
                     }
                 };
                 let reply = ReplyInput { kind: Some("text".into()), body: Some(body), ..Default::default() };
-                a.messages.reply(agent, id, reply).await.map_err(|e| why(&e))?;
+                a.messages.reply(agent, id, reply).await.map_err(|e| e.in_words())?;
             }
             RuleAction::SendTemplate { template_id, components } => {
                 let to = contact
@@ -268,11 +268,11 @@ impl RuleEngine {
                     .ok_or("the contact has no WhatsApp channel to send a template to")?;
                 let components = components.as_ref().map(self.components).transpose()?;
                 let input = SendInput { to: Some(to.channel_id().to_string()), components, campaign: None };
-                a.sends.send(agent, template_id, input).await.map_err(|e| why(&e))?;
+                a.sends.send(agent, template_id, input).await.map_err(|e| e.in_words())?;
             }
             RuleAction::Note(text) => {
                 let author = format!("Rule: {}", rule.name.as_str());
-                a.messages.add_note(agent, id, Some(text.clone()), Some(author)).await.map_err(|e| why(&e))?;
+                a.messages.add_note(agent, id, Some(text.clone()), Some(author)).await.map_err(|e| e.in_words())?;
             }
         }
         Ok(())
@@ -298,13 +298,5 @@ fn activity_of(object: &EventObject) -> Option<ActivityId> {
         EventObject::Activity(view) => Some(view.activity.id.clone()),
         EventObject::Message(message) => Some(message.activity_id.clone()),
         _ => None,
-    }
-}
-
-/// A service's refusal in words, each field's issue named (a run's `error`).
-fn why(e: &DomainError) -> String {
-    match e {
-        DomainError::Validation(faults) => faults.iter().map(|f| format!("{}: {}", f.field, f.issue)).collect::<Vec<_>>().join("; "),
-        other => other.to_string(),
     }
 }

@@ -199,7 +199,7 @@ impl SendService {
         let input = SendInput { to: Some(to.to_string()), components, campaign: None };
         let prepared = match self.prepare(&agent, template_id, input, None).await {
             Ok(prepared) => prepared,
-            Err(e) => return self.timeline.fail_sending(message, format!("it could not be sent at its time: {e}")).await,
+            Err(e) => return self.timeline.fail_sending(message, format!("it could not be sent at its time: {}", e.in_words())).await,
         };
         let Prepared { template, message: built, line, .. } = prepared;
         // Its line's turn was taken before it was started.
