@@ -92,7 +92,9 @@ pub(super) async fn lines(state: &AppState, cmd: LinesCommand) -> Result<(), Fai
             println!("{printed}");
         }
         LinesCommand::Pace { agent, line, messages_per_second } => {
-            let line = state.lines.set_pace(&AgentId::new(agent), &LineId::new(line), messages_per_second).await?;
+            // The field's issue in words: `validation failed` alone would not say what to fix.
+            let paced = state.lines.set_pace(&AgentId::new(agent), &LineId::new(line), messages_per_second).await;
+            let line = paced.map_err(|e| e.in_words())?;
             println!("{}", line_json(&line));
         }
         LinesCommand::List { agent } => {

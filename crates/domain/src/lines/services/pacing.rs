@@ -103,9 +103,9 @@ mod tests {
     #[tokio::test]
     async fn throughput_refusals_hold_the_line_longer_each_time_then_the_send_goes_out() {
         let pacer = Recorded::default();
-        let mut answers = vec![Ok("wamid.1"), Err(throttled()), Err(throttled())];
+        let mut answers = vec![Ok("pm.1"), Err(throttled()), Err(throttled())];
         let sent = paced(&pacer, &line(), Turn::Wait, || std::future::ready(answers.pop().unwrap())).await;
-        assert_eq!(sent, Ok("wamid.1"));
+        assert_eq!(sent, Ok("pm.1"));
         let asked = pacer.0.lock().unwrap().clone();
         assert_eq!(asked, ["turn chn_1 40", "hold chn_1 1", "turn chn_1 40", "hold chn_1 2", "turn chn_1 40"]);
     }
