@@ -149,7 +149,8 @@ const template = first("order_update",
   each("templates", (await ok("GET /v1/templates", 200, sk.GET("/v1/templates"))).data, TEMPLATE)
     .filter((t) => t.name === "order_update"));
 const text = (value: string): S["SendParameterBody"] => ({ type: "text", text: value });
-const sent = shape("send result", (await ok("POST /v1/templates/{id}/send", 200, sk.POST("/v1/templates/{id}/send", {
+// A send answers its result (200), or, with `send_at`, the scheduled message (201).
+const answer = (await ok("POST /v1/templates/{id}/send", 200, sk.POST("/v1/templates/{id}/send", {
   params: { path: { id: template.id } },
   body: {
     to: "+1 415 555 0100",
@@ -160,7 +161,9 @@ const sent = shape("send result", (await ok("POST /v1/templates/{id}/send", 200,
     ],
     campaign: { key: "readme-demo", name: "README demo" },
   } satisfies S["SendTemplate"],
-}))).data, SEND_RESULT);
+}))).data;
+if (!("message_sent" in answer)) fail(`a send without send_at answered ${JSON.stringify(answer)}`);
+const sent = shape("send result", answer, SEND_RESULT);
 const executions = each("executions", (await ok("GET /v1/campaigns/{key}/executions", 200,
   sk.GET("/v1/campaigns/{key}/executions", { params: { path: { key: "readme-demo" } } }))).data, EXECUTION);
 if (!sent.message_sent || executions.map((e) => e.message_id).join() !== sent.message_id) {

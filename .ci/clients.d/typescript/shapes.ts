@@ -102,6 +102,6 @@ export const MESSAGE: Spec<S["Message"]> = {
   pricing: "object|null?", content: "object",
   reply_to: "string|null?", platform_message_id: "string|null?", channel: "object", line_id: "string|null?", status: "string",
   error_message: "string|null?", template_id: "string|null?", campaign_key: "string|null?", cart_code: "string|null?",
-  referral: "object|null?", created_at: "string", sent_at: "string|null?", delivered_at: "string|null?",
+  referral: "object|null?", created_at: "string", sent_at: "string|null?", send_at: "string|null?", delivered_at: "string|null?",
   read_at: "string|null?", deleted_at: "string|null?", updated_at: "string",
 };

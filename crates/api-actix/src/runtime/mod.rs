@@ -13,6 +13,7 @@ pub mod limits;
 pub mod metrics;
 pub mod pacing;
 pub mod page_cache;
+pub mod passes;
 pub mod platform;
 pub mod redact;
 pub mod routing;

@@ -11,6 +11,7 @@ use futures_util::StreamExt;
 use parley_domain::model::MessageStatus;
 use tokio::sync::watch;
 
+use crate::runtime::passes::run_passes;
 use crate::runtime::state::AppState;
 
 /// How often due messages are looked for: a message goes out within this of its time (plus
@@ -22,40 +23,17 @@ const BATCH: u32 = 200;
 /// Sends in flight at once: enough to keep a line at its pace while the platform takes a
 /// while to answer each one.
 const IN_FLIGHT: usize = 64;
-/// The longest wait after failed passes.
-const MAX_PAUSE: Duration = Duration::from_secs(30);
-
 /// Sends scheduled messages until `stopping`.
-pub async fn send_scheduled(state: Arc<AppState>, mut stopping: watch::Receiver<bool>) {
-    let mut failures = 0u32;
-    loop {
-        if *stopping.borrow() {
-            return;
+pub async fn send_scheduled(state: Arc<AppState>, stopping: watch::Receiver<bool>) {
+    run_passes(stopping, POLL, "scheduled messages' claim", || async {
+        let claimed = state.scheduled.claim(BATCH).await?;
+        let full = claimed.len() == BATCH as usize;
+        if !claimed.is_empty() {
+            send_all(&state, claimed).await;
         }
-        let pause = match state.scheduled.claim(BATCH).await {
-            Ok(claimed) => {
-                failures = 0;
-                let full = claimed.len() == BATCH as usize;
-                if !claimed.is_empty() {
-                    send_all(&state, claimed).await;
-                }
-                if full {
-                    continue;
-                }
-                POLL
-            }
-            Err(e) => {
-                failures += 1;
-                let pause = (POLL * 2u32.saturating_pow(failures.min(16))).min(MAX_PAUSE);
-                tracing::warn!(error = %e, failures, retry_in_ms = pause.as_millis() as u64, "scheduled messages: claim failed");
-                pause
-            }
-        };
-        tokio::select! {
-            _ = tokio::time::sleep(pause) => {}
-            _ = stopping.changed() => {}
-        }
-    }
+        Ok::<_, parley_domain::DomainError>(full)
+    })
+    .await;
 }
 
 /// Sends a pass's claims, [`IN_FLIGHT`] at a time, and says what became of them.
