@@ -294,14 +294,7 @@ impl MessageService {
             return self.timeline.record_scheduled(&*self.scheduled, agent, id, outgoing, send_at, request).await;
         }
         let recorded = self.timeline.record_sending(agent, id, outgoing).await?;
-        let message = FreeFormMessage {
-            to: recorded.channel.channel_id().to_string(),
-            content: recorded.content.sent_form(recorded.channel.channel_type()),
-            preview_url,
-            context,
-            callback_data: Some(recorded.id.as_str().to_string()),
-            human_agent,
-        };
+        let message = sent_form(&recorded, preview_url, context, human_agent);
         match paced(&*self.pacer, &line, Turn::Wait, || self.platform.send_message(&line, &message)).await {
             Ok(sent) => self.timeline.confirm_sent(recorded, sent.message_id).await,
             // It may or may not have gone out: it stays `sending`, for a status report to settle.
@@ -365,14 +358,7 @@ impl MessageService {
             }
             _ => None,
         };
-        let free = FreeFormMessage {
-            to: message.channel.channel_id().to_string(),
-            content: message.content.sent_form(message.channel.channel_type()),
-            preview_url,
-            context,
-            callback_data: Some(message.id.as_str().to_string()),
-            human_agent,
-        };
+        let free = sent_form(&message, preview_url, context, human_agent);
         // Its line's turn was taken before it was started.
         match paced(&*self.pacer, &line, Turn::Taken, || self.platform.send_message(&line, &free)).await {
             Ok(sent) => self.timeline.confirm_sent(message, sent.message_id).await,
@@ -573,6 +559,19 @@ pub(crate) fn platform_failure(e: PlatformError) -> DomainError {
         }
         PlatformError::Unauthorized { message } => DomainError::MessageRejected { code: Some(190), message, details: None },
         e @ PlatformError::Unavailable { .. } => DomainError::Upstream(crate::Cause::new(e)),
+    }
+}
+
+/// What the platform is asked to send for a reply recorded as `recorded` (sending): to its
+/// channel, in that platform's form, named by its id so a later status report can settle it.
+fn sent_form(recorded: &Message, preview_url: bool, context: Option<String>, human_agent: bool) -> FreeFormMessage {
+    FreeFormMessage {
+        to: recorded.channel.channel_id().to_string(),
+        content: recorded.content.sent_form(recorded.channel.channel_type()),
+        preview_url,
+        context,
+        callback_data: Some(recorded.id.as_str().to_string()),
+        human_agent,
     }
 }
 
