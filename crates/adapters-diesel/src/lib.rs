@@ -228,6 +228,7 @@ impl Store {
             sessions: s.clone(),
             sign_in_attempts: s.clone(),
             business_hours: s.clone(),
+            first_response: s.clone(),
             rules: s.clone(),
             rule_runs: s.clone(),
             routing: s.clone(),

@@ -90,6 +90,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    first_response_targets (agent_id) {
+        agent_id -> Text,
+        minutes -> Integer,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
     business_hours (agent_id) {
         agent_id -> Text,
         document -> Text,
@@ -181,6 +189,10 @@ diesel::table! {
         unread_count -> BigInt,
         assignee_name -> Nullable<Text>,
         away_sent_at -> Nullable<BigInt>,
+        first_response_opened_at -> Nullable<BigInt>,
+        first_response_due_at -> Nullable<BigInt>,
+        first_responded_at -> Nullable<BigInt>,
+        first_response_missed_at -> Nullable<BigInt>,
     }
 }
 
@@ -487,6 +499,7 @@ diesel::joinable!(tags -> agents (agent_id));
 diesel::joinable!(canned_responses -> agents (agent_id));
 diesel::joinable!(members -> agents (agent_id));
 diesel::joinable!(business_hours -> agents (agent_id));
+diesel::joinable!(first_response_targets -> agents (agent_id));
 diesel::joinable!(rules -> agents (agent_id));
 diesel::joinable!(rule_runs -> rules (rule_id));
 diesel::joinable!(member_sessions -> members (member_id));
@@ -512,6 +525,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     member_sessions,
     sign_in_attempts,
     business_hours,
+    first_response_targets,
     rules,
     rule_runs,
     rule_queue,

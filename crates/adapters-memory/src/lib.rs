@@ -55,6 +55,7 @@ mod erasure;
 mod events;
 mod executions;
 mod files;
+mod first_response;
 mod health;
 mod idempotency;
 mod inbound_deliveries;

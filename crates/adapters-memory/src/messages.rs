@@ -29,7 +29,7 @@ impl State {
     }
 
     /// `insert`'s write, on the state.
-    pub(crate) fn insert_message(&mut self, m: &Message, events: &[Event]) -> StoreResult<bool> {
+    pub(crate) fn insert_message(&mut self, m: &Message, events: &[Event], mark: ResponseMark) -> StoreResult<bool> {
         let s = self;
         let Some(stored) = s.activity_of(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
         if let Some(platform_id) = &m.platform_message_id
@@ -46,6 +46,8 @@ impl State {
             && stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id));
         let Some(stored) = s.activity_of_mut(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
         let activity = &mut stored.activity;
+        let open = activity.status == ActivityStatus::Open;
+        activity.first_response = mark.apply(activity.first_response, open, activity.last_inbound_at.is_some(), m.created_at);
         activity.updated_at = m.updated_at;
         if newest {
             stored.last_message = Some(MessageSummary::of(m));
@@ -63,6 +65,27 @@ impl State {
         Ok(true)
     }
 
+    /// Stores `m` with what it taught of its contact (`update`), both or nothing.
+    pub(crate) fn insert_learning(&mut self, m: &Message, update: &ChannelUpdate, events: &[Event], mark: ResponseMark) -> StoreResult<bool> {
+        let s = self;
+        // Nothing at all when the message cannot be stored: both in one write.
+        if s.activity_of(&m.agent_id, &m.activity_id).is_none() {
+            return Err(StoreError::NotFound("activity"));
+        }
+        // A message id taken by another message (not a repeated platform id) fails the
+        // databases' whole transaction: it must change nothing here either.
+        let repeated = m.platform_message_id.as_ref().is_some_and(|p| s.message_by_platform_id(&m.agent_id, p).is_some());
+        if !repeated && s.messages.contains_key(&m.id) {
+            return Err(conflict(format!("message {} already stored", m.id)));
+        }
+        s.check_events(events)?;
+        match s.write_channel_update(&update.contact, &update.before, &update.after, &update.events) {
+            Ok(_) | Err(StoreError::Conflict(_)) => {}
+            Err(e) => return Err(e),
+        }
+        s.insert_message(m, events, mark)
+    }
+
     /// The agent's messages of one activity, in no particular order.
     pub(crate) fn timeline<'s>(&'s self, agent: &'s AgentId, activity: &'s ActivityId) -> impl Iterator<Item = &'s Message> + 's {
         self.messages.values().filter(move |m| &m.agent_id == agent && &m.activity_id == activity)
@@ -72,28 +95,24 @@ impl State {
 #[async_trait]
 impl MessageRepository for MemoryStore {
     async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
-        self.with(|s| s.insert_message(m, events))
+        self.with(|s| s.insert_message(m, events, ResponseMark::Nothing))
+    }
+
+    async fn insert_marked<'a>(
+        &self,
+        m: &Message,
+        update: Option<&'a ChannelUpdate>,
+        mark: ResponseMark,
+        events: &[Event],
+    ) -> StoreResult<bool> {
+        match update {
+            Some(update) => self.with(|s| s.insert_learning(m, update, events, mark)),
+            None => self.with(|s| s.insert_message(m, events, mark)),
+        }
     }
 
     async fn insert_learning(&self, m: &Message, update: &ChannelUpdate, events: &[Event]) -> StoreResult<bool> {
-        self.with(|s| {
-            // Nothing at all when the message cannot be stored: both in one write.
-            if s.activity_of(&m.agent_id, &m.activity_id).is_none() {
-                return Err(StoreError::NotFound("activity"));
-            }
-            // A message id taken by another message (not a repeated platform id) fails the
-            // databases' whole transaction: it must change nothing here either.
-            let repeated = m.platform_message_id.as_ref().is_some_and(|p| s.message_by_platform_id(&m.agent_id, p).is_some());
-            if !repeated && s.messages.contains_key(&m.id) {
-                return Err(conflict(format!("message {} already stored", m.id)));
-            }
-            s.check_events(events)?;
-            match s.write_channel_update(&update.contact, &update.before, &update.after, &update.events) {
-                Ok(_) | Err(StoreError::Conflict(_)) => {}
-                Err(e) => return Err(e),
-            }
-            s.insert_message(m, events)
-        })
+        self.with(|s| s.insert_learning(m, update, events, ResponseMark::Nothing))
     }
 
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>> {

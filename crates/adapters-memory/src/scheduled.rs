@@ -11,7 +11,7 @@ use crate::store::MemoryStore;
 impl ScheduledSendRepository for MemoryStore {
     async fn schedule(&self, message: &Message, send: &ScheduledSend) -> StoreResult<()> {
         self.with(|s| {
-            s.insert_message(message, &[])?;
+            s.insert_message(message, &[], ResponseMark::Nothing)?;
             s.scheduled.insert(send.message_id.clone(), (send.clone(), None));
             Ok(())
         })
@@ -43,6 +43,11 @@ impl ScheduledSendRepository for MemoryStore {
             s.messages.insert(m.id.clone(), m.clone());
             let stored = s.activity_of_mut(agent, &m.activity_id)?;
             stored.activity.updated_at = at;
+            // A message of no campaign is the team's answer, going out now.
+            if m.campaign_key.is_none() {
+                let a = &mut stored.activity;
+                a.first_response = ResponseMark::Answers.apply(a.first_response, a.status == ActivityStatus::Open, a.last_inbound_at.is_some(), at);
+            }
             if stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id)) {
                 stored.last_message = Some(MessageSummary::of(&m));
             }

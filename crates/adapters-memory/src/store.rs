@@ -34,6 +34,7 @@ impl MemoryStore {
             sessions: Arc::new(self.clone()),
             sign_in_attempts: Arc::new(self.clone()),
             business_hours: Arc::new(self.clone()),
+            first_response: Arc::new(self.clone()),
             rules: Arc::new(self.clone()),
             rule_runs: Arc::new(self.clone()),
             routing: Arc::new(self.clone()),
@@ -83,6 +84,7 @@ pub(crate) struct State {
     /// Sign-in marks by email, oldest first.
     pub(crate) sign_in_attempts: Vec<(Email, SignInMark, Timestamp)>,
     pub(crate) business_hours: BTreeMap<AgentId, BusinessHours>,
+    pub(crate) first_response_targets: BTreeMap<AgentId, ResponseTarget>,
     pub(crate) rules: BTreeMap<RuleId, Rule>,
     /// By (rule, event): one run each.
     pub(crate) rule_runs: BTreeMap<(RuleId, EventId), RuleRun>,

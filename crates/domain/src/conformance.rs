@@ -72,7 +72,9 @@ macro_rules! storage_conformance {
             business_hours_are_one_set_per_agent_replaced_whole, rules_round_trip_whole_stay_their_agents_and_stop_at_the_limit,
             a_rules_run_on_an_event_is_claimed_once_and_listed_newest_first, events_wait_for_rules_only_when_an_enabled_rule_runs_on_them,
             members_loads_count_their_open_conversations_and_their_turn, away_messages_queue_their_contacts_messages_and_are_claimed_once_a_turn,
-            scheduled_messages_are_claimed_once_in_due_order_and_started_once, concurrent_claims_of_scheduled_messages_take_each_once);
+            scheduled_messages_are_claimed_once_in_due_order_and_started_once, concurrent_claims_of_scheduled_messages_take_each_once,
+            the_first_response_clock_starts_at_an_opening_and_stops_at_the_first_answer,
+            missed_first_responses_are_found_in_due_order_and_marked_once);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

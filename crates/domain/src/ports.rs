@@ -133,6 +133,8 @@ pub struct Repositories {
     pub rules: std::sync::Arc<dyn RuleRepository>,
     /// Each agent's business hours.
     pub business_hours: std::sync::Arc<dyn BusinessHoursRepository>,
+    /// Each agent's first-response target, and the conversations that missed it.
+    pub first_response: std::sync::Arc<dyn FirstResponseRepository>,
     /// Tags that label activities, unique by name per agent.
     pub tags: std::sync::Arc<dyn TagRepository>,
     /// Saved answers, unique by short code per agent.

@@ -17,6 +17,10 @@ pub(crate) struct ActivityRow {
     status: String,
     assigned_to: Option<String>,
     last_inbound_at: Option<i64>,
+    first_response_opened_at: Option<i64>,
+    first_response_due_at: Option<i64>,
+    first_responded_at: Option<i64>,
+    first_response_missed_at: Option<i64>,
     created_at: i64,
     updated_at: i64,
 }
@@ -30,6 +34,12 @@ impl ActivityRow {
             status: valid(ActivityStatus::parse(&self.status))?,
             assigned_to: self.assigned_to.map(|a| valid(Assignee::new(&a))).transpose()?,
             last_inbound_at: opt_from_millis(self.last_inbound_at)?,
+            first_response: FirstResponse {
+                opened_at: opt_from_millis(self.first_response_opened_at)?,
+                due_at: opt_from_millis(self.first_response_due_at)?,
+                responded_at: opt_from_millis(self.first_responded_at)?,
+                missed_at: opt_from_millis(self.first_response_missed_at)?,
+            },
             created_at: from_millis(self.created_at)?,
             updated_at: from_millis(self.updated_at)?,
         })

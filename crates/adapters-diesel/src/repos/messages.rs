@@ -20,6 +20,7 @@ use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::prepared::Prepare;
 use crate::repos::contacts::write_channel_update;
 use crate::repos::events::emit_all;
+use crate::repos::first_response::{ClockColumns, clock_of, set_clock};
 use crate::repos::scheduled::insert_scheduled_send;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_tags, carts, messages};
@@ -131,8 +132,8 @@ macro_rules! page_of_messages {
 
 /// What an activity holds before a message joins it: status, `last_inbound_at`, its last
 /// message's `created_at` and id, whether it has tags (whose rows copy its `updated_at`), and
-/// whether it is unassigned (its status's kept counts say so).
-pub(crate) type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool, bool);
+/// whether it is unassigned (its status's kept counts say so), and its first-response clock.
+pub(crate) type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool, bool, ClockColumns);
 
 /// What a stored message changes on its activity, beside `updated_at` and the count.
 pub(crate) struct Moved<'a> {
@@ -148,7 +149,7 @@ pub(crate) struct Moved<'a> {
 
 impl<'a> Moved<'a> {
     pub(crate) fn by(before: &'a ActivityBefore, m: &Message) -> Self {
-        let (status, last_inbound_at, last_at, last_id, _, _) = before;
+        let (status, last_inbound_at, last_at, last_id, _, _, _) = before;
         let created = millis(m.created_at);
         let newest = match last_at {
             None => true,
@@ -179,6 +180,12 @@ fn before_of<'a>(agent: &'a str, id: &'a str) -> _ {
         activities::last_message_id,
         dsl::exists(activity_tags::table.filter(activity_tags::activity_id.eq(activities::id))),
         activities::assigned_to.is_null(),
+        (
+            activities::first_response_opened_at,
+            activities::first_response_due_at,
+            activities::first_responded_at,
+            activities::first_response_missed_at,
+        ),
     ))
 }
 
@@ -216,6 +223,7 @@ impl Store {
         update: Option<&ChannelUpdate>,
         events: &[Event],
         send: Option<&ScheduledSend>,
+        mark: ResponseMark,
     ) -> StoreResult<bool> {
         let content = m.content.to_json().to_string();
         let referral = m.referral.as_ref().map(serde_json::Value::to_string);
@@ -294,6 +302,9 @@ impl Store {
             }
             emit_all!(conn, events);
             let moved = Moved::by(&before, m);
+            let clock_before = clock_of(before.6)?;
+            let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), before.1.is_some(), m.created_at);
+            let clock = (clock != clock_before).then(|| set_clock(&clock));
             let at = millis(m.updated_at);
             let unread = i64::from(m.direction == MessageDirection::Inbound);
             let last_message = moved.newest.then_some((
@@ -311,6 +322,7 @@ impl Store {
                     activities::status.eq(moved.status),
                     activities::last_inbound_at.eq(moved.last_inbound_at),
                     last_message,
+                    clock,
                 ))
                 .prepared()
                 .execute(conn)
@@ -364,11 +376,21 @@ macro_rules! carts_of_activity {
 #[async_trait]
 impl MessageRepository for Store {
     async fn insert(&self, m: &Message, events: &[Event]) -> StoreResult<bool> {
-        self.insert_message(m, None, events, None).await
+        self.insert_message(m, None, events, None, ResponseMark::Nothing).await
     }
 
     async fn insert_learning(&self, m: &Message, update: &ChannelUpdate, events: &[Event]) -> StoreResult<bool> {
-        self.insert_message(m, Some(update), events, None).await
+        self.insert_message(m, Some(update), events, None, ResponseMark::Nothing).await
+    }
+
+    async fn insert_marked<'a>(
+        &self,
+        m: &Message,
+        update: Option<&'a ChannelUpdate>,
+        mark: ResponseMark,
+        events: &[Event],
+    ) -> StoreResult<bool> {
+        self.insert_message(m, update, events, None, mark).await
     }
 
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>> {

@@ -17,6 +17,7 @@ pub(crate) mod erasure;
 mod events;
 mod executions;
 mod files;
+pub(crate) mod first_response;
 mod idempotency;
 mod inbound_deliveries;
 mod keys;

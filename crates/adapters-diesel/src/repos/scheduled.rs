@@ -10,6 +10,7 @@ use parley_domain::model::*;
 use parley_domain::ports::{ScheduledSendRepository, StoreResult};
 
 use super::activities::mirror_updated_at;
+use super::first_response::{clock_of, set_clock};
 use super::messages::{LockForMessage, MessageRow, Moved};
 use crate::Store;
 use crate::error::DbError;
@@ -90,7 +91,7 @@ impl DueSends for crate::pool::SqliteWriteConn {
 #[async_trait]
 impl ScheduledSendRepository for Store {
     async fn schedule(&self, message: &Message, send: &ScheduledSend) -> StoreResult<()> {
-        self.insert_message(message, None, &[], Some(send)).await?;
+        self.insert_message(message, None, &[], Some(send), ResponseMark::Nothing).await?;
         Ok(())
     }
 
@@ -161,7 +162,12 @@ impl ScheduledSendRepository for Store {
                     .execute(conn)
                     .await?;
             }
-            diesel::update(this_activity()).set(activities::updated_at.eq(at_ms)).execute(conn).await?;
+            // A message of no campaign is the team's answer, going out now.
+            let clock_before = clock_of(before.6)?;
+            let mark = if message.campaign_key.is_none() { ResponseMark::Answers } else { ResponseMark::Nothing };
+            let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), before.1.is_some(), at);
+            let clock = (clock != clock_before).then(|| set_clock(&clock));
+            diesel::update(this_activity()).set((activities::updated_at.eq(at_ms), clock)).execute(conn).await?;
             if before.4 {
                 mirror_updated_at(&activity, at).execute(conn).await?;
             }

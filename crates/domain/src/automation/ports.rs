@@ -76,3 +76,21 @@ pub trait RuleRunRepository: Send + Sync {
     /// one was, or the activity is not the agent's. One statement: of racing claimants one wins.
     async fn claim_away_message(&self, agent: &AgentId, activity: &ActivityId, at: Timestamp, not_since: Timestamp) -> StoreResult<bool>;
 }
+
+/// Each agent's first-response target, and the conversations that missed theirs.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait FirstResponseRepository: Send + Sync {
+    /// The agent's target, `None` when it has set none.
+    async fn target(&self, agent: &AgentId) -> StoreResult<Option<ResponseTarget>>;
+    /// Sets the agent's target (`Some`) or removes it (`None`) at `at`. Conversations already
+    /// waiting keep the due time they were given.
+    async fn set_target(&self, agent: &AgentId, target: Option<ResponseTarget>, at: Timestamp) -> StoreResult<()>;
+    /// Up to `limit` activities, of every agent, that missed their first response by `now` and
+    /// were not announced ([`FirstResponse::missed_by`]), the earliest due first.
+    async fn overdue(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<(AgentId, ActivityId)>>;
+    /// Records that the agent's activity's miss was announced at `at`, with `events`, if it is
+    /// still one by `at`; `false`, writing nothing, when it is not (answered, closed, announced
+    /// by another worker meanwhile). One statement decides: of racing callers one wins.
+    async fn mark_missed(&self, agent: &AgentId, activity: &ActivityId, at: Timestamp, events: &[Event]) -> StoreResult<bool>;
+}

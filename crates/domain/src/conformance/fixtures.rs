@@ -63,6 +63,7 @@ pub(crate) fn activity(agent: &AgentId, contact: &ContactId, status: ActivitySta
         status,
         assigned_to: None,
         last_inbound_at: None,
+        first_response: FirstResponse::default(),
         created_at: at,
         updated_at: at,
     }

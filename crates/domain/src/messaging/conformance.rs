@@ -8,10 +8,12 @@ use crate::ports::Repositories;
 
 use crate::conformance::fixtures::*;
 
+pub(crate) mod first_response;
 pub(crate) mod messages;
 
 pub(crate) mod inbound;
 pub(crate) mod scheduled;
+pub use first_response::*;
 pub use inbound::*;
 pub use messages::*;
 pub use scheduled::*;

@@ -24,6 +24,18 @@ pub trait MessageRepository: Send + Sync {
     /// the contact is left as it is (`update.events` not emitted) and the message is stored all
     /// the same. MUST return `NotFound`, storing nothing, when the activity is not the agent's.
     async fn insert_learning(&self, message: &Message, update: &ChannelUpdate, events: &[Event]) -> StoreResult<bool>;
+    /// [`insert_learning`](Self::insert_learning) with `update`, [`insert`](Self::insert)
+    /// without, and in the same transaction the activity's first-response clock moved as `mark`
+    /// says ([`ResponseMark::apply`], judged on the activity as its lock finds it: of two
+    /// messages racing to open a conversation, one starts the clock). Nothing moves when the
+    /// message was already stored.
+    async fn insert_marked<'a>(
+        &self,
+        message: &Message,
+        update: Option<&'a ChannelUpdate>,
+        mark: ResponseMark,
+        events: &[Event],
+    ) -> StoreResult<bool>;
     /// The message `id` of the agent's activity `activity`; `None` when it is on another activity
     /// or another agent's.
     async fn get(&self, agent: &AgentId, activity: &ActivityId, id: &MessageId) -> StoreResult<Option<Message>>;
@@ -92,7 +104,9 @@ pub trait ScheduledSendRepository: Send + Sync {
     /// transaction: the activity's `updated_at` moves to `at`, and the message becomes its
     /// `last_message` when it is the newest (by `created_at`, then id). Returns the message as
     /// stored, or `None` when it is not scheduled any more (cancelled, or started by another
-    /// worker): only the one caller that gets it may send it.
+    /// worker): only the one caller that gets it may send it. A message of no campaign is the
+    /// team's answer as it goes out: it moves the first-response clock
+    /// ([`ResponseMark::Answers`] at `at`).
     async fn start(&self, agent: &AgentId, message: &MessageId, at: Timestamp) -> StoreResult<Option<Message>>;
     /// Removes the agent's message on `activity` while it is scheduled, with its send:
     /// `message_count` less one. `false`, changing nothing, when there is no such scheduled

@@ -125,6 +125,7 @@ prop_compose! {
             status,
             assigned_to: assigned.map(|a| Assignee::new(&a).unwrap()),
             last_inbound_at: None,
+            first_response: FirstResponse::default(),
             created_at,
             updated_at,
         };

@@ -1,12 +1,14 @@
 //! Business hours and their arithmetic; automation rules.
 
 pub mod business_hours;
+pub mod response_target;
 pub mod round_robin;
 pub mod rule;
 pub mod rule_facts;
 pub mod rule_run;
 
 pub use business_hours::{BusinessHours, BusinessHoursInput, Period};
+pub use response_target::{MAX_TARGET_MINUTES, ResponseTarget};
 pub use round_robin::{MemberLoad, next_in_turn};
 pub use rule::{
     AssignTarget, CheckedRule, Condition, ConditionField, ConditionOp, ConditionValue, InputValue, MAX_RULES_PER_AGENT, ReplyText, Rule,

@@ -2,7 +2,7 @@
 
 use crate::FieldError;
 use crate::model::{
-    ActivityId, AgentId, Channel, ChannelType, Contact, ContactId, MemberId, MemberRef, MessageSummary, ProfileName, TagId, TagRef,
+    ActivityId, AgentId, Channel, ChannelType, Contact, ContactId, FirstResponse, MemberId, MemberRef, MessageSummary, ProfileName, TagId, TagRef,
     Timestamp, text,
 };
 
@@ -78,6 +78,10 @@ pub struct Activity {
     pub assigned_to: Option<Assignee>,
     /// When the contact last wrote; the 24-hour messaging window runs from here.
     pub last_inbound_at: Option<Timestamp>,
+    /// Its first-response clock: when the contact last opened it, when the team's first answer
+    /// falls due and when it came.
+    #[serde(default)]
+    pub first_response: FirstResponse,
     /// When it was opened.
     pub created_at: Timestamp,
     /// When it last changed: status, assignee, contact name, a tag actually attached or detached,

@@ -351,6 +351,7 @@ mod tests {
                 status: ActivityStatus::Open,
                 assigned_to: None,
                 last_inbound_at: None,
+                first_response: FirstResponse::default(),
                 created_at: t,
                 updated_at: t,
             },

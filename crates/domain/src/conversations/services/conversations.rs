@@ -177,6 +177,7 @@ impl Conversations {
             status,
             assigned_to: None,
             last_inbound_at,
+            first_response: FirstResponse::default(),
             created_at: now,
             updated_at: now,
         }
@@ -321,6 +322,7 @@ mod tests {
             status: ActivityStatus::Open,
             assigned_to: None,
             last_inbound_at: None,
+            first_response: FirstResponse::default(),
             created_at: now(),
             updated_at: now(),
         };

@@ -22,6 +22,9 @@ pub enum EventType {
     ActivityCreated,
     /// Status, assignee, contact name or tags changed.
     ActivityUpdated,
+    /// An open conversation's first response came due unanswered (the agent's target, counted
+    /// in business hours): once per opening.
+    ActivityFirstResponseMissed,
     /// A contact was made: through the API, or someone new wrote or was sent to.
     ContactCreated,
     /// A contact's fields changed: through the API, a rename through its activity, or a new
@@ -50,12 +53,13 @@ pub enum EventType {
 
 impl EventType {
     /// Every type an endpoint can subscribe to, in documentation order.
-    pub const SUBSCRIBABLE: [EventType; 15] = [
+    pub const SUBSCRIBABLE: [EventType; 16] = [
         EventType::MessageReceived,
         EventType::MessageSent,
         EventType::MessageUpdated,
         EventType::ActivityCreated,
         EventType::ActivityUpdated,
+        EventType::ActivityFirstResponseMissed,
         EventType::ContactCreated,
         EventType::ContactUpdated,
         EventType::CartCreated,
@@ -76,6 +80,7 @@ impl EventType {
             EventType::MessageUpdated => "message.updated",
             EventType::ActivityCreated => "activity.created",
             EventType::ActivityUpdated => "activity.updated",
+            EventType::ActivityFirstResponseMissed => "activity.first_response_missed",
             EventType::ContactCreated => "contact.created",
             EventType::ContactUpdated => "contact.updated",
             EventType::CartCreated => "cart.created",

@@ -79,6 +79,8 @@ pub struct SendPorts {
     pub carts: Arc<dyn CartRepository>,
     /// Files messages keep.
     pub files: Arc<dyn FileRepository>,
+    /// When conversations contacts open must be answered.
+    pub due: crate::services::ResponseDue,
 }
 
 impl From<&Repositories> for SendPorts {
@@ -93,6 +95,7 @@ impl From<&Repositories> for SendPorts {
             messages: r.messages.clone(),
             carts: r.carts.clone(),
             files: r.files.clone(),
+            due: crate::services::ResponseDue::new(r.first_response.clone(), r.business_hours.clone()),
         }
     }
 }
@@ -101,7 +104,7 @@ impl SendService {
     /// Sends templates through `platform`; `objects` shows what the events it records report.
     pub fn new(ports: SendPorts, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         let events = crate::services::EventMaker::new(ids.clone());
-        let SendPorts { lines, templates, executions, scheduled, contacts, activities, messages, carts, files } = ports;
+        let SendPorts { lines, templates, executions, scheduled, contacts, activities, messages, carts, files, due } = ports;
         Self {
             lines,
             templates,
@@ -110,7 +113,7 @@ impl SendService {
             executions,
             scheduled,
             conversations: Conversations::new(contacts, activities.clone(), clock.clone(), ids.clone(), events.clone()),
-            timeline: Timeline::new(TimelinePorts { messages, carts, activities, files }, clock.clone(), ids.clone(), events),
+            timeline: Timeline::new(TimelinePorts { messages, carts, activities, files, due }, clock.clone(), ids.clone(), events),
             clock,
             ids,
         }

@@ -208,6 +208,8 @@ pub struct InboundPorts {
     pub files: Arc<dyn FileRepository>,
     /// The templates the platform's notices change.
     pub templates: Arc<dyn TemplateRepository>,
+    /// When conversations contacts open must be answered.
+    pub due: crate::services::ResponseDue,
 }
 
 impl From<&Repositories> for InboundPorts {
@@ -222,6 +224,7 @@ impl From<&Repositories> for InboundPorts {
             carts: r.carts.clone(),
             files: r.files.clone(),
             templates: r.templates.clone(),
+            due: crate::services::ResponseDue::new(r.first_response.clone(), r.business_hours.clone()),
         }
     }
 }
@@ -238,7 +241,7 @@ impl InboundService {
         ids: Arc<dyn IdSource>,
     ) -> Self {
         let maker = crate::services::EventMaker::new(ids.clone());
-        let InboundPorts { deliveries, lines, executions, contacts, activities, messages, carts, files, templates } = ports;
+        let InboundPorts { deliveries, lines, executions, contacts, activities, messages, carts, files, templates, due } = ports;
         let template_notices =
             crate::services::template_notices::TemplateNotices::new(lines.clone(), templates, clock.clone(), maker.clone());
         Self {
@@ -249,7 +252,7 @@ impl InboundService {
             lines,
             executions,
             conversations: Conversations::new(contacts, activities.clone(), clock.clone(), ids.clone(), maker.clone()),
-            timeline: Timeline::new(TimelinePorts { messages, carts, activities, files }, clock.clone(), ids.clone(), maker.clone()),
+            timeline: Timeline::new(TimelinePorts { messages, carts, activities, files, due }, clock.clone(), ids.clone(), maker.clone()),
             maker,
             clock,
             ids,
@@ -683,6 +686,7 @@ mod tests {
             carts: Arc::new(MockCartRepository::new()),
             files: Arc::new(MockFileRepository::new()),
             templates: Arc::new(MockTemplateRepository::new()),
+            due: crate::services::ResponseDue::no_targets(),
         }
     }
 

@@ -58,6 +58,8 @@ pub struct MessagePorts {
     pub products: Arc<dyn ProductRepository>,
     /// The carts cart cards show.
     pub carts: Arc<dyn CartRepository>,
+    /// When conversations contacts open must be answered.
+    pub due: crate::services::ResponseDue,
 }
 
 impl From<&Repositories> for MessagePorts {
@@ -71,6 +73,7 @@ impl From<&Repositories> for MessagePorts {
             files: r.files.clone(),
             products: r.products.clone(),
             carts: r.carts.clone(),
+            due: crate::services::ResponseDue::new(r.first_response.clone(), r.business_hours.clone()),
         }
     }
 }
@@ -80,9 +83,9 @@ impl MessageService {
     /// events it records report.
     pub fn new(ports: MessagePorts, platform: Arc<dyn MessagingPlatform>, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>) -> Self {
         let events = crate::services::EventMaker::new(ids.clone());
-        let MessagePorts { activities, messages, scheduled, lines, idempotency, files, products, carts } = ports;
+        let MessagePorts { activities, messages, scheduled, lines, idempotency, files, products, carts, due } = ports;
         let timeline =
-            TimelinePorts { messages: messages.clone(), carts: carts.clone(), activities: activities.clone(), files: files.clone() };
+            TimelinePorts { messages: messages.clone(), carts: carts.clone(), activities: activities.clone(), files: files.clone(), due };
         Self {
             activities,
             messages,
@@ -598,6 +601,7 @@ mod tests {
                 status: ActivityStatus::Open,
                 assigned_to: None,
                 last_inbound_at,
+                first_response: FirstResponse::default(),
                 created_at: t(0),
                 updated_at: t(0),
             },
@@ -690,6 +694,7 @@ mod tests {
                 files: Arc::new(MockFileRepository::new()),
                 products: Arc::new(MockProductRepository::new()),
                 carts: Arc::new(MockCartRepository::new()),
+                due: crate::services::ResponseDue::no_targets(),
             };
             MessageService::new(ports, Arc::new(self.platform), Arc::new(clock), Arc::new(ids))
         }
@@ -731,7 +736,7 @@ mod tests {
         for (last, now) in [(None, t(0)), (Some(t(0)), t(24 * 3600)), (Some(t(0)), t(30 * 24 * 3600))] {
             let mut world = World::new(view(last, vec![whatsapp("14155550100")]), None, now);
             world.platform.expect_send_message().never();
-            world.messages.expect_insert().never();
+            world.messages.expect_insert_marked().never();
             let e = reply(world, text("hi")).await.unwrap_err();
             assert!(matches!(e, DomainError::WindowClosed { last_inbound_at } if last_inbound_at == last), "{e:?}");
         }
@@ -742,17 +747,19 @@ mod tests {
         let mut seq = mockall::Sequence::new();
         world
             .messages
-            .expect_insert()
-            .withf(|m, events| {
+            .expect_insert_marked()
+            .withf(|m, update, mark, events| {
                 m.id.as_str() == "msg_new"
                     && m.status == MessageStatus::Sending
                     && m.platform_message_id.is_none()
                     && m.sent_at.is_none()
                     && events.is_empty()
+                    && update.is_none()
+                    && *mark == ResponseMark::Answers
             })
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_, _| Ok(true));
+            .returning(|_, _, _, _| Ok(true));
         world
             .messages
             .expect_update_status()
@@ -774,7 +781,7 @@ mod tests {
         let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
         world.lines.expect_list().returning(|_| Ok(vec![line()]));
         world.platform.expect_send_message().times(1).returning(move |_, _| Err(error.clone()));
-        world.messages.expect_insert().withf(|m, _| m.status == MessageStatus::Sending).times(1).returning(|_, _| Ok(true));
+        world.messages.expect_insert_marked().withf(|m, _, _, _| m.status == MessageStatus::Sending).times(1).returning(|_, _, _, _| Ok(true));
         world.messages.expect_update_status().never();
         world
     }
@@ -821,7 +828,7 @@ mod tests {
             .times(1)
             .in_sequence(&mut seq)
             .returning(|_, _, _| Ok(()));
-        world.messages.expect_insert().times(1).in_sequence(&mut seq).returning(|_, _| Ok(true));
+        world.messages.expect_insert_marked().times(1).in_sequence(&mut seq).returning(|_, _, _, _| Ok(true));
         world
             .platform
             .expect_send_message()
@@ -840,7 +847,7 @@ mod tests {
         let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
         world.lines.expect_list().returning(|_| Ok(vec![line()]));
         world.platform.expect_send_message().returning(|_, _| Ok(SentMessage { message_id: "pm.out1".into(), wa_id: None }));
-        world.messages.expect_insert().returning(|_, _| Ok(true));
+        world.messages.expect_insert_marked().returning(|_, _, _, _| Ok(true));
         world.messages.expect_update_status().times(1).returning(|_, _, _| Ok(false));
         world.messages.expect_find_by_id().withf(|_, id| id.as_str() == "msg_new").times(1).returning(|_, _| {
             let delivered = Message {
@@ -916,7 +923,7 @@ mod tests {
     async fn a_bad_reply_is_refused_before_anything_is_sent() {
         let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
         world.platform.expect_send_message().never();
-        world.messages.expect_insert().never();
+        world.messages.expect_insert_marked().never();
         let e = reply(world, text("")).await.unwrap_err();
         assert!(matches!(e, DomainError::Validation(ref errors) if errors[0].field == "text.body"), "{e:?}");
     }

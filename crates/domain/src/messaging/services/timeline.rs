@@ -5,7 +5,7 @@ use crate::model::*;
 use crate::ports::{
     ActivityRepository, CartRepository, Clock, FileRepository, IdSource, MessageRepository, ScheduledSendRepository, StoredFile,
 };
-use crate::services::EventMaker;
+use crate::services::{EventMaker, ResponseDue};
 
 /// Compare-and-set attempts before a status update gives up for this pass.
 pub(crate) const CAS_ATTEMPTS: usize = 3;
@@ -29,6 +29,11 @@ pub(crate) struct Timeline {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     events: EventMaker,
+    /// When a conversation a contact opens must be answered.
+    due: ResponseDue,
+    /// Its sends are a rule's or the away message: they answer nobody (the first-response
+    /// clock waits for the team).
+    automated: bool,
 }
 
 /// The ports a timeline writes through: messages, the carts they name, their activities (moved
@@ -38,6 +43,8 @@ pub(crate) struct TimelinePorts {
     pub carts: Arc<dyn CartRepository>,
     pub activities: Arc<dyn ActivityRepository>,
     pub files: Arc<dyn FileRepository>,
+    /// The agents' first-response targets and hours.
+    pub due: ResponseDue,
 }
 
 /// A reply about to be sent, to be recorded on its activity first ([`Timeline::record_sending`]).
@@ -63,13 +70,13 @@ pub(crate) struct Accepted<'a> {
 
 impl Timeline {
     pub(crate) fn new(ports: TimelinePorts, clock: Arc<dyn Clock>, ids: Arc<dyn IdSource>, events: EventMaker) -> Self {
-        let TimelinePorts { messages, carts, activities, files } = ports;
-        Self { messages, carts, activities, files, clock, ids, events }
+        let TimelinePorts { messages, carts, activities, files, due } = ports;
+        Self { messages, carts, activities, files, clock, ids, events, due, automated: false }
     }
 
     /// The same, its changes reported as a rule's (they run no rules).
     pub(crate) fn by_rules(self) -> Self {
-        Self { events: self.events.by_rules(), ..self }
+        Self { events: self.events.by_rules(), automated: true, ..self }
     }
 
     /// A new message `id` of `activity` through `line`, made at `at`: what every recorded message
@@ -185,15 +192,14 @@ impl Timeline {
             view.unread_count += 1;
             events.push(self.events.make(agent, EventType::ActivityUpdated, message.updated_at, &view));
         }
-        self.insert_with(&message, update, &events).await
+        let opens = ResponseMark::Opens { due: self.due.due(agent, message.created_at).await? };
+        Ok(self.messages.insert_marked(&message, update, opens, &events).await?)
     }
 
-    /// Stores `message`, with `update` of its contact in the same transaction when there is one.
-    async fn insert_with(&self, message: &Message, update: Option<&ChannelUpdate>, events: &[Event]) -> Result<bool, DomainError> {
-        Ok(match update {
-            Some(update) => self.messages.insert_learning(message, update, events).await?,
-            None => self.messages.insert(message, events).await?,
-        })
+    /// What the business's message marks on the first-response clock: the team's answer,
+    /// unless a rule or a campaign sent it.
+    fn answer_mark(&self, campaign: Option<&CampaignKey>) -> ResponseMark {
+        if self.automated || campaign.is_some() { ResponseMark::Nothing } else { ResponseMark::Answers }
     }
 
     /// Records the platform's notice about the user (a changed number or user id) in their
@@ -225,7 +231,7 @@ impl Timeline {
             )
         };
         let received = self.events.make(agent, EventType::MessageReceived, message.updated_at, &message);
-        self.insert_with(&message, update, &[received]).await
+        Ok(self.messages.insert_marked(&message, update, ResponseMark::Nothing, &[received]).await?)
     }
 
     /// Records a message the business sent from the platform's own app (an echo), once: outbound,
@@ -268,7 +274,7 @@ impl Timeline {
             )
         };
         let sent = self.events.make(agent, EventType::MessageSent, message.updated_at, &message);
-        Ok(self.messages.insert(&message, &[sent]).await?)
+        Ok(self.messages.insert_marked(&message, None, self.answer_mark(None), &[sent]).await?)
     }
 
     /// Our id of the message `message` answers or quotes, when the platform's id it names is a
@@ -333,7 +339,8 @@ impl Timeline {
             )
         };
         let sent = self.events.make(agent, EventType::MessageSent, message.updated_at, &message);
-        self.messages.insert(&message, &[sent]).await?;
+        let mark = self.answer_mark(message.campaign_key.as_ref());
+        self.messages.insert_marked(&message, None, mark, &[sent]).await?;
         Ok(message)
     }
 
@@ -365,7 +372,7 @@ impl Timeline {
             reply_to: reply.reply_to,
             ..Self::new_message(id, agent, reply.activity, Some(reply.line), reply.channel, reply.content, direction, status, now)
         };
-        self.messages.insert(&message, &[]).await?;
+        self.messages.insert_marked(&message, None, self.answer_mark(None), &[]).await?;
         Ok(message)
     }
 
@@ -560,6 +567,7 @@ mod tests {
             carts: Arc::new(MockCartRepository::new()),
             activities: Arc::new(MockActivityRepository::new()),
             files: Arc::new(MockFileRepository::new()),
+            due: ResponseDue::no_targets(),
         };
         let ids: Arc<dyn IdSource> = Arc::new(ids);
         let events = EventMaker::new(ids.clone());
