@@ -47,7 +47,7 @@ impl State {
         let Some(stored) = s.activity_of_mut(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
         let activity = &mut stored.activity;
         let open = activity.status == ActivityStatus::Open;
-        activity.first_response = mark.apply(activity.first_response, open, activity.last_inbound_at.is_some(), m.created_at);
+        activity.first_response = mark.apply(activity.first_response, open, m.created_at);
         activity.updated_at = m.updated_at;
         if newest {
             stored.last_message = Some(MessageSummary::of(m));
@@ -66,7 +66,13 @@ impl State {
     }
 
     /// Stores `m` with what it taught of its contact (`update`), both or nothing.
-    pub(crate) fn insert_learning(&mut self, m: &Message, update: &ChannelUpdate, events: &[Event], mark: ResponseMark) -> StoreResult<bool> {
+    pub(crate) fn insert_learning(
+        &mut self,
+        m: &Message,
+        update: &ChannelUpdate,
+        events: &[Event],
+        mark: ResponseMark,
+    ) -> StoreResult<bool> {
         let s = self;
         // Nothing at all when the message cannot be stored: both in one write.
         if s.activity_of(&m.agent_id, &m.activity_id).is_none() {

@@ -46,7 +46,7 @@ impl ScheduledSendRepository for MemoryStore {
             // A message of no campaign is the team's answer, going out now.
             if m.campaign_key.is_none() {
                 let a = &mut stored.activity;
-                a.first_response = ResponseMark::Answers.apply(a.first_response, a.status == ActivityStatus::Open, a.last_inbound_at.is_some(), at);
+                a.first_response = ResponseMark::Answers.apply(a.first_response, a.status == ActivityStatus::Open, at);
             }
             if stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id)) {
                 stored.last_message = Some(MessageSummary::of(&m));

@@ -58,7 +58,9 @@ impl FirstResponseRepository for Store {
             .optional()
             .map_err(DbError::from))?;
         let target = minutes
-            .map(|m| ResponseTarget::new(i64::from(m)).map_err(|e| DbError::Corrupt(format!("first-response target of {agent}: {}", e.issue))))
+            .map(|m| {
+                ResponseTarget::new(i64::from(m)).map_err(|e| DbError::Corrupt(format!("first-response target of {agent}: {}", e.issue)))
+            })
             .transpose()?;
         Ok(target)
     }

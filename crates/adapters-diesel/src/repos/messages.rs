@@ -303,7 +303,7 @@ impl Store {
             emit_all!(conn, events);
             let moved = Moved::by(&before, m);
             let clock_before = clock_of(before.6)?;
-            let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), before.1.is_some(), m.created_at);
+            let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), m.created_at);
             let clock = (clock != clock_before).then(|| set_clock(&clock));
             let at = millis(m.updated_at);
             let unread = i64::from(m.direction == MessageDirection::Inbound);

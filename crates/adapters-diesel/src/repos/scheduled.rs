@@ -165,7 +165,7 @@ impl ScheduledSendRepository for Store {
             // A message of no campaign is the team's answer, going out now.
             let clock_before = clock_of(before.6)?;
             let mark = if message.campaign_key.is_none() { ResponseMark::Answers } else { ResponseMark::Nothing };
-            let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), before.1.is_some(), at);
+            let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), at);
             let clock = (clock != clock_before).then(|| set_clock(&clock));
             diesel::update(this_activity()).set((activities::updated_at.eq(at_ms), clock)).execute(conn).await?;
             if before.4 {

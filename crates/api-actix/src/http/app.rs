@@ -33,6 +33,7 @@ pub fn build(
         .app_data(Data::from(state.tags.clone()))
         .app_data(Data::from(state.canned_responses.clone()))
         .app_data(Data::from(state.business_hours.clone()))
+        .app_data(Data::from(state.first_response.clone()))
         .app_data(Data::from(state.rules.clone()))
         .app_data(Data::from(state.contacts.clone()))
         .app_data(Data::from(state.activities.clone()))

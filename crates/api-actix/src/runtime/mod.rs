@@ -8,6 +8,7 @@ pub mod config;
 pub mod embedding;
 pub mod event_hub;
 pub mod event_worker;
+pub mod first_response_worker;
 pub mod intake;
 pub mod limits;
 pub mod metrics;

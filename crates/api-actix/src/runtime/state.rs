@@ -37,6 +37,8 @@ pub struct AppState {
     pub tags: Arc<TagService>,
     pub canned_responses: Arc<CannedResponseService>,
     pub business_hours: Arc<BusinessHoursService>,
+    /// The first-response target, and the misses the workers announce.
+    pub first_response: Arc<FirstResponseService>,
     pub rules: Arc<RuleService>,
     /// Runs rules on the events that wait for them (the workers run it).
     pub rule_engine: Arc<RuleEngine>,

@@ -100,6 +100,12 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
         tags: Arc::new(TagService::new(repos.tags.clone(), clock.clone(), ids.clone())),
         canned_responses: Arc::new(CannedResponseService::new(repos.canned_responses.clone(), clock.clone(), ids.clone())),
         business_hours: Arc::new(BusinessHoursService::new(repos.business_hours.clone(), clock.clone())),
+        first_response: Arc::new(FirstResponseService::new(
+            repos.first_response.clone(),
+            repos.activities.clone(),
+            clock.clone(),
+            ids.clone(),
+        )),
         rules: Arc::new(RuleService::new(
             repos.rules.clone(),
             repos.rule_runs.clone(),

@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, watch};
 use parley_adapters_diesel::Store;
 
 use crate::runtime::state::AppState;
-use crate::runtime::{event_worker, rule_worker, scheduled_worker};
+use crate::runtime::{event_worker, first_response_worker, rule_worker, scheduled_worker};
 use parley_adapters_whatsapp::SandboxDelivery;
 
 /// How often stored webhooks are looked at even without a wake-up (retries come due).
@@ -49,6 +49,7 @@ pub struct Workers {
     mail: Option<tokio::task::JoinHandle<()>>,
     rules: Option<tokio::task::JoinHandle<()>>,
     scheduled: Option<tokio::task::JoinHandle<()>>,
+    misses: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Workers {
@@ -63,6 +64,8 @@ impl Workers {
         };
         let rules = config.process_webhooks.then(|| runtime.spawn(rule_worker::run_rules(state.clone(), stopping.clone())));
         let scheduled = config.process_webhooks.then(|| runtime.spawn(scheduled_worker::send_scheduled(state.clone(), stopping.clone())));
+        let misses =
+            config.process_webhooks.then(|| runtime.spawn(first_response_worker::announce_misses(state.clone(), stopping.clone())));
         let events = config.process_webhooks.then(|| runtime.spawn(event_worker::deliver_events(state.clone(), stopping)));
         if config.process_webhooks {
             runtime.spawn(event_worker::expire_events(state.clone()));
@@ -75,7 +78,7 @@ impl Workers {
         if config.sync_at_start || config.template_sync_every.is_some() {
             runtime.spawn(sync_templates(state, config.sync_at_start, config.template_sync_every));
         }
-        Ok(Self { runtime: Some(runtime), stop, inbound, events, mail, rules, scheduled })
+        Ok(Self { runtime: Some(runtime), stop, inbound, events, mail, rules, scheduled, misses })
     }
 
     /// Stops the workers: webhook processing finishes the delivery in hand and event delivery
@@ -83,10 +86,11 @@ impl Workers {
     /// at the next start; sandbox statuses not yet stored are lost). False when the deadline passed.
     pub async fn shutdown(mut self, deadline: Duration) -> bool {
         let _ = self.stop.send(true);
-        let tasks: Vec<_> = [self.inbound.take(), self.events.take(), self.mail.take(), self.rules.take(), self.scheduled.take()]
-            .into_iter()
-            .flatten()
-            .collect();
+        let tasks: Vec<_> =
+            [self.inbound.take(), self.events.take(), self.mail.take(), self.rules.take(), self.scheduled.take(), self.misses.take()]
+                .into_iter()
+                .flatten()
+                .collect();
         tokio::time::timeout(deadline, futures_util::future::join_all(tasks)).await.is_ok()
     }
 }

@@ -104,6 +104,8 @@ async fn list_item_has_exactly_the_documented_fields(app: TestApp) {
             "assignee",
             "channel_identifiers",
             "created_at",
+            "first_responded_at",
+            "first_response_due_at",
             "id",
             "last_message",
             "profile_name",
@@ -122,6 +124,7 @@ async fn list_item_has_exactly_the_documented_fields(app: TestApp) {
     assert_eq!(item["assigned_to"], Value::Null);
     assert_eq!(item["assignee"], Value::Null);
     assert_eq!(item["last_message"], Value::Null, "no message yet");
+    assert_eq!((&item["first_response_due_at"], &item["first_responded_at"]), (&Value::Null, &Value::Null), "nobody waits yet");
     assert_timestamp(&item["created_at"]);
     assert_timestamp(&item["updated_at"]);
 }
@@ -148,6 +151,8 @@ async fn detail_adds_contact_id_channels_and_last_inbound_at(app: TestApp) {
             "channels",
             "contact_id",
             "created_at",
+            "first_responded_at",
+            "first_response_due_at",
             "id",
             "last_inbound_at",
             "last_message",

@@ -22,6 +22,7 @@ mod event_fairness;
 mod event_instances;
 mod event_types;
 mod event_webhooks;
+mod first_response;
 mod hostile_bodies;
 mod huge_answers;
 mod inbound_cli;

@@ -46,6 +46,15 @@ pub struct ActivityDto {
     /// Inbound messages since the business last marked the conversation read
     /// (`POST /v1/activities/{id}/read`).
     pub unread_count: u64,
+    /// When the team's first answer since the contact last opened the conversation falls due
+    /// (the agent's first-response target then, counted in business hours); null without a
+    /// target then, or before the contact first wrote.
+    #[schema(format = DateTime)]
+    pub first_response_due_at: Option<String>,
+    /// When the team first answered since the contact last opened the conversation; null
+    /// while they wait.
+    #[schema(format = DateTime)]
+    pub first_responded_at: Option<String>,
 }
 
 /// One activity: the list item plus its contact and channels.
@@ -85,6 +94,8 @@ impl From<&ActivityView> for ActivityDto {
             updated_at: timestamp(a.updated_at),
             last_message: v.last_message.as_ref().map(MessageSummaryDto::from),
             unread_count: v.unread_count,
+            first_response_due_at: a.first_response.due_at.map(timestamp),
+            first_responded_at: a.first_response.responded_at.map(timestamp),
         }
     }
 }

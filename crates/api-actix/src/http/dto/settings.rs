@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use parley_domain::model::{BusinessHours, BusinessHoursInput};
+use parley_domain::model::{BusinessHours, BusinessHoursInput, ResponseTarget};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -88,5 +88,29 @@ impl From<&BusinessHours> for BusinessHoursDto {
             closed_dates: h.closed_dates().map(|d| d.format("%Y-%m-%d").to_string()).collect(),
             away_message: h.away_message().map(str::to_string),
         }
+    }
+}
+
+/// The agent's first-response target, replaced whole.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PutFirstResponse {
+    /// Required: minutes of business time, 1–10,080 (a week); null removes the target.
+    #[serde(default, deserialize_with = "crate::http::extract::double_option")]
+    #[schema(value_type = Option<i64>, required = true, minimum = 1, maximum = 10080)]
+    pub minutes: Option<Option<serde_json::Value>>,
+}
+
+/// A first-response target.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FirstResponseDto {
+    /// Minutes of business time a contact who opens a conversation may wait for the first answer.
+    #[schema(example = 30, minimum = 1, maximum = 10080)]
+    pub minutes: u32,
+}
+
+impl From<ResponseTarget> for FirstResponseDto {
+    fn from(t: ResponseTarget) -> Self {
+        Self { minutes: t.minutes() }
     }
 }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use parley_domain::model::{ActivityView, Channel};
 
-use super::{JsonText, push_optional_string, push_string, push_time};
+use super::{JsonText, push_optional_string, push_optional_time, push_string, push_time};
 use crate::http::dto::ActivityDto;
 
 impl JsonText for ActivityView {
@@ -70,10 +70,15 @@ impl JsonText for ActivityView {
             }
         }
         // Writing to a String cannot fail.
-        let _ = write!(out, ",\"unread_count\":{}}}", self.unread_count);
+        let _ = write!(out, ",\"unread_count\":{}", self.unread_count);
+        out.push_str(",\"first_response_due_at\":");
+        push_optional_time(out, a.first_response.due_at);
+        out.push_str(",\"first_responded_at\":");
+        push_optional_time(out, a.first_response.responded_at);
+        out.push('}');
     }
 
     fn json_len_hint(&self) -> usize {
-        if self.last_message.is_some() { 700 } else { 420 }
+        if self.last_message.is_some() { 770 } else { 490 }
     }
 }

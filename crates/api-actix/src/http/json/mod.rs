@@ -135,6 +135,13 @@ fn push_channel(out: &mut String, channel: &parley_domain::model::Channel) {
 }
 
 /// Appends a time as a JSON string: RFC 3339 needs no escaping.
+fn push_optional_time(out: &mut String, t: Option<Timestamp>) {
+    match t {
+        Some(t) => push_time(out, t),
+        None => out.push_str("null"),
+    }
+}
+
 fn push_time(out: &mut String, t: Timestamp) {
     out.push('"');
     push_timestamp(out, t);

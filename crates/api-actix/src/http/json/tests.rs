@@ -111,6 +111,7 @@ prop_compose! {
         created_at in time(),
         updated_at in time(),
         unread_count in any::<u64>(),
+        clock in (prop::option::of(time()), prop::option::of(time())),
         last_message in prop::option::of((
             prop::sample::select(MessageDirection::ALL.to_vec()),
             prop::sample::select(MessageType::ALL.to_vec()),
@@ -125,7 +126,7 @@ prop_compose! {
             status,
             assigned_to: assigned.map(|a| Assignee::new(&a).unwrap()),
             last_inbound_at: None,
-            first_response: FirstResponse::default(),
+            first_response: FirstResponse { due_at: clock.0, responded_at: clock.1, ..FirstResponse::default() },
             created_at,
             updated_at,
         };

@@ -40,7 +40,7 @@ use responses::CommonResponses;
         messages::list_messages, messages::get_message, messages::cancel_message, messages::send_reply, messages::get_media, messages::add_note,
         canned_responses::list_canned_responses, canned_responses::create_canned_response, canned_responses::get_canned_response,
         canned_responses::update_canned_response, canned_responses::delete_canned_response,
-        settings::get_business_hours, settings::put_business_hours,
+        settings::get_business_hours, settings::put_business_hours, settings::get_first_response, settings::put_first_response,
         rules::list_rules, rules::create_rule, rules::get_rule, rules::update_rule, rules::delete_rule, rules::list_rule_runs,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact, contacts::delete_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,

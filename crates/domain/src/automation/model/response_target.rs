@@ -24,6 +24,11 @@ impl ResponseTarget {
             .ok_or_else(|| FieldError::new("minutes", format!("must be a whole number of minutes from 1 to {MAX_TARGET_MINUTES} (a week)")))
     }
 
+    /// A JSON number that is a whole number of minutes (`30`, `30.0`) within bounds.
+    pub fn from_json(raw: &serde_json::Value) -> Result<Self, FieldError> {
+        Self::new(crate::model::integral::integral_i64(raw).unwrap_or(-1))
+    }
+
     /// The target in minutes.
     pub fn minutes(self) -> u32 {
         self.0
@@ -54,6 +59,10 @@ mod tests {
             assert_eq!(ResponseTarget::new(bad).unwrap_err().field, "minutes", "{bad}");
         }
         assert_eq!(ResponseTarget::new(30).unwrap().minutes(), 30);
+        assert_eq!(ResponseTarget::from_json(&serde_json::json!(30.0)).unwrap().minutes(), 30);
+        for bad in [serde_json::json!(2.5), serde_json::json!("30"), serde_json::json!(true)] {
+            assert_eq!(ResponseTarget::from_json(&bad).unwrap_err().field, "minutes", "{bad}");
+        }
         assert_eq!(ResponseTarget::new(i64::from(MAX_TARGET_MINUTES)).unwrap().minutes(), MAX_TARGET_MINUTES);
     }
 

@@ -1,9 +1,9 @@
 use std::sync::Arc;
 
-use crate::DomainError;
 use crate::model::*;
 use crate::ports::{ActivityRepository, BusinessHoursRepository, Clock, FirstResponseRepository, IdSource};
-use crate::services::EventMaker;
+use crate::services::{EventMaker, Patch};
+use crate::{DomainError, FieldError};
 
 /// When the team's first answer to a conversation opened at some instant falls due: the agent's
 /// target counted in its business hours. Read at each opening, so a changed target or changed
@@ -64,9 +64,15 @@ impl FirstResponseService {
         Ok(self.targets.target(agent).await?)
     }
 
-    /// Sets the agent's target to `minutes` (checked: 1 to a week), or removes it (`None`).
-    pub async fn set_target(&self, agent: &AgentId, minutes: Option<i64>) -> Result<Option<ResponseTarget>, DomainError> {
-        let target = minutes.map(ResponseTarget::new).transpose().map_err(|e| DomainError::Validation(vec![e]))?;
+    /// Sets the agent's target to `minutes` (a whole number, 1 to a week), or removes it
+    /// (`Clear`); `minutes` left out is refused (the field is required, null included).
+    pub async fn set_target(&self, agent: &AgentId, minutes: Patch<serde_json::Value>) -> Result<Option<ResponseTarget>, DomainError> {
+        let target = match minutes {
+            Patch::Keep => Err(FieldError::new("minutes", "is required: whole minutes from 1 to 10080, or null to remove the target")),
+            Patch::Clear => Ok(None),
+            Patch::Set(raw) => ResponseTarget::from_json(&raw).map(Some),
+        }
+        .map_err(|e| DomainError::Validation(vec![e]))?;
         self.targets.set_target(agent, target, self.clock.now()).await?;
         Ok(target)
     }
@@ -129,9 +135,11 @@ mod tests {
             Arc::new(clock),
             Arc::new(MockIdSource::new()),
         );
-        match service.set_target(&AgentId::new("agt_1"), Some(0)).await {
-            Err(DomainError::Validation(errors)) => assert_eq!(errors[0].field, "minutes"),
-            other => panic!("{other:?}"),
+        for bad in [Patch::Keep, Patch::Set(serde_json::json!(0)), Patch::Set(serde_json::json!(1.5))] {
+            match service.set_target(&AgentId::new("agt_1"), bad).await {
+                Err(DomainError::Validation(errors)) => assert_eq!(errors[0].field, "minutes"),
+                other => panic!("{other:?}"),
+            }
         }
     }
 }

@@ -2,8 +2,8 @@
 
 use crate::FieldError;
 use crate::model::{
-    ActivityId, AgentId, Channel, ChannelType, Contact, ContactId, FirstResponse, MemberId, MemberRef, MessageSummary, ProfileName, TagId, TagRef,
-    Timestamp, text,
+    ActivityId, AgentId, Channel, ChannelType, Contact, ContactId, FirstResponse, MemberId, MemberRef, MessageSummary, ProfileName, TagId,
+    TagRef, Timestamp, text,
 };
 
 /// Where a conversation stands. An inbound message makes it (or puts it back) `Open`; a send to

@@ -1,5 +1,5 @@
 //! An activity's first-response clock: it starts when the contact opens the conversation (their
-//! message finds it not open, or it is their first), falls due at the agent's target counted in
+//! message finds it not open, or finds no clock started yet), falls due at the agent's target counted in
 //! business hours, and stops at the team's first answer after it started.
 
 use crate::model::Timestamp;
@@ -26,10 +26,11 @@ impl FirstResponse {
         Self { opened_at: Some(at), due_at: due, responded_at: None, missed_at: None }
     }
 
-    /// Whether an inbound message opens the conversation: it finds it not open, or the contact
-    /// had never written. A second message while the team has not answered restarts nothing.
-    pub fn opens(open: bool, contact_wrote_before: bool) -> bool {
-        !open || !contact_wrote_before
+    /// Whether an inbound message opens the conversation: it finds it not open, or open with no
+    /// clock started (the contact's first message; or the first since the clock was kept). A
+    /// second message while the clock runs, answered or not, restarts nothing.
+    pub fn opened_by_inbound(&self, open: bool) -> bool {
+        !open || self.opened_at.is_none()
     }
 
     /// Whether an answer of the team at `at` is the first response: the clock runs (it started
@@ -49,7 +50,7 @@ impl FirstResponse {
 pub enum ResponseMark {
     /// Nothing: a note, a notice, an automated send (a rule's, the away message), a campaign's.
     Nothing,
-    /// The contact's message: when it opens the conversation ([`FirstResponse::opens`]), the
+    /// The contact's message: when it opens the conversation ([`FirstResponse::opened_by_inbound`]), the
     /// clock restarts from it, due at `due` (the agent's target then, in business hours).
     Opens {
         /// When the first response falls due; `None` without a target.
@@ -61,12 +62,11 @@ pub enum ResponseMark {
 }
 
 impl ResponseMark {
-    /// The clock after `message_at` marks it, from `before` with the conversation `open` and
-    /// the contact having written `contact_wrote_before`: storage applies this under the
-    /// activity's lock, so racing messages move it once.
-    pub fn apply(self, before: FirstResponse, open: bool, contact_wrote_before: bool, message_at: Timestamp) -> FirstResponse {
+    /// The clock after a message of `message_at` marks it, from `before` with the conversation
+    /// `open`: storage applies this under the activity's lock, so racing messages move it once.
+    pub fn apply(self, before: FirstResponse, open: bool, message_at: Timestamp) -> FirstResponse {
         match self {
-            ResponseMark::Opens { due } if FirstResponse::opens(open, contact_wrote_before) => FirstResponse::started(message_at, due),
+            ResponseMark::Opens { due } if before.opened_by_inbound(open) => FirstResponse::started(message_at, due),
             ResponseMark::Answers if before.answered_by(message_at) => FirstResponse { responded_at: Some(message_at), ..before },
             _ => before,
         }
@@ -86,25 +86,25 @@ mod tests {
     #[test]
     fn a_first_message_or_one_to_a_conversation_not_open_starts_the_clock_and_others_leave_it() {
         let due = Some(t(600));
-        let started = ResponseMark::Opens { due }.apply(FirstResponse::default(), true, false, t(0));
+        let started = ResponseMark::Opens { due }.apply(FirstResponse::default(), true, t(0));
         assert_eq!(started, FirstResponse::started(t(0), due));
         // A second message while nobody answered: the clock keeps its start and due time.
-        assert_eq!(ResponseMark::Opens { due: Some(t(900)) }.apply(started, true, true, t(300)), started);
+        assert_eq!(ResponseMark::Opens { due: Some(t(900)) }.apply(started, true, t(300)), started);
         // Closed, then the contact writes: a new opening.
-        let answered = ResponseMark::Answers.apply(started, true, true, t(100));
-        let reopened = ResponseMark::Opens { due: None }.apply(answered, false, true, t(5_000));
+        let answered = ResponseMark::Answers.apply(started, true, t(100));
+        let reopened = ResponseMark::Opens { due: None }.apply(answered, false, t(5_000));
         assert_eq!(reopened, FirstResponse::started(t(5_000), None));
     }
 
     #[test]
     fn only_the_first_answer_after_the_start_counts() {
         let started = FirstResponse::started(t(10), Some(t(70)));
-        assert_eq!(ResponseMark::Answers.apply(FirstResponse::default(), true, false, t(5)), FirstResponse::default());
-        assert_eq!(ResponseMark::Answers.apply(started, true, true, t(5)), started, "an answer older than the opening");
-        let first = ResponseMark::Answers.apply(started, true, true, t(40));
+        assert_eq!(ResponseMark::Answers.apply(FirstResponse::default(), true, t(5)), FirstResponse::default());
+        assert_eq!(ResponseMark::Answers.apply(started, true, t(5)), started, "an answer older than the opening");
+        let first = ResponseMark::Answers.apply(started, true, t(40));
         assert_eq!(first.responded_at, Some(t(40)));
-        assert_eq!(ResponseMark::Answers.apply(first, true, true, t(50)), first);
-        assert_eq!(ResponseMark::Nothing.apply(started, true, true, t(40)), started);
+        assert_eq!(ResponseMark::Answers.apply(first, true, t(50)), first);
+        assert_eq!(ResponseMark::Nothing.apply(started, true, t(40)), started);
     }
 
     #[test]

@@ -77,7 +77,12 @@ pub async fn the_first_response_clock_starts_at_an_opening_and_stops_at_the_firs
     let bo = conversation(&r, &a, "Bo", "5215550002", ActivityStatus::Pending, t(200)).await;
     assert!(r.messages.insert_marked(&answer(&a, &bo.id, "offer", t(201)), None, ResponseMark::Answers, &[]).await.unwrap());
     assert_eq!(clock(&r, &a, &bo.id).await, FirstResponse::default(), "no clock runs before the contact writes");
-    assert!(r.messages.insert_marked(&message(&a, &bo.id, "tell me more", t(210)), None, ResponseMark::Opens { due: Some(t(300)) }, &[]).await.unwrap());
+    assert!(
+        r.messages
+            .insert_marked(&message(&a, &bo.id, "tell me more", t(210)), None, ResponseMark::Opens { due: Some(t(300)) }, &[])
+            .await
+            .unwrap()
+    );
     assert_eq!(clock(&r, &a, &bo.id).await, FirstResponse::started(t(210), Some(t(300))));
 }
 

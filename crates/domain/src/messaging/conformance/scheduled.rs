@@ -8,7 +8,13 @@ use crate::model::*;
 use crate::ports::Repositories;
 
 /// A reply of `activity` scheduled for `send_at`, as the timeline records one.
-pub(crate) fn scheduled(agent: &AgentId, activity: &ActivityId, body: &str, send_at: Timestamp, made: Timestamp) -> (Message, ScheduledSend) {
+pub(crate) fn scheduled(
+    agent: &AgentId,
+    activity: &ActivityId,
+    body: &str,
+    send_at: Timestamp,
+    made: Timestamp,
+) -> (Message, ScheduledSend) {
     let message = Message {
         direction: MessageDirection::Outbound,
         status: MessageStatus::Scheduled,

@@ -781,7 +781,12 @@ mod tests {
         let mut world = World::new(view(Some(t(0)), vec![whatsapp("14155550100")]), None, t(60));
         world.lines.expect_list().returning(|_| Ok(vec![line()]));
         world.platform.expect_send_message().times(1).returning(move |_, _| Err(error.clone()));
-        world.messages.expect_insert_marked().withf(|m, _, _, _| m.status == MessageStatus::Sending).times(1).returning(|_, _, _, _| Ok(true));
+        world
+            .messages
+            .expect_insert_marked()
+            .withf(|m, _, _, _| m.status == MessageStatus::Sending)
+            .times(1)
+            .returning(|_, _, _, _| Ok(true));
         world.messages.expect_update_status().never();
         world
     }
