@@ -30,7 +30,7 @@ pub(crate) fn clock_of(columns: ClockColumns) -> Result<FirstResponse, DbError> 
 }
 
 /// The write that sets the columns to `clock`.
-#[allow(clippy::type_complexity, reason = "the four column assignments, as diesel names them")]
+#[expect(clippy::type_complexity, reason = "the four column assignments, as diesel names them")]
 pub(crate) fn set_clock(
     clock: &FirstResponse,
 ) -> (
