@@ -119,6 +119,17 @@ impl RuleRunRepository for MemoryStore {
         Ok(self.with(|s| s.rule_queue.len() as u64))
     }
 
+    async fn delete_before(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
+        Ok(self.with(|s| {
+            let mut times: Vec<Timestamp> = s.rule_runs.values().map(|r| r.created_at).filter(|at| *at < before).collect();
+            times.sort();
+            let Some(last) = times.get(limit.max(1) as usize - 1).or(times.last()).copied() else { return 0 };
+            let old = s.rule_runs.len();
+            s.rule_runs.retain(|_, run| run.created_at > last);
+            (old - s.rule_runs.len()) as u64
+        }))
+    }
+
     async fn claim_away_message(&self, agent: &AgentId, activity: &ActivityId, at: Timestamp, not_since: Timestamp) -> StoreResult<bool> {
         Ok(self.with(|s| match s.activities.get_mut(activity).filter(|a| &a.activity.agent_id == agent) {
             Some(stored) if stored.away_sent_at.is_none_or(|sent| sent <= not_since) => {

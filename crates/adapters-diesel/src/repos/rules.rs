@@ -223,6 +223,25 @@ impl RuleRunRepository for Store {
         self.rule_backlog().await
     }
 
+    async fn delete_before(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
+        let before = millis(before);
+        let n = in_transaction!(self, |conn| {
+            // The batch ends at the `limit`-th oldest run's instant (`rule_runs_created`); every
+            // run of that instant goes with it, so no run is left between two batches.
+            let last: Option<i64> = rule_runs::table
+                .filter(rule_runs::created_at.lt(before))
+                .order(rule_runs::created_at.asc())
+                .offset(i64::from(limit.max(1)) - 1)
+                .select(rule_runs::created_at)
+                .first(conn)
+                .await
+                .optional()?;
+            let until = last.map_or(before, |at| (at + 1).min(before));
+            Ok(diesel::delete(rule_runs::table.filter(rule_runs::created_at.lt(until))).execute(conn).await?)
+        })?;
+        Ok(n as u64)
+    }
+
     async fn claim_away_message(&self, agent: &AgentId, activity: &ActivityId, at: Timestamp, not_since: Timestamp) -> StoreResult<bool> {
         self.claim_away(agent, activity, at, not_since).await
     }

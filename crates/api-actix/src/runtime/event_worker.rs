@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use parley_domain::model::{AgentId, DueDelivery, DueEndpoint, EndpointId};
-use parley_domain::services::{AttemptOutcome, AttemptReport, EVENT_RETENTION};
+use parley_domain::services::{AttemptOutcome, AttemptReport, EVENT_RETENTION, RUN_RETENTION};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
@@ -230,13 +230,19 @@ fn log_attempt(due: &DueDelivery, report: &AttemptReport) {
     }
 }
 
-/// Deletes events older than their 30 days, hourly.
+/// Deletes events older than their 30 days, and rules' runs with them, hourly.
 pub async fn expire_events(state: Arc<AppState>) {
     loop {
         match state.deliveries.expire_events(RETENTION_BATCH).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(deleted = n, days = EVENT_RETENTION.num_days(), "expired events deleted"),
             Err(e) => tracing::warn!(error = %e, "expired events could not be deleted; trying again later"),
+        }
+        // Rules' runs are kept as long as the events they ran on.
+        match state.rules.expire_runs(RETENTION_BATCH).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(deleted = n, days = RUN_RETENTION.num_days(), "expired rule runs deleted"),
+            Err(e) => tracing::warn!(error = %e, "expired rule runs could not be deleted; trying again later"),
         }
         tokio::time::sleep(RETENTION_EVERY).await;
     }

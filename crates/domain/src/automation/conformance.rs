@@ -143,6 +143,36 @@ pub async fn a_rules_run_on_an_event_is_claimed_once_and_listed_newest_first(r: 
     assert_eq!(r.rule_runs.list(&a, &rule.id, page(10, 0)).await.unwrap().total, 0, "removed with the rule");
 }
 
+/// Runs made before the cutoff are deleted oldest first, about a batch at a time (every run of
+/// the batch's last instant with it), of every agent; newer runs stay.
+pub async fn old_rule_runs_are_deleted_oldest_first_in_batches(r: Repositories) {
+    let a = agent(&r, "A").await;
+    let b = agent(&r, "B").await;
+    let mine = a_rule(&a, "rul_old_a", 1);
+    let theirs = a_rule(&b, "rul_old_b", 1);
+    assert!(r.rules.insert(&mine, 10).await.unwrap());
+    assert!(r.rules.insert(&theirs, 10).await.unwrap());
+    for (rule, event, at) in
+        [(&mine, "evt_1", 10), (&theirs, "evt_2", 20), (&mine, "evt_3", 20), (&mine, "evt_4", 30), (&mine, "evt_5", 100)]
+    {
+        assert!(r.rule_runs.claim(&run_of(rule, event, at)).await.unwrap());
+    }
+    let left = |rule: &Rule| {
+        let (r, rule) = (r.clone(), rule.clone());
+        async move {
+            let page = r.rule_runs.list(&rule.agent_id, &rule.id, page(10, 0)).await.unwrap();
+            page.items.into_iter().map(|run| run.event_id.as_str().to_string()).collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(r.rule_runs.delete_before(t(50), 1).await.unwrap(), 1, "the oldest");
+    assert_eq!(left(&mine).await, ["evt_5", "evt_4", "evt_3"]);
+    assert_eq!(r.rule_runs.delete_before(t(50), 1).await.unwrap(), 2, "both runs of the batch's last instant");
+    assert_eq!(left(&theirs).await, Vec::<String>::new(), "every agent's");
+    assert_eq!(r.rule_runs.delete_before(t(50), 10).await.unwrap(), 1);
+    assert_eq!(r.rule_runs.delete_before(t(50), 10).await.unwrap(), 0, "nothing older left");
+    assert_eq!(left(&mine).await, ["evt_5"], "a newer run stays");
+}
+
 /// An event waits for rules only when it runs them (its type has a trigger, no rule made it)
 /// and its agent has an enabled rule for that trigger; the queued ones are claimed oldest
 /// first, held for their lease, taken again once it ends, and leave once their rules have run.

@@ -71,6 +71,9 @@ pub trait RuleRunRepository: Send + Sync {
     async fn rules_done(&self, events: &[EventId]) -> StoreResult<()>;
     /// How many events wait for rules.
     async fn backlog(&self) -> StoreResult<u64>;
+    /// Deletes runs made before `before`, the oldest first: about `limit` of them (all of
+    /// those made at the same instant as the last one go with it). How many it deleted.
+    async fn delete_before(&self, before: Timestamp, limit: u32) -> StoreResult<u64>;
     /// Takes the turn to send the agent's away message to the activity's contact at `at`:
     /// `true` when none was sent to it after `not_since` (then `at` is recorded), `false` when
     /// one was, or the activity is not the agent's. One statement: of racing claimants one wins.

@@ -10,4 +10,4 @@ pub use business_hours::BusinessHoursService;
 pub use first_response::{FirstResponseService, MISSES_PER_PASS, ResponseDue};
 pub use round_robin::RoundRobin;
 pub use rule_engine::{AWAY_EVERY, EnginePass, RULE_LEASE, RuleActors, RuleEngine, RuleReads, TemplateComponents};
-pub use rules::{RULE_PAGES, RuleReferences, RuleService};
+pub use rules::{RULE_PAGES, RUN_RETENTION, RuleReferences, RuleService};

@@ -27,6 +27,9 @@ pub struct RuleReferences {
     pub canned_responses: Arc<dyn CannedResponseRepository>,
 }
 
+/// How long a rule's runs are kept: as long as the events they ran on.
+pub const RUN_RETENTION: chrono::TimeDelta = crate::services::EVENT_RETENTION;
+
 /// `/v1/rules`.
 pub struct RuleService {
     rules: Arc<dyn RuleRepository>,
@@ -124,6 +127,19 @@ impl RuleService {
         let page = PageRequest::parse(limit, offset, RULE_PAGES).map_err(DomainError::Validation)?;
         self.get(agent, id).await?;
         Ok(self.runs.list(agent, id, page).await?)
+    }
+
+    /// Deletes runs older than [`RUN_RETENTION`], a batch at a time; returns how many.
+    pub async fn expire_runs(&self, batch: u32) -> Result<u64, DomainError> {
+        let before = self.clock.now() - RUN_RETENTION;
+        let mut deleted = 0;
+        loop {
+            let n = self.runs.delete_before(before, batch).await?;
+            deleted += n;
+            if n < u64::from(batch) {
+                return Ok(deleted);
+            }
+        }
     }
 
     /// Removes the rule and its runs; `NotFound` when unknown.

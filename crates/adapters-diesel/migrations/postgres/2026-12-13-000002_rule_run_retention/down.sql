@@ -1,0 +1,1 @@
+DROP INDEX rule_runs_created;
