@@ -56,7 +56,7 @@ export const CHANNEL: Spec<S["Channel"]> = {
 export const ACTIVITY: Spec<S["Activity"]> = {
   id: "string", status: "string", profile_name: "string", channel_identifiers: "array", tags: "array",
   assigned_to: "string|null?", assignee: "object|null?", last_message: "object|null?", created_at: "string", updated_at: "string",
-  unread_count: "number",
+  unread_count: "number", first_response_due_at: "string|null?", first_responded_at: "string|null?",
 };
 export const ACTIVITY_DETAIL: Spec<S["ActivityDetail"]> = {
   ...ACTIVITY, contact_id: "string", channels: "array", last_inbound_at: "string|null?", carts: "array",
