@@ -32,6 +32,8 @@ export async function open(id) {
   activity = null;
   messages = new Map();
   loadedOlder = 0;
+  // Before the conversation loads, not after: a picker opened while it loads stays open.
+  composer.reset();
   fill(byId("messages"));
   byId("thread").hidden = !id;
   byId("thread-empty").hidden = Boolean(id);
@@ -49,7 +51,6 @@ export async function open(id) {
     }
     throw e;
   }
-  composer.reset();
   byId("thread-heading").focus();
 }
 
