@@ -43,11 +43,9 @@ impl ScheduledSendRepository for MemoryStore {
             s.messages.insert(m.id.clone(), m.clone());
             let stored = s.activity_of_mut(agent, &m.activity_id)?;
             stored.activity.updated_at = at;
-            // A message of no campaign is the team's answer, going out now.
-            if m.campaign_key.is_none() {
-                let a = &mut stored.activity;
-                a.first_response = ResponseMark::Answers.apply(a.first_response, a.status == ActivityStatus::Open, at);
-            }
+            let a = &mut stored.activity;
+            let mark = ResponseMark::team_message(m.campaign_key.as_ref());
+            a.first_response = mark.apply(a.first_response, a.status == ActivityStatus::Open, at);
             if stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id)) {
                 stored.last_message = Some(MessageSummary::of(&m));
             }

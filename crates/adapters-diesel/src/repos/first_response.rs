@@ -12,6 +12,7 @@ use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, read_conn, write_conn};
 use crate::repos::events::emit_all;
+use crate::repos::messages::ActivityBefore;
 use crate::rows::{millis, opt_from_millis};
 use crate::schema::{activities, first_response_targets as targets};
 
@@ -19,7 +20,7 @@ use crate::schema::{activities, first_response_targets as targets};
 pub(crate) type ClockColumns = (Option<i64>, Option<i64>, Option<i64>, Option<i64>);
 
 /// The clock the columns hold.
-pub(crate) fn clock_of(columns: ClockColumns) -> Result<FirstResponse, DbError> {
+fn clock_of(columns: ClockColumns) -> Result<FirstResponse, DbError> {
     let (opened, due, responded, missed) = columns;
     Ok(FirstResponse {
         opened_at: opt_from_millis(opened)?,
@@ -29,16 +30,24 @@ pub(crate) fn clock_of(columns: ClockColumns) -> Result<FirstResponse, DbError> 
     })
 }
 
-/// The write that sets the columns to `clock`.
-#[expect(clippy::type_complexity, reason = "the four column assignments, as diesel names them")]
-pub(crate) fn set_clock(
-    clock: &FirstResponse,
-) -> (
+/// The four column assignments that set an activity's clock.
+pub(crate) type SetClock = (
     diesel::dsl::Eq<activities::first_response_opened_at, Option<i64>>,
     diesel::dsl::Eq<activities::first_response_due_at, Option<i64>>,
     diesel::dsl::Eq<activities::first_responded_at, Option<i64>>,
     diesel::dsl::Eq<activities::first_response_missed_at, Option<i64>>,
-) {
+);
+
+/// What a message of `at` marked `mark` writes on the clock of the activity its lock read
+/// (`before`): `None` when the clock stays as it is ([`ResponseMark::apply`]).
+pub(crate) fn clock_moved(before: &ActivityBefore, mark: ResponseMark, at: Timestamp) -> Result<Option<SetClock>, DbError> {
+    let clock_before = clock_of(before.6)?;
+    let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), at);
+    Ok((clock != clock_before).then(|| set_clock(&clock)))
+}
+
+/// The write that sets the columns to `clock`.
+fn set_clock(clock: &FirstResponse) -> SetClock {
     (
         activities::first_response_opened_at.eq(clock.opened_at.map(millis)),
         activities::first_response_due_at.eq(clock.due_at.map(millis)),

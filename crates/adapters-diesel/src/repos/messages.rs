@@ -20,7 +20,7 @@ use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::prepared::Prepare;
 use crate::repos::contacts::write_channel_update;
 use crate::repos::events::emit_all;
-use crate::repos::first_response::{ClockColumns, clock_of, set_clock};
+use crate::repos::first_response::{ClockColumns, clock_moved};
 use crate::repos::scheduled::insert_scheduled_send;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_tags, carts, messages};
@@ -302,9 +302,7 @@ impl Store {
             }
             emit_all!(conn, events);
             let moved = Moved::by(&before, m);
-            let clock_before = clock_of(before.6)?;
-            let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), m.created_at);
-            let clock = (clock != clock_before).then(|| set_clock(&clock));
+            let clock = clock_moved(&before, mark, m.created_at)?;
             let at = millis(m.updated_at);
             let unread = i64::from(m.direction == MessageDirection::Inbound);
             let last_message = moved.newest.then_some((

@@ -10,7 +10,7 @@ use parley_domain::model::*;
 use parley_domain::ports::{ScheduledSendRepository, StoreResult};
 
 use super::activities::mirror_updated_at;
-use super::first_response::{clock_of, set_clock};
+use super::first_response::clock_moved;
 use super::messages::{LockForMessage, MessageRow, Moved};
 use crate::Store;
 use crate::error::DbError;
@@ -162,11 +162,8 @@ impl ScheduledSendRepository for Store {
                     .execute(conn)
                     .await?;
             }
-            // A message of no campaign is the team's answer, going out now.
-            let clock_before = clock_of(before.6)?;
-            let mark = if message.campaign_key.is_none() { ResponseMark::Answers } else { ResponseMark::Nothing };
-            let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), at);
-            let clock = (clock != clock_before).then(|| set_clock(&clock));
+            // The team's message, going out now.
+            let clock = clock_moved(&before, ResponseMark::team_message(message.campaign_key.as_ref()), at)?;
             diesel::update(this_activity()).set((activities::updated_at.eq(at_ms), clock)).execute(conn).await?;
             if before.4 {
                 mirror_updated_at(&activity, at).execute(conn).await?;

@@ -62,6 +62,12 @@ pub enum ResponseMark {
 }
 
 impl ResponseMark {
+    /// The team's message going out: its answer, unless a campaign sent it (a send to many
+    /// answers nobody in particular).
+    pub fn team_message(campaign: Option<&crate::model::CampaignKey>) -> Self {
+        if campaign.is_some() { ResponseMark::Nothing } else { ResponseMark::Answers }
+    }
+
     /// The clock after a message of `message_at` marks it, from `before` with the conversation
     /// `open`: storage applies this under the activity's lock, so racing messages move it once.
     pub fn apply(self, before: FirstResponse, open: bool, message_at: Timestamp) -> FirstResponse {

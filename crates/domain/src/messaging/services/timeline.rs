@@ -199,7 +199,7 @@ impl Timeline {
     /// What the business's message marks on the first-response clock: the team's answer,
     /// unless a rule or a campaign sent it.
     fn answer_mark(&self, campaign: Option<&CampaignKey>) -> ResponseMark {
-        if self.automated || campaign.is_some() { ResponseMark::Nothing } else { ResponseMark::Answers }
+        if self.automated { ResponseMark::Nothing } else { ResponseMark::team_message(campaign) }
     }
 
     /// Records the platform's notice about the user (a changed number or user id) in their
