@@ -116,7 +116,10 @@ impl ActivityRepository for MemoryStore {
                 return Err(conflict("the activity is already assigned"));
             }
             s.check_events(events)?;
+            let closes = stored.activity.status != ActivityStatus::Closed && activity.status == ActivityStatus::Closed;
+            let channel = if closes { s.contact_channel(&activity.id) } else { None };
             let Some(stored) = s.activity_of_mut(&activity.agent_id, &activity.id) else { return Ok(false) };
+            let (opened_at, created_at) = (stored.activity.first_response.opened_at, stored.activity.created_at);
             stored.activity.status = activity.status;
             stored.activity.assigned_to = activity.assigned_to.clone();
             stored.activity.last_inbound_at = activity.last_inbound_at;
@@ -128,6 +131,11 @@ impl ActivityRepository for MemoryStore {
                 // The contact changes with its activity, at the activity's update time.
                 contact.profile_name = name.clone();
                 contact.updated_at = activity.updated_at;
+            }
+            if closes {
+                let facts =
+                    ReportFacts::of_close(&activity.id, activity.updated_at, opened_at, created_at, activity.assigned_to.as_ref(), channel);
+                s.record_report(&activity.agent_id, facts);
             }
             s.emit_all(events);
             Ok(true)

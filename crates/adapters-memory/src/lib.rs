@@ -66,6 +66,7 @@ mod members;
 mod messages;
 mod outbox;
 mod products;
+mod reports;
 mod rules;
 mod scheduled;
 mod store;

@@ -47,7 +47,9 @@ impl State {
         let Some(stored) = s.activity_of_mut(&m.agent_id, &m.activity_id) else { return Err(StoreError::NotFound("activity")) };
         let activity = &mut stored.activity;
         let open = activity.status == ActivityStatus::Open;
-        activity.first_response = mark.apply(activity.first_response, open, m.created_at);
+        let clock_before = activity.first_response;
+        activity.first_response = mark.apply(clock_before, open, m.created_at);
+        let facts = ReportFacts::of_message(m, &clock_before, &activity.first_response, activity.assigned_to.as_ref());
         activity.updated_at = m.updated_at;
         if newest {
             stored.last_message = Some(MessageSummary::of(m));
@@ -61,6 +63,7 @@ impl State {
             stored.unread_count += 1;
         }
         s.messages.insert(m.id.clone(), m.clone());
+        s.record_report(&m.agent_id, facts);
         s.emit_all(events);
         Ok(true)
     }

@@ -45,10 +45,13 @@ impl ScheduledSendRepository for MemoryStore {
             stored.activity.updated_at = at;
             let a = &mut stored.activity;
             let mark = ResponseMark::team_message(m.campaign_key.as_ref());
-            a.first_response = mark.apply(a.first_response, a.status == ActivityStatus::Open, at);
+            let clock_before = a.first_response;
+            a.first_response = mark.apply(clock_before, a.status == ActivityStatus::Open, at);
+            let facts = ReportFacts::of_send(&m, at, &clock_before, &a.first_response, a.assigned_to.as_ref());
             if stored.last_message.as_ref().is_none_or(|last| (last.created_at, &last.id) < (m.created_at, &m.id)) {
                 stored.last_message = Some(MessageSummary::of(&m));
             }
+            s.record_report(agent, facts);
             Some(m)
         }))
     }

@@ -35,6 +35,7 @@ impl MemoryStore {
             sign_in_attempts: Arc::new(self.clone()),
             business_hours: Arc::new(self.clone()),
             first_response: Arc::new(self.clone()),
+            reports: Arc::new(self.clone()),
             rules: Arc::new(self.clone()),
             rule_runs: Arc::new(self.clone()),
             routing: Arc::new(self.clone()),
@@ -115,7 +116,14 @@ pub(crate) struct State {
     pub(crate) attempts: Vec<DeliveryAttempt>,
     pub(crate) files: BTreeMap<(AgentId, String), StoredFile>,
     pub(crate) mailboxes: BTreeMap<LineId, MailboxCursor>,
+    /// Reports' counts by (agent, slot, assignee, channel).
+    pub(crate) report_counts: BTreeMap<ReportKey, Tally>,
+    /// Reports' first responses and resolutions, by agent.
+    pub(crate) report_spans: Vec<(AgentId, ReportSpan)>,
 }
+
+/// What one count of reports is kept under: agent, slot, assignee, channel.
+pub(crate) type ReportKey = (AgentId, Timestamp, Option<String>, Option<&'static str>);
 
 /// An activity with what the databases keep on its row beside it.
 pub(crate) struct StoredActivity {

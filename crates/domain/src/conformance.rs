@@ -22,6 +22,7 @@ pub use crate::conversations::conformance::*;
 pub use crate::events::conformance::*;
 pub use crate::lines::conformance::*;
 pub use crate::messaging::conformance::*;
+pub use crate::reports::conformance::*;
 
 /// Expands to one `#[tokio::test]` per contract check. `$fresh` is an async expression that
 /// yields `(Repositories, guard)` for an empty store; the guard lives until the check ends.
@@ -74,7 +75,8 @@ macro_rules! storage_conformance {
             members_loads_count_their_open_conversations_and_their_turn, away_messages_queue_their_contacts_messages_and_are_claimed_once_a_turn,
             scheduled_messages_are_claimed_once_in_due_order_and_started_once, concurrent_claims_of_scheduled_messages_take_each_once,
             the_first_response_clock_starts_at_an_opening_and_stops_at_the_first_answer,
-            missed_first_responses_are_found_in_due_order_and_marked_once, old_rule_runs_are_deleted_oldest_first_in_batches);
+            missed_first_responses_are_found_in_due_order_and_marked_once, old_rule_runs_are_deleted_oldest_first_in_batches,
+            reports_count_what_each_write_adds_and_stay_their_agents, concurrent_writes_to_one_slot_all_count);
     };
     (@tests $fresh:expr; $($check:ident),* $(,)?) => {
         $(

@@ -166,6 +166,7 @@ pub mod conversations;
 pub mod events;
 pub mod lines;
 pub mod messaging;
+pub mod reports;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;

@@ -20,6 +20,7 @@ pub use crate::conversations::ports::*;
 pub use crate::events::ports::*;
 pub use crate::lines::ports::*;
 pub use crate::messaging::ports::*;
+pub use crate::reports::ports::*;
 
 /// What every repository method returns: its answer, or the [`StoreError`] the backend met.
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -135,6 +136,8 @@ pub struct Repositories {
     pub business_hours: std::sync::Arc<dyn BusinessHoursRepository>,
     /// Each agent's first-response target, and the conversations that missed it.
     pub first_response: std::sync::Arc<dyn FirstResponseRepository>,
+    /// What reports read: counts per quarter hour, first responses and resolutions.
+    pub reports: std::sync::Arc<dyn ReportRepository>,
     /// Tags that label activities, unique by name per agent.
     pub tags: std::sync::Arc<dyn TagRepository>,
     /// Saved answers, unique by short code per agent.

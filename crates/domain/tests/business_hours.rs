@@ -179,6 +179,24 @@ proptest! {
         prop_assert_eq!(always.open_seconds_between(a, a + TimeDelta::seconds(length)), length);
         prop_assert!(always.is_open(a));
     }
+
+    #[test]
+    fn open_time_kept_as_running_totals_agrees_with_counting_each_stretch(
+        hours in schedule(), a in instant(), gaps in (0i64..20 * 86_400, 0i64..20 * 86_400), ms in 0i64..60_000,
+    ) {
+        let (b, c) = (a + TimeDelta::seconds(gaps.0) + TimeDelta::milliseconds(ms), a + TimeDelta::seconds(gaps.0 + gaps.1));
+        let open = hours.open_time(a, c + TimeDelta::seconds(1));
+        prop_assert_eq!(open.seconds_between(a, c), hours.open_seconds_between(a, c));
+        prop_assert_eq!(open.seconds_between(a, b), hours.open_seconds_between(a, b));
+        prop_assert_eq!(open.seconds_between(b, c), hours.open_seconds_between(b, c));
+    }
+
+    #[test]
+    fn an_instant_falls_in_the_local_day_it_shows(hours in schedule(), at in instant()) {
+        let day = hours.local_date(at);
+        prop_assert!(hours.start_of_day(day) <= at);
+        prop_assert!(at < hours.start_of_day(day.succ_opt().unwrap()));
+    }
 }
 
 #[test]

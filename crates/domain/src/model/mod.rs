@@ -26,6 +26,7 @@ pub use crate::conversations::model::*;
 pub use crate::events::model::*;
 pub use crate::lines::model::*;
 pub use crate::messaging::model::*;
+pub use crate::reports::model::*;
 
 /// Every instant in Parley: UTC, millisecond precision (the clock truncates).
 pub type Timestamp = chrono::DateTime<chrono::Utc>;

@@ -12,6 +12,7 @@ pub use crate::conversations::services::*;
 pub use crate::events::services::*;
 pub use crate::lines::services::*;
 pub use crate::messaging::services::*;
+pub use crate::reports::services::*;
 
 use crate::FieldError;
 

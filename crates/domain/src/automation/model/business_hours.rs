@@ -11,6 +11,7 @@ use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveDateTime, NaiveTime, Time
 use chrono_tz::Tz;
 
 use crate::FieldError;
+use crate::automation::model::OpenTime;
 use crate::error::Violations;
 use crate::model::has_control_characters;
 
@@ -280,6 +281,22 @@ impl BusinessHours {
             cursor = cursor.max(until);
         }
         None
+    }
+
+    /// The date the shop's clocks show at `at`.
+    pub fn local_date(&self, at: DateTime<Utc>) -> NaiveDate {
+        at.with_timezone(&self.timezone).date_naive()
+    }
+
+    /// The instant the shop's `day` begins (its first minute, where midnight is skipped).
+    pub fn start_of_day(&self, day: NaiveDate) -> DateTime<Utc> {
+        self.instant(day, 0)
+    }
+
+    /// The open time of `[from, to)`, ready to answer many questions of it
+    /// ([`OpenTime::seconds_between`]).
+    pub fn open_time(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> OpenTime {
+        OpenTime::of_spans(self.open_spans(from, to))
     }
 
     /// The open spans (as instants) of every local day that can touch `[from, to)`, in order.

@@ -1,6 +1,7 @@
 //! Business hours and their arithmetic; automation rules.
 
 pub mod business_hours;
+pub mod open_time;
 pub mod response_target;
 pub mod round_robin;
 pub mod rule;
@@ -8,6 +9,7 @@ pub mod rule_facts;
 pub mod rule_run;
 
 pub use business_hours::{BusinessHours, BusinessHoursInput, Period};
+pub use open_time::OpenTime;
 pub use response_target::{MAX_TARGET_MINUTES, ResponseTarget};
 pub use round_robin::{MemberLoad, next_in_turn};
 pub use rule::{

@@ -1,0 +1,163 @@
+//! A report: the agent's counts and median times over a range of its local days, one row per
+//! group, computed from the kept counts and durations ([`super::report_facts`]).
+
+use std::collections::BTreeMap;
+
+use chrono::{Days, NaiveDate};
+
+use super::{GroupBy, ReportQuery, ReportSpan, SlotCount, SpanKind, Tally};
+use crate::model::{Assignee, BusinessHours, ChannelType, OpenTime, Timestamp};
+
+/// What one row of a report groups.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GroupKey {
+    /// A local day.
+    Day(NaiveDate),
+    /// An assignee's id; `None`: unassigned (ordered last).
+    Member(Option<String>),
+    /// A channel type's name; `None`: a conversation with no message (ordered last).
+    Channel(Option<&'static str>),
+}
+
+impl GroupKey {
+    /// The key's value as the API shows it: the date, the id or the type; `None` for null.
+    pub fn value(&self) -> Option<String> {
+        match self {
+            GroupKey::Day(day) => Some(day.to_string()),
+            GroupKey::Member(member) => member.clone(),
+            GroupKey::Channel(channel) => channel.map(str::to_string),
+        }
+    }
+
+    /// Ordered as rows are: by value, nulls last.
+    fn order(&self) -> (bool, &GroupKey) {
+        let null = matches!(self, GroupKey::Member(None) | GroupKey::Channel(None));
+        (null, self)
+    }
+}
+
+/// One row of a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportRow {
+    /// What it groups.
+    pub key: GroupKey,
+    /// Conversations opened and closed, messages in and out.
+    pub tally: Tally,
+    /// The median business seconds from an opening to the team's first answer, over the answers
+    /// of the group; `None` when there were none.
+    pub median_first_response_seconds: Option<i64>,
+    /// The median business seconds from an opening to the close, over the closes of the group.
+    pub median_resolution_seconds: Option<i64>,
+}
+
+/// A report: its range and grouping, the time zone its days are cut in, and its rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// What was asked.
+    pub query: ReportQuery,
+    /// The IANA name of the agent's time zone (UTC without business hours).
+    pub timezone: &'static str,
+    /// Days in order, every day of the range; members and channels by value, null last, only
+    /// those with anything counted.
+    pub rows: Vec<ReportRow>,
+}
+
+/// The median of `values` in whole seconds (the lower whole second of the mean of the middle
+/// two, for an even count); `None` for none. Reorders `values`.
+pub fn median(values: &mut [i64]) -> Option<i64> {
+    let n = values.len();
+    if n == 0 {
+        return None;
+    }
+    let (_, upper, _) = values.select_nth_unstable(n / 2);
+    let upper = *upper;
+    if n % 2 == 1 {
+        return Some(upper);
+    }
+    // The lower middle: the largest of the values below the upper one's place.
+    let lower = values[..n / 2].iter().copied().max().unwrap_or(upper);
+    Some((lower + upper).div_euclid(2))
+}
+
+/// One group's sums while a report is built.
+#[derive(Default)]
+struct Group {
+    tally: Tally,
+    first_responses: Vec<i64>,
+    resolutions: Vec<i64>,
+}
+
+impl Report {
+    /// The start and end (excluded) of the query's range as instants in `hours`' time zone.
+    pub fn range(query: &ReportQuery, hours: &BusinessHours) -> (Timestamp, Timestamp) {
+        (hours.start_of_day(query.from), hours.start_of_day(query.to + Days::new(1)))
+    }
+
+    /// The report of `query` from the counts of the range's slots and the spans that ended in
+    /// it; times are counted in `hours` (`None`: always open, days cut in UTC).
+    pub fn build(query: ReportQuery, hours: Option<&BusinessHours>, counts: &[SlotCount], spans: &[ReportSpan]) -> Report {
+        let always = BusinessHours::always_open();
+        let calendar = hours.unwrap_or(&always);
+        let open = hours.map(|h| open_time_of(h, spans));
+        let key = |at: Timestamp, member: &Option<Assignee>, channel: Option<ChannelType>| match query.group_by {
+            GroupBy::Day => GroupKey::Day(calendar.local_date(at)),
+            GroupBy::Member => GroupKey::Member(member.as_ref().map(|m| m.as_str().to_string())),
+            GroupBy::Channel => GroupKey::Channel(channel.map(ChannelType::as_str)),
+        };
+        let mut groups: BTreeMap<GroupKey, Group> = BTreeMap::new();
+        if query.group_by == GroupBy::Day {
+            groups.extend(query.days().map(|d| (GroupKey::Day(d), Group::default())));
+        }
+        for c in counts {
+            let group = groups.entry(key(c.slot, &c.member, c.channel)).or_default();
+            group.tally = group.tally.plus(c.tally);
+        }
+        for s in spans {
+            let seconds = match &open {
+                Some(open) => open.seconds_between(s.started_at, s.ended_at),
+                None => (s.ended_at - s.started_at).num_seconds().max(0),
+            };
+            let group = groups.entry(key(s.ended_at, &s.member, s.channel)).or_default();
+            match s.kind {
+                SpanKind::FirstResponse => group.first_responses.push(seconds),
+                SpanKind::Resolution => group.resolutions.push(seconds),
+            }
+        }
+        let mut rows: Vec<ReportRow> = groups
+            .into_iter()
+            .map(|(key, mut g)| ReportRow {
+                key,
+                tally: g.tally,
+                median_first_response_seconds: median(&mut g.first_responses),
+                median_resolution_seconds: median(&mut g.resolutions),
+            })
+            .collect();
+        rows.sort_by(|a, b| a.key.order().cmp(&b.key.order()));
+        Report { query, timezone: calendar.timezone(), rows }
+    }
+}
+
+/// The open time of the stretch `spans` cover, from the earliest start to the latest end.
+fn open_time_of(hours: &BusinessHours, spans: &[ReportSpan]) -> OpenTime {
+    let earliest = spans.iter().map(|s| s.started_at).min();
+    let latest = spans.iter().map(|s| s.ended_at).max();
+    match (earliest, latest) {
+        (Some(from), Some(to)) => hours.open_time(from, to + chrono::TimeDelta::seconds(1)),
+        _ => OpenTime::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn the_median_is_the_middle_value_or_the_mean_of_the_middle_two() {
+        assert_eq!(median(&mut []), None);
+        assert_eq!(median(&mut [7]), Some(7));
+        assert_eq!(median(&mut [9, 1, 5]), Some(5));
+        assert_eq!(median(&mut [10, 1, 4, 100]), Some(7), "(4 + 10) / 2");
+        assert_eq!(median(&mut [3, 4]), Some(3), "3.5, the lower whole second");
+        assert_eq!(median(&mut [5, 5, 5, 5]), Some(5));
+    }
+}
