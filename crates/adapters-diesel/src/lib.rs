@@ -229,6 +229,7 @@ impl Store {
             sign_in_attempts: s.clone(),
             business_hours: s.clone(),
             first_response: s.clone(),
+            reports: s.clone(),
             rules: s.clone(),
             rule_runs: s.clone(),
             routing: s.clone(),

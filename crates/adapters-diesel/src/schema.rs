@@ -98,6 +98,32 @@ diesel::table! {
 }
 
 diesel::table! {
+    report_counts (agent_id, slot, member, channel_type, shard) {
+        agent_id -> Text,
+        slot -> BigInt,
+        member -> Text,
+        channel_type -> Text,
+        shard -> Integer,
+        opened -> BigInt,
+        closed -> BigInt,
+        messages_in -> BigInt,
+        messages_out -> BigInt,
+    }
+}
+
+diesel::table! {
+    report_spans (agent_id, ended_at, activity_id, kind) {
+        agent_id -> Text,
+        ended_at -> BigInt,
+        activity_id -> Text,
+        kind -> Text,
+        started_at -> BigInt,
+        member -> Nullable<Text>,
+        channel_type -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     business_hours (agent_id) {
         agent_id -> Text,
         document -> Text,
@@ -500,6 +526,8 @@ diesel::joinable!(canned_responses -> agents (agent_id));
 diesel::joinable!(members -> agents (agent_id));
 diesel::joinable!(business_hours -> agents (agent_id));
 diesel::joinable!(first_response_targets -> agents (agent_id));
+diesel::joinable!(report_counts -> agents (agent_id));
+diesel::joinable!(report_spans -> agents (agent_id));
 diesel::joinable!(rules -> agents (agent_id));
 diesel::joinable!(rule_runs -> rules (rule_id));
 diesel::joinable!(member_sessions -> members (member_id));
@@ -526,6 +554,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     sign_in_attempts,
     business_hours,
     first_response_targets,
+    report_counts,
+    report_spans,
     rules,
     rule_runs,
     rule_queue,

@@ -34,9 +34,10 @@ impl State {
 
 #[async_trait]
 impl ReportRepository for MemoryStore {
-    async fn counts(&self, agent: &AgentId, from: Timestamp, to: Timestamp) -> StoreResult<Vec<SlotCount>> {
+    async fn range(&self, agent: &AgentId, from: Timestamp, to: Timestamp) -> StoreResult<ReportRange> {
         Ok(self.with(|s| {
-            s.report_counts
+            let counts = s
+                .report_counts
                 .iter()
                 .filter(|((a, slot, _, _), _)| a == agent && *slot >= from && *slot < to)
                 .map(|((_, slot, member, channel), tally)| SlotCount {
@@ -45,17 +46,14 @@ impl ReportRepository for MemoryStore {
                     channel: channel.map(|c| ChannelType::parse(c).expect("stored from a channel type")),
                     tally: *tally,
                 })
-                .collect()
-        }))
-    }
-
-    async fn spans(&self, agent: &AgentId, from: Timestamp, to: Timestamp) -> StoreResult<Vec<ReportSpan>> {
-        Ok(self.with(|s| {
-            s.report_spans
+                .collect();
+            let spans = s
+                .report_spans
                 .iter()
                 .filter(|(a, span)| a == agent && span.ended_at >= from && span.ended_at < to)
                 .map(|(_, span)| span.clone())
-                .collect()
+                .collect();
+            ReportRange { counts, spans }
         }))
     }
 }

@@ -16,8 +16,9 @@ use crate::locks::{OrderedLocks, count_move};
 use crate::pool::{in_transaction, read_conn, read_direct, run, write_conn};
 use crate::prepared::Prepare as _;
 use crate::repos::events::emit_all;
+use crate::repos::reports::record_report;
 use crate::rows::millis;
-use crate::schema::{activities, activity_counts, activity_tags, contacts, members, tags};
+use crate::schema::{activities, activity_counts, activity_tags, contacts, members, messages, tags};
 
 /// Adds `$delta` to the agent's count of activities in `$status`, and to its count of those
 /// unassigned when `$unassigned` (the activity counted has no assignee), in activity
@@ -49,6 +50,21 @@ macro_rules! count_status {
             .execute($conn)
             .await?
     }};
+}
+
+/// The channel type of the activity's latest message to or from its contact (not a note, nor
+/// one waiting for its time): what a close counts under. Walks the timeline index from its end.
+#[auto_type(dsl_path = "crate::dsl")]
+fn contact_channel<'a>(agent: &'a str, activity: &'a str) -> _ {
+    let note: &'static str = MessageDirection::Internal.as_str();
+    let waiting: &'static str = MessageStatus::Scheduled.as_str();
+    messages::table
+        .filter(messages::agent_id.eq(agent))
+        .filter(messages::activity_id.eq(activity))
+        .filter(messages::direction.ne(note))
+        .filter(messages::status.ne(waiting))
+        .order((messages::created_at.desc(), messages::id.desc()))
+        .select(messages::channel_type)
 }
 
 /// Adds `delta` to the tag's count of activities (`tags.activity_count`); run in the
@@ -320,8 +336,15 @@ impl ActivityRepository for Store {
             if diesel::update(target()).set(activities::updated_at.eq(activities::updated_at)).execute(conn).await? == 0 {
                 return Ok(false);
             }
-            let (before, was_unassigned): (String, bool) =
-                target().select((activities::status, activities::assigned_to.is_null())).first(conn).await?;
+            let (before, was_unassigned, opened_at, created_at): (String, bool, Option<i64>, i64) = target()
+                .select((
+                    activities::status,
+                    activities::assigned_to.is_null(),
+                    activities::first_response_opened_at,
+                    activities::created_at,
+                ))
+                .first(conn)
+                .await?;
             if write.if_unassigned && !was_unassigned {
                 return Err(DbError::Limit("the activity is already assigned".into()));
             }
@@ -336,6 +359,22 @@ impl ActivityRepository for Store {
             mirror_updated_at(a.id.as_str(), a.updated_at).execute(conn).await?;
             if before != a.status.as_str() {
                 mirror_to_terms(a.id.as_str(), a.status.as_str()).execute(conn).await?;
+            }
+            if a.status == ActivityStatus::Closed && before != a.status.as_str() {
+                let channel: Option<String> = contact_channel(a.agent_id.as_str(), a.id.as_str()).first(conn).await.optional()?;
+                let channel = channel
+                    .map(|c| ChannelType::parse(c.as_str()))
+                    .transpose()
+                    .map_err(|_| DbError::Corrupt("message channel type".into()))?;
+                let facts = ReportFacts::of_close(
+                    &a.id,
+                    a.updated_at,
+                    crate::rows::opt_from_millis(opened_at)?,
+                    crate::rows::from_millis(created_at)?,
+                    a.assigned_to.as_ref(),
+                    channel,
+                );
+                record_report!(conn, a.agent_id.as_str(), a.id.as_str(), facts);
             }
             let unassigned = a.assigned_to.is_none();
             if before != a.status.as_str() || was_unassigned != unassigned {

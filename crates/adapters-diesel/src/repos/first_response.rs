@@ -38,12 +38,24 @@ pub(crate) type SetClock = (
     diesel::dsl::Eq<activities::first_response_missed_at, Option<i64>>,
 );
 
-/// What a message of `at` marked `mark` writes on the clock of the activity its lock read
-/// (`before`): `None` when the clock stays as it is ([`ResponseMark::apply`]).
-pub(crate) fn clock_moved(before: &ActivityBefore, mark: ResponseMark, at: Timestamp) -> Result<Option<SetClock>, DbError> {
-    let clock_before = clock_of(before.6)?;
-    let clock = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), at);
-    Ok((clock != clock_before).then(|| set_clock(&clock)))
+/// How a message of `at` marked `mark` moves the clock of the activity its lock read
+/// (`before`): the clock before and after ([`ResponseMark::apply`]).
+pub(crate) struct ClockMove {
+    pub(crate) before: FirstResponse,
+    pub(crate) after: FirstResponse,
+}
+
+impl ClockMove {
+    pub(crate) fn of(before: &ActivityBefore, mark: ResponseMark, at: Timestamp) -> Result<Self, DbError> {
+        let clock_before = clock_of(before.6)?;
+        let after = mark.apply(clock_before, before.0 == ActivityStatus::Open.as_str(), at);
+        Ok(Self { before: clock_before, after })
+    }
+
+    /// What it writes: `None` when the clock stays as it is.
+    pub(crate) fn write(&self) -> Option<SetClock> {
+        (self.after != self.before).then(|| set_clock(&self.after))
+    }
 }
 
 /// The write that sets the columns to `clock`.

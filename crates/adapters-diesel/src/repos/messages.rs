@@ -20,7 +20,8 @@ use crate::pool::{in_transaction, read_conn, read_direct, run};
 use crate::prepared::Prepare;
 use crate::repos::contacts::write_channel_update;
 use crate::repos::events::emit_all;
-use crate::repos::first_response::{ClockColumns, clock_moved};
+use crate::repos::first_response::{ClockColumns, ClockMove};
+use crate::repos::reports::record_report;
 use crate::repos::scheduled::insert_scheduled_send;
 use crate::rows::{from_millis, millis, opt_from_millis, valid};
 use crate::schema::{activities, activity_tags, carts, messages};
@@ -132,8 +133,9 @@ macro_rules! page_of_messages {
 
 /// What an activity holds before a message joins it: status, `last_inbound_at`, its last
 /// message's `created_at` and id, whether it has tags (whose rows copy its `updated_at`), and
-/// whether it is unassigned (its status's kept counts say so), and its first-response clock.
-pub(crate) type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool, bool, ClockColumns);
+/// its assignee (whether it is unassigned, its status's kept counts say so; reports count under
+/// it), and its first-response clock.
+pub(crate) type ActivityBefore = (String, Option<i64>, Option<i64>, Option<String>, bool, Option<String>, ClockColumns);
 
 /// What a stored message changes on its activity, beside `updated_at` and the count.
 pub(crate) struct Moved<'a> {
@@ -179,7 +181,7 @@ fn before_of<'a>(agent: &'a str, id: &'a str) -> _ {
         activities::last_message_at,
         activities::last_message_id,
         dsl::exists(activity_tags::table.filter(activity_tags::activity_id.eq(activities::id))),
-        activities::assigned_to.is_null(),
+        activities::assigned_to,
         (
             activities::first_response_opened_at,
             activities::first_response_due_at,
@@ -187,6 +189,11 @@ fn before_of<'a>(agent: &'a str, id: &'a str) -> _ {
             activities::first_response_missed_at,
         ),
     ))
+}
+
+/// The assignee the lock read: who reports count the message under.
+pub(crate) fn assignee_of(before: &ActivityBefore) -> Result<Option<Assignee>, DbError> {
+    before.5.as_deref().map(|a| Assignee::new(a).map_err(|e| DbError::Corrupt(format!("assignee {a:?}: {}", e.issue)))).transpose()
 }
 
 /// Locks the agent's activity for a message's insert and reads what it holds before: `None`
@@ -302,7 +309,9 @@ impl Store {
             }
             emit_all!(conn, events);
             let moved = Moved::by(&before, m);
-            let clock = clock_moved(&before, mark, m.created_at)?;
+            let clock = ClockMove::of(&before, mark, m.created_at)?;
+            let member = assignee_of(&before)?;
+            record_report!(conn, agent, activity, ReportFacts::of_message(m, &clock.before, &clock.after, member.as_ref()));
             let at = millis(m.updated_at);
             let unread = i64::from(m.direction == MessageDirection::Inbound);
             let last_message = moved.newest.then_some((
@@ -320,7 +329,7 @@ impl Store {
                     activities::status.eq(moved.status),
                     activities::last_inbound_at.eq(moved.last_inbound_at),
                     last_message,
-                    clock,
+                    clock.write(),
                 ))
                 .prepared()
                 .execute(conn)
@@ -333,7 +342,7 @@ impl Store {
             if moved.status != before.0 {
                 mirror_to_terms(activity, moved.status).execute(conn).await?;
                 for (status, delta) in status_move(&before.0, moved.status) {
-                    count_status!(conn, agent, activity, status, delta, before.5);
+                    count_status!(conn, agent, activity, status, delta, before.5.is_none());
                 }
             }
             Ok(Some(true))

@@ -26,6 +26,7 @@ mod mailboxes;
 mod members;
 pub(crate) mod messages;
 mod products;
+pub(crate) mod reports;
 mod routing;
 mod rule_queue;
 mod rules;

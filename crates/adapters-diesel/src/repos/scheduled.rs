@@ -10,8 +10,10 @@ use parley_domain::model::*;
 use parley_domain::ports::{ScheduledSendRepository, StoreResult};
 
 use super::activities::mirror_updated_at;
-use super::first_response::clock_moved;
+use super::first_response::ClockMove;
+use super::messages::assignee_of;
 use super::messages::{LockForMessage, MessageRow, Moved};
+use super::reports::record_report;
 use crate::Store;
 use crate::error::DbError;
 use crate::pool::{in_transaction, read_conn};
@@ -163,8 +165,10 @@ impl ScheduledSendRepository for Store {
                     .await?;
             }
             // The team's message, going out now.
-            let clock = clock_moved(&before, ResponseMark::team_message(message.campaign_key.as_ref()), at)?;
-            diesel::update(this_activity()).set((activities::updated_at.eq(at_ms), clock)).execute(conn).await?;
+            let clock = ClockMove::of(&before, ResponseMark::team_message(message.campaign_key.as_ref()), at)?;
+            diesel::update(this_activity()).set((activities::updated_at.eq(at_ms), clock.write())).execute(conn).await?;
+            let member = assignee_of(&before)?;
+            record_report!(conn, agent, &activity, ReportFacts::of_send(&message, at, &clock.before, &clock.after, member.as_ref()));
             if before.4 {
                 mirror_updated_at(&activity, at).execute(conn).await?;
             }

@@ -19,7 +19,7 @@ async fn counts(
     to: Timestamp,
 ) -> BTreeMap<(Timestamp, Option<String>, Option<&'static str>), Tally> {
     let mut summed = BTreeMap::new();
-    for c in r.reports.counts(agent, from, to).await.unwrap() {
+    for c in r.reports.range(agent, from, to).await.unwrap().counts {
         let key = (c.slot, c.member.map(|m| m.as_str().to_string()), c.channel.map(ChannelType::as_str));
         let tally: &mut Tally = summed.entry(key).or_default();
         *tally = tally.plus(c.tally);
@@ -31,9 +31,10 @@ async fn counts(
 async fn spans(r: &Repositories, agent: &AgentId, from: Timestamp, to: Timestamp) -> Vec<(SpanKind, Timestamp, Timestamp, Option<String>)> {
     let mut spans: Vec<_> = r
         .reports
-        .spans(agent, from, to)
+        .range(agent, from, to)
         .await
         .unwrap()
+        .spans
         .into_iter()
         .map(|s| (s.kind, s.started_at, s.ended_at, s.member.map(|m| m.as_str().to_string())))
         .collect();

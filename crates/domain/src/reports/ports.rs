@@ -11,10 +11,8 @@ use crate::ports::StoreResult;
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ReportRepository: Send + Sync {
-    /// The agent's counts of the slots starting in `[from, to)`: one per slot, assignee and
-    /// channel that counted anything, in no particular order.
-    async fn counts(&self, agent: &AgentId, from: Timestamp, to: Timestamp) -> StoreResult<Vec<SlotCount>>;
-    /// The agent's first responses and resolutions that ended in `[from, to)`, in no
-    /// particular order.
-    async fn spans(&self, agent: &AgentId, from: Timestamp, to: Timestamp) -> StoreResult<Vec<ReportSpan>>;
+    /// What the agent's reports hold for `[from, to)`, read at one moment: the counts of the
+    /// slots starting in it (possibly several per slot, assignee and channel, to be added up),
+    /// and the first responses and resolutions that ended in it; in no particular order.
+    async fn range(&self, agent: &AgentId, from: Timestamp, to: Timestamp) -> StoreResult<ReportRange>;
 }

@@ -188,3 +188,12 @@ impl ReportFacts {
         self.count.is_none() && self.span.is_none()
     }
 }
+
+/// What reports hold for a range of time ([`ReportRepository::range`](crate::ports::ReportRepository::range)).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReportRange {
+    /// The counts of the slots starting in it.
+    pub counts: Vec<SlotCount>,
+    /// The spans that ended in it.
+    pub spans: Vec<ReportSpan>,
+}

@@ -1,0 +1,2 @@
+DROP TABLE report_spans;
+DROP TABLE report_counts;
