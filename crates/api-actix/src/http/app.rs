@@ -11,7 +11,7 @@ use crate::http::extract::{json_config, query_config};
 use crate::http::request_context;
 use crate::http::routes::{
     self, activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, inbound, inbox_page, members, messages, meta,
-    rules, settings, stream, tags, templates,
+    reports, rules, settings, stream, tags, templates,
 };
 use crate::http::run_to_completion::RunToCompletion;
 use crate::runtime::metrics::Probe;
@@ -34,6 +34,7 @@ pub fn build(
         .app_data(Data::from(state.canned_responses.clone()))
         .app_data(Data::from(state.business_hours.clone()))
         .app_data(Data::from(state.first_response.clone()))
+        .app_data(Data::from(state.reports.clone()))
         .app_data(Data::from(state.rules.clone()))
         .app_data(Data::from(state.contacts.clone()))
         .app_data(Data::from(state.activities.clone()))
@@ -78,6 +79,7 @@ pub fn build(
                 .configure(canned_responses::routes)
                 .configure(settings::routes)
                 .configure(rules::routes)
+                .configure(reports::routes)
                 .configure(contacts::routes)
                 .configure(|cfg| catalog::routes(cfg, &origins))
                 .configure(|cfg| carts::routes(cfg, &origins))

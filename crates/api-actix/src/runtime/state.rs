@@ -39,6 +39,8 @@ pub struct AppState {
     pub business_hours: Arc<BusinessHoursService>,
     /// The first-response target, and the misses the workers announce.
     pub first_response: Arc<FirstResponseService>,
+    /// Conversation reports.
+    pub reports: Arc<ReportService>,
     pub rules: Arc<RuleService>,
     /// Runs rules on the events that wait for them (the workers run it).
     pub rule_engine: Arc<RuleEngine>,

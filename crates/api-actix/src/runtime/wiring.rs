@@ -106,6 +106,7 @@ pub fn wire(adapters: Adapters, config: ApiConfig) -> AppState {
             clock.clone(),
             ids.clone(),
         )),
+        reports: Arc::new(ReportService::new(repos.reports.clone(), repos.business_hours.clone(), clock.clone())),
         rules: Arc::new(RuleService::new(
             repos.rules.clone(),
             repos.rule_runs.clone(),

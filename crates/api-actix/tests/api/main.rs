@@ -39,6 +39,7 @@ mod pg_restart;
 mod rate_limits;
 mod readme;
 mod reply_recovery;
+mod reports;
 mod request_deadline;
 mod rule_engine;
 mod rule_instances;

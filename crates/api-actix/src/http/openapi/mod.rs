@@ -16,8 +16,8 @@ use utoipa::{Modify, OpenApi};
 use crate::http::dto::ProductKindName;
 use crate::http::limits::openapi::RateLimitDocs;
 use crate::http::routes::{
-    activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, members, messages, rules, settings, stream, tags,
-    templates,
+    activities, campaigns, canned_responses, carts, catalog, contacts, event_webhooks, members, messages, reports, rules, settings, stream,
+    tags, templates,
 };
 use responses::CommonResponses;
 
@@ -41,6 +41,7 @@ use responses::CommonResponses;
         canned_responses::list_canned_responses, canned_responses::create_canned_response, canned_responses::get_canned_response,
         canned_responses::update_canned_response, canned_responses::delete_canned_response,
         settings::get_business_hours, settings::put_business_hours, settings::get_first_response, settings::put_first_response,
+        reports::conversations_report,
         rules::list_rules, rules::create_rule, rules::get_rule, rules::update_rule, rules::delete_rule, rules::list_rule_runs,
         contacts::list_contacts, contacts::get_contact, contacts::create_contact, contacts::update_contact, contacts::delete_contact,
         catalog::list_products, catalog::search_products, catalog::get_product, catalog::list_categories,
@@ -64,6 +65,7 @@ use responses::CommonResponses;
         (name = "Messages", description = "An activity's timeline in both directions, and replies within the 24-hour window"),
         (name = "Canned responses", description = "A team's saved answers, picked by short code"),
         (name = "Rules", description = "Automation: on an event, when every condition holds, Parley does the actions"),
+        (name = "Reports", description = "What the team did, counted: conversations, messages and median response times by day, member or channel"),
         (name = "Settings", description = "The agent's business hours: when its team answers, and what a contact is told out of hours"),
         (name = "Contacts", description = "People reached over channels"),
         (name = "Catalog", description = "The published product catalog; publishable keys allowed, CORS enabled"),

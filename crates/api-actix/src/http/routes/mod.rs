@@ -14,6 +14,7 @@ pub mod members;
 pub mod messages;
 pub mod meta;
 pub mod metrics;
+pub mod reports;
 pub mod rules;
 pub mod settings;
 pub mod stream;

@@ -136,7 +136,7 @@ mod tests {
         assert_eq!(fields(query(Some("2026-12-11"), Some("2026-12-10"), None)), ["from"]);
         assert_eq!(fields(query(Some("2026-1-05"), None, None)), ["from"]);
         assert_eq!(fields(query(Some("2026-12-11"), None, None)), ["from"], "after today, the default end");
-        assert_eq!(fields(query(Some("2025-01-01"), Some("2026-01-01"), None)), ["from"], "367 days");
+        assert_eq!(fields(query(Some("2025-01-01"), Some("2026-01-02"), None)), ["from"], "367 days");
         assert!(query(Some("2025-01-02"), Some("2026-01-01"), None).is_ok(), "365 days");
         assert!(query(Some("2024-01-01"), Some("2024-12-31"), None).is_ok(), "a leap year: 366 days");
     }
