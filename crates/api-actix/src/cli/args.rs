@@ -139,6 +139,9 @@ pub enum Command {
     /// Play the contact's side of a sandbox line.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
+    /// Demo data beyond what a new embedded database starts with.
+    #[command(subcommand)]
+    Demo(DemoCommand),
     /// Print the OpenAPI 3.1 document of the API.
     Openapi,
 }
@@ -471,6 +474,27 @@ pub enum KeysCommand {
     List {
         #[arg(long)]
         agent: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DemoCommand {
+    /// Write months of past conversations for an agent (contacts, messages both ways,
+    /// assignments to its members, closes), as the live paths store them: the reports and the
+    /// inbox's charts then have a history to show. Emits no events. Prints how many it wrote.
+    History {
+        /// The agent's id (agt_…).
+        #[arg(long)]
+        agent: String,
+        /// How many conversations, each a new contact.
+        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        conversations: u32,
+        /// Spread over this many days before now.
+        #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=366))]
+        days: u32,
+        /// The same seed writes the same shapes (times, channels, who answers).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
 }
 

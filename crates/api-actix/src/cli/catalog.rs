@@ -12,8 +12,8 @@ use super::{Failure, catalog_file};
 use crate::runtime::state::AppState;
 
 /// Progress of a long job over `total` items: a bar on a terminal, a line every 10% otherwise
-/// (logs, CI). `what` names the work, e.g. "embedding".
-fn progress_reporter(what: &'static str, total: usize) -> Arc<dyn Fn(usize) + Send + Sync> {
+/// (logs, CI). `what` names the work, e.g. "embedding", and `items` what it counts ("products").
+pub(super) fn progress_reporter(what: &'static str, items: &'static str, total: usize) -> Arc<dyn Fn(usize) + Send + Sync> {
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let bar = indicatif::ProgressBar::new(total as u64);
         bar.set_style(
@@ -34,7 +34,7 @@ fn progress_reporter(what: &'static str, total: usize) -> Arc<dyn Fn(usize) + Se
         Arc::new(move |done| {
             if done >= next.load(std::sync::atomic::Ordering::Relaxed) || done == total {
                 next.store(done + step, std::sync::atomic::Ordering::Relaxed);
-                eprintln!("{what}: {done}/{total} products ({}%)", done * 100 / total.max(1));
+                eprintln!("{what}: {done}/{total} {items} ({}%)", done * 100 / total.max(1));
             }
         })
     }
@@ -42,7 +42,7 @@ fn progress_reporter(what: &'static str, total: usize) -> Arc<dyn Fn(usize) + Se
 
 /// An import's two stages, each with its own progress.
 fn import_observer(total: usize) -> ImportObserver {
-    let (embedding, writing) = (progress_reporter("embedding", total), progress_reporter("writing", total));
+    let (embedding, writing) = (progress_reporter("embedding", "products", total), progress_reporter("writing", "products", total));
     Arc::new(move |stage, done| match stage {
         ImportStage::Embedding => embedding(done),
         ImportStage::Writing => writing(done),

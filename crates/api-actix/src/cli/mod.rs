@@ -7,6 +7,7 @@ mod catalog;
 pub mod catalog_file;
 mod database;
 pub mod demo_seed;
+mod history;
 mod inbound;
 mod lines;
 mod members;
@@ -21,7 +22,7 @@ use parley_adapters_whatsapp::CloudApiConfig;
 use parley_domain::model::AgentId;
 
 pub use args::Cli;
-use args::{CatalogCommand, Command, InboundCommand, TemplatesCommand};
+use args::{CatalogCommand, Command, DemoCommand, InboundCommand, TemplatesCommand};
 
 use crate::http::openapi;
 use crate::runtime::config::ApiConfig;
@@ -73,6 +74,10 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Agents(cmd) => agents::agents(&state, cmd).await,
         Command::Keys(cmd) => agents::keys(&state, cmd).await,
         Command::Members(cmd) => members::members(&state, cmd).await,
+        Command::Demo(DemoCommand::History { agent, conversations, days, seed }) => {
+            let plan = history::HistoryPlan { agent: AgentId::new(agent), conversations, days, seed };
+            history::history(&store.repositories(), &plan).await
+        }
         Command::Catalog(CatalogCommand::Import { agent, file, dry_run, .. }) => {
             catalog::import(&state, &AgentId::new(agent), &file, dry_run).await
         }
