@@ -15,6 +15,7 @@ mod json;
 pub(crate) mod labeled;
 mod mail;
 mod metrics;
+mod reports;
 mod scheduled;
 mod search;
 mod stream;
@@ -36,7 +37,8 @@ pub(crate) const USAGE: &str = "usage: cargo xtask bench catalog [--sizes 10000,
        cargo xtask bench events [--backends sqlite,postgres] [--changes 10000] [--seconds 5] [--binary PATH]
        cargo xtask bench mail [--backends sqlite,postgres] [--messages 10000] [--binary PATH]
        cargo xtask bench stream [--backends sqlite,postgres] [--streams 1000] [--events 20] [--binary PATH]
-       cargo xtask bench scheduled [--backends sqlite] [--messages 10000] [--binary PATH]";
+       cargo xtask bench scheduled [--backends sqlite] [--messages 10000] [--binary PATH]
+       cargo xtask bench reports [--backends sqlite] [--conversations 100000] [--days 90] [--binary PATH]";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     match args {
@@ -49,6 +51,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         ["mail", rest @ ..] => mail::run(&mail::MailOptions::parse(rest)?),
         ["stream", rest @ ..] => stream::run(&stream::StreamOptions::parse(rest)?),
         ["scheduled", rest @ ..] => scheduled::run(&scheduled::ScheduledOptions::parse(rest)?),
+        ["reports", rest @ ..] => reports::run(&reports::ReportsOptions::parse(rest)?),
         ["index"] => index::run(&[100_000, 1_000_000]),
         ["index", "--sizes", sizes] => {
             index::run(&sizes.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s:?}"))).collect::<Result<Vec<usize>, _>>()?)

@@ -8,6 +8,7 @@ import { state } from "./state.js";
 import * as list from "./list.js";
 import * as thread from "./thread.js";
 import * as live from "./live.js";
+import * as reports from "./reports.js";
 
 async function currentSession() {
   try {
@@ -37,6 +38,7 @@ async function openInbox() {
   state.tags = tags.data;
   list.init({ onOpen: (id) => (location.hash = `#/activities/${encodeURIComponent(id)}`) });
   thread.init({ onChanged: () => list.refresh() });
+  reports.init();
   window.addEventListener("hashchange", route);
   await Promise.all([list.refresh(), route()]);
   live.start({
@@ -56,6 +58,8 @@ async function refreshTags() {
 
 async function route() {
   clearAlert();
+  if (location.hash === "#/reports") return reports.show();
+  reports.hide();
   const match = /^#\/activities\/([^/]+)$/.exec(location.hash);
   const id = match ? decodeURIComponent(match[1]) : null;
   list.select(id);

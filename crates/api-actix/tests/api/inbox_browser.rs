@@ -117,6 +117,8 @@ async fn the_inbox_works_in_a_browser(backend: &str) {
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inbox-screenshots").join(backend);
     std::fs::create_dir_all(&shots).unwrap();
     let inbound = json!([env!("CARGO_BIN_EXE_parley"), "sandbox", "receive", "--agent", agent, "--from", "525512345678", "--text"]);
+    // A week of past conversations, written when the session reaches the reports view.
+    let history = json!([env!("CARGO_BIN_EXE_parley"), "demo", "history", "--agent", agent, "--conversations", "60", "--days", "7"]);
     let out = Command::new("node")
         .arg(browser_dir().join("inbox.mjs"))
         .current_dir(browser_dir())
@@ -124,6 +126,7 @@ async fn the_inbox_works_in_a_browser(backend: &str) {
         .env("PARLEY_EMAIL", &email)
         .env("PARLEY_PASSWORD", &password)
         .env("PARLEY_INBOUND", inbound.to_string())
+        .env("PARLEY_HISTORY", history.to_string())
         .env("DATABASE_URL", &db.url)
         .env("PARLEY_LOG", "warn")
         .env("PARLEY_HOSTILE_ACTIVITY", &hostile_activity)
@@ -135,7 +138,7 @@ async fn the_inbox_works_in_a_browser(backend: &str) {
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     eprintln!("{said}");
     assert!(out.status.success(), "the browser session failed on {backend}:\n{said}");
-    for shot in ["sign-in", "inbox", "conversation", "hostile", "phone-list", "phone-conversation"] {
+    for shot in ["sign-in", "inbox", "conversation", "hostile", "reports", "phone-list", "phone-conversation"] {
         assert!(shots.join(format!("{shot}.png")).exists(), "no screenshot {shot}.png in {}", shots.display());
     }
 }

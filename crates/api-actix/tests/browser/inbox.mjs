@@ -218,6 +218,31 @@ try {
   assert.deepEqual(dom, { xss: null, scripts: 1, badImages: 0, scriptLinks: 0 });
   await shot(page, "hostile");
 
+  step("reports: charts and the table of each day, another period, the CSV");
+  const history = JSON.parse(env.PARLEY_HISTORY);
+  execFileSync(history[0], history.slice(1), { stdio: "pipe" });
+  await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Reports" }).click();
+  await page.getByRole("heading", { name: "Reports", level: 2 }).waitFor();
+  const table = page.getByRole("table", { name: "Per day" });
+  await until("30 days of rows", async () => (await table.getByRole("row").count()) === 31);
+  const totals = page.getByRole("region", { name: "Totals for the period" });
+  const openedTotal = totals.locator("div", { has: page.getByRole("term").getByText("Opened", { exact: true }) }).getByRole("definition");
+  const opened = Number((await openedTotal.textContent()).replace(/\D/g, ""));
+  assert.ok(opened >= 40, `the history's conversations are counted: ${opened}`);
+  for (const name of ["Conversations opened and closed per day", "Messages in and out per day", "Median first response and resolution per day, in business time"]) {
+    await page.getByRole("img", { name }).waitFor();
+  }
+  assert.ok((await page.getByRole("img", { name: "Messages in and out per day" }).locator("rect").count()) >= 60, "a bar per day and series");
+  await page.getByLabel("Period", { exact: true }).selectOption({ label: "Last 7 days" });
+  await until("7 days of rows", async () => (await table.getByRole("row").count()) === 8);
+  const firstResponses = await table.locator("tbody tr td:nth-child(6)").allTextContents();
+  assert.ok(firstResponses.some((t) => /\d/.test(t)), `median first responses shown: ${firstResponses}`);
+  await shot(page, "reports");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
+  assert.match(download.suggestedFilename(), /^conversations-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+  await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Conversations" }).click();
+  await list.getByRole("link", { name: /Ana López/ }).waitFor();
+
   step("at a phone's width: one pane at a time");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.evaluate(() => (location.hash = ""));

@@ -54,6 +54,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("js/composer.js", JS),
     asset!("js/contact.js", JS),
     asset!("js/live.js", JS),
+    asset!("js/reports.js", JS),
 ];
 
 pub fn routes(cfg: &mut ServiceConfig) {
