@@ -21,8 +21,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// days. `Accept: text/csv` gives the same columns as CSV.
 #[utoipa::path(get, path = "/v1/reports/conversations", tag = "Reports", security(("secret_key" = [])),
     params(ReportParams),
-    responses((status = 200, body = ReportBody, content_type = "application/json"),
-        (status = 200, description = "The same rows as CSV, with a header row, when asked for by `Accept: text/csv`", body = String, content_type = "text/csv"),
+    responses((status = 200, description = "The report; as CSV (a header row, then the same columns) when asked for by `Accept: text/csv`",
+            content((ReportBody = "application/json"), (String = "text/csv"))),
         (status = 400, description = "A date that is not one, `from` after `to` or more than 366 days before it, an unknown `group_by`", body = ErrorBody)))]
 pub async fn conversations_report(
     caller: SecretKey,
