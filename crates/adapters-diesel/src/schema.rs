@@ -104,10 +104,10 @@ diesel::table! {
         member -> Text,
         channel_type -> Text,
         shard -> Integer,
-        opened -> BigInt,
-        closed -> BigInt,
-        messages_in -> BigInt,
-        messages_out -> BigInt,
+        opened -> Integer,
+        closed -> Integer,
+        messages_in -> Integer,
+        messages_out -> Integer,
     }
 }
 

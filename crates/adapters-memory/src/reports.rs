@@ -1,6 +1,8 @@
 //! `ReportRepository`: the counts and durations message inserts, scheduled starts and closes
 //! add ([`State::record_report`]), read by range.
 
+use std::collections::BTreeMap;
+
 use async_trait::async_trait;
 use parley_domain::model::*;
 use parley_domain::ports::{ReportRepository, StoreResult};
@@ -34,24 +36,42 @@ impl State {
 
 #[async_trait]
 impl ReportRepository for MemoryStore {
-    async fn range(&self, agent: &AgentId, from: Timestamp, to: Timestamp) -> StoreResult<ReportRange> {
+    async fn range(&self, agent: &AgentId, from: Timestamp, to: Timestamp, by: GroupBy) -> StoreResult<ReportRange> {
         Ok(self.with(|s| {
-            let counts = s
-                .report_counts
-                .iter()
-                .filter(|((a, slot, _, _), _)| a == agent && *slot >= from && *slot < to)
-                .map(|((_, slot, member, channel), tally)| SlotCount {
-                    slot: *slot,
+            let mut counts: BTreeMap<(Timestamp, Option<String>, Option<&'static str>), Tally> = BTreeMap::new();
+            for ((a, slot, member, channel), tally) in &s.report_counts {
+                if a != agent || *slot < from || *slot >= to {
+                    continue;
+                }
+                // The grouping's key alone, as the databases add them up.
+                let key = match by {
+                    GroupBy::Day => (*slot, None, None),
+                    GroupBy::Member => (from, member.clone(), None),
+                    GroupBy::Channel => (from, None, *channel),
+                };
+                let sum = counts.entry(key).or_default();
+                *sum = sum.plus(*tally);
+            }
+            let counts = counts
+                .into_iter()
+                .map(|((slot, member, channel), tally)| SlotCount {
+                    slot,
                     member: member.as_deref().map(|m| Assignee::new(m).expect("stored from an assignee")),
                     channel: channel.map(|c| ChannelType::parse(c).expect("stored from a channel type")),
-                    tally: *tally,
+                    tally,
                 })
                 .collect();
             let spans = s
                 .report_spans
                 .iter()
                 .filter(|(a, span)| a == agent && span.ended_at >= from && span.ended_at < to)
-                .map(|(_, span)| span.clone())
+                .map(|(_, span)| EndedSpan {
+                    kind: span.kind,
+                    started_at: span.started_at,
+                    ended_at: span.ended_at,
+                    member: span.member.clone().filter(|_| by == GroupBy::Member),
+                    channel: span.channel.filter(|_| by == GroupBy::Channel),
+                })
                 .collect();
             ReportRange { counts, spans }
         }))

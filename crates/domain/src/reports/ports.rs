@@ -11,8 +11,8 @@ use crate::ports::StoreResult;
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ReportRepository: Send + Sync {
-    /// What the agent's reports hold for `[from, to)`, read at one moment: the counts of the
-    /// slots starting in it (possibly several per slot, assignee and channel, to be added up),
-    /// and the first responses and resolutions that ended in it; in no particular order.
-    async fn range(&self, agent: &AgentId, from: Timestamp, to: Timestamp) -> StoreResult<ReportRange>;
+    /// What the agent's reports hold for `[from, to)` as grouping `by` needs it, read at one
+    /// moment: the counts of the slots starting in it added up per the grouping's key, and the
+    /// first responses and resolutions that ended in it (see [`ReportRange`]).
+    async fn range(&self, agent: &AgentId, from: Timestamp, to: Timestamp, by: GroupBy) -> StoreResult<ReportRange>;
 }

@@ -1,4 +1,4 @@
--- Reports. Counts per quarter hour of UTC (`slot`, milliseconds), per assignee ('' when
+-- Reports. Counts (INTEGER: a report adds them up as BIGINT on either backend) per quarter hour of UTC (`slot`, milliseconds), per assignee ('' when
 -- unassigned) and channel type ('' for a conversation with no message), added to by each
 -- message's insert, scheduled start and close in its own transaction; a report of months reads
 -- a few thousand of these instead of every message. `shard` splits a hot slot over rows on
@@ -9,10 +9,10 @@ CREATE TABLE report_counts (
     member TEXT NOT NULL,
     channel_type TEXT NOT NULL,
     shard INTEGER NOT NULL,
-    opened BIGINT NOT NULL,
-    closed BIGINT NOT NULL,
-    messages_in BIGINT NOT NULL,
-    messages_out BIGINT NOT NULL,
+    opened INTEGER NOT NULL,
+    closed INTEGER NOT NULL,
+    messages_in INTEGER NOT NULL,
+    messages_out INTEGER NOT NULL,
     PRIMARY KEY (agent_id, slot, member, channel_type, shard)
 ) WITHOUT ROWID;
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use chrono::{Days, NaiveDate};
 
-use super::{GroupBy, ReportQuery, ReportSpan, SlotCount, SpanKind, Tally};
+use super::{EndedSpan, GroupBy, ReportQuery, SlotCount, SpanKind, Tally};
 use crate::model::{Assignee, BusinessHours, ChannelType, OpenTime, Timestamp};
 
 /// What one row of a report groups.
@@ -27,12 +27,6 @@ impl GroupKey {
             GroupKey::Member(member) => member.clone(),
             GroupKey::Channel(channel) => channel.map(str::to_string),
         }
-    }
-
-    /// Ordered as rows are: by value, nulls last.
-    fn order(&self) -> (bool, &GroupKey) {
-        let null = matches!(self, GroupKey::Member(None) | GroupKey::Channel(None));
-        (null, self)
     }
 }
 
@@ -93,52 +87,95 @@ impl Report {
         (hours.start_of_day(query.from), hours.start_of_day(query.to + Days::new(1)))
     }
 
-    /// The report of `query` from the counts of the range's slots and the spans that ended in
-    /// it; times are counted in `hours` (`None`: always open, days cut in UTC).
-    pub fn build(query: ReportQuery, hours: Option<&BusinessHours>, counts: &[SlotCount], spans: &[ReportSpan]) -> Report {
+    /// The report of `query` from the range's counts and spans as its grouping reads them
+    /// ([`ReportRange`](super::ReportRange)); times are counted in `hours` (`None`: always
+    /// open, days cut in UTC).
+    pub fn build(query: ReportQuery, hours: Option<&BusinessHours>, counts: &[SlotCount], spans: &[EndedSpan]) -> Report {
         let always = BusinessHours::always_open();
         let calendar = hours.unwrap_or(&always);
         let open = hours.map(|h| open_time_of(h, spans));
-        let key = |at: Timestamp, member: &Option<Assignee>, channel: Option<ChannelType>| match query.group_by {
-            GroupBy::Day => GroupKey::Day(calendar.local_date(at)),
-            GroupBy::Member => GroupKey::Member(member.as_ref().map(|m| m.as_str().to_string())),
-            GroupBy::Channel => GroupKey::Channel(channel.map(ChannelType::as_str)),
+        let seconds = |s: &EndedSpan| match &open {
+            Some(open) => open.seconds_between(s.started_at, s.ended_at),
+            None => (s.ended_at - s.started_at).num_seconds().max(0),
         };
-        let mut groups: BTreeMap<GroupKey, Group> = BTreeMap::new();
-        if query.group_by == GroupBy::Day {
-            groups.extend(query.days().map(|d| (GroupKey::Day(d), Group::default())));
-        }
-        for c in counts {
-            let group = groups.entry(key(c.slot, &c.member, c.channel)).or_default();
-            group.tally = group.tally.plus(c.tally);
-        }
-        for s in spans {
-            let seconds = match &open {
-                Some(open) => open.seconds_between(s.started_at, s.ended_at),
-                None => (s.ended_at - s.started_at).num_seconds().max(0),
-            };
-            let group = groups.entry(key(s.ended_at, &s.member, s.channel)).or_default();
-            match s.kind {
-                SpanKind::FirstResponse => group.first_responses.push(seconds),
-                SpanKind::Resolution => group.resolutions.push(seconds),
+        let rows = match query.group_by {
+            GroupBy::Day => {
+                // Each day's first instant, so an instant's day is one binary search (a time
+                // zone's conversion for each of a few hundred thousand spans cost more).
+                let days: Vec<NaiveDate> = query.days().collect();
+                let starts: Vec<Timestamp> = days.iter().map(|d| calendar.start_of_day(*d)).collect();
+                let day_of = |at: Timestamp| starts.partition_point(|start| *start <= at).checked_sub(1);
+                let mut groups: Vec<Group> = days.iter().map(|_| Group::default()).collect();
+                for c in counts {
+                    if let Some(day) = day_of(c.slot) {
+                        groups[day].tally = groups[day].tally.plus(c.tally);
+                    }
+                }
+                for s in spans {
+                    if let Some(day) = day_of(s.ended_at) {
+                        groups[day].push(s.kind, seconds(s));
+                    }
+                }
+                days.into_iter().zip(groups).map(|(day, g)| g.into_row(GroupKey::Day(day))).collect()
             }
-        }
-        let mut rows: Vec<ReportRow> = groups
-            .into_iter()
-            .map(|(key, mut g)| ReportRow {
-                key,
-                tally: g.tally,
-                median_first_response_seconds: median(&mut g.first_responses),
-                median_resolution_seconds: median(&mut g.resolutions),
-            })
-            .collect();
-        rows.sort_by(|a, b| a.key.order().cmp(&b.key.order()));
+            GroupBy::Member => {
+                grouped(counts, spans, seconds, |member, _| member.map(Assignee::as_str), |m| GroupKey::Member(m.map(str::to_string)))
+            }
+            GroupBy::Channel => grouped(
+                counts,
+                spans,
+                seconds,
+                |_, channel| channel.map(ChannelType::as_str),
+                |c| GroupKey::Channel(c.and_then(|c| ChannelType::parse(c).ok()).map(ChannelType::as_str)),
+            ),
+        };
         Report { query, timezone: calendar.timezone(), rows }
     }
 }
 
+impl Group {
+    fn push(&mut self, kind: SpanKind, seconds: i64) {
+        match kind {
+            SpanKind::FirstResponse => self.first_responses.push(seconds),
+            SpanKind::Resolution => self.resolutions.push(seconds),
+        }
+    }
+
+    fn into_row(mut self, key: GroupKey) -> ReportRow {
+        ReportRow {
+            key,
+            tally: self.tally,
+            median_first_response_seconds: median(&mut self.first_responses),
+            median_resolution_seconds: median(&mut self.resolutions),
+        }
+    }
+}
+
+/// Rows grouped by the key `key_of` reads off an assignee and a channel (borrowed: no copy per
+/// span), values first, `None` last; `row_key` names each.
+fn grouped<'a>(
+    counts: &'a [SlotCount],
+    spans: &'a [EndedSpan],
+    seconds: impl Fn(&EndedSpan) -> i64,
+    key_of: impl Fn(Option<&'a Assignee>, Option<ChannelType>) -> Option<&'a str>,
+    row_key: impl Fn(Option<&str>) -> GroupKey,
+) -> Vec<ReportRow> {
+    // (is none, value): values in order, then none.
+    let mut groups: BTreeMap<(bool, Option<&'a str>), Group> = BTreeMap::new();
+    for c in counts {
+        let key = key_of(c.member.as_ref(), c.channel);
+        let group = groups.entry((key.is_none(), key)).or_default();
+        group.tally = group.tally.plus(c.tally);
+    }
+    for s in spans {
+        let key = key_of(s.member.as_ref(), s.channel);
+        groups.entry((key.is_none(), key)).or_default().push(s.kind, seconds(s));
+    }
+    groups.into_iter().map(|((_, key), g)| g.into_row(row_key(key))).collect()
+}
+
 /// The open time of the stretch `spans` cover, from the earliest start to the latest end.
-fn open_time_of(hours: &BusinessHours, spans: &[ReportSpan]) -> OpenTime {
+fn open_time_of(hours: &BusinessHours, spans: &[EndedSpan]) -> OpenTime {
     let earliest = spans.iter().map(|s| s.started_at).min();
     let latest = spans.iter().map(|s| s.ended_at).max();
     match (earliest, latest) {

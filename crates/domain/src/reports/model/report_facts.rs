@@ -189,11 +189,31 @@ impl ReportFacts {
     }
 }
 
-/// What reports hold for a range of time ([`ReportRepository::range`](crate::ports::ReportRepository::range)).
+/// A first response or resolution as a report reads it: what it measures, when it started and
+/// ended, and the key of the report's grouping (the assignee when grouped by member, the
+/// channel when grouped by channel; `None` otherwise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndedSpan {
+    /// What it measures.
+    pub kind: SpanKind,
+    /// When it started.
+    pub started_at: Timestamp,
+    /// When it ended.
+    pub ended_at: Timestamp,
+    /// The assignee then (grouped by member).
+    pub member: Option<Assignee>,
+    /// The channel (grouped by channel).
+    pub channel: Option<ChannelType>,
+}
+
+/// What reports hold for a range of time, as one grouping needs it
+/// ([`ReportRepository::range`](crate::ports::ReportRepository::range)).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReportRange {
-    /// The counts of the slots starting in it.
+    /// The counts added up per the grouping's key: per slot by day (no member, no channel), per
+    /// assignee by member (`slot` the range's start, no channel), per channel by channel (`slot`
+    /// the range's start, no member); in no particular order.
     pub counts: Vec<SlotCount>,
-    /// The spans that ended in it.
-    pub spans: Vec<ReportSpan>,
+    /// The spans that ended in it, each with the grouping's key.
+    pub spans: Vec<EndedSpan>,
 }

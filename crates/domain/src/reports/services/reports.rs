@@ -24,7 +24,7 @@ impl ReportService {
         let calendar = hours.clone().unwrap_or_else(BusinessHours::always_open);
         let query = ReportQuery::new(input, calendar.local_date(self.clock.now()))?;
         let (from, to) = Report::range(&query, &calendar);
-        let range = self.reports.range(agent, from, to).await?;
+        let range = self.reports.range(agent, from, to, query.group_by).await?;
         Ok(Report::build(query, hours.as_ref(), &range.counts, &range.spans))
     }
 }
