@@ -85,7 +85,7 @@ pub fn run(options: &ReportsOptions) -> Result<(), String> {
         );
     }
     for f in &figures {
-        let _ = write!(section, "\nThe two statements a report runs, as the {} planner takes them:\n\n```\n{}```\n", f.backend, f.plans);
+        let _ = write!(section, "\nThe statements a report runs (its counts by day and by member, its spans by day), as the {} planner takes them:\n\n```\n{}```\n", f.backend, f.plans);
     }
     print!("{section}");
     write_report("reports", &section)?;
@@ -152,17 +152,16 @@ fn utc_date(days_ago: usize) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// The plans of the report's two statements (as `repos/reports.rs` writes them) over the
-/// whole table, from the backend's own client.
+/// The plans of the report's statements (as `repos/reports.rs` writes them: the counts by day
+/// and by member, the spans by day) over the whole table, from the backend's own client.
 fn plans(backend: &str, url: &str, agent: &str) -> Result<String, String> {
-    let counts = format!(
-        "SELECT slot, member, channel_type, opened, closed, messages_in, messages_out FROM report_counts WHERE agent_id = '{agent}' AND slot >= 0 AND slot < 9999999999999"
-    );
-    let spans = format!(
-        "SELECT kind, activity_id, started_at, ended_at, member, channel_type FROM report_spans WHERE agent_id = '{agent}' AND ended_at >= 0 AND ended_at < 9999999999999"
-    );
+    let range = |column: &str| format!("agent_id = '{agent}' AND {column} >= 0 AND {column} < 9999999999999");
+    let sums = "SUM(opened), SUM(closed), SUM(messages_in), SUM(messages_out)";
+    let counts = format!("SELECT slot, {sums} FROM report_counts WHERE {} GROUP BY slot", range("slot"));
+    let by_member = format!("SELECT member, {sums} FROM report_counts WHERE {} GROUP BY member", range("slot"));
+    let spans = format!("SELECT kind = 'resolution', started_at, ended_at FROM report_spans WHERE {}", range("ended_at"));
     let mut shown = String::new();
-    for sql in [counts, spans] {
+    for sql in [counts, by_member, spans] {
         let out = match backend {
             "sqlite" => Command::new("sqlite3").arg(url.trim_start_matches("sqlite://")).arg(format!("EXPLAIN QUERY PLAN {sql}")).output(),
             _ => Command::new("psql").args([url, "-qAtc", &format!("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) {sql}")]).output(),
