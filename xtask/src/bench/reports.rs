@@ -85,7 +85,11 @@ pub fn run(options: &ReportsOptions) -> Result<(), String> {
         );
     }
     for f in &figures {
-        let _ = write!(section, "\nThe statements a report runs (its counts by day and by member, its spans by day), as the {} planner takes them:\n\n```\n{}```\n", f.backend, f.plans);
+        let _ = write!(
+            section,
+            "\nThe statements a report runs (its counts by day and by member, its spans by day), as the {} planner takes them:\n\n```\n{}```\n",
+            f.backend, f.plans
+        );
     }
     print!("{section}");
     write_report("reports", &section)?;
