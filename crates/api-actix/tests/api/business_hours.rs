@@ -1,7 +1,7 @@
 //! `/v1/settings/business_hours` over HTTP, on both backends: none until set, replaced whole,
 //! every fault named with nothing changed, and each agent's own.
 
-use crate::common::{Reply, TestApp};
+use crate::common::{TestApp, fields};
 use serde_json::{Value, json};
 
 backend_tests!(business_hours_are_set_whole_read_back_and_each_agents_own, bad_business_hours_are_refused_by_field_and_change_nothing);
@@ -15,12 +15,6 @@ fn lisbon() -> Value {
         "closed_dates": ["2026-12-25", "2026-12-24"],
         "away_message": "We are closed: we answer from 9:00, Lisbon time."
     })
-}
-
-#[track_caller]
-fn fields(r: &Reply) -> Vec<String> {
-    r.assert_error(400, "VALIDATION_ERROR");
-    r.body["error"]["details"].as_array().unwrap().iter().map(|d| d["field"].as_str().unwrap().to_string()).collect()
 }
 
 async fn business_hours_are_set_whole_read_back_and_each_agents_own(backend: &str) {

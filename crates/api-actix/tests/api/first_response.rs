@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Datelike, NaiveTime, TimeDelta, Utc};
 use serde_json::{Value, json};
 
-use crate::common::{Reply, TestApp};
+use crate::common::{TestApp, fields};
 use crate::rule_engine::{app_with_line, conversation_of, timeline, write};
 
 backend_tests!(
@@ -20,13 +20,7 @@ backend_tests!(
 
 const PATH: &str = "/v1/settings/first_response";
 
-#[track_caller]
-fn fields(r: &Reply) -> Vec<String> {
-    r.assert_error(400, "VALIDATION_ERROR");
-    r.body["error"]["details"].as_array().unwrap().iter().map(|d| d["field"].as_str().unwrap().to_string()).collect()
-}
-
-fn time(v: &Value) -> DateTime<Utc> {
+pub(crate) fn time(v: &Value) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(v.as_str().unwrap_or_else(|| panic!("not a time: {v}"))).unwrap().with_timezone(&Utc)
 }
 

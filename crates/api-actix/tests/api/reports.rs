@@ -3,10 +3,11 @@
 //! business hours; and every bad parameter named.
 
 use actix_web::test::TestRequest;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{TimeDelta, Utc};
 use serde_json::{Value, json};
 
-use crate::common::{Reply, TestApp};
+use crate::common::{Reply, TestApp, fields};
+use crate::first_response::time;
 use crate::rule_engine::{app_with_line, conversation_of, timeline, write};
 
 backend_tests!(
@@ -16,16 +17,6 @@ backend_tests!(
 );
 
 const PATH: &str = "/v1/reports/conversations";
-
-#[track_caller]
-fn fields(r: &Reply) -> Vec<String> {
-    r.assert_error(400, "VALIDATION_ERROR");
-    r.body["error"]["details"].as_array().unwrap().iter().map(|d| d["field"].as_str().unwrap().to_string()).collect()
-}
-
-fn time(v: &Value) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(v.as_str().unwrap_or_else(|| panic!("not a time: {v}"))).unwrap().with_timezone(&Utc)
-}
 
 async fn bad_report_parameters_are_named(backend: &str) {
     let app = TestApp::new(backend).await;
@@ -153,6 +144,12 @@ async fn a_report_counts_conversations_messages_and_median_times_by_day_member_a
     assert_eq!(totals(other.assert_status(200).data()), (0, 0, 0, 0), "another agent's report");
 }
 
+/// `GET path` with the agent's secret key and `Accept: accept`.
+async fn get_accepting(app: &TestApp, path: &str, accept: &str) -> Reply {
+    let request = TestRequest::get().uri(path).insert_header(("X-API-Key", app.a.secret.as_str())).insert_header(("Accept", accept));
+    app.call(request).await
+}
+
 async fn the_report_comes_as_csv_when_asked_for(backend: &str) {
     let app = app_with_line(backend).await;
     write(&app, "5215550501", "wamid.csv-1", "hello").await;
@@ -160,14 +157,7 @@ async fn the_report_comes_as_csv_when_asked_for(backend: &str) {
     app.clock.advance(TimeDelta::seconds(30));
     reply(&app, &ann, "hi").await;
     let range = around_today(&app);
-    let csv = app
-        .call(
-            TestRequest::get()
-                .uri(&format!("{PATH}?{range}&group_by=channel"))
-                .insert_header(("X-API-Key", app.a.secret.as_str()))
-                .insert_header(("Accept", "text/csv")),
-        )
-        .await;
+    let csv = get_accepting(&app, &format!("{PATH}?{range}&group_by=channel"), "text/csv").await;
     csv.assert_status(200);
     assert_eq!(csv.header("content-type"), Some("text/csv; charset=utf-8"));
     assert!(csv.header("content-disposition").unwrap().starts_with("attachment; filename=\"conversations-"));
@@ -179,24 +169,10 @@ async fn the_report_comes_as_csv_when_asked_for(backend: &str) {
             "channel_type,opened,closed,messages_in,messages_out,median_first_response_seconds,median_resolution_seconds\nwhatsapp,1,0,1,1,{seconds},\n"
         )
     );
-    let by_day = app
-        .call(
-            TestRequest::get()
-                .uri(&format!("{PATH}?{range}"))
-                .insert_header(("X-API-Key", app.a.secret.as_str()))
-                .insert_header(("Accept", "application/json;q=0.5, text/csv")),
-        )
-        .await;
+    let by_day = get_accepting(&app, &format!("{PATH}?{range}"), "application/json;q=0.5, text/csv").await;
     let lines: Vec<&str> = by_day.body.as_str().unwrap().lines().collect();
     assert_eq!(lines.len(), 4, "a header and three days: {lines:?}");
     assert!(lines[0].starts_with("day,opened,"));
-    let json_first = app
-        .call(
-            TestRequest::get()
-                .uri(&format!("{PATH}?{range}"))
-                .insert_header(("X-API-Key", app.a.secret.as_str()))
-                .insert_header(("Accept", "application/json, text/csv")),
-        )
-        .await;
+    let json_first = get_accepting(&app, &format!("{PATH}?{range}"), "application/json, text/csv").await;
     assert!(json_first.body["data"].is_array(), "JSON when the caller ranks it first");
 }

@@ -5,7 +5,7 @@
 use parley_domain::model::{EventId, RuleId, RuleRun, RunOutcome};
 use serde_json::{Value, json};
 
-use crate::common::{Reply, TestApp};
+use crate::common::{TestApp, fields};
 use crate::messaging::{SANDBOX_PHONE, SANDBOX_WABA};
 
 backend_tests!(
@@ -15,12 +15,6 @@ backend_tests!(
     a_canned_reply_is_found_among_many_that_hold_its_short_code,
     an_agent_keeps_at_most_a_hundred_rules
 );
-
-#[track_caller]
-fn fields(r: &Reply) -> Vec<String> {
-    r.assert_error(400, "VALIDATION_ERROR");
-    r.body["error"]["details"].as_array().unwrap().iter().map(|d| d["field"].as_str().unwrap().to_string()).collect()
-}
 
 async fn member(app: &TestApp, secret: &str, email: &str) -> String {
     let r = app.post("/v1/members", secret, json!({"email": email, "name": "Maria"})).await;

@@ -95,6 +95,13 @@ impl Reply {
     }
 }
 
+/// The fields a 400 validation error names, in order (the reply must be one).
+#[track_caller]
+pub fn fields(r: &Reply) -> Vec<String> {
+    r.assert_error(400, "VALIDATION_ERROR");
+    r.body["error"]["details"].as_array().unwrap().iter().map(|d| d["field"].as_str().unwrap().to_string()).collect()
+}
+
 /// The system clock plus an offset tests can move forward (cart expiry, ordering).
 #[derive(Default)]
 pub struct TestClock {
