@@ -1,10 +1,12 @@
 //! `/v1/rules` over HTTP, on both backends: every kind of condition and action read back as
 //! written, changed and deleted by its agent only; each fault named by its path with nothing
-//! written; references to what is not the agent's refused; at most 100 rules an agent.
+//! written; references to what is not the agent's refused; at most 100 rules an agent; read by
+//! every member, changed only by an admin (or a secret key).
 
 use parley_domain::model::{EventId, RuleId, RuleRun, RunOutcome};
 use serde_json::{Value, json};
 
+use crate::common::sessions::{browse, ready_member};
 use crate::common::{TestApp, fields};
 use crate::messaging::{SANDBOX_PHONE, SANDBOX_WABA};
 
@@ -13,7 +15,8 @@ backend_tests!(
     bad_rules_are_refused_naming_each_fault_and_write_nothing,
     rules_may_name_only_what_is_their_agents,
     a_canned_reply_is_found_among_many_that_hold_its_short_code,
-    an_agent_keeps_at_most_a_hundred_rules
+    an_agent_keeps_at_most_a_hundred_rules,
+    every_member_reads_the_rules_and_only_admins_change_them
 );
 
 async fn member(app: &TestApp, secret: &str, email: &str) -> String {
@@ -228,4 +231,28 @@ async fn a_canned_reply_is_found_among_many_that_hold_its_short_code(backend: &s
     app.post("/v1/rules", &app.a.secret, body).await.assert_status(201);
     let missing = json!({"name": "Thank", "on": "message.received", "actions": [{"type": "reply", "canned": "thanks-a-lot"}]});
     assert_eq!(fields(&app.post("/v1/rules", &app.a.secret, missing).await), ["actions[0].canned"]);
+}
+
+async fn every_member_reads_the_rules_and_only_admins_change_them(backend: &str) {
+    let app = TestApp::new(backend).await;
+    let (_, member) = ready_member(&app, &app.a, "ana@shop.example", "member", "a long new passphrase").await;
+    let (_, admin) = ready_member(&app, &app.a, "bea@shop.example", "admin", "another long passphrase").await;
+    let body = json!({"name": "Thank", "on": "message.received", "actions": [{"type": "note", "text": "Seen"}]});
+    browse(&app, &member, "POST", "/v1/rules", Some(body.clone())).await.assert_error(403, "FORBIDDEN");
+    let made = browse(&app, &admin, "POST", "/v1/rules", Some(body)).await;
+    made.assert_status(201);
+    let path = format!("/v1/rules/{}", made.data()["id"].as_str().unwrap());
+
+    let listed = browse(&app, &member, "GET", "/v1/rules", None).await;
+    assert_eq!(listed.data().as_array().unwrap().len(), 1, "a member sees the team's rules");
+    browse(&app, &member, "GET", &path, None).await.assert_status(200);
+    browse(&app, &member, "GET", &format!("{path}/runs"), None).await.assert_status(200);
+
+    browse(&app, &member, "PATCH", &path, Some(json!({"enabled": false}))).await.assert_error(403, "FORBIDDEN");
+    browse(&app, &member, "DELETE", &path, None).await.assert_error(403, "FORBIDDEN");
+    assert_eq!(app.get(&path, &app.a.secret).await.data()["enabled"], true, "a refused change changes nothing");
+    let off = browse(&app, &admin, "PATCH", &path, Some(json!({"enabled": false}))).await;
+    assert_eq!(off.data()["enabled"], false);
+    browse(&app, &admin, "DELETE", &path, None).await.assert_status(200);
+    app.get(&path, &app.a.secret).await.assert_error(404, "NOT_FOUND");
 }

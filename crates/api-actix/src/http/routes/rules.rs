@@ -1,4 +1,5 @@
-//! `/v1/rules`: the agent's automation rules.
+//! `/v1/rules`: the agent's automation rules. Every member reads them and their runs; only an
+//! admin's session (or a secret key) changes them, as only an admin changes the team.
 
 use actix_web::web::{Data, Query, ServiceConfig};
 use actix_web::{HttpResponse, web};
@@ -28,12 +29,15 @@ pub async fn list_rules(caller: SecretKey, rules: Data<RuleService>, query: Quer
     Ok(HttpResponse::Ok().json(page_body(page, RuleDto::from)))
 }
 
-/// Create a rule: on an event, when every condition holds, do the actions.
+/// Create a rule: on an event, when every condition holds, do the actions. A secret key or an
+/// admin's session.
 #[utoipa::path(post, path = "/v1/rules", tag = "Rules", security(("secret_key" = [])),
     request_body = RuleBody,
     responses((status = 201, body = DataBody<RuleDto>),
+        (status = 403, description = "A member's session that is not an admin's", body = ErrorBody),
         (status = 409, description = "The agent already has 100 rules", body = ErrorBody)))]
 pub async fn create_rule(caller: SecretKey, rules: Data<RuleService>, body: Json<Object<RuleBody>>) -> ApiResult<HttpResponse> {
+    caller.0.require_admin()?;
     let made = rules.create(caller.agent(), body.into_inner().into_inner().into()).await?;
     Ok(created(RuleDto::from(made)))
 }
@@ -45,24 +49,30 @@ pub async fn get_rule(caller: SecretKey, rules: Data<RuleService>, id: PathId<Ru
     Ok(ok(RuleDto::from(rules.get(caller.agent(), &id.into_inner()).await?)))
 }
 
-/// Change a rule: the fields sent (conditions and actions replaced whole).
+/// Change a rule: the fields sent (conditions and actions replaced whole). A secret key or an
+/// admin's session.
 #[utoipa::path(patch, path = "/v1/rules/{id}", tag = "Rules", security(("secret_key" = [])),
     request_body = RuleBody, params(("id" = String, Path, description = "Rule id")),
-    responses((status = 200, body = DataBody<RuleDto>)))]
+    responses((status = 200, body = DataBody<RuleDto>),
+        (status = 403, description = "A member's session that is not an admin's", body = ErrorBody)))]
 pub async fn update_rule(
     caller: SecretKey,
     rules: Data<RuleService>,
     id: PathId<RuleId>,
     body: Json<Object<RuleBody>>,
 ) -> ApiResult<HttpResponse> {
+    caller.0.require_admin()?;
     let updated = rules.update(caller.agent(), &id.into_inner(), body.into_inner().into_inner().into()).await?;
     Ok(ok(RuleDto::from(updated)))
 }
 
-/// Delete a rule.
+/// Delete a rule, with its runs. A secret key or an admin's session.
 #[utoipa::path(delete, path = "/v1/rules/{id}", tag = "Rules", security(("secret_key" = [])),
-    params(("id" = String, Path, description = "Rule id")), responses((status = 200, body = DataBody<Deleted>)))]
+    params(("id" = String, Path, description = "Rule id")),
+    responses((status = 200, body = DataBody<Deleted>),
+        (status = 403, description = "A member's session that is not an admin's", body = ErrorBody)))]
 pub async fn delete_rule(caller: SecretKey, rules: Data<RuleService>, id: PathId<RuleId>) -> ApiResult<HttpResponse> {
+    caller.0.require_admin()?;
     let id = id.into_inner();
     rules.delete(caller.agent(), &id).await?;
     Ok(ok(Deleted { id: id.as_str().to_string(), deleted: true }))

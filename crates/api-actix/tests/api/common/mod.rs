@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod server;
+pub mod sessions;
 pub mod standard_webhooks;
 
 use actix_service::boxed::{self, BoxService};
