@@ -16,6 +16,8 @@ export class ApiError extends Error {
     super(said ? `${error.message || "Refused"} (${said})` : error.message || `The server answered ${status}`);
     this.status = status;
     this.code = error.code || null;
+    /** Each fault the server named: `{field, issue}`. */
+    this.details = details;
   }
 }
 

@@ -4,6 +4,7 @@
 import { get, post, seg, withQuery } from "./api.js";
 import { announce, byId, el, fill, money, when } from "./dom.js";
 import { me } from "./state.js";
+import { approvedTemplates, components, placeholders } from "./templates.js";
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 let current = () => null;
@@ -260,15 +261,8 @@ function listCarts() {
 
 // Templates: the way back to a contact once the window has closed.
 
-function placeholders(template) {
-  const body = (template.components || []).find((c) => c.type === "BODY");
-  const names = [];
-  for (const match of ((body && body.text) || "").matchAll(/\{\{\s*([^{}\s]+)\s*\}\}/g)) if (!names.includes(match[1])) names.push(match[1]);
-  return { body: (body && body.text) || "", names };
-}
-
 async function loadTemplates() {
-  if (!templates) templates = (await get("/v1/templates")).data.filter((t) => t.status === "APPROVED");
+  templates = await approvedTemplates();
   // A template is approved on one line: offer those of the line the conversation uses, when known.
   const lines = [...document.querySelectorAll("#messages li[data-line]")].map((li) => li.dataset.line);
   const line = lines[lines.length - 1];
@@ -300,16 +294,10 @@ async function sendTemplate() {
   const template = chosenTemplate();
   if (!template) return;
   const whatsapp = activity.channels.find((c) => c.channel_type === "whatsapp");
-  const { names } = placeholders(template);
-  const named = template.parameter_format === "NAMED";
-  const parameters = names.map((name, i) => {
-    const parameter = { type: "text", text: byId(`template-field-${i}`).value };
-    if (named) parameter.parameter_name = name;
-    return parameter;
-  });
+  const values = placeholders(template).names.map((_, i) => byId(`template-field-${i}`).value);
   byId("composer-error").textContent = "";
   try {
-    await post(`/v1/templates/${seg(template.id)}/send`, { to: whatsapp.channel_id, components: parameters.length ? [{ type: "body", parameters }] : [] });
+    await post(`/v1/templates/${seg(template.id)}/send`, { to: whatsapp.channel_id, components: components(template, values) });
     announce("Template sent.");
     reset();
     await sent();

@@ -1,5 +1,6 @@
 // The inbox's entry point: finds out whether a member is signed in, walks them through signing
-// in and replacing a one-time password, then starts the list, the conversation and the stream.
+// in and replacing a one-time password, then starts the list, the conversation and the stream,
+// and shows the view the address names (#/reports, #/rules, or a conversation).
 
 import { ApiError, del, get, useSession } from "./api.js";
 import { alertError, byId, clearAlert, fill } from "./dom.js";
@@ -9,6 +10,8 @@ import * as list from "./list.js";
 import * as thread from "./thread.js";
 import * as live from "./live.js";
 import * as reports from "./reports.js";
+import * as rules from "./rules.js";
+import { showView } from "./views.js";
 
 async function currentSession() {
   try {
@@ -39,12 +42,14 @@ async function openInbox() {
   list.init({ onOpen: (id) => (location.hash = `#/activities/${encodeURIComponent(id)}`) });
   thread.init({ onChanged: () => list.refresh() });
   reports.init();
+  rules.init();
   window.addEventListener("hashchange", route);
   await Promise.all([list.refresh(), route()]);
   live.start({
     onEvent: (event) => {
       list.onEvent(event);
       thread.onEvent(event);
+      rules.onEvent(event);
       if (event.type.startsWith("tag.")) refreshTags();
     },
     onResume: () => Promise.all([list.refresh(), thread.refresh()]),
@@ -59,7 +64,8 @@ async function refreshTags() {
 async function route() {
   clearAlert();
   if (location.hash === "#/reports") return reports.show();
-  reports.hide();
+  if (location.hash === "#/rules") return rules.show();
+  showView("inbox");
   const match = /^#\/activities\/([^/]+)$/.exec(location.hash);
   const id = match ? decodeURIComponent(match[1]) : null;
   list.select(id);

@@ -4,6 +4,7 @@
 
 import { ApiError, get, withQuery } from "./api.js";
 import { alertError, byId, el, fill } from "./dom.js";
+import { showView } from "./views.js";
 
 const PATH = "/v1/reports/conversations";
 const SVG = "http://www.w3.org/2000/svg";
@@ -21,24 +22,9 @@ export function init() {
 
 /** Shows the view in place of the conversation panes, and loads it. */
 export async function show() {
-  for (const id of ["list-pane", "thread-pane", "contact-pane"]) byId(id).hidden = true;
-  byId("reports").hidden = false;
-  current("nav-reports");
+  showView("reports");
   byId("reports-heading").focus();
   await load();
-}
-
-/** Back to the conversation panes (the contact pane shows again with a conversation). */
-export function hide() {
-  byId("reports").hidden = true;
-  byId("list-pane").hidden = false;
-  byId("thread-pane").hidden = false;
-  current("nav-inbox");
-}
-
-function current(id) {
-  for (const link of document.querySelectorAll(".views a")) link.removeAttribute("aria-current");
-  byId(id).setAttribute("aria-current", "page");
 }
 
 /** The period chosen: `from` so many days before the agent's last day (`to`). */

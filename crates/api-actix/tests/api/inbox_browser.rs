@@ -3,8 +3,10 @@
 //! backend: sign in (a wrong password first), replace the one-time password, filter the list,
 //! open a conversation, answer it, see a new inbound message arrive without reloading, insert a
 //! canned response, leave a note, send a product card, assign, tag, close, fall back to a
-//! template when the window has closed, and read a conversation full of markup and script that
-//! must show as text and never run. Screenshots go to `target/tmp/inbox-screenshots/<backend>/`.
+//! template when the window has closed, read a conversation full of markup and script that
+//! must show as text and never run, read the reports, and write a rule in the rules screen, see
+//! it run, switch it off, edit and delete it (and, as a member who is not an admin, only read
+//! it). Screenshots go to `target/tmp/inbox-screenshots/<backend>/`.
 //!
 //! Needs Node.js, Debian's `chromium` and `playwright-core` in `tests/browser/node_modules`
 //! (`cargo xtask test` readies all three); it fails, never skips, without them.
@@ -113,6 +115,10 @@ async fn the_inbox_works_in_a_browser(backend: &str) {
     )
     .await;
     api.send(reqwest::Method::POST, "/v1/tags", json!({"name": IMG})).await;
+    // A member who is not an admin: reads the rules, changes none.
+    let member =
+        api.send(reqwest::Method::POST, "/v1/members", json!({"email": "sam@demo.parley.test", "name": "Sam", "role": "member"})).await;
+    let member = json!(["sam@demo.parley.test", member["data"]["password"]]);
 
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inbox-screenshots").join(backend);
     std::fs::create_dir_all(&shots).unwrap();
@@ -127,6 +133,7 @@ async fn the_inbox_works_in_a_browser(backend: &str) {
         .env("PARLEY_PASSWORD", &password)
         .env("PARLEY_INBOUND", inbound.to_string())
         .env("PARLEY_HISTORY", history.to_string())
+        .env("PARLEY_MEMBER", member.to_string())
         .env("DATABASE_URL", &db.url)
         .env("PARLEY_LOG", "warn")
         .env("PARLEY_HOSTILE_ACTIVITY", &hostile_activity)
@@ -138,7 +145,9 @@ async fn the_inbox_works_in_a_browser(backend: &str) {
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     eprintln!("{said}");
     assert!(out.status.success(), "the browser session failed on {backend}:\n{said}");
-    for shot in ["sign-in", "inbox", "conversation", "hostile", "reports", "phone-list", "phone-conversation"] {
+    for shot in
+        ["sign-in", "inbox", "conversation", "hostile", "reports", "rule-editor", "rules", "rule-runs", "phone-list", "phone-conversation"]
+    {
         assert!(shots.join(format!("{shot}.png")).exists(), "no screenshot {shot}.png in {}", shots.display());
     }
 }

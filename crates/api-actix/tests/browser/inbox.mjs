@@ -243,6 +243,81 @@ try {
   await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Conversations" }).click();
   await list.getByRole("link", { name: /Ana López/ }).waitFor();
 
+  step("rules: written in the editor, a fault named, a run seen, switched off, edited, deleted");
+  const views = page.getByRole("navigation", { name: "Views" });
+  await views.getByRole("link", { name: "Rules" }).click();
+  await page.getByRole("heading", { name: "Rules", level: 2 }).waitFor();
+  await page.getByText("No rules yet.").waitFor();
+  await page.getByRole("button", { name: "New rule" }).click();
+  const editor = page.getByRole("form", { name: "New rule" });
+  await editor.getByLabel("Name").fill("Refund questions");
+  await editor.getByLabel("Runs on").selectOption({ label: "A contact's message arrives" });
+  await editor.getByRole("button", { name: "Add condition" }).click();
+  const condition = editor.getByRole("group", { name: "Condition 1" });
+  await condition.getByLabel("Field").selectOption({ label: "Message text" });
+  await condition.getByLabel("Operator").selectOption({ label: "contains" });
+  await condition.getByLabel("Value").fill("refund");
+  const tagging = editor.getByRole("group", { name: "Action 1" });
+  await tagging.getByLabel("Do", { exact: true }).selectOption({ label: "Add tags" });
+  await tagging.getByLabel("Follow-up").check();
+  await editor.getByRole("button", { name: "Add action" }).click();
+  const answering = editor.getByRole("group", { name: "Action 2" });
+  await answering.getByLabel("Do", { exact: true }).selectOption({ label: "Reply" });
+  await answering.getByLabel("Reply with").selectOption({ label: "Text" });
+  // Left empty: the server names the fault, and the editor marks the control holding it.
+  await editor.getByRole("button", { name: "Save rule" }).click();
+  await editor.getByRole("alert").getByText("Not saved: Action 2, text: must not be empty.").waitFor();
+  assert.equal(await answering.getByLabel("Reply text").getAttribute("aria-invalid"), "true", "the empty reply is marked");
+  await shot(page, "rule-editor");
+  await answering.getByLabel("Reply text").fill("We will look at your refund today.");
+  await editor.getByRole("button", { name: "Save rule" }).click();
+  const rulesTable = page.getByRole("table", { name: "Rules" });
+  const ruleRow = rulesTable.getByRole("row", { name: /Refund questions/ });
+  await ruleRow.getByText("Message text contains “refund”").waitFor();
+  await ruleRow.getByText("Add tags: Follow-up").waitFor();
+  await page.getByRole("heading", { name: "Runs of Refund questions" }).waitFor();
+  await page.getByText("No runs yet.").waitFor();
+  await shot(page, "rules");
+
+  execFileSync(inbound[0], [...inbound.slice(1), "Can I get a refund for one of them?"], { stdio: "pipe" });
+  const runs = page.getByRole("table", { name: "Runs, newest first" });
+  await runs.getByRole("cell", { name: "ok", exact: true }).waitFor();
+  await shot(page, "rule-runs");
+
+  await page.getByRole("checkbox", { name: "Refund questions enabled" }).uncheck();
+  await until("switched off", async () => (await rulesTable.locator("tr.disabled-rule").count()) === 1);
+  await page.getByRole("button", { name: "Edit Refund questions" }).click();
+  const edited = page.getByRole("form", { name: "Edit rule: Refund questions" });
+  assert.equal(await edited.getByRole("group", { name: "Condition 1" }).getByLabel("Value").inputValue(), "refund", "the editor shows the rule as saved");
+  assert.equal(await edited.getByLabel("Enabled").isChecked(), false);
+  await edited.getByLabel("Name").fill("Refunds and returns");
+  await edited.getByRole("button", { name: "Save rule" }).click();
+  await rulesTable.getByRole("rowheader", { name: "Refunds and returns" }).waitFor();
+
+  step("  a member who is not an admin reads the rules and changes none");
+  const [memberEmail, memberPassword] = JSON.parse(env.PARLEY_MEMBER);
+  const memberContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const memberPage = await memberContext.newPage();
+  memberPage.on("pageerror", (e) => problems.push(`page error (member): ${e.message}`));
+  await memberPage.goto(`${BASE}/inbox#/rules`);
+  await memberPage.getByLabel("Email").fill(memberEmail);
+  await memberPage.getByLabel("Password", { exact: true }).fill(memberPassword);
+  await memberPage.getByRole("button", { name: "Sign in" }).click();
+  await memberPage.getByLabel("Current password").fill(memberPassword);
+  await memberPage.getByLabel("New password").fill(NEW_PASSWORD);
+  await memberPage.getByRole("button", { name: "Change password" }).click();
+  await memberPage.getByText("Only an admin of the team can change rules.").waitFor();
+  await memberPage.getByRole("table", { name: "Rules" }).getByRole("rowheader", { name: "Refunds and returns" }).waitFor();
+  assert.equal(await memberPage.getByRole("checkbox", { name: "Refunds and returns enabled" }).isDisabled(), true);
+  assert.equal(await memberPage.getByRole("button", { name: /^(New rule|Edit |Delete )/ }).count(), 0, "no way to change a rule");
+  await memberPage.getByRole("button", { name: "Runs of Refunds and returns" }).click();
+  await memberPage.getByRole("table", { name: "Runs, newest first" }).getByRole("cell", { name: "ok", exact: true }).waitFor();
+  await memberContext.close();
+
+  await page.getByRole("button", { name: "Delete Refunds and returns" }).click();
+  await page.getByRole("group", { name: "Delete Refunds and returns?" }).getByRole("button", { name: "Delete rule" }).click();
+  await page.getByText("No rules yet.").waitFor();
+
   step("at a phone's width: one pane at a time");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.evaluate(() => (location.hash = ""));

@@ -55,6 +55,10 @@ pub const ASSETS: &[Asset] = &[
     asset!("js/contact.js", JS),
     asset!("js/live.js", JS),
     asset!("js/reports.js", JS),
+    asset!("js/rules.js", JS),
+    asset!("js/rule_editor.js", JS),
+    asset!("js/templates.js", JS),
+    asset!("js/views.js", JS),
 ];
 
 pub fn routes(cfg: &mut ServiceConfig) {
