@@ -318,6 +318,76 @@ try {
   await page.getByRole("group", { name: "Delete Refunds and returns?" }).getByRole("button", { name: "Delete rule" }).click();
   await page.getByText("No rules yet.").waitFor();
 
+  step("  every kind of condition and action, written by the editor as the API reads it");
+  await page.getByRole("button", { name: "New rule" }).click();
+  const full = page.getByRole("form", { name: "New rule" });
+  await full.getByLabel("Name").fill("Everything");
+  await full.getByLabel("Runs on").selectOption({ label: "A conversation changes" });
+  const conditionKinds = [
+    ["Channel", "is one of", (row) => row.getByLabel("Values", { exact: true }).selectOption([{ label: "WhatsApp" }, { label: "Instagram" }])],
+    ["Assignee", "is present", (row) => row.getByLabel("Value", { exact: true }).selectOption({ label: "No" })],
+    ["Tag", "is not", (row) => row.getByLabel("Value", { exact: true }).selectOption({ label: "VIP" })],
+    ["Contact attribute", "is", async (row) => {
+      await row.getByLabel("Attribute").fill("plan");
+      await row.getByLabel("Value", { exact: true }).fill("gold");
+    }],
+    ["Business hours", "is", (row) => row.getByLabel("Value", { exact: true }).selectOption({ label: "Closed" })],
+    ["Message text", "is none of", (row) => row.getByLabel("Values, separated by commas").fill("stop, unsubscribe")],
+  ];
+  for (const [i, [field, op, value]] of conditionKinds.entries()) {
+    await full.getByRole("button", { name: "Add condition" }).click();
+    const row = full.getByRole("group", { name: `Condition ${i + 1}` });
+    await row.getByLabel("Field").selectOption({ label: field });
+    await row.getByLabel("Operator").selectOption({ label: op });
+    await value(row);
+  }
+  const actionKinds = [
+    ["Assign", (row) => row.getByLabel("Assign to").selectOption({ label: "Round robin" })],
+    ["Remove tags", (row) => row.getByLabel("Wholesale").check()],
+    ["Set status", (row) => row.getByLabel("Status").selectOption({ label: "Pending" })],
+    ["Reply", async (row) => {
+      await row.getByLabel("Reply with").selectOption({ label: "Canned response" });
+      await row.getByLabel("Canned response short code").fill("thanks");
+    }],
+    ["Send a template", async (row) => {
+      await row.getByLabel("Template", { exact: true }).selectOption({ label: "welcome (en_US)" });
+      for (const field of await row.getByLabel(/^Value for/).all()) await field.fill("friend");
+    }],
+    ["Add a note", (row) => row.getByLabel("Note text").fill("Changed while closed")],
+  ];
+  for (const [i, [kind, fillIn]] of actionKinds.entries()) {
+    if (i > 0) await full.getByRole("button", { name: "Add action" }).click();
+    const row = full.getByRole("group", { name: `Action ${i + 1}` });
+    await row.getByLabel("Do", { exact: true }).selectOption({ label: kind });
+    await fillIn(row);
+  }
+  await full.getByRole("button", { name: "Save rule" }).click();
+  await page.getByRole("table", { name: "Rules" }).getByRole("rowheader", { name: "Everything" }).waitFor();
+  const saved = async () => page.evaluate(async () => (await (await fetch("/v1/rules")).json()).data[0]);
+  const written = await saved();
+  const tagId = (name) => page.evaluate(async (n) => (await (await fetch("/v1/tags")).json()).data.find((t) => t.name === n).id, name);
+  assert.deepEqual(written.conditions, [
+    { field: "channel_type", op: "in", value: ["whatsapp", "instagram"] },
+    { field: "assigned_to", op: "exists", value: false },
+    { field: "tag", op: "not_equals", value: await tagId("VIP") },
+    { field: "contact.plan", op: "equals", value: "gold" },
+    { field: "business_hours", op: "equals", value: "closed" },
+    { field: "text", op: "not_in", value: ["stop", "unsubscribe"] },
+  ]);
+  assert.deepEqual(written.actions.map((a) => a.type), ["assign", "remove_tags", "set_status", "reply", "send_template", "note"]);
+  assert.deepEqual([written.actions[0].to, written.actions[1].tag_ids, written.actions[2].status, written.actions[3].canned, written.actions[5].text],
+    ["round_robin", [await tagId("Wholesale")], "pending", "thanks", "Changed while closed"]);
+  assert.ok(written.actions[4].template_id && Array.isArray(written.actions[4].components), "the template and its values");
+  // Opened and saved untouched, the rule stays as it was: the editor reads what it writes.
+  await page.getByRole("button", { name: "Edit Everything" }).click();
+  await page.getByRole("form", { name: "Edit rule: Everything" }).getByRole("button", { name: "Save rule" }).click();
+  await until("saved again", async () => (await saved()).updated_at !== written.updated_at);
+  const again = await saved();
+  assert.deepEqual([again.conditions, again.actions], [written.conditions, written.actions]);
+  await page.getByRole("button", { name: "Delete Everything" }).click();
+  await page.getByRole("group", { name: "Delete Everything?" }).getByRole("button", { name: "Delete rule" }).click();
+  await page.getByText("No rules yet.").waitFor();
+
   step("at a phone's width: one pane at a time");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.evaluate(() => (location.hash = ""));
