@@ -107,8 +107,6 @@ export function close() {
   byId("new-rule").setAttribute("aria-expanded", "false");
 }
 
-export const isOpen = () => !byId("rule-form").hidden;
-
 async function loadCanned() {
   const page = await get(withQuery("/v1/canned_responses", { limit: 100 }));
   cannedCodes = page.data.map((c) => c.short_code);
