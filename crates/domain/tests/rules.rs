@@ -142,13 +142,12 @@ fn conditions_compare_text_ignoring_case_and_ids_exactly_and_missing_facts_match
         CustomAttributes::new(serde_json::json!({"plan": " Gold ", "orders": 3, "gone": null}).as_object().unwrap().clone()).unwrap();
     let maria = Assignee::new("usr_maria").unwrap();
     let facts = RuleFacts {
-        text: Some("I want a REFUND please"),
+        event: EventFacts { text: Some("I want a REFUND please"), business_hours_open: false },
         channel_type: ChannelType::Whatsapp,
         status: ActivityStatus::Open,
         assigned_to: Some(&maria),
         tags: &tags,
         contact: &attributes,
-        business_hours_open: false,
     };
     let holds = |c: RuleConditionInput| built(vec![c]).matches(&facts);
     assert!(holds(condition("text", "contains", text("refund"))), "contains ignores case");
@@ -168,7 +167,7 @@ fn conditions_compare_text_ignoring_case_and_ids_exactly_and_missing_facts_match
     assert!(!holds(condition("contact.missing", "in", list(&["x"]))));
     assert!(holds(condition("business_hours", "equals", text("closed"))));
 
-    let quiet = RuleFacts { text: None, assigned_to: None, tags: &[], ..facts };
+    let quiet = RuleFacts { event: EventFacts { text: None, ..facts.event }, assigned_to: None, tags: &[], ..facts };
     assert!(!built(vec![condition("text", "contains", text("a"))]).matches(&quiet), "no text contains nothing");
     assert!(built(vec![condition("tag", "exists", Some(InputValue::Flag(false)))]).matches(&quiet), "no tag at all");
     assert!(built(vec![condition("assigned_to", "exists", Some(InputValue::Flag(false)))]).matches(&quiet));
@@ -178,4 +177,18 @@ fn conditions_compare_text_ignoring_case_and_ids_exactly_and_missing_facts_match
     assert!(built(vec![]).matches(&facts), "no condition: always");
     let disabled = Rule { enabled: false, ..built(vec![]) };
     assert!(!disabled.matches(&facts), "a disabled rule acts on nothing");
+}
+
+#[test]
+fn a_rule_is_ruled_out_by_the_event_alone_only_when_a_condition_on_the_text_or_hours_fails() {
+    let event = EventFacts { text: Some("Where is my order?"), business_hours_open: true };
+    let may = |conditions: Vec<RuleConditionInput>| built(conditions).may_match(event);
+    assert!(!may(vec![condition("text", "contains", text("refund"))]), "the text decides: no need to read the conversation");
+    assert!(!may(vec![condition("business_hours", "equals", text("closed"))]), "the hours decide too");
+    assert!(may(vec![condition("text", "contains", text("order"))]));
+    assert!(may(vec![condition("status", "equals", text("closed"))]), "a fact of the conversation is not known yet");
+    assert!(may(vec![condition("contact.plan", "equals", text("gold"))]), "nor one of the contact");
+    assert!(!may(vec![condition("status", "equals", text("closed")), condition("text", "contains", text("refund"))]), "any failing one rules it out");
+    assert!(may(vec![]), "no condition: always");
+    assert!(!Rule { enabled: false, ..built(vec![]) }.may_match(event), "a disabled rule never");
 }

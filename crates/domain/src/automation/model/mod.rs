@@ -16,5 +16,5 @@ pub use rule::{
     AssignTarget, CheckedRule, Condition, ConditionField, ConditionOp, ConditionValue, InputValue, MAX_RULES_PER_AGENT, ReplyText, Rule,
     RuleAction, RuleActionInput, RuleConditionInput, RuleInput, RuleName, RuleTrigger,
 };
-pub use rule_facts::RuleFacts;
+pub use rule_facts::{EventFacts, RuleFacts};
 pub use rule_run::{RuleRun, RunOutcome};

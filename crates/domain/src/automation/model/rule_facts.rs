@@ -12,12 +12,22 @@ use crate::model::{ActivityStatus, Assignee, ChannelType, CustomAttributes, TagI
 
 use super::rule::{Condition, ConditionField, ConditionOp, ConditionValue, Rule};
 
-/// What a rule's conditions look at, gathered for one event.
+/// What the event tells by itself, known before anything is read: rules ruled out by these
+/// alone cost no read of the conversation or the contact.
 #[derive(Debug, Clone, Copy)]
-pub struct RuleFacts<'a> {
+pub struct EventFacts<'a> {
     /// The message's text (`message.received`); `None` for other events or a message without
     /// text.
     pub text: Option<&'a str>,
+    /// Whether the agent's business hours are open at the event.
+    pub business_hours_open: bool,
+}
+
+/// What a rule's conditions look at, gathered for one event.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleFacts<'a> {
+    /// The event's own facts.
+    pub event: EventFacts<'a>,
     /// The channel the conversation is on.
     pub channel_type: ChannelType,
     /// The conversation's status.
@@ -28,8 +38,6 @@ pub struct RuleFacts<'a> {
     pub tags: &'a [TagId],
     /// The contact's custom attributes.
     pub contact: &'a CustomAttributes,
-    /// Whether the agent's business hours are open at the event.
-    pub business_hours_open: bool,
 }
 
 /// A fact as the comparisons see it: absent, one value, or a set of values (tags).
@@ -55,16 +63,25 @@ fn fold(text: &str) -> String {
 }
 
 impl Condition {
+    /// The fact the event alone tells (the text, the hours); `None` for a fact of the
+    /// conversation or the contact.
+    fn event_fact(&self, event: EventFacts<'_>) -> Option<Fact> {
+        match &self.field {
+            ConditionField::Text => Some(event.text.filter(|t| !t.trim().is_empty()).map_or(Fact::Missing, |t| Fact::One(fold(t)))),
+            ConditionField::BusinessHours => Some(Fact::One(if event.business_hours_open { "open" } else { "closed" }.to_string())),
+            _ => None,
+        }
+    }
+
     fn fact(&self, facts: &RuleFacts<'_>) -> Fact {
         let one = |value: Option<String>| value.map_or(Fact::Missing, Fact::One);
         match &self.field {
-            ConditionField::Text => one(facts.text.filter(|t| !t.trim().is_empty()).map(fold)),
+            ConditionField::Text | ConditionField::BusinessHours => self.event_fact(facts.event).unwrap_or(Fact::Missing),
             ConditionField::ChannelType => Fact::One(facts.channel_type.as_str().to_string()),
             ConditionField::Status => Fact::One(facts.status.as_str().to_string()),
             ConditionField::AssignedTo => one(facts.assigned_to.map(|a| a.as_str().to_string())),
             ConditionField::Tag if facts.tags.is_empty() => Fact::Missing,
             ConditionField::Tag => Fact::Many(facts.tags.iter().map(|t| t.as_str().to_string()).collect()),
-            ConditionField::BusinessHours => Fact::One(if facts.business_hours_open { "open" } else { "closed" }.to_string()),
             ConditionField::Contact(key) => one(facts.contact.as_map().get(key).and_then(|value| match value {
                 serde_json::Value::Null => None,
                 serde_json::Value::String(s) => Some(fold(s)),
@@ -75,7 +92,16 @@ impl Condition {
 
     /// Whether the condition holds for these facts.
     pub fn holds(&self, facts: &RuleFacts<'_>) -> bool {
-        let fact = self.fact(facts);
+        self.compare(&self.fact(facts))
+    }
+
+    /// Whether the condition holds for what the event tells; `None` when it looks at the
+    /// conversation or the contact.
+    fn holds_on_event(&self, event: EventFacts<'_>) -> Option<bool> {
+        self.event_fact(event).map(|fact| self.compare(&fact))
+    }
+
+    fn compare(&self, fact: &Fact) -> bool {
         let text = matches!(self.field, ConditionField::Text | ConditionField::Contact(_));
         let norm = |value: &str| if text { fold(value) } else { value.to_string() };
         match (&self.op, &self.value) {
@@ -96,5 +122,12 @@ impl Rule {
     /// (none: always).
     pub fn matches(&self, facts: &RuleFacts<'_>) -> bool {
         self.enabled && self.conditions.iter().all(|c| c.holds(facts))
+    }
+
+    /// False when the rule cannot act on the event whatever the conversation and the contact
+    /// hold: disabled, or a condition on the event's own facts fails. The engine reads the
+    /// conversation only for the rules that may match (docs/performance.md, "Rules").
+    pub fn may_match(&self, event: EventFacts<'_>) -> bool {
+        self.enabled && self.conditions.iter().all(|c| c.holds_on_event(event) != Some(false))
     }
 }

@@ -147,33 +147,38 @@ impl RuleEngine {
         // Judged when the event happened: a message that came in at 3 a.m. came in out of hours.
         let open = hours.as_ref().is_none_or(|hours| hours.is_open(event.created_at));
         let away = hours.as_deref().and_then(BusinessHours::away_message).filter(|_| on == RuleTrigger::MessageReceived && !open);
-        if rules.is_empty() && away.is_none() {
+        let told = EventFacts {
+            text: match &event.object {
+                EventObject::Message(message) => message.text(),
+                _ => None,
+            },
+            business_hours_open: open,
+        };
+        // Rules whose conditions on the text or the hours already fail cost no read.
+        let candidates: Vec<&Rule> = rules.iter().filter(|rule| rule.may_match(told)).collect();
+        if candidates.is_empty() && away.is_none() {
             return Ok(done);
         }
         let Some(view) = self.reads.activities.get(agent, &activity).await? else { return Ok(done) };
         if let Some(text) = away {
             done.away_messages = usize::from(self.send_away(agent, &view, text).await?);
         }
-        // Queued for the away message alone: nothing to judge.
-        if rules.is_empty() {
+        // Queued for the away message alone, or no rule left: nothing to judge.
+        if candidates.is_empty() {
             return Ok(done);
         }
         let contact = self.reads.contacts.get(agent, &view.activity.contact_id).await?;
         let tags: Vec<TagId> = view.tags.iter().map(|t| t.id.clone()).collect();
         let no_attributes = CustomAttributes::default();
         let facts = RuleFacts {
-            text: match &event.object {
-                EventObject::Message(message) => message.text(),
-                _ => None,
-            },
+            event: told,
             channel_type: view.channels.first().map_or(ChannelType::Whatsapp, Channel::channel_type),
             status: view.activity.status,
             assigned_to: view.activity.assigned_to.as_ref(),
             tags: &tags,
             contact: contact.as_ref().map_or(&no_attributes, |c| &c.custom_attributes),
-            business_hours_open: open,
         };
-        for rule in rules.iter().filter(|rule| rule.matches(&facts)) {
+        for rule in candidates.into_iter().filter(|rule| rule.matches(&facts)) {
             let run = RuleRun {
                 rule_id: rule.id.clone(),
                 agent_id: agent.clone(),
