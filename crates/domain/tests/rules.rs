@@ -188,7 +188,10 @@ fn a_rule_is_ruled_out_by_the_event_alone_only_when_a_condition_on_the_text_or_h
     assert!(may(vec![condition("text", "contains", text("order"))]));
     assert!(may(vec![condition("status", "equals", text("closed"))]), "a fact of the conversation is not known yet");
     assert!(may(vec![condition("contact.plan", "equals", text("gold"))]), "nor one of the contact");
-    assert!(!may(vec![condition("status", "equals", text("closed")), condition("text", "contains", text("refund"))]), "any failing one rules it out");
+    assert!(
+        !may(vec![condition("status", "equals", text("closed")), condition("text", "contains", text("refund"))]),
+        "any failing one rules it out"
+    );
     assert!(may(vec![]), "no condition: always");
     assert!(!Rule { enabled: false, ..built(vec![]) }.may_match(event), "a disabled rule never");
 }
