@@ -3,8 +3,8 @@
 // (newest first, with why a run failed). Every member reads them; only an admin changes them.
 
 import { del, get, patch, seg, withQuery } from "./api.js";
-import { alertError, announce, byId, channelName, coalesced, el, fill, fullDate } from "./dom.js";
-import { me, state } from "./state.js";
+import { alertError, announce, byId, coalesced, el, fill, fullDate } from "./dom.js";
+import { me } from "./state.js";
 import * as editor from "./rule_editor.js";
 import { showView } from "./views.js";
 
@@ -127,12 +127,8 @@ function confirmDelete(rule, cell) {
 
 const quoted = (text) => `“${text}”`;
 
-function nameOf(field, value) {
-  if (field === "assigned_to") return state.members.find((m) => m.id === value)?.name || value;
-  if (field === "tag") return state.tags.find((t) => t.id === value)?.name || value;
-  if (field === "channel_type") return channelName(value);
-  return value;
-}
+/** A value as the team reads it: a member's or tag's name, a channel's; the value itself otherwise. */
+const nameOf = (field, value) => (editor.choicesOf(field) || {})[value] ?? value;
 
 export function conditionWords(c) {
   const field = c.field.startsWith("contact.") ? `Contact's ${c.field.slice(8)}` : editor.FIELDS[c.field] || c.field;
@@ -152,7 +148,7 @@ export function actionWords(a) {
     case "remove_tags":
       return `Remove tags: ${tags(a.tag_ids)}`;
     case "set_status":
-      return `Set status to ${a.status}`;
+      return `Set status to ${nameOf("status", a.status)}`;
     case "reply":
       return a.canned ? `Reply with the canned response /${a.canned}` : `Reply ${quoted(a.text)}`;
     case "send_template":
